@@ -1,0 +1,36 @@
+import pytest
+
+from transformer import TransformerConfig, divisors
+
+
+def test_every_field_has_a_default():
+    cfg = TransformerConfig()
+    assert cfg.d_model % cfg.num_heads == 0 and cfg.d_head == cfg.d_model // cfg.num_heads
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"d_model": 10, "num_heads": 3}, "choose num_heads from [1, 2, 5, 10]"),
+    ({"d_model": 0}, "d_model must be at least 1"),
+    ({"num_heads": 0}, "num_heads must be at least 1"),
+    ({"num_encoder_layers": 0}, "num_encoder_layers must be at least 1"),
+    ({"d_ff": -3}, "d_ff must be at least 1"),
+    ({"dropout": 1.0}, "dropout must be in [0, 1)"),
+    ({"dropout": -0.1}, "dropout must be in [0, 1)"),
+    ({"positional": "wavelet"}, "positional='wavelet' is unknown"),
+    ({"activation": "tanh"}, "activation='tanh' is unknown"),
+    ({"pe_base": 0.0}, "pe_base must be positive"),
+    ({"d_model": 12, "num_heads": 4, "positional": "rotary"}, "must be even"),
+    ({"d_model": 2.5}, "whole number"),
+])
+def test_bad_config_says_what_to_change(kwargs, fragment):
+    with pytest.raises(ValueError) as error:
+        TransformerConfig(**kwargs)
+    assert fragment in str(error.value)
+
+
+def test_config_is_hashable_for_caching():
+    assert hash(TransformerConfig()) == hash(TransformerConfig())
+
+
+def test_divisors():
+    assert divisors(12) == [1, 2, 3, 4, 6, 12]

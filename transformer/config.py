@@ -1,0 +1,78 @@
+"""Hyperparameters of every model in the package, validated on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, asdict
+
+POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
+ACTIVATIONS = ("relu", "gelu")
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    """All the knobs of an encoder-decoder or decoder-only Transformer.
+
+    Frozen, so it can key a cache. ``d_model`` must split evenly into
+    ``num_heads`` heads of ``d_head = d_model / num_heads`` dimensions.
+    ``pe_base`` is the base of the sinusoids (10000 in the paper, ``l`` in the
+    tutorials) and of the rotary frequencies. ``norm_first=False`` is the
+    paper's post-LN layer; ``scale_scores`` divides QK^T by sqrt(d_k).
+    """
+
+    d_model: int = 64
+    num_heads: int = 4
+    num_encoder_layers: int = 2
+    num_decoder_layers: int = 2
+    d_ff: int = 256
+    dropout: float = 0.1
+    positional: str = "sinusoidal"
+    pe_base: float = 10000.0
+    max_len: int = 128
+    norm_first: bool = False
+    activation: str = "relu"
+    scale_scores: bool = True
+    src_vocab_size: int = 4096
+    tgt_vocab_size: int = 4096
+    bias: bool = True
+    layer_norm_eps: float = 1e-5
+
+    def __post_init__(self) -> None:
+        for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
+                     "d_ff", "max_len", "src_vocab_size", "tgt_vocab_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be a whole number, got {value!r}.")
+            if value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}; raise it to 1 or more.")
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}; "
+                f"choose num_heads from {divisors(self.d_model)} or change d_model.")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}.")
+        if self.positional not in POSITIONAL_ENCODINGS:
+            raise ValueError(
+                f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation={self.activation!r} is unknown; use one of {ACTIVATIONS}.")
+        if not self.pe_base > 0:
+            raise ValueError(f"pe_base must be positive, got {self.pe_base}.")
+        if self.positional == "rotary" and self.d_head % 2:
+            raise ValueError(
+                f"rotary encoding rotates pairs of dimensions, so d_model / num_heads "
+                f"(= {self.d_head}) must be even; change d_model or num_heads.")
+        if not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
+
+    @property
+    def d_head(self) -> int:
+        """Dimensions per head, d_k = d_v = d_model / num_heads."""
+        return self.d_model // self.num_heads
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def divisors(n: int) -> list[int]:
+    """The head counts that split ``n`` evenly, ascending."""
+    return [h for h in range(1, n + 1) if n % h == 0]

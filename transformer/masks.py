@@ -1,0 +1,42 @@
+"""Boolean attention masks. True means: this query may attend to this key.
+
+This is the polarity of ``F.scaled_dot_product_attention`` (and the opposite of
+``nn.MultiheadAttention``'s ``attn_mask``). Masks broadcast to
+``[batch, heads, query, key]``.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def causal_mask(n: int, device: torch.device | None = None) -> torch.Tensor:
+    """Look-ahead mask ``[n, n]``: entry ``[i, j]`` is True iff ``j <= i``."""
+    return torch.ones(n, n, dtype=torch.bool, device=device).tril()
+
+
+def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) -> torch.Tensor:
+    """Key-padding mask ``[B, 1, 1, L]`` from the true lengths ``[B]`` of a padded batch.
+
+    Entry ``[b, 0, 0, j]`` is True iff ``j < lengths[b]`` (key j is a real token).
+    """
+    lengths = torch.as_tensor(lengths, dtype=torch.long)
+    length = int(lengths.max()) if max_len is None else max_len
+    real = torch.arange(length, device=lengths.device)[None, :] < lengths[:, None]
+    return real[:, None, None, :]
+
+
+def key_mask_from_tokens(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """Key-padding mask ``[B, 1, 1, L]`` from token ids ``[B, L]``: True where not ``pad_id``."""
+    return (tokens != pad_id)[:, None, None, :]
+
+
+def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
+    """Logical AND of the given masks (broadcast); None entries are ignored."""
+    present = [m for m in masks if m is not None]
+    if not present:
+        return None
+    combined = present[0]
+    for mask in present[1:]:
+        combined = combined & mask
+    return combined
