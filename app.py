@@ -1,0 +1,15 @@
+"""Attention Lab: the router. Page config and navigation; the pages live in pages/."""
+
+import streamlit as st
+
+import ui  # noqa: F401  (torch threads are set before any page touches torch)
+from ui.pages_index import PAGES
+
+st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+
+sections: dict[str, list] = {}
+for page in PAGES:
+    sections.setdefault(page.section, []).append(
+        st.Page(page.path, title=page.title, icon=page.icon, default=page.path == "pages/home.py"))
+
+st.navigation(sections).run()

@@ -1,0 +1,24 @@
+"""Screenshots of pages in headless Chromium: python bench/screenshot.py URL OUT.png [width]."""
+
+import sys
+
+from playwright.sync_api import sync_playwright
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--disable-quic"]
+
+
+def main(url: str, out: str, width: int = 1400) -> None:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page.goto(url)
+        page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
+        page.wait_for_timeout(2500)
+        page.screenshot(path=out, full_page=True)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1400)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the test tools (a Chromium for the browser tests included) and runs the whole suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+
+# A browser for tests/e2e: Debian's Chromium where apt is available (root), otherwise
+# Playwright's own download. CHROMIUM_PATH, if set, names a browser already installed.
+if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    python -m playwright install chromium
+  fi
+fi
+
+python -m pytest -q -p no:cacheprovider tests "$@"

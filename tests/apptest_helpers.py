@@ -1,0 +1,42 @@
+"""Helpers for AppTest: run a page of the app, read what its charts draw."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from pathlib import Path
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+TIMEOUT = 60
+
+
+def run_page(path: str, query_params: dict | None = None) -> AppTest:
+    """Run app.py, switch to the page at ``path`` and run it (with URL query params)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    if path != "pages/home.py":
+        at.switch_page(path)
+    for key, value in (query_params or {}).items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    """The Plotly figure JSON of every chart on the page, in order."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def chart_by_title(at: AppTest, fragment: str) -> dict:
+    """The first chart whose title contains ``fragment``."""
+    for spec in chart_specs(at):
+        title = spec.get("layout", {}).get("title", {})
+        text = title.get("text", "") if isinstance(title, dict) else str(title)
+        if fragment in text:
+            return spec
+    raise AssertionError(f"no chart titled with {fragment!r}")
+
+
+def assert_no_exception(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]

@@ -1,0 +1,36 @@
+"""Every page registered in the navigation runs without an exception."""
+
+import pytest
+
+from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, run_page
+from streamlit.testing.v1 import AppTest
+from ui.pages_index import PAGES
+
+
+def test_navigation_registers_exactly_the_index():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    assert_no_exception(at)
+    registered = sorted(info["script_path"].split("/pages/")[-1]
+                        for info in at._registered_pages.values())
+    assert registered == sorted(p.path.split("pages/")[-1] for p in PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.title for p in PAGES])
+def test_page_runs_without_exception(page):
+    at = run_page(page.path)
+    assert_no_exception(at)
+    assert at.title or at.header or at.markdown, "the page shows nothing"
+
+
+def test_home_links_every_other_page():
+    at = run_page("pages/home.py")
+    linked = {link.proto.page for link in at.get("page_link")}
+    expected = {p.path for p in PAGES if p.path != "pages/home.py"}
+    assert all(any(path in target or target.endswith(path.split("/")[-1].removesuffix(".py"))
+                   for target in linked) for path in expected), linked
+
+
+def test_home_draws_the_architecture_map():
+    at = run_page("pages/home.py")
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "cluster_enc" in dot and "cross-attention" in dot

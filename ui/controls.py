@@ -1,0 +1,55 @@
+"""Shared hyperparameter controls, each bound to the URL so a link restores the view.
+
+Only valid combinations are offered: head counts are divisors of d_model (and,
+for rotary encoding, leave an even number of dimensions per head).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from transformer import POSITIONAL_ENCODINGS, divisors
+
+D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
+MAX_HEADS = 16
+POSITIONAL_LABELS = {"sinusoidal": "sinusoidal (paper)", "learned": "learned (untrained)",
+                     "rotary": "rotary (RoPE)", "alibi": "ALiBi", "none": "none"}
+
+
+def head_options(d_model: int, positional: str = "sinusoidal") -> list[int]:
+    """Head counts that split d_model evenly (even head size for rotary), at most MAX_HEADS."""
+    return [h for h in divisors(d_model)
+            if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]
+
+
+def d_model_control(key: str = "d_model", default: int = 64, options=D_MODEL_OPTIONS,
+                    container=st, help: str | None = None) -> int:
+    return container.select_slider("d_model (embedding size)", options=list(options), value=default,
+                                   key=key, bind="query-params",
+                                   help=help or "Width of every token vector in the model.")
+
+
+def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = 4,
+                  container=st) -> int:
+    options = head_options(d_model, positional)
+    index = options.index(default) if default in options else len(options) // 2
+    return container.selectbox("heads", options, index=index, key=key, bind="query-params",
+                               help=f"Only divisors of d_model = {d_model} are offered: each head "
+                                    f"gets d_model / heads dimensions.")
+
+
+def layers_control(label: str = "layers", key: str = "layers", default: int = 2, max_value: int = 6,
+                   container=st) -> int:
+    return container.slider(label, 1, max_value, default, key=key, bind="query-params")
+
+
+def positional_control(key: str = "pe", default: str = "sinusoidal", container=st,
+                       options=POSITIONAL_ENCODINGS) -> str:
+    return container.selectbox("positional encoding", list(options), index=list(options).index(default),
+                               format_func=POSITIONAL_LABELS.get, key=key, bind="query-params")
+
+
+def seed_control(key: str = "seed", default: int = 0, container=st) -> int:
+    return int(container.number_input("seed", 0, 9999, default, step=1, key=key, bind="query-params",
+                                      help="Same seed and settings give the same weights, "
+                                           "in every session."))

@@ -1,0 +1,80 @@
+"""A Graphviz (DOT) map of an encoder-decoder Transformer, with the data's shape at each step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ArchitectureSpec:
+    """What the diagram needs to know; ``src_len`` and ``tgt_len`` label the shapes."""
+
+    num_encoder_layers: int = 2
+    num_decoder_layers: int = 2
+    d_model: int = 64
+    num_heads: int = 4
+    d_ff: int = 256
+    positional: str = "sinusoidal"
+    norm_first: bool = False
+    vocab_size: int = 4096
+    src_len: int = 6
+    tgt_len: int = 5
+
+
+def _box(name: str, label: str, fill: str) -> str:
+    return f'  {name} [label="{label}", fillcolor="{fill}"];'
+
+
+def architecture_dot(spec: ArchitectureSpec) -> str:
+    """The paper's figure as DOT: inputs at the bottom, output probabilities at the top.
+
+    Edge labels give the tensor shape flowing along them, e.g. [6 x 64] for six
+    source tokens of d_model = 64.
+    """
+    s, t, d = spec.src_len, spec.tgt_len, spec.d_model
+    norm = "pre-LN" if spec.norm_first else "post-LN"
+    pe = {"sinusoidal": "+ sinusoidal PE", "learned": "+ learned PE", "rotary": "(RoPE inside attention)",
+          "alibi": "(ALiBi bias inside attention)", "none": "(no positional encoding)"}[spec.positional]
+    lines = [
+        "digraph transformer {",
+        '  rankdir=BT; nodesep=0.5; ranksep=0.35;',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=13, color="#333333"];',
+        '  edge [fontname="Helvetica", fontsize=11, color="#555555"];',
+        _box("src", f"source tokens\\n{s} ids", "#ffffff"),
+        _box("tgt", f"target tokens, shifted right\\n{t} ids", "#ffffff"),
+        _box("src_emb", f"embedding x sqrt({d})\\n{pe}", "#fde9c9"),
+        _box("tgt_emb", f"embedding x sqrt({d})\\n{pe}", "#fde9c9"),
+        "  subgraph cluster_enc {",
+        f'    label="Encoder: {spec.num_encoder_layers} x layer ({norm})"; style="rounded"; color="#1f4e9e";'
+        ' fontname="Helvetica"; fontsize=13;',
+        _box("enc_attn", f"multi-head self-attention\\n{spec.num_heads} heads x d_k={d // spec.num_heads}",
+             "#dbe8fb"),
+        _box("enc_norm1", "add & norm", "#eeeeee"),
+        _box("enc_ff", f"feed-forward\\n{d} -> {spec.d_ff} -> {d}", "#dff3e3"),
+        _box("enc_norm2", "add & norm", "#eeeeee"),
+        "  }",
+        "  subgraph cluster_dec {",
+        f'    label="Decoder: {spec.num_decoder_layers} x layer ({norm})"; style="rounded"; color="#a33b20";'
+        ' fontname="Helvetica"; fontsize=13;',
+        _box("dec_self", "masked multi-head self-attention\\n(causal)", "#dbe8fb"),
+        _box("dec_norm1", "add & norm", "#eeeeee"),
+        _box("dec_cross", "multi-head cross-attention\\nQ from decoder, K V from encoder", "#e8dcf7"),
+        _box("dec_norm2", "add & norm", "#eeeeee"),
+        _box("dec_ff", f"feed-forward\\n{d} -> {spec.d_ff} -> {d}", "#dff3e3"),
+        _box("dec_norm3", "add & norm", "#eeeeee"),
+        "  }",
+        _box("linear", f"linear\\n{d} -> {spec.vocab_size}", "#fde9c9"),
+        _box("softmax", "softmax\\noutput probabilities", "#ffffff"),
+        f'  src -> src_emb [label=" [{s}]"];',
+        f'  src_emb -> enc_attn [label=" [{s} x {d}]"];',
+        "  enc_attn -> enc_norm1; enc_norm1 -> enc_ff; enc_ff -> enc_norm2;",
+        f'  tgt -> tgt_emb [label=" [{t}]"];',
+        f'  tgt_emb -> dec_self [label=" [{t} x {d}]"];',
+        "  dec_self -> dec_norm1; dec_norm1 -> dec_cross; dec_cross -> dec_norm2;",
+        "  dec_norm2 -> dec_ff; dec_ff -> dec_norm3;",
+        f'  enc_norm2 -> dec_cross [label=" memory [{s} x {d}]", color="#1f4e9e", fontcolor="#1f4e9e"];',
+        f'  dec_norm3 -> linear [label=" [{t} x {d}]"];',
+        f'  linear -> softmax [label=" [{t} x {spec.vocab_size}]"];',
+        "}",
+    ]
+    return "\n".join(lines)

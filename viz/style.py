@@ -1,0 +1,28 @@
+"""The visual conventions shared by every figure (DESIGN.md section 5)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+# One sequential, perceptually uniform scale for attention weights everywhere.
+ATTENTION_SCALE = "Viridis"
+# Signed values (scores, positional encodings, differences): diverging, centred on 0.
+DIVERGING_SCALE = "RdBu_r"
+# Masked cells are drawn in this flat grey, never as a colour of the scale.
+MASKED_COLOR = "#c8c8c8"
+# One colour per head, for figures that overlay heads (10 distinct, colour-blind aware).
+HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111")
+
+
+def head_color(head: int) -> str:
+    return HEAD_COLORS[head % len(HEAD_COLORS)]
+
+
+def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+    """Apply the shared font, white background, title and margins."""
+    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
+                      font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=60, b=10))
+    return fig
