@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-dev.txt
 
 # A browser for tests/e2e: Debian's Chromium where apt is available (root), otherwise
 # Playwright's own download. CHROMIUM_PATH, if set, names a browser already installed.

@@ -112,3 +112,9 @@ def test_tokenizer_words_and_characters():
     assert tok.encode(["cat"]) == tok.encode(["cat"]) and 4 <= tok.encode(["cat"])[0] < 4096
     with pytest.raises(ValueError):
         Tokenizer(level="byte")
+
+
+def test_too_long_input_says_what_to_change():
+    model = build_model(TransformerConfig(d_model=8, num_heads=2, d_ff=8, max_len=4), seed=0)
+    with pytest.raises(ValueError, match="exceed max_len=4"):
+        model(torch.randint(4, 99, (1, 5)), torch.randint(4, 99, (1, 2)))

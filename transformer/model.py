@@ -25,6 +25,7 @@ class InputEmbedding(nn.Module):
     def __init__(self, vocab_size: int, config: TransformerConfig):
         super().__init__()
         self.scale = math.sqrt(config.d_model)
+        self.max_len = config.max_len
         self.tokens = nn.Embedding(vocab_size, config.d_model)
         self.position: nn.Module | None = None
         if config.positional == "sinusoidal":
@@ -34,6 +35,9 @@ class InputEmbedding(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if tokens.shape[1] > self.max_len:
+            raise ValueError(f"{tokens.shape[1]} tokens exceed max_len={self.max_len}; "
+                             f"shorten the input or raise max_len.")
         x = self.tokens(tokens) * self.scale
         if self.position is not None:
             x = self.position(x)
