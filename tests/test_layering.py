@@ -1,0 +1,46 @@
+"""The import rules of DESIGN.md section 3: pages -> ui -> (viz, transformer)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FORBIDDEN = {
+    "transformer": {"streamlit", "plotly", "pandas", "ui", "viz", "pages"},
+    "viz": {"streamlit", "torch", "transformer", "ui", "pages"},
+    "ui": {"pages"},
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_follow_the_layers(package):
+    for path in sorted((ROOT / package).rglob("*.py")):
+        bad = imported_roots(path) & FORBIDDEN[package]
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_no_user_html_escape_hatches():
+    for folder in ("pages", "ui", "viz"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            for hatch in ("unsafe_allow_html=True", "st.html(", "components.html("):
+                assert hatch not in text, f"{path.relative_to(ROOT)} uses {hatch}"
+
+
+def test_files_stay_small():
+    for folder in ("pages", "ui", "viz", "transformer"):
+        for path in (ROOT / folder).rglob("*.py"):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
