@@ -17,4 +17,13 @@ class PageInfo:
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("Start", "pages/home.py", "Home", ":material/home:",
              "What the dashboard teaches and a map of the Transformer."),
+    PageInfo("Attention", "pages/self_attention.py", "Self-attention, step by step", ":material/function:",
+             "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
+             "softmax and output, with one query's weighted sum of values."),
+    PageInfo("Position & masks", "pages/positional_encoding.py", "Positional encoding", ":material/timeline:",
+             "Sinusoidal curves and matrix, similarity between positions, PE(pos + k) as a rotation of "
+             "PE(pos), learned, RoPE, ALiBi and none side by side, and the word-order demo."),
+    PageInfo("Full model", "pages/encoder_decoder.py", "Encoder-decoder", ":material/swap_horiz:",
+             "A source and a target sentence through the whole Transformer: the three kinds of attention, "
+             "one layer step by step, shapes, parameters and the output distribution."),
 )

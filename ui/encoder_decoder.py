@@ -1,0 +1,101 @@
+"""The encoder-decoder page's controls and small data helpers (teacher forcing, output top-k)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from transformer import BOS_ID, TransformerConfig
+from transformer.tokenizer import SPECIALS
+
+from .controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+
+D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
+NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The configured model and its seed."""
+
+    config: TransformerConfig
+    seed: int
+
+
+def model_controls() -> ModelChoice | None:
+    """The hyperparameter panel, every widget bound to the URL; None (after st.error) if invalid."""
+    row1 = st.columns(5)
+    enc = layers_control("encoder layers", key="enc", default=2, container=row1[0])
+    dec = layers_control("decoder layers", key="dec", default=2, container=row1[1])
+    d_model = d_model_control(container=row1[2])
+    pe = positional_control(container=row1[3])
+    heads = heads_control(d_model, pe, container=row1[4])
+    row2 = st.columns(5)
+    d_ff = row2[0].select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=256, key="d_ff",
+                                 bind="query-params", help="Hidden units of each position-wise feed-forward net.")
+    dropout = row2[1].slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
+                             help="Dropout only acts while training. The figures here run the model in "
+                                  "evaluation mode, where dropout does nothing, so they do not change with it.")
+    norm = row2[2].selectbox("add & norm", list(NORM_LABELS), format_func=NORM_LABELS.get, key="norm",
+                             bind="query-params", help="Post-LN: LN(x + sublayer(x)), as in the paper. "
+                                                       "Pre-LN: x + sublayer(LN(x)), as in most newer models.")
+    activation = row2[3].selectbox("feed-forward activation", ["relu", "gelu"],
+                                   format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get, key="act",
+                                   bind="query-params")
+    seed = seed_control(container=row2[4])
+    try:
+        config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=enc,
+                                   num_decoder_layers=dec, d_ff=d_ff, dropout=float(dropout), positional=pe,
+                                   norm_first=norm == "pre", activation=activation)
+    except ValueError as error:
+        st.error(f"These settings do not make a model: {error}")
+        return None
+    return ModelChoice(config, seed)
+
+
+def shifted_right(tokens: tuple[str, ...], ids: tuple[int, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Teacher forcing's decoder input: [<s>] + target[:-1] (same length as the target)."""
+    return (SPECIALS[BOS_ID],) + tuple(tokens[:-1]), (BOS_ID,) + tuple(ids[:-1])
+
+
+def teacher_forcing_table(target: tuple[str, ...], decoder_input: tuple[str, ...]) -> pd.DataFrame:
+    """One row per target position: what the decoder reads there and what it must predict."""
+    return pd.DataFrame({"position": range(len(target)), "decoder input (reads)": list(decoder_input),
+                         "target (must predict)": list(target)})
+
+
+def id_names(*token_lists: tuple[tuple[str, ...], tuple[int, ...]]) -> dict[int, str]:
+    """Map ids back to the tokens seen with them (special tokens included); colliding tokens joined by " / "."""
+    names: dict[int, list[str]] = {i: [t] for i, t in enumerate(SPECIALS)}
+    for tokens, ids in token_lists:
+        for token, token_id in zip(tokens, ids):
+            seen = names.setdefault(token_id, [])
+            if token not in seen:
+                seen.append(token)
+    return {i: " / ".join(ts) for i, ts in names.items()}
+
+
+def top_k(probabilities: np.ndarray, k: int, names: dict[int, str]) -> pd.DataFrame:
+    """The ``k`` most probable ids of one position's distribution ``[V]``, most probable first."""
+    k = max(1, min(int(k), probabilities.shape[-1]))
+    order = np.argsort(-probabilities, kind="stable")[:k]
+    return pd.DataFrame({"token": [names.get(int(i), f"id {int(i)}") for i in order], "id": order.astype(int),
+                         "probability": probabilities[order].astype(np.float32)})
+
+
+def rank_of(probabilities: np.ndarray, token_id: int) -> int:
+    """1-based rank of ``token_id`` in a distribution ``[V]`` (1 = most probable)."""
+    return int((probabilities > probabilities[token_id]).sum()) + 1
+
+
+def numbered(tokens: tuple[str, ...]) -> list[str]:
+    """Unique table labels "position: token", so a repeated word stays its own row or column."""
+    return [f"{i}: {t}" for i, t in enumerate(tokens)]
+
+
+def matrix_frame(matrix: np.ndarray, rows: tuple[str, ...], cols: tuple[str, ...]) -> pd.DataFrame:
+    """A ``[rows, cols]`` matrix as a table labelled by numbered tokens."""
+    return pd.DataFrame(matrix, index=numbered(rows), columns=numbered(cols))

@@ -1,0 +1,129 @@
+"""Tables about the encoder-decoder: parameters per component and the activation shape at each step.
+
+The parameter counts come twice: counted from the model (``sum(p.numel())``) and
+from a closed form in the hyperparameters, so each checks the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from transformer import TransformerConfig
+
+from .models import get_model
+
+
+def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
+    """Parameters per component from the hyperparameters alone (b = 1 with biases, else 0).
+
+    attention 4(d^2 + b d); feed-forward 2 d d_ff + b (d_ff + d); LayerNorm d + b d;
+    embeddings V d (+ max_len d for a learned position table); generator d V + V;
+    final LayerNorms 2d per stack when pre-LN.
+    """
+    d, f, b = config.d_model, config.d_ff, int(config.bias)
+    attention = 4 * (d * d + b * d)
+    ffn = 2 * d * f + b * (f + d)
+    norm = d + b * d
+    table = config.max_len * d if config.positional == "learned" else 0
+    n_enc, n_dec = config.num_encoder_layers, config.num_decoder_layers
+    final = 2 * d if config.norm_first else 0
+    return {
+        "source embedding": config.src_vocab_size * d + table,
+        "target embedding": config.tgt_vocab_size * d + table,
+        "encoder self-attention": n_enc * attention,
+        "encoder feed-forward": n_enc * ffn,
+        "encoder LayerNorms": n_enc * 2 * norm + final,
+        "decoder masked self-attention": n_dec * attention,
+        "decoder cross-attention": n_dec * attention,
+        "decoder feed-forward": n_dec * ffn,
+        "decoder LayerNorms": n_dec * 3 * norm + final,
+        "generator (linear to vocabulary)": d * config.tgt_vocab_size + config.tgt_vocab_size,
+    }
+
+
+FORMULAS = {
+    "source embedding": "V_src·d (+ max_len·d learned PE)",
+    "target embedding": "V_tgt·d (+ max_len·d learned PE)",
+    "encoder self-attention": "N_enc · 4(d² + d)",
+    "encoder feed-forward": "N_enc · (2·d·d_ff + d_ff + d)",
+    "encoder LayerNorms": "N_enc · 2 · 2d (+ 2d final, pre-LN)",
+    "decoder masked self-attention": "N_dec · 4(d² + d)",
+    "decoder cross-attention": "N_dec · 4(d² + d)",
+    "decoder feed-forward": "N_dec · (2·d·d_ff + d_ff + d)",
+    "decoder LayerNorms": "N_dec · 3 · 2d (+ 2d final, pre-LN)",
+    "generator (linear to vocabulary)": "d·V_tgt + V_tgt",
+}
+
+
+def _component(name: str) -> str:
+    """The table row a parameter's dotted name belongs to."""
+    parts = name.split(".")
+    if parts[0] in ("src_embed", "tgt_embed"):
+        return "source embedding" if parts[0] == "src_embed" else "target embedding"
+    if parts[0] == "generator":
+        return "generator (linear to vocabulary)"
+    stack = parts[0]  # encoder / decoder
+    if parts[1] == "norm" or parts[3].startswith("norm"):
+        return f"{stack} LayerNorms"
+    kind = parts[3]
+    if kind == "feed_forward":
+        return f"{stack} feed-forward"
+    if kind == "cross_attn":
+        return "decoder cross-attention"
+    return "encoder self-attention" if stack == "encoder" else "decoder masked self-attention"
+
+
+def counted_parameters(model: torch.nn.Module) -> dict[str, int]:
+    """``sum(p.numel())`` per component, by the parameter names of a ``Transformer``."""
+    counts: dict[str, int] = {}
+    for name, parameter in model.named_parameters():
+        key = _component(name)
+        counts[key] = counts.get(key, 0) + parameter.numel()
+    return counts
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _parameter_table(config_values: tuple, seed: int) -> pd.DataFrame:
+    config = TransformerConfig(*config_values)
+    counted = counted_parameters(get_model(config, seed, "encoder-decoder"))
+    closed = closed_form_parameters(config)
+    rows = [(name, FORMULAS[name], closed[name], counted.get(name, 0)) for name in closed]
+    total = sum(p.numel() for p in get_model(config, seed, "encoder-decoder").parameters())
+    rows.append(("total", "sum of the rows", sum(closed.values()), total))
+    return pd.DataFrame(rows, columns=["component", "closed form", "closed-form count", "counted in the model"])
+
+
+def parameter_table(config: TransformerConfig, seed: int) -> pd.DataFrame:
+    """Rows per component plus a total row: formula, closed-form count, count from the model."""
+    return _parameter_table(astuple(config), int(seed)).copy()
+
+
+def shape_table(config: TransformerConfig, src_len: int, tgt_len: int) -> pd.DataFrame:
+    """The activation shape (batch of one left out) at each step of one forward pass."""
+    d, h, dk, f, v = config.d_model, config.num_heads, config.d_head, config.d_ff, config.tgt_vocab_size
+    s, t = src_len, tgt_len
+    rows = [
+        ("source token ids", (s,)),
+        ("source embedding x sqrt(d_model) + PE", (s, d)),
+        ("encoder: Q, K, V split into heads", (h, s, dk)),
+        ("encoder self-attention weights", (h, s, s)),
+        ("encoder: heads concatenated, times W^O", (s, d)),
+        ("encoder feed-forward hidden units", (s, f)),
+        ("encoder output (memory)", (s, d)),
+        ("decoder input ids (target shifted right)", (t,)),
+        ("target embedding x sqrt(d_model) + PE", (t, d)),
+        ("decoder masked self-attention weights", (h, t, t)),
+        ("cross-attention: Q from decoder", (h, t, dk)),
+        ("cross-attention: K, V from memory", (h, s, dk)),
+        ("cross-attention weights", (h, t, s)),
+        ("decoder feed-forward hidden units", (t, f)),
+        ("decoder output", (t, d)),
+        ("logits and probabilities", (t, v)),
+    ]
+    return pd.DataFrame({"step": [name for name, _ in rows],
+                         "shape": ["[" + " x ".join(map(str, shape)) + "]" for _, shape in rows],
+                         "dims": [shape for _, shape in rows]})
