@@ -1,0 +1,102 @@
+"""Figures for the self-attention walk-through: one query's weights, its weighted sum of
+values, and how peaked softmax rows get as d_k grows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .heatmap import matrix_heatmap
+from .labels import escape, position_axis
+from .style import HEAD_COLORS, MASKED_COLOR, base_layout
+
+
+def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str,
+                         col_name: str = "dim", mask: np.ndarray | None = None,
+                         height: int | None = None) -> go.Figure:
+    """A signed ``[rows, cols]`` matrix (vectors or scores) on the diverging scale, symmetric around 0.
+
+    ``col_name`` "dim" labels a ``[T, d]`` matrix of token vectors; "key" a ``[T, T]``
+    score matrix (cells where ``mask`` is False drawn masked).
+    """
+    limit = float(np.nanmax(np.abs(values))) if np.size(values) else 0.0
+    limit = limit if np.isfinite(limit) and limit > 0 else 1.0
+    vectors = col_name == "dim"
+    return matrix_heatmap(values, rows, cols, title, signed=True, zrange=(-limit, limit), mask=mask,
+                          row_name="token" if vectors else "query", col_name=col_name,
+                          value_name="value" if vectors else "score", height=height)
+
+
+def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:
+    """Query ``query``'s attention over the keys, a_{query, j} for j < T, as bars ``[T]``.
+
+    Keys the mask forbids get a grey "masked" bar at 0 height, never a number.
+    """
+    row = np.asarray(weights[query], dtype=np.float32)
+    allowed = np.asarray(mask[query], dtype=bool)
+    colors = np.where(allowed, HEAD_COLORS[0], MASKED_COLOR).tolist()
+    hover = [f"key {j}: {escape(t)}" + ("" if allowed[j] else "<br>masked") for j, t in enumerate(tokens)]
+    trace = go.Bar(x=np.arange(len(tokens)), y=row, marker=dict(color=colors), hovertext=hover,
+                   hovertemplate="%{hovertext}<br>weight %{y:.3f}<extra></extra>",
+                   text=[f"{w:.2f}" if a else "masked" for w, a in zip(row, allowed)], textposition="outside")
+    fig = go.Figure(trace)
+    base_layout(fig, f"Row {query} of A: how “{escape(tokens[query])}” attends", 360)
+    fig.update_xaxes(**position_axis(tokens, tickangle=-45))
+    fig.update_yaxes(range=[0, 1.1], title_text="weight a<sub>ij</sub>")
+    return fig
+
+
+def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequence[str],
+                           query: int) -> go.Figure:
+    """The output of one query as a weighted sum: rows a_{ij} v_j ``[T, d_k]`` and their sum.
+
+    output_i = sum_j a_ij v_j; the last row is that sum (= row i of A V).
+    """
+    contributions = (weights[query][:, None] * values).astype(np.float32)
+    output = contributions.sum(0, keepdims=True)
+    matrix = np.concatenate([contributions, output]).astype(np.float32)
+    rows = [f"{weights[query, j]:.2f} × v[{t}]" for j, t in enumerate(tokens)] + [f"= output[{tokens[query]}]"]
+    dims = [str(d) for d in range(values.shape[1])]
+    limit = float(np.abs(matrix).max()) or 1.0
+    fig = matrix_heatmap(matrix, rows, dims, f"out[{escape(tokens[query])}] = Σ<sub>j</sub> a<sub>ij</sub> v<sub>j</sub>", signed=True, zrange=(-limit, limit),
+                         row_name="term", col_name="dim", value_name="value")
+    fig.add_hline(y=len(tokens) - 0.5, line=dict(color="black", width=2))
+    return fig
+
+
+def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unscaled: np.ndarray,
+                      max_scaled: np.ndarray, max_unscaled: np.ndarray, keys: int,
+                      current: tuple[float, float, float] | None = None) -> go.Figure:
+    """Mean row entropy and mean max weight of softmax over ``keys`` random keys vs d_k.
+
+    Two panels, each with the scaled (q.k / sqrt(d_k)) and unscaled (q.k) curve;
+    ``current`` = (d_k, entropy, max weight) of the user's sentence at the page's settings, a star.
+    """
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("mean row entropy (nats)", "mean largest weight"),
+                        horizontal_spacing=0.12)
+    styles = (("scaled: q·k / √d_k", HEAD_COLORS[0], "solid"), ("unscaled: q·k", HEAD_COLORS[3], "dash"))
+    for col, series in ((1, (entropy_scaled, entropy_unscaled)), (2, (max_scaled, max_unscaled))):
+        for (name, color, dash), y in zip(styles, series):
+            fig.add_trace(go.Scatter(x=dims, y=np.asarray(y, dtype=np.float32), name=name, mode="lines+markers",
+                                     line=dict(color=color, dash=dash), legendgroup=name, showlegend=col == 1,
+                                     hovertemplate="d_k %{x}<br>%{y:.3f}<extra>" + name + "</extra>"),
+                          row=1, col=col)
+    fig.add_hline(y=float(np.log(keys)), line=dict(color="grey", dash="dot"), row=1, col=1,
+                  annotation_text=f"uniform: ln {keys}", annotation_position="bottom left")
+    if current is not None:
+        d_k, entropy, peak = current
+        for col, y in ((1, entropy), (2, peak)):
+            fig.add_trace(go.Scatter(x=[d_k], y=[y], mode="markers", name="your sentence, at the settings above",
+                                     marker=dict(symbol="star", size=16, color="black"),
+                                     showlegend=col == 1, legendgroup="current",
+                                     hovertemplate="your sentence: d_k %{x}<br>%{y:.3f}<extra></extra>"),
+                          row=1, col=col)
+    base_layout(fig, f"Softmax peakedness vs d_k ({keys} random keys)", 380)
+    fig.update_xaxes(type="log", title_text="d_k")
+    fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    fig.update_layout(legend=dict(orientation="h", y=-0.25), margin=dict(b=40))
+    return fig
+
