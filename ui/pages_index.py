@@ -20,9 +20,6 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Attention", "pages/self_attention.py", "Self-attention, step by step", ":material/function:",
              "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
              "softmax and output, with one query's weighted sum of values."),
-    PageInfo("Attention", "pages/self_attention.py", "Self-attention, step by step", ":material/function:",
-             "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
-             "softmax and output, with one query's weighted sum of values."),
     PageInfo("Position & masks", "pages/positional_encoding.py", "Positional encoding", ":material/timeline:",
              "Sinusoidal curves and matrix, similarity between positions, PE(pos + k) as a rotation of "
              "PE(pos), learned, RoPE, ALiBi and none side by side, and the word-order demo."),

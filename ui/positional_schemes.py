@@ -1,0 +1,116 @@
+"""The "schemes side by side" section of the Positional encoding page: sinusoidal, learned,
+rotary (RoPE), ALiBi and none, each with its formula and figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from viz import positional as viz
+
+from . import positional as pos_ui
+from .figure_cache import cached_figure
+
+
+@st.fragment
+def render_schemes(positions: int, d_model: int, base: float) -> None:
+    """Draw the comparison figure and one tab per scheme (controls rerun this part only)."""
+    st.header("Five ways to give attention a sense of order")
+    st.markdown(
+        "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
+        "position $n$. Below, the position part of that score, side by side (each panel scaled to "
+        "±1 so the patterns compare): sinusoidal and rotary depend on $n - m$ (constant along "
+        "diagonals), ALiBi penalises distance, an untrained learned table is noise, and *none* "
+        "gives every pair the same nothing."
+    )
+    length = min(positions, 32)
+    panels = pos_ui.scheme_panels(length, d_model, base, 0)
+    names = ["sinusoidal PE_m·PE_n", "learned P_m·P_n (untrained)", "rotary R(m)q·R(n)k",
+             "ALiBi −m|m−n| (1 head)", "none"]
+    st.plotly_chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
+    st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
+               + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
+    learned, rotary, alibi, none = st.tabs(["Learned", "Rotary (RoPE)", "ALiBi", "None"])
+    with learned:
+        _learned(positions, d_model)
+    with rotary:
+        _rotary(positions, base)
+    with alibi:
+        _alibi(positions)
+    with none:
+        st.markdown(
+            "With no positional information, self-attention is **permutation-equivariant**: shuffle "
+            "the words and every output is shuffled the same way, nothing else changes. Decoder-only "
+            "models with a causal mask get a little order from the mask itself, but a bidirectional "
+            "encoder gets none. The word-order demo below shows it on a real model."
+        )
+
+
+def _learned(positions: int, d_model: int) -> None:
+    st.markdown(
+        "A learned encoding is a trainable table $P \\in \\mathbb{R}^{L_{max} \\times d_{model}}$ whose "
+        "row $pos$ is added to the embedding: $x_{pos} + P_{pos}$. Before training it is random noise "
+        "(here $\\mathcal{N}(0, 1/d_{model})$), so different positions are unrelated. Training shapes it "
+        "into whatever helps the task (trained tables often end up wave-like, much like the sinusoids), "
+        "but it has no row for positions beyond $L_{max}$, so it cannot extrapolate."
+    )
+    seed = int(st.number_input("seed of the untrained table", 0, 9999, 0, key="lseed", bind="query-params"))
+    table = pos_ui.learned_table(positions, d_model, seed)
+    left, right = st.columns(2, gap="large")
+    left.plotly_chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
+                                           value_name="P"), width="stretch")
+    right.plotly_chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
+                                             "Dot product P[p]·P[q] between positions", "P·P"),
+                       width="stretch")
+
+
+def _rotary(positions: int, base: float) -> None:
+    st.markdown(
+        "Rotary encoding (RoPE) adds nothing to the embeddings. Inside attention it **rotates** each "
+        "pair of query and key dimensions by an angle proportional to the position, "
+        "$\\theta_{pos,i} = pos \\cdot \\text{base}^{-2i/d}$. A rotation by $m$ followed by the "
+        "transpose of a rotation by $n$ is a rotation by $n - m$, so the score depends on the "
+        "positions only through their **offset**:"
+    )
+    st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n\, k = q^\top R_{n-m}\, k")
+    c1, c2 = st.columns(2)
+    d_head = c1.slider("head size d (even: pairs are rotated)", 2, 128, 16, step=2, key="rope_d",
+                       bind="query-params")
+    seed = int(c2.number_input("seed of q and k", 0, 9999, 0, key="rope_seed", bind="query-params"))
+    length = min(positions, 48)
+    scores = pos_ui.rope_scores(length, d_head, base, seed)
+    left, right = st.columns([3, 2], gap="large")
+    left.plotly_chart(cached_figure(viz.offset_matrix_figure,
+        scores, f"Same q and k at every position, after RoPE: score R(m)q·R(n)k (d = {d_head})"),
+        width="stretch")
+    with right:
+        st.markdown("One fixed query vector $q$ sits at every position $m$ and one fixed key $k$ at every "
+                    "position $n$; only the rotations differ. Every diagonal ($n - m$ constant) has a "
+                    "single colour.")
+        st.metric("largest spread along a diagonal n − m = const",
+                  f"{pos_ui.diagonal_spread(scores):.1e}")
+        st.caption("Zero up to float rounding: after RoPE, q·k depends only on n − m.")
+
+
+def _alibi(positions: int) -> None:
+    st.markdown(
+        "ALiBi (Attention with Linear Biases) adds nothing to the embeddings either. It adds a "
+        "penalty to each head's scores that grows linearly with the distance, with a different "
+        "slope per head (a geometric sequence), so some heads look locally and others far:"
+    )
+    st.latex(r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|,\qquad "
+             r"m_h = 2^{-8h/H},\ h = 1..H")
+    heads = st.slider("heads H", 1, 16, 8, key="alibi_h", bind="query-params")
+    length = min(positions, 12)
+    slopes, bias = pos_ui.alibi(heads, length)
+    left, right = st.columns([3, 2], gap="large")
+    left.plotly_chart(cached_figure(viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
+                      width="stretch")
+    with right:
+        st.plotly_chart(cached_figure(viz.slopes_figure, slopes), width="stretch")
+        with st.expander("The slopes"):
+            st.dataframe(pd.DataFrame({"head": np.arange(heads), "slope m_h": slopes}), hide_index=True)
+        if heads & (heads - 1):
+            st.caption(f"{heads} is not a power of two: the slopes of the nearest lower power of two "
+                       "come first, then every other slope of the next power of two.")

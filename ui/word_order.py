@@ -1,0 +1,54 @@
+"""The word-order demo: the same words in another order, with and without positional encoding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from transformer import TransformerConfig
+
+from .forward import self_attention_maps
+
+
+def reorder_mapping(tokens_a: Sequence[str], tokens_b: Sequence[str]) -> tuple[int, ...] | None:
+    """``perm`` with ``tokens_b[j] == tokens_a[perm[j]]``, or None if B is not a reordering of A.
+
+    Tokens are compared exactly (the tokenizer is case-sensitive: "The" and "the"
+    are different tokens). A repeated token is matched occurrence by occurrence,
+    in order; its copies carry identical embeddings, so any matching is as good.
+    """
+    if sorted(tokens_a) != sorted(tokens_b):
+        return None
+    unused: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens_a):
+        unused.setdefault(token, []).append(i)
+    return tuple(unused[token].pop(0) for token in tokens_b)
+
+
+@dataclass(frozen=True)
+class WordOrderResult:
+    """Attention ``[L, H, T, T]`` of sentences A and B, B's maps put back into A's order
+    (``b_in_a_order[..., i, m] = B[..., inv[i], inv[m]]``), and max |A - B in A's order|
+    over every layer, head, query and key."""
+    a: np.ndarray
+    b: np.ndarray
+    b_in_a_order: np.ndarray
+    max_difference: float
+
+
+def word_order_attention(config: TransformerConfig, seed: int, ids_a: Sequence[int],
+                         ids_b: Sequence[int], perm: Sequence[int]) -> WordOrderResult:
+    """Bidirectional self-attention of both sentences with the same weights.
+
+    Without positional encoding every step (embedding, Q K^T, softmax, FFN,
+    LayerNorm) treats positions alike, so permuting the input permutes the
+    attention: A2 = P A1 P^T, and un-permuting B recovers A exactly (up to float
+    rounding). A causal mask would break this, so the demo is bidirectional.
+    """
+    a = self_attention_maps(config, seed, tuple(ids_a), causal=False).weights
+    b = self_attention_maps(config, seed, tuple(ids_b), causal=False).weights
+    inv = np.argsort(np.asarray(perm))
+    b_in_a = np.ascontiguousarray(b[:, :, inv][:, :, :, inv])
+    return WordOrderResult(a, b, b_in_a, float(np.abs(a - b_in_a).max()))

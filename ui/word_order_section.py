@@ -1,0 +1,90 @@
+"""The word-order demo section of the Positional encoding page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from transformer import TransformerConfig
+from viz.word_order import attention_pair_figure, word_rows_figure
+
+from .controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control
+from .figure_cache import cached_figure
+from .forward import self_attention_maps
+from .text import sentence_input
+from .word_order import reorder_mapping, word_order_attention
+
+MAX_WORDS = 24
+COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
+
+
+@st.fragment
+def render_word_order(base: float) -> None:
+    """Two sentences with the same words through the same model, without and with position."""
+    st.header("Word order: The cat sat on the mat / The mat sat on the cat")
+    st.markdown(
+        "The tutorials warn that without positional encoding the model would treat these two "
+        "sentences identically. Here both go through the same randomly initialised model "
+        "(bidirectional self-attention, same weights), once with **no** positional encoding and once "
+        "with the scheme you pick. Without position, a word's attention row holds exactly the same "
+        "numbers in both sentences, only in another order: $A_B = P\\,A_A\\,P^\\top$ for the "
+        "permutation $P$ that reorders the words. With position, the numbers themselves change."
+    )
+    c1, c2 = st.columns(2)
+    with c1:
+        a = sentence_input("sentence A", "The cat sat on the mat", key="text_a", max_tokens=MAX_WORDS)
+    with c2:
+        b = sentence_input("sentence B", "The mat sat on the cat", key="text_b", max_tokens=MAX_WORDS)
+    c1, c2, c3, c4, c5 = st.columns(5)
+    scheme = c1.selectbox("compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe",
+                          bind="query-params")
+    d_model = d_model_control(key="wo_d", default=64, container=c2)
+    heads = heads_control(d_model, scheme, key="wo_heads", default=4, container=c3)
+    layers = layers_control(key="wo_layers", default=2, max_value=4, container=c4)
+    seed = seed_control(key="seed", container=c5)
+    if a is None or b is None:
+        return
+    configs = {name: TransformerConfig(d_model=d_model, num_heads=heads, num_decoder_layers=layers,
+                                       positional=name, pe_base=base) for name in ("none", scheme)}
+    c1, c2, c3 = st.columns(3)
+    layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params")
+    head = c2.selectbox("head to show", list(range(heads)), key="wo_head", bind="query-params")
+    perm = reorder_mapping(a.tokens, b.tokens)
+    names = ("sentence A", "sentence B")
+    if perm is None:
+        st.warning("Sentence B is not a reordering of sentence A's tokens (tokens are compared exactly, "
+                   "and the tokenizer is case-sensitive: 'The' and 'the' differ), so there is no "
+                   "permutation to undo. Both maps are shown without the check.")
+        for name, config in configs.items():
+            maps = [self_attention_maps(config, seed, t.ids, causal=False).weights for t in (a, b)]
+            st.plotly_chart(cached_figure(attention_pair_figure,
+                maps[0][layer - 1, head], a.tokens, maps[1][layer - 1, head], b.tokens,
+                f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
+        return
+    word = c3.selectbox("word to follow", list(range(len(a.tokens))), index=min(1, len(a.tokens) - 1),
+                        format_func=lambda i: f"{i}: {a.tokens[i]}", key="wo_word", bind="query-params")
+    results = {name: word_order_attention(config, seed, a.ids, b.ids, perm) for name, config in configs.items()}
+    table = pd.DataFrame({
+        "positional encoding": [POSITIONAL_LABELS[n] for n in results],
+        "max |A − B put back in A's order| (all layers, heads, cells)": [f"{r.max_difference:.1e}"
+                                                                         for r in results.values()],
+        "same numbers, permuted?": ["yes" if r.max_difference < 1e-5 else "no" for r in results.values()],
+    })
+    left, right = st.columns([2, 3], gap="large")
+    with left:
+        st.dataframe(table, hide_index=True)
+        st.caption("Zero (up to float32 rounding) without positional encoding: undoing the word "
+                   "permutation turns sentence B's attention into sentence A's, in every layer and head.")
+    with right, st.expander("How sentence B's words map onto sentence A's (token by position)"):
+        st.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
+                                   "A position": perm}), hide_index=True)
+    rows_a = [r.a[layer - 1, head, word] for r in results.values()]
+    rows_b = [r.b_in_a_order[layer - 1, head, word] for r in results.values()]
+    st.plotly_chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
+                                     [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
+                                     names), width="stretch")
+    for name, result in results.items():
+        st.plotly_chart(cached_figure(attention_pair_figure,
+            result.a[layer - 1, head], a.tokens, result.b[layer - 1, head], b.tokens,
+            f"Layer {layer} · head {head} · self-attention, {POSITIONAL_LABELS[name]}", names),
+            width="stretch")

@@ -1,0 +1,212 @@
+"""Figures of positional encodings: curves, matrices, similarity, the shift map, schemes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .style import DIVERGING_SCALE, MASKED_COLOR, base_layout, head_color
+
+
+def _finite(values: np.ndarray) -> np.ndarray:
+    """float32 copy with NaN/inf replaced by 0 (callers mask or explain those cells)."""
+    return np.nan_to_num(np.asarray(values, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: float) -> go.Figure:
+    """PE[pos, dim] against pos for the chosen dimensions ``pe [P, d_model]``.
+
+    Even dims are sines, odd dims cosines; a pair (2i, 2i+1) shares one colour
+    (solid sine, dashed cosine), so its wavelength 2*pi*base^(2i/d_model) shows.
+    """
+    positions = np.arange(pe.shape[0], dtype=np.float32)
+    fig = go.Figure()
+    for dim in dims:
+        pair = dim // 2
+        kind = "sin" if dim % 2 == 0 else "cos"
+        fig.add_trace(go.Scatter(
+            x=positions, y=_finite(pe[:, dim]), mode="lines", name=f"dim {dim} ({kind}, pair {pair})",
+            line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
+            hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>"))
+    base_layout(fig, f"PE value against position · d_model = {d_model}, base = {base:g}", 420)
+    fig.update_xaxes(title="position (pos)", showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
+                     zeroline=True, zerolinecolor="#999999")
+    fig.update_layout(legend=dict(orientation="h", y=-0.18))
+    return fig
+
+
+def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE") -> go.Figure:
+    """The whole table ``[P, d_model]`` as a heatmap: positions down, dimensions across."""
+    z = _finite(pe)
+    fig = go.Figure(go.Heatmap(
+        z=z, colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
+        hovertemplate=f"pos %{{y}}<br>dim %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
+    base_layout(fig, title, 440)
+    fig.update_xaxes(title="dimension", showgrid=False)
+    fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
+    return fig
+
+
+def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
+    """Wavelength 2*pi*base^(2i/d_model) of each sine/cosine pair i, log scale."""
+    pairs = np.arange(len(wavelengths), dtype=np.float32)
+    fig = go.Figure(go.Scatter(
+        x=pairs, y=_finite(wavelengths), mode="lines+markers", name="wavelength",
+        line=dict(color=head_color(0), width=2.5),
+        hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
+    fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"),
+                  annotation_text=f"{positions} positions shown", annotation_position="top left")
+    base_layout(fig, "Wavelength of each (sin, cos) pair", 360)
+    fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
+    fig.update_yaxes(title="wavelength (positions)", type="log", showgrid=True, gridcolor="#eeeeee")
+    return fig
+
+
+def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE·PE") -> go.Figure:
+    """Position-by-position similarity ``[P, P]`` (diverging, centred on 0)."""
+    z = _finite(similarity)
+    fig = go.Figure(go.Heatmap(
+        z=z, colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
+        hovertemplate=f"pos %{{y}}<br>pos %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
+    base_layout(fig, title, 440)
+    fig.update_xaxes(title="position", showgrid=False)
+    fig.update_yaxes(title="position", autorange="reversed", showgrid=False, scaleanchor="x")
+    return fig
+
+
+def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray,
+                            high: np.ndarray) -> go.Figure:
+    """Similarity PE[p]·PE[p+k] against the offset k: mean with its min-max band over p.
+
+    A band of zero width means the similarity depends on the offset only.
+    """
+    x = _finite(offsets)
+    fig = go.Figure([
+        go.Scatter(x=x, y=_finite(high), mode="lines", line=dict(width=0), showlegend=False,
+                   hoverinfo="skip"),
+        go.Scatter(x=x, y=_finite(low), mode="lines", line=dict(width=0), fill="tonexty",
+                   fillcolor="rgba(31,119,180,0.25)", name="min to max over pos", hoverinfo="skip"),
+        go.Scatter(x=x, y=_finite(mean), mode="lines", line=dict(color=head_color(0), width=2.5),
+                   name="mean over pos", hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>"),
+    ])
+    base_layout(fig, "Similarity against distance: PE[pos]·PE[pos + k]", 400)
+    fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
+    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offset: int) -> go.Figure:
+    """PE[pos + k] and M_k PE[pos] over the dimensions ``[d_model]``: the two should coincide."""
+    dims = np.arange(len(target), dtype=np.float32)
+    fig = go.Figure([
+        go.Bar(x=dims, y=_finite(target), name=f"PE[{pos + offset}]", marker_color=head_color(0),
+               hovertemplate="dim %{x}<br>%{y:.4f}<extra>PE[pos + k]</extra>"),
+        go.Scatter(x=dims, y=_finite(mapped), mode="markers", name=f"M_{offset} · PE[{pos}]",
+                   marker=dict(color=head_color(1), size=9, symbol="x"),
+                   hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>"),
+    ])
+    base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}], dimension by dimension", 360)
+    fig.update_xaxes(title="dimension")
+    fig.update_yaxes(title="value", range=[-1.1, 1.1])
+    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    return fig
+
+
+def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query position m",
+                         col_name: str = "key position n", value_name: str = "score",
+                         masked: np.ndarray | None = None) -> go.Figure:
+    """A ``[rows, cols]`` signed matrix over positions (diverging), optional grey cells.
+
+    ``masked`` (bool, True = hide) covers cells that have no value (e.g. the lone
+    sine column of an odd d_model in the shift map) instead of drawing a number.
+    """
+    z = _finite(values)
+    traces = [go.Heatmap(z=z, colorscale=DIVERGING_SCALE, zmid=0.0,
+                         colorbar=dict(title=dict(text=value_name), thickness=14),
+                         hovertemplate=f"{row_name} %{{y}}<br>{col_name} %{{x}}<br>{value_name} %{{z:.3f}}"
+                                       "<extra></extra>")]
+    if masked is not None and np.asarray(masked).any():
+        traces.append(go.Heatmap(z=np.asarray(masked, dtype=np.float32), zmin=0.0, zmax=1.0,
+                                 colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]],
+                                 showscale=False, hoverinfo="skip", name="no value"))
+    fig = go.Figure(traces)
+    base_layout(fig, title, 440)
+    fig.update_xaxes(title=col_name, showgrid=False)
+    fig.update_yaxes(title=row_name, autorange="reversed", showgrid=False, scaleanchor="x")
+    return fig
+
+
+def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias",
+                       per_row: int = 4) -> go.Figure:
+    """Heads ``[H, T, T]`` tiled into ONE heatmap (gaps drawn white), head labels on top."""
+    heads, rows, cols = per_head.shape
+    grid_rows = (heads + per_row - 1) // per_row
+    grid_cols = min(heads, per_row)
+    gap = 1
+    z = np.zeros((grid_rows * (rows + gap) - gap, grid_cols * (cols + gap) - gap), dtype=np.float32)
+    blank = np.ones_like(z)
+    where = np.zeros(z.shape + (3,), dtype=np.float32)  # (head, query, key) per cell, for hover
+    annotations = []
+    for h in range(heads):
+        r0, c0 = (h // per_row) * (rows + gap), (h % per_row) * (cols + gap)
+        z[r0:r0 + rows, c0:c0 + cols] = _finite(per_head[h])
+        blank[r0:r0 + rows, c0:c0 + cols] = 0.0
+        where[r0:r0 + rows, c0:c0 + cols, 0] = h
+        where[r0:r0 + rows, c0:c0 + cols, 1] = np.arange(rows, dtype=np.float32)[:, None]
+        where[r0:r0 + rows, c0:c0 + cols, 2] = np.arange(cols, dtype=np.float32)[None, :]
+        annotations.append(dict(x=c0 + (cols - 1) / 2, y=r0 - 0.5, text=f"head {h}", showarrow=False,
+                                yanchor="bottom", font=dict(size=13)))
+    low = float(min(z.min(), 0.0))
+    fig = go.Figure([
+        go.Heatmap(z=z, customdata=where, colorscale=DIVERGING_SCALE, zmid=0.0, zmin=low, zmax=-low or 1.0,
+                   colorbar=dict(title=dict(text=value_name), thickness=14),
+                   hovertemplate="head %{customdata[0]}<br>query %{customdata[1]} · key %{customdata[2]}"
+                                 f"<br>{value_name} %{{z:.3f}}<extra></extra>"),
+        go.Heatmap(z=blank, zmin=0.0, zmax=1.0, colorscale=[[0, "rgba(0,0,0,0)"], [1, "white"]],
+                   showscale=False, hoverinfo="skip", name="gap"),
+    ])
+    base_layout(fig, title, int(min(900, 120 + grid_rows * (rows + gap) * max(8, 260 // max(rows, 1)))))
+    fig.update_layout(annotations=annotations)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    return fig
+
+
+def slopes_figure(slopes: np.ndarray) -> go.Figure:
+    """ALiBi bias -m_h * |i - j| against the distance |i - j|, one line per head."""
+    distance = np.arange(0, 17, dtype=np.float32)
+    fig = go.Figure([go.Scatter(x=distance, y=(-float(m) * distance).astype(np.float32), mode="lines",
+                                name=f"head {h}: m = {float(m):.4g}", line=dict(color=head_color(h)),
+                                hovertemplate=f"head {h}<br>|i - j| %{{x}}<br>bias %{{y:.3f}}<extra></extra>")
+                     for h, m in enumerate(slopes)])
+    base_layout(fig, "ALiBi bias against distance, one line per head", 380)
+    fig.update_xaxes(title="distance |i - j|", showgrid=True, gridcolor="#eeeeee")
+    fig.update_yaxes(title="bias added to the score", showgrid=True, gridcolor="#eeeeee")
+    return fig
+
+
+def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Figure:
+    """What each scheme adds between query position m and key position n, side by side.
+
+    Each panel ``[T, T]`` is divided by its largest absolute value so one
+    diverging colour axis fits all; an all-zero panel (no encoding) stays zero.
+    """
+    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=list(names), horizontal_spacing=0.03)
+    for i, panel in enumerate(panels):
+        z = _finite(panel)
+        peak = float(np.abs(z).max())
+        z = (z / peak).astype(np.float32) if peak > 0 else z
+        fig.add_trace(go.Heatmap(z=z, coloraxis="coloraxis", name=names[i],
+                                 hovertemplate=f"{names[i]}<br>m %{{y}} · n %{{x}}<br>relative %{{z:.3f}}"
+                                               "<extra></extra>"), row=1, col=i + 1)
+        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, row=1, col=i + 1,
+                         scaleanchor=f"x{i + 1 if i else ''}")
+    base_layout(fig, "Position term between query m and key n, per scheme (each scaled to ±1)", 340)
+    fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
+                                     colorbar=dict(title=dict(text="relative"), thickness=14)))
+    return fig
