@@ -40,3 +40,17 @@ def chart_by_title(at: AppTest, fragment: str) -> dict:
 
 def assert_no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
+
+
+def decode_array(value) -> "np.ndarray":
+    """A chart spec's array as numpy: plotly>=6 stores numpy arrays as
+    ``{"dtype": "f4", "bdata": "<base64>", "shape": "r, c"}``; plain lists pass through."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        return array.reshape([int(n) for n in str(shape).split(",")]) if shape else array
+    return np.asarray(value)
