@@ -23,6 +23,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Position & masks", "pages/positional_encoding.py", "Positional encoding", ":material/timeline:",
              "Sinusoidal curves and matrix, similarity between positions, PE(pos + k) as a rotation of "
              "PE(pos), learned, RoPE, ALiBi and none side by side, and the word-order demo."),
+    PageInfo("Position & masks", "pages/masks.py", "Masks", ":material/grid_on:",
+             "Causal, padding and cross-attention masks, their effect on scores and weights, causal "
+             "against bidirectional, and why a fully masked row needs care."),
     PageInfo("Full model", "pages/encoder_decoder.py", "Encoder-decoder", ":material/swap_horiz:",
              "A source and a target sentence through the whole Transformer: the three kinds of attention, "
              "one layer step by step, shapes, parameters and the output distribution."),

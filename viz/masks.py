@@ -1,0 +1,48 @@
+"""Boolean attention masks as figures: allowed cells coloured, masked cells grey."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .labels import escape, position_axis
+from .style import MASKED_COLOR, base_layout
+
+ALLOWED_COLOR = "#2a788e"
+# 0 = masked (grey), 1 = may attend (colour): two flat bands, never a gradient.
+MASK_SCALE = [[0.0, MASKED_COLOR], [0.5, MASKED_COLOR], [0.5, ALLOWED_COLOR], [1.0, ALLOWED_COLOR]]
+
+
+def _hover(rows: Sequence[str], cols: Sequence[str], row_name: str, col_name: str,
+           allowed: np.ndarray, cells: np.ndarray | None) -> np.ndarray:
+    text = np.array([[f"{row_name} {i}: {escape(r)}<br>{col_name} {j}: {escape(c)}" for j, c in enumerate(cols)]
+                     for i, r in enumerate(rows)], dtype=object)
+    if cells is not None:
+        text = text + np.vectorize(lambda t: f"<br>token: {escape(t)}", otypes=[object])(cells)
+    return text + np.where(allowed, "<br>may attend", "<br>masked")
+
+
+def mask_panels_figure(masks: Sequence[np.ndarray], titles: Sequence[str], row_tokens: Sequence[str],
+                       col_tokens: Sequence[str], title: str, row_name: str = "query",
+                       col_name: str = "key", cells: np.ndarray | None = None) -> go.Figure:
+    """Masks ``[rows, cols]`` (bool, True = may attend) side by side in ONE figure.
+
+    Each panel's z is 1 where attending is allowed and 0 where it is masked;
+    ``cells`` (optional ``[rows, cols]`` strings) adds a token to each hover.
+    """
+    fig = make_subplots(rows=1, cols=len(masks), subplot_titles=[escape(t) for t in titles],
+                        horizontal_spacing=0.08)
+    for i, mask in enumerate(masks, start=1):
+        allowed = np.asarray(mask, dtype=bool)
+        fig.add_trace(go.Heatmap(z=allowed.astype(np.float32), zmin=0.0, zmax=1.0, colorscale=MASK_SCALE,
+                                 showscale=False, xgap=1, ygap=1, name=titles[i - 1],
+                                 text=_hover(row_tokens, col_tokens, row_name, col_name, allowed, cells),
+                                 hovertemplate="%{text}<extra></extra>"), row=1, col=i)
+        fig.update_xaxes(**position_axis(col_tokens, tickangle=-45), row=1, col=i)
+        fig.update_yaxes(**position_axis(row_tokens, autorange="reversed"), row=1, col=i)
+    side = max(len(row_tokens), len(col_tokens))
+    base_layout(fig, title, int(min(560, max(300, 150 + 20 * side))))
+    return fig
