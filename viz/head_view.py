@@ -1,0 +1,64 @@
+"""The head view: queries in a left column, keys in a right column, joined by lines whose
+opacity is the attention weight (one colour per head)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .labels import escape
+from .style import base_layout, head_color
+
+LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
+MIN_WEIGHT = 0.01  # lines for smaller weights would be invisible; they are not drawn
+
+
+def _segments(weights: np.ndarray, queries: Sequence[int]) -> dict[int, tuple[list, list]]:
+    """For one head ``[T, T]``: per opacity level, x/y of the lines query i -> key j (None-separated)."""
+    levels: dict[int, tuple[list, list]] = {}
+    for i in queries:
+        for j in np.flatnonzero(weights[i] >= MIN_WEIGHT):
+            level = int(np.ceil(float(weights[i, j]) * LEVELS))
+            xs, ys = levels.setdefault(level, ([], []))
+            xs += [0.0, 1.0, None]
+            ys += [int(i), int(j), None]
+    return levels
+
+
+def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence[int],
+                     query: int | None, title: str) -> go.Figure:
+    """Lines from query i (left) to key j (right) with opacity a_ij, for each head in ``heads``.
+
+    ``weights`` ``[H, T, T]`` of one layer. ``query`` None draws every query's lines,
+    otherwise only that query's (its label is bold). Lines are grouped into one
+    trace per (head, opacity level), so the figure stays at most 10 traces per head.
+    """
+    length = weights.shape[-1]
+    queries = range(length) if query is None else [query]
+    traces = []
+    for h in heads:
+        for level, (xs, ys) in sorted(_segments(weights[h], queries).items()):
+            traces.append(go.Scatter(x=xs, y=ys, mode="lines", opacity=level / LEVELS, hoverinfo="skip",
+                                     line=dict(color=head_color(h), width=2), legendgroup=f"head {h}",
+                                     name=f"head {h}", showlegend=False))
+        traces.append(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=head_color(h), width=3),
+                                 name=f"head {h}", legendgroup=f"head {h}"))
+    labels = [escape(t) for t in tokens]
+    left = [f"<b>{t}</b>" if i == query else t for i, t in enumerate(labels)]
+    positions = np.arange(length)
+    # labels sit outside their column: query text to the left, key text to the right
+    for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", 1.0, labels, "middle right")):
+        traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
+                                 textposition=anchor, showlegend=False, name=f"{side}s",
+                                 hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
+                                 textfont=dict(size=14 if length <= 32 else 11)))
+    fig = go.Figure(traces)
+    base_layout(fig, title, int(min(1400, max(320, 110 + 22 * length))))
+    fig.update_xaxes(visible=False, range=[-0.9, 1.9])
+    fig.update_yaxes(visible=False, autorange="reversed")
+    fig.update_layout(legend=dict(orientation="h", y=-0.02), hovermode="closest",
+                      annotations=[dict(x=0, y=-0.9, text="queries", showarrow=False, yanchor="bottom"),
+                                   dict(x=1, y=-0.9, text="keys", showarrow=False, yanchor="bottom")])
+    return fig

@@ -1,0 +1,109 @@
+"""Several heads in one figure: a layer's heads as a grid, and two maps compared with their difference.
+
+Axes are categorical over unique token labels (a repeated word gets an invisible
+zero-width suffix), so the hover names the query and key tokens without a text
+array per cell, a repeated word stays its own row, and "2019" stays a label.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .labels import escape
+from .style import ATTENTION_SCALE, DIVERGING_SCALE, MASKED_COLOR, base_layout
+
+ZERO_WIDTH = "\u200b"
+HOVER = "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"
+
+
+def unique_labels(tokens: Sequence[str]) -> list[str]:
+    """Escaped token labels, made distinct by appending zero-width spaces to repeats."""
+    seen: set[str] = set()
+    labels = []
+    for token in tokens:
+        label = escape(token)
+        while label in seen:
+            label += ZERO_WIDTH
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def _overlay(mask: np.ndarray, labels_q: list[str], labels_k: list[str], **axes) -> go.Heatmap:
+    """Grey cells where ``mask`` is False; transparent elsewhere; no hover."""
+    z = (~np.asarray(mask, dtype=bool)).astype(np.uint8)
+    return go.Heatmap(z=z, x=labels_k, y=labels_q, zmin=0, zmax=1, showscale=False, hoverinfo="skip",
+                      colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]], name="masked", **axes)
+
+
+def _category_axes(fig: go.Figure, tick_size: int) -> None:
+    fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False)
+    fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False)
+
+
+def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
+                     mask: np.ndarray | None = None, columns: int = 4) -> go.Figure:
+    """Every head of one layer, ``weights`` ``[H, T, T]``: one heatmap trace per head, one figure.
+
+    Trace h is head h (rows = queries, top first; columns = keys) on a shared 0..1
+    attention colour axis; cells where ``mask`` ``[T, T]`` is False are grey.
+    """
+    heads, length = weights.shape[0], weights.shape[-1]
+    cols = min(heads, columns)
+    rows = math.ceil(heads / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
+                        horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.25 / rows)
+    labels = unique_labels(tokens)
+    for h in range(heads):
+        row, col = h // cols + 1, h % cols + 1
+        fig.add_trace(go.Heatmap(z=np.asarray(weights[h], dtype=np.float32), x=labels, y=labels,
+                                 coloraxis="coloraxis", hovertemplate=f"head {h}<br>" + HOVER,
+                                 name=f"head {h}"), row=row, col=col)
+        if mask is not None:
+            fig.add_trace(_overlay(mask, labels, labels), row=row, col=col)
+    panel = int(min(420, max(230, 110 + 13 * length)))
+    base_layout(fig, title, 70 + rows * panel)
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
+                                     colorbar=dict(title=dict(text="weight"), thickness=14)))
+    _category_axes(fig, 11 if length <= 24 else 8)
+    return fig
+
+
+def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence[str],
+                   tokens_second: Sequence[str], name_first: str, name_second: str, title: str) -> go.Figure:
+    """Two attention maps ``[T, T]`` side by side and, when their shapes match, ``first - second``.
+
+    The maps use the 0..1 attention scale; the difference a diverging scale
+    symmetric around 0 (red: more weight in the first, blue: in the second).
+    """
+    same = first.shape == second.shape
+    names = [name_first, name_second] + ([f"difference: {name_first} − {name_second}"] if same else [])
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.08)
+    panels = [(first, tokens_first), (second, tokens_second)]
+    for col, (matrix, tokens) in enumerate(panels, start=1):
+        labels = unique_labels(tokens)
+        fig.add_trace(go.Heatmap(z=np.asarray(matrix, dtype=np.float32), x=labels, y=labels, coloraxis="coloraxis",
+                                 hovertemplate=HOVER, name=names[col - 1]), row=1, col=col)
+    if same:
+        diff = (np.asarray(first, dtype=np.float32) - np.asarray(second, dtype=np.float32)).astype(np.float32)
+        limit = float(np.abs(diff).max()) or 1.0
+        labels = unique_labels(tokens_first) if list(tokens_first) == list(tokens_second) else \
+            [f"{i}" for i in range(first.shape[0])]
+        fig.add_trace(go.Heatmap(z=diff, x=labels, y=labels, coloraxis="coloraxis2", name="difference",
+                                 hovertemplate="query %{y}<br>key %{x}<br>difference %{z:.3f}<extra></extra>"),
+                      row=1, col=3)
+        fig.update_layout(coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit, cmid=None,
+                                          colorbar=dict(title=dict(text="difference"), x=1.01, y=0.0,
+                                                        yanchor="bottom", len=0.48, thickness=14)))
+    length = max(first.shape[0], second.shape[0])
+    base_layout(fig, title, int(min(560, max(330, 130 + 14 * length))))
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
+                                     colorbar=dict(title=dict(text="weight"), x=1.01, y=1.0, yanchor="top",
+                                                   len=0.48 if same else 1.0, thickness=14)))
+    _category_axes(fig, 11 if length <= 24 else 8)
+    return fig
