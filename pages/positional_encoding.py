@@ -33,9 +33,9 @@ if d_model % 2:
 pe = pos_ui.pe_table(positions, d_model, base)
 
 st.header("The curves")
-default_dims = [d for d in (0, 1, 4, 5, 10, 11) if d < d_model]
-dims = st.multiselect("dimensions to plot", list(range(d_model)), default=default_dims, key="dims",
-                      bind="query-params", format_func=lambda d: f"{d} ({'sin' if d % 2 == 0 else 'cos'})")
+default_dims = [d for d in (2, 3, 10, 11, 24, 25) if d < d_model] or [0]
+dims = st.multiselect("dimensions to plot (even = sine, odd = cosine)", list(range(d_model)),
+                      default=default_dims, key="dims", bind="query-params")
 left, right = st.columns([3, 2], gap="large")
 with left:
     if dims:
@@ -73,7 +73,7 @@ left, right = st.columns(2, gap="large")
 sim = pos_ui.similarity(positions, d_model, base)
 profile = pos_ui.distance_profile(positions, d_model, base)
 with left:
-    st.plotly_chart(cached_figure(viz.similarity_figure, sim, "Dot product PE[p]·PE[q] between all positions"), width="stretch")
+    st.plotly_chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch")
 with right:
     st.latex(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
     st.markdown(
@@ -110,7 +110,7 @@ def shift_section() -> None:
     shown = min(d_model, 64)
     left, right = st.columns(2, gap="large")
     with left:
-        title = f"M_{offset}: the map from PE[pos] to PE[pos + {offset}]"
+        title = f"M_{offset}: PE[pos] → PE[pos + {offset}]"
         if shown < d_model:
             title += f" (first {shown} dimensions)"
         st.plotly_chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title, row_name="output dim",

@@ -26,8 +26,8 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     )
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
-    names = ["sinusoidal PE_m·PE_n", "learned P_m·P_n (untrained)", "rotary R(m)q·R(n)k",
-             "ALiBi −m|m−n| (1 head)", "none"]
+    names = ["sinusoidal<br>PE_m·PE_n", "learned (untrained)<br>P_m·P_n", "rotary<br>R(m)q·R(n)k",
+             "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
     st.plotly_chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))

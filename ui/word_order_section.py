@@ -66,9 +66,9 @@ def render_word_order(base: float) -> None:
     results = {name: word_order_attention(config, seed, a.ids, b.ids, perm) for name, config in configs.items()}
     table = pd.DataFrame({
         "positional encoding": [POSITIONAL_LABELS[n] for n in results],
-        "max |A − B put back in A's order| (all layers, heads, cells)": [f"{r.max_difference:.1e}"
+        "max |A − P⁻¹B|": [f"{r.max_difference:.1e}"
                                                                          for r in results.values()],
-        "same numbers, permuted?": ["yes" if r.max_difference < 1e-5 else "no" for r in results.values()],
+        "permuted copy?": ["yes" if r.max_difference < 1e-5 else "no" for r in results.values()],
     })
     left, right = st.columns([2, 3], gap="large")
     with left:

@@ -31,7 +31,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
             x=positions, y=_finite(pe[:, dim]), mode="lines", name=f"dim {dim} ({kind}, pair {pair})",
             line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
             hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>"))
-    base_layout(fig, f"PE value against position · d_model = {d_model}, base = {base:g}", 420)
+    base_layout(fig, f"PE against position (d_model {d_model}, base {base:g})", 420)
     fig.update_xaxes(title="position (pos)", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
                      zeroline=True, zerolinecolor="#999999")
@@ -60,9 +60,11 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
         hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
     fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"),
                   annotation_text=f"{positions} positions shown", annotation_position="top left")
-    base_layout(fig, "Wavelength of each (sin, cos) pair", 360)
+    base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
-    fig.update_yaxes(title="wavelength (positions)", type="log", showgrid=True, gridcolor="#eeeeee")
+    top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
+    fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], showgrid=True,
+                     gridcolor="#eeeeee")
     return fig
 
 
@@ -74,7 +76,7 @@ def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE�
         hovertemplate=f"pos %{{y}}<br>pos %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
     base_layout(fig, title, 440)
     fig.update_xaxes(title="position", showgrid=False)
-    fig.update_yaxes(title="position", autorange="reversed", showgrid=False, scaleanchor="x")
+    fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
     return fig
 
 
@@ -93,7 +95,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
         go.Scatter(x=x, y=_finite(mean), mode="lines", line=dict(color=head_color(0), width=2.5),
                    name="mean over pos", hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>"),
     ])
-    base_layout(fig, "Similarity against distance: PE[pos]·PE[pos + k]", 400)
+    base_layout(fig, "Similarity against distance", 400)
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
@@ -110,7 +112,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
                    marker=dict(color=head_color(1), size=9, symbol="x"),
                    hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>"),
     ])
-    base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}], dimension by dimension", 360)
+    base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}]", 360)
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", y=-0.25))
@@ -137,7 +139,7 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
     fig = go.Figure(traces)
     base_layout(fig, title, 440)
     fig.update_xaxes(title=col_name, showgrid=False)
-    fig.update_yaxes(title=row_name, autorange="reversed", showgrid=False, scaleanchor="x")
+    fig.update_yaxes(title=row_name, autorange="reversed", showgrid=False)
     return fig
 
 
@@ -173,7 +175,7 @@ def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias
     base_layout(fig, title, int(min(900, 120 + grid_rows * (rows + gap) * max(8, 260 // max(rows, 1)))))
     fig.update_layout(annotations=annotations)
     fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x")
+    fig.update_yaxes(visible=False, autorange="reversed")
     return fig
 
 
@@ -204,8 +206,7 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Fig
         fig.add_trace(go.Heatmap(z=z, coloraxis="coloraxis", name=names[i],
                                  hovertemplate=f"{names[i]}<br>m %{{y}} · n %{{x}}<br>relative %{{z:.3f}}"
                                                "<extra></extra>"), row=1, col=i + 1)
-        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, row=1, col=i + 1,
-                         scaleanchor=f"x{i + 1 if i else ''}")
+        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, row=1, col=i + 1)
     base_layout(fig, "Position term between query m and key n, per scheme (each scaled to ±1)", 340)
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
                                      colorbar=dict(title=dict(text="relative"), thickness=14)))

@@ -1,0 +1,145 @@
+"""The Positional encoding page draws the formulas: curves, table, similarity, M_k, RoPE, ALiBi, word order."""
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+
+PAGE = "pages/positional_encoding.py"
+
+
+def formula(positions: int, d_model: int, base: float) -> np.ndarray:
+    """PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(same), in float64."""
+    pos = np.arange(positions)[:, None]
+    dims = np.arange(d_model)[None, :]
+    angle = pos / base ** ((dims - dims % 2) / d_model)
+    return np.where(dims % 2 == 0, np.sin(angle), np.cos(angle))
+
+
+def no_nan_anywhere(at) -> None:
+    for spec in chart_specs(at):
+        for trace in spec["data"]:
+            for field in ("z", "y", "x"):
+                if field in trace and trace[field] is not None:
+                    values = decode_array(trace[field])
+                    if values.dtype.kind == "f":
+                        assert np.isfinite(values).all(), (spec["layout"]["title"]["text"], field)
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    return at
+
+
+def test_curves_and_table_match_the_formula(default_page):
+    pe = formula(100, 64, 10000.0)
+    curves = chart_by_title(default_page, "PE against position")
+    assert len(curves["data"]) == 6
+    for trace in curves["data"]:
+        dim = int(trace["name"].split()[1])
+        assert np.allclose(decode_array(trace["y"]), pe[:, dim], atol=1e-5)
+    table = decode_array(chart_by_title(default_page, "The whole table")["data"][0]["z"])
+    assert table.shape == (100, 64) and np.allclose(table, pe, atol=1e-5)
+    wavelengths = decode_array(chart_by_title(default_page, "Wavelength per pair")["data"][0]["y"])
+    assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)
+
+
+def test_similarity_depends_on_the_offset_only(default_page):
+    sim = decode_array(chart_by_title(default_page, "PE[p]·PE[q] for all positions")["data"][0]["z"])
+    omega = 10000.0 ** (-np.arange(0, 64, 2) / 64)
+    offsets = np.arange(100)[:, None] - np.arange(100)[None, :]
+    expected = np.cos(offsets[..., None] * omega).sum(-1)
+    assert np.allclose(sim, expected, atol=1e-3)
+    band = chart_by_title(default_page, "Similarity against distance")["data"]
+    assert np.allclose(decode_array(band[0]["y"]), decode_array(band[1]["y"]), atol=1e-3)
+
+
+def test_shift_map_is_the_rotation_and_is_verified(default_page):
+    k = 5
+    m_k = decode_array(chart_by_title(default_page, "M_5")["data"][0]["z"])
+    for i in range(32):
+        theta = k * 10000.0 ** (-2 * i / 64)
+        block = m_k[2 * i:2 * i + 2, 2 * i:2 * i + 2]
+        assert np.allclose(block, [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]],
+                           atol=1e-6)
+    pe = formula(100, 64, 10000.0)
+    assert np.abs(pe[k:] - pe[:-k] @ m_k.T.astype(np.float64)).max() < 1e-5
+    vectors = chart_by_title(default_page, "PE[10 + 5]")["data"]
+    assert np.allclose(decode_array(vectors[0]["y"]), decode_array(vectors[1]["y"]), atol=1e-5)
+    metric = [m for m in default_page.metric if "M_5" in m.label][0]
+    assert float(metric.value) < 1e-5
+
+
+def test_rope_scores_are_constant_along_diagonals(default_page):
+    scores = decode_array(chart_by_title(default_page, "after RoPE")["data"][0]["z"])
+    for c in range(-scores.shape[0] + 1, scores.shape[0]):
+        assert np.ptp(np.diagonal(scores, offset=c)) < 1e-4
+
+
+def test_alibi_slopes_and_biases(default_page):
+    lines = chart_by_title(default_page, "ALiBi bias against distance")["data"]
+    assert len(lines) == 8
+    for h, trace in enumerate(lines):
+        slope = 2.0 ** (-8.0 * (h + 1) / 8)
+        assert np.allclose(decode_array(trace["y"]), -slope * decode_array(trace["x"]), atol=1e-6)
+    tiled = decode_array(chart_by_title(default_page, "ALiBi bias per head")["data"][0]["z"])
+    head0 = tiled[:12, :12]
+    assert np.allclose(head0, -0.5 * np.abs(np.arange(12)[:, None] - np.arange(12)[None, :]), atol=1e-6)
+
+
+def test_word_order_is_a_permutation_without_position_only(default_page):
+    table = default_page.dataframe[-2].value if len(default_page.dataframe) > 1 else None
+    frames = [df.value for df in default_page.dataframe if "permuted copy?" in df.value.columns]
+    assert frames, table
+    verdict = dict(zip(frames[0]["positional encoding"], frames[0]["permuted copy?"]))
+    assert verdict["none"] == "yes" and verdict["sinusoidal (paper)"] == "no"
+    rows = chart_by_title(default_page, "Attention of")["data"]
+    none_a, none_b, sin_a, sin_b = (decode_array(t["y"]) for t in rows)
+    assert np.allclose(none_a, none_b, atol=1e-5)
+    assert not np.allclose(sin_a, sin_b, atol=1e-3)
+    no_nan_anywhere(default_page)
+
+
+@pytest.mark.parametrize("params", [
+    {"d_model": "2", "positions": "8", "base": "1", "k": "7", "pos": "7"},
+    {"d_model": "3", "positions": "8", "base": "1", "k": "0", "pos": "0", "dims": ""},
+    {"d_model": "255", "positions": "256", "base": "1000000", "k": "255", "alibi_h": "16", "rope_d": "128",
+     "wo_pe": "rotary", "wo_d": "8"},
+])
+def test_extremes_and_odd_d_model(params):
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    no_nan_anywhere(at)
+    d_model = int(params["d_model"])
+    k = int(params["k"])
+    title = f"M_{k}"
+    spec = chart_by_title(at, title)
+    assert decode_array(spec["data"][0]["z"]).shape == (min(d_model, 64),) * 2
+    if d_model % 2 and d_model <= 64:
+        overlay = decode_array(spec["data"][1]["z"])
+        assert overlay[-1, -1] == 1 and overlay.sum() == 1  # the lone sine cell is grey, never a number
+    metric = [m for m in at.metric if title in m.label][0]
+    assert float(metric.value) < 1e-4
+
+
+def test_shared_link_restores_the_view():
+    params = {"d_model": "33", "positions": "40", "base": "1", "dims": ["0", "32"], "k": "3", "alibi_h": "3",
+              "text_b": "The cat sat on the mat"}
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    assert at.slider(key="d_model").value == 33 and at.slider(key="positions").value == 40
+    assert at.number_input(key="base").value == 1
+    assert at.multiselect(key="dims").value == [0, 32]
+    assert at.slider(key="k").value == 3 and at.slider(key="alibi_h").value == 3
+    pe = formula(40, 33, 1.0)
+    curves = chart_by_title(at, "PE against position (d_model 33, base 1)")["data"]
+    assert [t["name"].split()[1] for t in curves] == ["0", "32"]
+    assert np.allclose(decode_array(curves[1]["y"]), pe[:, 32], atol=1e-5)
+    assert len(chart_by_title(at, "ALiBi bias against distance")["data"]) == 3
+    slopes = [2.0 ** -4, 2.0 ** -8, 2.0 ** -2]  # 2 heads' slopes, then every other of 4 heads'
+    for trace, slope in zip(chart_by_title(at, "ALiBi bias against distance")["data"], slopes):
+        assert math.isclose(float(decode_array(trace["y"])[1]), -slope, rel_tol=1e-6)
