@@ -56,8 +56,8 @@ st.plotly_chart(cached_figure(mask_panels_figure, [mask_ui.batch_padding_mask(le
                               "sentence", "position", np.array(tokens, dtype=object)), width="stretch")
 with st.expander("The padded batch, token by token"):
     st.dataframe(pd.DataFrame(tokens, index=names, columns=[str(j) for j in range(length)]))
-row = st.selectbox("sentence to follow", list(range(len(batch))), format_func=lambda i: names[i], key="row",
-                   bind="query-params")
+row = st.selectbox("sentence to follow", list(range(len(batch))), format_func=lambda i: f"sentence {i + 1}",
+                   key="row", bind="query-params")
 kinds = mask_ui.query_key_masks(length, lengths[row])
 st.plotly_chart(cached_figure(mask_panels_figure, [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
                               ["padding (keys)", "causal", "combined: padding AND causal"], tokens[row],
@@ -84,7 +84,7 @@ d_model = d_model_control(container=c[0])
 heads = heads_control(d_model, container=c[1])
 layers = layers_control(container=c[2], max_value=4)
 seed = seed_control(container=c[3])
-layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params")
+layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
 head = c[5].selectbox("head to show", list(range(heads)), key="head", bind="query-params")
 kind = st.radio("mask", mask_ui.MASK_KINDS, index=2, horizontal=True, key="mask", bind="query-params")
 config = TransformerConfig(d_model=d_model, num_heads=heads, num_decoder_layers=layers)

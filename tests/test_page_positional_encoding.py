@@ -105,10 +105,11 @@ def test_word_order_is_a_permutation_without_position_only(default_page):
 
 
 @pytest.mark.parametrize("params", [
-    {"d_model": "2", "positions": "8", "base": "1", "k": "7", "pos": "7"},
+    {"d_model": "2", "positions": "8", "base": "1", "k": "7", "pos": "7", "wo_layers": "1", "wo_d": "8",
+     "wo_heads": "8", "seed": "9999", "lseed": "9999", "rope_d": "2", "alibi_h": "1"},
     {"d_model": "3", "positions": "8", "base": "1", "k": "0", "pos": "0", "dims": ""},
     {"d_model": "255", "positions": "256", "base": "1000000", "k": "255", "alibi_h": "16", "rope_d": "128",
-     "wo_pe": "rotary", "wo_d": "8"},
+     "wo_pe": "rotary", "wo_d": "512", "wo_heads": "16", "wo_layers": "4", "wo_layer": "4", "wo_head": "15"},
 ])
 def test_extremes_and_odd_d_model(params):
     at = run_page(PAGE, params)

@@ -47,7 +47,7 @@ def render_word_order(base: float) -> None:
     configs = {name: TransformerConfig(d_model=d_model, num_heads=heads, num_decoder_layers=layers,
                                        positional=name, pe_base=base) for name in ("none", scheme)}
     c1, c2, c3 = st.columns(3)
-    layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params")
+    layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params") if layers > 1 else 1
     head = c2.selectbox("head to show", list(range(heads)), key="wo_head", bind="query-params")
     perm = reorder_mapping(a.tokens, b.tokens)
     names = ("sentence A", "sentence B")

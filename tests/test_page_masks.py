@@ -1,0 +1,108 @@
+"""The Masks page draws the masks it claims, and the fully masked row reads NaN vs zeros."""
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+
+PAGE = "pages/masks.py"
+
+
+def no_nan_anywhere(at) -> None:
+    for spec in chart_specs(at):
+        for trace in spec["data"]:
+            if "z" in trace:
+                assert np.isfinite(decode_array(trace["z"]).astype(float)).all(), spec["layout"]["title"]["text"]
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    return at
+
+
+def test_causal_padding_combined_and_cross_mask_cells(default_page):
+    causal = decode_array(chart_by_title(default_page, "Causal mask for 8 tokens")["data"][0]["z"])
+    assert np.array_equal(causal, np.tril(np.ones((8, 8))))
+    batch = decode_array(chart_by_title(default_page, "Key-padding mask of the batch")["data"][0]["z"])
+    lengths = [3, 6, 3]  # "The cat sat", "The cat sat on the mat", "Dogs bark loudly"
+    assert np.array_equal(batch, (np.arange(6)[None, :] < np.array(lengths)[:, None]).astype(float))
+    panels = [decode_array(t["z"]) for t in chart_by_title(default_page, "Masks combined")["data"]]
+    pad = np.broadcast_to(np.arange(6) < 3, (6, 6))
+    assert np.array_equal(panels[0], pad) and np.array_equal(panels[1], np.tril(np.ones((6, 6))))
+    assert np.array_equal(panels[2], np.logical_and(pad, np.tril(np.ones((6, 6), bool))))
+    cross = decode_array(chart_by_title(default_page, "Cross-attention mask")["data"][0]["z"])
+    assert cross.shape == (2, 6) and np.array_equal(cross, np.broadcast_to(np.arange(6) < 3, (2, 6)))
+
+
+def test_scores_masked_scores_and_renormalised_weights(default_page):
+    mask = np.logical_and(np.broadcast_to(np.arange(6) < 3, (6, 6)), np.tril(np.ones((6, 6), bool)))
+    before = chart_by_title(default_page, "1 · Scores before masking")["data"]
+    assert len(before) == 1 and np.isfinite(decode_array(before[0]["z"])).all()
+    masked = chart_by_title(default_page, "2 · Masked scores")["data"]
+    assert np.array_equal(decode_array(masked[1]["z"]), ~mask)  # grey overlay exactly on masked cells
+    weights_spec = chart_by_title(default_page, "3 · Weights after softmax")["data"]
+    weights = decode_array(weights_spec[0]["z"])
+    assert np.array_equal(decode_array(weights_spec[1]["z"]), ~mask)
+    assert np.all(weights[~mask] == 0)
+    assert np.allclose(weights.sum(axis=1), 1.0, atol=1e-5)
+    scores = decode_array(before[0]["z"]).astype(np.float64)
+    expected = np.where(mask, np.exp(scores - np.where(mask, scores, -np.inf).max(1, keepdims=True)), 0.0)
+    assert np.allclose(weights, expected / expected.sum(1, keepdims=True), atol=1e-5)
+
+
+def test_causal_vs_bidirectional_side_by_side(default_page):
+    causal = decode_array(chart_by_title(default_page, "Causal (decoder")["data"][0]["z"])
+    both = decode_array(chart_by_title(default_page, "Bidirectional (encoder")["data"][0]["z"])
+    assert causal.shape == both.shape == (3, 3)
+    assert np.allclose(np.triu(causal, 1), 0) and causal[0, 0] == pytest.approx(1.0)
+    assert (both > 0).all() and np.allclose(both.sum(1), 1, atol=1e-5)
+
+
+def test_fully_masked_row_reads_nan_then_zeros(default_page):
+    frame = [df.value for df in default_page.dataframe if "method" in df.value.columns][0]
+    plain = frame[frame["method"] == "torch.softmax on -inf"].iloc[0]
+    safe = frame[frame["method"] == "masked_softmax"].iloc[0]
+    keys = [c for c in frame.columns if c not in ("method", "query")]
+    assert all(plain[k] == "NaN" for k in keys)
+    assert all(safe[k] == "0.000" for k in keys)
+    spec = chart_by_title(default_page, "row 0 fully masked")["data"]
+    weights, overlay = decode_array(spec[0]["z"]), decode_array(spec[1]["z"])
+    assert np.all(weights[0] == 0) and np.all(overlay[0] == 1)
+    assert np.allclose(weights[1:].sum(1), 1.0, atol=1e-5)
+    no_nan_anywhere(default_page)
+
+
+@pytest.mark.parametrize("params", [
+    {"n": "1", "mask": "none", "d_model": "8", "heads": "8", "layers": "1"},
+    {"n": "32", "mask": "padding", "d_model": "512", "heads": "16", "layers": "4", "layer": "4", "head": "15",
+     "row": "sentence 2", "seed": "9999"},
+    {"mask": "causal", "s1": "", "s3": "", "tgt": ""},
+])
+def test_controls_at_their_extremes(params):
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    no_nan_anywhere(at)
+    n = int(params.get("n", 8))
+    causal = decode_array(chart_by_title(at, f"Causal mask for {n} tokens")["data"][0]["z"])
+    assert np.array_equal(causal, np.tril(np.ones((n, n))))
+
+
+def test_empty_batch_gives_a_prompt():
+    at = run_page(PAGE, {"s1": "", "s2": "", "s3": ""})
+    assert_no_exception(at)
+    assert any("Type at least one sentence" in i.value for i in at.info)
+
+
+def test_shared_link_restores_the_view():
+    params = {"n": "5", "s2": "a b c d e f g h", "row": "sentence 2", "mask": "causal", "layer": "2", "head": "3"}
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    assert at.slider(key="n").value == 5 and at.selectbox(key="row").value == 1
+    assert at.radio(key="mask").value == "causal" and at.slider(key="layer").value == 2
+    assert at.selectbox(key="head").value == 3 and at.text_input(key="s2").value == "a b c d e f g h"
+    weights = chart_by_title(at, "3 · Weights after softmax")["data"]
+    assert decode_array(weights[0]["z"]).shape == (8, 8)
+    assert np.array_equal(decode_array(weights[1]["z"]), ~np.tril(np.ones((8, 8), bool)))
+    assert "layer 2 · head 3" in chart_by_title(at, "1 · Scores before masking")["layout"]["title"]["text"]
