@@ -82,15 +82,14 @@ def head_view(layer_weights, tokens, layer, heads):
     st.markdown("Queries on the left, keys on the right; a line's opacity is the attention weight. "
                 "Pick one head, or all heads in their colours, and one query token or all of them.")
     left, right = st.columns(2)
-    head = left.selectbox("head", ["all"] + list(range(heads)), key="hv_head", bind="query-params",
-                          format_func=lambda h: "all heads" if h == "all" else f"head {h}")
-    query = right.selectbox("query token", ["all"] + list(range(len(tokens))), index=0, key="hv_query",
-                            bind="query-params",
-                            format_func=lambda i: "all tokens" if i == "all" else f"{i}: {tokens[i]}")
-    shown = list(range(heads)) if head == "all" else [head]
-    title = f"Layer {layer} · {'all heads' if head == 'all' else f'head {head}'} · head view"
+    head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
+                          format_func=lambda h: "all heads" if h < 0 else f"head {h}")
+    query = right.selectbox("query token", range(-1, len(tokens)), index=0, key="hv_query", bind="query-params",
+                            format_func=lambda i: "all tokens" if i < 0 else f"{i}: {tokens[i]}")
+    shown = list(range(heads)) if head < 0 else [head]
+    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head}'} · head view"
     st.plotly_chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
-                                  None if query == "all" else query, title), key="head_view", **CHART)
+                                  None if query < 0 else query, title), key="head_view", **CHART)
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 

@@ -1,0 +1,37 @@
+"""In a real browser: the attention pages redraw when a control changes, without an exception."""
+
+from tests.e2e.conftest import assert_no_exception, wait_idle
+
+TITLE = ".js-plotly-plot .gtitle"
+
+
+def chart_titles(page) -> list[str]:
+    return page.locator(TITLE).all_text_contents()
+
+
+def test_multi_head_grid_redraws_when_heads_change(page, server_url):
+    page.goto(f"{server_url}/multi_head")
+    wait_idle(page)
+    page.wait_for_selector(TITLE, timeout=20_000)
+    assert any("Layer 0 · 4 heads" in t for t in chart_titles(page))
+    page.locator("[data-testid=stSelectbox]", has_text="heads").first.click()
+    page.get_by_role("option", name="8", exact=True).click()
+    wait_idle(page)
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(e => e.textContent.includes('Layer 0 · 8 heads'))", timeout=20_000)
+    assert_no_exception(page)
+    assert "heads=8" in page.url
+
+
+def test_self_attention_redraws_when_d_k_changes(page, server_url):
+    page.goto(f"{server_url}/self_attention")
+    wait_idle(page)
+    page.wait_for_selector(TITLE, timeout=20_000)
+    assert any("11 × 8" in t for t in chart_titles(page))
+    slider = page.locator("[data-testid=stSlider]", has_text="d_k").locator("input[type=range], [role=slider]").first
+    slider.focus()
+    slider.press("ArrowRight")
+    wait_idle(page)
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(e => e.textContent.includes('11 × 16'))", timeout=20_000)
+    assert_no_exception(page)

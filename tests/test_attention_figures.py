@@ -1,0 +1,135 @@
+"""Pure builders of the attention pages: statistics, rollout, CSV, quantised overview, head view."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import decode_array
+from transformer import causal_mask, scaled_dot_product_attention
+from ui.attention_steps import attention_steps, softmax_peakedness
+from viz.head_view import LEVELS, head_view_figure
+from viz.heads import compare_figure, head_grid_figure, unique_labels
+from viz.overview import overview_figure, quantise, tile
+from viz.stats import attention_rollout, head_stats, weights_csv, weights_long_frame
+
+A = np.array([[1.0, 0.0, 0.0],
+              [0.5, 0.5, 0.0],
+              [0.2, 0.3, 0.5]], dtype=np.float32)
+
+
+def random_weights(layers, heads, length, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.dirichlet(np.ones(length), size=(layers, heads, length)).astype(np.float32)
+
+
+def test_head_stats_match_hand_computation():
+    stats = head_stats(A[None, None]).iloc[0]
+    entropy = (0 + 2 * 0.5 * math.log(2) - (0.2 * math.log(0.2) + 0.3 * math.log(0.3) + 0.5 * math.log(0.5))) / 3
+    assert stats["entropy (nats)"] == pytest.approx(entropy)
+    assert stats["on previous token"] == pytest.approx((0.5 + 0.3) / 2)
+    assert stats["on first token"] == pytest.approx((1 + 0.5 + 0.2) / 3)
+    assert stats["on itself"] == pytest.approx((1 + 0.5 + 0.5) / 3)
+    assert stats["mean distance"] == pytest.approx((0 + 0.5 + (0.2 * 2 + 0.3 * 1)) / 3)
+
+
+def test_head_stats_has_one_row_per_layer_and_head():
+    frame = head_stats(random_weights(3, 4, 5))
+    assert len(frame) == 12 and list(frame["layer"]) == [l for l in range(3) for _ in range(4)]
+    assert list(frame["head"]) == list(range(4)) * 3
+    assert np.isnan(head_stats(np.ones((1, 1, 1, 1)))["on previous token"][0])  # no previous token
+
+
+def test_rollout_is_the_product_of_residual_mixed_layers():
+    w = random_weights(2, 3, 4)
+    mixed = [0.5 * layer.mean(0) + 0.5 * np.eye(4) for layer in w.astype(np.float64)]
+    expected = mixed[1] @ mixed[0]
+    np.testing.assert_allclose(attention_rollout(w), expected, atol=1e-6)
+    np.testing.assert_allclose(attention_rollout(w).sum(-1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(attention_rollout(w[:1]), mixed[0], atol=1e-6)
+
+
+def test_csv_has_layers_heads_tokens_squared_rows_in_long_form():
+    w = random_weights(2, 3, 4)
+    tokens = ["a", "b", "a", "7"]
+    frame = weights_long_frame(w, tokens)
+    assert list(frame.columns) == ["layer", "head", "query position", "query token", "key position", "key token",
+                                   "weight"]
+    assert len(frame) == 2 * 3 * 4 ** 2
+    row = frame[(frame["layer"] == 1) & (frame["head"] == 2) & (frame["query position"] == 3)
+                & (frame["key position"] == 2)].iloc[0]
+    assert row["query token"] == "7" and row["key token"] == "a" and row["weight"] == pytest.approx(w[1, 2, 3, 2])
+    lines = weights_csv(w, tokens).strip().splitlines()
+    assert len(lines) == 1 + 2 * 3 * 16 and lines[0].startswith("layer,head,query position")
+
+
+def test_quantised_overview_is_within_budget_at_6_layers_8_heads_64_tokens():
+    w = random_weights(6, 8, 64)
+    tokens = [f"token{i}" for i in range(64)]
+    for mask in (None, causal_mask(64).numpy()):
+        fig = overview_figure(w, tokens, "overview", mask)
+        spec = fig.to_json()
+        assert len(spec.encode()) <= 1_000_000, len(spec)
+        z = decode_array(json.loads(spec)["data"][0]["z"])
+        assert z.dtype == np.uint16 and z.shape == (6 * 64, 8 * 64)
+        np.testing.assert_allclose(z / 1000.0, tile(w), atol=0.0005 + 1e-7)
+        assert z[2 * 64 + 5, 3 * 64 + 7] == round(1000 * float(w[2, 3, 5, 7]))
+    assert len(json.loads(spec)["data"]) == 2  # weights plus the masked overlay, nothing more
+    assert quantise(np.array([0.0, 0.0004, 0.9996, 1.0])).tolist() == [0, 0, 1000, 1000]
+
+
+def test_unique_labels_keep_repeats_apart_and_escape_markup():
+    labels = unique_labels(["the", "<b>", "the", "the"])
+    assert len(set(labels)) == 4 and labels[1] == "&lt;b&gt;"
+    assert [label.replace("\u200b", "") for label in labels] == ["the", "&lt;b&gt;", "the", "the"]
+
+
+def test_head_grid_has_one_heatmap_per_head_and_masked_overlay():
+    w = random_weights(1, 4, 5)[0]
+    fig = head_grid_figure(w, list("abcde"), "grid", causal_mask(5).numpy())
+    maps = [t for t in fig.data if t.name.startswith("head")]
+    overlays = [t for t in fig.data if t.name == "masked"]
+    assert len(maps) == 4 and len(overlays) == 4
+    np.testing.assert_array_equal(overlays[0].z, np.triu(np.ones((5, 5)), 1))
+
+
+def test_compare_draws_the_difference_only_for_equal_shapes():
+    w = random_weights(1, 2, 4)[0]
+    fig = compare_figure(w[0], w[1], list("abcd"), list("abcd"), "A", "B", "t")
+    assert len(fig.data) == 3
+    np.testing.assert_allclose(fig.data[2].z, w[0] - w[1], atol=1e-7)
+    assert fig.layout.coloraxis2.cmin == -fig.layout.coloraxis2.cmax
+    assert len(compare_figure(w[0], w[0][:3, :3], list("abcd"), list("abc"), "A", "B", "t").data) == 2
+
+
+def test_head_view_groups_lines_by_head_and_opacity():
+    w = random_weights(1, 3, 6)[0]
+    fig = head_view_figure(w, list("abcdef"), [0, 1, 2], None, "hv")
+    lines = [t for t in fig.data if t.mode == "lines" and t.showlegend is False]
+    assert len(lines) <= 3 * LEVELS
+    segments = sum(t.x.count(None) for t in lines)
+    assert segments == int((w >= 0.01).sum())
+    one = head_view_figure(w, list("abcdef"), [1], 2, "hv")
+    ys = [y for t in one.data if t.mode == "lines" and t.showlegend is False for y in t.y[0::3]]
+    assert set(ys) == {2}
+
+
+def test_attention_steps_match_the_package():
+    steps = attention_steps((5, 6, 7, 5), 16, 4, 3, True, True, 1.0, False)
+    out, weights = scaled_dot_product_attention(torch.from_numpy(steps.q), torch.from_numpy(steps.k),
+                                                torch.from_numpy(steps.v))
+    np.testing.assert_allclose(steps.weights, weights.numpy(), atol=1e-6)
+    np.testing.assert_allclose(steps.output, out.numpy(), atol=1e-5)
+    np.testing.assert_allclose(steps.scaled, steps.raw / 2.0, atol=1e-5)
+    hot = attention_steps((5, 6, 7, 5), 16, 4, 3, True, False, 0.5, True)
+    np.testing.assert_allclose(hot.scaled, hot.raw / 0.5, atol=1e-4)
+    assert (hot.weights[np.triu_indices(4, 1)] == 0).all()
+    np.testing.assert_allclose(hot.weights.sum(-1), 1.0, atol=1e-6)
+
+
+def test_unscaled_softmax_saturates_as_d_k_grows_and_scaled_does_not():
+    peaks = softmax_peakedness()
+    assert peaks.max_unscaled[-1] > 0.9 and peaks.entropy_unscaled[-1] < 0.3
+    assert np.ptp(peaks.max_scaled) < 0.1 and np.all(np.isfinite(peaks.entropy_scaled))

@@ -1,0 +1,97 @@
+"""AppTest: the multi-head page draws every head of the real model's forward pass."""
+
+import numpy as np
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import Tokenizer, TransformerConfig
+from ui.forward import self_attention_maps
+from viz.stats import weights_csv
+
+PAGE = "pages/multi_head.py"
+TEXT = "The animal didn't cross the street because it was too tired"
+
+
+def heatmaps(spec, name_prefix="head"):
+    return [decode_array(t["z"]).astype(np.float64) for t in spec["data"]
+            if t["type"] == "heatmap" and t.get("name", "").startswith(name_prefix)]
+
+
+def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", seed=0):
+    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=1, num_decoder_layers=layers,
+                               d_ff=4 * d_model, dropout=0.0, positional=pe)
+    tokenizer = Tokenizer()
+    return self_attention_maps(config, seed, tuple(tokenizer.encode(tokenizer.tokenize(text))), causal).weights
+
+
+def test_default_grid_overview_and_rollout_match_the_model():
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    expected = model_weights(2, 64, 4, False)
+    grid = heatmaps(chart_by_title(at, "Layer 0 · 4 heads"))
+    assert len(grid) == 4 and all(m.shape == (11, 11) for m in grid)
+    for h, matrix in enumerate(grid):
+        np.testing.assert_allclose(matrix, expected[0, h], atol=1e-6)
+        np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
+    overview = chart_by_title(at, "2 layers × 4 heads")
+    assert len(overview["data"]) == 1
+    codes = decode_array(overview["data"][0]["z"])
+    assert codes.shape == (2 * 11, 4 * 11)
+    np.testing.assert_allclose(codes[11:, 22:33] / 1000, expected[1, 2], atol=0.0005 + 1e-7)
+    rollout = decode_array(chart_by_title(at, "Attention rollout")["data"][0]["z"]).astype(np.float64)
+    np.testing.assert_allclose(rollout.sum(-1), 1.0, atol=1e-5)
+    table = at.dataframe[0].value
+    assert len(table) == 2 * 4 and "entropy (nats)" in table.columns
+    assert len(heatmaps(chart_by_title(at, "Compare"), "")) == 3  # first, second, difference
+
+
+def test_deep_causal_stack_with_many_heads():
+    at = run_page(PAGE, {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "5",
+                         "pe": "none", "seed": "9999"})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Layer 5 · 8 heads · decoder (causal)")
+    maps, overlays = heatmaps(spec), heatmaps(spec, "masked")
+    assert len(maps) == 8 and len(overlays) == 8
+    upper = np.triu(np.ones((11, 11), dtype=bool), 1)
+    for matrix, overlay in zip(maps, overlays):
+        assert (matrix[upper] == 0).all() and (overlay[upper] == 1).all() and (overlay[~upper] == 0).all()
+        np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
+    overview = chart_by_title(at, "6 layers × 8 heads")
+    assert decode_array(overview["data"][0]["z"]).shape == (66, 88) and len(overview["data"]) == 2
+    weights = model_weights(6, 8, 8, True, pe="none", seed=9999)
+    assert len(weights_csv(weights, TEXT.split()).strip().splitlines()) == 1 + 6 * 8 * 11 ** 2
+
+
+def test_single_head_and_widest_model():
+    at = run_page(PAGE, {"layers": "1", "d_model": "8", "heads": "1"})
+    assert_no_exception(at)
+    assert len(heatmaps(chart_by_title(at, "Layer 0 · 1 heads"))) == 1
+    at = run_page(PAGE, {"layers": "1", "d_model": "512", "heads": "16"})
+    assert_no_exception(at)
+    assert len(heatmaps(chart_by_title(at, "Layer 0 · 16 heads"))) == 16
+
+
+def test_shared_link_restores_head_view_and_compare():
+    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 1", "hv_query": "2: a",
+              "cmp": "one head, two sentences", "text2": "b a", "c_layer": "1", "c_head": "3"}
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    assert at.select_slider(key="layer").value == 2
+    assert at.selectbox(key="hv_head").value == 1 and at.selectbox(key="hv_query").value == 2
+    assert at.selectbox(key="c_layer").value == 1 and at.selectbox(key="c_head").value == 3
+    view = chart_by_title(at, "Layer 2 · head 1 · head view")
+    lines = [t for t in view["data"] if t["mode"] == "lines" and t.get("showlegend") is False]
+    assert lines and all(set(t["y"][0::3]) == {2} for t in lines)  # only query 2's lines
+    compare = chart_by_title(at, "Compare · layer 1 · head 3")
+    assert len(compare["data"]) == 2 and at.info  # 4 vs 2 tokens: no difference panel, and a note
+    expected = model_weights(3, 64, 4, False, text="a b a 2019")
+    np.testing.assert_allclose(decode_array(compare["data"][0]["z"]), expected[1, 3], atol=1e-6)
+    assert compare["data"][0]["x"] == ["a", "b", "a\u200b", "2019"]
+
+
+def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
+    at = run_page(PAGE, {"heads": "3"})
+    assert_no_exception(at)
+    assert at.selectbox(key="heads").value == 4 and chart_specs(at)
+    at = run_page(PAGE, {"text": ""})
+    assert_no_exception(at)
+    assert not chart_specs(at) and at.info
