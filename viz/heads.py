@@ -71,6 +71,8 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), thickness=14)))
     _category_axes(fig, 11 if length <= 24 else 8)
+    for col in range(2, cols + 1):  # query labels on the first column only, so panels do not overlap
+        fig.update_yaxes(showticklabels=False, col=col)
     return fig
 
 
