@@ -92,11 +92,11 @@ maps = mask_ui.masked_forward(config, seed, ids[row], kind)
 scores, weights = maps.scores[layer - 1, head], maps.weights[layer - 1, head]
 where = f"layer {layer} · head {head}"
 c1, c2, c3 = st.columns(3, gap="medium")
-c1.plotly_chart(cached_figure(matrix_heatmap, scores, tokens[row], tokens[row], f"1 · Scores before masking · {where}",
+c1.plotly_chart(cached_figure(matrix_heatmap, scores, tokens[row], tokens[row], f"1 · Scores before masking<br>{where}",
                               signed=True, value_name="score"), width="stretch")
-c2.plotly_chart(cached_figure(matrix_heatmap, scores, tokens[row], tokens[row], f"2 · Masked scores ({kind})",
+c2.plotly_chart(cached_figure(matrix_heatmap, scores, tokens[row], tokens[row], f"2 · Masked scores<br>mask: {kind}",
                               signed=True, mask=maps.mask, value_name="score"), width="stretch")
-c3.plotly_chart(cached_figure(matrix_heatmap, weights, tokens[row], tokens[row], "3 · Weights after softmax",
+c3.plotly_chart(cached_figure(matrix_heatmap, weights, tokens[row], tokens[row], f"3 · Weights after softmax<br>{where}",
                               mask=maps.mask), width="stretch")
 st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after it. "
            "Each row of 3 sums to 1 over its allowed keys.")
@@ -112,10 +112,10 @@ side = {causal: self_attention_maps(config, seed, real.ids, causal=causal).weigh
         for causal in (True, False)}
 c1, c2 = st.columns(2, gap="large")
 c1.plotly_chart(cached_figure(matrix_heatmap, side[True], real.tokens, real.tokens,
-                              f"Causal (decoder, GPT-style) · {where}", mask=mask_ui.query_key_masks(
+                              f"Causal (decoder, GPT-style)<br>{where}", mask=mask_ui.query_key_masks(
                                   len(real.tokens), len(real.tokens))["causal"]), width="stretch")
 c2.plotly_chart(cached_figure(matrix_heatmap, side[False], real.tokens, real.tokens,
-                              f"Bidirectional (encoder, BERT-style) · {where}"), width="stretch")
+                              f"Bidirectional (encoder, BERT-style)<br>{where}"), width="stretch")
 st.caption("The same weights: the first token can only attend to itself under the causal mask (weight 1), "
            "and every row spreads its attention over fewer keys, so the weights that remain are larger.")
 

@@ -19,7 +19,7 @@ def test_masks_loads_and_redraws(page, server_url):
     assert_no_exception(page)
 
     page.locator("[data-testid=stRadio] label", has_text="padding").first.click()
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('Masked scores (padding)')", timeout=15_000)
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('mask: padding')", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() == charts
