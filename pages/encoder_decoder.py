@@ -5,15 +5,15 @@ import pandas as pd
 import streamlit as st
 
 from ui.encoder_decoder import (id_names, matrix_frame, model_controls, numbered, rank_of, shifted_right,
-                                teacher_forcing_table, top_k)
+                                teacher_forcing_table, three_decimals, top_k)
+from ui.encoder_decoder_figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
+                                        output_figure)
 from ui.forward import encoder_decoder_maps
 from ui.layer_steps import layer_steps
 from ui.model_tables import parameter_table, shape_table
 from ui.text import sentence_input
 from viz.architecture import ArchitectureSpec, architecture_dot
-from viz.encoder_decoder import heads_grid_heatmap, top_k_bars
-from viz.heatmap import matrix_heatmap
-from viz.layer_steps import ffn_active_figure, layernorm_figure, residual_norms_figure
+
 
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
          "cross": "encoder-decoder cross-attention"}
@@ -76,7 +76,6 @@ def attention_section():
     weights = maps.weights[f"{stack}.layers.{layer - 1}.{name}"]
     rows = source.tokens if kind == "enc" else dec_tokens
     cols = dec_tokens if kind == "dec" else source.tokens
-    mask = np.tril(np.ones((tgt_len, tgt_len), bool)) if kind == "dec" else None
     what = {"enc": "Every source token attends to every source token (bidirectional): source x source.",
             "dec": "Each target position attends only to itself and earlier positions (the causal mask; "
                    "grey cells are masked): target x target.",
@@ -86,18 +85,17 @@ def attention_section():
     row_name = "target" if kind != "enc" else "source"
     col_name = "source" if kind != "dec" else "target"
     if head == "all":
-        fig = heads_grid_heatmap(weights, rows, cols, f"Layer {layer} · all {config.num_heads} heads · "
-                                 f"{KINDS[kind]}", mask=mask, row_name=row_name, col_name=col_name)
-        numbers = pd.concat({f"head {h + 1}": matrix_frame(weights[h], rows, cols)
-                             for h in range(weights.shape[0])})
+        h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}"
+        numbers = pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols)
+                             for i in range(weights.shape[0])})
     else:
         h = min(int(head), config.num_heads) - 1
-        fig = matrix_heatmap(weights[h], rows, cols, f"Layer {layer} · head {h + 1} · {KINDS[kind]}",
-                             mask=mask, row_name=row_name, col_name=col_name)
+        title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
         numbers = matrix_frame(weights[h], rows, cols)
-    st.plotly_chart(fig, width="stretch")
+    st.plotly_chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
+                    width="stretch")
     with st.expander("The numbers behind this figure"):
-        st.dataframe(numbers.style.format("{:.3f}"), width="stretch")
+        st.dataframe(numbers, width="stretch", column_config=three_decimals(numbers.columns))
 
 
 attention_section()
@@ -135,9 +133,9 @@ def output_section():
     table = top_k(probabilities, k, names)
     want = target.ids[pos]
     hits = np.flatnonzero(table["id"].to_numpy() == want)
-    fig = top_k_bars(table["token"].tolist(), table["probability"].to_numpy(),
-                     f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
-                     highlight=int(hits[0]) if hits.size else None)
+    fig = output_figure(tuple(table["token"]), table["probability"].to_numpy(),
+                        f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
+                        int(hits[0]) if hits.size else None)
     st.plotly_chart(fig, width="stretch")
     st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
             "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
@@ -170,21 +168,21 @@ def layer_section():
         st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
-    st.plotly_chart(residual_norms_figure(names, norms, source.tokens,
-                                          f"Encoder layer {layer} · vector norm of each token after each step"),
+    st.plotly_chart(norms_figure(tuple(names), norms, source.tokens,
+                                 f"Encoder layer {layer} · vector norm of each token after each step"),
                     width="stretch")
     with st.expander("The numbers behind this figure"):
-        st.dataframe(pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names).style.format("{:.3f}"),
-                     width="stretch")
+        table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
+        st.dataframe(table, width="stretch", column_config=three_decimals(names))
     st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
                 f"{config.d_model} features and divides by their standard deviation, then applies a learned "
                 "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1.")
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
              r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
-    st.plotly_chart(layernorm_figure([n for n, _, _ in steps.norms], [b for _, b, _ in steps.norms],
-                                     [a for _, _, a in steps.norms], source.tokens,
-                                     f"Encoder layer {layer} · mean and std of each token, before and after "
-                                     f"LayerNorm"), width="stretch")
+    ln_names, before, after = zip(*steps.norms)
+    st.plotly_chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
+                                           f"Encoder layer {layer} · mean and std of each token, before and "
+                                           f"after LayerNorm"), width="stretch")
     act = "ReLU" if config.activation == "relu" else "GELU"
     st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
                 f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
@@ -192,8 +190,8 @@ def layer_section():
                    " (GELU lets small negative values through, so we count those > 0)."))
     st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
              % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
-    st.plotly_chart(ffn_active_figure(steps.ffn_active, source.tokens, config.d_ff,
-                                      f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
+    st.plotly_chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
+                               f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
                     width="stretch")
 
 

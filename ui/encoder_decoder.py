@@ -99,3 +99,8 @@ def numbered(tokens: tuple[str, ...]) -> list[str]:
 def matrix_frame(matrix: np.ndarray, rows: tuple[str, ...], cols: tuple[str, ...]) -> pd.DataFrame:
     """A ``[rows, cols]`` matrix as a table labelled by numbered tokens."""
     return pd.DataFrame(matrix, index=numbered(rows), columns=numbered(cols))
+
+
+def three_decimals(columns) -> dict:
+    """Column formats that show every number of these columns to 3 decimals."""
+    return {c: st.column_config.NumberColumn(format="%.3f") for c in columns}

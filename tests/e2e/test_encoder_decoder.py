@@ -1,0 +1,32 @@
+"""In a real browser: the encoder-decoder page loads, and redraws after a slider and a selectbox change."""
+
+from tests.e2e.conftest import assert_no_exception, wait_idle
+
+
+def chart_titles(page) -> list[str]:
+    return page.locator(".js-plotly-plot .gtitle").all_text_contents()
+
+
+def test_encoder_decoder_loads_and_redraws(page, server_url):
+    page.goto(f"{server_url}/encoder_decoder")
+    wait_idle(page)
+    page.wait_for_selector(".js-plotly-plot", timeout=20_000)
+    assert_no_exception(page)
+    assert page.locator(".js-plotly-plot").count() == 5
+    assert any("top 10 of 4096" in t for t in chart_titles(page))
+
+    slider = page.locator("[data-testid=stSlider]", has_text="top k").locator("input[type=range], [role=slider]").first
+    slider.focus()
+    slider.press("ArrowRight")
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('top 11 of 4096')", timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+
+    page.locator("[data-testid=stSelectbox]", has_text="attention").first.locator("input").click()
+    if page.get_by_role("option").count() == 0:  # the click only moved the focus (it was on the slider)
+        page.keyboard.press("ArrowDown")
+    page.get_by_role("option", name="encoder-decoder cross-attention").click()
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('encoder-decoder cross-attention')", timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    assert page.locator(".js-plotly-plot").count() == 5

@@ -1,0 +1,156 @@
+"""The encoder-decoder page under AppTest: what its charts draw, against the package."""
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import BOS_ID, Tokenizer, TransformerConfig, build_model
+
+PAGE = "pages/encoder_decoder.py"
+SRC, TGT = "the cat sat on the mat", "le chat est assis sur le tapis"
+
+
+def tokens(text):
+    tokenizer = Tokenizer()
+    toks = tokenizer.tokenize(text)
+    return toks, tokenizer.encode(toks)
+
+
+def reference(config, seed=0, src=SRC, tgt=TGT):
+    """Attention record and probabilities of a freshly built model, teacher-forced."""
+    _, src_ids = tokens(src)
+    _, tgt_ids = tokens(tgt)
+    dec_ids = [BOS_ID] + tgt_ids[:-1]
+    model = build_model(config, seed)
+    with torch.inference_mode():
+        out = model(torch.tensor([src_ids]), torch.tensor([dec_ids]), return_attention=True)
+    return out.attention, torch.softmax(out.logits[0], -1).numpy()
+
+
+def heatmap_z(spec):
+    return decode_array(spec["data"][0]["z"])
+
+
+def test_defaults_draw_every_figure_and_the_tables():
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
+    assert titles[0] == "Layer 1 · all 4 heads · encoder self-attention"
+    assert any("next-token probabilities" in t for t in titles)
+    assert any("vector norm" in t for t in titles) and any("units > 0" in t for t in titles)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "[6 x 64]" in dot and "[7 x 4096]" in dot
+    teacher = next(df.value for df in at.dataframe if "decoder input (reads)" in df.value.columns)
+    assert list(teacher["decoder input (reads)"]) == ["<s>"] + tokens(TGT)[0][:-1]
+    assert list(teacher["target (must predict)"]) == tokens(TGT)[0]
+
+
+def test_cross_attention_is_target_by_source_and_matches_the_model():
+    at = run_page(PAGE, {"kind": "encoder-decoder cross-attention", "layer": "2", "head": "head 3"})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Layer 2 · head 3 · encoder-decoder cross-attention")
+    z = heatmap_z(spec)
+    src, tgt = tokens(SRC)[0], tokens(TGT)[0]
+    assert z.shape == (len(tgt), len(src))
+    assert spec["layout"]["yaxis"]["ticktext"] == ["&lt;s&gt;"] + tgt[:-1]
+    assert spec["layout"]["xaxis"]["ticktext"] == src
+    record, _ = reference(TransformerConfig())
+    np.testing.assert_allclose(z, record.numpy("decoder.layers.1.cross_attn")[2], atol=1e-6)
+    np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
+    at.selectbox(key="head").set_value("all").run()
+    tiled = heatmap_z(chart_by_title(at, "all 4 heads · encoder-decoder cross-attention"))
+    assert tiled.shape == (len(tgt), 4 * (len(src) + 1) - 1)  # 4 tiles side by side, one-cell gaps
+
+
+def test_decoder_self_attention_is_causal_in_the_drawn_data():
+    at = run_page(PAGE, {"kind": "decoder masked self-attention", "head": "head 1"})
+    spec = chart_by_title(at, "head 1 · decoder masked self-attention")
+    z, n = heatmap_z(spec), len(tokens(TGT)[0])
+    assert z.shape == (n, n)
+    assert np.all(z[np.triu_indices(n, 1)] == 0) and np.all(np.diag(z) > 0)
+    np.testing.assert_allclose(z.sum(-1), 1.0, atol=1e-5)
+    overlay = decode_array(spec["data"][1]["z"])  # grey where masked: exactly the upper triangle
+    np.testing.assert_array_equal(overlay > 0, ~np.tril(np.ones((n, n), bool)))
+    at.selectbox(key="head").set_value("all").run()
+    spec = chart_by_title(at, "all 4 heads · decoder masked self-attention")
+    tiled, codes = heatmap_z(spec), decode_array(spec["data"][1]["z"])
+    for h in range(4):
+        tile = tiled[:, h * (n + 1): h * (n + 1) + n]
+        assert np.all(tile[np.triu_indices(n, 1)] == 0)
+        np.testing.assert_array_equal(codes[:, h * (n + 1): h * (n + 1) + n] == 1, ~np.tril(np.ones((n, n), bool)))
+
+
+def test_dropout_is_training_only_so_the_figures_do_not_change():
+    specs = [chart_specs(run_page(PAGE, {"dropout": str(p)})) for p in (0.0, 0.5)]
+    for a, b in zip(*specs):
+        for ta, tb in zip(a["data"], b["data"]):
+            for axis in ("x", "y", "z"):
+                if axis in ta:
+                    np.testing.assert_array_equal(decode_array(ta[axis]), decode_array(tb[axis]))
+
+
+def test_output_bars_are_the_top_k_of_the_model_distribution():
+    at = run_page(PAGE, {"pos": "position 6", "k": "5"})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Position 6 · top 5 of 4096")
+    bars = decode_array(spec["data"][0]["x"])
+    _, probs = reference(TransformerConfig())
+    np.testing.assert_allclose(bars, np.sort(probs[6])[::-1][:5], rtol=1e-5)
+    labels = spec["layout"]["yaxis"]["ticktext"]
+    ids = np.argsort(-probs[6])[:5]
+    known = {i: t for t, i in zip(*tokens(SRC + " " + TGT))}
+    assert labels == [known.get(int(i), f"id {int(i)}") for i in ids]
+    assert any("untrained" in el.value for el in at.info)
+
+
+@pytest.mark.parametrize("params,title", [
+    ({"enc": "1", "dec": "1", "d_model": "8", "heads": "8", "d_ff": "16", "dropout": "0.0", "seed": "0",
+     "k": "1", "pe": "none", "act": "GELU"}, "Layer 1 · all 8 heads · encoder self-attention"),
+    ({"enc": "6", "dec": "6", "d_model": "512", "heads": "16", "d_ff": "2048", "dropout": "0.5", "seed": "9999",
+     "k": "20", "pe": "learned (untrained)", "norm": "pre-LN", "kind": "encoder-decoder cross-attention",
+     "layer": "6", "step": "6", "pos": "position 6"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
+    ({"pe": "rotary (RoPE)", "heads": "2", "kind": "decoder masked self-attention"},
+     "Layer 1 · all 2 heads · decoder masked self-attention"),
+    ({"pe": "ALiBi", "d_model": "24", "heads": "3", "norm": "pre-LN"}, "Layer 1 · all 3 heads · encoder"),
+], ids=["smallest", "largest", "rotary", "alibi-odd-heads"])
+def test_controls_at_their_extremes(params, title):
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    specs = chart_specs(at)
+    assert len(specs) == 5 and specs[0]["layout"]["title"]["text"].startswith(title)
+    for spec in specs:
+        for trace in spec["data"]:
+            for axis in ("x", "y", "z"):
+                if axis in trace and isinstance(trace[axis], dict):
+                    assert np.isfinite(decode_array(trace[axis])).all()
+    table = next(df.value for df in at.dataframe if "counted in the model" in df.value.columns)
+    assert (table["closed-form count"] == table["counted in the model"]).all()
+
+
+def test_text_extremes_one_token_empty_and_over_the_cap():
+    at = run_page(PAGE, {"tgt": "bonjour", "src": "a"})
+    assert_no_exception(at)
+    assert decode_array(chart_by_title(at, "encoder self-attention")["data"][0]["z"]).shape == (1, 7)  # 4 tiles of 1 x 1
+    at = run_page(PAGE, {"src": "   "})
+    assert_no_exception(at)
+    assert any("empty" in el.value for el in at.info) and not chart_specs(at)
+    at = run_page(PAGE, {"src": " ".join(f"w{i}" for i in range(80))})
+    assert_no_exception(at)
+    assert any("only the first 64" in el.value for el in at.warning)
+
+
+def test_shared_link_restores_widgets_and_drawn_data():
+    params = {"src": "a b c", "tgt": "x y", "enc": "3", "d_model": "32", "heads": "8", "seed": "7",
+              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "step": "2"}
+    at = run_page(PAGE, params)
+    assert_no_exception(at)
+    assert at.text_input(key="src").value == "a b c" and at.slider(key="enc").value == 3
+    assert at.select_slider(key="d_model").value == 32 and at.selectbox(key="heads").value == 8
+    assert at.number_input(key="seed").value == 7 and at.selectbox(key="norm").value == "pre"
+    assert at.selectbox(key="head").value == 8 and at.selectbox(key="step").value == 2
+    z = heatmap_z(chart_by_title(at, "Layer 3 · head 8 · encoder self-attention"))
+    config = TransformerConfig(d_model=32, num_heads=8, num_encoder_layers=3, norm_first=True)
+    record, _ = reference(config, seed=7, src="a b c", tgt="x y")
+    np.testing.assert_allclose(z, record.numpy("encoder.layers.2.self_attn")[7], atol=1e-6)
+    assert chart_by_title(at, "Encoder layer 2 · vector norm")
