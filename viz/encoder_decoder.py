@@ -90,7 +90,7 @@ def heads_grid_heatmap(weights: np.ndarray, row_tokens: Sequence[str], col_token
         hover = dict(hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>")
     main = go.Heatmap(z=z, colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0,
                       colorbar=dict(title=dict(text="weight"), thickness=14), **hover)
-    overlay = go.Heatmap(z=code.astype(np.float32), zmin=0.0, zmax=2.0, colorscale=_OVERLAY_SCALE,
+    overlay = go.Heatmap(z=code, zmin=0.0, zmax=2.0, colorscale=_OVERLAY_SCALE,
                          showscale=False, hoverinfo="skip", name="masked / gap")
     fig = go.Figure([main, overlay])
     tile_px = int(min(260, max(120, 14 * max(lq, lk))))
