@@ -4,6 +4,9 @@ import streamlit as st
 
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
+from ui.routing import require_navigation
+
+require_navigation()
 
 st.title("Attention Lab")
 st.markdown(

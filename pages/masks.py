@@ -12,6 +12,9 @@ from ui.forward import self_attention_maps
 from ui.text import sentence_input, tokenize_text
 from viz.heatmap import matrix_heatmap
 from viz.masks import mask_panels_figure
+from ui.routing import require_navigation
+
+require_navigation()
 
 st.title("Masks")
 st.markdown(

@@ -12,6 +12,9 @@ from viz.heads import compare_figure, head_grid_figure
 from viz.heatmap import matrix_heatmap
 from viz.overview import overview_figure
 from viz.stats import attention_rollout, head_stats, weights_csv
+from ui.routing import require_navigation
+
+require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 SECOND_TEXT = "The animal didn't cross the street because it was too wide"

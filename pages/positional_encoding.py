@@ -9,6 +9,9 @@ from ui.figure_cache import cached_figure
 from ui.positional_schemes import render_schemes
 from ui.word_order_section import render_word_order
 from viz import positional as viz
+from ui.routing import require_navigation
+
+require_navigation()
 
 st.title("Positional encoding")
 st.markdown(

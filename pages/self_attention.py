@@ -10,6 +10,9 @@ from ui.text import sentence_input
 from ui.figure_cache import cached_figure
 from viz.attention_steps import peakedness_figure, query_bar_figure, signed_matrix_figure, weighted_values_figure
 from viz.heatmap import matrix_heatmap
+from ui.routing import require_navigation
+
+require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 D_MODEL_OPTIONS = (4, 8, 16, 32, 64, 128)

@@ -1,0 +1,21 @@
+"""Make every page run through app.py's navigation, even on a server's very first request.
+
+A folder named ``pages/`` next to the main script also switches on Streamlit's
+older file-based multipage mode. Until some session has called ``st.navigation``,
+a deep link such as ``/multi_head`` on a freshly started server runs that page
+file on its own: no page config, no sections, file names in the sidebar. The
+first page run in that state switches the mode off and reruns, so the link
+resolves through app.py like any other.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+
+def require_navigation() -> None:
+    """Call first in every page script: reruns once if app.py's navigation was bypassed."""
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
