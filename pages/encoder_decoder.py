@@ -54,7 +54,8 @@ with diagram:
 with shapes:
     st.subheader("Activation shapes")
     st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
-    st.dataframe(shape_table(config, src_len, tgt_len)[["step", "shape"]], hide_index=True, width="stretch")
+    shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
+    st.dataframe(shape_rows, hide_index=True, width="stretch", height=36 * (len(shape_rows) + 1) + 4)
 
 
 @st.fragment
@@ -176,7 +177,8 @@ def layer_section():
         st.dataframe(table, width="stretch", column_config=three_decimals(names))
     st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
                 f"{config.d_model} features and divides by their standard deviation, then applies a learned "
-                "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1.")
+                "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
+                f"so its norm is sqrt(d_model) = {config.d_model ** 0.5:.2f}: the flat points in the figure above.")
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
              r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
     ln_names, before, after = zip(*steps.norms)

@@ -154,3 +154,16 @@ def test_shared_link_restores_widgets_and_drawn_data():
     record, _ = reference(config, seed=7, src="a b c", tgt="x y")
     np.testing.assert_allclose(z, record.numpy("encoder.layers.2.self_attn")[7], atol=1e-6)
     assert chart_by_title(at, "Encoder layer 2 · vector norm")
+
+
+def test_views_fall_back_when_their_options_shrink():
+    at = run_page(PAGE, {"enc": "4", "dec": "4", "step": "4", "kind": "decoder masked self-attention",
+                         "layer": "4", "tgt": "a b c d e f", "pos": "position 5", "heads": "8", "head": "head 8"})
+    assert chart_by_title(at, "Layer 4 · head 8 · decoder masked self-attention")
+    at.slider(key="enc").set_value(1).run()
+    at.slider(key="dec").set_value(1).run()
+    at.text_input(key="tgt").set_value("a").run()
+    at.selectbox(key="heads").set_value(2).run()
+    assert_no_exception(at)
+    assert chart_by_title(at, "Layer 1 · all 2 heads · decoder masked self-attention")
+    assert chart_by_title(at, "Position 0 · top 10") and chart_by_title(at, "Encoder layer 1 · vector norm")

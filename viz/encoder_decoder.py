@@ -93,7 +93,7 @@ def heads_grid_heatmap(weights: np.ndarray, row_tokens: Sequence[str], col_token
     overlay = go.Heatmap(z=code, zmin=0.0, zmax=2.0, colorscale=_OVERLAY_SCALE,
                          showscale=False, hoverinfo="skip", name="masked / gap")
     fig = go.Figure([main, overlay])
-    tile_px = int(min(260, max(120, 14 * max(lq, lk))))
+    tile_px = int(min(300, max(180, 16 * max(lq, lk))))
     base_layout(fig, title, 120 + rows * (tile_px * lq // max(lq, lk) + 30))
     fig.update_xaxes(**_tile_axis(col_tokens, cols), tickangle=-45, side="bottom")
     fig.update_yaxes(**_tile_axis(row_tokens, rows), autorange="reversed")
