@@ -55,7 +55,7 @@ with shapes:
     st.subheader("Activation shapes")
     st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
     shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
-    st.dataframe(shape_rows, hide_index=True, width="stretch", height=36 * (len(shape_rows) + 1) + 4)
+    st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
 
 
 @st.fragment
@@ -205,7 +205,7 @@ st.markdown("Where the weights are. Each count is computed twice: from the formu
 st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
          r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
 params = parameter_table(config, seed)
-st.dataframe(params, hide_index=True, width="stretch", height=36 * (len(params) + 1) + 4,
+st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
              column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
                             "counted in the model": st.column_config.NumberColumn(format="localized")})
 vocab_share = params.iloc[[0, 1, len(params) - 2], 3].sum() / params.iloc[-1, 3]
