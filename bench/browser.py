@@ -44,7 +44,7 @@ def url_path(path: str) -> str:
 
 
 def time_changes(page, changes: int) -> list[float]:
-    sliders = page.locator("[data-testid=stSlider] [role=slider]")
+    sliders = page.locator("[data-testid=stSlider] input[type=range]")
     if sliders.count() == 0:
         return []
     page.evaluate(WATCH_RUNS)

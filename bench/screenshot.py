@@ -1,4 +1,4 @@
-"""Screenshots of pages in headless Chromium: python bench/screenshot.py URL OUT.png [width]."""
+"""Screenshot of a page in headless Chromium: python bench/screenshot.py URL OUT.png [width] [height]."""
 
 import sys
 
@@ -9,10 +9,10 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-
         "--disable-quic"]
 
 
-def main(url: str, out: str, width: int = 1400) -> None:
+def main(url: str, out: str, width: int = 1400, height: int = 1000) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": width, "height": 1000})
+        page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(url)
         page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
         page.wait_for_timeout(2500)
@@ -21,4 +21,5 @@ def main(url: str, out: str, width: int = 1400) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1400)
+    sizes = [int(arg) for arg in sys.argv[3:5]]
+    main(sys.argv[1], sys.argv[2], *sizes)

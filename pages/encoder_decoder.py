@@ -13,6 +13,9 @@ from ui.layer_steps import layer_steps
 from ui.model_tables import parameter_table, shape_table
 from ui.text import sentence_input
 from viz.architecture import ArchitectureSpec, architecture_dot
+from ui.routing import require_navigation
+
+require_navigation()
 
 
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",

@@ -44,3 +44,9 @@ def test_files_stay_small():
         for path in (ROOT / folder).rglob("*.py"):
             lines = len(path.read_text(encoding="utf-8").splitlines())
             assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
+
+
+def test_every_page_goes_through_the_navigation():
+    """A page must call ui.routing.require_navigation() (see ui/routing.py) before anything else."""
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        assert "\nrequire_navigation()\n" in path.read_text(encoding="utf-8"), path.name
