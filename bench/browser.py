@@ -3,9 +3,10 @@
     python bench/browser.py [--changes 9]
 
 Prints, per page: the time from the server answering its health check (first
-page) or from navigation (later pages) to the first chart drawn, and the median time from a slider key press to the rerun
-finishing with its charts redrawn (the first slider on the page, nudged right
-and left in turn). Markdown table.
+page) or from navigation (later pages) to the first chart drawn, and the median
+and worst time from a slider key press to the rerun finishing with its charts
+redrawn, over every slider on the page (each nudged right and left in turn).
+Markdown table; ``--detail`` adds a row per slider.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,16 +28,23 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
-# Record when each script run finishes, in the page's clock.
-WATCH_RUNS = """() => {
-  window.__finished = [];
-  const app = document.querySelector('[data-testid=stApp]');
-  new MutationObserver(() => {
-    if (app.getAttribute('data-test-script-state') === 'notRunning') {
-      requestAnimationFrame(() => window.__finished.push(performance.now()));
-    }
-  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-}"""
+# Resolves after the browser has painted twice: the charts of the finished run are on screen.
+AFTER_PAINT = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+class RunWatcher:
+    """Counts the script_finished messages the server sends to the page (its websocket)."""
+
+    def __init__(self, page):
+        self.finished = 0
+        page.on("websocket", lambda socket: socket.on("framereceived", self._on_frame))
+
+    def _on_frame(self, payload) -> None:
+        if isinstance(payload, bytes):
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "script_finished":
+                self.finished += 1
 
 
 def url_path(path: str) -> str:
@@ -43,20 +52,30 @@ def url_path(path: str) -> str:
     return "" if name == "home" else name
 
 
-def time_changes(page, changes: int) -> list[float]:
-    sliders = page.locator("[data-testid=stSlider] input[type=range]")
-    if sliders.count() == 0:
-        return []
-    page.evaluate(WATCH_RUNS)
-    slider, timings = sliders.first, []
-    for i in range(changes):
-        before = page.evaluate("window.__finished.length")
-        slider.focus()
-        start = page.evaluate("performance.now()")
-        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-        page.wait_for_function(f"window.__finished.length > {before}", timeout=30_000)
-        timings.append(page.evaluate("window.__finished[window.__finished.length - 1]") - start)
-        page.wait_for_selector(IDLE)
+def time_changes(page, watcher: RunWatcher, changes: int) -> dict[str, list[float]]:
+    """Nudge every slider on the page right and left in turn; timings by slider label.
+
+    A nudge that changes nothing (a slider already at its end) sends no rerun
+    and is not timed.
+    """
+    sliders = page.locator("[data-testid=stSlider]")
+    timings: dict[str, list[float]] = {}
+    for index in range(sliders.count()):
+        widget = sliders.nth(index)
+        label = widget.locator("label").first.inner_text().strip() or f"slider {index}"
+        handle = widget.locator("input[type=range]")
+        for i in range(changes):
+            page.wait_for_selector(IDLE)
+            before = watcher.finished
+            handle.focus()
+            start = time.perf_counter()
+            page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            while watcher.finished == before and time.perf_counter() - start < 5:
+                page.wait_for_timeout(2)
+            if watcher.finished == before:
+                continue
+            page.evaluate(AFTER_PAINT)
+            timings.setdefault(label, []).append((time.perf_counter() - start) * 1000)
     return timings
 
 
@@ -72,7 +91,8 @@ def wait_healthy(port: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--changes", type=int, default=9)
+    parser.add_argument("--changes", type=int, default=4, help="nudges per slider")
+    parser.add_argument("--detail", action="store_true", help="one row per slider as well")
     args = parser.parse_args()
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -84,8 +104,9 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            print("| page | first chart (s) | slider change -> redrawn, median (ms) | max (ms) |")
-            print("|---|---:|---:|---:|")
+            watcher = RunWatcher(page)
+            print("| page | first chart (s) | sliders | slider change -> redrawn, median (ms) | max (ms) |")
+            print("|---|---:|---:|---:|---:|")
             for i, info in enumerate(PAGES):
                 if i:
                     started = time.perf_counter()
@@ -94,10 +115,14 @@ def main() -> None:
                 has_chart = page.locator(".js-plotly-plot, [data-testid=stGraphVizChart] svg")
                 has_chart.first.wait_for(timeout=60_000)
                 first = time.perf_counter() - started
-                timings = time_changes(page, args.changes)
+                by_slider = time_changes(page, watcher, args.changes)
+                timings = [t for values in by_slider.values() for t in values]
                 median = f"{statistics.median(timings):.0f}" if timings else "n/a"
                 worst = f"{max(timings):.0f}" if timings else "n/a"
-                print(f"| {info.title} | {first:.2f} | {median} | {worst} |")
+                print(f"| {info.title} | {first:.2f} | {len(by_slider)} | {median} | {worst} |")
+                if args.detail:
+                    for label, values in by_slider.items():
+                        print(f"|   {label} | | | {statistics.median(values):.0f} | {max(values):.0f} |")
             browser.close()
     finally:
         server.terminate()
