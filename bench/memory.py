@@ -1,0 +1,55 @@
+"""Resident memory of a real `streamlit run app.py` after a browser has opened every page.
+
+    python bench/memory.py
+
+Prints the server's RSS (MB) after start-up and after each page's first run at
+default settings (models and caches built), as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.browser import url_path, wait_healthy  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
+from ui.pages_index import PAGES  # noqa: E402
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def main() -> None:
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(port)
+        print("| after | server RSS (MB) |")
+        print("|---|---:|")
+        print(f"| start-up | {rss_mb(server.pid):.0f} |")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            for info in PAGES:
+                page.goto(f"http://127.0.0.1:{port}/{url_path(info.path)}")
+                page.wait_for_selector(IDLE, timeout=60_000)
+                page.wait_for_timeout(1000)
+                print(f"| {info.title} | {rss_mb(server.pid):.0f} |")
+            browser.close()
+    finally:
+        server.terminate()
+
+
+if __name__ == "__main__":
+    main()
