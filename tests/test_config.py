@@ -34,3 +34,10 @@ def test_config_is_hashable_for_caching():
 
 def test_divisors():
     assert divisors(12) == [1, 2, 3, 4, 6, 12]
+
+
+def test_from_dict_round_trips_and_rejects_unknown_options():
+    cfg = TransformerConfig(d_model=32, num_heads=8, positional="alibi")
+    assert TransformerConfig.from_dict(cfg.to_dict()) == cfg
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['heads'\]"):
+        TransformerConfig.from_dict({"heads": 4})

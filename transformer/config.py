@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, asdict
+from dataclasses import asdict, dataclass, fields
 
 POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
 ACTIVATIONS = ("relu", "gelu")
@@ -63,6 +63,15 @@ class TransformerConfig:
                 f"(= {self.d_head}) must be even; change d_model or num_heads.")
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TransformerConfig":
+        """Build from a mapping (e.g. a saved view); an unknown key is a ValueError naming the valid ones."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown}; valid options are {sorted(known)}.")
+        return cls(**values)
 
     @property
     def d_head(self) -> int:
