@@ -29,8 +29,8 @@ with left:
         "Attention itself ignores word order, so a **positional encoding** is added to the embeddings "
         "(scaled by $\\sqrt{d_{model}}$):"
     )
-    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right),\quad "
-             r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    st.latex(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     st.markdown(
         "Each layer adds a position-wise **feed-forward** network, "
         "$\\mathrm{FFN}(x) = \\max(0, xW_1 + b_1)W_2 + b_2$, and wraps every sub-layer in a residual "
@@ -41,7 +41,8 @@ with left:
     for page in PAGES:
         if page.path == "pages/home.py":
             continue
-        st.page_link(page.path, label=f"**{page.title}**: {page.summary}", icon=page.icon)
+        st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+        st.caption(page.summary)
 
 with right:
     st.subheader("Map of the architecture")
