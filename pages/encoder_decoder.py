@@ -11,15 +11,16 @@ from ui.encoder_decoder_figures import (attention_figure, ffn_figure, layernorm_
 from ui.forward import encoder_decoder_maps
 from ui.layer_steps import layer_steps
 from ui.model_tables import parameter_table, shape_table
+from ui.routing import require_navigation
 from ui.text import sentence_input
 from viz.architecture import ArchitectureSpec, architecture_dot
-from ui.routing import require_navigation
 
 require_navigation()
 
-
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
          "cross": "encoder-decoder cross-attention"}
+# Tab labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
+SECTIONS = ("Attention", "Output", "One layer", "Architecture")
 
 st.title("Encoder-decoder: the whole Transformer")
 st.markdown(
@@ -43,28 +44,20 @@ if source is None or target is None or choice is None:
 
 config, seed = choice.config, choice.seed
 dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
-maps = encoder_decoder_maps(config, seed, source.ids, dec_ids)
 src_len, tgt_len = len(source.ids), len(dec_ids)
 
-st.header("The model you configured")
-diagram, shapes = st.columns([3, 2], gap="large")
-with diagram:
-    st.caption(f"Read from the bottom up. Shapes for this {src_len}-token source and {tgt_len}-token "
-               f"target, d_model = {config.d_model}; the batch dimension is left out.")
-    st.graphviz_chart(architecture_dot(ArchitectureSpec(
-        config.num_encoder_layers, config.num_decoder_layers, config.d_model, config.num_heads, config.d_ff,
-        config.positional, config.norm_first, config.tgt_vocab_size, src_len, tgt_len)), width="stretch")
-with shapes:
-    st.subheader("Activation shapes")
-    st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
-    shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
-    st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
+
+def forward():
+    """Attention weights ``[H, Lq, Lk]`` per sub-layer and next-token probabilities ``[T, V]`` (cached)."""
+    return encoder_decoder_maps(config, seed, source.ids, dec_ids)
 
 
 @st.fragment
 def attention_section():
     """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
-    st.header("Three kinds of attention")
+    st.subheader("Three kinds of attention")
+    st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
+                "keys and values come from, and the mask *M*.")
     st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
              r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}")
     c1, c2, c3 = st.columns(3)
@@ -77,7 +70,7 @@ def attention_section():
     layer = min(int(layer or 1), n_layers)
     stack, name = ("encoder", "self_attn") if kind == "enc" else ("decoder", "self_attn" if kind == "dec"
                                                                    else "cross_attn")
-    weights = maps.weights[f"{stack}.layers.{layer - 1}.{name}"]
+    weights = forward().weights[f"{stack}.layers.{layer - 1}.{name}"]
     rows = source.tokens if kind == "enc" else dec_tokens
     cols = dec_tokens if kind == "dec" else source.tokens
     what = {"enc": "Every source token attends to every source token (bidirectional): source x source.",
@@ -102,29 +95,29 @@ def attention_section():
         st.dataframe(numbers, width="stretch", column_config=three_decimals(numbers.columns))
 
 
-attention_section()
-
-st.header("Teacher forcing: the decoder reads the target shifted right")
-tf_text, tf_table = st.columns([3, 2], gap="large")
-with tf_text:
-    st.markdown(
-        "In training, the decoder is given the correct target so far and asked for the next token. "
-        "Its input is the target **shifted right** by one, starting with the start token `<s>`; at "
-        "position $t$ it reads tokens $< t$ and must predict token $t$. Thanks to the causal mask, all "
-        "positions are trained **at once**, in one forward pass, without any position seeing its answer. "
-        "Generation has no target to read: it starts from `<s>`, predicts one token, appends it and runs "
-        "again, one token at a time."
-    )
-    st.latex(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
-    st.latex(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
-with tf_table:
-    st.dataframe(teacher_forcing_table(target.tokens, dec_tokens), hide_index=True, width="stretch")
+def teacher_forcing_section():
+    """Why the decoder's input is the target shifted right, with the table of what it reads."""
+    st.subheader("Teacher forcing: the decoder reads the target shifted right")
+    tf_text, tf_table = st.columns([3, 2], gap="large")
+    with tf_text:
+        st.markdown(
+            "In training, the decoder is given the correct target so far and asked for the next token. "
+            "Its input is the target **shifted right** by one, starting with the start token `<s>`; at "
+            "position $t$ it reads tokens $< t$ and must predict token $t$. Thanks to the causal mask, all "
+            "positions are trained **at once**, in one forward pass, without any position seeing its answer. "
+            "Generation has no target to read: it starts from `<s>`, predicts one token, appends it and runs "
+            "again, one token at a time."
+        )
+        st.latex(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
+        st.latex(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
+    with tf_table:
+        st.dataframe(teacher_forcing_table(target.tokens, dec_tokens), hide_index=True, width="stretch")
 
 
 @st.fragment
 def output_section():
     """The output distribution at one target position, as top-k bars."""
-    st.header("The output: a distribution over the target vocabulary")
+    st.subheader("The output: a distribution over the target vocabulary")
     st.latex(r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
              r"W_{out} \in \mathbb{R}^{d_{model} \times V}")
     c1, c2 = st.columns(2)
@@ -132,7 +125,7 @@ def output_section():
                        format_func=lambda t: f"position {t}")
     k = c2.slider("top k", 1, 20, 10, key="k", bind="query-params")
     pos = min(int(pos or 0), tgt_len - 1)
-    probabilities = maps.probabilities[pos]
+    probabilities = forward().probabilities[pos]
     names = id_names((source.tokens, source.ids), (target.tokens, target.ids))
     table = top_k(probabilities, k, names)
     want = target.ids[pos]
@@ -151,13 +144,10 @@ def output_section():
         st.dataframe(table, hide_index=True, width="stretch")
 
 
-output_section()
-
-
 @st.fragment
 def layer_section():
     """One encoder layer step by step: norms, LayerNorm statistics, feed-forward units firing."""
-    st.header("One layer, step by step")
+    st.subheader("One layer, step by step")
     layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
                                        key="step", bind="query-params")
     layer = min(int(layer or 1), config.num_encoder_layers)
@@ -200,17 +190,41 @@ def layer_section():
                     width="stretch")
 
 
-layer_section()
+def architecture_section():
+    """The configured model as a diagram with shapes on its edges, the shapes table and the parameters."""
+    st.subheader("The model you configured")
+    diagram, shapes = st.columns([3, 2], gap="large")
+    with diagram:
+        st.caption(f"Read from the bottom up. Shapes for this {src_len}-token source and {tgt_len}-token "
+                   f"target, d_model = {config.d_model}; the batch dimension is left out.")
+        st.graphviz_chart(architecture_dot(ArchitectureSpec(
+            config.num_encoder_layers, config.num_decoder_layers, config.d_model, config.num_heads,
+            config.d_ff, config.positional, config.norm_first, config.tgt_vocab_size, src_len, tgt_len)),
+            width="stretch")
+    with shapes:
+        st.markdown("**Activation shapes**")
+        st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
+        shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
+        st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
+    st.subheader("Parameters")
+    st.markdown("Where the weights are. Each count is computed twice: from the formula in the "
+                "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
+    st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
+             r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
+    params = parameter_table(config, seed)
+    st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
+                 column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
+                                "counted in the model": st.column_config.NumberColumn(format="localized")})
+    vocab_share = params.iloc[[0, 1, len(params) - 2], 3].sum() / params.iloc[-1, 3]
+    st.caption(f"The embeddings and the generator, which grow with the {config.tgt_vocab_size:,}-id "
+               f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
 
-st.header("Parameters")
-st.markdown("Where the weights are. Each count is computed twice: from the formula in the hyperparameters "
-            "and by summing `p.numel()` over the model's parameters; they agree.")
-st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
-         r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
-params = parameter_table(config, seed)
-st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
-             column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
-                            "counted in the model": st.column_config.NumberColumn(format="localized")})
-vocab_share = params.iloc[[0, 1, len(params) - 2], 3].sum() / params.iloc[-1, 3]
-st.caption(f"The embeddings and the generator, which grow with the {config.tgt_vocab_size:,}-id vocabulary, "
-           f"hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
+
+# Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
+tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
+for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
+                               (layer_section,), (architecture_section,))):
+    if tab.open:
+        with tab:
+            for draw in section:
+                draw()

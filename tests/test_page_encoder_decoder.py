@@ -9,6 +9,7 @@ from transformer import BOS_ID, Tokenizer, TransformerConfig, build_model
 
 PAGE = "pages/encoder_decoder.py"
 SRC, TGT = "the cat sat on the mat", "le chat est assis sur le tapis"
+SECTIONS = ("Attention", "Output", "One layer", "Architecture")
 
 
 def tokens(text):
@@ -32,18 +33,37 @@ def heatmap_z(spec):
     return decode_array(spec["data"][0]["z"])
 
 
-def test_defaults_draw_every_figure_and_the_tables():
+def open_section(at, name):
+    """Switch the page's lazy tabs (URL key ``section``) to ``name`` and rerun."""
+    at.session_state["section"] = name
+    if "section" in at.query_params:  # a shared link's tab: the URL says which tab is open
+        at.query_params["section"] = name
+    return at.run()
+
+
+def all_section_specs(at):
+    """The chart specs of every section, opening each tab in turn."""
+    return [spec for name in SECTIONS for spec in chart_specs(open_section(at, name))]
+
+
+def test_default_tab_is_attention_and_each_tab_draws_only_its_own_charts():
     at = run_page(PAGE)
     assert_no_exception(at)
+    assert [s["layout"]["title"]["text"] for s in chart_specs(at)] == ["Layer 1 · all 4 heads · encoder self-attention"]
+    assert not at.get("graphviz_chart")
+    at = open_section(at, "Output")
     titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
-    assert titles[0] == "Layer 1 · all 4 heads · encoder self-attention"
-    assert any("next-token probabilities" in t for t in titles)
-    assert any("vector norm" in t for t in titles) and any("units > 0" in t for t in titles)
-    dot = at.get("graphviz_chart")[0].proto.spec
-    assert "[6 x 64]" in dot and "[7 x 4096]" in dot
+    assert len(titles) == 1 and "next-token probabilities" in titles[0]
     teacher = next(df.value for df in at.dataframe if "decoder input (reads)" in df.value.columns)
     assert list(teacher["decoder input (reads)"]) == ["<s>"] + tokens(TGT)[0][:-1]
     assert list(teacher["target (must predict)"]) == tokens(TGT)[0]
+    titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "One layer"))]
+    assert len(titles) == 3 and "vector norm" in titles[0] and "units > 0" in titles[2]
+    at = open_section(at, "Architecture")
+    assert_no_exception(at)
+    assert not chart_specs(at)
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "[6 x 64]" in dot and "[7 x 4096]" in dot
 
 
 def test_cross_attention_is_target_by_source_and_matches_the_model():
@@ -82,7 +102,8 @@ def test_decoder_self_attention_is_causal_in_the_drawn_data():
 
 
 def test_dropout_is_training_only_so_the_figures_do_not_change():
-    specs = [chart_specs(run_page(PAGE, {"dropout": str(p)})) for p in (0.0, 0.5)]
+    specs = [all_section_specs(run_page(PAGE, {"dropout": str(p)})) for p in (0.0, 0.5)]
+    assert len(specs[0]) == len(specs[1]) == 5
     for a, b in zip(*specs):
         for ta, tb in zip(a["data"], b["data"]):
             for axis in ("x", "y", "z"):
@@ -91,7 +112,7 @@ def test_dropout_is_training_only_so_the_figures_do_not_change():
 
 
 def test_output_bars_are_the_top_k_of_the_model_distribution():
-    at = run_page(PAGE, {"pos": "position 6", "k": "5"})
+    at = run_page(PAGE, {"section": "Output", "pos": "position 6", "k": "5"})
     assert_no_exception(at)
     spec = chart_by_title(at, "Position 6 · top 5 of 4096")
     bars = decode_array(spec["data"][0]["x"])
@@ -117,7 +138,7 @@ def test_output_bars_are_the_top_k_of_the_model_distribution():
 def test_controls_at_their_extremes(params, title):
     at = run_page(PAGE, params)
     assert_no_exception(at)
-    specs = chart_specs(at)
+    specs = all_section_specs(at)
     assert len(specs) == 5 and specs[0]["layout"]["title"]["text"].startswith(title)
     for spec in specs:
         for trace in spec["data"]:
@@ -140,30 +161,37 @@ def test_text_extremes_one_token_empty_and_over_the_cap():
     assert any("only the first 64" in el.value for el in at.warning)
 
 
-def test_shared_link_restores_widgets_and_drawn_data():
+def test_shared_link_restores_widgets_tab_and_drawn_data():
     params = {"src": "a b c", "tgt": "x y", "enc": "3", "d_model": "32", "heads": "8", "seed": "7",
-              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "step": "2"}
+              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "step": "2",
+              "section": "One layer"}
     at = run_page(PAGE, params)
     assert_no_exception(at)
+    assert at.session_state["section"] == "One layer"
+    assert at.selectbox(key="step").value == 2
+    assert [s["layout"]["title"]["text"] for s in chart_specs(at)][0].startswith("Encoder layer 2 · vector norm")
+    at = open_section(at, "Attention")
     assert at.text_input(key="src").value == "a b c" and at.slider(key="enc").value == 3
     assert at.select_slider(key="d_model").value == 32 and at.selectbox(key="heads").value == 8
     assert at.number_input(key="seed").value == 7 and at.selectbox(key="norm").value == "pre"
-    assert at.selectbox(key="head").value == 8 and at.selectbox(key="step").value == 2
+    assert at.selectbox(key="head").value == 8
     z = heatmap_z(chart_by_title(at, "Layer 3 · head 8 · encoder self-attention"))
     config = TransformerConfig(d_model=32, num_heads=8, num_encoder_layers=3, norm_first=True)
     record, _ = reference(config, seed=7, src="a b c", tgt="x y")
     np.testing.assert_allclose(z, record.numpy("encoder.layers.2.self_attn")[7], atol=1e-6)
-    assert chart_by_title(at, "Encoder layer 2 · vector norm")
 
 
 def test_views_fall_back_when_their_options_shrink():
     at = run_page(PAGE, {"enc": "4", "dec": "4", "step": "4", "kind": "decoder masked self-attention",
                          "layer": "4", "tgt": "a b c d e f", "pos": "position 5", "heads": "8", "head": "head 8"})
     assert chart_by_title(at, "Layer 4 · head 8 · decoder masked self-attention")
+    assert chart_by_title(open_section(at, "One layer"), "Encoder layer 4 · vector norm")
+    assert chart_by_title(open_section(at, "Output"), "Position 5 · top 10")
     at.slider(key="enc").set_value(1).run()
     at.slider(key="dec").set_value(1).run()
     at.text_input(key="tgt").set_value("a").run()
     at.selectbox(key="heads").set_value(2).run()
     assert_no_exception(at)
-    assert chart_by_title(at, "Layer 1 · all 2 heads · decoder masked self-attention")
-    assert chart_by_title(at, "Position 0 · top 10") and chart_by_title(at, "Encoder layer 1 · vector norm")
+    assert chart_by_title(at, "Position 0 · top 10")
+    assert chart_by_title(open_section(at, "Attention"), "Layer 1 · all 2 heads · decoder masked self-attention")
+    assert chart_by_title(open_section(at, "One layer"), "Encoder layer 1 · vector norm")

@@ -1,4 +1,5 @@
-"""In a real browser: the encoder-decoder page loads, and redraws after a slider and a selectbox change."""
+"""In a real browser: the encoder-decoder page opens on its attention tab, redraws after a selectbox
+change, opens another tab (bound to the URL) and redraws after a slider change there."""
 
 from tests.e2e.conftest import assert_no_exception, wait_idle
 
@@ -12,8 +13,22 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     wait_idle(page)
     page.wait_for_selector(".js-plotly-plot", timeout=20_000)
     assert_no_exception(page)
-    assert page.locator(".js-plotly-plot").count() == 5
-    assert any("top 10 of 4096" in t for t in chart_titles(page))
+    assert page.locator(".js-plotly-plot").count() == 1  # only the open tab's chart is built
+    assert any("encoder self-attention" in t for t in chart_titles(page))
+
+    page.locator("[data-testid=stSelectbox]", has_text="attention").first.locator("input").click()
+    if page.get_by_role("option").count() == 0:  # the click only moved the focus
+        page.keyboard.press("ArrowDown")
+    page.get_by_role("option", name="encoder-decoder cross-attention").click()
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('encoder-decoder cross-attention')", timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+
+    page.get_by_role("tab", name="Output").click()
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('top 10 of 4096')", timeout=15_000)
+    wait_idle(page)
+    assert "section=Output" in page.url
+    assert page.locator(".js-plotly-plot").count() == 1
 
     slider = page.locator("[data-testid=stSlider]", has_text="top k").locator("input[type=range], [role=slider]").first
     slider.focus()
@@ -21,12 +36,3 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     page.wait_for_selector(".js-plotly-plot .gtitle:has-text('top 11 of 4096')", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
-
-    page.locator("[data-testid=stSelectbox]", has_text="attention").first.locator("input").click()
-    if page.get_by_role("option").count() == 0:  # the click only moved the focus (it was on the slider)
-        page.keyboard.press("ArrowDown")
-    page.get_by_role("option", name="encoder-decoder cross-attention").click()
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('encoder-decoder cross-attention')", timeout=15_000)
-    wait_idle(page)
-    assert_no_exception(page)
-    assert page.locator(".js-plotly-plot").count() == 5
