@@ -64,26 +64,39 @@ weights = self_attention_maps(config, seed, sentence.ids, causal).weights  # [L,
 mask = causal_mask(n).numpy() if causal else None
 kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
 
-st.header("Every head of one layer")
-layer = st.select_slider("layer", list(range(layers)), value=0, key="layer", bind="query-params") \
-    if layers > 1 else 0
-st.plotly_chart(cached_figure(head_grid_figure, weights[layer], tokens,
-                              f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
-st.caption("Rows are queries (first token at the top), columns are keys; each row sums to 1"
-           + ("; grey cells are masked (the future)." if causal else "."))
+layer = st.select_slider("layer (for the heads, head view and mean)", list(range(layers)), value=0, key="layer",
+                         bind="query-params") if layers > 1 else 0
 
-st.header("All layers × all heads")
-st.markdown("The whole stack at a glance: one tile per (layer, head). Hover a cell for its query, key and weight.")
-st.plotly_chart(cached_figure(overview_figure, weights, tokens,
-                              f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
+SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare")
+tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
+# Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
+
+
+def grid_section():
+    """Every head of the chosen layer, weights[layer] [H, T, T], as one tiled figure."""
+    st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
+                "(first token at the top), columns are keys; each row sums to 1"
+                + ("; grey cells are masked (the future)." if causal else "."))
+    st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
+             r"\quad d_k = d_{model}/h")
+    st.plotly_chart(cached_figure(head_grid_figure, weights[layer], tokens,
+                                  f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
+
+
+def overview_section():
+    """All layers x all heads, weights [L, H, T, T], in one heatmap."""
+    st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
+                "layer ℓ − 1. Hover a cell for its query, key and weight.")
+    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 0..L-1,\; i = 0..h-1")
+    st.plotly_chart(cached_figure(overview_figure, weights, tokens,
+                                  f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
 
 
 @st.fragment
 def head_view(layer_weights, tokens, layer, heads):
     """Lines from each query to each key, opacity = weight; one head or all heads."""
-    st.header("Head view")
-    st.markdown("Queries on the left, keys on the right; a line's opacity is the attention weight. "
-                "Pick one head, or all heads in their colours, and one query token or all of them.")
+    st.markdown("Queries on the left, keys on the right; a line's opacity is the attention weight "
+                "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them.")
     left, right = st.columns(2)
     head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
                           format_func=lambda h: "all heads" if h < 0 else f"head {h}")
@@ -96,36 +109,39 @@ def head_view(layer_weights, tokens, layer, heads):
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 
-head_view(weights[layer], tokens, layer, heads)
+def rollout_section():
+    """The chosen layer's mean over heads [T, T] and the attention rollout through the stack [T, T]."""
+    st.markdown(
+        "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
+        "follows attention through the stack: each layer mixes the tokens by its mean attention, and the "
+        "residual connection carries half of each token straight through, so the layers' maps are multiplied:"
+    )
+    st.latex(r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
+             r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(cached_figure(matrix_heatmap, weights[layer].mean(0), tokens, tokens,
+                                      f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
+    with right:
+        st.plotly_chart(cached_figure(matrix_heatmap, attention_rollout(weights), tokens, tokens,
+                                      f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
+                        key="rollout", **CHART)
 
-st.header("Mean over heads, and attention rollout")
-st.markdown(
-    "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
-    "follows attention through the stack: each layer mixes the tokens by its mean attention, and the "
-    "residual connection carries half of each token straight through, so the layers' maps are multiplied:"
-)
-st.latex(r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
-         r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(cached_figure(matrix_heatmap, weights[layer].mean(0), tokens, tokens,
-                                  f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
-with right:
-    st.plotly_chart(cached_figure(matrix_heatmap, attention_rollout(weights), tokens, tokens,
-                                  f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
-                    key="rollout", **CHART)
 
-st.header("Per-head statistics")
-st.markdown("Averaged over the queries of each head: the entropy of its rows (ln T = spread evenly, "
-            "0 = one key), the weight on the previous token, on the first token and on itself, and the mean "
-            "distance |i − j| it looks across. Click a column header to sort.")
-st.dataframe(head_stats(weights).round(3), hide_index=True, key="stats")
+def stats_section():
+    """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
+    st.markdown("Averaged over the queries of each head: the entropy of its rows (ln T = spread evenly, "
+                "0 = one key), the weight on the previous token, on the first token and on itself, and the mean "
+                "distance |i − j| it looks across. Click a column header to sort.")
+    st.latex(r"H = -\tfrac1T\sum_i\sum_j A_{ij}\ln A_{ij},\qquad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
+    st.dataframe(head_stats(weights).round(3), hide_index=True, key="stats")
 
 
 @st.fragment
 def compare(weights, tokens, config, seed, causal):
     """Two heads, or one head on two sentences, side by side with their difference."""
-    st.header("Compare")
+    st.markdown("Two heads side by side, or one head on two sentences, and their difference "
+                "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
     mode = st.segmented_control("compare", ["two heads", "one head, two sentences"], default="two heads",
                                 required=True, key="cmp", bind="query-params")
     layers, heads = weights.shape[:2]
@@ -154,7 +170,14 @@ def compare(weights, tokens, config, seed, causal):
                                   f"Compare · {names[0]} vs {names[1]}"), key="compare", **CHART)
 
 
-compare(weights, tokens, config, seed, causal)
+sections = {"Heads of a layer": grid_section, "All layers": overview_section,
+            "Head view": lambda: head_view(weights[layer], tokens, layer, heads),
+            "Mean and rollout": rollout_section, "Statistics": stats_section,
+            "Compare": lambda: compare(weights, tokens, config, seed, causal)}
+for name, section in sections.items():
+    if tabs[name].open:
+        with tabs[name]:
+            section()
 
 st.header("Download")
 st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),

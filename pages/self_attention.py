@@ -1,6 +1,5 @@
 """Self-attention, step by step: softmax(QK^T / sqrt(d_k)) V on the user's own sentence."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -57,65 +56,82 @@ def signed(values, rows, cols, title, col_name="dim", mask=None):
     return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, matrix_height)
 
 
-st.header("1 · Token vectors")
-left, right = st.columns([3, 2])
-with right:
-    st.markdown("Each token's embedding is scaled by $\\sqrt{d_{model}}$ and, if switched on, the "
-                "sinusoidal positional encoding is added, so that the same word at two positions gets "
-                "two different vectors.")
-    st.latex(r"X = E_{\text{tokens}}\sqrt{d_{model}} + PE \in \mathbb{R}^{T \times d_{model}}")
-    st.caption(f"Shape: T × d_model = {n} × {d_model}")
-with left:
-    st.plotly_chart(signed(steps.x, tokens, dims_model, f"X: token vectors{' + PE' if positional else ''} "
-                           f"· {n} × {d_model}"), key="x")
+SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale")
+vectors_tab, scores_tab, output_tab, scaling_tab = st.tabs(list(SECTIONS), key="section", bind="query-params")
+# Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
 
-st.header("2 · Queries, keys and values")
-st.markdown("Three learned matrices project every token vector: the **query** is what this token looks "
-            "for, the **key** what it offers to be found by, the **value** what it passes on.")
-st.latex(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}")
-for column, name, matrix in zip(st.columns(3), "QKV", (steps.q, steps.k, steps.v)):
-    with column:
-        st.plotly_chart(signed(matrix, tokens, dims_k, f"{name} = X W<sub>{name}</sub> · {n} × {d_k}"), key=name)
 
-st.header("3 · Scores, scaling, mask and softmax")
-factor = "/ √d_k" if scale else ""
-left, right = st.columns(2)
-with left:
-    st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
-    st.plotly_chart(signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"), key="raw")
-with right:
-    st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,T}" if scale else r"\tilde S = \frac{QK^\top}{T}")
-    st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / T (T = {temperature:g})"
-                           f" · {n} × {n}", col_name="key"), key="scaled")
-left, right = st.columns(2)
-with left:
-    if causal:
-        st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
-        st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}",
-                               col_name="key", mask=steps.mask), key="masked")
-    else:
-        st.latex(r"\text{mask: none}")
-        st.caption("No mask: every query may attend to every key. Switch on the causal mask above to hide "
-                   "the future (the keys to the right of the diagonal).")
-with right:
-    st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
-    st.plotly_chart(cached_figure(matrix_heatmap, steps.weights, tokens, tokens, f"Attention weights A (each row sums to 1)"
-                                   f" · {n} × {n}", mask=steps.mask if causal else None,
-                                   height=matrix_height), key="weights")
+def vectors_section():
+    """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
+    left, right = st.columns([3, 2])
+    with right:
+        st.markdown("**1 · Token vectors.** Each token's embedding is scaled by $\\sqrt{d_{model}}$ and, if "
+                    "switched on, the sinusoidal positional encoding is added, so that the same word at two "
+                    "positions gets two different vectors.")
+        st.latex(r"X = E_{\text{tokens}}\sqrt{d_{model}} + PE \in \mathbb{R}^{T \times d_{model}}")
+        st.caption(f"Shape: T × d_model = {n} × {d_model}")
+    with left:
+        st.plotly_chart(signed(steps.x, tokens, dims_model, f"X: token vectors{' + PE' if positional else ''} "
+                               f"· {n} × {d_model}"), key="x")
+    st.markdown("**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
+                "**query** is what this token looks for, the **key** what it offers to be found by, the "
+                "**value** what it passes on.")
+    st.latex(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}")
+    for column, name, matrix in zip(st.columns(3), "QKV", (steps.q, steps.k, steps.v)):
+        with column:
+            st.plotly_chart(signed(matrix, tokens, dims_k, f"{name} = X W<sub>{name}</sub> · {n} × {d_k}"),
+                            key=name)
 
-st.header("4 · Output")
-left, right = st.columns([3, 2])
-with right:
-    st.markdown("Each output row is the average of the value vectors, weighted by that query's row of A.")
-    st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
-with left:
-    st.plotly_chart(signed(steps.output, tokens, dims_k, f"Output A V · {n} × {d_k}"), key="output")
+
+def scores_section():
+    """Step 3: raw scores Q K^T, scaled, masked and softmaxed, all [T, T]."""
+    st.markdown("**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
+                "product; the scores are scaled, the mask hides forbidden keys, and a softmax turns each row "
+                "into weights that sum to 1.")
+    factor = "/ √d_k" if scale else ""
+    left, right = st.columns(2)
+    with left:
+        st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
+        st.plotly_chart(signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"),
+                        key="raw")
+    with right:
+        st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,T}" if scale else r"\tilde S = \frac{QK^\top}{T}")
+        st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / T "
+                               f"(T = {temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
+    left, right = st.columns(2)
+    with left:
+        if causal:
+            st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
+            st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}",
+                                   col_name="key", mask=steps.mask), key="masked")
+        else:
+            st.latex(r"\text{mask: none}")
+            st.caption("No mask: every query may attend to every key. Switch on the causal mask above to hide "
+                       "the future (the keys to the right of the diagonal).")
+    with right:
+        st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
+        st.plotly_chart(cached_figure(matrix_heatmap, steps.weights, tokens, tokens,
+                                      f"Attention weights A (each row sums to 1) · {n} × {n}",
+                                      mask=steps.mask if causal else None, height=matrix_height), key="weights")
+
+
+def output_section():
+    """Step 4 and 5: the output A V [T, d_k], and one query's weights and weighted sum."""
+    left, right = st.columns([3, 2])
+    with right:
+        st.markdown("**4 · Output.** Each output row is the average of the value vectors, weighted by that "
+                    "query's row of A.")
+        st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
+    with left:
+        st.plotly_chart(signed(steps.output, tokens, dims_k, f"Output A V · {n} × {d_k}"), key="output")
+    one_query(steps.weights, steps.mask, steps.v, tokens)
 
 
 @st.fragment
 def one_query(weights, mask, values, tokens):
     """Pick a query token: its attention over the keys and its weighted sum of values."""
-    st.header("5 · One query up close")
+    st.markdown("**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum "
+                "of the value vectors.")
     query = st.selectbox("query token", range(len(tokens)), index=min(7, len(tokens) - 1),
                          format_func=lambda i: f"{i}: {tokens[i]}", key="query", bind="query-params")
     left, right = st.columns(2)
@@ -125,24 +141,30 @@ def one_query(weights, mask, values, tokens):
         st.plotly_chart(cached_figure(weighted_values_figure, weights, values, tokens, query), key="sum")
 
 
-one_query(steps.weights, steps.mask, steps.v, tokens)
+def scaling_section():
+    """Step 6: why the scores are divided by sqrt(d_k) (softmax peakedness vs d_k)."""
+    left, right = st.columns([3, 2])
+    with right:
+        st.markdown(
+            "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "
+            "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
+            "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
+            "brings the variance back to 1 for every $d_k$. The temperature $T$ does the same by hand: "
+            "low $T$ sharpens, high $T$ flattens."
+        )
+        st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
+    with left:
+        peaks = softmax_peakedness()
+        st.plotly_chart(cached_figure(peakedness_figure, peaks.dims, peaks.entropy_scaled, peaks.entropy_unscaled,
+                                      peaks.max_scaled, peaks.max_unscaled, peaks.keys,
+                                      (d_k, *sentence_peakedness(steps))), key="peaks")
 
-st.header("6 · Why divide by √d_k?")
-left, right = st.columns([3, 2])
-with right:
-    st.markdown(
-        "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "
-        "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
-        "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
-        "brings the variance back to 1 for every $d_k$. The temperature $T$ does the same by hand: "
-        "low $T$ sharpens, high $T$ flattens."
-    )
-    st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
-with left:
-    peaks = softmax_peakedness()
-    st.plotly_chart(cached_figure(peakedness_figure, peaks.dims, peaks.entropy_scaled, peaks.entropy_unscaled, peaks.max_scaled,
-                                      peaks.max_unscaled, peaks.keys, (d_k, *sentence_peakedness(steps))),
-                    key="peaks")
+
+for tab, section in zip((vectors_tab, scores_tab, output_tab, scaling_tab),
+                        (vectors_section, scores_section, output_section, scaling_section)):
+    if tab.open:
+        with tab:
+            section()
 
 with st.expander("The numbers behind the figures"):
     matrices = {"X (token vectors)": (steps.x, dims_model), "Q": (steps.q, dims_k), "K": (steps.k, dims_k),

@@ -1,4 +1,4 @@
-"""AppTest: the multi-head page draws every head of the real model's forward pass."""
+"""AppTest: the multi-head page draws every head of the real model's forward pass, one lazy tab at a time."""
 
 import numpy as np
 
@@ -9,6 +9,13 @@ from viz.stats import weights_csv
 
 PAGE = "pages/multi_head.py"
 TEXT = "The animal didn't cross the street because it was too tired"
+
+
+def section(name, params=None):
+    at = run_page(PAGE, {**(params or {}), "section": name})
+    assert_no_exception(at)
+    assert at.session_state["section"] == name
+    return at
 
 
 def heatmaps(spec, name_prefix="head"):
@@ -26,22 +33,26 @@ def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", se
 def test_default_grid_overview_and_rollout_match_the_model():
     at = run_page(PAGE)
     assert_no_exception(at)
+    assert len(chart_specs(at)) == 1  # only the open tab's chart is sent
     expected = model_weights(2, 64, 4, False)
     grid = heatmaps(chart_by_title(at, "Layer 0 · 4 heads"))
     assert len(grid) == 4 and all(m.shape == (11, 11) for m in grid)
     for h, matrix in enumerate(grid):
         np.testing.assert_allclose(matrix, expected[0, h], atol=1e-6)
         np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
-    overview = chart_by_title(at, "2 layers × 4 heads")
+    overview = chart_by_title(section("All layers"), "2 layers × 4 heads")
     assert len(overview["data"]) == 1
     codes = decode_array(overview["data"][0]["z"])
     assert codes.shape == (2 * 11, 4 * 11)
     np.testing.assert_allclose(codes[11:, 22:33] / 1000, expected[1, 2], atol=0.0005 + 1e-7)
-    rollout = decode_array(chart_by_title(at, "Attention rollout")["data"][0]["z"]).astype(np.float64)
+    means = section("Mean and rollout", {"layer": "1"})
+    mean = decode_array(chart_by_title(means, "Layer 1 · mean over 4 heads")["data"][0]["z"])
+    np.testing.assert_allclose(mean, expected[1].mean(0), atol=1e-6)
+    rollout = decode_array(chart_by_title(means, "Attention rollout")["data"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(rollout.sum(-1), 1.0, atol=1e-5)
-    table = at.dataframe[0].value
+    table = section("Statistics").dataframe[0].value
     assert len(table) == 2 * 4 and "entropy (nats)" in table.columns
-    assert len(heatmaps(chart_by_title(at, "Compare"), "")) == 3  # first, second, difference
+    assert len(heatmaps(chart_by_title(section("Compare"), "Compare"), "")) == 3  # first, second, difference
 
 
 def test_deep_causal_stack_with_many_heads():
@@ -55,7 +66,8 @@ def test_deep_causal_stack_with_many_heads():
     for matrix, overlay in zip(maps, overlays):
         assert (matrix[upper] == 0).all() and (overlay[upper] == 1).all() and (overlay[~upper] == 0).all()
         np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
-    overview = chart_by_title(at, "6 layers × 8 heads")
+    overview = chart_by_title(section("All layers", {"layers": "6", "d_model": "8", "heads": "8", "causal": "true"}),
+                              "6 layers × 8 heads")
     assert decode_array(overview["data"][0]["z"]).shape == (66, 88) and len(overview["data"]) == 2
     weights = model_weights(6, 8, 8, True, pe="none", seed=9999)
     assert len(weights_csv(weights, TEXT.split()).strip().splitlines()) == 1 + 6 * 8 * 11 ** 2
@@ -73,14 +85,15 @@ def test_single_head_and_widest_model():
 def test_shared_link_restores_head_view_and_compare():
     params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 1", "hv_query": "2: a",
               "cmp": "one head, two sentences", "text2": "b a", "c_layer": "1", "c_head": "3"}
-    at = run_page(PAGE, params)
-    assert_no_exception(at)
+    at = section("Head view", params)
     assert at.select_slider(key="layer").value == 2
     assert at.selectbox(key="hv_head").value == 1 and at.selectbox(key="hv_query").value == 2
-    assert at.selectbox(key="c_layer").value == 1 and at.selectbox(key="c_head").value == 3
+    assert len(chart_specs(at)) == 1
     view = chart_by_title(at, "Layer 2 · head 1 · head view")
     lines = [t for t in view["data"] if t["mode"] == "lines" and t.get("showlegend") is False]
     assert lines and all(set(t["y"][0::3]) == {2} for t in lines)  # only query 2's lines
+    at = section("Compare", params)
+    assert at.selectbox(key="c_layer").value == 1 and at.selectbox(key="c_head").value == 3
     compare = chart_by_title(at, "Compare · layer 1 · head 3")
     assert len(compare["data"]) == 2 and at.info  # 4 vs 2 tokens: no difference panel, and a note
     expected = model_weights(3, 64, 4, False, text="a b a 2019")

@@ -1,10 +1,11 @@
-"""AppTest: the self-attention walk-through draws the real chain of one head."""
+"""AppTest: the self-attention walk-through draws the real chain of one head, one lazy tab at a time."""
 
 import numpy as np
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 
 PAGE = "pages/self_attention.py"
+VECTORS, SCORES, OUTPUT, SCALING = "Q, K, V", "Scores and softmax", "Output", "Why scale"
 
 
 def z(spec, trace=0):
@@ -16,29 +17,49 @@ def softmax(scores):
     return e / e.sum(-1, keepdims=True)
 
 
-def test_default_view_draws_the_chain_consistently():
-    at = run_page(PAGE)
+def titles(at):
+    return [s["layout"]["title"]["text"] for s in chart_specs(at)]
+
+
+def section(name, params=None):
+    at = run_page(PAGE, {**(params or {}), "section": name})
     assert_no_exception(at)
-    titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
-    for fragment in ("X: token vectors + PE · 11 × 16", "Q = X W", "K = X W", "V = X W", "Raw scores",
-                     "Scaled scores", "Attention weights A", "Output A V · 11 × 8", "Row 7 of A", "Softmax peakedness"):
-        assert any(fragment in t for t in titles), fragment
-    raw, scaled = z(chart_by_title(at, "Raw scores")), z(chart_by_title(at, "Scaled scores"))
-    weights = z(chart_by_title(at, "Attention weights A"))
+    return at
+
+
+def test_default_view_draws_the_chain_consistently():
+    at = run_page(PAGE)  # the first tab opens by default, and only its charts are sent
+    assert_no_exception(at)
+    assert len(titles(at)) == 4
+    for fragment in ("X: token vectors + PE · 11 × 16", "Q = X W", "K = X W", "V = X W"):
+        assert any(fragment in t for t in titles(at)), fragment
+    q, k = z(chart_by_title(at, "Q = X W")), z(chart_by_title(at, "K = X W"))
+    scores = section(SCORES)
+    assert not any("Masked scores" in t for t in titles(scores)) and len(titles(scores)) == 3
+    raw, scaled = z(chart_by_title(scores, "Raw scores")), z(chart_by_title(scores, "Scaled scores"))
+    weights = z(chart_by_title(scores, "Attention weights A"))
+    np.testing.assert_allclose(raw, q @ k.T, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(scaled, raw / np.sqrt(8), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(weights, softmax(scaled), atol=1e-5)
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
-    q, k = z(chart_by_title(at, "Q = X W")), z(chart_by_title(at, "K = X W"))
-    np.testing.assert_allclose(raw, q @ k.T, rtol=1e-4, atol=1e-3)
-    bar = chart_by_title(at, "Row 7 of A")
+    output = section(OUTPUT)
+    assert any("Output A V · 11 × 8" in t for t in titles(output)) and len(titles(output)) == 3
+    v = z(chart_by_title(at, "V = X W"))
+    np.testing.assert_allclose(z(chart_by_title(output, "Output A V")), weights @ v, rtol=1e-4, atol=1e-3)
+    bar = chart_by_title(output, "Row 7 of A")
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[7], atol=1e-6)
-    assert not any("Masked scores" in t for t in titles)
+    terms = z(chart_by_title(output, "out["))
+    np.testing.assert_allclose(terms[-1], (weights @ v)[7], rtol=1e-4, atol=1e-3)
+    scaling = section(SCALING)
+    peaks = chart_by_title(scaling, "Softmax peakedness")
+    star = [t for t in peaks["data"] if t.get("legendgroup") == "current"]
+    assert len(titles(scaling)) == 1 and star and star[0]["x"] == [8]
 
 
 def test_extremes_small_unscaled_cold_causal():
-    at = run_page(PAGE, {"d_model": "4", "d_k": "1", "scale": "false", "temp": "0.1", "causal": "true",
-                         "pe": "false", "seed": "9999"})
-    assert_no_exception(at)
+    params = {"d_model": "4", "d_k": "1", "scale": "false", "temp": "0.1", "causal": "true", "pe": "false",
+              "seed": "9999"}
+    at = section(SCORES, params)
     raw, scaled = z(chart_by_title(at, "Raw scores")), z(chart_by_title(at, "Scaled scores"))
     np.testing.assert_allclose(scaled, raw / 0.1, rtol=1e-4, atol=1e-3)
     spec = chart_by_title(at, "Attention weights A")
@@ -48,43 +69,43 @@ def test_extremes_small_unscaled_cold_causal():
     assert (weights[upper] == 0).all() and np.isfinite(weights).all()
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     assert "Masked scores (causal)" in chart_by_title(at, "Masked scores")["layout"]["title"]["text"]
-    for spec in chart_specs(at):
-        for trace in spec["data"]:
-            if "z" in trace:
-                assert np.isfinite(decode_array(trace["z"]).astype(float)).all()
+    for name in (VECTORS, SCORES, OUTPUT, SCALING):
+        for spec in chart_specs(section(name, params) if name != SCORES else at):
+            for trace in spec["data"]:
+                if "z" in trace:
+                    assert np.isfinite(decode_array(trace["z"]).astype(float)).all()
 
 
 def test_extremes_large_and_hot():
     at = run_page(PAGE, {"d_model": "128", "d_k": "64", "temp": "5.0", "seed": "0"})
     assert_no_exception(at)
     assert "11 × 128" in chart_by_title(at, "X: token vectors")["layout"]["title"]["text"]
-    weights = z(chart_by_title(at, "Attention weights A"))
+    weights = z(chart_by_title(section(SCORES, {"d_model": "128", "d_k": "64", "temp": "5.0"}),
+                               "Attention weights A"))
     assert weights.shape == (11, 11) and weights.max() < 0.9  # T = 5 flattens the rows
 
 
-def test_shared_link_restores_widgets_and_drawn_data():
+def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
     params = {"text": "a b a <b>", "d_model": "8", "d_k": "2", "causal": "true", "query": "2: a", "temp": "0.5",
-              "pe": "false", "numbers": "Q"}
-    at = run_page(PAGE, params)
-    assert_no_exception(at)
+              "pe": "false", "numbers": "attention weights A"}
+    at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
     assert at.toggle(key="causal").value and not at.toggle(key="pe").value
     assert at.select_slider(key="d_k").value == 2 and at.slider(key="temp").value == 0.5
-    assert at.selectbox(key="query").value == 2 and at.selectbox(key="numbers").value == "Q"
-    weights = z(chart_by_title(at, "Attention weights A"))
-    assert weights.shape == (6, 6)  # a, b, a, <, b, >
+    assert at.selectbox(key="query").value == 2 and at.selectbox(key="numbers").value == "attention weights A"
+    assert at.session_state["section"] == OUTPUT and not any("Raw scores" in t for t in titles(at))
+    weights = at.dataframe[0].value.to_numpy(dtype=np.float64)  # the numbers table, masked cells empty
+    assert weights.shape == (6, 6) and np.isnan(weights[np.triu_indices(6, 1)]).all()
     bar = chart_by_title(at, "Row 2 of A")
-    np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[2], atol=1e-6)
-    x_ticks = chart_by_title(at, "Raw scores")["layout"]["xaxis"]["ticktext"]
+    np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), np.nan_to_num(weights[2]), atol=1e-4)
+    x_ticks = chart_by_title(at, "Row 2 of A")["layout"]["xaxis"]["ticktext"]
     assert x_ticks == ["a", "b", "a", "&lt;", "b", "&gt;"]  # repeats stay apart, markup shown as typed
-    assert at.dataframe[0].value.shape == (6, 2)
 
 
 def test_empty_and_long_text():
     at = run_page(PAGE, {"text": "   "})
     assert_no_exception(at)
     assert not chart_specs(at) and at.info
-    at = run_page(PAGE, {"text": " ".join(f"w{i}" for i in range(80))})
-    assert_no_exception(at)
+    at = section(SCORES, {"text": " ".join(f"w{i}" for i in range(80))})
     assert at.warning and z(chart_by_title(at, "Attention weights A")).shape == (64, 64)

@@ -41,9 +41,13 @@ def _overlay(mask: np.ndarray, labels_q: list[str], labels_k: list[str], **axes)
                       colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]], name="masked", **axes)
 
 
-def _category_axes(fig: go.Figure, tick_size: int) -> None:
-    fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False)
-    fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False)
+def _category_axes(fig: go.Figure, length: int) -> None:
+    """Token axes sized for a projector: 13 px labels, every token labelled, up to 24 tokens;
+    smaller labels, thinned by Plotly where they would collide, for longer sentences."""
+    tick_size = 13 if length <= 24 else 10 if length <= 40 else 8
+    every = dict(dtick=1) if length <= 24 else {}
+    fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False, **every)
+    fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False, **every)
 
 
 def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
@@ -70,7 +74,7 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     base_layout(fig, title, 70 + rows * panel)
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), thickness=14)))
-    _category_axes(fig, 11 if length <= 24 else 8)
+    _category_axes(fig, length)
     for col in range(2, cols + 1):  # query labels on the first column only, so panels do not overlap
         fig.update_yaxes(showticklabels=False, col=col)
     return fig
@@ -84,8 +88,9 @@ def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence
     symmetric around 0 (red: more weight in the first, blue: in the second).
     """
     same = first.shape == second.shape
-    names = [name_first, name_second] + ([f"difference: {name_first} − {name_second}"] if same else [])
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.08)
+    names = [name_first, name_second] + (["difference: first − second"] if same else [])
+    shared = list(tokens_first) == list(tokens_second)  # same queries: label the rows once, at the left
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.04 if shared else 0.12)
     panels = [(first, tokens_first), (second, tokens_second)]
     for col, (matrix, tokens) in enumerate(panels, start=1):
         labels = unique_labels(tokens)
@@ -94,7 +99,7 @@ def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence
     if same:
         diff = (np.asarray(first, dtype=np.float32) - np.asarray(second, dtype=np.float32)).astype(np.float32)
         limit = float(np.abs(diff).max()) or 1.0
-        labels = unique_labels(tokens_first) if list(tokens_first) == list(tokens_second) else \
+        labels = unique_labels(tokens_first) if shared else \
             [f"{i}" for i in range(first.shape[0])]
         fig.add_trace(go.Heatmap(z=diff, x=labels, y=labels, coloraxis="coloraxis2", name="difference",
                                  hovertemplate="query %{y}<br>key %{x}<br>difference %{z:.3f}<extra></extra>"),
@@ -107,5 +112,8 @@ def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), x=1.01, y=1.0, yanchor="top",
                                                    len=0.48 if same else 1.0, thickness=14)))
-    _category_axes(fig, 11 if length <= 24 else 8)
+    _category_axes(fig, length)
+    if shared:
+        for col in range(2, len(names) + 1):
+            fig.update_yaxes(showticklabels=False, col=col)
     return fig

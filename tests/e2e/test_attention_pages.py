@@ -35,3 +35,19 @@ def test_self_attention_redraws_when_d_k_changes(page, server_url):
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                            ".some(e => e.textContent.includes('11 × 16'))", timeout=20_000)
     assert_no_exception(page)
+
+
+def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, server_url):
+    page.goto(f"{server_url}/multi_head?section=Mean+and+rollout")
+    wait_idle(page)
+    page.wait_for_selector(TITLE, timeout=20_000)
+    titles = chart_titles(page)
+    assert any("Layer 0 · mean over 4 heads" in t for t in titles) and not any("head view" in t for t in titles)
+    slider = page.locator("[data-testid=stSlider]", has_text="layer (").locator("input[type=range], [role=slider]")
+    slider.first.focus()
+    slider.first.press("ArrowRight")
+    wait_idle(page)
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(e => e.textContent.includes('Layer 1 · mean over 4 heads'))", timeout=20_000)
+    assert_no_exception(page)
+    assert "section=Mean" in page.url and "layer=1" in page.url
