@@ -140,6 +140,9 @@ def test_controls_at_their_extremes(params, title):
     assert_no_exception(at)
     specs = all_section_specs(at)
     assert len(specs) == 5 and specs[0]["layout"]["title"]["text"].startswith(title)
+    for spec in specs:  # readable on a projector: ticks >= 13 px, titles 18 px
+        assert spec["layout"]["title"]["font"]["size"] == 18
+        assert all(spec["layout"][axis]["tickfont"]["size"] >= 13 for axis in spec["layout"] if axis[1:5] == "axis")
     for spec in specs:
         for trace in spec["data"]:
             for axis in ("x", "y", "z"):

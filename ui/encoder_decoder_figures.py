@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from viz.encoder_decoder import heads_grid_heatmap, top_k_bars
+from viz.encoder_decoder import heads_grid_heatmap, projector_fonts, top_k_bars
 from viz.heatmap import matrix_heatmap
 from viz.layer_steps import ffn_active_figure, layernorm_figure, residual_norms_figure
 
@@ -21,32 +21,34 @@ def attention_figure(weights: np.ndarray, rows: tuple[str, ...], cols: tuple[str
     ``weights [H, Lq, Lk]`` tiled; ``causal`` draws the cells above the diagonal as masked."""
     mask = np.tril(np.ones((len(rows), len(cols)), bool)) if causal else None
     if head is None:
-        return heads_grid_heatmap(weights, rows, cols, title, mask=mask, row_name=row_name, col_name=col_name)
-    return matrix_heatmap(weights[head], rows, cols, title, mask=mask, row_name=row_name, col_name=col_name)
+        return projector_fonts(heads_grid_heatmap(weights, rows, cols, title, mask=mask, row_name=row_name,
+                                                  col_name=col_name))
+    return projector_fonts(matrix_heatmap(weights[head], rows, cols, title, mask=mask, row_name=row_name,
+                                          col_name=col_name))
 
 
 @st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
 def output_figure(labels: tuple[str, ...], probabilities: np.ndarray, title: str,
                   highlight: int | None) -> go.Figure:
     """Top-k bars of one position's next-token distribution."""
-    return top_k_bars(labels, probabilities, title, highlight)
+    return projector_fonts(top_k_bars(labels, probabilities, title, highlight))
 
 
 @st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
 def norms_figure(stage_names: tuple[str, ...], norms: np.ndarray, tokens: tuple[str, ...],
                  title: str) -> go.Figure:
     """Per-token vector norms ``[S, L]`` along the steps of one layer."""
-    return residual_norms_figure(stage_names, norms, tokens, title)
+    return projector_fonts(residual_norms_figure(stage_names, norms, tokens, title))
 
 
 @st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
 def layernorm_stats_figure(names: tuple[str, ...], before: tuple[np.ndarray, ...], after: tuple[np.ndarray, ...],
                            tokens: tuple[str, ...], title: str) -> go.Figure:
     """Mean and std per token before and after each LayerNorm of one layer."""
-    return layernorm_figure(names, before, after, tokens, title)
+    return projector_fonts(layernorm_figure(names, before, after, tokens, title))
 
 
 @st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
 def ffn_figure(fractions: np.ndarray, tokens: tuple[str, ...], d_ff: int, title: str) -> go.Figure:
     """Fraction of feed-forward units > 0 per token."""
-    return ffn_active_figure(fractions, tokens, d_ff, title)
+    return projector_fonts(ffn_active_figure(fractions, tokens, d_ff, title))
