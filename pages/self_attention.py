@@ -7,7 +7,8 @@ from ui.attention_steps import attention_steps, sentence_peakedness, softmax_pea
 from ui.controls import seed_control
 from ui.text import sentence_input
 from ui.figure_cache import cached_figure
-from viz.attention_steps import peakedness_figure, query_bar_figure, signed_matrix_figure, weighted_values_figure
+from viz.attention_steps import (peakedness_figure, qkv_figure, query_bar_figure, signed_matrix_figure,
+                                 weighted_values_figure)
 from viz.heatmap import matrix_heatmap
 from ui.routing import require_navigation
 
@@ -77,10 +78,8 @@ def vectors_section():
                 "**query** is what this token looks for, the **key** what it offers to be found by, the "
                 "**value** what it passes on.")
     st.latex(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}")
-    for column, name, matrix in zip(st.columns(3), "QKV", (steps.q, steps.k, steps.v)):
-        with column:
-            st.plotly_chart(signed(matrix, tokens, dims_k, f"{name} = X W<sub>{name}</sub> · {n} × {d_k}"),
-                            key=name)
+    st.plotly_chart(cached_figure(qkv_figure, steps.q, steps.k, steps.v, tokens,
+                                  f"Queries, keys and values · each {n} × {d_k}", matrix_height), key="qkv")
 
 
 def scores_section():

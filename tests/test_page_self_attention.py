@@ -30,10 +30,15 @@ def section(name, params=None):
 def test_default_view_draws_the_chain_consistently():
     at = run_page(PAGE)  # the first tab opens by default, and only its charts are sent
     assert_no_exception(at)
-    assert len(titles(at)) == 4
-    for fragment in ("X: token vectors + PE · 11 × 16", "Q = X W", "K = X W", "V = X W"):
-        assert any(fragment in t for t in titles(at)), fragment
-    q, k = z(chart_by_title(at, "Q = X W")), z(chart_by_title(at, "K = X W"))
+    assert len(titles(at)) == 2
+    assert any("X: token vectors + PE · 11 × 16" in t for t in titles(at))
+    qkv = chart_by_title(at, "Queries, keys and values · each 11 × 8")
+    assert [a["text"] for a in qkv["layout"]["annotations"]][:3] == [f"{m} = X W<sub>{m}</sub>" for m in "QKV"]
+    q, k, v = (z(qkv, trace) for trace in range(3))
+    assert q.shape == k.shape == v.shape == (11, 8)
+    limit = np.abs(np.stack([q, k, v])).max()  # one colour axis, symmetric around 0, for the three panels
+    np.testing.assert_allclose([qkv["layout"]["coloraxis"]["cmin"], qkv["layout"]["coloraxis"]["cmax"]],
+                               [-limit, limit], rtol=1e-5)
     scores = section(SCORES)
     assert not any("Masked scores" in t for t in titles(scores)) and len(titles(scores)) == 3
     raw, scaled = z(chart_by_title(scores, "Raw scores")), z(chart_by_title(scores, "Scaled scores"))
@@ -44,7 +49,6 @@ def test_default_view_draws_the_chain_consistently():
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     output = section(OUTPUT)
     assert any("Output A V · 11 × 8" in t for t in titles(output)) and len(titles(output)) == 3
-    v = z(chart_by_title(at, "V = X W"))
     np.testing.assert_allclose(z(chart_by_title(output, "Output A V")), weights @ v, rtol=1e-4, atol=1e-3)
     bar = chart_by_title(output, "Row 7 of A")
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[7], atol=1e-6)

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
 from .labels import escape, position_axis
-from .style import HEAD_COLORS, MASKED_COLOR, base_layout
+from .style import DIVERGING_SCALE, HEAD_COLORS, MASKED_COLOR, base_layout
 
 
 def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str,
@@ -28,6 +28,33 @@ def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence
     return matrix_heatmap(values, rows, cols, title, signed=True, zrange=(-limit, limit), mask=mask,
                           row_name="token" if vectors else "query", col_name=col_name,
                           value_name="value" if vectors else "score", height=height)
+
+
+def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str], title: str,
+               height: int | None = None) -> go.Figure:
+    """Q, K, V ``[T, d_k]`` side by side in one figure (one redraw instead of three).
+
+    Q = X W_Q, K = X W_K, V = X W_V; rows are tokens (first at the top), columns the
+    d_k dimensions; one diverging colour axis symmetric around 0 shared by the three panels.
+    """
+    names = ("Q = X W<sub>Q</sub>", "K = X W<sub>K</sub>", "V = X W<sub>V</sub>")
+    fig = make_subplots(rows=1, cols=3, subplot_titles=names, shared_yaxes=True, horizontal_spacing=0.03)
+    matrices = [np.nan_to_num(np.asarray(m, dtype=np.float32)) for m in (q, k, v)]
+    limit = max(float(np.abs(m).max()) if m.size else 0.0 for m in matrices) or 1.0
+    labels = [f"token {i}: {escape(t)}" for i, t in enumerate(tokens)]
+    for col, (name, matrix) in enumerate(zip("QKV", matrices), start=1):
+        hover = np.array([[f"{name}<br>{label}<br>dim {d}" for d in range(matrix.shape[1])] for label in labels],
+                         dtype=object)
+        fig.add_trace(go.Heatmap(z=matrix, text=hover, coloraxis="coloraxis", name=name,
+                                 hovertemplate="%{text}<br>value %{z:.3f}<extra></extra>"), row=1, col=col)
+    length = len(tokens)
+    base_layout(fig, title, height or int(min(720, max(360, 140 + 22 * length))))
+    fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit,
+                                     colorbar=dict(title=dict(text="value"), thickness=14)))
+    dims = [str(d) for d in range(matrices[0].shape[1])]
+    fig.update_xaxes(**position_axis(dims, tickangle=-45, side="bottom"))
+    fig.update_yaxes(**position_axis(tokens, autorange="reversed"), col=1)
+    return fig
 
 
 def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:

@@ -27,13 +27,13 @@ def test_self_attention_redraws_when_d_k_changes(page, server_url):
     page.goto(f"{server_url}/self_attention")
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
-    assert any("11 × 8" in t for t in chart_titles(page))
+    assert any("each 11 × 8" in t for t in chart_titles(page))
     slider = page.locator("[data-testid=stSlider]", has_text="d_k").locator("input[type=range], [role=slider]").first
     slider.focus()
     slider.press("ArrowRight")
     wait_idle(page)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('11 × 16'))", timeout=20_000)
+                           ".some(e => e.textContent.includes('each 11 × 16'))", timeout=20_000)
     assert_no_exception(page)
 
 
