@@ -133,3 +133,19 @@ def test_unscaled_softmax_saturates_as_d_k_grows_and_scaled_does_not():
     peaks = softmax_peakedness()
     assert peaks.max_unscaled[-1] > 0.9 and peaks.entropy_unscaled[-1] < 0.3
     assert np.ptp(peaks.max_scaled) < 0.1 and np.all(np.isfinite(peaks.entropy_scaled))
+
+
+def test_qkv_figure_is_one_chart_on_one_signed_scale():
+    from viz.attention_steps import qkv_figure
+
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.normal(size=(5, 64)).astype(np.float32) for _ in range(3))
+    v[0, 0] = np.nan  # never reaches the figure as NaN
+    spec = json.loads(qkv_figure(q, k, v, ["a", "<b>", "a", "c", "d"], "t").to_json())
+    assert [t["name"] for t in spec["data"]] == ["Q", "K", "V"]
+    assert {t["coloraxis"] for t in spec["data"]} == {"coloraxis"}
+    limit = np.abs(np.nan_to_num(np.stack([q, k, v]))).max()
+    assert spec["layout"]["coloraxis"]["cmin"] == pytest.approx(-limit) and spec["layout"]["coloraxis"]["cmax"] == pytest.approx(limit)
+    assert np.isfinite(decode_array(spec["data"][2]["z"]).astype(float)).all()
+    assert spec["layout"]["yaxis"]["ticktext"] == ["a", "&lt;b&gt;", "a", "c", "d"]
+    assert spec["layout"]["xaxis"]["tickangle"] == 0 and spec["layout"]["xaxis"]["nticks"] == 12  # 64 dims, upright
