@@ -20,7 +20,7 @@ require_navigation()
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
          "cross": "encoder-decoder cross-attention"}
 # Tab labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
-SECTIONS = ("Attention", "Output", "One layer", "Architecture")
+SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
 
 st.title("Encoder-decoder: the whole Transformer")
 st.markdown(
@@ -144,14 +144,19 @@ def output_section():
         st.dataframe(table, hide_index=True, width="stretch")
 
 
-@st.fragment
-def layer_section():
-    """One encoder layer step by step: norms, LayerNorm statistics, feed-forward units firing."""
-    st.subheader("One layer, step by step")
+def pick_encoder_layer():
+    """The encoder layer (1-based) the layer tabs show, and its steps; both tabs share the URL key ``step``."""
     layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
                                        key="step", bind="query-params")
     layer = min(int(layer or 1), config.num_encoder_layers)
-    steps = layer_steps(config, seed, source.ids, layer - 1)
+    return layer, layer_steps(config, seed, source.ids, layer - 1)
+
+
+@st.fragment
+def layer_section():
+    """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
+    st.subheader("One layer, step by step")
+    layer, steps = pick_encoder_layer()
     if config.norm_first:
         st.markdown("**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
                     "never normalised, so its norm can grow from layer to layer.")
@@ -178,6 +183,13 @@ def layer_section():
     st.plotly_chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
                                            f"Encoder layer {layer} · mean and std of each token, before and "
                                            f"after LayerNorm"), width="stretch")
+
+
+@st.fragment
+def ffn_section():
+    """How many feed-forward hidden units fire for each token of one encoder layer."""
+    st.subheader("Feed-forward: units firing per token")
+    layer, steps = pick_encoder_layer()
     act = "ReLU" if config.activation == "relu" else "GELU"
     st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
                 f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
@@ -223,7 +235,7 @@ def architecture_section():
 # Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
 tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
 for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
-                               (layer_section,), (architecture_section,))):
+                               (layer_section,), (ffn_section,), (architecture_section,))):
     if tab.open:
         with tab:
             for draw in section:

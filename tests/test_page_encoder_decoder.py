@@ -9,7 +9,7 @@ from transformer import BOS_ID, Tokenizer, TransformerConfig, build_model
 
 PAGE = "pages/encoder_decoder.py"
 SRC, TGT = "the cat sat on the mat", "le chat est assis sur le tapis"
-SECTIONS = ("Attention", "Output", "One layer", "Architecture")
+SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
 
 
 def tokens(text):
@@ -58,7 +58,9 @@ def test_default_tab_is_attention_and_each_tab_draws_only_its_own_charts():
     assert list(teacher["decoder input (reads)"]) == ["<s>"] + tokens(TGT)[0][:-1]
     assert list(teacher["target (must predict)"]) == tokens(TGT)[0]
     titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "One layer"))]
-    assert len(titles) == 3 and "vector norm" in titles[0] and "units > 0" in titles[2]
+    assert len(titles) == 2 and "vector norm" in titles[0] and "LayerNorm" in titles[1]
+    titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "Feed-forward"))]
+    assert titles == ["Encoder layer 1 · feed-forward units > 0 per token (ReLU)"]
     at = open_section(at, "Architecture")
     assert_no_exception(at)
     assert not chart_specs(at)
@@ -173,6 +175,7 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
     assert at.session_state["section"] == "One layer"
     assert at.selectbox(key="step").value == 2
     assert [s["layout"]["title"]["text"] for s in chart_specs(at)][0].startswith("Encoder layer 2 · vector norm")
+    assert chart_by_title(open_section(at, "Feed-forward"), "Encoder layer 2 · feed-forward units")  # same layer
     at = open_section(at, "Attention")
     assert at.text_input(key="src").value == "a b c" and at.slider(key="enc").value == 3
     assert at.select_slider(key="d_model").value == 32 and at.selectbox(key="heads").value == 8
