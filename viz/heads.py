@@ -48,6 +48,12 @@ def _category_axes(fig: go.Figure, length: int) -> None:
     every = dict(dtick=1) if length <= 24 else {}
     fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False, **every)
     fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False, **every)
+    # Fixed margins sized to the longest label instead of automargin: the browser lays the figure out once.
+    labels = [str(t) for trace in fig.data for t in (trace.y if trace.y is not None else ())]
+    longest = 0.6 * tick_size * max((len(t.rstrip(ZERO_WIDTH)) for t in labels), default=1)
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    fig.update_layout(margin=dict(l=int(16 + longest), b=int(16 + 0.87 * longest + 0.5 * tick_size)))
 
 
 def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
