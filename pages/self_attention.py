@@ -7,9 +7,8 @@ from ui.attention_steps import attention_steps, sentence_peakedness, softmax_pea
 from ui.controls import seed_control
 from ui.text import sentence_input
 from ui.figure_cache import cached_figure
-from viz.attention_steps import (peakedness_figure, qkv_figure, query_bar_figure, signed_matrix_figure,
-                                 weighted_values_figure)
-from viz.heatmap import matrix_heatmap
+from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
+                                 signed_matrix_figure, weighted_values_figure)
 from ui.routing import require_navigation
 
 require_navigation()
@@ -109,7 +108,7 @@ def scores_section():
                        "the future (the keys to the right of the diagonal).")
     with right:
         st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
-        st.plotly_chart(cached_figure(matrix_heatmap, steps.weights, tokens, tokens,
+        st.plotly_chart(cached_figure(attention_weights_figure, steps.weights, tokens,
                                       f"Attention weights A (each row sums to 1) · {n} × {n}",
                                       mask=steps.mask if causal else None, height=matrix_height), key="weights")
 

@@ -19,6 +19,26 @@ from .style import DIVERGING_SCALE, HEAD_COLORS, MASKED_COLOR, base_layout
 DIMENSION_AXIS = dict(tickmode="auto", tickvals=None, ticktext=None, tickangle=0, nticks=12, title_text="dimension")
 
 
+def fixed_margins(fig: go.Figure, rows: Sequence[str], cols: Sequence[str] | None, font: int = 15) -> go.Figure:
+    """Margins sized to the longest row label (left) and the -45° column labels (bottom; ``cols``
+    None = an upright numeric "dimension" axis) instead of automargin, so the browser lays the
+    figure out once."""
+    def width(labels):
+        return 0.6 * font * max((len(escape(str(t))) for t in labels), default=1)
+    bottom = 0.71 * width(cols) + font if cols is not None else 2.6 * font
+    fig.update_xaxes(automargin=False)
+    fig.update_yaxes(automargin=False)
+    fig.update_layout(margin=dict(l=int(16 + width(rows)), b=int(16 + bottom)))
+    return fig
+
+
+def attention_weights_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
+                             mask: np.ndarray | None = None, height: int | None = None) -> go.Figure:
+    """Attention weights A ``[T, T]`` (rows = queries) on the 0..1 scale, masked cells grey."""
+    fig = matrix_heatmap(weights, tokens, tokens, title, mask=mask, height=height)
+    return fixed_margins(fig, tokens, tokens)
+
+
 def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence[str], title: str,
                          col_name: str = "dim", mask: np.ndarray | None = None,
                          height: int | None = None) -> go.Figure:
@@ -35,7 +55,7 @@ def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence
                          value_name="value" if vectors else "score", height=height)
     if vectors:
         fig.update_xaxes(**DIMENSION_AXIS)
-    return fig
+    return fixed_margins(fig, rows, None if vectors else cols)
 
 
 def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str], title: str,
@@ -60,6 +80,7 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit,
                                      colorbar=dict(title=dict(text="value"), thickness=14)))
     fig.update_xaxes(showgrid=False, zeroline=False, **DIMENSION_AXIS)
+    fixed_margins(fig, tokens, None)
     fig.update_yaxes(**position_axis(tokens, autorange="reversed"), col=1)
     return fig
 
@@ -80,6 +101,8 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
     base_layout(fig, f"Row {query} of A: how “{escape(tokens[query])}” attends", 360)
     fig.update_xaxes(**position_axis(tokens, tickangle=-45))
     fig.update_yaxes(range=[0, 1.1], title_text="weight a<sub>ij</sub>")
+    fixed_margins(fig, ["0.00"], tokens)
+    fig.update_layout(margin=dict(l=70))  # tick values and the axis title
     return fig
 
 
@@ -98,7 +121,8 @@ def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequ
     fig = matrix_heatmap(matrix, rows, dims, f"out[{escape(tokens[query])}] = Σ<sub>j</sub> a<sub>ij</sub> v<sub>j</sub>", signed=True, zrange=(-limit, limit),
                          row_name="term", col_name="dim", value_name="value")
     fig.add_hline(y=len(tokens) - 0.5, line=dict(color="black", width=2))
-    return fig
+    fig.update_xaxes(**DIMENSION_AXIS)
+    return fixed_margins(fig, rows, None)
 
 
 def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unscaled: np.ndarray,
