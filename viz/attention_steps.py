@@ -143,7 +143,7 @@ def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unsc
                                      hovertemplate="d_k %{x}<br>%{y:.3f}<extra>" + name + "</extra>"),
                           row=1, col=col)
     fig.add_hline(y=float(np.log(keys)), line=dict(color="grey", dash="dot"), row=1, col=1,
-                  annotation_text=f"uniform: ln {keys}", annotation_position="bottom left")
+                  annotation_text=f"uniform: ln {keys}", annotation_position="top left")
     if current is not None:
         d_k, entropy, peak = current
         for col, y in ((1, entropy), (2, peak)):
@@ -153,7 +153,9 @@ def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unsc
                                      hovertemplate="your sentence: d_k %{x}<br>%{y:.3f}<extra></extra>"),
                           row=1, col=col)
     base_layout(fig, f"Softmax peakedness vs d_k ({keys} random keys)", 380)
-    fig.update_xaxes(type="log", title_text="d_k")
+    ticks = [1, 4, 16, 64, 256]  # a few upright labels: log axes' minor labels are too small to project
+    fig.update_xaxes(type="log", title_text="d_k", tickvals=ticks, ticktext=[str(t) for t in ticks])
+    fig.update_yaxes(range=[0, 1.15 * float(np.log(keys))], row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     fig.update_layout(legend=dict(orientation="h", y=-0.25), margin=dict(b=40))
     return fig
