@@ -1,17 +1,19 @@
-"""Positional encoding: sinusoids, similarity, the shift map, the schemes side by side, word order."""
+"""Positional encoding: sinusoids, similarity, the shift map, the schemes side by side, word order.
 
-import numpy as np
-import pandas as pd
+The shared controls sit at the top; each section is a lazy tab (its label is the URL's
+``section``), so a change builds and redraws only the open tab's few charts.
+"""
+
 import streamlit as st
 
-from ui import positional as pos_ui
-from ui.figure_cache import cached_figure
 from ui.positional_schemes import render_schemes
-from ui.word_order_section import render_word_order
-from viz import positional as viz
+from ui.positional_sections import render_curves, render_shift, render_similarity
 from ui.routing import require_navigation
+from ui.word_order_section import render_word_order
 
 require_navigation()
+
+SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
 
 st.title("Positional encoding")
 st.markdown(
@@ -33,111 +35,20 @@ base = float(c3.number_input("base (l)", 1, 1_000_000, 10000, step=1, key="base"
 if d_model % 2:
     st.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
 
-pe = pos_ui.pe_table(positions, d_model, base)
-
-st.header("The curves")
-default_dims = [d for d in (2, 3, 10, 11, 24, 25) if d < d_model] or [0]
-dims = st.multiselect("dimensions to plot (even = sine, odd = cosine)", list(range(d_model)),
-                      default=default_dims, key="dims", bind="query-params")
-left, right = st.columns([3, 2], gap="large")
-with left:
-    if dims:
-        st.plotly_chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), d_model, base), width="stretch")
-    else:
-        st.info("Pick at least one dimension to plot its curve.")
-with right:
-    st.markdown(
-        "Each pair of dimensions $(2i, 2i+1)$ is one clock hand turning at its own speed "
-        "$\\omega_i = \\text{base}^{-2i/d_{model}}$: the first pairs turn fast (wavelength $2\\pi$ "
-        "positions), the last ones so slowly that they barely move over a sentence. "
-        "Together they give every position a distinct fingerprint."
-    )
-    st.latex(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
-    st.plotly_chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions), width="stretch")
-    if base == 1.0:
-        st.caption("With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
-                   "and positions 2π apart are nearly indistinguishable.")
-
-left, right = st.columns([3, 2], gap="large")
-with left:
-    st.plotly_chart(cached_figure(viz.pe_matrix_figure, pe, f"The whole table: {positions} positions × {d_model} dimensions"),
-                    width="stretch")
-with right:
-    st.markdown(
-        "Read a row for one position's vector. Left columns flicker quickly from row to row; right "
-        "columns change slowly, like the high digits of a counter. The values stay in $[-1, 1]$ "
-        "whatever the length, which is why the encoding extends to positions never seen in training."
-    )
-    with st.expander("The numbers (first 16 positions)"):
-        st.dataframe(pd.DataFrame(pe[:16], columns=[f"dim {d}" for d in range(d_model)]), height=300)
-
-st.header("Near positions look alike")
-left, right = st.columns(2, gap="large")
-sim = pos_ui.similarity(positions, d_model, base)
-profile = pos_ui.distance_profile(positions, d_model, base)
-with left:
-    st.plotly_chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch")
-with right:
-    st.latex(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
-    st.markdown(
-        "For an even $d_{model}$ the dot product depends on the **offset** $p - q$ only: every "
-        "diagonal of the matrix is constant, and it is largest ($d_{model}/2$) on the main diagonal, "
-        "falling off as positions move apart. The band below is the spread over all $p$ at each offset."
-    )
-    st.plotly_chart(cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low, profile.high),
-                    width="stretch")
-    spread = float((profile.high - profile.low).max())
-    st.caption(f"Largest spread along a diagonal: {spread:.2e}"
-               + (" (float rounding: offset only)." if d_model % 2 == 0 else
-                  " (the lone sine column of an odd d_model adds sin(p ω)·sin(q ω), which is not a "
-                  "function of p − q)."))
-
-
-@st.fragment
-def shift_section() -> None:
-    """The relative-position property PE[pos + k] = M_k PE[pos], verified on screen."""
-    st.header("PE(pos + k) is a fixed linear map of PE(pos)")
-    st.markdown(
-        "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
-        "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
-        "the angle $k\\,\\omega_i$, so attention can learn to look *k words back* with one matrix."
-    )
-    st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
-             r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-             r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}")
-    c1, c2 = st.columns(2)
-    offset = c1.slider("offset k", 0, positions - 1, min(5, positions - 1), key="k", bind="query-params")
-    at = c2.slider("position pos (for the vector comparison)", 0, positions - 1, min(10, positions - 1),
-                   key="pos", bind="query-params")
-    check = pos_ui.shift_check(positions, d_model, base, offset)
-    shown = min(d_model, 64)
-    left, right = st.columns(2, gap="large")
-    with left:
-        title = f"M_{offset}: PE[pos] → PE[pos + {offset}]"
-        if shown < d_model:
-            title += f" (first {shown} dimensions)"
-        st.plotly_chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title, row_name="output dim",
-                                                 col_name="input dim", value_name="M_k",
-                                                 masked=check.no_value[:shown, :shown]), width="stretch")
-    with right:
-        table = pos_ui.pe_table(at + offset + 1, d_model, base)
-        linear = check.linear_dims
-        mapped = np.zeros(d_model, dtype=np.float32)
-        mapped[:linear] = check.matrix[:linear, :linear] @ table[at, :linear]
-        target = table[at + offset].copy()
-        if linear < d_model:
-            mapped[linear:] = target[linear:]  # not drawn as a map: explained below
-        st.plotly_chart(cached_figure(viz.shift_vectors_figure, target[:linear], mapped[:linear], at, offset),
-                        width="stretch")
-        st.metric(f"max |PE[pos + {offset}] − M_{offset} PE[pos]| over all {check.pairs_checked} positions",
-                  f"{check.max_error:.1e}")
-        st.caption("Zero up to float32 rounding: the same matrix works at every position. "
-                   + (f"With odd d_model the lone sine column {d_model - 1} has no cosine partner, so "
-                      "sin((pos + k)ω) is not a linear function of PE[pos] through that column: its "
-                      "cell of M_k is drawn grey and the check covers the other "
-                      f"{linear} dimensions." if linear < d_model else ""))
-
-
-shift_section()
-render_schemes(positions, d_model, base)
-render_word_order(base)
+curves, similarity, shift, schemes, word_order = st.tabs(list(SECTIONS), key="section", bind="query-params")
+if curves.open:
+    with curves:
+        render_curves(positions, d_model, base)
+if similarity.open:
+    with similarity:
+        render_similarity(positions, d_model, base)
+if shift.open:
+    with shift:
+        render_shift(positions, d_model, base)
+if schemes.open:
+    with schemes:
+        render_schemes(positions, d_model, base)
+if word_order.open:
+    with word_order:
+        st.caption("Uses the base above; the model has its own size controls.")
+        render_word_order(base)

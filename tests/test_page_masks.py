@@ -6,6 +6,7 @@ import pytest
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 
 PAGE = "pages/masks.py"
+SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
 
 
 def no_nan_anywhere(at) -> None:
@@ -22,9 +23,22 @@ def default_page():
     return at
 
 
+def section(name: str, params: dict | None = None):
+    """The page with the tab ``name`` open (the URL's ``section``)."""
+    at = run_page(PAGE, {**(params or {}), "section": name})
+    assert_no_exception(at)
+    return at
+
+
+def test_only_the_open_tab_is_drawn(default_page):
+    assert [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)] == [
+        "Causal mask for 8 tokens (grey = masked)"]
+
+
 def test_causal_padding_combined_and_cross_mask_cells(default_page):
     causal = decode_array(chart_by_title(default_page, "Causal mask for 8 tokens")["data"][0]["z"])
     assert np.array_equal(causal, np.tril(np.ones((8, 8))))
+    default_page = section("Padding")
     batch = decode_array(chart_by_title(default_page, "Key-padding mask of the batch")["data"][0]["z"])
     lengths = [3, 6, 3]  # "The cat sat", "The cat sat on the mat", "Dogs bark loudly"
     assert np.array_equal(batch, (np.arange(6)[None, :] < np.array(lengths)[:, None]).astype(float))
@@ -32,11 +46,13 @@ def test_causal_padding_combined_and_cross_mask_cells(default_page):
     pad = np.broadcast_to(np.arange(6) < 3, (6, 6))
     assert np.array_equal(panels[0], pad) and np.array_equal(panels[1], np.tril(np.ones((6, 6))))
     assert np.array_equal(panels[2], np.logical_and(pad, np.tril(np.ones((6, 6), bool))))
+    default_page = section("Cross-attention")
     cross = decode_array(chart_by_title(default_page, "Cross-attention mask")["data"][0]["z"])
     assert cross.shape == (2, 6) and np.array_equal(cross, np.broadcast_to(np.arange(6) < 3, (2, 6)))
 
 
-def test_scores_masked_scores_and_renormalised_weights(default_page):
+def test_scores_masked_scores_and_renormalised_weights():
+    default_page = section("Scores")
     mask = np.logical_and(np.broadcast_to(np.arange(6) < 3, (6, 6)), np.tril(np.ones((6, 6), bool)))
     before = chart_by_title(default_page, "1 · Scores before masking")["data"]
     assert len(before) == 1 and np.isfinite(decode_array(before[0]["z"])).all()
@@ -52,7 +68,8 @@ def test_scores_masked_scores_and_renormalised_weights(default_page):
     assert np.allclose(weights, expected / expected.sum(1, keepdims=True), atol=1e-5)
 
 
-def test_causal_vs_bidirectional_side_by_side(default_page):
+def test_causal_vs_bidirectional_side_by_side():
+    default_page = section("Causal vs bidirectional")
     causal = decode_array(chart_by_title(default_page, "Causal (decoder")["data"][0]["z"])
     both = decode_array(chart_by_title(default_page, "Bidirectional (encoder")["data"][0]["z"])
     assert causal.shape == both.shape == (3, 3)
@@ -60,7 +77,8 @@ def test_causal_vs_bidirectional_side_by_side(default_page):
     assert (both > 0).all() and np.allclose(both.sum(1), 1, atol=1e-5)
 
 
-def test_fully_masked_row_reads_nan_then_zeros(default_page):
+def test_fully_masked_row_reads_nan_then_zeros():
+    default_page = section("Fully masked row")
     frame = [df.value for df in default_page.dataframe if "method" in df.value.columns][0]
     plain = frame[frame["method"] == "torch.softmax on -inf"].iloc[0]
     safe = frame[frame["method"] == "masked_softmax"].iloc[0]
@@ -81,25 +99,30 @@ def test_fully_masked_row_reads_nan_then_zeros(default_page):
     {"mask": "causal", "s1": "", "s3": "", "tgt": ""},
 ])
 def test_controls_at_their_extremes(params):
+    for name in SECTIONS[1:]:
+        at = section(name, params)
+        assert chart_specs(at) or name == "Cross-attention" and params.get("tgt") == ""
+        no_nan_anywhere(at)
     at = run_page(PAGE, params)
     assert_no_exception(at)
-    no_nan_anywhere(at)
     n = int(params.get("n", 8))
     causal = decode_array(chart_by_title(at, f"Causal mask for {n} tokens")["data"][0]["z"])
     assert np.array_equal(causal, np.tril(np.ones((n, n))))
 
 
 def test_empty_batch_gives_a_prompt():
-    at = run_page(PAGE, {"s1": "", "s2": "", "s3": ""})
-    assert_no_exception(at)
-    assert any("Type at least one sentence" in i.value for i in at.info)
+    for name in SECTIONS[1:]:
+        at = section(name, {"s1": "", "s2": "", "s3": ""})
+        assert any("Type at least one sentence" in i.value for i in at.info) and not chart_specs(at)
+    assert chart_specs(run_page(PAGE, {"s1": "", "s2": "", "s3": ""}))  # the causal mask needs no batch
 
 
 def test_shared_link_restores_the_view():
     params = {"n": "5", "s2": "a b c d e f g h", "row": "sentence 2", "mask": "causal", "layer": "2", "head": "3"}
     at = run_page(PAGE, params)
-    assert_no_exception(at)
-    assert at.slider(key="n").value == 5 and at.selectbox(key="row").value == 1
+    assert at.slider(key="n").value == 5 and chart_by_title(at, "Causal mask for 5 tokens")
+    at = section("Scores", params)
+    assert at.selectbox(key="row").value == 1
     assert at.radio(key="mask").value == "causal" and at.slider(key="layer").value == 2
     assert at.selectbox(key="head").value == 3 and at.text_input(key="s2").value == "a b c d e f g h"
     weights = chart_by_title(at, "3 · Weights after softmax")["data"]

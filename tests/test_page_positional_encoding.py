@@ -8,6 +8,8 @@ import pytest
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 
 PAGE = "pages/positional_encoding.py"
+SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
+SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 
 
 def formula(positions: int, d_model: int, base: float) -> np.ndarray:
@@ -35,6 +37,19 @@ def default_page():
     return at
 
 
+def section(name: str, **params) -> object:
+    """The page with the tab ``name`` open (the URL's ``section``), other params as given."""
+    at = run_page(PAGE, {"section": name, **params})
+    assert_no_exception(at)
+    return at
+
+
+def test_only_the_open_tab_is_drawn(default_page):
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)]
+    assert len(titles) == 3 and not any("M_" in t or "RoPE" in t for t in titles)
+    assert len(chart_specs(section("Offset map"))) == 2
+
+
 def test_curves_and_table_match_the_formula(default_page):
     pe = formula(100, 64, 10000.0)
     curves = chart_by_title(default_page, "PE against position")
@@ -48,7 +63,8 @@ def test_curves_and_table_match_the_formula(default_page):
     assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)
 
 
-def test_similarity_depends_on_the_offset_only(default_page):
+def test_similarity_depends_on_the_offset_only():
+    default_page = section("Similarity")
     sim = decode_array(chart_by_title(default_page, "PE[p]·PE[q] for all positions")["data"][0]["z"])
     omega = 10000.0 ** (-np.arange(0, 64, 2) / 64)
     offsets = np.arange(100)[:, None] - np.arange(100)[None, :]
@@ -58,7 +74,8 @@ def test_similarity_depends_on_the_offset_only(default_page):
     assert np.allclose(decode_array(band[0]["y"]), decode_array(band[1]["y"]), atol=1e-3)
 
 
-def test_shift_map_is_the_rotation_and_is_verified(default_page):
+def test_shift_map_is_the_rotation_and_is_verified():
+    default_page = section("Offset map")
     k = 5
     m_k = decode_array(chart_by_title(default_page, "M_5")["data"][0]["z"])
     for i in range(32):
@@ -74,13 +91,16 @@ def test_shift_map_is_the_rotation_and_is_verified(default_page):
     assert float(metric.value) < 1e-5
 
 
-def test_rope_scores_are_constant_along_diagonals(default_page):
+def test_rope_scores_are_constant_along_diagonals():
+    default_page = section("Schemes", scheme="Rotary (RoPE)")
+    assert chart_by_title(default_page, "per scheme")
     scores = decode_array(chart_by_title(default_page, "after RoPE")["data"][0]["z"])
     for c in range(-scores.shape[0] + 1, scores.shape[0]):
         assert np.ptp(np.diagonal(scores, offset=c)) < 1e-4
 
 
-def test_alibi_slopes_and_biases(default_page):
+def test_alibi_slopes_and_biases():
+    default_page = section("Schemes", scheme="ALiBi")
     lines = chart_by_title(default_page, "ALiBi bias against distance")["data"]
     assert len(lines) == 8
     for h, trace in enumerate(lines):
@@ -91,7 +111,8 @@ def test_alibi_slopes_and_biases(default_page):
     assert np.allclose(head0, -0.5 * np.abs(np.arange(12)[:, None] - np.arange(12)[None, :]), atol=1e-6)
 
 
-def test_word_order_is_a_permutation_without_position_only(default_page):
+def test_word_order_is_a_permutation_without_position_only():
+    default_page = section("Word order")
     table = default_page.dataframe[-2].value if len(default_page.dataframe) > 1 else None
     frames = [df.value for df in default_page.dataframe if "permuted copy?" in df.value.columns]
     assert frames, table
@@ -112,9 +133,12 @@ def test_word_order_is_a_permutation_without_position_only(default_page):
      "wo_pe": "rotary", "wo_d": "512", "wo_heads": "16", "wo_layers": "4", "wo_layer": "4", "wo_head": "15"},
 ])
 def test_extremes_and_odd_d_model(params):
-    at = run_page(PAGE, params)
-    assert_no_exception(at)
-    no_nan_anywhere(at)
+    for name in SECTIONS:
+        for scheme in (SCHEMES if name == "Schemes" else SCHEMES[:1]):
+            at = section(name, scheme=scheme, **params)
+            assert chart_specs(at) or name == "Curves" and params.get("dims") == ""
+            no_nan_anywhere(at)
+    at = section("Offset map", **params)
     d_model = int(params["d_model"])
     k = int(params["k"])
     title = f"M_{k}"
@@ -135,11 +159,14 @@ def test_shared_link_restores_the_view():
     assert at.slider(key="d_model").value == 33 and at.slider(key="positions").value == 40
     assert at.number_input(key="base").value == 1
     assert at.multiselect(key="dims").value == [0, 32]
-    assert at.slider(key="k").value == 3 and at.slider(key="alibi_h").value == 3
     pe = formula(40, 33, 1.0)
     curves = chart_by_title(at, "PE against position (d_model 33, base 1)")["data"]
     assert [t["name"].split()[1] for t in curves] == ["0", "32"]
     assert np.allclose(decode_array(curves[1]["y"]), pe[:, 32], atol=1e-5)
+    at = section("Offset map", **params)
+    assert at.slider(key="k").value == 3 and chart_by_title(at, "M_3")
+    at = section("Schemes", scheme="ALiBi", **params)
+    assert at.slider(key="alibi_h").value == 3 and at.slider(key="d_model").value == 33
     assert len(chart_by_title(at, "ALiBi bias against distance")["data"]) == 3
     slopes = [2.0 ** -4, 2.0 ** -8, 2.0 ** -2]  # 2 heads' slopes, then every other of 4 heads'
     for trace, slope in zip(chart_by_title(at, "ALiBi bias against distance")["data"], slopes):

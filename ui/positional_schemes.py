@@ -12,11 +12,14 @@ from viz import positional as viz
 from . import positional as pos_ui
 from .figure_cache import cached_figure
 
+# One tab per scheme beside the sinusoids; the open one is the URL's ``scheme``.
+SCHEME_TABS = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
+
 
 @st.fragment
 def render_schemes(positions: int, d_model: int, base: float) -> None:
-    """Draw the comparison figure and one tab per scheme (controls rerun this part only)."""
-    st.header("Five ways to give attention a sense of order")
+    """Draw the comparison figure and the open scheme's tab (controls rerun this part only)."""
+    st.subheader("Five ways to give attention a sense of order")
     st.markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
         "position $n$. Below, the position part of that score, side by side (each panel scaled to "
@@ -31,19 +34,22 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     st.plotly_chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
-    learned, rotary, alibi, none = st.tabs(["Learned", "Rotary (RoPE)", "ALiBi", "None"])
-    with learned:
-        _learned(positions, d_model)
-    with rotary:
-        _rotary(positions, base)
-    with alibi:
-        _alibi(positions)
-    with none:
-        st.markdown(
+    learned, rotary, alibi, none = st.tabs(list(SCHEME_TABS), key="scheme", bind="query-params")
+    if learned.open:
+        with learned:
+            _learned(positions, d_model)
+    if rotary.open:
+        with rotary:
+            _rotary(positions, base)
+    if alibi.open:
+        with alibi:
+            _alibi(positions)
+    if none.open:
+        none.markdown(
             "With no positional information, self-attention is **permutation-equivariant**: shuffle "
             "the words and every output is shuffled the same way, nothing else changes. Decoder-only "
             "models with a causal mask get a little order from the mask itself, but a bidirectional "
-            "encoder gets none. The word-order demo below shows it on a real model."
+            "encoder gets none. The word-order tab shows it on a real model."
         )
 
 

@@ -21,7 +21,7 @@ COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
 @st.fragment
 def render_word_order(base: float) -> None:
     """Two sentences with the same words through the same model, without and with position."""
-    st.header("Word order: The cat sat on the mat / The mat sat on the cat")
+    st.subheader("The cat sat on the mat / The mat sat on the cat")
     st.markdown(
         "The tutorials warn that without positional encoding the model would treat these two "
         "sentences identically. Here both go through the same randomly initialised model "

@@ -35,7 +35,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     fig.update_xaxes(title="position (pos)", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
                      zeroline=True, zerolinecolor="#999999")
-    fig.update_layout(legend=dict(orientation="h", y=-0.18))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
     return fig
 
 
@@ -98,7 +98,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
     base_layout(fig, "Similarity against distance", 400)
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
-    fig.update_layout(legend=dict(orientation="h", y=-0.2))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
     return fig
 
 
@@ -115,7 +115,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
     base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}]", 360)
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
-    fig.update_layout(legend=dict(orientation="h", y=-0.25))
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.35))
     return fig
 
 
