@@ -67,7 +67,7 @@ def _learned(positions: int, d_model: int) -> None:
     left.plotly_chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
                                            value_name="P"), width="stretch")
     right.plotly_chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
-                                             "Dot product P[p]·P[q] between positions", "P·P"),
+                                             "P[p]·P[q] between positions", "P·P"),
                        width="stretch")
 
 

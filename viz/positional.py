@@ -208,6 +208,7 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Fig
                                                "<extra></extra>"), row=1, col=i + 1)
         fig.update_yaxes(autorange="reversed", showticklabels=i == 0, row=1, col=i + 1)
     base_layout(fig, "Position term between query m and key n, per scheme (each scaled to ±1)", 340)
+    fig.update_layout(margin=dict(t=110))  # room for the title above the two-line panel names
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
                                      colorbar=dict(title=dict(text="relative"), thickness=14)))
     return fig
