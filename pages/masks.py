@@ -36,7 +36,8 @@ heads = heads_control(d_model, container=c[1])
 layers = layers_control(container=c[2], max_value=4)
 seed = seed_control(container=c[3])
 layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
-head = c[5].selectbox("head to show", list(range(heads)), key="head", bind="query-params")
+head = c[5].selectbox("head to show", list(range(heads)), format_func=lambda h: str(h + 1), key="head",
+                    bind="query-params")
 shown = sections.ShownHead(TransformerConfig(d_model=d_model, num_heads=heads, num_decoder_layers=layers),
                            seed, layer, head)
 batch = None

@@ -11,8 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from transformer import TransformerConfig
-from viz.heatmap import matrix_heatmap
-from viz.masks import mask_panels_figure
+from viz.masks import mask_panels_figure, readable_heatmap
 
 from . import masks as mask_ui
 from .figure_cache import cached_figure
@@ -42,7 +41,7 @@ class Batch:
 
 @dataclass(frozen=True)
 class ShownHead:
-    """The model (config, seed) and the layer (1-based) and head whose attention is drawn."""
+    """The model (config, seed) and the layer (1-based) and head (0-based index, shown 1-based) drawn."""
     config: TransformerConfig
     seed: int
     layer: int
@@ -50,7 +49,7 @@ class ShownHead:
 
     @property
     def where(self) -> str:
-        return f"layer {self.layer} · head {self.head}"
+        return f"layer {self.layer} · head {self.head + 1}"
 
 
 @st.fragment
@@ -124,11 +123,11 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     maps = mask_ui.masked_forward(shown.config, shown.seed, batch.ids[batch.row], kind)
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
     c1, c2, c3 = st.columns(3, gap="medium")
-    c1.plotly_chart(cached_figure(matrix_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
+    c1.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
                                   signed=True, value_name="score"), width="stretch")
-    c2.plotly_chart(cached_figure(matrix_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
+    c2.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
                                   signed=True, mask=maps.mask, value_name="score"), width="stretch")
-    c3.plotly_chart(cached_figure(matrix_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
+    c3.plotly_chart(cached_figure(readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
                                   mask=maps.mask), width="stretch")
     st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
                "it. Each row of 3 sums to 1 over its allowed keys.")
@@ -148,9 +147,9 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
             .weights[shown.layer - 1, shown.head] for causal in (True, False)}
     causal_mask = mask_ui.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
-    c1.plotly_chart(cached_figure(matrix_heatmap, side[True], real.tokens, real.tokens,
+    c1.plotly_chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,
                                   f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch")
-    c2.plotly_chart(cached_figure(matrix_heatmap, side[False], real.tokens, real.tokens,
+    c2.plotly_chart(cached_figure(readable_heatmap, side[False], real.tokens, real.tokens,
                                   f"Bidirectional (encoder, BERT-style)<br>{shown.where}"), width="stretch")
     st.caption("The first token can only attend to itself under the causal mask (weight 1), and every row "
                "spreads its attention over fewer keys, so the weights that remain are larger.")
@@ -182,6 +181,6 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
                    f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere.")
-    c2.plotly_chart(cached_figure(matrix_heatmap, compare.safe, left_tokens, left_tokens,
+    c2.plotly_chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
                                   "masked_softmax with a left pad: row 0 fully masked", mask=compare.mask),
                     width="stretch")
