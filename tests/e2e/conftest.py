@@ -111,3 +111,16 @@ def wait_idle(page, timeout: float = 30_000) -> None:
 def assert_no_exception(page) -> None:
     assert page.locator("[data-testid=stException]").count() == 0, page.locator(
         "[data-testid=stException]").first.inner_text()
+
+
+def wait_for_chart(page, title: str, timeout: float = 15_000) -> None:
+    """Wait until a Plotly chart whose title contains ``title`` is drawn."""
+    page.wait_for_selector(f".js-plotly-plot .gtitle:has-text('{title}')", timeout=timeout)
+
+
+def nudge_slider(page, label: str, key: str = "ArrowRight"):
+    """Focus the slider labelled ``label`` and press an arrow key; returns the slider handle."""
+    slider = page.locator("[data-testid=stSlider]", has_text=label).locator("input[type=range]").first
+    slider.focus()
+    slider.press(key)
+    return slider

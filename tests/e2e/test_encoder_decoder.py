@@ -1,7 +1,7 @@
 """In a real browser: the encoder-decoder page opens on its attention tab, redraws after a selectbox
 change, opens another tab (bound to the URL) and redraws after a slider change there."""
 
-from tests.e2e.conftest import assert_no_exception, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
 
 
 def chart_titles(page) -> list[str]:
@@ -20,19 +20,17 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     if page.get_by_role("option").count() == 0:  # the click only moved the focus
         page.keyboard.press("ArrowDown")
     page.get_by_role("option", name="encoder-decoder cross-attention").click()
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('encoder-decoder cross-attention')", timeout=15_000)
+    wait_for_chart(page, "encoder-decoder cross-attention", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
 
     page.get_by_role("tab", name="Output").click()
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('top 10 of 4096')", timeout=15_000)
+    wait_for_chart(page, "top 10 of 4096", timeout=15_000)
     wait_idle(page)
     assert "section=Output" in page.url
     assert page.locator(".js-plotly-plot").count() == 1
 
-    slider = page.locator("[data-testid=stSlider]", has_text="top k").locator("input[type=range], [role=slider]").first
-    slider.focus()
-    slider.press("ArrowRight")
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('top 11 of 4096')", timeout=15_000)
+    nudge_slider(page, "top k")
+    wait_for_chart(page, "top 11 of 4096", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
