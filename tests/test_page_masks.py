@@ -30,6 +30,15 @@ def section(name: str, params: dict | None = None):
     return at
 
 
+def assert_projector_fonts(spec: dict) -> None:
+    """Tick labels of every shown axis >= 13 px, the title ~18 px (readable on a projector)."""
+    layout = spec["layout"]
+    assert layout["title"]["font"]["size"] >= 17, layout["title"]["text"]
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
+            assert axis["tickfont"]["size"] >= 13, (layout["title"]["text"], name)
+
+
 def test_only_the_open_tab_is_drawn(default_page):
     assert [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)] == [
         "Causal mask for 8 tokens (grey = masked)"]
@@ -129,3 +138,12 @@ def test_shared_link_restores_the_view():
     assert decode_array(weights[0]["z"]).shape == (8, 8)
     assert np.array_equal(decode_array(weights[1]["z"]), ~np.tril(np.ones((8, 8), bool)))
     assert "layer 2 · head 3" in chart_by_title(at, "1 · Scores before masking")["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("name", ["Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional",
+                                  "Fully masked row"])
+def test_every_tab_is_readable_on_a_projector(name):
+    specs = chart_specs(section(name))
+    assert specs
+    for spec in specs:
+        assert_projector_fonts(spec)

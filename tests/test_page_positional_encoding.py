@@ -44,6 +44,15 @@ def section(name: str, **params) -> object:
     return at
 
 
+def assert_projector_fonts(spec: dict) -> None:
+    """Tick labels of every shown axis >= 13 px, the title ~18 px (readable on a projector)."""
+    layout = spec["layout"]
+    assert layout["title"]["font"]["size"] >= 17, layout["title"]["text"]
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
+            assert axis["tickfont"]["size"] >= 13, (layout["title"]["text"], name)
+
+
 def test_only_the_open_tab_is_drawn(default_page):
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)]
     assert len(titles) == 3 and not any("M_" in t or "RoPE" in t for t in titles)
@@ -171,3 +180,13 @@ def test_shared_link_restores_the_view():
     slopes = [2.0 ** -4, 2.0 ** -8, 2.0 ** -2]  # 2 heads' slopes, then every other of 4 heads'
     for trace, slope in zip(chart_by_title(at, "ALiBi bias against distance")["data"], slopes):
         assert math.isclose(float(decode_array(trace["y"])[1]), -slope, rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("name, scheme", [("Curves", "Learned"), ("Similarity", "Learned"), ("Offset map", "Learned"),
+                                          ("Schemes", "Learned"), ("Schemes", "Rotary (RoPE)"),
+                                          ("Schemes", "ALiBi"), ("Word order", "Learned")])
+def test_every_tab_is_readable_on_a_projector(name, scheme):
+    specs = chart_specs(section(name, scheme=scheme))
+    assert specs
+    for spec in specs:
+        assert_projector_fonts(spec)

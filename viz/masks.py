@@ -8,8 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .heatmap import matrix_heatmap
 from .labels import escape, position_axis
-from .style import MASKED_COLOR, base_layout
+from .style import MASKED_COLOR, base_layout, projector_fonts
 
 ALLOWED_COLOR = "#2a788e"
 # 0 = masked (grey), 1 = may attend (colour): two flat bands, never a gradient.
@@ -45,4 +46,10 @@ def mask_panels_figure(masks: Sequence[np.ndarray], titles: Sequence[str], row_t
         fig.update_yaxes(**position_axis(row_tokens, autorange="reversed"), row=1, col=i)
     side = max(len(row_tokens), len(col_tokens))
     base_layout(fig, title, int(min(560, max(300, 150 + 20 * side))))
-    return fig
+    return projector_fonts(fig)
+
+
+def readable_heatmap(*args, **kwargs) -> go.Figure:
+    """``viz.heatmap.matrix_heatmap(*args, **kwargs)`` (a ``[Lq, Lk]`` matrix, queries down, keys
+    across, masked cells grey) with projector-sized tick labels, colour bar and legend."""
+    return projector_fonts(matrix_heatmap(*args, **kwargs))

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import DIVERGING_SCALE, MASKED_COLOR, base_layout, head_color
+from .style import DIVERGING_SCALE, MASKED_COLOR, base_layout, head_color, projector_fonts
 
 
 def _finite(values: np.ndarray) -> np.ndarray:
@@ -36,7 +36,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
                      zeroline=True, zerolinecolor="#999999")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
-    return fig
+    return projector_fonts(fig)
 
 
 def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE") -> go.Figure:
@@ -48,7 +48,7 @@ def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE") -> go.F
     base_layout(fig, title, 440)
     fig.update_xaxes(title="dimension", showgrid=False)
     fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
-    return fig
+    return projector_fonts(fig)
 
 
 def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
@@ -58,14 +58,16 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
         x=pairs, y=_finite(wavelengths), mode="lines+markers", name="wavelength",
         line=dict(color=head_color(0), width=2.5),
         hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
-    fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"),
-                  annotation_text=f"{positions} positions shown", annotation_position="top left")
+    fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"))
+    # On a log axis an annotation's y is log10 of the value (add_hline's own label lands off the chart).
+    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)), yanchor="top",
+                       text=f"{positions} positions shown", showarrow=False, font=dict(color="#d62728"))
     base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
     fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], showgrid=True,
                      gridcolor="#eeeeee")
-    return fig
+    return projector_fonts(fig)
 
 
 def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PEÂ·PE") -> go.Figure:
@@ -77,7 +79,7 @@ def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PEÂ
     base_layout(fig, title, 440)
     fig.update_xaxes(title="position", showgrid=False)
     fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
-    return fig
+    return projector_fonts(fig)
 
 
 def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray,
@@ -99,7 +101,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
-    return fig
+    return projector_fonts(fig)
 
 
 def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offset: int) -> go.Figure:
@@ -116,7 +118,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.35))
-    return fig
+    return projector_fonts(fig)
 
 
 def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query position m",
@@ -140,7 +142,7 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
     base_layout(fig, title, 440)
     fig.update_xaxes(title=col_name, showgrid=False)
     fig.update_yaxes(title=row_name, autorange="reversed", showgrid=False)
-    return fig
+    return projector_fonts(fig)
 
 
 def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias",
@@ -176,7 +178,7 @@ def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias
     fig.update_layout(annotations=annotations)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
-    return fig
+    return projector_fonts(fig)
 
 
 def slopes_figure(slopes: np.ndarray) -> go.Figure:
@@ -186,10 +188,10 @@ def slopes_figure(slopes: np.ndarray) -> go.Figure:
                                 name=f"head {h}: m = {float(m):.4g}", line=dict(color=head_color(h)),
                                 hovertemplate=f"head {h}<br>|i - j| %{{x}}<br>bias %{{y:.3f}}<extra></extra>")
                      for h, m in enumerate(slopes)])
-    base_layout(fig, "ALiBi bias against distance, one line per head", 380)
+    base_layout(fig, "ALiBi bias against distance", 380)
     fig.update_xaxes(title="distance |i - j|", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="bias added to the score", showgrid=True, gridcolor="#eeeeee")
-    return fig
+    return projector_fonts(fig)
 
 
 def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Figure:
@@ -211,4 +213,4 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Fig
     fig.update_layout(margin=dict(t=110))  # room for the title above the two-line panel names
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
                                      colorbar=dict(title=dict(text="relative"), thickness=14)))
-    return fig
+    return projector_fonts(fig)

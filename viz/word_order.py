@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape, position_axis
-from .style import ATTENTION_SCALE, base_layout, head_color
+from .style import ATTENTION_SCALE, base_layout, head_color, projector_fonts
 
 
 def attention_pair_figure(a: np.ndarray, tokens_a: Sequence[str], b: np.ndarray,
@@ -26,7 +26,7 @@ def attention_pair_figure(a: np.ndarray, tokens_a: Sequence[str], b: np.ndarray,
     base_layout(fig, title, 400)
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), thickness=14)))
-    return fig
+    return projector_fonts(fig)
 
 
 def word_rows_figure(rows_a: Sequence[np.ndarray], rows_b: Sequence[np.ndarray],
@@ -50,4 +50,4 @@ def word_rows_figure(rows_a: Sequence[np.ndarray], rows_b: Sequence[np.ndarray],
     base_layout(fig, f"Attention of \u201c{escape(word)}\u201d to each word, in both sentences", 380)
     fig.update_yaxes(title="weight", range=[0, 1], row=1, col=1)
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.3))
-    return fig
+    return projector_fonts(fig)
