@@ -147,3 +147,14 @@ def test_every_tab_is_readable_on_a_projector(name):
     assert specs
     for spec in specs:
         assert_projector_fonts(spec)
+
+
+def test_numbers_are_built_only_when_their_expander_is_open():
+    assert not section("Scores").dataframe
+    at = section("Scores", {"numbers": "true", "section": "Scores"})
+    table = at.dataframe[0].value
+    weights = decode_array(chart_by_title(at, "3 · Weights after softmax")["data"][0]["z"])
+    assert np.allclose(table.drop(columns="row sum").to_numpy(), weights.round(3), atol=1e-3)
+    assert np.allclose(table["row sum"], 1.0)
+    padded = section("Padding", {"padded": "true"}).dataframe[0].value
+    assert padded.shape == (3, 6) and list(padded.iloc[0]) == ["The", "cat", "sat", "<pad>", "<pad>", "<pad>"]

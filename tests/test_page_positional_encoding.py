@@ -190,3 +190,11 @@ def test_every_tab_is_readable_on_a_projector(name, scheme):
     assert specs
     for spec in specs:
         assert_projector_fonts(spec)
+
+
+def test_numbers_are_built_only_when_their_expander_is_open(default_page):
+    assert not default_page.dataframe
+    at = section("Curves", pe_numbers="true")
+    assert np.allclose(at.dataframe[0].value.to_numpy(), formula(16, 64, 10000.0), atol=1e-5)
+    slopes = section("Schemes", scheme="ALiBi", slopes="true").dataframe[0].value
+    assert np.allclose(slopes["slope m_h"], 2.0 ** (-np.arange(1, 9)), rtol=1e-6)

@@ -79,8 +79,9 @@ def render_padding(batch: Batch) -> None:
                                   f"Key-padding mask of the batch: {len(batch.names)} sentences × "
                                   f"{batch.length} positions", "sentence", "position",
                                   np.array(batch.tokens, dtype=object)), width="stretch")
-    with st.expander("The padded batch, token by token"):
-        st.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=[str(j) for j in range(batch.length)]))
+    padded = st.expander("The padded batch, token by token", key="padded", bind="query-params")
+    if padded.open:  # built only when opened
+        padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=[str(j) for j in range(batch.length)]))
     kinds = mask_ui.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
     st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
@@ -131,7 +132,10 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
                                   mask=maps.mask), width="stretch")
     st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
                "it. Each row of 3 sums to 1 over its allowed keys.")
-    with st.expander("The numbers: weights and row sums"):
+    numbers = st.expander("The numbers: weights and row sums", key="numbers", bind="query-params")
+    if not numbers.open:  # built only when opened
+        return
+    with numbers:
         labels = [f"{j}: {t}" for j, t in enumerate(tokens)]
         table = pd.DataFrame(weights, index=labels, columns=labels).round(3)
         table["row sum"] = weights.sum(axis=1).round(3)

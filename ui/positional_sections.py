@@ -42,8 +42,10 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
             "columns change slowly, like the high digits of a counter. The values stay in $[-1, 1]$ "
             "whatever the length, which is why the encoding extends to positions never seen in training."
         )
-        with st.expander("The numbers (first 16 positions)"):
-            st.dataframe(pd.DataFrame(pe[:16], columns=[f"dim {d}" for d in range(d_model)]), height=300)
+        numbers = st.expander("The numbers (first 16 positions)", key="pe_numbers", bind="query-params")
+        if numbers.open:  # built only when opened
+            with numbers:
+                st.dataframe(pd.DataFrame(pe[:16], columns=[f"dim {d}" for d in range(d_model)]), height=300)
 
 
 @st.fragment

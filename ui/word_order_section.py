@@ -75,9 +75,11 @@ def render_word_order(base: float) -> None:
         st.dataframe(table, hide_index=True)
         st.caption("Zero (up to float32 rounding) without positional encoding: undoing the word "
                    "permutation turns sentence B's attention into sentence A's, in every layer and head.")
-    with right, st.expander("How sentence B's words map onto sentence A's (token by position)"):
-        st.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
-                                   "A position": perm}), hide_index=True)
+    mapping = right.expander("How sentence B's words map onto sentence A's (token by position)", key="wo_map",
+                             bind="query-params")
+    if mapping.open:  # built only when opened
+        mapping.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
+                                        "A position": perm}), hide_index=True)
     rows_a = [r.a[layer - 1, head, word] for r in results.values()]
     rows_b = [r.b_in_a_order[layer - 1, head, word] for r in results.values()]
     st.plotly_chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
