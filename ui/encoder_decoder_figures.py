@@ -7,9 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from viz.encoder_decoder import heads_grid_heatmap, projector_fonts, top_k_bars
+from viz.encoder_decoder import heads_grid_heatmap, top_k_bars
 from viz.heatmap import matrix_heatmap
 from viz.layer_steps import ffn_active_figure, layernorm_figure, residual_norms_figure
+from viz.style import projector_fonts
 
 MAX_FIGURES = 64
 

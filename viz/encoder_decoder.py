@@ -17,22 +17,6 @@ _OVERLAY_SCALE = [[0.0, "rgba(0,0,0,0)"], [0.33, "rgba(0,0,0,0)"], [0.34, MASKED
                   [0.66, MASKED_COLOR], [0.67, "white"], [1.0, "white"]]
 
 
-TICK_PX, AXIS_TITLE_PX, LABEL_PX = 14, 15, 15
-INK = "#222222"
-
-
-def projector_fonts(fig: go.Figure) -> go.Figure:
-    """Readable from the back of a classroom: tick labels 14 px and dark (the app theme's default is
-    smaller and grey), axis titles, legend, colour bar and panel labels 15 px. Returns ``fig``."""
-    axis = dict(tickfont=dict(size=TICK_PX, color=INK), title_font=dict(size=AXIS_TITLE_PX, color=INK))
-    fig.update_xaxes(**axis)
-    fig.update_yaxes(**axis)
-    fig.update_layout(legend=dict(font=dict(size=LABEL_PX, color=INK), title_font=dict(size=LABEL_PX, color=INK)))
-    fig.update_traces(colorbar=dict(tickfont=dict(size=TICK_PX, color=INK)), selector=dict(type="heatmap"))
-    fig.update_annotations(font=dict(size=LABEL_PX, color=INK))
-    return fig
-
-
 def tile_layout(num_heads: int, max_cols: int = 4) -> tuple[int, int]:
     """(rows, cols) of the head grid: at most ``max_cols`` tiles per row."""
     cols = min(num_heads, max_cols)
