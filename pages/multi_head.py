@@ -7,9 +7,9 @@ from ui.controls import d_model_control, heads_control, layers_control, position
 from ui.figure_cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import sentence_input
+from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
 from viz.heads import compare_figure, head_grid_figure
-from viz.heatmap import matrix_heatmap
 from viz.overview import overview_figure
 from viz.stats import attention_rollout, head_stats, weights_csv
 from ui.routing import require_navigation
@@ -42,7 +42,7 @@ with c3:
     heads = heads_control(d_model, positional, default=4)
 with c5:
     seed = seed_control()
-causal = c6.toggle("causal (decoder)", value=False, key="causal", bind="query-params",
+causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
                    help="Off: a bidirectional encoder (every token sees every token). "
                         "On: a decoder's causal mask (token i sees only tokens j ≤ i).")
 
@@ -120,10 +120,10 @@ def rollout_section():
              r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(cached_figure(matrix_heatmap, weights[layer].mean(0), tokens, tokens,
+        st.plotly_chart(cached_figure(attention_weights_figure, weights[layer].mean(0), tokens,
                                       f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
     with right:
-        st.plotly_chart(cached_figure(matrix_heatmap, attention_rollout(weights), tokens, tokens,
+        st.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
                                       f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
                         key="rollout", **CHART)
 

@@ -164,7 +164,8 @@ for tab, section in zip((vectors_tab, scores_tab, output_tab, scaling_tab),
         with tab:
             section()
 
-with st.expander("The numbers behind the figures"):
+def numbers_table():
+    """One chosen matrix of the chain as a table: rows are tokens, columns dimensions or keys."""
     matrices = {"X (token vectors)": (steps.x, dims_model), "Q": (steps.q, dims_k), "K": (steps.k, dims_k),
                 "V": (steps.v, dims_k), "raw scores QKᵀ": (steps.raw, tokens),
                 "scaled scores": (steps.scaled, tokens), "attention weights A": (steps.weights, tokens),
@@ -173,8 +174,14 @@ with st.expander("The numbers behind the figures"):
     values, columns = matrices[choice]
     frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens)],
                          columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns)])
-    if choice == "attention weights A" and causal:
-        frame = frame.where(steps.mask)
-    st.dataframe(frame.round(4))
-    if choice == "attention weights A" and causal:
+    masked = choice == "attention weights A" and causal
+    st.dataframe(frame.where(steps.mask).round(4) if masked else frame.round(4))
+    if masked:
         st.caption("Empty cells are masked.")
+
+
+# Built only while open (an open table is in the URL as table=true), so a setting does not resend it.
+numbers = st.expander("The numbers behind the figures", key="table", bind="query-params")
+if numbers.open:
+    with numbers:
+        numbers_table()

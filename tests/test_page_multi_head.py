@@ -108,3 +108,19 @@ def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
     at = run_page(PAGE, {"text": ""})
     assert_no_exception(at)
     assert not chart_specs(at) and at.info
+
+
+def test_every_tab_is_readable_on_a_projector():
+    """Token labels >= 13 px and dark on every shown axis, titles 18 px, panel labels and legends 15 px."""
+    for name in ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Compare"):
+        for spec in chart_specs(section(name, {"causal": "true"})):
+            layout = spec["layout"]
+            assert layout["title"]["font"]["size"] == 18
+            axes = [value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))]
+            shown = [axis for axis in axes if axis.get("showticklabels", True) and axis.get("visible", True)]
+            assert all(axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222"
+                       for axis in shown), layout["title"]["text"]
+            assert all(note["font"]["size"] >= 15 for note in layout.get("annotations", []))
+            assert layout.get("legend", {}).get("font", {}).get("size", 15) >= 15
+            texts = [t["textfont"]["size"] for t in spec["data"] if t.get("mode") == "text"]
+            assert all(size >= 13 for size in texts)  # the head view's token columns

@@ -30,7 +30,7 @@ def section(name, params=None):
 def test_default_view_draws_the_chain_consistently():
     at = run_page(PAGE)  # the first tab opens by default, and only its charts are sent
     assert_no_exception(at)
-    assert len(titles(at)) == 2
+    assert len(titles(at)) == 2 and not at.dataframe  # the numbers table is built only when opened
     assert any("X: token vectors + PE · 11 × 16" in t for t in titles(at))
     qkv = chart_by_title(at, "Queries, keys and values · each 11 × 8")
     assert [a["text"] for a in qkv["layout"]["annotations"]][:3] == [f"{m} = X W<sub>{m}</sub>" for m in "QKV"]
@@ -92,7 +92,7 @@ def test_extremes_large_and_hot():
 def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
     params = {"text": "a b a <b>", "d_model": "8", "d_k": "2", "causal": "true", "query": "2: a", "temp": "0.5",
-              "pe": "false", "numbers": "attention weights A"}
+              "pe": "false", "table": "true", "numbers": "attention weights A"}
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
     assert at.toggle(key="causal").value and not at.toggle(key="pe").value
@@ -113,3 +113,17 @@ def test_empty_and_long_text():
     assert not chart_specs(at) and at.info
     at = section(SCORES, {"text": " ".join(f"w{i}" for i in range(80))})
     assert at.warning and z(chart_by_title(at, "Attention weights A")).shape == (64, 64)
+
+
+def test_every_tab_is_readable_on_a_projector():
+    """Tick labels >= 13 px and dark on every axis of every chart, titles 18 px, colour-bar ticks >= 13 px."""
+    for name in (VECTORS, SCORES, OUTPUT, SCALING):
+        for spec in chart_specs(section(name, {"causal": "true"})):
+            layout = spec["layout"]
+            assert layout["title"]["font"]["size"] == 18
+            axes = [value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))]
+            assert axes and all(axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222"
+                                for axis in axes), layout["title"]["text"]
+            bars = [t["colorbar"] for t in spec["data"] if "colorbar" in t]
+            bars += [layout["coloraxis"]["colorbar"]] if "coloraxis" in layout else []
+            assert all(bar["tickfont"]["size"] >= 13 for bar in bars)

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
 from .labels import escape, position_axis
-from .style import DIVERGING_SCALE, HEAD_COLORS, MASKED_COLOR, base_layout
+from .style import DIVERGING_SCALE, HEAD_COLORS, MASKED_COLOR, base_layout, projector_fonts
 
 
 # Dimensions are plain integers: an automatic numeric axis (upright, thinned ticks) reads well and
@@ -20,12 +20,13 @@ DIMENSION_AXIS = dict(tickmode="auto", tickvals=None, ticktext=None, tickangle=0
 
 
 def fixed_margins(fig: go.Figure, rows: Sequence[str], cols: Sequence[str] | None, font: int = 15) -> go.Figure:
-    """Margins sized to the longest row label (left) and the -45° column labels (bottom; ``cols``
-    None = an upright numeric "dimension" axis) instead of automargin, so the browser lays the
-    figure out once."""
+    """Projector fonts (14 px dark ticks, see ``viz.style.projector_fonts``) and margins sized to the
+    longest row label (left) and the -45° column labels (bottom; ``cols`` None = an upright numeric
+    "dimension" axis) instead of automargin, so the browser lays the figure out once."""
     def width(labels):
         return 0.6 * font * max((len(escape(str(t))) for t in labels), default=1)
     bottom = 0.71 * width(cols) + font if cols is not None else 2.6 * font
+    projector_fonts(fig)
     fig.update_xaxes(automargin=False)
     fig.update_yaxes(automargin=False)
     fig.update_layout(margin=dict(l=int(16 + width(rows)), b=int(16 + bottom)))
@@ -157,6 +158,7 @@ def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unsc
     fig.update_xaxes(type="log", title_text="d_k", tickvals=ticks, ticktext=[str(t) for t in ticks])
     fig.update_yaxes(range=[0, 1.15 * float(np.log(keys))], row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
+    projector_fonts(fig)
     fig.update_layout(legend=dict(orientation="h", y=-0.25), margin=dict(b=40))
     return fig
 

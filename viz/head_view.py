@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape
-from .style import base_layout, head_color
+from .style import PROJECTOR_INK, base_layout, head_color, projector_fonts
 
 LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
 MIN_WEIGHT = 0.01  # lines for smaller weights would be invisible; they are not drawn
@@ -53,7 +53,7 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
         traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
                                  textposition=anchor, showlegend=False, name=f"{side}s",
                                  hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
-                                 textfont=dict(size=14 if length <= 32 else 11)))
+                                 textfont=dict(size=15 if length <= 32 else 13, color=PROJECTOR_INK)))
     fig = go.Figure(traces)
     base_layout(fig, title, int(min(1400, max(320, 110 + 22 * length))))
     fig.update_xaxes(visible=False, range=[-0.9, 1.9])
@@ -61,4 +61,4 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     fig.update_layout(legend=dict(orientation="h", y=-0.02), hovermode="closest",
                       annotations=[dict(x=0, y=-0.9, text="queries", showarrow=False, yanchor="bottom"),
                                    dict(x=1, y=-0.9, text="keys", showarrow=False, yanchor="bottom")])
-    return fig
+    return projector_fonts(fig)  # 15 px legend and column names

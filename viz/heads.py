@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape
-from .style import ATTENTION_SCALE, DIVERGING_SCALE, MASKED_COLOR, base_layout
+from .style import ATTENTION_SCALE, DIVERGING_SCALE, MASKED_COLOR, base_layout, projector_fonts
 
 ZERO_WIDTH = "\u200b"
 HOVER = "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"
@@ -42,9 +42,11 @@ def _overlay(mask: np.ndarray, labels_q: list[str], labels_k: list[str], **axes)
 
 
 def _category_axes(fig: go.Figure, length: int) -> None:
-    """Token axes sized for a projector: 13 px labels, every token labelled, up to 24 tokens;
-    smaller labels, thinned by Plotly where they would collide, for longer sentences."""
-    tick_size = 13 if length <= 24 else 10 if length <= 40 else 8
+    """Token axes sized for a projector: dark 14 px labels, every token labelled, up to 24 tokens;
+    smaller labels, thinned by Plotly where they would collide, for longer sentences. Colour bar,
+    legend and panel titles get the projector fonts of ``viz.style.projector_fonts``."""
+    projector_fonts(fig)
+    tick_size = 14 if length <= 24 else 11 if length <= 40 else 9
     every = dict(dtick=1) if length <= 24 else {}
     fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False, **every)
     fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False, **every)

@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape
-from .style import ATTENTION_SCALE, MASKED_COLOR, base_layout
+from .style import ATTENTION_SCALE, MASKED_COLOR, base_layout, projector_fonts
 
 CODES = 1000
 
@@ -69,4 +69,4 @@ def overview_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     fig.update_layout(margin=dict(l=70, r=10, t=80, b=10))
     fig.update_xaxes(type="category", showticklabels=False, showgrid=False)
     fig.update_yaxes(type="category", showticklabels=False, showgrid=False, autorange="reversed")
-    return fig
+    return projector_fonts(fig)  # 15 px head and layer labels, 14 px colour-bar ticks
