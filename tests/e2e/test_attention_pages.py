@@ -1,6 +1,6 @@
 """In a real browser: the attention pages redraw when a control changes, without an exception."""
 
-from tests.e2e.conftest import assert_no_exception, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
 
 TITLE = ".js-plotly-plot .gtitle"
 
@@ -51,3 +51,18 @@ def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, serv
                            ".some(e => e.textContent.includes('Layer 1 · mean over 4 heads'))", timeout=20_000)
     assert_no_exception(page)
     assert "section=Mean" in page.url and "layer=1" in page.url
+
+
+def test_self_attention_tab_click_opens_its_charts_and_temperature_redraws_them(page, server_url):
+    page.goto(f"{server_url}/self_attention")
+    wait_idle(page)
+    wait_for_chart(page, "Queries, keys and values", timeout=20_000)
+    page.get_by_role("tab", name="Scores and softmax").click()
+    wait_idle(page)
+    wait_for_chart(page, "Raw scores")
+    assert "section=Scores" in page.url and not any("Queries, keys" in t for t in chart_titles(page))
+    nudge_slider(page, "temperature")
+    wait_idle(page)
+    wait_for_chart(page, "(T = 1.1)")
+    assert_no_exception(page)
+    assert "temp=1.1" in page.url
