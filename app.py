@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-import ui  # noqa: F401  (torch threads are set before any page touches torch)
 from ui.pages_index import PAGES
 
 st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")

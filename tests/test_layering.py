@@ -50,3 +50,24 @@ def test_every_page_goes_through_the_navigation():
     """A page must call ui.routing.require_navigation() (see ui/routing.py) before anything else."""
     for path in sorted((ROOT / "pages").glob("*.py")):
         assert "\nrequire_navigation()\n" in path.read_text(encoding="utf-8"), path.name
+
+
+def test_ui_modules_set_torch_threads_before_using_torch():
+    for path in sorted((ROOT / "ui").glob("*.py")):
+        if path.name in ("runtime.py", "__init__.py"):
+            continue
+        roots = imported_roots(path)
+        if roots & {"torch", "transformer"}:
+            assert "from . import runtime" in path.read_text(encoding="utf-8"), path.name
+
+
+def test_home_page_does_not_load_torch():
+    """The first page a fresh server shows draws without paying for the torch import."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from streamlit.testing.v1 import AppTest; "
+            "at = AppTest.from_file('app.py').run(); "
+            "assert not at.exception; print('torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip().splitlines()[-1] == "False", result.stdout + result.stderr

@@ -1,3 +1,5 @@
-"""Streamlit-specific shared parts: cached models and forward passes, shared controls."""
+"""Streamlit-specific shared parts: cached models and forward passes, shared controls.
 
-from . import runtime  # noqa: F401  (sets torch threads before anything else touches torch)
+Every module here that uses torch imports ``ui.runtime`` first, which sets the torch
+thread counts; pages that need no torch (Home) never load it.
+"""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import POSITIONAL_ENCODINGS, divisors
 
 D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)

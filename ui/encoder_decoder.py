@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import BOS_ID, TransformerConfig
 from transformer.tokenizer import SPECIALS
 

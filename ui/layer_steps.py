@@ -11,6 +11,7 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 import streamlit as st
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import EncoderLayer, TransformerConfig

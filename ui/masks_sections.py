@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import TransformerConfig
 from viz.masks import mask_panels_figure, readable_heatmap
 

@@ -10,6 +10,7 @@ from dataclasses import astuple
 
 import pandas as pd
 import streamlit as st
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import TransformerConfig

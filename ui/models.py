@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import astuple
 
 import streamlit as st
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import TransformerConfig, build_model

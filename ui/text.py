@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import Tokenizer, truncate
 
 MAX_TOKENS = 64

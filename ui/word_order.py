@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import TransformerConfig
 
 from .forward import self_attention_maps

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import TransformerConfig
 from viz.word_order import attention_pair_figure, word_rows_figure
 
