@@ -54,3 +54,12 @@ def decode_array(value) -> "np.ndarray":
         shape = value.get("shape")
         return array.reshape([int(n) for n in str(shape).split(",")]) if shape else array
     return np.asarray(value)
+
+
+def assert_projector_fonts(spec: dict) -> None:
+    """Tick labels of every shown axis >= 13 px, the title ~18 px (readable on a projector)."""
+    layout = spec["layout"]
+    assert layout["title"]["font"]["size"] >= 17, layout["title"]["text"]
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
+            assert axis["tickfont"]["size"] >= 13, (layout["title"]["text"], name)

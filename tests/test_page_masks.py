@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
+                                    decode_array, run_page)
 
 PAGE = "pages/masks.py"
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -28,15 +29,6 @@ def section(name: str, params: dict | None = None):
     at = run_page(PAGE, {**(params or {}), "section": name})
     assert_no_exception(at)
     return at
-
-
-def assert_projector_fonts(spec: dict) -> None:
-    """Tick labels of every shown axis >= 13 px, the title ~18 px (readable on a projector)."""
-    layout = spec["layout"]
-    assert layout["title"]["font"]["size"] >= 17, layout["title"]["text"]
-    for name, axis in layout.items():
-        if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
-            assert axis["tickfont"]["size"] >= 13, (layout["title"]["text"], name)
 
 
 def test_only_the_open_tab_is_drawn(default_page):

@@ -39,16 +39,21 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     return projector_fonts(fig)
 
 
+def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_title: str,
+                    x_name: str, y_name: str) -> go.Figure:
+    """A signed matrix, row 0 at the top, on the diverging scale centred on 0."""
+    fig = go.Figure(go.Heatmap(
+        z=_finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
+        hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
+    base_layout(fig, title, 440)
+    fig.update_xaxes(title=x_title, showgrid=False)
+    fig.update_yaxes(title=y_title, autorange="reversed", showgrid=False)
+    return projector_fonts(fig)
+
+
 def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE") -> go.Figure:
     """The whole table ``[P, d_model]`` as a heatmap: positions down, dimensions across."""
-    z = _finite(pe)
-    fig = go.Figure(go.Heatmap(
-        z=z, colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
-        hovertemplate=f"pos %{{y}}<br>dim %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
-    base_layout(fig, title, 440)
-    fig.update_xaxes(title="dimension", showgrid=False)
-    fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
-    return projector_fonts(fig)
+    return _signed_heatmap(pe, title, value_name, "dimension", "position", "dim", "pos")
 
 
 def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
@@ -72,14 +77,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
 
 def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE·PE") -> go.Figure:
     """Position-by-position similarity ``[P, P]`` (diverging, centred on 0)."""
-    z = _finite(similarity)
-    fig = go.Figure(go.Heatmap(
-        z=z, colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
-        hovertemplate=f"pos %{{y}}<br>pos %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
-    base_layout(fig, title, 440)
-    fig.update_xaxes(title="position", showgrid=False)
-    fig.update_yaxes(title="position", autorange="reversed", showgrid=False)
-    return projector_fonts(fig)
+    return _signed_heatmap(similarity, title, value_name, "position", "position", "pos", "pos")
 
 
 def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray,
