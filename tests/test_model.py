@@ -2,8 +2,8 @@ import pytest
 import torch
 
 from transformer import (
-    AttentionRecord,
-    Tokenizer,
+    ForwardRecord,
+    HashTokenizer,
     TransformerConfig,
     build_model,
     characters,
@@ -83,7 +83,7 @@ def test_every_positional_scheme_runs_finite(positional, norm_first):
 
 
 def test_embedding_row_depends_only_on_the_word():
-    tok = Tokenizer()
+    tok = HashTokenizer()
     model = build_model(TransformerConfig(d_model=16, num_heads=2, d_ff=16, positional="none",
                                           num_encoder_layers=1), seed=0)
     ids_a = torch.tensor([tok.encode(tok.tokenize("the cat sat"))])
@@ -95,7 +95,7 @@ def test_embedding_row_depends_only_on_the_word():
 
 
 def test_record_numpy_is_float32():
-    rec = AttentionRecord()
+    rec = ForwardRecord()
     rec.add("encoder.layers.0.self_attn", torch.ones(1, 2, 3, 3) / 3)
     arr = rec.numpy("encoder.layers.0.self_attn")
     assert arr.dtype.name == "float32" and arr.shape == (2, 3, 3)
@@ -108,10 +108,10 @@ def test_tokenizer_words_and_characters():
     assert characters("👍🏽!") == ["👍🏽", "!"]
     assert words("你好 world") == ["你", "好", "world"]
     assert words("שלום עולם") == ["שלום", "עולם"]
-    tok = Tokenizer(vocab_size=4096)
+    tok = HashTokenizer(vocab_size=4096)
     assert tok.encode(["cat"]) == tok.encode(["cat"]) and 4 <= tok.encode(["cat"])[0] < 4096
     with pytest.raises(ValueError):
-        Tokenizer(level="byte")
+        HashTokenizer(level="byte")
 
 
 def test_too_long_input_says_what_to_change():

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import BOS_ID, Tokenizer, TransformerConfig, build_model
+from transformer import BOS_ID, HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/encoder_decoder.py"
 SRC, TGT = "the cat sat on the mat", "le chat est assis sur le tapis"
@@ -13,7 +13,7 @@ SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
 
 
 def tokens(text):
-    tokenizer = Tokenizer()
+    tokenizer = HashTokenizer()
     toks = tokenizer.tokenize(text)
     return toks, tokenizer.encode(toks)
 

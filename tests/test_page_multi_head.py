@@ -3,7 +3,7 @@
 import numpy as np
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import Tokenizer, TransformerConfig
+from transformer import HashTokenizer, TransformerConfig
 from ui.forward import self_attention_maps
 from viz.stats import weights_csv
 
@@ -26,7 +26,7 @@ def heatmaps(spec, name_prefix="head"):
 def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", seed=0):
     config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=1, num_decoder_layers=layers,
                                d_ff=4 * d_model, dropout=0.0, positional=pe)
-    tokenizer = Tokenizer()
+    tokenizer = HashTokenizer()
     return self_attention_maps(config, seed, tuple(tokenizer.encode(tokenizer.tokenize(text))), causal).weights
 
 

@@ -6,6 +6,7 @@ import math
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .positional import alibi_bias, apply_rotary
 
@@ -53,8 +54,15 @@ class MultiHeadAttention(nn.Module):
 
     Batch-first: query ``[B, Lq, d_model]``, key and value ``[B, Lk, d_model]``.
     ``forward`` returns the output ``[B, Lq, d_model]`` and the per-head weights
-    ``[B, H, Lq, Lk]`` (post-softmax, before dropout, never averaged) and, with
-    ``return_scores=True``, the pre-softmax scores ``[B, H, Lq, Lk]`` as well.
+    ``[B, H, Lq, Lk]`` (post-softmax, before dropout, never averaged).
+
+    With a ``record`` (see ``ForwardRecord``) the call stores its weights under
+    ``name`` and, as the record asks, the pre-softmax scores ``[B, H, Lq, Lk]`` and
+    the internals ``name.q``, ``name.k``, ``name.v`` ``[B, H, L, d_head]`` (q and k
+    after any rotation), ``name.heads`` (each head's A V, ``[B, H, Lq, d_head]``) and
+    ``name.out`` (after W^O). With ``need_weights=False`` and no record, the
+    output comes from PyTorch's fused ``F.scaled_dot_product_attention`` (same
+    numbers, no weights: the second value returned is None).
 
     ``positional`` may be "rotary" (q and k rotated per position) or "alibi" (a
     linear distance penalty per head added to the scores); anything else adds
@@ -80,22 +88,54 @@ class MultiHeadAttention(nn.Module):
         batch, length, _ = x.shape
         return x.view(batch, length, self.num_heads, self.d_head).transpose(1, 2)
 
-    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                mask: torch.Tensor | None = None, return_scores: bool = False):
-        q = self.split_heads(self.w_q(query))
-        k = self.split_heads(self.w_k(key))
-        v = self.split_heads(self.w_v(value))
+    def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """Concat(head_1..head_h): ``[B, H, L, d_head] -> [B, L, d_model]``."""
+        return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.d_model)
+
+    def project(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor):
+        """q, k, v per head ``[B, H, L, d_head]``, q and k rotated when the encoding is rotary."""
+        q, k, v = (self.split_heads(w(x)) for w, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
         if self.positional == "rotary":
             q, k = apply_rotary(q, self.rope_base), apply_rotary(k, self.rope_base)
-        bias = None
-        if self.positional == "alibi":
-            bias = alibi_bias(self.num_heads, q.shape[-2], k.shape[-2]).to(q.dtype)
-        scale = 1.0 / math.sqrt(self.d_head) if self.scale_scores else 1.0
-        scores = attention_scores(q, k, scale, bias)
+        return q, k, v
+
+    def score_bias(self, length_q: int, length_k: int, dtype: torch.dtype) -> torch.Tensor | None:
+        """ALiBi's ``[H, Lq, Lk]`` distance penalty, or None for every other encoding."""
+        if self.positional != "alibi":
+            return None
+        return alibi_bias(self.num_heads, length_q, length_k).to(dtype)
+
+    @property
+    def scale(self) -> float:
+        return 1.0 / math.sqrt(self.d_head) if self.scale_scores else 1.0
+
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                mask: torch.Tensor | None = None, record=None, name: str = "attn",
+                need_weights: bool = True):
+        q, k, v = self.project(query, key, value)
+        bias = self.score_bias(q.shape[-2], k.shape[-2], q.dtype)
+        if record is None and not need_weights and _fused_ok(mask):
+            heads = _fused_attention(q, k, v, mask, bias, self.scale, self.dropout.p if self.training else 0.0)
+            return self.w_o(self.merge_heads(heads)), None
+        scores = attention_scores(q, k, self.scale, bias)
         weights = masked_softmax(scores, mask)
         heads = torch.matmul(self.dropout(weights), v)
-        output = self.w_o(heads.transpose(1, 2).reshape(query.shape[0], -1, self.d_model))
-        if return_scores:
-            return output, weights, scores
+        output = self.w_o(self.merge_heads(heads))
+        if record is not None:
+            record.add(name, weights, scores)
+            for part, tensor in (("q", q), ("k", k), ("v", v), ("heads", heads), ("out", output)):
+                record.capture(f"{name}.{part}", tensor)
         return output, weights
 
+
+def _fused_ok(mask: torch.Tensor | None) -> bool:
+    """The fused kernel is used only when every query row has an allowed key (it gives NaN otherwise)."""
+    return mask is None or bool(mask.any(dim=-1).all())
+
+
+def _fused_attention(q, k, v, mask, bias, scale: float, dropout_p: float) -> torch.Tensor:
+    """PyTorch's fused softmax(scale Q K^T + bias, masked) V, ``[B, H, Lq, d_head]``."""
+    attn_mask = mask
+    if bias is not None:
+        attn_mask = bias if mask is None else torch.where(mask, bias, float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, scale=scale)

@@ -6,17 +6,27 @@ from dataclasses import asdict, dataclass, fields
 
 POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
 ACTIVATIONS = ("relu", "gelu")
+OUTPUT_HEADS = ("linear", "tied", "none")
 
 
 @dataclass(frozen=True)
 class TransformerConfig:
-    """All the knobs of an encoder-decoder or decoder-only Transformer.
+    """All the knobs of an encoder-decoder, decoder-only or encoder-only Transformer.
 
     Frozen, so it can key a cache. ``d_model`` must split evenly into
     ``num_heads`` heads of ``d_head = d_model / num_heads`` dimensions.
     ``pe_base`` is the base of the sinusoids (10000 in the paper, ``l`` in the
     tutorials) and of the rotary frequencies. ``norm_first=False`` is the
     paper's post-LN layer; ``scale_scores`` divides QK^T by sqrt(d_k).
+
+    The defaults are the paper's model. BERT is ``positional="learned"``,
+    ``embed_scale=False`` (no sqrt(d_model) on the embeddings),
+    ``type_vocab_size=2`` (token-type embeddings), ``embed_norm=True`` (a
+    LayerNorm after the embeddings), ``activation="gelu"``, post-LN and
+    ``layer_norm_eps=1e-12``. ``output_head`` is "linear" (its own matrix),
+    "tied" (the token embedding's, transposed) or "none" (hidden states only).
+    An encoder-only model reads ``num_encoder_layers`` and ``src_vocab_size``, a
+    decoder-only one ``num_decoder_layers`` and ``tgt_vocab_size``.
     """
 
     d_model: int = 64
@@ -35,6 +45,10 @@ class TransformerConfig:
     tgt_vocab_size: int = 4096
     bias: bool = True
     layer_norm_eps: float = 1e-5
+    embed_scale: bool = True
+    type_vocab_size: int = 0
+    embed_norm: bool = False
+    output_head: str = "linear"
 
     def __post_init__(self) -> None:
         for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
@@ -44,6 +58,10 @@ class TransformerConfig:
                 raise ValueError(f"{name} must be a whole number, got {value!r}.")
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}; raise it to 1 or more.")
+        if isinstance(self.type_vocab_size, bool) or not isinstance(self.type_vocab_size, int) \
+                or self.type_vocab_size < 0:
+            raise ValueError(f"type_vocab_size must be a whole number >= 0 (0 = no token types), "
+                             f"got {self.type_vocab_size!r}.")
         if self.d_model % self.num_heads:
             raise ValueError(
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}; "
@@ -61,6 +79,8 @@ class TransformerConfig:
             raise ValueError(
                 f"rotary encoding rotates pairs of dimensions, so d_model / num_heads "
                 f"(= {self.d_head}) must be even; change d_model or num_heads.")
+        if self.output_head not in OUTPUT_HEADS:
+            raise ValueError(f"output_head={self.output_head!r} is unknown; use one of {OUTPUT_HEADS}.")
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
 

@@ -8,7 +8,7 @@ from torch.nn import functional as F
 
 from .attention import MultiHeadAttention
 from .config import TransformerConfig
-from .record import AttentionRecord
+from .record import ForwardRecord, capture
 
 
 class FeedForward(nn.Module):
@@ -39,18 +39,28 @@ def _attention(config: TransformerConfig, positional: str) -> MultiHeadAttention
                               rope_base=config.pe_base, scale_scores=config.scale_scores)
 
 
-def _record(record: AttentionRecord | None, name: str, result) -> torch.Tensor:
-    """Store an attention call's weights (and scores) in the record; return its output."""
-    if record is not None:
-        record.add(name, result[1], result[2] if len(result) > 2 else None)
-    return result[0]
+def _layer_norm(config: TransformerConfig) -> nn.LayerNorm:
+    return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
+
+
+def _normed(norm: nn.LayerNorm, x: torch.Tensor, record: ForwardRecord | None, name: str) -> torch.Tensor:
+    """LN(x), with its input and output captured as ``name.in`` and ``name.out``."""
+    return capture(record, f"{name}.out", norm(capture(record, f"{name}.in", x)))
+
+
+def _fed_forward(ffn: FeedForward, x: torch.Tensor, record: ForwardRecord | None, name: str) -> torch.Tensor:
+    """FFN(x), with the activated hidden units ``name.hidden`` and the output ``name.out`` captured."""
+    hidden = capture(record, f"{name}.hidden", ffn.hidden(x))
+    return capture(record, f"{name}.out", ffn.linear2(ffn.dropout(hidden)))
 
 
 class EncoderLayer(nn.Module):
     """Self-attention then feed-forward, each wrapped in a residual and LayerNorm.
 
-    Post-LN (the paper): x = LN(x + Sublayer(x)). Pre-LN: x = x + Sublayer(LN(x)).
+    Post-LN (the paper, BERT): x = LN(x + Sublayer(x)). Pre-LN: x = x + Sublayer(LN(x)).
     ``x [B, L, d_model] -> [B, L, d_model]``; ``mask`` broadcasts to ``[B, H, L, L]``.
+    With a record, the weights go under ``name.self_attn`` and the internals of
+    ``ForwardRecord`` under ``name.*``.
     """
 
     def __init__(self, config: TransformerConfig):
@@ -59,23 +69,30 @@ class EncoderLayer(nn.Module):
         self.self_attn = _attention(config, config.positional)
         self.feed_forward = FeedForward(config.d_model, config.d_ff, config.dropout,
                                         config.activation, config.bias)
-        self.norm1 = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
-        self.norm2 = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
+        self.norm1 = _layer_norm(config)
+        self.norm2 = _layer_norm(config)
         self.dropout1 = nn.Dropout(config.dropout)
         self.dropout2 = nn.Dropout(config.dropout)
 
     def attend(self, x: torch.Tensor, mask, record, name) -> torch.Tensor:
-        keep = record is not None and record.keep_scores
-        result = self.self_attn(x, x, x, mask, return_scores=keep)
-        return self.dropout1(_record(record, f"{name}.self_attn", result))
+        capture(record, f"{name}.self_attn.input", x)
+        out = self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0]
+        return self.dropout1(out)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                record: AttentionRecord | None = None, name: str = "layer") -> torch.Tensor:
+                record: ForwardRecord | None = None, name: str = "layer") -> torch.Tensor:
+        capture(record, f"{name}.input", x)
         if self.norm_first:
-            x = x + self.attend(self.norm1(x), mask, record, name)
-            return x + self.dropout2(self.feed_forward(self.norm2(x)))
-        x = self.norm1(x + self.attend(x, mask, record, name))
-        return self.norm2(x + self.dropout2(self.feed_forward(x)))
+            x = x + self.attend(_normed(self.norm1, x, record, f"{name}.norm1"), mask, record, name)
+            capture(record, f"{name}.after_self_attn", x)
+            ffn = _fed_forward(self.feed_forward, _normed(self.norm2, x, record, f"{name}.norm2"), record,
+                               f"{name}.feed_forward")
+            return capture(record, f"{name}.after_feed_forward", x + self.dropout2(ffn))
+        x = _normed(self.norm1, x + self.attend(x, mask, record, name), record, f"{name}.norm1")
+        capture(record, f"{name}.after_self_attn", x)
+        ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
+        x = _normed(self.norm2, x + self.dropout2(ffn), record, f"{name}.norm2")
+        return capture(record, f"{name}.after_feed_forward", x)
 
 
 class DecoderLayer(nn.Module):
@@ -94,30 +111,40 @@ class DecoderLayer(nn.Module):
         self.cross_attn = _attention(config, "none")
         self.feed_forward = FeedForward(config.d_model, config.d_ff, config.dropout,
                                         config.activation, config.bias)
-        self.norm1 = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
-        self.norm2 = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
-        self.norm3 = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
+        self.norm1 = _layer_norm(config)
+        self.norm2 = _layer_norm(config)
+        self.norm3 = _layer_norm(config)
         self.dropout1 = nn.Dropout(config.dropout)
         self.dropout2 = nn.Dropout(config.dropout)
         self.dropout3 = nn.Dropout(config.dropout)
 
     def self_block(self, x, mask, record, name) -> torch.Tensor:
-        keep = record is not None and record.keep_scores
-        result = self.self_attn(x, x, x, mask, return_scores=keep)
-        return self.dropout1(_record(record, f"{name}.self_attn", result))
+        capture(record, f"{name}.self_attn.input", x)
+        return self.dropout1(self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0])
 
     def cross_block(self, x, memory, mask, record, name) -> torch.Tensor:
-        keep = record is not None and record.keep_scores
-        result = self.cross_attn(x, memory, memory, mask, return_scores=keep)
-        return self.dropout2(_record(record, f"{name}.cross_attn", result))
+        capture(record, f"{name}.cross_attn.input", x)
+        out = self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False)[0]
+        return self.dropout2(out)
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
-                memory_mask: torch.Tensor | None = None, record: AttentionRecord | None = None,
+                memory_mask: torch.Tensor | None = None, record: ForwardRecord | None = None,
                 name: str = "layer") -> torch.Tensor:
+        capture(record, f"{name}.input", x)
         if self.norm_first:
-            x = x + self.self_block(self.norm1(x), self_mask, record, name)
-            x = x + self.cross_block(self.norm2(x), memory, memory_mask, record, name)
-            return x + self.dropout3(self.feed_forward(self.norm3(x)))
-        x = self.norm1(x + self.self_block(x, self_mask, record, name))
-        x = self.norm2(x + self.cross_block(x, memory, memory_mask, record, name))
-        return self.norm3(x + self.dropout3(self.feed_forward(x)))
+            x = x + self.self_block(_normed(self.norm1, x, record, f"{name}.norm1"), self_mask, record, name)
+            capture(record, f"{name}.after_self_attn", x)
+            x = x + self.cross_block(_normed(self.norm2, x, record, f"{name}.norm2"), memory, memory_mask,
+                                     record, name)
+            capture(record, f"{name}.after_cross_attn", x)
+            ffn = _fed_forward(self.feed_forward, _normed(self.norm3, x, record, f"{name}.norm3"), record,
+                               f"{name}.feed_forward")
+            return capture(record, f"{name}.after_feed_forward", x + self.dropout3(ffn))
+        x = _normed(self.norm1, x + self.self_block(x, self_mask, record, name), record, f"{name}.norm1")
+        capture(record, f"{name}.after_self_attn", x)
+        x = _normed(self.norm2, x + self.cross_block(x, memory, memory_mask, record, name), record,
+                    f"{name}.norm2")
+        capture(record, f"{name}.after_cross_attn", x)
+        ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
+        x = _normed(self.norm3, x + self.dropout3(ffn), record, f"{name}.norm3")
+        return capture(record, f"{name}.after_feed_forward", x)

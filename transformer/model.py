@@ -1,4 +1,4 @@
-"""Stacks and whole models: encoder, decoder, encoder-decoder Transformer, decoder-only LM."""
+"""Stacks and whole models: encoder-decoder (the paper), decoder-only (GPT), encoder-only (BERT)."""
 
 from __future__ import annotations
 
@@ -7,24 +7,27 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask
 from .positional import LearnedEncoding, SinusoidalEncoding
-from .record import AttentionRecord
+from .record import ForwardRecord, capture
 
 
 class InputEmbedding(nn.Module):
-    """x = Embedding(tokens) * sqrt(d_model) + PE: ``[B, L] ids -> [B, L, d_model]``.
+    """x = E[tokens] * s + PE (+ T[token_types]), then LayerNorm if asked, then dropout.
 
-    The positional term is the sinusoidal or learned table; rotary, ALiBi and
-    "none" add nothing here (rotary and ALiBi act inside attention).
+    ``[B, L] ids -> [B, L, d_model]``. ``s = sqrt(d_model)`` (the paper) or 1
+    (``embed_scale=False``, as in BERT). The positional term is the sinusoidal or
+    learned table; rotary, ALiBi and "none" add nothing here. Token-type
+    (segment) embeddings exist when ``type_vocab_size > 0``; missing type ids are 0.
     """
 
     def __init__(self, vocab_size: int, config: TransformerConfig):
         super().__init__()
-        self.scale = math.sqrt(config.d_model)
+        self.scale = math.sqrt(config.d_model) if config.embed_scale else 1.0
         self.max_len = config.max_len
         self.tokens = nn.Embedding(vocab_size, config.d_model)
         self.position: nn.Module | None = None
@@ -32,30 +35,42 @@ class InputEmbedding(nn.Module):
             self.position = SinusoidalEncoding(config.max_len, config.d_model, config.pe_base)
         elif config.positional == "learned":
             self.position = LearnedEncoding(config.max_len, config.d_model)
+        self.token_types = nn.Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
+        self.norm = (nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
+                     if config.embed_norm else None)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, token_types: torch.Tensor | None = None) -> torch.Tensor:
         if tokens.shape[1] > self.max_len:
             raise ValueError(f"{tokens.shape[1]} tokens exceed max_len={self.max_len}; "
                              f"shorten the input or raise max_len.")
         x = self.tokens(tokens) * self.scale
         if self.position is not None:
             x = self.position(x)
+        if self.token_types is not None:
+            x = x + self.token_types(torch.zeros_like(tokens) if token_types is None else token_types)
+        if self.norm is not None:
+            x = self.norm(x)
         return self.dropout(x)
 
 
 class Encoder(nn.Module):
-    """N encoder layers (plus a final LayerNorm when pre-LN): ``[B, L, d] -> [B, L, d]``."""
+    """N self-attention layers (plus a final LayerNorm when pre-LN): ``[B, L, d] -> [B, L, d]``.
+
+    Serves the encoder of the encoder-decoder and of an encoder-only model, and the
+    stack of a decoder-only model (a decoder without cross-attention).
+    """
 
     def __init__(self, config: TransformerConfig, num_layers: int):
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(num_layers))
         self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
 
-    def forward(self, x, mask=None, record: AttentionRecord | None = None, name: str = "encoder"):
+    def forward(self, x, mask=None, record: ForwardRecord | None = None, name: str = "encoder"):
+        capture(record, f"{name}.embed", x)
         for i, layer in enumerate(self.layers):
             x = layer(x, mask, record, f"{name}.layers.{i}")
-        return x if self.norm is None else self.norm(x)
+        return x if self.norm is None else capture(record, f"{name}.norm.out", self.norm(x))
 
 
 class Decoder(nn.Module):
@@ -67,22 +82,53 @@ class Decoder(nn.Module):
         self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
 
     def forward(self, x, memory, self_mask=None, memory_mask=None,
-                record: AttentionRecord | None = None, name: str = "decoder"):
+                record: ForwardRecord | None = None, name: str = "decoder"):
+        capture(record, f"{name}.embed", x)
         for i, layer in enumerate(self.layers):
             x = layer(x, memory, self_mask, memory_mask, record, f"{name}.layers.{i}")
-        return x if self.norm is None else self.norm(x)
+        return x if self.norm is None else capture(record, f"{name}.norm.out", self.norm(x))
+
+
+class OutputHead(nn.Module):
+    """logits = h W^T + b ``[B, L, V]``: its own ``[V, d]`` matrix ("linear"), or the token
+    embedding's, shared ("tied", as in BERT's masked-LM head and GPT-2)."""
+
+    def __init__(self, config: TransformerConfig, vocab_size: int, embedding: nn.Embedding):
+        super().__init__()
+        self.tied = config.output_head == "tied"
+        self.embedding = [embedding]  # a plain list: the shared matrix stays registered once, on the embedding
+        self.weight = None if self.tied else nn.Parameter(torch.empty(vocab_size, config.d_model))
+        self.bias = nn.Parameter(torch.zeros(vocab_size))
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        weight = self.embedding[0].weight if self.tied else self.weight
+        return F.linear(hidden, weight, self.bias)
+
+
+def _output_head(config: TransformerConfig, vocab_size: int, embedding: nn.Embedding) -> OutputHead | None:
+    return None if config.output_head == "none" else OutputHead(config, vocab_size, embedding)
 
 
 @dataclass
 class ModelOutput:
-    """Logits ``[B, L, vocab]`` and, when asked for, the attention record."""
+    """Logits ``[B, L, vocab]`` (None for a model without an output head), the last
+    hidden state ``[B, L, d_model]`` and, when asked for, the forward record."""
 
-    logits: torch.Tensor
-    attention: AttentionRecord | None = None
+    logits: torch.Tensor | None
+    attention: ForwardRecord | None = None
+    hidden: torch.Tensor | None = None
 
 
-def _new_record(return_attention: bool, return_scores: bool) -> AttentionRecord | None:
-    return AttentionRecord(keep_scores=return_scores) if (return_attention or return_scores) else None
+def new_record(return_attention: bool, return_scores: bool = False,
+               return_internals: bool = False) -> ForwardRecord | None:
+    """A fresh record when anything is asked for, else None (and attention may run fused)."""
+    if not (return_attention or return_scores or return_internals):
+        return None
+    return ForwardRecord(keep_scores=return_scores, keep_internals=return_internals)
+
+
+def _logits(head: OutputHead | None, hidden: torch.Tensor) -> torch.Tensor | None:
+    return None if head is None else head(hidden)
 
 
 class Transformer(nn.Module):
@@ -90,8 +136,11 @@ class Transformer(nn.Module):
 
     ``src [B, Ls]`` and ``tgt [B, Lt]`` token ids -> logits ``[B, Lt, tgt_vocab]``.
     ``src_mask`` is a key-padding mask for the source (``[B, 1, 1, Ls]``, True =
-    real token); the decoder's self-attention is always causal.
+    real token); the decoder's self-attention is always causal. Record names:
+    ``encoder.layers.{i}.self_attn``, ``decoder.layers.{i}.self_attn|cross_attn``.
     """
+
+    kind = "encoder-decoder"
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
@@ -100,7 +149,7 @@ class Transformer(nn.Module):
         self.tgt_embed = InputEmbedding(config.tgt_vocab_size, config)
         self.encoder = Encoder(config, config.num_encoder_layers)
         self.decoder = Decoder(config, config.num_decoder_layers)
-        self.generator = nn.Linear(config.d_model, config.tgt_vocab_size)
+        self.generator = _output_head(config, config.tgt_vocab_size, self.tgt_embed.tokens)
 
     def encode(self, src, src_mask=None, record=None) -> torch.Tensor:
         return self.encoder(self.src_embed(src), src_mask, record)
@@ -110,33 +159,69 @@ class Transformer(nn.Module):
         return self.decoder(self.tgt_embed(tgt), memory, self_mask, src_mask, record)
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor, src_mask: torch.Tensor | None = None,
-                return_attention: bool = False, return_scores: bool = False) -> ModelOutput:
-        record = _new_record(return_attention, return_scores)
-        memory = self.encode(src, src_mask, record)
-        logits = self.generator(self.decode(tgt, memory, src_mask, record))
-        return ModelOutput(logits, record)
+                return_attention: bool = False, return_scores: bool = False,
+                return_internals: bool = False) -> ModelOutput:
+        record = new_record(return_attention, return_scores, return_internals)
+        hidden = self.decode(tgt, self.encode(src, src_mask, record), src_mask, record)
+        return ModelOutput(_logits(self.generator, hidden), record, hidden)
 
 
-class DecoderOnlyLM(nn.Module):
-    """A stack of self-attention layers with a language-model head (GPT-style).
+class DecoderOnly(nn.Module):
+    """A GPT-style decoder: causal self-attention layers and a language-model head.
 
-    ``tokens [B, L] -> logits [B, L, tgt_vocab]``. Causal by default; with
-    ``causal=False`` the same weights act as a bidirectional encoder (BERT-style).
-    Record names: ``decoder.layers.{i}.self_attn``.
+    ``tokens [B, L] -> logits [B, L, tgt_vocab]``; uses ``num_decoder_layers`` and
+    ``tgt_vocab_size``. Record names: ``decoder.layers.{i}.self_attn``.
+    ``key_mask`` (``[B, 1, 1, L]``, True = real token) hides padding. ``causal=False``
+    lifts the look-ahead mask, to show what the mask does; the layers stay the same.
     """
+
+    kind = "decoder-only"
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.config = config
         self.embed = InputEmbedding(config.tgt_vocab_size, config)
         self.decoder = Encoder(config, config.num_decoder_layers)
-        self.generator = nn.Linear(config.d_model, config.tgt_vocab_size)
+        self.generator = _output_head(config, config.tgt_vocab_size, self.embed.tokens)
 
     def forward(self, tokens: torch.Tensor, key_mask: torch.Tensor | None = None, causal: bool = True,
-                return_attention: bool = False, return_scores: bool = False) -> ModelOutput:
-        record = _new_record(return_attention, return_scores)
+                return_attention: bool = False, return_scores: bool = False,
+                return_internals: bool = False) -> ModelOutput:
+        record = new_record(return_attention, return_scores, return_internals)
         mask = causal_mask(tokens.shape[1], tokens.device) if causal else None
         if key_mask is not None:
             mask = key_mask if mask is None else mask & key_mask
         hidden = self.decoder(self.embed(tokens), mask, record, "decoder")
-        return ModelOutput(self.generator(hidden), record)
+        return ModelOutput(_logits(self.generator, hidden), record, hidden)
+
+
+class EncoderOnly(nn.Module):
+    """A BERT-style encoder: bidirectional self-attention layers, an optional output head.
+
+    ``input_ids [B, L]``, optional ``attention_mask [B, L]`` (True or 1 = real
+    token) and ``token_type_ids [B, L]`` -> hidden ``[B, L, d_model]`` and logits
+    ``[B, L, src_vocab]`` (None with ``output_head="none"``); uses
+    ``num_encoder_layers`` and ``src_vocab_size``. Record names:
+    ``encoder.layers.{i}.self_attn``.
+    """
+
+    kind = "encoder-only"
+
+    def __init__(self, config: TransformerConfig):
+        super().__init__()
+        self.config = config
+        self.embed = InputEmbedding(config.src_vocab_size, config)
+        self.encoder = Encoder(config, config.num_encoder_layers)
+        self.generator = _output_head(config, config.src_vocab_size, self.embed.tokens)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
+                token_type_ids: torch.Tensor | None = None, return_attention: bool = False,
+                return_scores: bool = False, return_internals: bool = False) -> ModelOutput:
+        record = new_record(return_attention, return_scores, return_internals)
+        mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
+        hidden = self.encoder(self.embed(input_ids, token_type_ids), mask, record, "encoder")
+        return ModelOutput(_logits(self.generator, hidden), record, hidden)
+
+
+ARCHITECTURES: dict[str, type[nn.Module]] = {
+    model.kind: model for model in (Transformer, DecoderOnly, EncoderOnly)}

@@ -1,4 +1,4 @@
-"""The attention record: every attention map of one forward pass, by stable name."""
+"""The forward record: what one forward pass computed inside, by stable path-like name."""
 
 from __future__ import annotations
 
@@ -11,22 +11,47 @@ KINDS = ("self_attn", "cross_attn")
 
 
 @dataclass
-class AttentionRecord:
-    """Per-layer attention weights ``[B, H, Lq, Lk]`` (and optionally scores), by name.
+class ForwardRecord:
+    """Attention weights ``[B, H, Lq, Lk]`` per attention sub-layer and, on request, more.
 
     Names are path-like and stable: ``encoder.layers.0.self_attn``,
-    ``decoder.layers.1.self_attn``, ``decoder.layers.1.cross_attn``. A record is
-    made fresh for each forward pass; modules never keep one.
+    ``decoder.layers.1.self_attn``, ``decoder.layers.1.cross_attn``. With
+    ``keep_scores`` the pre-softmax scores (same shape, before the mask) are kept
+    under the same names in ``scores``. With ``keep_internals`` ``internals`` holds,
+    per layer ``P = <stack>.layers.<i>``:
+
+    - ``<stack>.embed``: the embedded input ``[B, L, d]`` (tokens, positions, types);
+    - ``P.input`` and ``P.after_self_attn``, ``P.after_cross_attn``,
+      ``P.after_feed_forward`` (= the layer's output): the residual stream ``[B, L, d]``;
+    - ``P.self_attn.q|k|v|heads`` ``[B, H, L, d_head]`` and ``P.self_attn.out`` ``[B, L, d]``
+      (likewise ``cross_attn``); ``P.norm1.in|out`` ... ``P.norm3.in|out`` ``[B, L, d]``;
+    - ``P.feed_forward.hidden`` ``[B, L, d_ff]`` (after the activation) and ``P.feed_forward.out``.
+
+    A record is made fresh for each forward pass and only ever written by that
+    call: modules never keep one, so one cached model can serve many sessions.
+    ``tokens`` and ``model`` (an identity label) are filled in by whoever runs the
+    model, so a figure can label itself from the record alone.
     """
 
     keep_scores: bool = False
+    keep_internals: bool = False
     weights: dict[str, torch.Tensor] = field(default_factory=dict)
     scores: dict[str, torch.Tensor] = field(default_factory=dict)
+    internals: dict[str, torch.Tensor] = field(default_factory=dict)
+    tokens: tuple[str, ...] = ()
+    model: str = ""
 
     def add(self, name: str, weights: torch.Tensor, scores: torch.Tensor | None = None) -> None:
+        """Store an attention call's weights (and, if kept, its scores)."""
         self.weights[name] = weights.detach()
         if self.keep_scores and scores is not None:
             self.scores[name] = scores.detach()
+
+    def capture(self, name: str, tensor: torch.Tensor) -> torch.Tensor:
+        """Keep ``tensor`` under ``name`` when internals are asked for; returns it unchanged."""
+        if self.keep_internals:
+            self.internals[name] = tensor.detach()
+        return tensor
 
     def names(self, stack: str | None = None, kind: str | None = None) -> list[str]:
         """Names in layer order, optionally only one stack ("encoder") and kind ("cross_attn")."""
@@ -42,3 +67,8 @@ class AttentionRecord:
     def numpy(self, name: str, batch: int = 0) -> np.ndarray:
         """One map's weights for one batch element, float32 ``[H, Lq, Lk]``."""
         return self.weights[name][batch].float().cpu().numpy()
+
+
+def capture(record: ForwardRecord | None, name: str, tensor: torch.Tensor) -> torch.Tensor:
+    """``record.capture(name, tensor)`` when there is a record; returns ``tensor``."""
+    return tensor if record is None else record.capture(name, tensor)

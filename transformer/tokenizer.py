@@ -1,8 +1,9 @@
 """Deterministic tokenisation of free text, by words or by characters.
 
-A token's id is a hash of its text, so the same word always gets the same id
-(and so the same embedding row) whatever else is in the sentence: editing one
-word changes only its own row. Ids 0-3 are reserved for special tokens.
+Two ways to map tokens to ids: by hashing (``HashTokenizer``, any text, for the
+random models: the same word always gets the same id and so the same embedding
+row, whatever else is in the sentence) and by a fixed vocabulary
+(``VocabTokenizer``, for trained models). Ids 0-3 are the special tokens.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 PAD, BOS, EOS, UNK = "<pad>", "<s>", "</s>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)
-PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
+PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 
 _JOINERS = {"\u200d"}          # zero-width joiner glues emoji sequences
 _EXTENDERS = {"\ufe0f", "\ufe0e"}  # variation selectors
@@ -80,12 +81,13 @@ def words(text: str) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Tokenizer:
-    """Splits text into tokens (``level`` "word" or "char") and maps them to ids.
+class HashTokenizer:
+    """Splits text into tokens (``level`` "word" or "char") and maps them to ids by hashing.
 
     id(token) = 4 + (BLAKE2b(token) mod (vocab_size - 4)): stable across runs,
-    processes and sessions. Distinct tokens may share an id when the vocabulary
-    is small (a hash collision), exactly as in hashed-feature models.
+    processes and sessions, for any text. Distinct tokens may share an id when
+    the vocabulary is small (a hash collision), exactly as in hashed-feature
+    models. This is the tokenizer of the random models.
     """
 
     vocab_size: int = 4096
@@ -109,6 +111,64 @@ class Tokenizer:
 
     def encode(self, tokens: list[str]) -> list[int]:
         return [self.token_id(t) for t in tokens]
+
+    def to_dict(self) -> dict:
+        return {"kind": "hash", "vocab_size": self.vocab_size, "level": self.level}
+
+
+@dataclass(frozen=True)
+class VocabTokenizer:
+    """A fixed vocabulary: ids 0-3 are the special tokens, then ``vocabulary[i]`` has id 4 + i.
+
+    Text is split by ``level`` ("word" or "char"); a token outside the vocabulary
+    becomes ``<unk>`` (id 3) and is shown as such. This is the tokenizer of a
+    model trained on a toy task or a text.
+    """
+
+    vocabulary: tuple[str, ...]
+    level: str = "word"
+
+    def __post_init__(self) -> None:
+        if self.level not in ("word", "char"):
+            raise ValueError(f"level={self.level!r} is unknown; use 'word' or 'char'.")
+        clashes = sorted(set(self.vocabulary) & set(SPECIALS))
+        if clashes or len(set(self.vocabulary)) != len(self.vocabulary):
+            raise ValueError(f"the vocabulary must hold distinct tokens other than {SPECIALS}; "
+                             f"fix {clashes or 'the repeated tokens'}.")
+
+    @property
+    def vocab_size(self) -> int:
+        return len(SPECIALS) + len(self.vocabulary)
+
+    def tokenize(self, text: str) -> list[str]:
+        tokens = words(text) if self.level == "word" else characters(text)
+        known = set(self.vocabulary) | set(SPECIALS)
+        return [t if t in known else UNK for t in tokens]
+
+    def encode(self, tokens: list[str]) -> list[int]:
+        index = {t: i for i, t in enumerate(SPECIALS + self.vocabulary)}
+        return [index.get(t, SPECIALS.index(UNK)) for t in tokens]
+
+    def to_dict(self) -> dict:
+        return {"kind": "vocab", "vocabulary": list(self.vocabulary), "level": self.level}
+
+
+def tokenizer_from_dict(values: dict) -> HashTokenizer | VocabTokenizer:
+    """Rebuild a tokenizer from its ``to_dict()``; anything else is a ValueError saying what is wrong."""
+    if not isinstance(values, dict):
+        raise ValueError("the tokenizer description must be a JSON object.")
+    kind = values.get("kind")
+    try:
+        if kind == "hash":
+            return HashTokenizer(int(values["vocab_size"]), str(values.get("level", "word")))
+        if kind == "vocab":
+            vocabulary = values["vocabulary"]
+            if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
+                raise ValueError("the vocabulary must be a list of strings.")
+            return VocabTokenizer(tuple(vocabulary), str(values.get("level", "word")))
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"the tokenizer description is incomplete ({error}).") from None
+    raise ValueError(f"tokenizer kind {kind!r} is unknown; expected 'hash' or 'vocab'.")
 
 
 def truncate(tokens: list[str], max_tokens: int) -> tuple[list[str], bool]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import Tokenizer, truncate
+from transformer import HashTokenizer, truncate
 
 MAX_TOKENS = 64
 
@@ -24,7 +24,7 @@ class TokenizedText:
 def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
                   vocab_size: int = 4096) -> TokenizedText | None:
     """Tokenise ``text`` (None if it has no tokens), keeping at most ``max_tokens``."""
-    tokenizer = Tokenizer(vocab_size=vocab_size, level=level)
+    tokenizer = HashTokenizer(vocab_size=vocab_size, level=level)
     all_tokens = tokenizer.tokenize(text)
     if not all_tokens:
         return None
