@@ -9,6 +9,6 @@ st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:"
 sections: dict[str, list] = {}
 for page in PAGES:
     sections.setdefault(page.section, []).append(
-        st.Page(page.path, title=page.title, icon=page.icon, default=page.path == "pages/home.py"))
+        st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
 
 st.navigation(sections).run()

@@ -27,7 +27,7 @@ from ui.pages_index import PAGES  # noqa: E402
 def measure(path: str, runs: int) -> tuple[float, float, int, int]:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    if path != "pages/home.py":
+    if path != "pages/home/page.py":
         at.switch_page(path)
     at.run()
     if at.exception:

@@ -16,7 +16,7 @@ def run_page(path: str, query_params: dict | None = None) -> AppTest:
     """Run app.py, switch to the page at ``path`` and run it (with URL query params)."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.run()
-    if path != "pages/home.py":
+    if path != "pages/home/page.py":
         at.switch_page(path)
     for key, value in (query_params or {}).items():
         at.query_params[key] = value

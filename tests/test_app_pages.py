@@ -15,6 +15,8 @@ def test_navigation_registers_exactly_the_index():
     registered = sorted(info["script_path"].split("/pages/")[-1]
                         for info in at._registered_pages.values())
     assert registered == sorted(p.path.split("pages/")[-1] for p in PAGES)
+    assert sorted(info["url_pathname"] for info in at._registered_pages.values()) == \
+        sorted("" if p.is_home else p.url_path for p in PAGES)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.title for p in PAGES])
@@ -25,12 +27,12 @@ def test_page_runs_without_exception(page):
 
 
 def test_home_links_every_other_page():
-    at = run_page("pages/home.py")
+    at = run_page("pages/home/page.py")
     linked = [link.proto.page for link in at.get("page_link")]
-    assert linked == [Path(p.path).stem for p in PAGES if p.path != "pages/home.py"]
+    assert linked == [Path(p.path).parent.name for p in PAGES if not p.is_home]
 
 
 def test_home_draws_the_architecture_map():
-    at = run_page("pages/home.py")
+    at = run_page("pages/home/page.py")
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "cluster_enc" in dot and "cross-attention" in dot

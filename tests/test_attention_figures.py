@@ -9,11 +9,13 @@ import torch
 
 from tests.apptest_helpers import decode_array
 from transformer import causal_mask, scaled_dot_product_attention
-from ui.attention_steps import attention_steps, softmax_peakedness
+from analysis.softmax import peakedness_against_dk as softmax_peakedness
+from pages.self_attention.steps import attention_steps
 from viz.head_view import LEVELS, head_view_figure
 from viz.heads import compare_figure, head_grid_figure, unique_labels
 from viz.overview import overview_figure, quantise, tile
-from viz.stats import attention_rollout, head_stats, weights_csv, weights_long_frame
+from analysis.export import weights_csv, weights_long_frame
+from analysis.head_stats import attention_rollout, head_stats
 
 A = np.array([[1.0, 0.0, 0.0],
               [0.5, 0.5, 0.0],

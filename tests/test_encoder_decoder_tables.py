@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from transformer import BOS_ID, TransformerConfig, build_model
-from ui.encoder_decoder import id_names, shifted_right, top_k
-from ui.layer_steps import run_layer_steps
-from ui.model_tables import closed_form_parameters, counted_parameters, shape_table
+from pages.encoder_decoder.controls import id_names, shifted_right, top_k
+from pages.encoder_decoder.layer_steps import run_layer_steps
+from analysis.parameters import closed_form_parameters, counted_parameters, shape_table
 
 CONFIGS = [
     TransformerConfig(),

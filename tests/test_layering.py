@@ -1,4 +1,4 @@
-"""The import rules of DESIGN.md section 3: pages -> ui -> (viz, transformer)."""
+"""The import rules of DESIGN.md section 3: pages -> ui -> (analysis, viz, transformer), analysis -> transformer."""
 
 import ast
 from pathlib import Path
@@ -7,10 +7,24 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = {
-    "transformer": {"streamlit", "plotly", "pandas", "ui", "viz", "pages"},
-    "viz": {"streamlit", "torch", "transformer", "ui", "pages"},
+    "transformer": {"streamlit", "plotly", "pandas", "ui", "viz", "pages", "analysis"},
+    "analysis": {"streamlit", "plotly", "ui", "viz", "pages"},
+    "viz": {"streamlit", "torch", "transformer", "ui", "pages", "analysis"},
     "ui": {"pages"},
 }
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Full dotted names of the absolute imports of a file (``from ui import x`` counts as ``ui.x``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -32,7 +46,7 @@ def test_package_imports_follow_the_layers(package):
 
 
 def test_no_user_html_escape_hatches():
-    for folder in ("pages", "ui", "viz"):
+    for folder in ("pages", "ui", "viz", "analysis"):
         for path in (ROOT / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             for hatch in ("unsafe_allow_html=True", "st.html(", "components.html("):
@@ -40,7 +54,7 @@ def test_no_user_html_escape_hatches():
 
 
 def test_files_stay_small():
-    for folder in ("pages", "ui", "viz", "transformer"):
+    for folder in ("pages", "ui", "viz", "transformer", "analysis"):
         for path in (ROOT / folder).rglob("*.py"):
             lines = len(path.read_text(encoding="utf-8").splitlines())
             assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
@@ -48,17 +62,57 @@ def test_files_stay_small():
 
 def test_every_page_goes_through_the_navigation():
     """A page must call ui.routing.require_navigation() (see ui/routing.py) before anything else."""
-    for path in sorted((ROOT / "pages").glob("*.py")):
-        assert "\nrequire_navigation()\n" in path.read_text(encoding="utf-8"), path.name
+    scripts = sorted((ROOT / "pages").glob("*/page.py"))
+    assert scripts
+    for path in scripts:
+        assert "\nrequire_navigation()\n" in path.read_text(encoding="utf-8"), path.parent.name
+
+
+def test_pages_are_folders_that_never_import_each_other():
+    """pages/<name>/ holds page.py and that page's own sections; a page imports no other page's folder."""
+    folders = {p.name for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    for address in (ROOT / "pages").glob("*.py"):  # only the first-request addresses of ui/routing.py
+        assert address.stem in folders, f"{address.name}: a page is a folder pages/<name>/ with a page.py"
+        body = ast.parse(address.read_text(encoding="utf-8")).body[1:]  # after the docstring
+        assert [ast.unparse(node) for node in body] == [
+            "from ui.routing import require_navigation", "require_navigation()"], address.name
+    for folder in sorted(p for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert (folder / "page.py").exists(), folder.name
+        for path in folder.glob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pages"):
+                    parts = node.module.split(".")
+                    assert len(parts) > 1 and parts[1] == folder.name, f"{path.relative_to(ROOT)} imports {node.module}"
+
+
+def test_ui_holds_only_parts_shared_by_several_pages():
+    """Every ui module except the app-wide ones (runtime, routing, pages index) is used by two or more pages."""
+    app_wide = {"__init__", "runtime", "routing", "pages_index"}
+    users: dict[str, set[str]] = {}
+    for path in (ROOT / "pages").rglob("*.py"):
+        for root in imported_modules(path):
+            if root.startswith("ui."):
+                users.setdefault(root.split(".")[1], set()).add(path.parent.name)
+    for path in sorted((ROOT / "ui").glob("*.py")):
+        if path.stem in app_wide:
+            continue
+        used_by = set(users.get(path.stem, set()))
+        for other in (ROOT / "ui").glob("*.py"):  # a shared part may be used through another shared part
+            if f"from .{path.stem} import" in other.read_text(encoding="utf-8") or \
+                    f"from ui.{path.stem} import" in other.read_text(encoding="utf-8"):
+                used_by |= users.get(other.stem, set())
+        assert len(used_by) >= 2, f"ui/{path.name} is used by {sorted(used_by)}: move it into that page's folder"
 
 
 def test_ui_modules_set_torch_threads_before_using_torch():
-    for path in sorted((ROOT / "ui").glob("*.py")):
+    for path in sorted([*(ROOT / "ui").glob("*.py"), *(ROOT / "pages").rglob("*.py")]):
         if path.name in ("runtime.py", "__init__.py"):
             continue
         roots = imported_roots(path)
         if roots & {"torch", "transformer"}:
-            assert "from . import runtime" in path.read_text(encoding="utf-8"), path.name
+            text = path.read_text(encoding="utf-8")
+            assert "from . import runtime" in text or "from ui import runtime" in text or "from ui." in text, path.name
 
 
 def test_home_page_does_not_load_torch():

@@ -7,7 +7,7 @@ import torch
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 from transformer import BOS_ID, HashTokenizer, TransformerConfig, build_model
 
-PAGE = "pages/encoder_decoder.py"
+PAGE = "pages/encoder_decoder/page.py"
 SRC, TGT = "the cat sat on the mat", "le chat est assis sur le tapis"
 SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
 

@@ -6,7 +6,7 @@ import pytest
 from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
                                     decode_array, run_page)
 
-PAGE = "pages/masks.py"
+PAGE = "pages/masks/page.py"
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
 
 

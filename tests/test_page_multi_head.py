@@ -5,9 +5,9 @@ import numpy as np
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 from transformer import HashTokenizer, TransformerConfig
 from ui.forward import self_attention_maps
-from viz.stats import weights_csv
+from analysis.export import weights_csv
 
-PAGE = "pages/multi_head.py"
+PAGE = "pages/multi_head/page.py"
 TEXT = "The animal didn't cross the street because it was too tired"
 
 

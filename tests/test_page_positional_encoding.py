@@ -8,7 +8,7 @@ import pytest
 from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
                                     decode_array, run_page)
 
-PAGE = "pages/positional_encoding.py"
+PAGE = "pages/positional_encoding/page.py"
 SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 

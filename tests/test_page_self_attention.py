@@ -4,7 +4,7 @@ import numpy as np
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 
-PAGE = "pages/self_attention.py"
+PAGE = "pages/self_attention/page.py"
 VECTORS, SCORES, OUTPUT, SCALING = "Q, K, V", "Scores and softmax", "Output", "Why scale"
 
 

@@ -7,29 +7,43 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageInfo:
+    """One page: its navigation section, script (``pages/<folder>/page.py``), title, icon, summary."""
+
     section: str
     path: str
     title: str
     icon: str
     summary: str
 
+    @property
+    def url_path(self) -> str:
+        """The page's address: its folder's name (``/multi_head``); Home is also the root."""
+        return self.path.split("/")[1]
+
+    @property
+    def is_home(self) -> bool:
+        return self.path == HOME
+
+
+HOME = "pages/home/page.py"
+
 
 PAGES: tuple[PageInfo, ...] = (
-    PageInfo("Start", "pages/home.py", "Home", ":material/home:",
+    PageInfo("Start", "pages/home/page.py", "Home", ":material/home:",
              "What the dashboard teaches and a map of the Transformer."),
-    PageInfo("Attention", "pages/self_attention.py", "Self-attention, step by step", ":material/function:",
+    PageInfo("Attention", "pages/self_attention/page.py", "Self-attention, step by step", ":material/function:",
              "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
              "softmax and output, with one query's weighted sum of values."),
-    PageInfo("Attention", "pages/multi_head.py", "Multi-head attention", ":material/view_module:",
+    PageInfo("Attention", "pages/multi_head/page.py", "Multi-head attention", ":material/view_module:",
              "Every head of every layer on your sentence: per-head maps, the whole stack in one figure, the "
              "head view, mean and rollout, per-head statistics, compare two heads, CSV download."),
-    PageInfo("Position & masks", "pages/positional_encoding.py", "Positional encoding", ":material/timeline:",
+    PageInfo("Position & masks", "pages/positional_encoding/page.py", "Positional encoding", ":material/timeline:",
              "Sinusoidal curves and matrix, similarity between positions, PE(pos + k) as a rotation of "
              "PE(pos), learned, RoPE, ALiBi and none side by side, and the word-order demo."),
-    PageInfo("Position & masks", "pages/masks.py", "Masks", ":material/grid_on:",
+    PageInfo("Position & masks", "pages/masks/page.py", "Masks", ":material/grid_on:",
              "Causal, padding and cross-attention masks, their effect on scores and weights, causal "
              "against bidirectional, and why a fully masked row needs care."),
-    PageInfo("Full model", "pages/encoder_decoder.py", "Encoder-decoder", ":material/swap_horiz:",
+    PageInfo("Full model", "pages/encoder_decoder/page.py", "Encoder-decoder", ":material/swap_horiz:",
              "A source and a target sentence through the whole Transformer: the three kinds of attention, "
              "one layer step by step, shapes, parameters and the output distribution."),
 )

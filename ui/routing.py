@@ -6,6 +6,11 @@ a deep link such as ``/multi_head`` on a freshly started server runs that page
 file on its own: no page config, no sections, file names in the sidebar. The
 first page run in that state switches the mode off and reruns, so the link
 resolves through app.py like any other.
+
+The pages themselves live in folders (``pages/multi_head/page.py``), which the
+older mode does not see; so each page also has a file ``pages/<name>.py`` at its
+address that only calls ``require_navigation()``. Without it, that first request
+would show Streamlit's "page not found" dialog before app.py takes over.
 """
 
 from __future__ import annotations

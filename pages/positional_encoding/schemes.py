@@ -9,8 +9,8 @@ import streamlit as st
 
 from viz import positional as viz
 
-from . import positional as pos_ui
-from .figure_cache import cached_figure
+from pages.positional_encoding import numbers as pos_ui
+from ui.figure_cache import cached_figure
 
 # One tab per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEME_TABS = ("Learned", "Rotary (RoPE)", "ALiBi", "None")

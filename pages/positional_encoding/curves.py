@@ -9,8 +9,8 @@ import streamlit as st
 
 from viz import positional as viz
 
-from . import positional as pos_ui
-from .figure_cache import cached_figure
+from pages.positional_encoding import numbers as pos_ui
+from ui.figure_cache import cached_figure
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import (LearnedEncoding, alibi_bias, alibi_slopes, apply_rotary, init_parameters,

@@ -5,15 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import TransformerConfig
 from viz.word_order import attention_pair_figure, word_rows_figure
 
-from .controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control
-from .figure_cache import cached_figure
-from .forward import self_attention_maps
-from .text import sentence_input
-from .word_order import reorder_mapping, word_order_attention
+from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control
+from ui.figure_cache import cached_figure
+from ui.forward import self_attention_maps
+from ui.text import sentence_input
+from analysis.word_order import reorder_mapping
+from pages.positional_encoding.word_order_numbers import word_order_attention
 
 MAX_WORDS = 24
 COMPARED = ("sinusoidal", "learned", "rotary", "alibi")

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import BOS_ID, TransformerConfig
 from transformer.tokenizer import SPECIALS
 
-from .controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
 
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}

@@ -11,12 +11,12 @@ from dataclasses import astuple, dataclass
 
 import numpy as np
 import streamlit as st
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import EncoderLayer, TransformerConfig
 
-from .models import get_model
+from ui.models import get_model
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Tables about the encoder-decoder: parameters per component and the activation shape at each step.
+"""Parameters per component of an encoder-decoder, counted and in closed form, and its activation shapes.
 
 The parameter counts come twice: counted from the model (``sum(p.numel())``) and
 from a closed form in the hyperparameters, so each checks the other.
@@ -6,16 +6,10 @@ from a closed form in the hyperparameters, so each checks the other.
 
 from __future__ import annotations
 
-from dataclasses import astuple
-
 import pandas as pd
-import streamlit as st
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
 from transformer import TransformerConfig
-
-from .models import get_model
 
 
 def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
@@ -85,22 +79,6 @@ def counted_parameters(model: torch.nn.Module) -> dict[str, int]:
         key = _component(name)
         counts[key] = counts.get(key, 0) + parameter.numel()
     return counts
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _parameter_table(config_values: tuple, seed: int) -> pd.DataFrame:
-    config = TransformerConfig(*config_values)
-    counted = counted_parameters(get_model(config, seed, "encoder-decoder"))
-    closed = closed_form_parameters(config)
-    rows = [(name, FORMULAS[name], closed[name], counted.get(name, 0)) for name in closed]
-    total = sum(p.numel() for p in get_model(config, seed, "encoder-decoder").parameters())
-    rows.append(("total", "sum of the rows", sum(closed.values()), total))
-    return pd.DataFrame(rows, columns=["component", "closed form", "closed-form count", "counted in the model"])
-
-
-def parameter_table(config: TransformerConfig, seed: int) -> pd.DataFrame:
-    """Rows per component plus a total row: formula, closed-form count, count from the model."""
-    return _parameter_table(astuple(config), int(seed)).copy()
 
 
 def shape_table(config: TransformerConfig, src_len: int, tgt_len: int) -> pd.DataFrame:

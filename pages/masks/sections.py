@@ -10,14 +10,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import TransformerConfig
 from viz.masks import mask_panels_figure, readable_heatmap
 
-from . import masks as mask_ui
-from .figure_cache import cached_figure
-from .forward import self_attention_maps
-from .text import TokenizedText, sentence_input
+from analysis import masks as mask_math
+from pages.masks import numbers as mask_ui
+from ui.figure_cache import cached_figure
+from ui.forward import self_attention_maps
+from ui.text import TokenizedText, sentence_input
 
 # The page's tabs; the open one is the URL's ``section``.
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -64,7 +65,7 @@ def render_causal() -> None:
         st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
         st.markdown(f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed.")
     positions = [str(i) for i in range(n)]
-    right.plotly_chart(cached_figure(mask_panels_figure, [mask_ui.query_key_masks(n, n)["causal"]], ["causal"],
+    right.plotly_chart(cached_figure(mask_panels_figure, [mask_math.query_key_masks(n, n)["causal"]], ["causal"],
                                      positions, positions, f"Causal mask for {n} tokens (grey = masked)"),
                        width="stretch")
 
@@ -75,7 +76,7 @@ def render_padding(batch: Batch) -> None:
     st.markdown("Sentences in a batch are padded to the longest one with a `<pad>` token. No query should "
                 "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ iff "
                 "$j < \\text{length}_b$; it broadcasts over all queries.")
-    st.plotly_chart(cached_figure(mask_panels_figure, [mask_ui.batch_padding_mask(batch.lengths)],
+    st.plotly_chart(cached_figure(mask_panels_figure, [mask_math.batch_padding_mask(batch.lengths)],
                                   ["key-padding mask"], batch.names, [str(j) for j in range(batch.length)],
                                   f"Key-padding mask of the batch: {len(batch.names)} sentences × "
                                   f"{batch.length} positions", "sentence", "position",
@@ -83,7 +84,7 @@ def render_padding(batch: Batch) -> None:
     padded = st.expander("The padded batch, token by token", key="padded", bind="query-params")
     if padded.open:  # built only when opened
         padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=[str(j) for j in range(batch.length)]))
-    kinds = mask_ui.query_key_masks(batch.length, batch.lengths[batch.row])
+    kinds = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
     st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
     st.plotly_chart(cached_figure(mask_panels_figure, [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
@@ -107,7 +108,7 @@ def render_cross(batch: Batch) -> None:
                     "source.")
     if target is None:
         return
-    padding = mask_ui.query_key_masks(batch.length, batch.lengths[batch.row])["padding"]
+    padding = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])["padding"]
     cross = np.broadcast_to(padding[:1], (len(target.tokens), batch.length))
     right.plotly_chart(cached_figure(mask_panels_figure, [cross], ["source padding"], target.tokens,
                                      batch.tokens[batch.row], f"Cross-attention mask: {len(target.tokens)} "
@@ -150,7 +151,7 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
     real = batch.real
     side = {causal: self_attention_maps(shown.config, shown.seed, real.ids, causal=causal)
             .weights[shown.layer - 1, shown.head] for causal in (True, False)}
-    causal_mask = mask_ui.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
+    causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
     c1.plotly_chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,
                                   f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch")
@@ -172,16 +173,16 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     )
     real = batch.real
     left_ids = (0,) + tuple(real.ids)
-    left_tokens = [mask_ui.PAD] + list(real.tokens)
+    left_tokens = [mask_math.PAD] + list(real.tokens)
     live = mask_ui.masked_forward(shown.config, shown.seed, left_ids, "causal + padding")
-    compare = mask_ui.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
+    compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:
         rows = min(3, len(left_tokens))
         st.dataframe(pd.DataFrame(
             [[f"{method}", f"{i}: {left_tokens[i]}"] + values
              for method, result in (("torch.softmax on -inf", compare.plain), ("masked_softmax", compare.safe))
-             for i, values in enumerate(mask_ui.as_text(result[:rows]))],
+             for i, values in enumerate(mask_math.as_text(result[:rows]))],
             columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens)]), hide_index=True)
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "

@@ -1,0 +1,1 @@
+"""Pure numpy/torch analysis: arrays and DataFrames in, arrays and DataFrames out (no Streamlit, no Plotly)."""

@@ -1,0 +1,1 @@
+"""The Encoder-decoder page: page.py and its own sections."""

@@ -1,0 +1,243 @@
+"""Encoder-decoder: a source and a target sentence through the whole Transformer."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pages.encoder_decoder.controls import (id_names, matrix_frame, model_controls, numbered, rank_of, shifted_right,
+                                teacher_forcing_table, three_decimals, top_k)
+from pages.encoder_decoder.figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
+                                        output_figure)
+from ui.forward import encoder_decoder_maps
+from pages.encoder_decoder.layer_steps import layer_steps
+from analysis.parameters import shape_table
+from pages.encoder_decoder.tables import parameter_table
+from ui.routing import require_navigation
+from ui.text import sentence_input
+from viz.architecture import ArchitectureSpec, architecture_dot
+
+require_navigation()
+
+KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
+         "cross": "encoder-decoder cross-attention"}
+# Tab labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
+SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
+
+st.title("Encoder-decoder: the whole Transformer")
+st.markdown(
+    "The Transformer of *Attention Is All You Need* has two stacks. The **encoder** reads the whole "
+    "source sentence and turns each token into a context-aware vector (the *memory*). The **decoder** "
+    "produces the target one token at a time: it attends to the target tokens so far (masked, so it "
+    "cannot peek ahead) and, through **cross-attention**, to the encoder's memory. A final linear layer "
+    "and a softmax turn each decoder vector into a distribution over the target vocabulary."
+)
+
+left, right = st.columns(2)
+with left:
+    source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src")
+with right:
+    target = sentence_input("Target sentence (what the decoder should produce)",
+                            "le chat est assis sur le tapis", key="tgt")
+with st.expander("Model settings", expanded=True):
+    choice = model_controls()
+if source is None or target is None or choice is None:
+    st.stop()
+
+config, seed = choice.config, choice.seed
+dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
+src_len, tgt_len = len(source.ids), len(dec_ids)
+
+
+def forward():
+    """Attention weights ``[H, Lq, Lk]`` per sub-layer and next-token probabilities ``[T, V]`` (cached)."""
+    return encoder_decoder_maps(config, seed, source.ids, dec_ids)
+
+
+@st.fragment
+def attention_section():
+    """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
+    st.subheader("Three kinds of attention")
+    st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
+                "keys and values come from, and the mask *M*.")
+    st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
+             r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}")
+    c1, c2, c3 = st.columns(3)
+    kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
+    n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
+    layer = c2.selectbox("layer", list(range(1, n_layers + 1)), key="layer", bind="query-params")
+    head = c3.selectbox("head", ["all"] + list(range(1, config.num_heads + 1)),
+                        format_func=lambda h: "all heads" if h == "all" else f"head {h}",
+                        key="head", bind="query-params")
+    layer = min(int(layer or 1), n_layers)
+    stack, name = ("encoder", "self_attn") if kind == "enc" else ("decoder", "self_attn" if kind == "dec"
+                                                                   else "cross_attn")
+    weights = forward().weights[f"{stack}.layers.{layer - 1}.{name}"]
+    rows = source.tokens if kind == "enc" else dec_tokens
+    cols = dec_tokens if kind == "dec" else source.tokens
+    what = {"enc": "Every source token attends to every source token (bidirectional): source x source.",
+            "dec": "Each target position attends only to itself and earlier positions (the causal mask; "
+                   "grey cells are masked): target x target.",
+            "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
+                     "matrix is rectangular: target (rows) x source (columns)."}[kind]
+    st.caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
+    row_name = "target" if kind != "enc" else "source"
+    col_name = "source" if kind != "dec" else "target"
+    if head == "all":
+        h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}"
+        numbers = pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols)
+                             for i in range(weights.shape[0])})
+    else:
+        h = min(int(head), config.num_heads) - 1
+        title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
+        numbers = matrix_frame(weights[h], rows, cols)
+    st.plotly_chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
+                    width="stretch")
+    with st.expander("The numbers behind this figure"):
+        st.dataframe(numbers, width="stretch", column_config=three_decimals(numbers.columns))
+
+
+def teacher_forcing_section():
+    """Why the decoder's input is the target shifted right, with the table of what it reads."""
+    st.subheader("Teacher forcing: the decoder reads the target shifted right")
+    tf_text, tf_table = st.columns([3, 2], gap="large")
+    with tf_text:
+        st.markdown(
+            "In training, the decoder is given the correct target so far and asked for the next token. "
+            "Its input is the target **shifted right** by one, starting with the start token `<s>`; at "
+            "position $t$ it reads tokens $< t$ and must predict token $t$. Thanks to the causal mask, all "
+            "positions are trained **at once**, in one forward pass, without any position seeing its answer. "
+            "Generation has no target to read: it starts from `<s>`, predicts one token, appends it and runs "
+            "again, one token at a time."
+        )
+        st.latex(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
+        st.latex(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
+    with tf_table:
+        st.dataframe(teacher_forcing_table(target.tokens, dec_tokens), hide_index=True, width="stretch")
+
+
+@st.fragment
+def output_section():
+    """The output distribution at one target position, as top-k bars."""
+    st.subheader("The output: a distribution over the target vocabulary")
+    st.latex(r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
+             r"W_{out} \in \mathbb{R}^{d_{model} \times V}")
+    c1, c2 = st.columns(2)
+    pos = c1.selectbox("target position", list(range(tgt_len)), key="pos", bind="query-params",
+                       format_func=lambda t: f"position {t}")
+    k = c2.slider("top k", 1, 20, 10, key="k", bind="query-params")
+    pos = min(int(pos or 0), tgt_len - 1)
+    probabilities = forward().probabilities[pos]
+    names = id_names((source.tokens, source.ids), (target.tokens, target.ids))
+    table = top_k(probabilities, k, names)
+    want = target.ids[pos]
+    hits = np.flatnonzero(table["id"].to_numpy() == want)
+    fig = output_figure(tuple(table["token"]), table["probability"].to_numpy(),
+                        f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
+                        int(hits[0]) if hits.size else None)
+    st.plotly_chart(fig, width="stretch")
+    st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
+            "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
+            "when it is in the top k).")
+    st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
+            f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
+            f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
+    with st.expander("The numbers behind this figure"):
+        st.dataframe(table, hide_index=True, width="stretch")
+
+
+def pick_encoder_layer():
+    """The encoder layer (1-based) the layer tabs show, and its steps; both tabs share the URL key ``step``."""
+    layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
+                                       key="step", bind="query-params")
+    layer = min(int(layer or 1), config.num_encoder_layers)
+    return layer, layer_steps(config, seed, source.ids, layer - 1)
+
+
+@st.fragment
+def layer_section():
+    """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
+    st.subheader("One layer, step by step")
+    layer, steps = pick_encoder_layer()
+    if config.norm_first:
+        st.markdown("**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
+                    "never normalised, so its norm can grow from layer to layer.")
+        st.latex(r"x' = x + \mathrm{MHA}(\mathrm{LN}_1(x)),\qquad y = x' + \mathrm{FFN}(\mathrm{LN}_2(x'))")
+    else:
+        st.markdown("**Post-LN** (the paper): add the sub-layer's output to its input (the residual "
+                    "connection), then normalise the sum.")
+        st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
+    names = [name for name, _ in steps.stages]
+    norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
+    st.plotly_chart(norms_figure(tuple(names), norms, source.tokens,
+                                 f"Encoder layer {layer} · vector norm of each token after each step"),
+                    width="stretch")
+    with st.expander("The numbers behind this figure"):
+        table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
+        st.dataframe(table, width="stretch", column_config=three_decimals(names))
+    st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
+                f"{config.d_model} features and divides by their standard deviation, then applies a learned "
+                "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
+                f"so its norm is sqrt(d_model) = {config.d_model ** 0.5:.2f}: the flat points in the figure above.")
+    st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
+             r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
+    ln_names, before, after = zip(*steps.norms)
+    st.plotly_chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
+                                           f"Encoder layer {layer} · mean and std of each token, before and "
+                                           f"after LayerNorm"), width="stretch")
+
+
+@st.fragment
+def ffn_section():
+    """How many feed-forward hidden units fire for each token of one encoder layer."""
+    st.subheader("Feed-forward: units firing per token")
+    layer, steps = pick_encoder_layer()
+    act = "ReLU" if config.activation == "relu" else "GELU"
+    st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
+                f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
+                + (" (ReLU sets every other unit to exactly 0)." if act == "ReLU" else
+                   " (GELU lets small negative values through, so we count those > 0)."))
+    st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
+             % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
+    st.plotly_chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
+                               f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
+                    width="stretch")
+
+
+def architecture_section():
+    """The configured model as a diagram with shapes on its edges, the shapes table and the parameters."""
+    st.subheader("The model you configured")
+    diagram, shapes = st.columns([3, 2], gap="large")
+    with diagram:
+        st.caption(f"Read from the bottom up. Shapes for this {src_len}-token source and {tgt_len}-token "
+                   f"target, d_model = {config.d_model}; the batch dimension is left out.")
+        st.graphviz_chart(architecture_dot(ArchitectureSpec(
+            config.num_encoder_layers, config.num_decoder_layers, config.d_model, config.num_heads,
+            config.d_ff, config.positional, config.norm_first, config.tgt_vocab_size, src_len, tgt_len)),
+            width="stretch")
+    with shapes:
+        st.markdown("**Activation shapes**")
+        st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
+        shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
+        st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
+    st.subheader("Parameters")
+    st.markdown("Where the weights are. Each count is computed twice: from the formula in the "
+                "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
+    st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
+             r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
+    params = parameter_table(config, seed)
+    st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
+                 column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
+                                "counted in the model": st.column_config.NumberColumn(format="localized")})
+    vocab_share = params.iloc[[0, 1, len(params) - 2], 3].sum() / params.iloc[-1, 3]
+    st.caption(f"The embeddings and the generator, which grow with the {config.tgt_vocab_size:,}-id "
+               f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
+
+
+# Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
+tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
+for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
+                               (layer_section,), (ffn_section,), (architecture_section,))):
+    if tab.open:
+        with tab:
+            for draw in section:
+                draw()

@@ -1,0 +1,1 @@
+"""The Home page: page.py and its own sections."""

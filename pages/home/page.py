@@ -1,0 +1,51 @@
+"""Home: what the dashboard teaches, a map of the architecture, and a link to every page."""
+
+import streamlit as st
+
+from ui.pages_index import PAGES
+from viz.architecture import ArchitectureSpec, architecture_dot
+from ui.routing import require_navigation
+
+require_navigation()
+
+st.title("Attention Lab")
+st.markdown(
+    "See inside a Transformer. Every page runs a small model built from scratch in PyTorch "
+    "on **your** text and **your** settings, and draws what its attention heads compute. "
+    "Change a knob and the figures recompute at once; copy the address bar to share the exact view."
+)
+
+left, right = st.columns([3, 2], gap="large")
+with left:
+    st.subheader("The idea in one formula")
+    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+    st.markdown(
+        "Each token asks a **query** and offers a **key** and a **value**. A token's output is the "
+        "average of all values, weighted by how well its query matches each key. Several **heads** do "
+        "this in parallel, each with its own projections:"
+    )
+    st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
+    st.markdown(
+        "Attention itself ignores word order, so a **positional encoding** is added to the embeddings "
+        "(scaled by $\\sqrt{d_{model}}$):"
+    )
+    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    st.latex(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    st.markdown(
+        "Each layer adds a position-wise **feed-forward** network, "
+        "$\\mathrm{FFN}(x) = \\max(0, xW_1 + b_1)W_2 + b_2$, and wraps every sub-layer in a residual "
+        "connection and layer normalisation (**add & norm**). The decoder masks the future (a causal "
+        "mask) and attends to the encoder's output (**cross-attention**)."
+    )
+    st.subheader("Pages")
+    for page in PAGES:
+        if page.is_home:
+            continue
+        st.page_link(page.path, label=f"**{page.title}**", icon=page.icon)
+        st.caption(page.summary)
+
+with right:
+    st.subheader("Map of the architecture")
+    st.caption("The encoder-decoder of *Attention Is All You Need*; shapes for a 6-token source, "
+               "a 5-token target and d_model = 64. Read from the bottom up.")
+    st.graphviz_chart(architecture_dot(ArchitectureSpec()), width="stretch")

@@ -1,0 +1,1 @@
+"""The Multi-head attention page: page.py and its own sections."""

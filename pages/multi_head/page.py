@@ -1,0 +1,189 @@
+"""Multi-head attention: every head of every layer of a configurable stack on the user's sentence."""
+
+import streamlit as st
+
+from transformer import TransformerConfig, causal_mask
+from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.figure_cache import cached_figure
+from ui.forward import self_attention_maps
+from ui.text import sentence_input
+from viz.attention_steps import attention_weights_figure
+from viz.head_view import head_view_figure
+from viz.heads import compare_figure, head_grid_figure
+from viz.overview import overview_figure
+from analysis.export import weights_csv
+from analysis.head_stats import attention_rollout, head_stats
+from ui.routing import require_navigation
+
+require_navigation()
+
+DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
+SECOND_TEXT = "The animal didn't cross the street because it was too wide"
+
+st.title("Multi-head attention")
+st.markdown(
+    "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
+    "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
+    "different heads can attend to different relations. Their outputs are concatenated and projected "
+    "again. The model here is untrained (seeded random weights): it shows the mechanics, not learned "
+    "linguistics."
+)
+st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
+         r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
+
+sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text")
+c1, c2, c3, c4, c5, c6 = st.columns([1, 1.3, 1, 1.3, 1, 1.1])
+with c1:
+    layers = layers_control(default=2)
+with c2:
+    d_model = d_model_control(default=64)
+with c4:
+    positional = positional_control()
+with c3:
+    heads = heads_control(d_model, positional, default=4)
+with c5:
+    seed = seed_control()
+causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
+                   help="Off: a bidirectional encoder (every token sees every token). "
+                        "On: a decoder's causal mask (token i sees only tokens j ≤ i).")
+
+image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
+                                horizontal=True, help="The format of the camera button in each chart's toolbar.")
+CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
+
+if sentence is None:
+    st.stop()
+try:
+    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=1, num_decoder_layers=layers,
+                               d_ff=4 * d_model, dropout=0.0, positional=positional)
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+
+tokens, n = list(sentence.tokens), len(sentence.tokens)
+weights = self_attention_maps(config, seed, sentence.ids, causal).weights  # [L, H, T, T]
+mask = causal_mask(n).numpy() if causal else None
+kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
+
+layer = st.select_slider("layer (for the heads, head view and mean)", list(range(layers)), value=0, key="layer",
+                         bind="query-params") if layers > 1 else 0
+
+SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare")
+tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
+# Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
+
+
+def grid_section():
+    """Every head of the chosen layer, weights[layer] [H, T, T], as one tiled figure."""
+    st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
+                "(first token at the top), columns are keys; each row sums to 1"
+                + ("; grey cells are masked (the future)." if causal else "."))
+    st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
+             r"\quad d_k = d_{model}/h")
+    st.plotly_chart(cached_figure(head_grid_figure, weights[layer], tokens,
+                                  f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
+
+
+def overview_section():
+    """All layers x all heads, weights [L, H, T, T], in one heatmap."""
+    st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
+                "layer ℓ − 1. Hover a cell for its query, key and weight.")
+    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 0..L-1,\; i = 0..h-1")
+    st.plotly_chart(cached_figure(overview_figure, weights, tokens,
+                                  f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
+
+
+@st.fragment
+def head_view(layer_weights, tokens, layer, heads):
+    """Lines from each query to each key, opacity = weight; one head or all heads."""
+    st.markdown("Queries on the left, keys on the right; a line's opacity is the attention weight "
+                "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them.")
+    left, right = st.columns(2)
+    head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
+                          format_func=lambda h: "all heads" if h < 0 else f"head {h}")
+    query = right.selectbox("query token", range(-1, len(tokens)), index=0, key="hv_query", bind="query-params",
+                            format_func=lambda i: "all tokens" if i < 0 else f"{i}: {tokens[i]}")
+    shown = list(range(heads)) if head < 0 else [head]
+    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head}'} · head view"
+    st.plotly_chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
+                                  None if query < 0 else query, title), key="head_view", **CHART)
+    st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
+
+
+def rollout_section():
+    """The chosen layer's mean over heads [T, T] and the attention rollout through the stack [T, T]."""
+    st.markdown(
+        "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
+        "follows attention through the stack: each layer mixes the tokens by its mean attention, and the "
+        "residual connection carries half of each token straight through, so the layers' maps are multiplied:"
+    )
+    st.latex(r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
+             r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(cached_figure(attention_weights_figure, weights[layer].mean(0), tokens,
+                                      f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
+    with right:
+        st.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
+                                      f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
+                        key="rollout", **CHART)
+
+
+def stats_section():
+    """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
+    st.markdown("Averaged over the queries of each head: the entropy of its rows (ln T = spread evenly, "
+                "0 = one key), the weight on the previous token, on the first token and on itself, and the mean "
+                "distance |i − j| it looks across. Click a column header to sort.")
+    st.latex(r"H = -\tfrac1T\sum_i\sum_j A_{ij}\ln A_{ij},\qquad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
+    st.dataframe(head_stats(weights).round(3), hide_index=True, key="stats")
+
+
+@st.fragment
+def compare(weights, tokens, config, seed, causal):
+    """Two heads, or one head on two sentences, side by side with their difference."""
+    st.markdown("Two heads side by side, or one head on two sentences, and their difference "
+                "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
+    mode = st.segmented_control("compare", ["two heads", "one head, two sentences"], default="two heads",
+                                required=True, key="cmp", bind="query-params")
+    layers, heads = weights.shape[:2]
+    cols = st.columns(4)
+    if mode == "two heads":
+        la = cols[0].selectbox("first: layer", range(layers), key="a_layer", bind="query-params")
+        ha = cols[1].selectbox("first: head", range(heads), key="a_head", bind="query-params")
+        lb = cols[2].selectbox("second: layer", range(layers), key="b_layer", bind="query-params")
+        hb = cols[3].selectbox("second: head", range(heads), index=min(1, heads - 1), key="b_head",
+                               bind="query-params")
+        first, second, tokens_b = weights[la, ha], weights[lb, hb], tokens
+        names = (f"layer {la} · head {ha}", f"layer {lb} · head {hb}")
+    else:
+        other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st)
+        lc = cols[0].selectbox("layer", range(layers), key="c_layer", bind="query-params")
+        hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params")
+        if other is None:
+            return
+        second_weights = self_attention_maps(config, seed, other.ids, causal).weights
+        first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
+        names = (f"layer {lc} · head {hc} · first sentence", f"layer {lc} · head {hc} · second sentence")
+        if first.shape != second.shape:
+            st.info(f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
+                    "the same number of tokens, so only the two maps are shown.")
+    st.plotly_chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
+                                  f"Compare · {names[0]} vs {names[1]}"), key="compare", **CHART)
+
+
+sections = {"Heads of a layer": grid_section, "All layers": overview_section,
+            "Head view": lambda: head_view(weights[layer], tokens, layer, heads),
+            "Mean and rollout": rollout_section, "Statistics": stats_section,
+            "Compare": lambda: compare(weights, tokens, config, seed, causal)}
+for name, section in sections.items():
+    if tabs[name].open:
+        with tabs[name]:
+            section()
+
+st.header("Download")
+st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),
+                   file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
+                   help="One row per layer, head, query and key: layer, head, query position, query token, "
+                        "key position, key token, weight.")
+st.caption(f"{layers * heads * n * n:,} rows. Each figure's toolbar saves it as an image (camera icon; "
+           f"PNG or SVG, chosen in the sidebar).")

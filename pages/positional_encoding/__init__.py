@@ -1,0 +1,1 @@
+"""The Positional encoding page: page.py and its own sections."""

@@ -1,0 +1,1 @@
+"""The Self-attention, step by step page: page.py and its own sections."""
