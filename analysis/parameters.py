@@ -16,7 +16,8 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
     """Parameters per component from the hyperparameters alone (b = 1 with biases, else 0).
 
     attention 4(d^2 + b d); feed-forward 2 d d_ff + b (d_ff + d); LayerNorm d + b d;
-    embeddings V d (+ max_len d for a learned position table); generator d V + V;
+    embeddings V d (+ max_len d for a learned position table, + types d, + LayerNorm when asked);
+    generator d V + V (V when tied to the embedding, 0 without a head);
     final LayerNorms 2d per stack when pre-LN.
     """
     d, f, b = config.d_model, config.d_ff, int(config.bias)
@@ -24,6 +25,9 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
     ffn = 2 * d * f + b * (f + d)
     norm = d + b * d
     table = config.max_len * d if config.positional == "learned" else 0
+    table += config.type_vocab_size * d + (d + b * d if config.embed_norm else 0)
+    generator = {"linear": d * config.tgt_vocab_size + config.tgt_vocab_size, "tied": config.tgt_vocab_size,
+                 "none": 0}[config.output_head]
     n_enc, n_dec = config.num_encoder_layers, config.num_decoder_layers
     final = 2 * d if config.norm_first else 0
     return {
@@ -36,7 +40,7 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
         "decoder cross-attention": n_dec * attention,
         "decoder feed-forward": n_dec * ffn,
         "decoder LayerNorms": n_dec * 3 * norm + final,
-        "generator (linear to vocabulary)": d * config.tgt_vocab_size + config.tgt_vocab_size,
+        "generator (linear to vocabulary)": generator,
     }
 
 

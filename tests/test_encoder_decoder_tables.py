@@ -6,7 +6,8 @@ import torch
 
 from transformer import BOS_ID, TransformerConfig, build_model
 from pages.encoder_decoder.controls import id_names, shifted_right, top_k
-from pages.encoder_decoder.layer_steps import run_layer_steps
+from pages.encoder_decoder.layer_steps import layer_steps
+from ui.forward import ForwardView
 from analysis.parameters import closed_form_parameters, counted_parameters, shape_table
 
 CONFIGS = [
@@ -77,7 +78,10 @@ def test_layer_steps_rebuild_the_layer_exactly(norm_first, activation):
                                activation=activation)
     model = build_model(config, 3)
     ids = (5, 9, 11, 5, 40)
-    steps = run_layer_steps(model, ids, 1)
+    with torch.inference_mode():
+        record = model(torch.tensor([ids]), torch.tensor([[1, 7]]), return_internals=True).attention
+    view = ForwardView({}, {}, {}, {k: v[0].numpy() for k, v in record.internals.items()}, None, "test")
+    steps = layer_steps(view, 1, norm_first)
     with torch.inference_mode():
         x = model.encoder.layers[0](model.src_embed(torch.tensor([ids])))
         expected = model.encoder.layers[1](x)[0].numpy()

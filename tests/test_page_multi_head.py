@@ -3,8 +3,9 @@
 import numpy as np
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import HashTokenizer, TransformerConfig
-from ui.forward import self_attention_maps
+import torch
+
+from transformer import HashTokenizer, TransformerConfig, build_model
 from analysis.export import weights_csv
 
 PAGE = "pages/multi_head/page.py"
@@ -24,10 +25,15 @@ def heatmaps(spec, name_prefix="head"):
 
 
 def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", seed=0):
-    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=1, num_decoder_layers=layers,
+    """The package's own forward pass (not the app's cache): a decoder-only model when causal, else encoder-only."""
+    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=layers, num_decoder_layers=layers,
                                d_ff=4 * d_model, dropout=0.0, positional=pe)
+    kind, stack = ("decoder-only", "decoder") if causal else ("encoder-only", "encoder")
     tokenizer = HashTokenizer()
-    return self_attention_maps(config, seed, tuple(tokenizer.encode(tokenizer.tokenize(text))), causal).weights
+    ids = torch.tensor([tokenizer.encode(tokenizer.tokenize(text))])
+    with torch.inference_mode():
+        record = build_model(config, seed, kind)(ids, return_attention=True).attention
+    return record.stacked(stack)[:, 0].numpy()
 
 
 def test_default_grid_overview_and_rollout_match_the_model():

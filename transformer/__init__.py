@@ -1,6 +1,7 @@
 """A small from-scratch Transformer whose attention modules return their weights."""
 
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
+from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_info, load_checkpoint, save_checkpoint
 from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, TransformerConfig, divisors
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, key_mask_from_tokens, padding_mask
@@ -25,10 +26,11 @@ from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabToke
 __all__ = [
     "ACTIVATIONS", "ARCHITECTURES", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
     "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
-    "LearnedEncoding", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead", "PAD_ID",
-    "POSITIONAL_ENCODINGS", "SinusoidalEncoding", "Transformer", "TransformerConfig", "UNK_ID", "VocabTokenizer",
-    "alibi_bias", "alibi_slopes", "apply_rotary", "attention_scores", "build_model", "causal_mask", "characters",
-    "combine_masks", "divisors", "init_parameters", "key_mask_from_tokens", "masked_softmax", "normalize",
-    "padding_mask", "relative_shift_matrix", "rotary_angles", "scaled_dot_product_attention",
+    "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS",
+    "OutputHead", "PAD_ID", "POSITIONAL_ENCODINGS", "SinusoidalEncoding", "Transformer", "TransformerConfig",
+    "UNK_ID", "VocabTokenizer", "alibi_bias", "alibi_slopes", "apply_rotary", "attention_scores", "build_model",
+    "causal_mask", "characters", "checkpoint_info", "combine_masks", "divisors", "init_parameters",
+    "key_mask_from_tokens", "load_checkpoint", "masked_softmax", "normalize", "padding_mask",
+    "relative_shift_matrix", "rotary_angles", "save_checkpoint", "scaled_dot_product_attention",
     "sinusoid_wavelengths", "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
 ]

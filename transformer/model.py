@@ -202,7 +202,8 @@ class EncoderOnly(nn.Module):
     token) and ``token_type_ids [B, L]`` -> hidden ``[B, L, d_model]`` and logits
     ``[B, L, src_vocab]`` (None with ``output_head="none"``); uses
     ``num_encoder_layers`` and ``src_vocab_size``. Record names:
-    ``encoder.layers.{i}.self_attn``.
+    ``encoder.layers.{i}.self_attn``. ``causal=True`` imposes a look-ahead mask, to
+    show what the mask would do; the layers stay the same.
     """
 
     kind = "encoder-only"
@@ -215,10 +216,13 @@ class EncoderOnly(nn.Module):
         self.generator = _output_head(config, config.src_vocab_size, self.embed.tokens)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                token_type_ids: torch.Tensor | None = None, return_attention: bool = False,
+                token_type_ids: torch.Tensor | None = None, causal: bool = False, return_attention: bool = False,
                 return_scores: bool = False, return_internals: bool = False) -> ModelOutput:
         record = new_record(return_attention, return_scores, return_internals)
         mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
+        if causal:
+            look_ahead = causal_mask(input_ids.shape[1], input_ids.device)
+            mask = look_ahead if mask is None else mask & look_ahead
         hidden = self.encoder(self.embed(input_ids, token_type_ids), mask, record, "encoder")
         return ModelOutput(_logits(self.generator, hidden), record, hidden)
 

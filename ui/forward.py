@@ -1,17 +1,104 @@
-"""Cached forward passes: float32 numpy attention maps, computed once per input."""
+"""Cached forward passes of any model by spec: float32 numpy views of the forward record."""
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
-from transformer import TransformerConfig
+from transformer import PAD_ID, TransformerConfig
+from transformer.spec import ModelSpec
 
-from .models import get_model
+from .models import load_model
+
+
+def stack_config(layers: int, **fields) -> TransformerConfig:
+    """A config for a self-attention stack of ``layers`` layers, read the same by encoder-only and
+    decoder-only models (so, with one seed, both kinds have the same weights)."""
+    return TransformerConfig(num_encoder_layers=layers, num_decoder_layers=layers, **fields)
+
+
+def random_stack(config: TransformerConfig, seed: int, causal: bool) -> ModelSpec:
+    """A random self-attention stack: decoder-only (GPT-style) when causal, else encoder-only (BERT-style)."""
+    return ModelSpec.random(config, seed, "decoder-only" if causal else "encoder-only")
+
+
+def stack_of(kind: str) -> str:
+    """The record prefix of a model's self-attention stack (the encoder's, for an encoder-decoder)."""
+    return "decoder" if kind == "decoder-only" else "encoder"
+
+
+@dataclass(frozen=True)
+class ForwardView:
+    """One forward pass on one input (batch element 0), float32 numpy, by record name.
+
+    ``weights`` and ``scores`` ``[H, Lq, Lk]`` (scores before the mask), ``masks``
+    ``[Lq, Lk]`` bool (True = may attend) per self-attention name, ``internals`` as in
+    ``ForwardRecord`` without the batch axis (empty unless asked for),
+    ``probabilities`` ``[L, V]`` (None for a model without an output head).
+    """
+
+    weights: dict[str, np.ndarray]
+    scores: dict[str, np.ndarray]
+    masks: dict[str, np.ndarray]
+    internals: dict[str, np.ndarray]
+    probabilities: np.ndarray | None
+    model: str
+
+    def names(self, stack: str, kind: str = "self_attn") -> list[str]:
+        return [n for n in self.weights if n.startswith(f"{stack}.") and n.endswith(kind)]
+
+    def stacked(self, stack: str, kind: str = "self_attn", scores: bool = False) -> np.ndarray:
+        """All layers of one stack and kind, ``[layers, H, Lq, Lk]``."""
+        source = self.scores if scores else self.weights
+        return np.stack([source[n] for n in self.names(stack, kind)])
+
+
+def _numpy(tensors: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
+    return {name: t[0].float().numpy() for name, t in tensors.items()}
+
+
+def _self_mask(length: int, causal: bool, real: np.ndarray) -> np.ndarray:
+    """``[L, L]`` bool: key j is real and, when causal, j <= i."""
+    mask = np.broadcast_to(real[None, :], (length, length))
+    return mask & np.tri(length, dtype=bool) if causal else mask.copy()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (), causal: bool | None = None,
+              pad_keys: bool = False, internals: bool = False) -> ForwardView:
+    """The model ``spec`` names on token ``ids`` (and ``target`` ids for an encoder-decoder).
+
+    ``causal`` None keeps the model's own mask (causal for decoder-only); True or False
+    puts the look-ahead mask on or off a single-stack model. ``pad_keys`` hides keys
+    whose id is the padding id (0). An encoder-decoder's decoder is always causal.
+    """
+    loaded = load_model(spec)
+    model, kind = loaded.module, loaded.kind
+    tokens = torch.tensor([ids])
+    real = (tokens[0] != PAD_ID).numpy() if pad_keys else np.ones(len(ids), dtype=bool)
+    key_mask = torch.from_numpy(real)[None, None, None, :] if pad_keys else None
+    asks = dict(return_scores=True, return_internals=internals)
+    with torch.inference_mode():
+        if kind == "encoder-decoder":
+            out = model(tokens, torch.tensor([target or (1,)]), src_mask=key_mask, **asks)
+            causal = False
+        elif kind == "decoder-only":
+            causal = True if causal is None else causal
+            out = model(tokens, key_mask=key_mask, causal=causal, **asks)
+        else:
+            causal = bool(causal)
+            out = model(tokens, attention_mask=torch.from_numpy(real)[None], causal=causal, **asks)
+    record = out.attention
+    stack = stack_of(kind)
+    masks = {name: _self_mask(len(ids), causal, real) for name in record.weights
+             if name.startswith(f"{stack}.") and name.endswith("self_attn")}
+    probabilities = None if out.logits is None else torch.softmax(out.logits[0], -1).float().numpy()
+    return ForwardView(_numpy(record.weights), _numpy(record.scores), masks, _numpy(record.internals),
+                       probabilities, loaded.label)
 
 
 @dataclass(frozen=True)
@@ -26,44 +113,12 @@ class SelfAttentionMaps:
     scores: np.ndarray
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _self_attention(config_values: tuple, seed: int, ids: tuple[int, ...], causal: bool) -> SelfAttentionMaps:
-    model = get_model(TransformerConfig(*config_values), seed, "decoder-only")
-    with torch.inference_mode():
-        record = model(torch.tensor([ids]), causal=causal, return_scores=True).attention
-    weights = record.stacked("decoder")[:, 0].float().numpy()
-    scores = record.stacked("decoder", scores=True)[:, 0].float().numpy()
-    return SelfAttentionMaps(weights, scores)
-
-
-def self_attention_maps(config: TransformerConfig, seed: int, ids: tuple[int, ...],
-                        causal: bool = False) -> SelfAttentionMaps:
-    """Every layer's self-attention on one sentence (decoder-only model; causal or not)."""
-    return _self_attention(astuple(config), int(seed), tuple(ids), bool(causal))
-
-
-@dataclass(frozen=True)
-class EncoderDecoderMaps:
-    """Attention of the full encoder-decoder on one (source, target) pair, by record name
-    (``[H, Lq, Lk]`` float32 each), and the output probabilities ``[Lt, vocab]``."""
-
-    weights: dict[str, np.ndarray]
-    probabilities: np.ndarray
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _encoder_decoder(config_values: tuple, seed: int, src: tuple[int, ...],
-                     tgt: tuple[int, ...]) -> EncoderDecoderMaps:
-    model = get_model(TransformerConfig(*config_values), seed, "encoder-decoder")
-    with torch.inference_mode():
-        out = model(torch.tensor([src]), torch.tensor([tgt]), return_attention=True)
-    weights = {name: w[0].float().numpy() for name, w in out.attention.weights.items()}
-    return EncoderDecoderMaps(weights, torch.softmax(out.logits[0], -1).float().numpy())
-
-
-def encoder_decoder_maps(config: TransformerConfig, seed: int, src: tuple[int, ...],
-                         tgt: tuple[int, ...]) -> EncoderDecoderMaps:
-    return _encoder_decoder(astuple(config), int(seed), tuple(src), tuple(tgt))
+def self_attention_maps(spec: ModelSpec, ids: tuple[int, ...], causal: bool | None = None,
+                        pad_keys: bool = False) -> SelfAttentionMaps:
+    """Every layer's self-attention of the model's (first) stack on one sentence."""
+    view = run_model(spec, tuple(ids), causal=causal, pad_keys=pad_keys)
+    stack = stack_of(load_model(spec).kind)
+    return SelfAttentionMaps(view.stacked(stack), view.stacked(stack, scores=True))
 
 
 def finite(array: np.ndarray) -> bool:

@@ -22,9 +22,10 @@ class TokenizedText:
 
 
 def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
-                  vocab_size: int = 4096) -> TokenizedText | None:
-    """Tokenise ``text`` (None if it has no tokens), keeping at most ``max_tokens``."""
-    tokenizer = HashTokenizer(vocab_size=vocab_size, level=level)
+                  vocab_size: int = 4096, tokenizer=None) -> TokenizedText | None:
+    """Tokenise ``text`` (None if it has no tokens), keeping at most ``max_tokens``; ``tokenizer``
+    is the model's (default: the word-level hash tokenizer of the random models)."""
+    tokenizer = tokenizer or HashTokenizer(vocab_size=vocab_size, level=level)
     all_tokens = tokenizer.tokenize(text)
     if not all_tokens:
         return None
@@ -34,7 +35,7 @@ def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
 
 
 def sentence_input(label: str, default: str, key: str, max_tokens: int = MAX_TOKENS,
-                   level: str = "word", vocab_size: int = 4096, container=st) -> TokenizedText | None:
+                   level: str = "word", vocab_size: int = 4096, container=st, tokenizer=None) -> TokenizedText | None:
     """A text box bound to the URL; returns the tokens, or None after a prompt if empty.
 
     When the text has more than ``max_tokens`` tokens, the rest is dropped and a
@@ -42,7 +43,7 @@ def sentence_input(label: str, default: str, key: str, max_tokens: int = MAX_TOK
     """
     text = container.text_input(label, value=default, key=key, bind="query-params",
                                 max_chars=2000)
-    result = tokenize_text(text, max_tokens, level, vocab_size)
+    result = tokenize_text(text, max_tokens, level, vocab_size, tokenizer)
     if result is None:
         container.info("Type a sentence above to see its attention (it is empty now).")
         return None

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import BOS_ID, TransformerConfig
+from transformer.spec import ModelSpec
 from transformer.tokenizer import SPECIALS
 
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
@@ -18,15 +19,7 @@ D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
 
 
-@dataclass(frozen=True)
-class ModelChoice:
-    """The configured model and its seed."""
-
-    config: TransformerConfig
-    seed: int
-
-
-def model_controls() -> ModelChoice | None:
+def model_controls() -> ModelSpec | None:
     """The hyperparameter panel, every widget bound to the URL; None (after st.error) if invalid."""
     row1 = st.columns(5)
     enc = layers_control("encoder layers", key="enc", default=2, container=row1[0])
@@ -54,7 +47,7 @@ def model_controls() -> ModelChoice | None:
     except ValueError as error:
         st.error(f"These settings do not make a model: {error}")
         return None
-    return ModelChoice(config, seed)
+    return ModelSpec.random(config, seed, "encoder-decoder")
 
 
 def shifted_right(tokens: tuple[str, ...], ids: tuple[int, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:

@@ -8,7 +8,9 @@ from pages.encoder_decoder.controls import (id_names, matrix_frame, model_contro
                                 teacher_forcing_table, three_decimals, top_k)
 from pages.encoder_decoder.figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
                                         output_figure)
-from ui.forward import encoder_decoder_maps
+from ui.forward import run_model
+from ui.model_picker import model_choice
+from ui.models import load_model
 from pages.encoder_decoder.layer_steps import layer_steps
 from analysis.parameters import shape_table
 from pages.encoder_decoder.tables import parameter_table
@@ -32,25 +34,35 @@ st.markdown(
     "and a softmax turn each decoder vector into a distribution over the target vocabulary."
 )
 
+choice = model_choice(("encoder-decoder",))
+if choice is None:
+    with st.expander("Model settings", expanded=True):
+        spec = model_controls()
+else:
+    spec = choice
+try:
+    loaded = load_model(spec) if spec is not None else None
+except ValueError as error:
+    st.error(str(error))
+    loaded = None
 left, right = st.columns(2)
+tokenizer = loaded.tokenizer if loaded else None
 with left:
-    source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src")
+    source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src", tokenizer=tokenizer)
 with right:
     target = sentence_input("Target sentence (what the decoder should produce)",
-                            "le chat est assis sur le tapis", key="tgt")
-with st.expander("Model settings", expanded=True):
-    choice = model_controls()
-if source is None or target is None or choice is None:
+                            "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
+if source is None or target is None or loaded is None:
     st.stop()
 
-config, seed = choice.config, choice.seed
+config, trained = loaded.config, spec.source != "random"
 dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
 src_len, tgt_len = len(source.ids), len(dec_ids)
 
 
 def forward():
-    """Attention weights ``[H, Lq, Lk]`` per sub-layer and next-token probabilities ``[T, V]`` (cached)."""
-    return encoder_decoder_maps(config, seed, source.ids, dec_ids)
+    """The whole model on (source, shifted target), with its internals (cached)."""
+    return run_model(spec, source.ids, dec_ids, internals=True)
 
 
 @st.fragment
@@ -135,9 +147,10 @@ def output_section():
                         f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
                         int(hits[0]) if hits.size else None)
     st.plotly_chart(fig, width="stretch")
-    st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
-            "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
-            "when it is in the top k).")
+    if not trained:
+        st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
+                "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
+                "when it is in the top k).")
     st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
             f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
             f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
@@ -150,7 +163,7 @@ def pick_encoder_layer():
     layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
                                        key="step", bind="query-params")
     layer = min(int(layer or 1), config.num_encoder_layers)
-    return layer, layer_steps(config, seed, source.ids, layer - 1)
+    return layer, layer_steps(forward(), layer - 1, config.norm_first)
 
 
 @st.fragment
@@ -224,7 +237,7 @@ def architecture_section():
                 "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
     st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
              r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
-    params = parameter_table(config, seed)
+    params = parameter_table(spec)
     st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
                  column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
                                 "counted in the model": st.column_config.NumberColumn(format="localized")})

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
-from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-import torch
-
-from transformer import (PAD_ID, TransformerConfig, causal_mask, combine_masks, key_mask_from_tokens,
-                         masked_softmax, padding_mask)
-
-from ui.models import get_model
+from transformer.spec import ModelSpec
+from ui.forward import run_model, stack_of
+from ui.models import load_model
 
 MASK_KINDS = ("causal", "padding", "causal + padding", "none")
 
@@ -26,23 +21,9 @@ class MaskedMaps:
     mask: np.ndarray
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _masked_forward(config_values: tuple, seed: int, ids: tuple[int, ...], causal: bool,
-                    pad_keys: bool) -> MaskedMaps:
-    model = get_model(TransformerConfig(*config_values), seed, "decoder-only")
-    tokens = torch.tensor([ids])
-    key_mask = key_mask_from_tokens(tokens, PAD_ID) if pad_keys else None
-    with torch.inference_mode():
-        record = model(tokens, key_mask=key_mask, causal=causal, return_scores=True).attention
-    mask = combine_masks(causal_mask(len(ids)) if causal else None,
-                         key_mask[0, 0] if key_mask is not None else None)
-    mask = np.ones((len(ids), len(ids)), dtype=bool) if mask is None else mask.expand(len(ids), len(ids)).numpy()
-    return MaskedMaps(record.stacked("decoder", scores=True)[:, 0].float().numpy(),
-                      record.stacked("decoder")[:, 0].float().numpy(), mask)
-
-
-def masked_forward(config: TransformerConfig, seed: int, ids: Sequence[int], kind: str) -> MaskedMaps:
-    """The decoder-only model on padded ``ids`` with the mask ``kind`` (one of MASK_KINDS):
+def masked_forward(spec: ModelSpec, ids: Sequence[int], kind: str) -> MaskedMaps:
+    """The model's self-attention stack on padded ``ids`` with the mask ``kind`` (one of MASK_KINDS):
     W = masked_softmax(S, M) with S = Q K^T / sqrt(d_k) before masking."""
-    return _masked_forward(astuple(config), int(seed), tuple(ids), "causal" in kind, "padding" in kind)
-
+    view = run_model(spec, tuple(ids), causal="causal" in kind, pad_keys="padding" in kind)
+    stack = stack_of(load_model(spec).kind)
+    return MaskedMaps(view.stacked(stack, scores=True), view.stacked(stack), view.masks[view.names(stack)[0]])

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import TransformerConfig
+from transformer.spec import ModelSpec
 from viz.masks import mask_panels_figure, readable_heatmap
 
 from analysis import masks as mask_math
@@ -43,9 +43,8 @@ class Batch:
 
 @dataclass(frozen=True)
 class ShownHead:
-    """The model (config, seed) and the layer (1-based) and head (0-based index, shown 1-based) drawn."""
-    config: TransformerConfig
-    seed: int
+    """The model and the layer (1-based) and head (0-based index, shown 1-based) drawn."""
+    spec: ModelSpec
     layer: int
     head: int
 
@@ -123,7 +122,7 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     st.latex(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)")
     kind = st.radio("mask", mask_ui.MASK_KINDS, index=2, horizontal=True, key="mask", bind="query-params")
     tokens = batch.tokens[batch.row]
-    maps = mask_ui.masked_forward(shown.config, shown.seed, batch.ids[batch.row], kind)
+    maps = mask_ui.masked_forward(shown.spec, batch.ids[batch.row], kind)
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
     c1, c2, c3 = st.columns(3, gap="medium")
     c1.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
@@ -149,7 +148,7 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
     st.markdown("The same sentence through the same weights, once with the causal mask (a decoder, "
                 "GPT-style) and once without (an encoder, BERT-style).")
     real = batch.real
-    side = {causal: self_attention_maps(shown.config, shown.seed, real.ids, causal=causal)
+    side = {causal: self_attention_maps(shown.spec, real.ids, causal=causal)
             .weights[shown.layer - 1, shown.head] for causal in (True, False)}
     causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
@@ -174,7 +173,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     real = batch.real
     left_ids = (0,) + tuple(real.ids)
     left_tokens = [mask_math.PAD] + list(real.tokens)
-    live = mask_ui.masked_forward(shown.config, shown.seed, left_ids, "causal + padding")
+    live = mask_ui.masked_forward(shown.spec, left_ids, "causal + padding")
     compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
     c1, c2 = st.columns([3, 2], gap="large")
     with c1:

