@@ -1,8 +1,11 @@
 """AppTest: the self-attention walk-through draws the real chain of one head, one lazy tab at a time."""
 
 import numpy as np
+import pytest
+import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/self_attention/page.py"
 VECTORS, SCORES, OUTPUT, SCALING = "Q, K, V", "Scores and softmax", "Output", "Why scale"
@@ -61,7 +64,7 @@ def test_default_view_draws_the_chain_consistently():
 
 
 def test_extremes_small_unscaled_cold_causal():
-    params = {"d_model": "4", "d_k": "1", "scale": "false", "temp": "0.1", "causal": "true", "pe": "false",
+    params = {"d_model": "4", "heads": "4", "scale": "false", "temp": "0.1", "causal": "true", "pe": "false",
               "seed": "9999"}
     at = section(SCORES, params)
     raw, scaled = z(chart_by_title(at, "Raw scores")), z(chart_by_title(at, "Scaled scores"))
@@ -81,22 +84,22 @@ def test_extremes_small_unscaled_cold_causal():
 
 
 def test_extremes_large_and_hot():
-    at = run_page(PAGE, {"d_model": "128", "d_k": "64", "temp": "5.0", "seed": "0"})
+    at = run_page(PAGE, {"d_model": "128", "heads": "2", "temp": "5.0", "seed": "0"})
     assert_no_exception(at)
     assert "11 × 128" in chart_by_title(at, "X: token vectors")["layout"]["title"]["text"]
-    weights = z(chart_by_title(section(SCORES, {"d_model": "128", "d_k": "64", "temp": "5.0"}),
+    weights = z(chart_by_title(section(SCORES, {"d_model": "128", "heads": "2", "temp": "5.0"}),
                                "Attention weights A"))
     assert weights.shape == (11, 11) and weights.max() < 0.9  # T = 5 flattens the rows
 
 
 def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
-    params = {"text": "a b a <b>", "d_model": "8", "d_k": "2", "causal": "true", "query": "2: a", "temp": "0.5",
+    params = {"text": "a b a <b>", "d_model": "8", "heads": "4", "causal": "true", "query": "2: a", "temp": "0.5",
               "pe": "false", "table": "true", "numbers": "attention weights A"}
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
     assert at.toggle(key="causal").value and not at.toggle(key="pe").value
-    assert at.select_slider(key="d_k").value == 2 and at.slider(key="temp").value == 0.5
+    assert at.selectbox(key="heads").value == 4 and at.slider(key="temp").value == 0.5
     assert at.selectbox(key="query").value == 2 and at.selectbox(key="numbers").value == "attention weights A"
     assert at.session_state["section"] == OUTPUT and not any("Raw scores" in t for t in titles(at))
     weights = at.dataframe[0].value.to_numpy(dtype=np.float64)  # the numbers table, masked cells empty
@@ -127,3 +130,31 @@ def test_every_tab_is_readable_on_a_projector():
             bars = [t["colorbar"] for t in spec["data"] if "colorbar" in t]
             bars += [layout["coloraxis"]["colorbar"]] if "coloraxis" in layout else []
             assert all(bar["tickfont"]["size"] >= 13 for bar in bars)
+
+
+def package_weights(text, layers, layer, head, d_model=16, heads=2, causal=False, positional="sinusoidal", seed=0):
+    """One head's weights ``[T, T]`` from the package's own forward pass (not the app's cache)."""
+    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=layers, num_decoder_layers=layers,
+                               d_ff=4 * d_model, dropout=0.0, positional=positional)
+    kind, stack = ("decoder-only", "decoder") if causal else ("encoder-only", "encoder")
+    tokenizer = HashTokenizer()
+    with torch.inference_mode():
+        record = build_model(config, seed, kind)(torch.tensor([tokenizer.encode(tokenizer.tokenize(text))]),
+                                                 return_attention=True).attention
+    return record.weights[f"{stack}.layers.{layer}.self_attn"][0, head].numpy()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_drawn_head_is_the_models_own(causal):
+    """Layer 2, head 2 of a 3-layer model: the page's weights equal the package's forward pass for that head."""
+    params = {"layers": "3", "layer": "2", "head": "2", "causal": str(causal).lower(), "seed": "7"}
+    at = section(SCORES, params)
+    drawn = z(chart_by_title(at, "Attention weights A"))
+    expected = package_weights("The animal didn't cross the street because it was too tired", 3, 1, 1,
+                               causal=causal, seed=7)
+    np.testing.assert_allclose(drawn, expected, atol=1e-5)
+    assert not np.allclose(drawn, package_weights("The animal didn't cross the street because it was too tired",
+                                                  3, 0, 1, causal=causal, seed=7), atol=1e-3)  # not layer 1
+    assert any("model's own weights for layer 2, head 2" in c.value for c in at.caption)
+    vectors = section(VECTORS, params)
+    assert "X: output of layer 1" in chart_by_title(vectors, "X: ")["layout"]["title"]["text"]

@@ -1,52 +1,86 @@
-"""Self-attention, step by step: softmax(QK^T / sqrt(d_k)) V on the user's own sentence."""
+"""Self-attention, step by step: one real head of the selected model on the user's own sentence."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from pages.self_attention.steps import attention_steps, sentence_peakedness, softmax_peakedness
-from ui.controls import seed_control
-from ui.text import sentence_input
+from ui.controls import head_options, seed_control
 from ui.figure_cache import cached_figure
+from ui.forward import random_stack, stack_config
+from ui.model_picker import model_choice
+from ui.models import load_model
+from ui.routing import require_navigation
+from ui.text import sentence_input
 from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
                                  signed_matrix_figure, weighted_values_figure)
-from ui.routing import require_navigation
 
 require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 D_MODEL_OPTIONS = (4, 8, 16, 32, 64, 128)
-D_K_OPTIONS = (1, 2, 4, 8, 16, 32, 64)
+FITS = ("encoder-only", "decoder-only", "encoder-decoder")
 
 st.title("Self-attention, step by step")
 st.markdown(
     "Self-attention turns a sequence of token vectors into a new sequence of the same length: each "
     "position takes a weighted combination of all positions, and the weights say how much each other "
-    "token influences this one. Below, one attention head with seeded random weights runs on your "
-    "sentence, and every intermediate matrix is drawn with its shape."
+    "token influences this one. Below, one real head of a model runs on your sentence (pick the layer and "
+    "the head), and every intermediate matrix is drawn with its shape."
 )
 st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
-sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text")
-c1, c2, c3, c4 = st.columns(4)
-d_model = c1.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
-                           bind="query-params", help="Width of each token vector x_i.")
-d_k = c2.select_slider("d_k (query/key/value size)", D_K_OPTIONS, value=8, key="d_k", bind="query-params",
-                       help="Columns of W_Q, W_K, W_V: the size of each query, key and value.")
-with c3:
-    seed = seed_control()
-positional = c4.toggle("add positional encoding", value=True, key="pe", bind="query-params",
-                       help="Add the sinusoidal table PE to the embeddings (off: the head cannot see order).")
-c5, c6, c7 = st.columns([1, 1, 2])
-scale = c5.toggle("divide by √d_k", value=True, key="scale", bind="query-params")
-causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
-                   help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i.")
-temperature = c7.slider("temperature T (sharpness: low T = peaked, high T = flat)", 0.1, 5.0, 1.0, 0.1,
-                        key="temp", bind="query-params")
+choice = model_choice(FITS)
+if choice is None:
+    c1, c2, c3, c4, c5, c6 = st.columns([1.3, 1, 1, 1, 1, 1])
+    d_model = c1.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
+                               bind="query-params", help="Width of each token vector x_i.")
+    heads = c2.selectbox("heads h", head_options(d_model), index=min(1, len(head_options(d_model)) - 1),
+                         key="heads", bind="query-params",
+                         help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
+    n_layers = c3.selectbox("layers", [1, 2, 3, 4], key="layers", bind="query-params")
+    with c4:
+        seed = seed_control()
+    positional = c5.toggle("add positional encoding", value=True, key="pe", bind="query-params",
+                           help="Add the sinusoidal table PE to the embeddings (off: the head cannot see order).")
+    causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
+                       help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
+                            "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
+    spec = random_stack(stack_config(int(n_layers or 1), d_model=d_model, num_heads=int(heads or 1),
+                                     d_ff=4 * d_model, dropout=0.0,
+                                     positional="sinusoidal" if positional else "none"), seed, causal)
+else:
+    spec = choice
+try:
+    loaded = load_model(spec)
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+config = loaded.config
+model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
+d_model, d_k = config.d_model, config.d_head
+causal = loaded.kind == "decoder-only"
 
+c1, c2, c3, c4 = st.columns([1, 1, 1, 2])
+layer = c1.selectbox("layer", list(range(1, model_layers + 1)), key="layer", bind="query-params",
+                     help="Layers and heads are numbered from 1.")
+head = c2.selectbox("head", list(range(1, config.num_heads + 1)), key="head", bind="query-params")
+layer, head = min(int(layer or 1), model_layers), min(int(head or 1), config.num_heads)
+scale = c3.toggle("divide by √d_k", value=True, key="scale", bind="query-params",
+                  help="What if the scores were not scaled? The model itself always computes with its own setting.")
+temperature = c4.slider("temperature T (sharpness: low T = peaked, high T = flat)", 0.1, 5.0, 1.0, 0.1,
+                        key="temp", bind="query-params",
+                        help="A what-if on this head's softmax: the model computes with T = 1.")
+what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
+st.caption(f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
+           f"d_k = d_model / h = {d_model} / {config.num_heads} = {d_k}. "
+           + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key."))
+
+sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
 if sentence is None:
     st.stop()
 tokens, n = list(sentence.tokens), len(sentence.tokens)
-steps = attention_steps(sentence.ids, d_model, d_k, seed, positional, scale, temperature, causal)
+steps = attention_steps(spec, sentence.ids, layer - 1, head - 1, scale, temperature)
 dims_model, dims_k = [str(i) for i in range(d_model)], [str(i) for i in range(d_k)]
 matrix_height = int(min(620, max(300, 120 + 22 * n)))
 
@@ -61,18 +95,43 @@ vectors_tab, scores_tab, output_tab, scaling_tab = st.tabs(list(SECTIONS), key="
 # Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
 
 
+def input_description() -> tuple[str, str, str]:
+    """What X is for the chosen layer and model: markdown, its formula, a short name for the title."""
+    pe = {"sinusoidal": " + PE", "learned": " + P_{\\text{learned}}"}.get(config.positional, "")
+    scaled = "\\sqrt{d_{model}}" if config.embed_scale else ""
+    types = " + E_{\\text{type}}" if config.type_vocab_size else ""
+    embed = f"E_{{\\text{{tokens}}}}{scaled}{pe}{types}"
+    embed = f"\\mathrm{{LN}}({embed})" if config.embed_norm else embed
+    where = {"rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
+             "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
+             "none": " There is no positional encoding: the head cannot tell word order."}.get(config.positional, "")
+    if layer == 1:
+        text = ("**1 · Token vectors.** Each token's embedding"
+                + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
+                + (" gets its position's vector added, so that the same word at two positions gets two "
+                   "different vectors." if pe else " is looked up.") + where)
+        formula, name = f"X = {embed}", "token vectors" + (" + PE" if pe else "")
+    else:
+        text = (f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
+                "vector now mixes in the tokens it attended to before.")
+        formula, name = f"X = \\text{{output of layer }} {layer - 1}", f"output of layer {layer - 1}"
+    if config.norm_first:
+        text += " This model is pre-LN, so W_Q, W_K and W_V read the vectors after LayerNorm 1."
+        formula, name = f"\\mathrm{{LN}}_1({formula.split(' = ', 1)[1]})", f"LN₁({name})"
+        formula = f"X = {formula}"
+    return text, formula + " \\in \\mathbb{R}^{T \\times d_{model}}", name
+
+
 def vectors_section():
     """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
     left, right = st.columns([3, 2])
+    text, formula, name = input_description()
     with right:
-        st.markdown("**1 · Token vectors.** Each token's embedding is scaled by $\\sqrt{d_{model}}$ and, if "
-                    "switched on, the sinusoidal positional encoding is added, so that the same word at two "
-                    "positions gets two different vectors.")
-        st.latex(r"X = E_{\text{tokens}}\sqrt{d_{model}} + PE \in \mathbb{R}^{T \times d_{model}}")
+        st.markdown(text)
+        st.latex(formula)
         st.caption(f"Shape: T × d_model = {n} × {d_model}")
     with left:
-        st.plotly_chart(signed(steps.x, tokens, dims_model, f"X: token vectors{' + PE' if positional else ''} "
-                               f"· {n} × {d_model}"), key="x")
+        st.plotly_chart(signed(steps.x, tokens, dims_model, f"X: {name} · {n} × {d_model}"), key="x")
     st.markdown("**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
                 "**query** is what this token looks for, the **key** what it offers to be found by, the "
                 "**value** what it passes on.")
@@ -111,6 +170,13 @@ def scores_section():
         st.plotly_chart(cached_figure(attention_weights_figure, steps.weights, tokens,
                                       f"Attention weights A (each row sums to 1) · {n} × {n}",
                                       mask=steps.mask if causal else None, height=matrix_height), key="weights")
+    difference = float(np.abs(steps.weights - steps.model_weights).max())
+    if scale == config.scale_scores and temperature == 1.0:
+        st.caption(f"These are the model's own weights for layer {layer}, head {head}: "
+                   f"max |A − A_model| = {difference:.1e} (float rounding).")
+    else:
+        st.caption(f"A what-if: the model itself computes with{'' if config.scale_scores else 'out'} the "
+                   f"√d_k scaling and T = 1; its own weights differ from these by up to {difference:.2f}.")
 
 
 def output_section():

@@ -23,12 +23,12 @@ def test_multi_head_grid_redraws_when_heads_change(page, server_url):
     assert "heads=8" in page.url
 
 
-def test_self_attention_redraws_when_d_k_changes(page, server_url):
+def test_self_attention_redraws_when_d_model_changes(page, server_url):
     page.goto(f"{server_url}/self_attention")
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
-    assert any("each 11 × 8" in t for t in chart_titles(page))
-    slider = page.locator("[data-testid=stSlider]", has_text="d_k").locator("input[type=range], [role=slider]").first
+    assert any("each 11 × 8" in t for t in chart_titles(page))  # d_k = 16 / 2 heads
+    slider = page.locator("[data-testid=stSlider]", has_text="d_model").locator("input[type=range], [role=slider]").first
     slider.focus()
     slider.press("ArrowRight")
     wait_idle(page)
