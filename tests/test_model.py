@@ -55,18 +55,23 @@ def test_same_seed_same_model_different_seed_different_model():
     assert not all(torch.equal(pa, pc) for pa, pc in zip(a.parameters(), c.parameters()))
 
 
-def test_seeding_leaves_global_rng_alone():
-    torch.manual_seed(123)
-    expected = torch.rand(1)
-    torch.manual_seed(123)
-    build_model(TransformerConfig(d_model=8, num_heads=2, d_ff=8), seed=9)
-    # module construction draws from the global RNG, so only check init is independent of it
+def test_weights_come_from_the_seed_not_the_global_rng():
+    """Whatever the global RNG's state, the same seed gives the same weights; the first weight drawn is
+    the first number of a local generator with that seed (Xavier-uniform: U(-a, a) = a (2 u - 1))."""
+    config = TransformerConfig(d_model=8, num_heads=2, d_ff=8)
     torch.manual_seed(0)
-    m1 = build_model(TransformerConfig(d_model=8, num_heads=2, d_ff=8), seed=9)
+    m1 = build_model(config, seed=9)
     torch.manual_seed(999)
-    m2 = build_model(TransformerConfig(d_model=8, num_heads=2, d_ff=8), seed=9)
+    m2 = build_model(config, seed=9)
     assert all(torch.equal(p, q) for p, q in zip(m1.parameters(), m2.parameters()))
-    assert expected.shape == (1,)
+    first_linear = m1.encoder.layers[0].self_attn.w_q.weight
+    bound = (6.0 / (8 + 8)) ** 0.5
+    generator = torch.Generator().manual_seed(9)
+    embeddings = 4096 * 8  # the source embedding table is drawn first, in name order
+    torch.empty(embeddings).normal_(0.0, 1 / 8 ** 0.5, generator=generator)
+    torch.empty(4096 * 8).normal_(0.0, 1 / 8 ** 0.5, generator=generator)  # then the target's
+    expected = torch.empty(8, 8).uniform_(-bound, bound, generator=generator)
+    torch.testing.assert_close(first_linear, expected)
 
 
 @pytest.mark.parametrize("positional", ["sinusoidal", "learned", "rotary", "alibi", "none"])
