@@ -11,6 +11,8 @@ from tests.apptest_helpers import decode_array
 from transformer import causal_mask, scaled_dot_product_attention
 from analysis.softmax import peakedness_against_dk as softmax_peakedness
 from pages.self_attention.steps import attention_steps
+from transformer import TransformerConfig, build_model
+from transformer.spec import ModelSpec
 from viz.head_view import LEVELS, head_view_figure
 from viz.heads import compare_figure, head_grid_figure, unique_labels
 from viz.overview import overview_figure, quantise, tile
@@ -118,17 +120,29 @@ def test_head_view_groups_lines_by_head_and_opacity():
     assert set(ys) == {2}
 
 
-def test_attention_steps_match_the_package():
-    steps = attention_steps((5, 6, 7, 5), 16, 4, 3, True, True, 1.0, False)
-    out, weights = scaled_dot_product_attention(torch.from_numpy(steps.q), torch.from_numpy(steps.k),
-                                                torch.from_numpy(steps.v))
-    np.testing.assert_allclose(steps.weights, weights.numpy(), atol=1e-6)
-    np.testing.assert_allclose(steps.output, out.numpy(), atol=1e-5)
-    np.testing.assert_allclose(steps.scaled, steps.raw / 2.0, atol=1e-5)
-    hot = attention_steps((5, 6, 7, 5), 16, 4, 3, True, False, 0.5, True)
-    np.testing.assert_allclose(hot.scaled, hot.raw / 0.5, atol=1e-4)
+@pytest.mark.parametrize("positional", ["sinusoidal", "alibi", "rotary"])
+def test_attention_steps_match_the_package(positional):
+    """One head's chain, read from the record, against scaled_dot_product_attention on its own q, k, v and
+    against the model's weights; a what-if (no scaling, T = 0.5, causal) recomputes only the softmax."""
+    config = TransformerConfig(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=32,
+                               dropout=0.0, positional=positional)
+    ids = (5, 6, 7, 5)
+    with torch.inference_mode():
+        record = build_model(config, 3, "encoder-only")(torch.tensor([ids]), return_attention=True).attention
+    steps = attention_steps(ModelSpec.random(config, 3, "encoder-only"), ids, 1, 2)
+    np.testing.assert_allclose(steps.weights, record.weights["encoder.layers.1.self_attn"][0, 2].numpy(), atol=1e-6)
+    np.testing.assert_allclose(steps.model_weights, steps.weights, atol=1e-6)
+    if positional != "alibi":  # ALiBi adds a distance penalty that plain attention does not have
+        out, weights = scaled_dot_product_attention(torch.from_numpy(steps.q), torch.from_numpy(steps.k),
+                                                    torch.from_numpy(steps.v))
+        np.testing.assert_allclose(steps.weights, weights.numpy(), atol=1e-6)
+        np.testing.assert_allclose(steps.output, out.numpy(), atol=1e-5)
+        np.testing.assert_allclose(steps.scaled, steps.raw / 2.0, atol=1e-5)
+    hot = attention_steps(ModelSpec.random(config, 3, "decoder-only"), ids, 0, 0, False, 0.5)
     assert (hot.weights[np.triu_indices(4, 1)] == 0).all()
     np.testing.assert_allclose(hot.weights.sum(-1), 1.0, atol=1e-6)
+    if positional != "alibi":
+        np.testing.assert_allclose(hot.scaled, hot.raw / 0.5, atol=1e-4)
 
 
 def test_unscaled_softmax_saturates_as_d_k_grows_and_scaled_does_not():

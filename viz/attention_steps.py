@@ -10,8 +10,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
-from .labels import escape, position_axis
-from .style import DIVERGING_SCALE, HEAD_COLORS, MASKED_COLOR, base_layout, projector_fonts
+from .labels import escape, label_px, position_axis, position_label, token_labels
+from .masking import masked_colors, masked_hover
+from .style import DIVERGING_SCALE, HEAD_COLORS, base_layout, projector_fonts
 
 
 # Dimensions are plain integers: an automatic numeric axis (upright, thinned ticks) reads well and
@@ -23,8 +24,8 @@ def fixed_margins(fig: go.Figure, rows: Sequence[str], cols: Sequence[str] | Non
     """Projector fonts (14 px dark ticks, see ``viz.style.projector_fonts``) and margins sized to the
     longest row label (left) and the -45° column labels (bottom; ``cols`` None = an upright numeric
     "dimension" axis) instead of automargin, so the browser lays the figure out once."""
-    def width(labels):
-        return 0.6 * font * max((len(escape(str(t))) for t in labels), default=1)
+    def width(labels: Sequence[str]) -> float:
+        return label_px(token_labels([str(t) for t in labels]), font)
     bottom = 0.71 * width(cols) + font if cols is not None else 2.6 * font
     projector_fonts(fig)
     fig.update_xaxes(automargin=False)
@@ -70,7 +71,7 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str
     fig = make_subplots(rows=1, cols=3, subplot_titles=names, shared_yaxes=True, horizontal_spacing=0.03)
     matrices = [np.nan_to_num(np.asarray(m, dtype=np.float32)) for m in (q, k, v)]
     limit = max(float(np.abs(m).max()) if m.size else 0.0 for m in matrices) or 1.0
-    labels = [f"token {i}: {escape(t)}" for i, t in enumerate(tokens)]
+    labels = [position_label("token", i, t) for i, t in enumerate(tokens)]
     for col, (name, matrix) in enumerate(zip("QKV", matrices), start=1):
         hover = np.array([[f"{name}<br>{label}<br>dim {d}" for d in range(matrix.shape[1])] for label in labels],
                          dtype=object)
@@ -93,8 +94,8 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
     """
     row = np.asarray(weights[query], dtype=np.float32)
     allowed = np.asarray(mask[query], dtype=bool)
-    colors = np.where(allowed, HEAD_COLORS[0], MASKED_COLOR).tolist()
-    hover = [f"key {j}: {escape(t)}" + ("" if allowed[j] else "<br>masked") for j, t in enumerate(tokens)]
+    colors = masked_colors(allowed, HEAD_COLORS[0])
+    hover = masked_hover([position_label("key", j, t) for j, t in enumerate(tokens)], allowed).tolist()
     trace = go.Bar(x=np.arange(len(tokens)), y=row, marker=dict(color=colors), hovertext=hover,
                    hovertemplate="%{hovertext}<br>weight %{y:.3f}<extra></extra>",
                    text=[f"{w:.2f}" if a else "masked" for w, a in zip(row, allowed)], textposition="outside")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .labels import escape
+from .labels import token_labels
 from .style import PROJECTOR_INK, base_layout, head_color, projector_fonts
 
 LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
@@ -45,7 +45,7 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
                                      name=f"head {h}", showlegend=False))
         traces.append(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=head_color(h), width=3),
                                  name=f"head {h}", legendgroup=f"head {h}"))
-    labels = [escape(t) for t in tokens]
+    labels = token_labels(tokens)
     left = [f"<b>{t}</b>" if i == query else t for i, t in enumerate(labels)]
     positions = np.arange(length)
     # labels sit outside their column: query text to the left, key text to the right

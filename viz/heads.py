@@ -7,38 +7,18 @@ array per cell, a repeated word stays its own row, and "2019" stays a label.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import escape
-from .style import ATTENTION_SCALE, DIVERGING_SCALE, MASKED_COLOR, base_layout, projector_fonts
+from .labels import ZERO_WIDTH, label_px, unique_labels
+from .masking import allowed_cells, hide_masked, masked_overlay
+from .style import ATTENTION_SCALE, DIVERGING_SCALE, base_layout, projector_fonts
+from .tiles import tiling
 
-ZERO_WIDTH = "\u200b"
 HOVER = "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"
-
-
-def unique_labels(tokens: Sequence[str]) -> list[str]:
-    """Escaped token labels, made distinct by appending zero-width spaces to repeats."""
-    seen: set[str] = set()
-    labels = []
-    for token in tokens:
-        label = escape(token)
-        while label in seen:
-            label += ZERO_WIDTH
-        seen.add(label)
-        labels.append(label)
-    return labels
-
-
-def _overlay(mask: np.ndarray, labels_q: list[str], labels_k: list[str], **axes) -> go.Heatmap:
-    """Grey cells where ``mask`` is False; transparent elsewhere; no hover."""
-    z = (~np.asarray(mask, dtype=bool)).astype(np.uint8)
-    return go.Heatmap(z=z, x=labels_k, y=labels_q, zmin=0, zmax=1, showscale=False, hoverinfo="skip",
-                      colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]], name="masked", **axes)
 
 
 def _category_axes(fig: go.Figure, length: int) -> None:
@@ -51,8 +31,8 @@ def _category_axes(fig: go.Figure, length: int) -> None:
     fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False, **every)
     fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False, **every)
     # Fixed margins sized to the longest label instead of automargin: the browser lays the figure out once.
-    labels = [str(t) for trace in fig.data for t in (trace.y if trace.y is not None else ())]
-    longest = 0.6 * tick_size * max((len(t.rstrip(ZERO_WIDTH)) for t in labels), default=1)
+    labels = [str(t).rstrip(ZERO_WIDTH) for trace in fig.data for t in (trace.y if trace.y is not None else ())]
+    longest = label_px(labels, tick_size)
     fig.update_xaxes(automargin=False)
     fig.update_yaxes(automargin=False)
     fig.update_layout(margin=dict(l=int(16 + longest), b=int(16 + 0.87 * longest + 0.5 * tick_size)))
@@ -66,18 +46,19 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     attention colour axis; cells where ``mask`` ``[T, T]`` is False are grey.
     """
     heads, length = weights.shape[0], weights.shape[-1]
-    cols = min(heads, columns)
-    rows = math.ceil(heads / cols)
+    grid = tiling(heads, weights.shape[1:], columns)  # the tiler's placement: head h at (h // C, h % C)
+    rows, cols = grid.rows, grid.cols
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
                         horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.25 / rows)
     labels = unique_labels(tokens)
+    allowed = allowed_cells(mask, weights.shape[1:])
     for h in range(heads):
-        row, col = h // cols + 1, h % cols + 1
-        fig.add_trace(go.Heatmap(z=np.asarray(weights[h], dtype=np.float32), x=labels, y=labels,
+        row, col = (place + 1 for place in grid.place(h))
+        fig.add_trace(go.Heatmap(z=hide_masked(weights[h], allowed), x=labels, y=labels,
                                  coloraxis="coloraxis", hovertemplate=f"head {h}<br>" + HOVER,
                                  name=f"head {h}"), row=row, col=col)
         if mask is not None:
-            fig.add_trace(_overlay(mask, labels, labels), row=row, col=col)
+            fig.add_trace(masked_overlay(allowed, x=labels, y=labels), row=row, col=col)
     panel = int(min(420, max(230, 110 + 13 * length)))
     base_layout(fig, title, 70 + rows * panel)
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,

@@ -1,9 +1,21 @@
-"""Token labels that Plotly shows exactly as typed."""
+"""The one token-label formatter: user text shown exactly as typed, tokens as labels over positions.
+
+Every tick label, hover label and legend name that holds user text goes through ``escape``
+(Plotly reads ``<b>``, ``<br>`` and ``&...;`` as markup). Token axes are integer positions
+``0..n-1`` with the tokens as ``ticktext``, so a repeated word stays two rows and a
+number-like token ("2024") stays a label instead of turning the axis numeric.
+No label is truncated: a tick shows the whole token (margins are sized with ``label_px``).
+"""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+ZERO_WIDTH = "\u200b"  # appended to a repeated label on a categorical axis; invisible when drawn
 
 
 def escape(text: str) -> str:
@@ -12,11 +24,63 @@ def escape(text: str) -> str:
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Escaped tick labels; a repeated token stays its own tick (ticks are positions)."""
+    """Escaped labels ``[n]``, one per token; a repeated token keeps its own entry (position)."""
     return [escape(t) for t in tokens]
 
 
-def position_axis(tokens: Sequence[str], **extra) -> dict:
-    """An axis of integer positions labelled with tokens, so repeats and digits stay separate."""
-    return dict(tickmode="array", tickvals=list(range(len(tokens))), ticktext=token_labels(tokens),
+def unique_labels(tokens: Sequence[str]) -> list[str]:
+    """Escaped labels ``[n]`` made distinct by appending zero-width spaces to repeats.
+
+    For categorical axes (one category per label): without the suffix Plotly would merge
+    two rows of the same word into one.
+    """
+    seen: set[str] = set()
+    labels = []
+    for label in token_labels(tokens):
+        while label in seen:
+            label += ZERO_WIDTH
+        seen.add(label)
+        labels.append(label)
+    return labels
+
+
+def position_label(name: str, index: int, token: str) -> str:
+    """One hover label: "key 3: the" (``name`` position ``index``, escaped token)."""
+    return f"{name} {index}: {escape(token)}"
+
+
+def cell_labels(row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: str = "query",
+                col_name: str = "key") -> np.ndarray:
+    """Hover labels of a ``[R, C]`` matrix: cell (i, j) reads "query i: tok_i<br>key j: tok_j".
+
+    Returns an object array ``[len(row_tokens), len(col_tokens)]`` of str.
+    """
+    rows = [position_label(row_name, i, t) for i, t in enumerate(row_tokens)]
+    cols = [position_label(col_name, j, t) for j, t in enumerate(col_tokens)]
+    return np.array([[f"{r}<br>{c}" for c in cols] for r in rows], dtype=object).reshape(len(rows), len(cols))
+
+
+def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) -> dict:
+    """Axis settings: integer positions labelled with the escaped tokens.
+
+    ``starts`` repeats the ``n`` labels at each offset (tiles of a tiled heatmap): tick
+    ``s + i`` reads token i. Extra keyword arguments are added to the returned dict.
+    """
+    labels = token_labels(tokens)
+    values = [int(s) + i for s in starts for i in range(len(labels))]
+    return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
                 showgrid=False, zeroline=False, **extra)
+
+
+def matrix_axes(fig: go.Figure, row_tokens: Sequence[str], col_tokens: Sequence[str], **where) -> go.Figure:
+    """Token axes of a ``[rows, cols]`` matrix: keys across (labels at -45°), queries down with the
+    first at the top. ``where`` (``row=``, ``col=``) picks one panel of a subplot grid."""
+    fig.update_xaxes(**position_axis(col_tokens, tickangle=-45), **where)
+    fig.update_yaxes(**position_axis(row_tokens, autorange="reversed"), **where)
+    return fig
+
+
+def label_px(labels: Sequence[str], font: float) -> float:
+    """Estimated pixel width of the longest of the displayed ``labels`` at ``font`` px (0.6 em a
+    character; 1 character when there are none), for fixed margins instead of automargin."""
+    return 0.6 * font * max((len(label) for label in labels), default=1)

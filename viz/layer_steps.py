@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import escape, position_axis
+from .labels import escape, position_axis, token_labels
 from .style import HEAD_COLORS, base_layout
 
 
@@ -24,9 +24,9 @@ def residual_norms_figure(stage_names: Sequence[str], norms: np.ndarray, tokens:
         fig.add_trace(go.Scatter(x=steps, y=norms[:, i], mode="lines+markers", name=label,
                                  line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)], width=2),
                                  hovertemplate=f"{label}<br>%{{text}}<br>norm %{{y:.3f}}<extra></extra>",
-                                 text=[escape(s) for s in stage_names]))
+                                 text=token_labels(stage_names)))
     base_layout(fig, title, 440)
-    fig.update_xaxes(tickmode="array", tickvals=list(steps), ticktext=[escape(s) for s in stage_names],
+    fig.update_xaxes(tickmode="array", tickvals=list(steps), ticktext=token_labels(stage_names),
                      tickangle=-20)
     fig.update_yaxes(title_text="vector norm ||x||", rangemode="tozero")
     fig.update_layout(legend=dict(title=dict(text="token")))
@@ -37,7 +37,7 @@ def layernorm_figure(names: Sequence[str], before: Sequence[np.ndarray], after: 
                      tokens: Sequence[str], title: str) -> go.Figure:
     """Per token, the mean and standard deviation over its d_model features, before and after
     each LayerNorm (one panel per LayerNorm; ``before``/``after`` are ``[L, d]`` each)."""
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=[escape(n) for n in names],
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=token_labels(names),
                         shared_yaxes=True, horizontal_spacing=0.06)
     x = np.arange(len(tokens))
     styles = (("std before", "#ff7f0e", "circle-open"), ("std after", "#ff7f0e", "circle"),
@@ -48,7 +48,7 @@ def layernorm_figure(names: Sequence[str], before: Sequence[np.ndarray], after: 
             fig.add_trace(go.Scatter(x=x, y=np.nan_to_num(y.astype(np.float32)), mode="markers", name=name,
                                      legendgroup=name, showlegend=col == 1,
                                      marker=dict(color=color, symbol=symbol, size=11, line=dict(width=2)),
-                                     text=[escape(t) for t in tokens],
+                                     text=token_labels(tokens),
                                      hovertemplate=f"%{{text}}<br>{name} %{{y:.3f}}<extra></extra>"),
                           row=1, col=col)
         fig.update_xaxes(**position_axis(tokens, tickangle=-45), row=1, col=col)
@@ -62,7 +62,7 @@ def ffn_active_figure(fractions: np.ndarray, tokens: Sequence[str], d_ff: int, t
     """Bars per token: the fraction of the d_ff hidden units with act(x W_1 + b_1) > 0."""
     fractions = np.nan_to_num(np.asarray(fractions, np.float32))
     fig = go.Figure(go.Bar(x=np.arange(len(tokens)), y=fractions, marker_color="#2ca02c",
-                           text=[escape(t) for t in tokens], textposition="none",
+                           text=token_labels(tokens), textposition="none",
                            customdata=np.round(fractions * d_ff).astype(np.float32),
                            hovertemplate=f"%{{text}}<br>%{{y:.1%}} of units > 0 (%{{customdata:.0f}} of {d_ff})"
                                          "<extra></extra>"))

@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
-from .labels import escape, position_axis
+from .labels import cell_labels, escape, matrix_axes
+from .masking import masked_hover
 from .style import MASKED_COLOR, base_layout, projector_fonts
 
 ALLOWED_COLOR = "#2a788e"
@@ -19,11 +20,11 @@ MASK_SCALE = [[0.0, MASKED_COLOR], [0.5, MASKED_COLOR], [0.5, ALLOWED_COLOR], [1
 
 def _hover(rows: Sequence[str], cols: Sequence[str], row_name: str, col_name: str,
            allowed: np.ndarray, cells: np.ndarray | None) -> np.ndarray:
-    text = np.array([[f"{row_name} {i}: {escape(r)}<br>{col_name} {j}: {escape(c)}" for j, c in enumerate(cols)]
-                     for i, r in enumerate(rows)], dtype=object)
+    """Hover text ``[R, C]``: query and key labels, the optional cell token, "may attend" or "masked"."""
+    text = cell_labels(rows, cols, row_name, col_name)
     if cells is not None:
         text = text + np.vectorize(lambda t: f"<br>token: {escape(t)}", otypes=[object])(cells)
-    return text + np.where(allowed, "<br>may attend", "<br>masked")
+    return masked_hover(text, allowed, allowed_note="<br>may attend")
 
 
 def mask_panels_figure(masks: Sequence[np.ndarray], titles: Sequence[str], row_tokens: Sequence[str],
@@ -42,8 +43,7 @@ def mask_panels_figure(masks: Sequence[np.ndarray], titles: Sequence[str], row_t
                                  showscale=False, xgap=1, ygap=1, name=titles[i - 1],
                                  text=_hover(row_tokens, col_tokens, row_name, col_name, allowed, cells),
                                  hovertemplate="%{text}<extra></extra>"), row=1, col=i)
-        fig.update_xaxes(**position_axis(col_tokens, tickangle=-45), row=1, col=i)
-        fig.update_yaxes(**position_axis(row_tokens, autorange="reversed"), row=1, col=i)
+        matrix_axes(fig, row_tokens, col_tokens, row=1, col=i)
     side = max(len(row_tokens), len(col_tokens))
     base_layout(fig, title, int(min(560, max(300, 150 + 20 * side))))
     return projector_fonts(fig)

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .labels import escape
-from .style import ATTENTION_SCALE, MASKED_COLOR, base_layout, projector_fonts
+from .labels import position_label
+from .masking import allowed_cells, masked_overlay
+from .style import ATTENTION_SCALE, base_layout, projector_fonts
+from .tiles import Tiling, gap_shapes, tile_maps, tiling
 
 CODES = 1000
 
@@ -27,43 +29,42 @@ def quantise(weights: np.ndarray) -> np.ndarray:
     return np.rint(clipped * CODES).astype(np.uint16)
 
 
+def _grid(weights: np.ndarray) -> Tiling:
+    """The overview's tiling of ``[L, H, T, T]``: layer l is tile row l, head h tile column h, no gaps."""
+    layers, heads, length, _ = weights.shape
+    return tiling(layers * heads, (length, length), max_cols=heads, gap=0)
+
+
 def tile(weights: np.ndarray) -> np.ndarray:
     """``[L, H, T, T]`` -> ``[L*T, H*T]``: layer-major rows of queries, head-major columns of keys."""
     layers, heads, length, _ = weights.shape
-    return weights.transpose(0, 2, 1, 3).reshape(layers * length, heads * length)
+    return tile_maps(np.reshape(weights, (layers * heads, length, length)), _grid(weights))
 
 
 def overview_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
                     mask: np.ndarray | None = None) -> go.Figure:
     """Every layer (rows of tiles) and head (columns of tiles) of ``weights`` ``[L, H, T, T]``.
 
-    One quantised heatmap trace (plus, with a ``mask`` ``[T, T]``, one grey overlay
-    of the masked cells); white lines separate the tiles.
+    One quantised heatmap trace tiled by ``viz.tiles`` without gaps (white lines separate
+    the tiles) plus, with a ``mask`` ``[T, T]``, the grey ``viz.masking`` overlay.
     """
     layers, heads, length, _ = weights.shape
-    escaped = [escape(t) for t in tokens]
-    rows = [f"layer {l} · query {i}: {t}" for l in range(layers) for i, t in enumerate(escaped)]
-    cols = [f"head {h} · key {j}: {t}" for h in range(heads) for j, t in enumerate(escaped)]
+    grid = _grid(weights)
+    rows = [f"layer {l} · {position_label('query', i, t)}" for l in range(layers) for i, t in enumerate(tokens)]
+    cols = [f"head {h} · {position_label('key', j, t)}" for h in range(heads) for j, t in enumerate(tokens)]
     ticks = [0, 250, 500, 750, 1000]
     traces = [go.Heatmap(z=tile(quantise(weights)), x=cols, y=rows, zmin=0, zmax=CODES, colorscale=ATTENTION_SCALE,
                          colorbar=dict(title=dict(text="weight"), tickvals=ticks,
                                        ticktext=[f"{t / CODES:g}" for t in ticks], thickness=14),
                          hovertemplate="%{y}<br>%{x}<br>weight %{z}/1000<extra></extra>", name="weights")]
     if mask is not None:
-        masked = np.broadcast_to(~np.asarray(mask, dtype=bool), weights.shape)
-        traces.append(go.Heatmap(z=tile(masked.astype(np.uint8)), x=cols, y=rows, zmin=0, zmax=1,
-                                 showscale=False, hoverinfo="skip", name="masked",
-                                 colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]]))
+        traces.append(masked_overlay(tile(allowed_cells(mask, weights.shape)), x=cols, y=rows))
     fig = go.Figure(traces)
-    separators = [dict(type="line", xref="x", yref="paper", x0=h * length - 0.5, x1=h * length - 0.5, y0=0, y1=1,
-                       line=dict(color="white", width=3)) for h in range(1, heads)]
-    separators += [dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=l * length - 0.5, y1=l * length - 0.5,
-                        line=dict(color="white", width=3)) for l in range(1, layers)]
-    labels = [dict(x=h * length + (length - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
-                   text=f"head {h}", showarrow=False) for h in range(heads)]
-    labels += [dict(x=0.0, y=l * length + (length - 1) / 2, xref="paper", yref="y", xanchor="right",
-                    text=f"layer {l} ", showarrow=False) for l in range(layers)]
-    fig.update_layout(shapes=separators, annotations=labels)
+    labels = [dict(x=c + (length - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
+                   text=f"head {h}", showarrow=False) for h, c in enumerate(grid.col_starts)]
+    labels += [dict(x=0.0, y=r + (length - 1) / 2, xref="paper", yref="y", xanchor="right",
+                    text=f"layer {l} ", showarrow=False) for l, r in enumerate(grid.row_starts)]
+    fig.update_layout(shapes=gap_shapes(grid), annotations=labels)
     tile_px = int(min(160, max(70, 2.5 * length + 40)))
     base_layout(fig, title, 110 + layers * tile_px)
     fig.update_layout(margin=dict(l=70, r=10, t=80, b=10))

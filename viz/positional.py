@@ -8,7 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import DIVERGING_SCALE, MASKED_COLOR, base_layout, head_color, projector_fonts
+from .masking import allowed_cells, masked_hover, masked_overlay
+from .style import DIVERGING_SCALE, base_layout, head_color, projector_fonts
+from .tiles import gap_shapes, tile_maps, tile_titles, tiling
 
 
 def _finite(values: np.ndarray) -> np.ndarray:
@@ -40,11 +42,19 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
 
 
 def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_title: str,
-                    x_name: str, y_name: str) -> go.Figure:
-    """A signed matrix, row 0 at the top, on the diverging scale centred on 0."""
-    fig = go.Figure(go.Heatmap(
+                    x_name: str, y_name: str, allowed: np.ndarray | None = None) -> go.Figure:
+    """A signed matrix ``[R, C]``, row 0 at the top, on the diverging scale centred on 0.
+
+    ``allowed`` (bool ``[R, C]``, False = no value) adds the grey ``viz.masking`` overlay
+    on those cells and "masked" to their hover.
+    """
+    masked = allowed is not None and not np.all(allowed)
+    hover = dict(text=masked_hover(np.full(np.shape(z), "", dtype=object), allowed)) if masked else {}
+    traces = [go.Heatmap(
         z=_finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
-        hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
+        hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
+                      + ("%{text}" if masked else "") + "<extra></extra>", **hover)]
+    fig = go.Figure(traces + ([masked_overlay(allowed)] if masked else []))
     base_layout(fig, title, 440)
     fig.update_xaxes(title=x_title, showgrid=False)
     fig.update_yaxes(title=y_title, autorange="reversed", showgrid=False)
@@ -127,53 +137,30 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
     ``masked`` (bool, True = hide) covers cells that have no value (e.g. the lone
     sine column of an odd d_model in the shift map) instead of drawing a number.
     """
-    z = _finite(values)
-    traces = [go.Heatmap(z=z, colorscale=DIVERGING_SCALE, zmid=0.0,
-                         colorbar=dict(title=dict(text=value_name), thickness=14),
-                         hovertemplate=f"{row_name} %{{y}}<br>{col_name} %{{x}}<br>{value_name} %{{z:.3f}}"
-                                       "<extra></extra>")]
-    if masked is not None and np.asarray(masked).any():
-        traces.append(go.Heatmap(z=np.asarray(masked, dtype=np.float32), zmin=0.0, zmax=1.0,
-                                 colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]],
-                                 showscale=False, hoverinfo="skip", name="no value"))
-    fig = go.Figure(traces)
-    base_layout(fig, title, 440)
-    fig.update_xaxes(title=col_name, showgrid=False)
-    fig.update_yaxes(title=row_name, autorange="reversed", showgrid=False)
-    return projector_fonts(fig)
+    allowed = None if masked is None else ~allowed_cells(masked, np.shape(values))
+    return _signed_heatmap(values, title, value_name, col_name, row_name, col_name, row_name, allowed)
+
+
+def _head_cell_text(heads: int, rows: int, cols: int) -> np.ndarray:
+    """Hover labels ``[H, rows, cols]``: "head h<br>query i · key j" (positions, 0-based)."""
+    return np.array([[[f"head {h}<br>query {i} · key {j}" for j in range(cols)] for i in range(rows)]
+                     for h in range(heads)], dtype=object).reshape(heads, rows, cols)
 
 
 def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias",
                        per_row: int = 4) -> go.Figure:
-    """Heads ``[H, T, T]`` tiled into ONE heatmap (gaps drawn white), head labels on top."""
+    """Heads ``[H, T, T]`` tiled into ONE heatmap by ``viz.tiles`` (head h at tile row
+    h // per_row, column h % per_row; one-cell gaps drawn white), head labels on top."""
     heads, rows, cols = per_head.shape
-    grid_rows = (heads + per_row - 1) // per_row
-    grid_cols = min(heads, per_row)
-    gap = 1
-    z = np.zeros((grid_rows * (rows + gap) - gap, grid_cols * (cols + gap) - gap), dtype=np.float32)
-    blank = np.ones_like(z)
-    where = np.zeros(z.shape + (3,), dtype=np.float32)  # (head, query, key) per cell, for hover
-    annotations = []
-    for h in range(heads):
-        r0, c0 = (h // per_row) * (rows + gap), (h % per_row) * (cols + gap)
-        z[r0:r0 + rows, c0:c0 + cols] = _finite(per_head[h])
-        blank[r0:r0 + rows, c0:c0 + cols] = 0.0
-        where[r0:r0 + rows, c0:c0 + cols, 0] = h
-        where[r0:r0 + rows, c0:c0 + cols, 1] = np.arange(rows, dtype=np.float32)[:, None]
-        where[r0:r0 + rows, c0:c0 + cols, 2] = np.arange(cols, dtype=np.float32)[None, :]
-        annotations.append(dict(x=c0 + (cols - 1) / 2, y=r0 - 0.5, text=f"head {h}", showarrow=False,
-                                yanchor="bottom", font=dict(size=13)))
+    grid = tiling(heads, (rows, cols), per_row)
+    z = tile_maps(_finite(per_head), grid, fill=0.0)
+    text = tile_maps(_head_cell_text(heads, rows, cols), grid, fill="between heads")
     low = float(min(z.min(), 0.0))
-    fig = go.Figure([
-        go.Heatmap(z=z, customdata=where, colorscale=DIVERGING_SCALE, zmid=0.0, zmin=low, zmax=-low or 1.0,
-                   colorbar=dict(title=dict(text=value_name), thickness=14),
-                   hovertemplate="head %{customdata[0]}<br>query %{customdata[1]} · key %{customdata[2]}"
-                                 f"<br>{value_name} %{{z:.3f}}<extra></extra>"),
-        go.Heatmap(z=blank, zmin=0.0, zmax=1.0, colorscale=[[0, "rgba(0,0,0,0)"], [1, "white"]],
-                   showscale=False, hoverinfo="skip", name="gap"),
-    ])
-    base_layout(fig, title, int(min(900, 120 + grid_rows * (rows + gap) * max(8, 260 // max(rows, 1)))))
-    fig.update_layout(annotations=annotations)
+    fig = go.Figure(go.Heatmap(z=z, text=text, colorscale=DIVERGING_SCALE, zmid=0.0, zmin=low, zmax=-low or 1.0,
+                               colorbar=dict(title=dict(text=value_name), thickness=14),
+                               hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
+    base_layout(fig, title, int(min(900, 120 + grid.rows * (rows + grid.gap) * max(8, 260 // max(rows, 1)))))
+    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h}" for h in range(heads)]))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
     return projector_fonts(fig)

@@ -8,21 +8,19 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import escape, position_axis
+from .labels import cell_labels, escape, matrix_axes, position_axis, token_labels
 from .style import ATTENTION_SCALE, base_layout, head_color, projector_fonts
 
 
 def attention_pair_figure(a: np.ndarray, tokens_a: Sequence[str], b: np.ndarray,
                           tokens_b: Sequence[str], title: str, names: Sequence[str]) -> go.Figure:
     """Two attention maps ``[T, T]`` side by side on one 0..1 colour axis (queries down)."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[escape(n) for n in names], horizontal_spacing=0.12)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=token_labels(names), horizontal_spacing=0.12)
     for col, (weights, tokens) in enumerate(((a, tokens_a), (b, tokens_b)), start=1):
-        hover = np.array([[f"query {i}: {escape(q)}<br>key {j}: {escape(k)}" for j, k in enumerate(tokens)]
-                          for i, q in enumerate(tokens)], dtype=object)
+        hover = cell_labels(tokens, tokens)
         fig.add_trace(go.Heatmap(z=np.asarray(weights, dtype=np.float32), text=hover, coloraxis="coloraxis",
                                  hovertemplate="%{text}<br>weight %{z:.3f}<extra></extra>"), row=1, col=col)
-        fig.update_xaxes(**position_axis(tokens, tickangle=-45), row=1, col=col)
-        fig.update_yaxes(**position_axis(tokens, autorange="reversed"), row=1, col=col)
+        matrix_axes(fig, tokens, tokens, row=1, col=col)
     base_layout(fig, title, 400)
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), thickness=14)))
@@ -37,7 +35,7 @@ def word_rows_figure(rows_a: Sequence[np.ndarray], rows_b: Sequence[np.ndarray],
     ``rows_a[s]`` and ``rows_b[s]`` are ``[T]`` for scheme s; B's row is reindexed
     so that bar m is the weight on the same token in both sentences.
     """
-    fig = make_subplots(rows=1, cols=len(schemes), subplot_titles=[escape(s) for s in schemes],
+    fig = make_subplots(rows=1, cols=len(schemes), subplot_titles=token_labels(schemes),
                         shared_yaxes=True, horizontal_spacing=0.06)
     keys = np.arange(len(key_tokens), dtype=np.float32)
     for col, (row_a, row_b) in enumerate(zip(rows_a, rows_b), start=1):
