@@ -18,19 +18,24 @@ from .positional import (
     sinusoid_wavelengths,
     sinusoidal_encoding,
 )
+from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert_state_dict, load_bert_weights,
+                         load_pretrained, model_files, pretrained_tokenizer)
 from .record import ForwardRecord
 from .seeding import build_model, init_parameters
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
                         tokenizer_from_dict, truncate, words)
+from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
     "ACTIVATIONS", "ARCHITECTURES", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
     "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS",
-    "OutputHead", "PAD_ID", "POSITIONAL_ENCODINGS", "SinusoidalEncoding", "Transformer", "TransformerConfig",
-    "UNK_ID", "VocabTokenizer", "alibi_bias", "alibi_slopes", "apply_rotary", "attention_scores", "build_model",
-    "causal_mask", "characters", "checkpoint_info", "combine_masks", "divisors", "init_parameters",
-    "key_mask_from_tokens", "load_checkpoint", "masked_softmax", "normalize", "padding_mask",
+    "OutputHead", "PAD_ID", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SinusoidalEncoding", "Transformer",
+    "TransformerConfig", "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias",
+    "alibi_slopes", "apply_rotary", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors",
+    "bert_state_dict", "build_model", "causal_mask", "characters", "checkpoint_info", "combine_masks",
+    "divisors", "init_parameters", "key_mask_from_tokens", "load_bert_weights", "load_checkpoint",
+    "load_pretrained", "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer",
     "relative_shift_matrix", "rotary_angles", "save_checkpoint", "scaled_dot_product_attention",
     "sinusoid_wavelengths", "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
 ]

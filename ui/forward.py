@@ -91,7 +91,7 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
             out = model(tokens, key_mask=key_mask, causal=causal, **asks)
         else:
             causal = bool(causal)
-            out = model(tokens, attention_mask=torch.from_numpy(real)[None], causal=causal, **asks)
+            out = model(tokens, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks)
     record = out.attention
     stack = stack_of(kind)
     masks = {name: _self_mask(len(ids), causal, real) for name in record.weights
