@@ -17,7 +17,8 @@ def weights_long_frame(weights: np.ndarray, tokens: Sequence[str]) -> pd.DataFra
                                                                 np.arange(length), np.arange(length),
                                                                 indexing="ij"))
     token_array = np.asarray(list(tokens), dtype=object)
-    return pd.DataFrame({"layer": layer, "head": head, "query position": query, "query token": token_array[query],
+    return pd.DataFrame({"layer": layer + 1, "head": head + 1,  # numbered from 1, as on screen
+                          "query position": query, "query token": token_array[query],
                          "key position": key, "key token": token_array[key], "weight": w.ravel()})
 
 

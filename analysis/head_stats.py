@@ -26,7 +26,7 @@ def head_stats(weights: np.ndarray) -> pd.DataFrame:
     itself = w[..., positions, positions].mean(-1)
     distance = (w * np.abs(positions[:, None] - positions[None, :])).sum(-1).mean(-1)
     layer_index, head_index = np.meshgrid(np.arange(layers), np.arange(heads), indexing="ij")
-    frame = pd.DataFrame({"layer": layer_index.ravel(), "head": head_index.ravel()})
+    frame = pd.DataFrame({"layer": layer_index.ravel() + 1, "head": head_index.ravel() + 1})  # numbered from 1
     for name, values in zip(STAT_COLUMNS, (entropy, previous, first, itself, distance)):
         frame[name] = np.asarray(values, dtype=np.float64).ravel()
     return frame

@@ -41,8 +41,8 @@ def test_head_stats_match_hand_computation():
 
 def test_head_stats_has_one_row_per_layer_and_head():
     frame = head_stats(random_weights(3, 4, 5))
-    assert len(frame) == 12 and list(frame["layer"]) == [l for l in range(3) for _ in range(4)]
-    assert list(frame["head"]) == list(range(4)) * 3
+    assert len(frame) == 12 and list(frame["layer"]) == [l for l in range(1, 4) for _ in range(4)]  # from 1
+    assert list(frame["head"]) == list(range(1, 5)) * 3
     assert np.isnan(head_stats(np.ones((1, 1, 1, 1)))["on previous token"][0])  # no previous token
 
 
@@ -62,7 +62,7 @@ def test_csv_has_layers_heads_tokens_squared_rows_in_long_form():
     assert list(frame.columns) == ["layer", "head", "query position", "query token", "key position", "key token",
                                    "weight"]
     assert len(frame) == 2 * 3 * 4 ** 2
-    row = frame[(frame["layer"] == 1) & (frame["head"] == 2) & (frame["query position"] == 3)
+    row = frame[(frame["layer"] == 2) & (frame["head"] == 3) & (frame["query position"] == 3)  # numbered from 1
                 & (frame["key position"] == 2)].iloc[0]
     assert row["query token"] == "7" and row["key token"] == "a" and row["weight"] == pytest.approx(w[1, 2, 3, 2])
     lines = weights_csv(w, tokens).strip().splitlines()

@@ -51,7 +51,8 @@ def test_multi_head_draws_the_chosen_checkpoint(shipped):
     grid = chart_by_title(at, "· 2 heads")
     tiles = [decode_array(t["z"]) for t in grid["data"] if t.get("name", "").startswith("head")]
     assert len(tiles) == 2
-    layer = int(at.select_slider(key="layer").value)
+    layer = int(at.select_slider(key="layer").value) - 1  # numbered from 1 on screen
+    assert layer == 1
     for h, tile in enumerate(tiles):
         np.testing.assert_allclose(tile, expected[layer, h], atol=1e-5)
     assert np.triu(expected[layer, 0], 1).max() == 0  # a decoder: causal

@@ -41,7 +41,7 @@ def test_default_grid_overview_and_rollout_match_the_model():
     assert_no_exception(at)
     assert len(chart_specs(at)) == 1  # only the open tab's chart is sent
     expected = model_weights(2, 64, 4, False)
-    grid = heatmaps(chart_by_title(at, "Layer 0 · 4 heads"))
+    grid = heatmaps(chart_by_title(at, "Layer 1 · 4 heads"))
     assert len(grid) == 4 and all(m.shape == (11, 11) for m in grid)
     for h, matrix in enumerate(grid):
         np.testing.assert_allclose(matrix, expected[0, h], atol=1e-6)
@@ -51,21 +51,22 @@ def test_default_grid_overview_and_rollout_match_the_model():
     codes = decode_array(overview["data"][0]["z"])
     assert codes.shape == (2 * 11, 4 * 11)
     np.testing.assert_allclose(codes[11:, 22:33] / 1000, expected[1, 2], atol=0.0005 + 1e-7)
-    means = section("Mean and rollout", {"layer": "1"})
-    mean = decode_array(chart_by_title(means, "Layer 1 · mean over 4 heads")["data"][0]["z"])
+    means = section("Mean and rollout", {"layer": "2"})  # layers are numbered from 1: the second layer
+    mean = decode_array(chart_by_title(means, "Layer 2 · mean over 4 heads")["data"][0]["z"])
     np.testing.assert_allclose(mean, expected[1].mean(0), atol=1e-6)
     rollout = decode_array(chart_by_title(means, "Attention rollout")["data"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(rollout.sum(-1), 1.0, atol=1e-5)
     table = section("Statistics").dataframe[0].value
     assert len(table) == 2 * 4 and "entropy (nats)" in table.columns
+    assert list(table["layer"]) == [1] * 4 + [2] * 4 and list(table["head"]) == [1, 2, 3, 4] * 2
     assert len(heatmaps(chart_by_title(section("Compare"), "Compare"), "")) == 3  # first, second, difference
 
 
 def test_deep_causal_stack_with_many_heads():
-    at = run_page(PAGE, {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "5",
+    at = run_page(PAGE, {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "6",
                          "pe": "none", "seed": "9999"})
     assert_no_exception(at)
-    spec = chart_by_title(at, "Layer 5 · 8 heads · decoder (causal)")
+    spec = chart_by_title(at, "Layer 6 · 8 heads · decoder (causal)")
     maps, overlays = heatmaps(spec), heatmaps(spec, "masked")
     assert len(maps) == 8 and len(overlays) == 8
     upper = np.triu(np.ones((11, 11), dtype=bool), 1)
@@ -82,25 +83,25 @@ def test_deep_causal_stack_with_many_heads():
 def test_single_head_and_widest_model():
     at = run_page(PAGE, {"layers": "1", "d_model": "8", "heads": "1"})
     assert_no_exception(at)
-    assert len(heatmaps(chart_by_title(at, "Layer 0 · 1 heads"))) == 1
+    assert len(heatmaps(chart_by_title(at, "Layer 1 · 1 heads"))) == 1
     at = run_page(PAGE, {"layers": "1", "d_model": "512", "heads": "16"})
     assert_no_exception(at)
-    assert len(heatmaps(chart_by_title(at, "Layer 0 · 16 heads"))) == 16
+    assert len(heatmaps(chart_by_title(at, "Layer 1 · 16 heads"))) == 16
 
 
 def test_shared_link_restores_head_view_and_compare():
-    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 1", "hv_query": "2: a",
-              "cmp": "one head, two sentences", "text2": "b a", "c_layer": "1", "c_head": "3"}
+    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 2", "hv_query": "2: a",
+              "cmp": "one head, two sentences", "text2": "b a", "c_layer": "2", "c_head": "4"}
     at = section("Head view", params)
     assert at.select_slider(key="layer").value == 2
     assert at.selectbox(key="hv_head").value == 1 and at.selectbox(key="hv_query").value == 2
     assert len(chart_specs(at)) == 1
-    view = chart_by_title(at, "Layer 2 · head 1 · head view")
+    view = chart_by_title(at, "Layer 2 · head 2 · head view")
     lines = [t for t in view["data"] if t["mode"] == "lines" and t.get("showlegend") is False]
     assert lines and all(set(t["y"][0::3]) == {2} for t in lines)  # only query 2's lines
     at = section("Compare", params)
     assert at.selectbox(key="c_layer").value == 1 and at.selectbox(key="c_head").value == 3
-    compare = chart_by_title(at, "Compare · layer 1 · head 3")
+    compare = chart_by_title(at, "Compare · layer 2 · head 4")
     assert len(compare["data"]) == 2 and at.info  # 4 vs 2 tokens: no difference panel, and a note
     expected = model_weights(3, 64, 4, False, text="a b a 2019")
     np.testing.assert_allclose(decode_array(compare["data"][0]["z"]), expected[1, 3], atol=1e-6)

@@ -61,7 +61,7 @@ def test_figures_that_tile_heads_draw_the_input_maps_in_place():
         np.testing.assert_allclose(z[r0:r0 + 4, (h % 4) * 6:(h % 4) * 6 + 5], weights[h], atol=1e-7)
         np.testing.assert_allclose(zb[r0:r0 + 4, (h % 4) * 5:(h % 4) * 5 + 4], bias[h], atol=1e-7)
     text = np.asarray(tiled_heads_figure(bias, "alibi").data[0].text)
-    assert text[0, 4] == "between heads" and text[5 + 2, 5 + 3] == "head 5<br>query 2 · key 3"
+    assert text[0, 4] == "between heads" and text[5 + 2, 5 + 3] == "head 6<br>query 2 · key 3"  # heads numbered from 1
 
 
 def test_gaps_and_empty_slots_are_white_shapes_not_a_trace():
@@ -71,7 +71,7 @@ def test_gaps_and_empty_slots_are_white_shapes_not_a_trace():
     assert shapes[0]["x0"] == 4.5 and shapes[0]["x1"] == 5.5  # the gap column between tiles 0 and 1
     fig = tiled_heads_figure(-maps(6, 4, 4), "alibi")
     assert len(fig.data) == 1 and len(fig.layout.shapes) == 6
-    assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(6)]
+    assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(1, 7)]
 
 
 def assert_overlay(trace, masked):

@@ -46,7 +46,7 @@ _VOCAB_FIELDS = {"encoder-decoder": ("src_vocab_size", "tgt_vocab_size"), "decod
                  "encoder-only": ("src_vocab_size",)}
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
            "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
-_FIX = "Use a .safetensors checkpoint saved by this dashboard (e.g. from the Train page)."
+_FIX = "Use a .safetensors checkpoint saved by this dashboard (transformer.save_checkpoint)."
 
 
 def _mb(size: int) -> str:
@@ -147,7 +147,7 @@ def _parse_header(data: bytes, size: int) -> tuple[dict, int]:
         raise _too_big(max(size, len(data)))
     if size < 8:
         raise ValueError(f"the file has only {size} bytes: it is empty or truncated, not a checkpoint. {_FIX}")
-    if False:
+    if data.startswith(b"\x80") or data.startswith(b"PK\x03\x04"):
         raise ValueError("this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
                          "pickles); pickles can run code when loaded, so they are never opened here. "
                          + _FIX)

@@ -41,10 +41,10 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     for h in heads:
         for level, (xs, ys) in sorted(_segments(weights[h], queries).items()):
             traces.append(go.Scatter(x=xs, y=ys, mode="lines", opacity=level / LEVELS, hoverinfo="skip",
-                                     line=dict(color=head_color(h), width=2), legendgroup=f"head {h}",
-                                     name=f"head {h}", showlegend=False))
+                                     line=dict(color=head_color(h), width=2), legendgroup=f"head {h + 1}",
+                                     name=f"head {h + 1}", showlegend=False))
         traces.append(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=head_color(h), width=3),
-                                 name=f"head {h}", legendgroup=f"head {h}"))
+                                 name=f"head {h + 1}", legendgroup=f"head {h + 1}"))
     labels = token_labels(tokens)
     left = [f"<b>{t}</b>" if i == query else t for i, t in enumerate(labels)]
     positions = np.arange(length)

@@ -48,15 +48,15 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     heads, length = weights.shape[0], weights.shape[-1]
     grid = tiling(heads, weights.shape[1:], columns)  # the tiler's placement: head h at (h // C, h % C)
     rows, cols = grid.rows, grid.cols
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(heads)],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h + 1}" for h in range(heads)],
                         horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.25 / rows)
     labels = unique_labels(tokens)
     allowed = allowed_cells(mask, weights.shape[1:])
     for h in range(heads):
         row, col = (place + 1 for place in grid.place(h))
         fig.add_trace(go.Heatmap(z=hide_masked(weights[h], allowed), x=labels, y=labels,
-                                 coloraxis="coloraxis", hovertemplate=f"head {h}<br>" + HOVER,
-                                 name=f"head {h}"), row=row, col=col)
+                                 coloraxis="coloraxis", hovertemplate=f"head {h + 1}<br>" + HOVER,
+                                 name=f"head {h + 1}"), row=row, col=col)
         if mask is not None:
             fig.add_trace(masked_overlay(allowed, x=labels, y=labels), row=row, col=col)
     panel = int(min(420, max(230, 110 + 13 * length)))

@@ -143,7 +143,7 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
 
 def _head_cell_text(heads: int, rows: int, cols: int) -> np.ndarray:
     """Hover labels ``[H, rows, cols]``: "head h<br>query i · key j" (positions, 0-based)."""
-    return np.array([[[f"head {h}<br>query {i} · key {j}" for j in range(cols)] for i in range(rows)]
+    return np.array([[[f"head {h + 1}<br>query {i} · key {j}" for j in range(cols)] for i in range(rows)]
                      for h in range(heads)], dtype=object).reshape(heads, rows, cols)
 
 
@@ -160,7 +160,7 @@ def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias
                                colorbar=dict(title=dict(text=value_name), thickness=14),
                                hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
     base_layout(fig, title, int(min(900, 120 + grid.rows * (rows + grid.gap) * max(8, 260 // max(rows, 1)))))
-    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h}" for h in range(heads)]))
+    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h + 1}" for h in range(heads)]))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
     return projector_fonts(fig)
@@ -170,8 +170,8 @@ def slopes_figure(slopes: np.ndarray) -> go.Figure:
     """ALiBi bias -m_h * |i - j| against the distance |i - j|, one line per head."""
     distance = np.arange(0, 17, dtype=np.float32)
     fig = go.Figure([go.Scatter(x=distance, y=(-float(m) * distance).astype(np.float32), mode="lines",
-                                name=f"head {h}: m = {float(m):.4g}", line=dict(color=head_color(h)),
-                                hovertemplate=f"head {h}<br>|i - j| %{{x}}<br>bias %{{y:.3f}}<extra></extra>")
+                                name=f"head {h + 1}: m = {float(m):.4g}", line=dict(color=head_color(h)),
+                                hovertemplate=f"head {h + 1}<br>|i - j| %{{x}}<br>bias %{{y:.3f}}<extra></extra>")
                      for h, m in enumerate(slopes)])
     base_layout(fig, "ALiBi bias against distance", 380)
     fig.update_xaxes(title="distance |i - j|", showgrid=True, gridcolor="#eeeeee")

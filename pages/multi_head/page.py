@@ -82,8 +82,10 @@ layers, heads = weights.shape[:2]
 mask = causal_mask(n).numpy() if causal else None
 kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
 
-layer = st.select_slider("layer (for the heads, head view and mean)", list(range(layers)), value=0, key="layer",
-                         bind="query-params") if layers > 1 else 0
+layer = st.select_slider("layer (for the heads, head view and mean)", list(range(1, layers + 1)), value=1, key="layer",
+                         bind="query-params") if layers > 1 else 1
+li = min(int(layer), layers) - 1  # layers and heads are numbered from 1 on screen, indexed from 0 here
+ONE_BASED = dict(format_func=lambda i: str(i + 1))
 
 SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare")
 tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
@@ -91,13 +93,13 @@ tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-par
 
 
 def grid_section():
-    """Every head of the chosen layer, weights[layer] [H, T, T], as one tiled figure."""
+    """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
     st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
                 "(first token at the top), columns are keys; each row sums to 1"
                 + ("; grey cells are masked (the future)." if causal else "."))
     st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
              r"\quad d_k = d_{model}/h")
-    st.plotly_chart(cached_figure(head_grid_figure, weights[layer], tokens,
+    st.plotly_chart(cached_figure(head_grid_figure, weights[li], tokens,
                                   f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
 
 
@@ -105,7 +107,7 @@ def overview_section():
     """All layers x all heads, weights [L, H, T, T], in one heatmap."""
     st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
                 "layer ℓ − 1. Hover a cell for its query, key and weight.")
-    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 0..L-1,\; i = 0..h-1")
+    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
     st.plotly_chart(cached_figure(overview_figure, weights, tokens,
                                   f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
 
@@ -117,11 +119,11 @@ def head_view(layer_weights, tokens, layer, heads):
                 "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them.")
     left, right = st.columns(2)
     head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
-                          format_func=lambda h: "all heads" if h < 0 else f"head {h}")
+                          format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
     query = right.selectbox("query token", range(-1, len(tokens)), index=0, key="hv_query", bind="query-params",
                             format_func=lambda i: "all tokens" if i < 0 else f"{i}: {tokens[i]}")
     shown = list(range(heads)) if head < 0 else [head]
-    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head}'} · head view"
+    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"
     st.plotly_chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
                                   None if query < 0 else query, title), key="head_view", **CHART)
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
@@ -138,7 +140,7 @@ def rollout_section():
              r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(cached_figure(attention_weights_figure, weights[layer].mean(0), tokens,
+        st.plotly_chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
                                       f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
     with right:
         st.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
@@ -165,22 +167,22 @@ def compare(weights, tokens, spec, tokenizer):
     layers, heads = weights.shape[:2]
     cols = st.columns(4)
     if mode == "two heads":
-        la = cols[0].selectbox("first: layer", range(layers), key="a_layer", bind="query-params")
-        ha = cols[1].selectbox("first: head", range(heads), key="a_head", bind="query-params")
-        lb = cols[2].selectbox("second: layer", range(layers), key="b_layer", bind="query-params")
+        la = cols[0].selectbox("first: layer", range(layers), key="a_layer", bind="query-params", **ONE_BASED)
+        ha = cols[1].selectbox("first: head", range(heads), key="a_head", bind="query-params", **ONE_BASED)
+        lb = cols[2].selectbox("second: layer", range(layers), key="b_layer", bind="query-params", **ONE_BASED)
         hb = cols[3].selectbox("second: head", range(heads), index=min(1, heads - 1), key="b_head",
-                               bind="query-params")
+                               bind="query-params", **ONE_BASED)
         first, second, tokens_b = weights[la, ha], weights[lb, hb], tokens
-        names = (f"layer {la} · head {ha}", f"layer {lb} · head {hb}")
+        names = (f"layer {la + 1} · head {ha + 1}", f"layer {lb + 1} · head {hb + 1}")
     else:
         other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st, tokenizer=tokenizer)
-        lc = cols[0].selectbox("layer", range(layers), key="c_layer", bind="query-params")
-        hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params")
+        lc = cols[0].selectbox("layer", range(layers), key="c_layer", bind="query-params", **ONE_BASED)
+        hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params", **ONE_BASED)
         if other is None:
             return
         second_weights = self_attention_maps(spec, other.ids).weights
         first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
-        names = (f"layer {lc} · head {hc} · first sentence", f"layer {lc} · head {hc} · second sentence")
+        names = (f"layer {lc + 1} · head {hc + 1} · first sentence", f"layer {lc + 1} · head {hc + 1} · second sentence")
         if first.shape != second.shape:
             st.info(f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
                     "the same number of tokens, so only the two maps are shown.")
@@ -189,7 +191,7 @@ def compare(weights, tokens, spec, tokenizer):
 
 
 sections = {"Heads of a layer": grid_section, "All layers": overview_section,
-            "Head view": lambda: head_view(weights[layer], tokens, layer, heads),
+            "Head view": lambda: head_view(weights[li], tokens, layer, heads),
             "Mean and rollout": rollout_section, "Statistics": stats_section,
             "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer)}
 for name, section in sections.items():

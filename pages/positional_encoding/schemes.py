@@ -117,7 +117,7 @@ def _alibi(positions: int) -> None:
         st.plotly_chart(cached_figure(viz.slopes_figure, slopes), width="stretch")
         slopes_table = st.expander("The slopes", key="slopes", bind="query-params")
         if slopes_table.open:  # built only when opened
-            slopes_table.dataframe(pd.DataFrame({"head": np.arange(heads), "slope m_h": slopes}), hide_index=True)
+            slopes_table.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m_h": slopes}), hide_index=True)
         if heads & (heads - 1):
             st.caption(f"{heads} is not a power of two: the slopes of the nearest lower power of two "
                        "come first, then every other slope of the next power of two.")

@@ -13,12 +13,12 @@ def test_multi_head_grid_redraws_when_heads_change(page, server_url):
     page.goto(f"{server_url}/multi_head")
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
-    assert any("Layer 0 · 4 heads" in t for t in chart_titles(page))
+    assert any("Layer 1 · 4 heads" in t for t in chart_titles(page))
     page.locator("[data-testid=stSelectbox]", has_text="heads").first.click()
     page.get_by_role("option", name="8", exact=True).click()
     wait_idle(page)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('Layer 0 · 8 heads'))", timeout=20_000)
+                           ".some(e => e.textContent.includes('Layer 1 · 8 heads'))", timeout=20_000)
     assert_no_exception(page)
     assert "heads=8" in page.url
 
@@ -42,15 +42,15 @@ def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, serv
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     titles = chart_titles(page)
-    assert any("Layer 0 · mean over 4 heads" in t for t in titles) and not any("head view" in t for t in titles)
+    assert any("Layer 1 · mean over 4 heads" in t for t in titles) and not any("head view" in t for t in titles)
     slider = page.locator("[data-testid=stSlider]", has_text="layer (").locator("input[type=range], [role=slider]")
     slider.first.focus()
     slider.first.press("ArrowRight")
     wait_idle(page)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('Layer 1 · mean over 4 heads'))", timeout=20_000)
+                           ".some(e => e.textContent.includes('Layer 2 · mean over 4 heads'))", timeout=20_000)
     assert_no_exception(page)
-    assert "section=Mean" in page.url and "layer=1" in page.url
+    assert "section=Mean" in page.url and "layer=2" in page.url
 
 
 def test_self_attention_tab_click_opens_its_charts_and_temperature_redraws_them(page, server_url):
