@@ -4,8 +4,14 @@ from transformer import TransformerConfig, divisors
 
 
 def test_every_field_has_a_default():
-    cfg = TransformerConfig()
-    assert cfg.d_model % cfg.num_heads == 0 and cfg.d_head == cfg.d_model // cfg.num_heads
+    import dataclasses
+
+    missing = [f.name for f in dataclasses.fields(TransformerConfig)
+               if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    assert not missing
+    cfg = TransformerConfig()  # the paper's model: scaled embeddings, sinusoids, post-LN, ReLU, its own output matrix
+    assert (cfg.embed_scale, cfg.positional, cfg.norm_first, cfg.activation, cfg.output_head, cfg.type_vocab_size,
+            cfg.embed_norm) == (True, "sinusoidal", False, "relu", "linear", 0, False)
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
@@ -21,6 +27,9 @@ def test_every_field_has_a_default():
     ({"pe_base": 0.0}, "pe_base must be positive"),
     ({"d_model": 12, "num_heads": 4, "positional": "rotary"}, "must be even"),
     ({"d_model": 2.5}, "whole number"),
+    ({"output_head": "shared"}, "output_head='shared' is unknown"),
+    ({"type_vocab_size": -1}, "type_vocab_size must be a whole number >= 0"),
+    ({"layer_norm_eps": 0.0}, "layer_norm_eps must be positive"),
 ])
 def test_bad_config_says_what_to_change(kwargs, fragment):
     with pytest.raises(ValueError) as error:

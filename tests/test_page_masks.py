@@ -2,9 +2,12 @@
 
 import numpy as np
 import pytest
+import torch
 
 from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
                                     decode_array, run_page)
+
+from transformer import HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/masks/page.py"
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -76,6 +79,14 @@ def test_causal_vs_bidirectional_side_by_side():
     assert causal.shape == both.shape == (3, 3)
     assert np.allclose(np.triu(causal, 1), 0) and causal[0, 0] == pytest.approx(1.0)
     assert (both > 0).all() and np.allclose(both.sum(1), 1, atol=1e-5)
+    # the same random weights (layer 1, head 1), from the package itself, with and without the look-ahead mask
+    config = TransformerConfig(d_model=64, num_heads=4, num_encoder_layers=2, num_decoder_layers=2)
+    tokenizer = HashTokenizer()
+    ids = torch.tensor([tokenizer.encode(tokenizer.tokenize("The cat sat"))])
+    with torch.inference_mode():
+        for kind, stack, drawn in (("decoder-only", "decoder", causal), ("encoder-only", "encoder", both)):
+            record = build_model(config, 0, kind)(ids, return_attention=True).attention
+            np.testing.assert_allclose(drawn, record.weights[f"{stack}.layers.0.self_attn"][0, 0].numpy(), atol=1e-5)
 
 
 def test_fully_masked_row_reads_nan_then_zeros():

@@ -38,7 +38,8 @@ class ForwardView:
     ``weights`` and ``scores`` ``[H, Lq, Lk]`` (scores before the mask), ``masks``
     ``[Lq, Lk]`` bool (True = may attend) per self-attention name, ``internals`` as in
     ``ForwardRecord`` without the batch axis (empty unless asked for),
-    ``probabilities`` ``[L, V]`` (None for a model without an output head).
+    ``probabilities`` ``[L, V]`` (None for a model without an output head); ``model`` and
+    ``tokens`` (the input's, as shown) label the figures, as the record does.
     """
 
     weights: dict[str, np.ndarray]
@@ -47,6 +48,7 @@ class ForwardView:
     internals: dict[str, np.ndarray]
     probabilities: np.ndarray | None
     model: str
+    tokens: tuple[str, ...] = ()
 
     def names(self, stack: str, kind: str = "self_attn") -> list[str]:
         return [n for n in self.weights if n.startswith(f"{stack}.") and n.endswith(kind)]
@@ -69,7 +71,7 @@ def _self_mask(length: int, causal: bool, real: np.ndarray) -> np.ndarray:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (), causal: bool | None = None,
-              pad_keys: bool = False, internals: bool = False) -> ForwardView:
+              pad_keys: bool = False, internals: bool = False, tokens: tuple[str, ...] = ()) -> ForwardView:
     """The model ``spec`` names on token ``ids`` (and ``target`` ids for an encoder-decoder).
 
     ``causal`` None keeps the model's own mask (causal for decoder-only); True or False
@@ -93,12 +95,13 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
             causal = bool(causal)
             out = model(tokens, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks)
     record = out.attention
+    record.model, record.tokens = loaded.label, tuple(tokens)
     stack = stack_of(kind)
     masks = {name: _self_mask(len(ids), causal, real) for name in record.weights
              if name.startswith(f"{stack}.") and name.endswith("self_attn")}
     probabilities = None if out.logits is None else torch.softmax(out.logits[0], -1).float().numpy()
     return ForwardView(_numpy(record.weights), _numpy(record.scores), masks, _numpy(record.internals),
-                       probabilities, loaded.label)
+                       probabilities, record.model, record.tokens)
 
 
 @dataclass(frozen=True)

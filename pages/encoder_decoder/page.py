@@ -62,7 +62,7 @@ src_len, tgt_len = len(source.ids), len(dec_ids)
 
 def forward():
     """The whole model on (source, shifted target), with its internals (cached)."""
-    return run_model(spec, source.ids, dec_ids, internals=True)
+    return run_model(spec, source.ids, dec_ids, internals=True, tokens=source.tokens)
 
 
 @st.fragment
