@@ -49,7 +49,7 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     grid = tiling(heads, weights.shape[1:], columns)  # the tiler's placement: head h at (h // C, h % C)
     rows, cols = grid.rows, grid.cols
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h + 1}" for h in range(heads)],
-                        horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.25 / rows)
+                        horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.12 / rows)
     labels = unique_labels(tokens)
     allowed = allowed_cells(mask, weights.shape[1:])
     for h in range(heads):
@@ -66,6 +66,9 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     _category_axes(fig, length)
     for col in range(2, cols + 1):  # query labels on the first column only, so panels do not overlap
         fig.update_yaxes(showticklabels=False, col=col)
+    for h in range(heads - cols):  # key labels only under the lowest panel of each column
+        row, col = (place + 1 for place in grid.place(h))
+        fig.update_xaxes(showticklabels=False, row=row, col=col)
     return fig
 
 

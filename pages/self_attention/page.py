@@ -41,7 +41,7 @@ if choice is None:
     n_layers = c3.selectbox("layers", [1, 2, 3, 4], key="layers", bind="query-params")
     with c4:
         seed = seed_control()
-    positional = c5.toggle("add positional encoding", value=True, key="pe", bind="query-params",
+    positional = c5.toggle("sinusoidal PE", value=True, key="pe", bind="query-params",
                            help="Add the sinusoidal table PE to the embeddings (off: the head cannot see order).")
     causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
                        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
