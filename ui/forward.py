@@ -39,7 +39,9 @@ class ForwardView:
     ``[Lq, Lk]`` bool (True = may attend) per self-attention name, ``internals`` as in
     ``ForwardRecord`` without the batch axis (empty unless asked for),
     ``probabilities`` ``[L, V]`` (None for a model without an output head); ``model`` and
-    ``tokens`` (the input's, as shown) label the figures, as the record does.
+    ``tokens`` (the input's, as shown) label the figures, as the record does; ``hidden``
+    ``[L, d_model]`` is the model's last hidden state (for an encoder-decoder the memory
+    is not kept: this is the decoder's output).
     """
 
     weights: dict[str, np.ndarray]
@@ -49,6 +51,7 @@ class ForwardView:
     probabilities: np.ndarray | None
     model: str
     tokens: tuple[str, ...] = ()
+    hidden: np.ndarray | None = None
 
     def names(self, stack: str, kind: str = "self_attn") -> list[str]:
         return [n for n in self.weights if n.startswith(f"{stack}.") and n.endswith(kind)]
@@ -101,7 +104,7 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
              if name.startswith(f"{stack}.") and name.endswith("self_attn")}
     probabilities = None if out.logits is None else torch.softmax(out.logits[0], -1).float().numpy()
     return ForwardView(_numpy(record.weights), _numpy(record.scores), masks, _numpy(record.internals),
-                       probabilities, record.model, record.tokens)
+                       probabilities, record.model, record.tokens, out.hidden[0].float().numpy())
 
 
 @dataclass(frozen=True)

@@ -46,4 +46,7 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Full model", "pages/encoder_decoder/page.py", "Encoder-decoder", ":material/swap_horiz:",
              "A source and a target sentence through the whole Transformer: the three kinds of attention, "
              "one layer step by step, shapes, parameters and the output distribution."),
+    PageInfo("Trained models", "pages/pretrained/page.py", "A real pretrained model", ":material/psychology:",
+             "all-MiniLM-L6-v2, run by this dashboard's own encoder and checked against Hugging Face: its 72 "
+             "heads on your text, WordPiece tokens, head roles, two sentences compared."),
 )

@@ -1,0 +1,81 @@
+"""Head roles: how much each head behaves like the patterns people name, from its weights alone.
+
+For weights ``[L, H, T, T]`` (rows = queries, each summing to 1 over the keys):
+
+- previous token: mean over queries i >= 1 of a[i, i-1];
+- next token: mean over queries i <= T-2 of a[i, i+1];
+- [CLS]/[SEP] sink: mean over queries of the weight on the special tokens, sum_{j special} a[i, j];
+- same word: mean, over queries inside a word of several pieces, of the weight on the word's other pieces;
+- broad: mean over queries of the row entropy divided by ln T (1 = spread evenly over every key).
+
+Each score is in [0, 1]; a head's strongest role is the one with the highest score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+ROLES = ("previous token", "next token", "[CLS]/[SEP] sink", "same word", "broad")
+
+
+def _same_word(weights: np.ndarray, word_ids: Sequence[int | None]) -> np.ndarray:
+    """``[L, H]``: mean over queries in multi-piece words of the weight on the same word's other pieces."""
+    words = np.array([-1 if w is None else w for w in word_ids])
+    same = (words[:, None] == words[None, :]) & (words[:, None] >= 0) & ~np.eye(len(words), dtype=bool)
+    queries = same.any(-1)
+    if not queries.any():
+        return np.zeros(weights.shape[:2])
+    return (weights * same).sum(-1)[..., queries].mean(-1)
+
+
+def head_role_scores(weights: np.ndarray, special: Sequence[bool], word_ids: Sequence[int | None]) -> pd.DataFrame:
+    """One row per (layer, head), both numbered from 1: a score per role of ``ROLES`` and the strongest."""
+    w = np.asarray(weights, dtype=np.float64)
+    layers, heads, length, _ = w.shape
+    special = np.asarray(special, dtype=bool)
+    index = np.arange(length)
+    previous = w[..., index[1:], index[:-1]].mean(-1) if length > 1 else np.zeros((layers, heads))
+    following = w[..., index[:-1], index[1:]].mean(-1) if length > 1 else np.zeros((layers, heads))
+    sink = w[..., special].sum(-1).mean(-1) if special.any() else np.zeros((layers, heads))
+    entropy = -(w * np.log(np.where(w > 0, w, 1.0))).sum(-1).mean(-1)
+    broad = entropy / np.log(length) if length > 1 else np.zeros((layers, heads))
+    scores = np.stack([previous, following, sink, _same_word(w, word_ids), broad], axis=-1)  # [L, H, 5]
+    layer, head = np.meshgrid(np.arange(1, layers + 1), np.arange(1, heads + 1), indexing="ij")
+    frame = pd.DataFrame({"layer": layer.ravel(), "head": head.ravel()})
+    for k, role in enumerate(ROLES):
+        frame[role] = scores[..., k].ravel()
+    frame["strongest role"] = [ROLES[k] for k in scores.reshape(-1, len(ROLES)).argmax(-1)]
+    return frame
+
+
+def without_specials(weights: np.ndarray, special: Sequence[bool]) -> np.ndarray:
+    """Drop the special tokens' rows and columns and renormalise each row to sum to 1.
+
+    ``[..., T, T] -> [..., T', T']`` with T' the ordinary tokens; a row whose weight
+    was all on special tokens stays all zeros (never NaN).
+    """
+    keep = ~np.asarray(special, dtype=bool)
+    kept = np.asarray(weights, dtype=np.float64)[..., keep, :][..., keep]
+    total = kept.sum(-1, keepdims=True)
+    return np.divide(kept, total, out=np.zeros_like(kept), where=total > 0).astype(np.float32)
+
+
+def block_mean(weights: np.ndarray, tokens: Sequence[str], max_cells: int = 64) -> tuple[np.ndarray, list[str], int]:
+    """Average ``[..., T, T]`` over square blocks of k x k token pairs so that at most ``max_cells``
+    remain per side (k = ceil(T / max_cells)); labels name each block's tokens. Rows still sum to 1
+    (up to the last, shorter block). Returns the pooled weights, the labels and k."""
+    length = len(tokens)
+    k = max(1, -(-length // max_cells))
+    if k == 1:
+        return np.asarray(weights, dtype=np.float32), list(tokens), 1
+    bins = -(-length // k)
+    pad = bins * k - length
+    w = np.pad(np.asarray(weights, dtype=np.float64), [(0, 0)] * (weights.ndim - 2) + [(0, pad), (0, pad)])
+    shape = w.shape[:-2] + (bins, k, bins, k)
+    counts = np.minimum(k, length - np.arange(bins) * k)  # real queries per block (the last may be short)
+    pooled = w.reshape(shape).sum(axis=(-3, -1)) / counts[:, None]  # mean over queries, sum over keys
+    labels = [f"{i * k}-{min(length, (i + 1) * k) - 1}: {tokens[i * k]}" for i in range(bins)]
+    return pooled.astype(np.float32), labels, k

@@ -1,0 +1,1 @@
+"""The pretrained-model page: page.py and its own sections."""

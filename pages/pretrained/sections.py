@@ -1,0 +1,164 @@
+"""The sections of the pretrained-model page, one tab each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from analysis.export import weights_long_frame
+from analysis.head_roles import ROLES, head_role_scores, without_specials
+from analysis.head_stats import attention_rollout
+from pages.pretrained import numbers
+from transformer import WordPieces
+from ui.figure_cache import cached_figure
+from viz.attention_steps import attention_weights_figure
+from viz.head_view import head_view_figure
+from viz.heads import head_grid_figure
+from viz.overview import overview_figure
+from viz.pretrained import PIECE_KINDS, query_rows_figure, role_grid_figure, wordpiece_figure
+
+SECOND_TEXT = "The animal didn't cross the street because it was too wide"
+
+
+def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
+    """The text as WordPiece tokens: specials, continuation pieces and unknown words marked."""
+    st.markdown(
+        "The model does not read words but **WordPiece** tokens: frequent words are one piece, rare words "
+        "split into a start and continuation pieces marked `##`, and anything outside the 30,522-piece "
+        "vocabulary (most emoji) becomes `[UNK]`. `[CLS]` opens the input and `[SEP]` closes it. Text is "
+        "lower-cased and accents are removed first."
+    )
+    characters = [pieces.piece_text(i) for i in range(len(pieces))]
+    st.plotly_chart(cached_figure(wordpiece_figure, pieces.tokens, pieces.ids, tuple(characters), tuple(kinds)),
+                    width="stretch", key="pieces")
+    counts = pd.Series(kinds).value_counts()
+    st.caption(" · ".join(f"{int(counts.get(k, 0))} {name}" for k, name in enumerate(PIECE_KINDS)))
+    table = st.expander("The tokens as a table", key="pieces_table", bind="query-params")
+    if table.open:
+        table.dataframe(pd.DataFrame({"piece": pieces.tokens, "id": pieces.ids, "characters": characters,
+                                      "kind": [PIECE_KINDS[k] for k in kinds]}), width="stretch")
+
+
+def _pooled_note(k: int) -> None:
+    if k > 1:
+        st.caption(f"Long input: each cell shows the mean over blocks of {k} × {k} token pairs (rows still sum to "
+                   "1), so the figure stays light; the hover names the block's tokens.")
+
+
+def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
+    """All 6 x 12 heads in one figure."""
+    st.markdown("All 72 heads at once: one tile per (layer, head), queries down, keys across. Look for "
+                "the patterns: a bright first column (attention parked on `[CLS]`), a diagonal just below "
+                "the main one (the previous token), a broad haze (averaging).")
+    st.plotly_chart(cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
+                    width="stretch", key="overview")
+    _pooled_note(k)
+
+
+def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
+    """One layer's 12 heads."""
+    st.latex(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
+    st.plotly_chart(cached_figure(head_grid_figure, weights, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
+                    width="stretch", key="grid")
+    _pooled_note(k)
+
+
+@st.fragment
+def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
+    """Lines from a query to every key, one colour per head."""
+    st.markdown("Queries on the left, keys on the right; a line's opacity is the weight. Pick a query: "
+                "which heads link *it* to *animal*?")
+    c1, c2 = st.columns(2)
+    default = tokens.index("it") if "it" in tokens else 0
+    query = c1.selectbox("query token", range(len(tokens)), index=default, key="hv_query", bind="query-params",
+                         format_func=lambda i: f"{i}: {tokens[i]}")
+    head = c2.selectbox("head", range(-1, 12), key="hv_head", bind="query-params",
+                        format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
+    heads = list(range(12)) if head < 0 else [head]
+    st.plotly_chart(cached_figure(head_view_figure, weights, tokens, heads, min(query, len(tokens) - 1),
+                                  f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"),
+                    width="stretch", key="head_view")
+
+
+def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
+    """The chosen layer's mean over heads and the rollout through all six layers."""
+    st.latex(r"\bar A_\ell = \tfrac{1}{12}\textstyle\sum_i A_\ell^{(i)},\qquad "
+             r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)")
+    left, right = st.columns(2)
+    left.plotly_chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
+                                    f"Layer {li + 1} · mean over 12 heads"), width="stretch", key="mean")
+    right.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
+                                     "Attention rollout over 6 layers"), width="stretch", key="rollout")
+
+
+def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
+    """Scores per head for the named patterns, the 72 heads coloured by their strongest, and one head drawn."""
+    st.markdown("How much each head behaves like a pattern people name, from its weights on this text "
+                "(each score is between 0 and 1):")
+    st.latex(r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
+             r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
+             r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
+    st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
+               "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
+    frame = head_role_scores(weights, pieces.special, pieces.word_ids)
+    scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
+    strongest = scores.argmax(-1)
+    st.plotly_chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
+                                  "Each head's strongest role (number: its score)"), width="stretch", key="roles")
+    role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
+                                key="role", bind="query-params")
+    best = frame.sort_values(role, ascending=False).iloc[0]
+    l, h = int(best["layer"]), int(best["head"])
+    st.plotly_chart(cached_figure(attention_weights_figure, weights[l - 1, h - 1], list(pieces.tokens),
+                                  f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})"),
+                    width="stretch", key="best_head")
+    st.dataframe(frame.round(3), hide_index=True, width="stretch", key="roles_table")
+    st.download_button("Head roles as CSV", frame.to_csv(index=False, float_format="%.4f"), "minilm_head_roles.csv",
+                       "text/csv", key="roles_csv", on_click="ignore")
+
+
+@st.fragment
+def two_sentences_section(cap: int, hide: bool) -> None:
+    """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
+    st.markdown("The classic pair: only the last word differs. In which heads does **it** look at *animal* "
+                "in one and *street* in the other? And how close does the model find the two sentences?")
+    c1, c2 = st.columns(2)
+    first = c1.text_input("first sentence", "The animal didn't cross the street because it was too tired",
+                          key="first", bind="query-params", max_chars=500)
+    second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
+    a, b = numbers.wordpieces(first, cap), numbers.wordpieces(second, cap)
+    if len(a) <= 2 or len(b) <= 2:
+        st.info("Type both sentences to compare them.")
+        return
+    c1, c2 = st.columns(2)
+    word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
+    layer = c2.selectbox("layer", list(range(1, 7)), index=4, key="cmp_layer", bind="query-params")
+    ra, rb = numbers.reading(a.ids), numbers.reading(b.ids)
+    rows, tokens = [], []
+    for pieces, reading in ((a, ra), (b, rb)):
+        keep = [not s for s in pieces.special] if hide else [True] * len(pieces)
+        w = without_specials(reading.weights, pieces.special) if hide else reading.weights
+        toks = [t for t, k in zip(pieces.tokens, keep) if k]
+        where = toks.index(word) if word in toks else None
+        if where is None:
+            st.warning(f"“{word}” is not a token of: {' '.join(toks)}. Pick a word from the sentence.")
+            return
+        rows.append(w[int(layer) - 1, :, where, :])
+        tokens.append(toks)
+    st.plotly_chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
+                                  f"Layer {layer} · what “{word}” attends to, head by head"),
+                    width="stretch", key="query_rows")
+    similarity = numbers.cosine(ra.embedding, rb.embedding)
+    st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
+    st.latex(r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
+             r"\cos(e_1, e_2) = e_1 \cdot e_2")
+    st.caption("The sentence embedding is the mean of the last layer's token vectors, normalised; this is what "
+               "the model was trained for (1 = same meaning, about 0 = unrelated).")
+
+
+def layer_csv(weights: np.ndarray, tokens: list[str], li: int) -> str:
+    """One layer's weights ``[1, 12, T, T]`` in long form, its layer numbered as on screen."""
+    frame = weights_long_frame(weights, tokens)
+    frame["layer"] += li
+    return frame.to_csv(index=False, float_format="%.6f")

@@ -1,0 +1,20 @@
+"""In a real browser: the pretrained-model page opens its overview, and editing the text redraws it."""
+
+from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
+
+
+def test_pretrained_overview_redraws_after_a_text_edit(page, server_url):
+    page.goto(f"{server_url}/pretrained?section=All+heads")
+    wait_idle(page, timeout=60_000)
+    wait_for_chart(page, "6 layers × 12 heads", timeout=60_000)
+    assert_no_exception(page)
+    box = page.locator("[data-testid=stTextArea] textarea").first
+    box.fill("A short sentence")
+    box.press("Control+Enter")  # a text area applies its value on Ctrl+Enter (or when it loses focus)
+    page.wait_for_url("**text=A+short+sentence**", timeout=20_000)
+    wait_idle(page)
+    wait_for_chart(page, "6 layers × 12 heads")
+    assert_no_exception(page)
+    # the overview now tiles 5 tokens per head ([CLS] a short sentence [SEP]): 6 x 5 rows of cells
+    rows = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].y.length")
+    assert rows == 6 * 5

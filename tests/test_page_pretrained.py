@@ -1,0 +1,128 @@
+"""The pretrained-model page: the drawn attention is the model's, tokens read well, roles and embeddings are right,
+and any text works. Expected values come from the package's model run here, or from hand computations."""
+
+import numpy as np
+import pytest
+import torch
+
+from analysis.head_roles import ROLES, block_mean, head_role_scores, without_specials
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import load_pretrained
+
+PAGE = "pages/pretrained/page.py"
+TEXT = "The animal didn't cross the street because it was too tired"
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    return load_pretrained()
+
+
+def model_weights(minilm, text, cap=128):
+    model, tokenizer = minilm
+    pieces = tokenizer.with_max_tokens(cap).encode_text(text)
+    with torch.inference_mode():
+        out = model(torch.tensor([pieces.ids]), return_attention=True)
+    return out.attention.stacked("encoder")[:, 0].numpy(), out.hidden[0].numpy(), pieces
+
+
+def page(params=None):
+    at = run_page(PAGE, params or {})
+    assert_no_exception(at)
+    return at
+
+
+def test_overview_draws_the_models_72_heads(minilm):
+    at = page({"section": "All heads"})
+    weights, _, _ = model_weights(minilm, TEXT)
+    spec = chart_by_title(at, "6 layers × 12 heads")
+    codes = decode_array(spec["data"][0]["z"]).astype(np.float64) / 1000
+    t = weights.shape[-1]
+    assert codes.shape == (6 * t, 12 * t)
+    np.testing.assert_allclose(codes[2 * t:3 * t, 11 * t:12 * t], weights[2, 11], atol=0.0005 + 1e-7)
+
+
+def test_one_layer_and_the_hidden_specials_switch(minilm):
+    weights, _, pieces = model_weights(minilm, TEXT)
+    at = page({"section": "One layer", "layer": "4", "hide": "true"})
+    grid = chart_by_title(at, "Layer 4 · 12 heads")
+    tiles = [decode_array(tr["z"]) for tr in grid["data"] if tr.get("name", "").startswith("head")]
+    keep = ~np.array(pieces.special)
+    expected = weights[3][:, keep][:, :, keep]
+    expected = expected / expected.sum(-1, keepdims=True)
+    assert len(tiles) == 12 and tiles[0].shape == (13, 13)
+    np.testing.assert_allclose(tiles[6], expected[6], atol=1e-5)
+    assert "[CLS]" not in grid["data"][0]["x"]
+
+
+def test_tokens_show_specials_continuations_and_unknowns():
+    at = page({"section": "Tokens", "text": "Tokenization <b>happens</b> 😀 שלום"})
+    spec = chart_by_title(at, "WordPiece tokens")
+    text = [t for row in spec["data"][0]["text"] for t in row if t]
+    assert text[0] == "[CLS]" and text[-1] == "[SEP]" and "[UNK]" in text
+    assert any(t.startswith("##") for t in text) and "&lt;" in text  # markup shown as typed, escaped
+    hover = " ".join(h for row in spec["data"][0]["customdata"] for h in row)
+    assert "id 101" in hover and "characters “😀”" in hover
+
+
+def test_head_roles_table_and_the_strongest_head(minilm):
+    weights, _, pieces = model_weights(minilm, TEXT)
+    at = page({"section": "Head roles", "role": "previous token"})
+    table = at.dataframe[0].value
+    assert len(table) == 72 and list(table.columns[:2]) == ["layer", "head"]
+    index = np.arange(1, weights.shape[-1])
+    previous = weights[..., index, index - 1].mean(-1)  # [6, 12], by hand
+    l, h = np.unravel_index(previous.argmax(), previous.shape)
+    drawn = chart_by_title(at, "the strongest “previous token” head")
+    assert f"Layer {l + 1} · head {h + 1}" in drawn["layout"]["title"]["text"]
+    np.testing.assert_allclose(decode_array(drawn["data"][0]["z"]), weights[l, h], atol=1e-6)
+
+
+def test_two_sentences_rows_and_cosine(minilm):
+    at = page({"section": "Two sentences"})
+    first, hidden_a, pa = model_weights(minilm, TEXT)
+    second, hidden_b, pb = model_weights(minilm, TEXT.replace("tired", "wide"))
+    spec = chart_by_title(at, "what “it” attends to")
+    it = list(pa.tokens).index("it")
+    np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), first[4, :, it, :], atol=1e-6)
+    ea, eb = hidden_a.mean(0), hidden_b.mean(0)
+    expected = float(ea @ eb / np.linalg.norm(ea) / np.linalg.norm(eb))
+    assert float(at.metric[0].value) == pytest.approx(expected, abs=1e-3)
+
+
+@pytest.mark.parametrize("text", ["", "a", "😀", "مرحبا بالعالم", "x " * 600, "<script>&amp;</script>"])
+def test_any_text_works(text):
+    at = page({"text": text, "section": "All heads", "cap": "512"})
+    if not text.strip():
+        assert at.info and not chart_specs(at)
+        return
+    for spec in chart_specs(at):
+        for trace in spec["data"]:
+            if "z" in trace:
+                assert np.isfinite(decode_array(trace["z"]).astype(float)).all()
+    if len(text) > 1000:
+        assert at.warning  # 600 words: cut at 512 tokens, with a note
+        assert len(json_bytes(at)) <= 1_000_000  # the pooled overview stays within the budget
+
+
+def json_bytes(at) -> bytes:
+    return b"".join(el.proto.spec.encode() for el in at.get("plotly_chart"))
+
+
+def test_role_scores_by_hand():
+    a = np.array([[[[0.5, 0.5, 0.0, 0.0], [0.1, 0.2, 0.7, 0.0], [0.0, 0.6, 0.2, 0.2], [0.25, 0.25, 0.25, 0.25]]]])
+    special = [True, False, False, True]
+    words = [None, 0, 0, None]  # positions 1 and 2 are pieces of one word
+    row = head_role_scores(a, special, words).iloc[0]
+    assert row["previous token"] == pytest.approx((0.1 + 0.6 + 0.25) / 3)
+    assert row["next token"] == pytest.approx((0.5 + 0.7 + 0.2) / 3)
+    assert row["[CLS]/[SEP] sink"] == pytest.approx((0.5 + 0.1 + 0.2 + 0.5) / 4)
+    assert row["same word"] == pytest.approx((0.7 + 0.6) / 2)
+    entropy = [-(p[p > 0] * np.log(p[p > 0])).sum() for p in a[0, 0]]
+    assert row["broad"] == pytest.approx(np.mean(entropy) / np.log(4))
+    assert row["strongest role"] == max(ROLES, key=lambda r: row[r]) and (row["layer"], row["head"]) == (1, 1)
+    kept = without_specials(a, special)[0, 0]
+    np.testing.assert_allclose(kept, [[0.2 / 0.9, 0.7 / 0.9], [0.6 / 0.8, 0.2 / 0.8]], atol=1e-6)
+    pooled, labels, k = block_mean(np.tile(a, (1, 1, 1, 1)), ["a", "b", "c", "d"], max_cells=2)
+    assert k == 2 and labels == ["0-1: a", "2-3: c"]
+    np.testing.assert_allclose(pooled[0, 0], [[(0.5 + 0.5 + 0.1 + 0.2) / 2, 0.7 / 2], [(0.6 + 0.5) / 2, 0.9 / 2]])

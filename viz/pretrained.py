@@ -1,0 +1,91 @@
+"""Figures of the pretrained-model page: WordPiece tokens, head roles, one query's row in every head."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .labels import escape, label_px, unique_labels
+from .style import ATTENTION_SCALE, HEAD_COLORS, base_layout, projector_fonts
+
+PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
+PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
+
+
+def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int],
+                     per_row: int = 12) -> go.Figure:
+    """The pieces in reading order, ``per_row`` to a row, coloured by kind (``kinds[i]`` indexes
+    ``PIECE_KINDS``); hover gives the position, the piece, its id and the characters it covers."""
+    count = len(pieces)
+    rows = max(1, -(-count // per_row))
+    z = np.full((rows, per_row), np.nan, dtype=np.float32)
+    text = np.full((rows, per_row), "", dtype=object)
+    hover = np.full((rows, per_row), "", dtype=object)
+    for i, (piece, token_id, chars, kind) in enumerate(zip(pieces, ids, characters, kinds)):
+        r, c = divmod(i, per_row)
+        z[r, c] = kind
+        text[r, c] = escape(piece)
+        hover[r, c] = (f"position {i}: {escape(piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}"
+                       + (f"<br>characters “{escape(chars)}”" if chars else ""))
+    scale = [[k / 3, color] for k, color in enumerate(PIECE_COLORS)]
+    fig = go.Figure(go.Heatmap(z=z, text=text, customdata=hover, texttemplate="%{text}", textfont=dict(size=15),
+                               colorscale=scale, zmin=0, zmax=3, showscale=False, xgap=3, ygap=3,
+                               hovertemplate="%{customdata}<extra></extra>"))
+    for kind, color in enumerate(PIECE_COLORS):  # a legend of the kinds
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=PIECE_KINDS[kind],
+                                 marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1))))
+    base_layout(fig, f"{count} WordPiece tokens, in reading order", 110 + 42 * rows)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    fig.update_layout(plot_bgcolor="white", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
+    return projector_fonts(fig)
+
+
+def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str) -> go.Figure:
+    """Layers x heads ``[L, H]`` coloured by each head's strongest role (``strongest`` indexes ``roles``),
+    labelled with that role's score; hover lists every role's score (``scores`` ``[L, H, R]``)."""
+    layers, heads, _ = scores.shape
+    colors = [HEAD_COLORS[k] for k in range(len(roles))]
+    n = len(roles)
+    scale = [[edge, colors[k]] for k in range(n) for edge in (k / n, (k + 1) / n)]  # one flat band per role
+    best = np.take_along_axis(scores, strongest[..., None], -1)[..., 0]
+    text = np.array([[f"{best[l, h]:.2f}" for h in range(heads)] for l in range(layers)], dtype=object)
+    hover = np.array([["<br>".join([f"layer {l + 1} · head {h + 1}"]
+                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles)])
+                       for h in range(heads)] for l in range(layers)], dtype=object)
+    fig = go.Figure(go.Heatmap(z=(strongest + 0.5) / n, text=text, customdata=hover, texttemplate="%{text}",
+                               colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,
+                               hovertemplate="%{customdata}<extra></extra>",
+                               x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)]))
+    for k, role in enumerate(roles):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=role,
+                                 marker=dict(symbol="square", size=14, color=colors[k])))
+    base_layout(fig, title, 150 + 48 * layers)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(legend=dict(orientation="h", y=-0.12, yanchor="top"))
+    return projector_fonts(fig)
+
+
+def query_rows_figure(rows: Sequence[np.ndarray], tokens: Sequence[Sequence[str]], names: Sequence[str],
+                      title: str) -> go.Figure:
+    """One query's attention in every head, per sentence: panel s is ``rows[s]`` ``[H, T_s]`` (heads down,
+    keys across, 0..1 scale), so "what does *it* attend to, head by head?" reads at a glance."""
+    fig = make_subplots(rows=1, cols=len(rows), subplot_titles=list(names), horizontal_spacing=0.06)
+    for col, (row, toks) in enumerate(zip(rows, tokens), start=1):
+        labels = unique_labels(toks)
+        heads = [f"head {h + 1}" for h in range(row.shape[0])]
+        fig.add_trace(go.Heatmap(z=np.asarray(row, dtype=np.float32), x=labels, y=heads, coloraxis="coloraxis",
+                                 hovertemplate="%{y} · key %{x}<br>weight %{z:.3f}<extra></extra>"), row=1, col=col)
+    longest = max((len(t) for t in tokens), default=1)
+    base_layout(fig, title, int(170 + 26 * max(r.shape[0] for r in rows)))
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
+                                     colorbar=dict(title=dict(text="weight"), thickness=14)))
+    fig.update_xaxes(type="category", tickangle=-60, dtick=1 if longest <= 40 else None)
+    fig.update_yaxes(type="category", autorange="reversed")
+    projector_fonts(fig)
+    bottom = label_px([t for toks in tokens for t in toks], 14)
+    fig.update_layout(margin=dict(b=int(20 + 0.87 * bottom), l=80))
+    return fig
