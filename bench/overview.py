@@ -1,6 +1,7 @@
-"""The all-heads overview at its design size: 6 layers x 8 heads x 64 tokens.
+"""The all-heads overview at its design size: 6 layers x 8 heads x 64 tokens, or the pretrained model's 6 x 12.
 
     python bench/overview.py [--section SECTION]
+    python bench/overview.py --pretrained 128     (all-MiniLM-L6-v2's 72 heads on 128 WordPiece tokens)
 
 Opens the Multi-head attention page through a shared link with those settings
 in headless Chromium and reports the chart data of the overview figure and the
@@ -34,33 +35,41 @@ TITLE = "6 layers × 8 heads"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--section", default=None)
+    parser.add_argument("--pretrained", type=int, default=0, help="tokens for the pretrained-model page's overview")
     args = parser.parse_args()
+    page_path, title, label = "multi_head", TITLE, "6 layers × 8 heads × 64 tokens"
     params = {"layers": 6, "heads": 8, "text": TEXT}
     if args.section:
         params["section"] = args.section
+    if args.pretrained:
+        words = "the cat sat on a mat and looked at every dog in town".split()
+        text = " ".join(words[i % len(words)] for i in range(args.pretrained - 2))  # + [CLS], [SEP]
+        page_path, title = "pretrained", "6 layers × 12 heads"
+        label = f"6 layers × 12 heads × {args.pretrained} tokens (pretrained)"
+        params = {"section": "All heads", "text": text, "cap": 512}
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_healthy(port)
-        url = f"http://127.0.0.1:{port}/multi_head?{urlencode(params)}"
+        url = f"http://127.0.0.1:{port}/{page_path}?{urlencode(params)}"
         sizes, timings = [], []
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1400})
             page.on("websocket", lambda socket: socket.on(
-                "framereceived", lambda payload: sizes.append(len(payload)) if TITLE.encode() in payload else None))
+                "framereceived", lambda payload: sizes.append(len(payload)) if title.encode() in payload else None))
             for _ in range(6):
                 start = time.perf_counter()
                 page.goto(url)
-                page.locator(".js-plotly-plot", has_text=TITLE).first.wait_for(timeout=60_000)
+                page.locator(".js-plotly-plot", has_text=title).first.wait_for(timeout=60_000)
                 page.wait_for_selector(IDLE, timeout=60_000)
                 page.evaluate(AFTER_PAINT)
                 timings.append(time.perf_counter() - start)
             browser.close()
         print("| overview | message (KB) | navigation -> drawn, median of 5 warm loads (s) |")
         print("|---|---:|---:|")
-        print(f"| 6 layers × 8 heads × 64 tokens | {max(sizes) / 1024:.0f} | {statistics.median(timings[1:]):.2f} |")
+        print(f"| {label} | {max(sizes) / 1024:.0f} | {statistics.median(timings[1:]):.2f} |")
     finally:
         server.terminate()
 

@@ -55,7 +55,7 @@ if tabs["Tokens"].open:
         sections.tokens_section(pieces, numbers.piece_kinds(pieces))
 if tabs["All heads"].open:
     with tabs["All heads"]:
-        pooled, labels, k = block_mean(weights, shown_tokens)
+        pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
         sections.overview_section(pooled, labels, k)
 if tabs["One layer"].open:
     with tabs["One layer"]:
