@@ -27,12 +27,21 @@ def _segments(weights: np.ndarray, queries: Sequence[int]) -> dict[int, tuple[li
     return levels
 
 
+def _label_spacing(length: int) -> tuple[float, int, int]:
+    """Pixels per token (22 for short inputs, fewer for long ones, the figure at most ~2500 px tall),
+    the label font size, and the step between labelled tokens so that labels never overlap."""
+    px = float(min(22.0, max(5.0, 2500.0 / max(length, 1))))
+    font = int(min(15, max(10, px - 3))) if length > 32 else 15
+    return px, font, max(1, int(np.ceil((font + 2) / px)))
+
+
 def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence[int],
                      query: int | None, title: str) -> go.Figure:
     """Lines from query i (left) to key j (right) with opacity a_ij, for each head in ``heads``.
 
     ``weights`` ``[H, T, T]`` of one layer. ``query`` None draws every query's lines,
-    otherwise only that query's (its label is bold). Lines are grouped into one
+    otherwise only that query's (its label is bold). Long inputs label every k-th token
+    (and the chosen query) so that labels never overlap; hover names every position. Lines are grouped into one
     trace per (head, opacity level), so the figure stays at most 10 traces per head.
     """
     length = weights.shape[-1]
@@ -45,17 +54,18 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
                                      name=f"head {h + 1}", showlegend=False))
         traces.append(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=head_color(h), width=3),
                                  name=f"head {h + 1}", legendgroup=f"head {h + 1}"))
-    labels = token_labels(tokens)
+    px, font, step = _label_spacing(length)
+    labels = [t if i % step == 0 or i == query else "" for i, t in enumerate(token_labels(tokens))]
     left = [f"<b>{t}</b>" if i == query else t for i, t in enumerate(labels)]
     positions = np.arange(length)
     # labels sit outside their column: query text to the left, key text to the right
     for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", 1.0, labels, "middle right")):
         traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
                                  textposition=anchor, showlegend=False, name=f"{side}s",
-                                 hovertemplate=f"{side} %{{y}}: %{{text}}<extra></extra>",
-                                 textfont=dict(size=15 if length <= 32 else 13, color=PROJECTOR_INK)))
+                                 customdata=token_labels(tokens), hovertemplate=f"{side} %{{y}}: %{{customdata}}<extra></extra>",
+                                 textfont=dict(size=font, color=PROJECTOR_INK)))
     fig = go.Figure(traces)
-    base_layout(fig, title, int(min(1400, max(320, 110 + 22 * length))))
+    base_layout(fig, title, int(max(320, 110 + px * length)))
     fig.update_xaxes(visible=False, range=[-0.9, 1.9])
     fig.update_yaxes(visible=False, autorange="reversed")
     fig.update_layout(legend=dict(orientation="h", y=-0.02), hovermode="closest",
