@@ -1,10 +1,13 @@
 """Attention Lab: the router. Page config and navigation; the pages live in pages/."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui.pages_index import PAGES
 
-st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
+st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide")
 
 sections: dict[str, list] = {}
 for page in PAGES:

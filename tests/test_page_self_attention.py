@@ -64,7 +64,7 @@ def test_default_view_draws_the_chain_consistently():
 
 
 def test_extremes_small_unscaled_cold_causal():
-    params = {"d_model": "4", "heads": "4", "scale": "false", "temp": "0.1", "causal": "true", "pe": "false",
+    params = {"d_model": "4", "heads": "4", "scale": "false", "temp": "0.1", "causal": "true", "pe": "none",
               "seed": "9999"}
     at = section(SCORES, params)
     raw, scaled = z(chart_by_title(at, "Raw scores")), z(chart_by_title(at, "Scaled scores"))
@@ -95,10 +95,10 @@ def test_extremes_large_and_hot():
 def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
     params = {"text": "a b a <b>", "d_model": "8", "heads": "4", "causal": "true", "query": "2: a", "temp": "0.5",
-              "pe": "false", "table": "true", "numbers": "attention weights A"}
+              "pe": "none", "table": "true", "numbers": "attention weights A"}
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
-    assert at.toggle(key="causal").value and not at.toggle(key="pe").value
+    assert at.toggle(key="causal").value and at.selectbox(key="pe").value == "none"
     assert at.selectbox(key="heads").value == 4 and at.slider(key="temp").value == 0.5
     assert at.selectbox(key="query").value == 2 and at.selectbox(key="numbers").value == "attention weights A"
     assert at.session_state["section"] == OUTPUT and not any("Raw scores" in t for t in titles(at))

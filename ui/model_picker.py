@@ -41,18 +41,36 @@ def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
     return offered
 
 
-def _upload(key: str) -> None:
-    """Read an uploaded file, validate it and select it; a bad file gets a message saying what is wrong."""
+def _upload(key: str, fits: tuple[str, ...]) -> None:
+    """Read an uploaded file, validate it and select it if it fits the page; otherwise leave a message
+    (shown once, beside the uploader) that says what is wrong."""
     upload = st.session_state.get(f"{key}_upload")
     if upload is None:
         return
     try:
         entry = add_checkpoint(upload.name, upload.getvalue())
     except ValueError as error:
-        st.session_state[f"{key}_upload_error"] = f"{upload.name} is not a checkpoint this app can use: {error}"
+        st.session_state[f"{key}_message"] = ("error", f"{upload.name} is not a checkpoint saved by this app, so it "
+                                                       f"was not loaded. What is wrong: {error}")
         return
-    st.session_state.pop(f"{key}_upload_error", None)
+    if entry.kind not in fits:
+        st.session_state[f"{key}_message"] = ("warning", f"{upload.name} holds a {KIND_NAMES[entry.kind]} model, "
+                                                         f"which this page cannot show; the pages for "
+                                                         f"{entry.kind} models now offer it.")
+        return
+    st.session_state[f"{key}_message"] = ("success", f"{upload.name} is checked and selected.")
     st.session_state[f"{key}_select_next"] = entry.spec
+
+
+def _linked_model_unavailable(key: str, options: list[str]) -> None:
+    """A link (or another page) asked for a model this page does not offer: say so, and drop it from the URL."""
+    wanted = st.query_params.get(key)
+    if wanted and wanted not in options:
+        st.query_params.pop(key, None)
+        st.session_state.pop(key, None)
+        st.warning(f"The model “{wanted}” is not available on this page (an uploaded model lasts one session, "
+                   f"and each page offers only the architectures it can show): showing a random model. "
+                   f"Upload the file again, or pick another model.")
 
 
 def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = None) -> ModelSpec | None:
@@ -61,15 +79,20 @@ def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = N
     offered = offered_models(fits)
     chosen = st.session_state.pop(f"{key}_select_next", None)
     if chosen is not None:
-        st.session_state[key] = next(label for label, spec in offered.items() if spec == chosen)
+        st.session_state[key] = next((label for label, spec in offered.items() if spec == chosen), RANDOM)
+    options = [RANDOM, *offered]
+    _linked_model_unavailable(key, options)
     pick, upload = st.columns([4, 1], vertical_alignment="bottom")
-    label = pick.selectbox("model", [RANDOM, *offered], key=key, bind="query-params",
+    label = pick.selectbox("model", options, key=key, bind="query-params",
                            help=help or "A random model shows the mechanics with seeded weights; a trained or "
                                         "pretrained model shows what attention learns.")
+    message = st.session_state.pop(f"{key}_message", None)
     with upload.popover("Upload a checkpoint", width="stretch"):
         st.file_uploader("A checkpoint file (.safetensors) saved by this app", type=["safetensors"],
-                         key=f"{key}_upload", on_change=_upload, args=(key,))
+                         key=f"{key}_upload", on_change=_upload, args=(key, fits))
         st.caption("Checked before use; nothing in the file is executed. It stays for this session.")
-    if f"{key}_upload_error" in st.session_state:
-        st.error(st.session_state[f"{key}_upload_error"])
+        if message:
+            getattr(st, message[0])(message[1])
+    if message and message[0] != "success":
+        getattr(st, message[0])(message[1])
     return None if label == RANDOM else offered.get(label)

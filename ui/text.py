@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import HashTokenizer, truncate
+from transformer import HashTokenizer, normalize, truncate
 
 MAX_TOKENS = 64
 
@@ -26,6 +26,11 @@ def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
     """Tokenise ``text`` (None if it has no tokens), keeping at most ``max_tokens``; ``tokenizer``
     is the model's (default: the word-level hash tokenizer of the random models)."""
     tokenizer = tokenizer or HashTokenizer(vocab_size=vocab_size, level=level)
+    if hasattr(tokenizer, "encode_text"):  # WordPiece: [CLS] ... [SEP], cut by the tokenizer itself
+        pieces = tokenizer.with_max_tokens(max(8, max_tokens)).encode_text(normalize(text))
+        if not any(not special for special in pieces.special):
+            return None
+        return TokenizedText(tuple(pieces.tokens), tuple(pieces.ids), pieces.cut_from)
     all_tokens = tokenizer.tokenize(text)
     if not all_tokens:
         return None

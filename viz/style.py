@@ -10,9 +10,9 @@ ATTENTION_SCALE = "Viridis"
 DIVERGING_SCALE = "RdBu_r"
 # Masked cells are drawn in this flat grey, never as a colour of the scale.
 MASKED_COLOR = "#c8c8c8"
-# One colour per head, for figures that overlay heads (10 distinct, colour-blind aware).
+# One colour per head, for figures that overlay heads: 12 distinct (a pretrained layer has 12 heads).
 HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0b3d91", "#b8860b")
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111")
 
 

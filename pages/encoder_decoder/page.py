@@ -189,8 +189,11 @@ def layer_section():
         st.dataframe(table, width="stretch", column_config=three_decimals(names))
     st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
                 f"{config.d_model} features and divides by their standard deviation, then applies a learned "
-                "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
-                f"so its norm is sqrt(d_model) = {config.d_model ** 0.5:.2f}: the flat points in the figure above.")
+                + ("gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
+                   f"so its norm is sqrt(d_model) = {config.d_model ** 0.5:.2f}: the flat points in the figure above."
+                   if not trained else
+                   "gain γ and bias β per feature (trained here), so after it the tokens' norms are set by γ and β "
+                   "rather than fixed at sqrt(d_model)."))
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
              r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
     ln_names, before, after = zip(*steps.norms)

@@ -49,9 +49,8 @@ layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
 if loaded.kind == "decoder-only":
     layers = loaded.config.num_decoder_layers
 layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
-head = c[5].selectbox("head to show", list(range(heads)), format_func=lambda h: str(h + 1), key="head",
-                      bind="query-params")
-shown = sections.ShownHead(spec, min(layer, layers), min(head or 0, heads - 1))
+head = c[5].selectbox("head to show", list(range(1, heads + 1)), key="head", bind="query-params")
+shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
 
 cols = st.columns(4)
 defaults = ("The cat sat", "The cat sat on the mat", "Dogs bark loudly")

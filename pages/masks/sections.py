@@ -125,10 +125,12 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     maps = mask_ui.masked_forward(shown.spec, batch.ids[batch.row], kind)
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
     c1, c2, c3 = st.columns(3, gap="medium")
+    limit = float(np.abs(scores).max()) or 1.0  # one colour range for 1 and 2: masking changes no value
     c1.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
-                                  signed=True, value_name="score"), width="stretch")
+                                  signed=True, zrange=(-limit, limit), value_name="score"), width="stretch")
     c2.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
-                                  signed=True, mask=maps.mask, value_name="score"), width="stretch")
+                                  signed=True, zrange=(-limit, limit), mask=maps.mask, value_name="score"),
+                    width="stretch")
     c3.plotly_chart(cached_figure(readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
                                   mask=maps.mask), width="stretch")
     st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
@@ -187,5 +189,5 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
                    f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere.")
     c2.plotly_chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
-                                  "masked_softmax with a left pad: row 0 fully masked", mask=compare.mask),
+                                  "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask),
                     width="stretch")

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from pages.self_attention.steps import attention_steps, sentence_peakedness, softmax_peakedness
-from ui.controls import head_options, seed_control
+from ui.controls import head_options, positional_control, seed_control
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, stack_config
 from ui.model_picker import model_choice
@@ -35,20 +35,19 @@ if choice is None:
     c1, c2, c3, c4, c5, c6 = st.columns([1.3, 1, 1, 1, 1, 1])
     d_model = c1.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
                                bind="query-params", help="Width of each token vector x_i.")
-    heads = c2.selectbox("heads h", head_options(d_model), index=min(1, len(head_options(d_model)) - 1),
-                         key="heads", bind="query-params",
+    positional = positional_control(container=c5)
+    options = head_options(d_model, positional)
+    heads = c2.selectbox("heads h", options, index=min(1, len(options) - 1), key="heads", bind="query-params",
                          help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
     n_layers = c3.selectbox("layers", [1, 2, 3, 4], key="layers", bind="query-params")
     with c4:
         seed = seed_control()
-    positional = c5.toggle("sinusoidal PE", value=True, key="pe", bind="query-params",
-                           help="Add the sinusoidal table PE to the embeddings (off: the head cannot see order).")
     causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
                        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
                             "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
     spec = random_stack(stack_config(int(n_layers or 1), d_model=d_model, num_heads=int(heads or 1),
                                      d_ff=4 * d_model, dropout=0.0,
-                                     positional="sinusoidal" if positional else "none"), seed, causal)
+                                     positional=positional), seed, causal)
 else:
     spec = choice
 try:
@@ -68,9 +67,9 @@ head = c2.selectbox("head", list(range(1, config.num_heads + 1)), key="head", bi
 layer, head = min(int(layer or 1), model_layers), min(int(head or 1), config.num_heads)
 scale = c3.toggle("divide by √d_k", value=True, key="scale", bind="query-params",
                   help="What if the scores were not scaled? The model itself always computes with its own setting.")
-temperature = c4.slider("temperature T (sharpness: low T = peaked, high T = flat)", 0.1, 5.0, 1.0, 0.1,
+temperature = c4.slider("temperature τ (sharpness: low τ = peaked, high τ = flat)", 0.1, 5.0, 1.0, 0.1,
                         key="temp", bind="query-params",
-                        help="A what-if on this head's softmax: the model computes with T = 1.")
+                        help="A what-if on this head's softmax: the model computes with τ = 1.")
 what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
 st.caption(f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
            f"d_k = d_model / h = {d_model} / {config.num_heads} = {d_k}. "
@@ -110,7 +109,9 @@ def input_description() -> tuple[str, str, str]:
                 + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
                 + (" gets its position's vector added, so that the same word at two positions gets two "
                    "different vectors." if pe else " is looked up.") + where)
-        formula, name = f"X = {embed}", "token vectors" + (" + PE" if pe else "")
+        parts = " + ".join(["token vectors"] + (["positions"] if pe else []) + (["types"] if types else []))
+        name = f"LN({parts})" if config.embed_norm else ("token vectors + PE" if pe and not types else parts)
+        formula = f"X = {embed}"
     else:
         text = (f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
                 "vector now mixes in the tokens it attended to before.")
@@ -152,9 +153,9 @@ def scores_section():
         st.plotly_chart(signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"),
                         key="raw")
     with right:
-        st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,T}" if scale else r"\tilde S = \frac{QK^\top}{T}")
-        st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / T "
-                               f"(T = {temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
+        st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,\tau}" if scale else r"\tilde S = \frac{QK^\top}{\tau}")
+        st.plotly_chart(signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / τ "
+                               f"(τ = {temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
     left, right = st.columns(2)
     with left:
         if causal:
@@ -163,8 +164,9 @@ def scores_section():
                                    col_name="key", mask=steps.mask), key="masked")
         else:
             st.latex(r"\text{mask: none}")
-            st.caption("No mask: every query may attend to every key. Switch on the causal mask above to hide "
-                       "the future (the keys to the right of the diagonal).")
+            st.caption("No mask: every query may attend to every key."
+                       + (" Switch on the causal mask above to hide the future (the keys to the right of the "
+                          "diagonal)." if spec.source == "random" else " This model is bidirectional."))
     with right:
         st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
         st.plotly_chart(cached_figure(attention_weights_figure, steps.weights, tokens,
@@ -176,7 +178,7 @@ def scores_section():
                    f"max |A − A_model| = {difference:.1e} (float rounding).")
     else:
         st.caption(f"A what-if: the model itself computes with{'' if config.scale_scores else 'out'} the "
-                   f"√d_k scaling and T = 1; its own weights differ from these by up to {difference:.2f}.")
+                   f"√d_k scaling and τ = 1; its own weights differ from these by up to {difference:.2f}.")
 
 
 def output_section():
@@ -196,7 +198,7 @@ def one_query(weights, mask, values, tokens):
     """Pick a query token: its attention over the keys and its weighted sum of values."""
     st.markdown("**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum "
                 "of the value vectors.")
-    query = st.selectbox("query token", range(len(tokens)), index=min(7, len(tokens) - 1),
+    query = st.selectbox("query token", range(len(tokens)), index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
                          format_func=lambda i: f"{i}: {tokens[i]}", key="query", bind="query-params")
     left, right = st.columns(2)
     with left:
@@ -213,7 +215,7 @@ def scaling_section():
             "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "
             "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
             "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
-            "brings the variance back to 1 for every $d_k$. The temperature $T$ does the same by hand: "
+            "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
             "low $T$ sharpens, high $T$ flattens."
         )
         st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")

@@ -63,6 +63,6 @@ def test_self_attention_tab_click_opens_its_charts_and_temperature_redraws_them(
     assert "section=Scores" in page.url and not any("Queries, keys" in t for t in chart_titles(page))
     nudge_slider(page, "temperature")
     wait_idle(page)
-    wait_for_chart(page, "(T = 1.1)")
+    wait_for_chart(page, "(τ = 1.1)")
     assert_no_exception(page)
     assert "temp=1.1" in page.url
