@@ -18,12 +18,14 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
     attention 4(d^2 + b d); feed-forward 2 d d_ff + b (d_ff + d); LayerNorm d + b d;
     embeddings V d (+ max_len d for a learned position table, + types d, + LayerNorm when asked);
     generator d V + V (V when tied to the embedding, 0 without a head);
-    final LayerNorms 2d per stack when pre-LN.
+    final LayerNorms 2d per stack when pre-LN; an attention-only model has no feed-forward and one
+    LayerNorm fewer per layer.
     """
     d, f, b = config.d_model, config.d_ff, int(config.bias)
     attention = 4 * (d * d + b * d)
-    ffn = 2 * d * f + b * (f + d)
+    ffn = 2 * d * f + b * (f + d) if config.feed_forward else 0  # attention-only: no FFN and no norm for it
     norm = d + b * d
+    per_layer = 0 if config.feed_forward else 1
     table = config.max_len * d if config.positional == "learned" else 0
     table += config.type_vocab_size * d + (d + b * d if config.embed_norm else 0)
     generator = {"linear": d * config.tgt_vocab_size + config.tgt_vocab_size, "tied": config.tgt_vocab_size,
@@ -35,11 +37,11 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
         "target embedding": config.tgt_vocab_size * d + table,
         "encoder self-attention": n_enc * attention,
         "encoder feed-forward": n_enc * ffn,
-        "encoder LayerNorms": n_enc * 2 * norm + final,
+        "encoder LayerNorms": n_enc * (2 - per_layer) * norm + final,
         "decoder masked self-attention": n_dec * attention,
         "decoder cross-attention": n_dec * attention,
         "decoder feed-forward": n_dec * ffn,
-        "decoder LayerNorms": n_dec * 3 * norm + final,
+        "decoder LayerNorms": n_dec * (3 - per_layer) * norm + final,
         "generator (linear to vocabulary)": generator,
     }
 

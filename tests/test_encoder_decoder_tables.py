@@ -20,6 +20,16 @@ CONFIGS = [
 ]
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_parameter_counts_of_an_attention_only_bert_like_model(norm_first):
+    config = TransformerConfig(d_model=16, num_heads=2, feed_forward=False, output_head="tied", type_vocab_size=2,
+                               embed_norm=True, positional="learned", norm_first=norm_first)
+    model = build_model(config, 0)
+    closed = closed_form_parameters(config)
+    assert {k: v for k, v in counted_parameters(model).items() if v} == {k: v for k, v in closed.items() if v}
+    assert sum(closed.values()) == sum(p.numel() for p in model.parameters())
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 def test_parameter_counts_match_numel_and_the_closed_form(config):
     model = build_model(config, 0)
@@ -105,3 +115,16 @@ def test_teacher_forcing_shift_and_token_names():
     assert names[7] == "a / c" and names[BOS_ID] == "<s>"
     table = top_k(np.array([0.1, 0.5, 0.0, 0.4], np.float32), 3, names)
     assert list(table["id"]) == [1, 3, 0] and list(table["token"]) == ["<s>", "<unk>", "<pad>"]
+
+
+def test_layer_steps_of_an_attention_only_layer():
+    """No feed-forward: the steps stop after LayerNorm 1, and no unit fires."""
+    config = TransformerConfig(d_model=16, num_heads=2, num_encoder_layers=2, feed_forward=False)
+    model = build_model(config, 1)
+    with torch.inference_mode():
+        record = model(torch.tensor([[5, 6, 7]]), torch.tensor([[1, 8]]), return_internals=True).attention
+    view = ForwardView({}, {}, {}, {k: v[0].numpy() for k, v in record.internals.items()}, None, "test")
+    steps = layer_steps(view, 0, False)
+    assert [name for name, _ in steps.stages][-1] != "LayerNorm 2 = output" and len(steps.norms) == 1
+    np.testing.assert_allclose(steps.stages[-1][1], record.internals["encoder.layers.0.after_feed_forward"][0])
+    assert (steps.ffn_active == 0).all()

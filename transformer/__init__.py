@@ -3,6 +3,7 @@
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
 from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_info, load_checkpoint, save_checkpoint
 from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, TransformerConfig, divisors
+from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, key_mask_from_tokens, padding_mask
 from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
@@ -22,20 +23,23 @@ from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert
                          load_pretrained, model_files, pretrained_tokenizer)
 from .record import ForwardRecord
 from .seeding import build_model, init_parameters
+from .tasks import TASK_KINDS, TASK_NAMES, Task, TaskBatch, make_task
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
                         tokenizer_from_dict, truncate, words)
+from .training import Snapshot, Trainer, TrainingSetup, default_setup
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
     "ACTIVATIONS", "ARCHITECTURES", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
     "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
-    "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS",
-    "OutputHead", "PAD_ID", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SinusoidalEncoding", "Transformer",
-    "TransformerConfig", "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias",
-    "alibi_slopes", "apply_rotary", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors",
-    "bert_state_dict", "build_model", "causal_mask", "characters", "checkpoint_info", "combine_masks",
-    "divisors", "init_parameters", "key_mask_from_tokens", "load_bert_weights", "load_checkpoint",
-    "load_pretrained", "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer",
-    "relative_shift_matrix", "rotary_angles", "save_checkpoint", "scaled_dot_product_attention",
-    "sinusoid_wavelengths", "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
+    "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
+    "PAD_ID", "PATTERNS", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SinusoidalEncoding", "Snapshot",
+    "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
+    "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
+    "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
+    "causal_mask", "characters", "checkpoint_info", "combine_masks", "default_setup", "divisors", "init_parameters",
+    "key_mask_from_tokens", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
+    "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
+    "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",
+    "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
 ]

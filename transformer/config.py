@@ -27,6 +27,9 @@ class TransformerConfig:
     "tied" (the token embedding's, transposed) or "none" (hidden states only).
     An encoder-only model reads ``num_encoder_layers`` and ``src_vocab_size``, a
     decoder-only one ``num_decoder_layers`` and ``tgt_vocab_size``.
+    ``feed_forward=False`` makes an attention-only model: its layers have no
+    feed-forward sublayer (and no LayerNorm or dropout of their own for it), as in
+    the two-layer models where induction heads were first found; ``d_ff`` is then unused.
     """
 
     d_model: int = 64
@@ -49,6 +52,7 @@ class TransformerConfig:
     type_vocab_size: int = 0
     embed_norm: bool = False
     output_head: str = "linear"
+    feed_forward: bool = True
 
     def __post_init__(self) -> None:
         for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
@@ -81,6 +85,9 @@ class TransformerConfig:
                 f"(= {self.d_head}) must be even; change d_model or num_heads.")
         if self.output_head not in OUTPUT_HEADS:
             raise ValueError(f"output_head={self.output_head!r} is unknown; use one of {OUTPUT_HEADS}.")
+        if not isinstance(self.feed_forward, bool):
+            raise ValueError(f"feed_forward must be True or False (False = attention-only), "
+                             f"got {self.feed_forward!r}.")
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
 

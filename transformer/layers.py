@@ -39,6 +39,13 @@ def _attention(config: TransformerConfig, positional: str) -> MultiHeadAttention
                               rope_base=config.pe_base, scale_scores=config.scale_scores)
 
 
+def _feed_forward(config: TransformerConfig) -> FeedForward | None:
+    """The layer's FFN, or None in an attention-only model (``feed_forward=False``)."""
+    if not config.feed_forward:
+        return None
+    return FeedForward(config.d_model, config.d_ff, config.dropout, config.activation, config.bias)
+
+
 def _layer_norm(config: TransformerConfig) -> nn.LayerNorm:
     return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
 
@@ -60,19 +67,20 @@ class EncoderLayer(nn.Module):
     Post-LN (the paper, BERT): x = LN(x + Sublayer(x)). Pre-LN: x = x + Sublayer(LN(x)).
     ``x [B, L, d_model] -> [B, L, d_model]``; ``mask`` broadcasts to ``[B, H, L, L]``.
     With a record, the weights go under ``name.self_attn`` and the internals of
-    ``ForwardRecord`` under ``name.*``.
+    ``ForwardRecord`` under ``name.*``. Attention-only (``config.feed_forward=False``):
+    no feed-forward sublayer, ``norm2`` or ``dropout2`` (they are None); the layer's
+    output is still recorded as ``name.after_feed_forward`` (= ``name.after_self_attn``).
     """
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
         self.norm_first = config.norm_first
         self.self_attn = _attention(config, config.positional)
-        self.feed_forward = FeedForward(config.d_model, config.d_ff, config.dropout,
-                                        config.activation, config.bias)
+        self.feed_forward = _feed_forward(config)
         self.norm1 = _layer_norm(config)
-        self.norm2 = _layer_norm(config)
+        self.norm2 = _layer_norm(config) if config.feed_forward else None
         self.dropout1 = nn.Dropout(config.dropout)
-        self.dropout2 = nn.Dropout(config.dropout)
+        self.dropout2 = nn.Dropout(config.dropout) if config.feed_forward else None
 
     def attend(self, x: torch.Tensor, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.self_attn.input", x)
@@ -85,11 +93,15 @@ class EncoderLayer(nn.Module):
         if self.norm_first:
             x = x + self.attend(_normed(self.norm1, x, record, f"{name}.norm1"), mask, record, name)
             capture(record, f"{name}.after_self_attn", x)
+            if self.feed_forward is None:
+                return capture(record, f"{name}.after_feed_forward", x)
             ffn = _fed_forward(self.feed_forward, _normed(self.norm2, x, record, f"{name}.norm2"), record,
                                f"{name}.feed_forward")
             return capture(record, f"{name}.after_feed_forward", x + self.dropout2(ffn))
         x = _normed(self.norm1, x + self.attend(x, mask, record, name), record, f"{name}.norm1")
         capture(record, f"{name}.after_self_attn", x)
+        if self.feed_forward is None:
+            return capture(record, f"{name}.after_feed_forward", x)
         ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
         x = _normed(self.norm2, x + self.dropout2(ffn), record, f"{name}.norm2")
         return capture(record, f"{name}.after_feed_forward", x)
@@ -101,7 +113,9 @@ class DecoderLayer(nn.Module):
     Each sublayer has a residual and a LayerNorm (post-LN or pre-LN, as in
     ``EncoderLayer``). ``x [B, Lt, d]``, ``memory [B, Ls, d]``; ``self_mask``
     broadcasts to ``[B, H, Lt, Lt]`` (usually causal) and ``memory_mask`` to
-    ``[B, H, Lt, Ls]`` (source padding). Returns ``[B, Lt, d]``.
+    ``[B, H, Lt, Ls]`` (source padding). Returns ``[B, Lt, d]``. Attention-only
+    (``config.feed_forward=False``): no feed-forward, ``norm3`` or ``dropout3``; the output
+    is still recorded as ``name.after_feed_forward`` (= ``name.after_cross_attn``).
     """
 
     def __init__(self, config: TransformerConfig):
@@ -109,14 +123,13 @@ class DecoderLayer(nn.Module):
         self.norm_first = config.norm_first
         self.self_attn = _attention(config, config.positional)
         self.cross_attn = _attention(config, "none")
-        self.feed_forward = FeedForward(config.d_model, config.d_ff, config.dropout,
-                                        config.activation, config.bias)
+        self.feed_forward = _feed_forward(config)
         self.norm1 = _layer_norm(config)
         self.norm2 = _layer_norm(config)
-        self.norm3 = _layer_norm(config)
+        self.norm3 = _layer_norm(config) if config.feed_forward else None
         self.dropout1 = nn.Dropout(config.dropout)
         self.dropout2 = nn.Dropout(config.dropout)
-        self.dropout3 = nn.Dropout(config.dropout)
+        self.dropout3 = nn.Dropout(config.dropout) if config.feed_forward else None
 
     def self_block(self, x, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.self_attn.input", x)
@@ -137,6 +150,8 @@ class DecoderLayer(nn.Module):
             x = x + self.cross_block(_normed(self.norm2, x, record, f"{name}.norm2"), memory, memory_mask,
                                      record, name)
             capture(record, f"{name}.after_cross_attn", x)
+            if self.feed_forward is None:
+                return capture(record, f"{name}.after_feed_forward", x)
             ffn = _fed_forward(self.feed_forward, _normed(self.norm3, x, record, f"{name}.norm3"), record,
                                f"{name}.feed_forward")
             return capture(record, f"{name}.after_feed_forward", x + self.dropout3(ffn))
@@ -145,6 +160,8 @@ class DecoderLayer(nn.Module):
         x = _normed(self.norm2, x + self.cross_block(x, memory, memory_mask, record, name), record,
                     f"{name}.norm2")
         capture(record, f"{name}.after_cross_attn", x)
+        if self.feed_forward is None:
+            return capture(record, f"{name}.after_feed_forward", x)
         ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
         x = _normed(self.norm3, x + self.dropout3(ffn), record, f"{name}.norm3")
         return capture(record, f"{name}.after_feed_forward", x)

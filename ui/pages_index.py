@@ -46,6 +46,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Full model", "pages/encoder_decoder/page.py", "Encoder-decoder", ":material/swap_horiz:",
              "A source and a target sentence through the whole Transformer: the three kinds of attention, "
              "one layer step by step, shapes, parameters and the output distribution."),
+    PageInfo("Trained models", "pages/train/page.py", "Train a tiny Transformer", ":material/model_training:",
+             "Watch a small model learn induction, copy, reverse, sort or a text in seconds on the CPU: loss, "
+             "accuracy, heads that form, a step slider through training, and a checkpoint for every page."),
     PageInfo("Trained models", "pages/pretrained/page.py", "A real pretrained model", ":material/psychology:",
              "all-MiniLM-L6-v2, run by this dashboard's own encoder and checked against Hugging Face: its 72 "
              "heads on your text, WordPiece tokens, head roles, two sentences compared."),

@@ -45,12 +45,16 @@ def layer_steps(view: ForwardView, layer_index: int, norm_first: bool) -> LayerS
     Pre-LN: x1 = x + MHA(LN1(x)); out = x1 + FFN(LN2(x1)) (the residual stream is never normed).
     """
     prefix = f"encoder.layers.{layer_index}"
-    at = {name: view.internals[f"{prefix}.{part}"] for name, part in (PRE_LN_STAGES if norm_first else POST_LN_STAGES)}
+    internals = view.internals
+    hidden = internals.get(f"{prefix}.feed_forward.hidden")
+    parts = PRE_LN_STAGES if norm_first else POST_LN_STAGES
+    if hidden is None:  # an attention-only layer: its output is the stream after attention
+        parts = tuple((name, part) for name, part in parts if "feed_forward" not in part and "norm2" not in part)
+    stages = [(name, internals[f"{prefix}.{part}"]) for name, part in parts]
     where = "before" if norm_first else "after"
-    norms = ((f"LayerNorm 1 ({where} attention)", view.internals[f"{prefix}.norm1.in"],
-              view.internals[f"{prefix}.norm1.out"]),
-             (f"LayerNorm 2 ({where} feed-forward)", view.internals[f"{prefix}.norm2.in"],
-              view.internals[f"{prefix}.norm2.out"]))
-    hidden = view.internals[f"{prefix}.feed_forward.hidden"]
-    active = (hidden > 0).mean(-1).astype(np.float32)
-    return LayerSteps(tuple(at.items()), norms, active, bool(norm_first))
+    norms = tuple((f"LayerNorm {i} ({where} {what})", internals[f"{prefix}.norm{i}.in"],
+                   internals[f"{prefix}.norm{i}.out"])
+                  for i, what in ((1, "attention"), (2, "feed-forward")) if f"{prefix}.norm{i}.in" in internals)
+    length = stages[0][1].shape[0]
+    active = (hidden > 0).mean(-1).astype(np.float32) if hidden is not None else np.zeros(length, np.float32)
+    return LayerSteps(tuple(stages), norms, active, bool(norm_first))

@@ -206,6 +206,9 @@ def layer_section():
 def ffn_section():
     """How many feed-forward hidden units fire for each token of one encoder layer."""
     st.subheader("Feed-forward: units firing per token")
+    if not config.feed_forward:
+        st.info("This model is attention-only: its layers have no feed-forward network.")
+        return
     layer, steps = pick_encoder_layer()
     act = "ReLU" if config.activation == "relu" else "GELU"
     st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "

@@ -1,0 +1,1 @@
+"""The training page: page.py and its own sections."""

@@ -1,0 +1,91 @@
+"""The training page's settings: task, architecture, optimiser and seed, every one bound to the URL.
+
+Choosing a task loads that task's recommended settings (``default_setup``); a link restores
+the settings, not the weights (training again from the same seed gives the same run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import streamlit as st
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
+
+from transformer import TASK_NAMES, TrainingSetup, default_setup
+from ui.controls import POSITIONAL_LABELS
+
+# widget key -> TrainingSetup field
+FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", "d_model": "d_model", "d_ff": "d_ff",
+          "attn_only": "attention_only", "pe": "positional", "norm_first": "norm_first", "lr": "learning_rate",
+          "warmup": "warmup", "batch": "batch_size", "wd": "weight_decay", "dropout": "dropout", "seed": "seed",
+          "steps": "max_steps"}
+KINDS = {"decoder-only": "decoder-only (GPT-style): source SEP target", "encoder-decoder": "encoder-decoder"}
+SEQ2SEQ = ("copy", "reverse", "sort")
+LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+
+
+def _load_task_defaults() -> None:
+    """on_change of the task: every other control takes the task's recommended value."""
+    recommended = default_setup(st.session_state["task"])
+    for key, name in FIELDS.items():
+        if key != "task":
+            st.session_state[key] = getattr(recommended, name)
+
+
+def setup_controls() -> TrainingSetup | None:
+    """The settings panel; None (after st.error) for a combination that makes no model."""
+    base = default_setup("induction")
+    row = st.columns([1.2, 1.6, 1, 1, 1])
+    task = row[0].selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
+                            help="Choosing a task loads its recommended settings below.")
+    kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
+    kind = row[1].selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
+    layers = row[2].selectbox("layers", [1, 2, 3, 4], index=base.layers - 1, key="layers", bind="query-params",
+                              help="Try 1 layer on induction: it never forms an induction head.")
+    heads = row[3].selectbox("heads", [1, 2, 4], index=[1, 2, 4].index(base.heads), key="heads", bind="query-params")
+    d_model = row[4].selectbox("d_model", [16, 32, 64, 128], index=[16, 32, 64, 128].index(base.d_model),
+                               key="d_model", bind="query-params")
+    row = st.columns([1, 1.2, 1.2, 1, 1])
+    attention_only = row[0].toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
+                                   help="No feed-forward sub-layers: only attention moves information.")
+    d_ff = row[1].selectbox("d_ff", [32, 64, 128, 256, 512], index=[32, 64, 128, 256, 512].index(base.d_ff),
+                            key="d_ff", bind="query-params", disabled=attention_only)
+    schemes = ["learned", "sinusoidal", "rotary", "alibi", "none"]
+    positional = row[2].selectbox("positions", schemes, index=schemes.index(base.positional), key="pe",
+                                  bind="query-params", format_func=POSITIONAL_LABELS.get)
+    norm_first = row[3].toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
+                               help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
+    seed = int(row[4].number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
+    row = st.columns(6)
+    learning_rate = row[0].select_slider("learning rate", LEARNING_RATES, value=base.learning_rate, key="lr",
+                                         bind="query-params", format_func=lambda v: f"{v:g}",
+                                         help="Changing it keeps the weights; every other setting starts a new model.")
+    warmup = row[1].select_slider("warm-up steps", [0, 10, 20, 50, 100], value=base.warmup, key="warmup",
+                                  bind="query-params")
+    batch_size = row[2].select_slider("batch size", [8, 16, 32, 64], value=base.batch_size, key="batch",
+                                      bind="query-params")
+    weight_decay = row[3].select_slider("weight decay", [0.0, 0.01, 0.1], value=base.weight_decay, key="wd",
+                                        bind="query-params")
+    dropout = row[4].select_slider("dropout", [0.0, 0.1, 0.2, 0.3], value=base.dropout, key="dropout",
+                                   bind="query-params", help="Acts only while training: watch the train and "
+                                                             "held-out losses part.")
+    max_steps = row[5].select_slider("step budget", [200, 500, 1000, 2000, 4000], value=base.max_steps, key="steps",
+                                     bind="query-params")
+    values = dict(task=task, kind=kind if kind in kinds else "decoder-only", layers=int(layers), heads=int(heads),
+                  d_model=int(d_model), d_ff=int(d_ff), attention_only=bool(attention_only), positional=positional,
+                  norm_first=bool(norm_first), learning_rate=float(learning_rate), warmup=int(warmup),
+                  batch_size=int(batch_size), weight_decay=float(weight_decay), dropout=float(dropout), seed=seed,
+                  max_steps=int(max_steps))
+    if task == "text":
+        values["text"] = st.session_state.get("corpus") or None
+    try:
+        return TrainingSetup(**values)
+    except (TypeError, ValueError) as error:
+        st.error(f"These settings do not make a model: {error}")
+        return None
+
+
+def same_model(a: TrainingSetup, b: TrainingSetup) -> bool:
+    """True when only the learning rate or the step budget differ: the run goes on with the same weights."""
+    keep = {"learning_rate", "max_steps"}
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a) if f.name not in keep)

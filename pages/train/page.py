@@ -1,0 +1,44 @@
+"""Train a tiny Transformer: live training on CPU, heads that form in seconds, a checkpoint for every page."""
+
+import uuid
+
+import streamlit as st
+
+from pages.train import controls, live
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui.routing import require_navigation
+
+require_navigation()
+
+st.title("Train a tiny Transformer")
+st.markdown(
+    "Every other page draws attention from weights that were never trained. Here a small model learns a "
+    "toy task in seconds on this server's CPU, and you watch its heads form: on **induction**, a "
+    "previous-token head in layer 1 and, after a sudden drop of the loss (the *phase change*), an "
+    "induction head in layer 2 that looks at the token after the last occurrence of the current one. "
+    "Training minimises the cross-entropy of the next token on the positions that count; perplexity is "
+    "its exponential."
+)
+st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
+         r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
+
+with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives the "
+                 "same run)", expanded=True, key="settings", bind="query-params"):
+    setup = controls.setup_controls()
+    if st.session_state.get("task") == "text":
+        st.text_area("training text (at least a few KB; empty = the built-in text about attention)", key="corpus",
+                     max_chars=200_000, height=100)
+if setup is None:
+    st.stop()
+
+state = st.session_state
+state.setdefault("session_id", uuid.uuid4().hex)
+trainer = live.current_trainer(setup)
+if trainer is None:
+    st.stop()
+
+st.info(trainer.task.description)
+live.media_buttons(trainer)
+live.live_view(trainer, state.get("running", False))
+if not state.get("running", False):
+    live.after_training(trainer)

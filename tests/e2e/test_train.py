@@ -1,0 +1,32 @@
+"""In a real browser: Train makes the step counter advance and the loss chart grow; Pause stops it."""
+
+import re
+
+from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
+
+STEP = re.compile(r"step (\d+) of at most")
+
+
+def current_step(page) -> int:
+    text = page.locator("[data-testid=stProgress]").first.inner_text()
+    match = STEP.search(text)
+    return int(match.group(1)) if match else -1
+
+
+def test_train_advances_and_pause_stops(page, server_url):
+    page.goto(f"{server_url}/train?layers=1")  # one layer never learns induction: it trains until paused
+    wait_idle(page, timeout=60_000)
+    assert current_step(page) == 0
+    page.locator("[data-testid=stButton] button", has_text="Train").first.click()
+    wait_for_chart(page, "induction · 1 layers", timeout=30_000)
+    page.wait_for_function("() => /step ([1-9]\\d*) of at most/.test(document.body.innerText)", timeout=30_000)
+    first = current_step(page)
+    page.wait_for_timeout(1500)
+    assert current_step(page) > first  # still training: the counter moves on its own
+    points = page.locator('.js-plotly-plot').count()  # the loss and head-score charts, and the probe
+    page.locator("[data-testid=stButton] button", has_text="Pause").first.click()
+    wait_idle(page)
+    stopped = current_step(page)
+    page.wait_for_timeout(1500)
+    assert current_step(page) == stopped and stopped > first and points >= 2
+    assert_no_exception(page)

@@ -1,0 +1,141 @@
+"""The shipped checkpoints (checkpoints/<task>.safetensors) load and still do their task on fresh samples.
+
+The samples, the right answers and the head scores are built here in plain Python from each
+task's rule (not with the package's task generators or scorers), with a seed of their own.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from transformer import TASK_NAMES, load_checkpoint
+from transformer.text_corpus import CORPUS_PATH
+
+torch.set_num_threads(1)
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "checkpoints"
+BOS, EOS, FIRST = 1, 2, 4
+SAMPLES = 96
+# the best head's share of attention on the keys the task's pattern names (see transformer/head_scores.py)
+HEAD_TARGETS = {"induction": 0.8, "copy": 0.6, "reverse": 0.6, "sort": 0.4, "text": 0.3}
+RULES = {"copy": list, "reverse": lambda s: list(reversed(s)), "sort": sorted}
+
+
+@pytest.fixture(scope="module")
+def shipped() -> dict:
+    return {path.stem: (path, *load_checkpoint(path)) for path in sorted(FOLDER.glob("*.safetensors"))}
+
+
+def test_every_task_is_shipped_small_and_described(shipped):
+    assert set(shipped) == set(TASK_NAMES)
+    for name, (path, model, metadata) in shipped.items():
+        assert path.stat().st_size < 600 * 1024, name
+        assert metadata["task"] == name and metadata["kind"] == model.kind
+        assert metadata["steps"] > 0 and metadata["setup"]["task"] == name and "seed" in metadata
+        metrics = metadata["metrics"]
+        if name == "text":
+            assert metrics["perplexity"] <= metadata["target"]
+        else:
+            assert metrics["val_accuracy"] >= metadata["target"] >= 0.99
+    assert shipped["reverse"][1].kind == "encoder-decoder"
+    assert shipped["induction"][2]["config"].feed_forward is False
+
+
+def _maps(record, kind: str) -> list[np.ndarray]:
+    """The scored maps, ``[B, H, Lq, Lk]`` float numpy per decoder layer."""
+    return [record.weights[n].numpy() for n in record.weights if n.startswith("decoder") and n.endswith(kind)]
+
+
+def _best_head(maps: list[np.ndarray], alignments: list[list[tuple[int, list[int], list[int]]]]) -> float:
+    """Best (layer, head) of: max over alignments of the mean mass on the keys, over (example, query, keys)."""
+    best = 0.0
+    for weights in maps:
+        for head in range(weights.shape[1]):
+            per_alignment = [np.mean([weights[b, head, q, keys].sum() for b, q, keys in triples])
+                             for triples in alignments]
+            best = max(best, max(per_alignment))
+    return best
+
+
+def test_induction_predicts_repeats_with_an_induction_head(shipped):
+    _, model, metadata = shipped["induction"]
+    rng = random.Random(2024)
+    rows = []
+    for _ in range(SAMPLES):
+        period = rng.randint(6, 14)
+        offset = rng.randint(0, 32 - 2 * period)
+        letters = rng.sample(range(26), offset + period)
+        block = letters[offset:]
+        rows.append([FIRST + c for c in (letters[:offset] + block * 6)[:33]])
+    data = torch.tensor(rows)
+    with torch.inference_mode():
+        out = model(data[:, :-1], return_attention=True)
+    predicted = out.logits.argmax(-1)
+    hits, total, triples = 0, 0, []
+    for b, row in enumerate(rows):
+        for t in range(32):
+            if row[t] in row[:t]:                                   # a repeated token: the next one is known
+                total += 1
+                hits += int(predicted[b, t]) == row[t + 1]
+                triples.append((b, t, [k for k in range(1, t + 1) if row[k - 1] == row[t]]))
+    assert hits / total >= metadata["target"]
+    assert _best_head(_maps(out.attention, "self_attn"), [triples]) >= HEAD_TARGETS["induction"]
+
+
+@pytest.mark.parametrize("name", ["copy", "reverse", "sort"])
+def test_sequence_tasks_are_solved_with_aligned_attention(shipped, name):
+    _, model, metadata = shipped[name]
+    rng = random.Random(7)
+    hits = total = 0
+    write, read, maps = [], [], []
+    for n in range(4, 11):                                          # one batch per source length
+        sources = [rng.sample(range(26), n) for _ in range(SAMPLES // 6)]
+        outputs = [RULES[name](s) for s in sources]
+        src = torch.tensor([[FIRST + c for c in s] for s in sources])
+        out_ids = torch.tensor([[FIRST + c for c in o] for o in outputs])
+        with torch.inference_mode():
+            if model.kind == "encoder-decoder":
+                decoder_in = torch.cat([torch.full((len(sources), 1), BOS), out_ids], dim=1)
+                result = model(src, decoder_in, return_attention=True)
+                first, kind = 0, "cross_attn"                       # query j writes output letter j
+            else:
+                sequence = torch.cat([src, torch.full((len(sources), 1), BOS), out_ids], dim=1)
+                result = model(sequence, return_attention=True)
+                first, kind = n, "self_attn"
+        predicted = result.logits.argmax(-1)[:, first:first + n]
+        hits += int((predicted == out_ids).sum())
+        total += out_ids.numel()
+        offset = len(maps[0]) if maps else 0
+        for b, (source, output) in enumerate(zip(sources, outputs)):
+            for j in range(n):
+                write.append((offset + b, first + j, [source.index(output[j])]))
+                if j:
+                    read.append((offset + b, first + j, [source.index(output[j - 1])]))
+        layers = _maps(result.attention, kind)
+        padded = [np.pad(w, ((0, 0), (0, 0), (0, 21 - w.shape[2]), (0, 21 - w.shape[3]))) for w in layers]
+        maps = padded if not maps else [np.concatenate([a, p]) for a, p in zip(maps, padded)]
+    assert hits / total >= metadata["target"]
+    assert _best_head(maps, [write, read]) >= HEAD_TARGETS[name]
+
+
+def test_text_model_beats_its_perplexity_target_with_a_previous_token_head(shipped):
+    _, model, metadata = shipped["text"]
+    text = "▁".join(CORPUS_PATH.read_text(encoding="utf-8").lower().split())
+    validation = text[int(len(text) * 0.9):]
+    index = {symbol: FIRST + i for i, symbol in enumerate(metadata["tokenizer"].vocabulary)}
+    ids = [index[c] for c in validation]
+    context = 64                                    # the text task's training context (a window of 64 characters)
+    windows = torch.tensor([ids[i:i + context + 1] for i in range(0, len(ids) - context - 1, context)])
+    with torch.inference_mode():
+        out = model(windows[:, :-1], return_attention=True)
+    loss = torch.nn.functional.cross_entropy(out.logits.reshape(-1, out.logits.shape[-1]), windows[:, 1:].reshape(-1))
+    assert math.exp(float(loss)) <= metadata["target"]
+    triples = [(b, q, [q - 1]) for b in range(len(windows)) for q in range(1, context)]
+    assert _best_head(_maps(out.attention, "self_attn"), [triples]) >= HEAD_TARGETS["text"]

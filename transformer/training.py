@@ -1,0 +1,321 @@
+"""Training a tiny Transformer on a toy task, live, with its attention recorded along the way.
+
+One ``Trainer`` owns its model, optimiser and random generators (never a shared cached model, and
+never the global RNG for data), so one session's training cannot touch another's and the same
+``TrainingSetup`` gives the same losses every time. Training steps run without a record (fused
+attention); evaluations and snapshots run in eval mode with one.
+
+Loss: cross-entropy over the batch's ``loss_mask`` positions,
+``L = -1/|M| sum_{(b,t) in M} log softmax(z_{b,t})[y_{b,t}]``; accuracy is the share of those
+positions where ``argmax z = y``; perplexity ``exp(L)``. Optimiser: AdamW with a linear warm-up,
+``lr_t = lr * min(1, (t + 1) / warmup)``, and gradients clipped to norm 1.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .checkpoint import save_checkpoint
+from .config import POSITIONAL_ENCODINGS, TransformerConfig
+from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
+from .head_scores import score_heads
+from .record import ForwardRecord
+from .seeding import build_model
+from .tasks import TASK_NAMES, Task, TaskBatch, check_kind, make_task
+
+EVAL_BATCHES, EVAL_BATCH_SIZE = 8, 32
+EVAL_SEED = 1_000_000        # even; training data uses odd seeds, so held-out and training streams differ
+CLIP_NORM = 1.0
+MODEL_MAX_LEN = 128          # the longest input the app's pages give a model (see model_config)
+
+
+@dataclass(frozen=True)
+class TrainingSetup:
+    """Everything that decides a training run; the same setup gives the same run.
+
+    ``layers`` is the number of layers per stack (encoder and decoder alike), ``heads`` must
+    divide ``d_model``; ``attention_only`` drops the feed-forward sublayers (``d_ff`` unused);
+    ``warmup`` steps of linear warm-up; ``text`` the text task's corpus (None = built-in; other
+    tasks ignore it). Invalid values raise ValueError saying what to change.
+    """
+
+    task: str = "induction"
+    kind: str = "decoder-only"
+    layers: int = 2
+    heads: int = 2
+    d_model: int = 64
+    d_ff: int = 256
+    attention_only: bool = True
+    positional: str = "learned"
+    norm_first: bool = True
+    learning_rate: float = 3e-3
+    warmup: int = 20
+    batch_size: int = 32
+    weight_decay: float = 0.0
+    dropout: float = 0.0
+    seed: int = 0
+    max_steps: int = 2000
+    text: str | None = None
+
+    def __post_init__(self) -> None:
+        check_kind(self.task, self.kind)
+        for name in ("layers", "heads", "d_model", "d_ff", "batch_size", "max_steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}.")
+        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
+            raise ValueError(f"warmup must be a whole number >= 0, got {self.warmup!r}.")
+        if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate <= 1):
+            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}.")
+        if not 0 <= self.weight_decay < 1:
+            raise ValueError(f"weight_decay must be in [0, 1), got {self.weight_decay!r}.")
+        if self.positional not in POSITIONAL_ENCODINGS:
+            raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
+        if self.text is not None and not isinstance(self.text, str):
+            raise ValueError("text must be a string (or None for the built-in text).")
+        model_config(self, context=1, vocab_size=5)   # head count, dropout, rotary pairs: the config's checks
+        if self.task == "text":
+            make_task("text", text=self.text)          # a text too short or too long fails here, not later
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TrainingSetup":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown setting(s) {unknown}; valid ones are {sorted(known)}.")
+        return cls(**values)
+
+
+_DEFAULTS = {
+    "induction": dict(attention_only=True, d_model=64, heads=2, positional="rotary", max_steps=1000),
+    "copy": dict(attention_only=False, d_model=64, heads=2, d_ff=128, max_steps=2000),
+    "reverse": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
+    "sort": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
+    "text": dict(attention_only=False, d_model=64, heads=2, d_ff=128, positional="rotary", dropout=0.2,
+                 max_steps=2000),
+}
+
+
+def default_setup(task: str) -> TrainingSetup:
+    """The recommended settings for ``task`` (the page's defaults): decoder-only, 2 pre-LN layers, 2 heads.
+
+    induction: attention-only (no feed-forward), d_model 64, rotary positions (learned ones need
+    about 5x the steps to reach 99 %); copy: d_model 64, d_ff 128; reverse, sort: d_model 32,
+    d_ff 64, learned positions; text: d_model 64, d_ff 128, rotary, dropout 0.2 (a few KB of
+    text is memorised quickly without it). All: lr 3e-3, batch 32, 20 warm-up steps; at most 1000
+    steps for induction, 2000 for the others (training stops earlier, at the target).
+    """
+    if task not in _DEFAULTS:
+        raise ValueError(f"task {task!r} is unknown; use one of {TASK_NAMES}.")
+    return TrainingSetup(task=task, **_DEFAULTS[task])
+
+
+def model_config(setup: TrainingSetup, context: int, vocab_size: int) -> TransformerConfig:
+    """The model a setup trains, both vocabularies the task's, ``max_len = max(context, MODEL_MAX_LEN)``.
+
+    Training uses at most ``context`` positions; the longer ``max_len`` lets every page of the app
+    run the trained model on a user's text of up to 128 tokens, like a random model (rotary,
+    ALiBi and sinusoidal positions cost nothing for it; a learned table's extra rows stay untrained).
+    """
+    return TransformerConfig(
+        d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
+        num_decoder_layers=setup.layers, d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,
+        max_len=max(context, MODEL_MAX_LEN), norm_first=setup.norm_first, src_vocab_size=vocab_size, tgt_vocab_size=vocab_size,
+        feed_forward=not setup.attention_only)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The attention on the task's probe at one step: record name -> ``[H, Lq, Lk]`` float32."""
+
+    step: int
+    weights: dict[str, np.ndarray]
+
+
+class Trainer:
+    """Trains one model on one task. Not thread-safe: one session owns one trainer.
+
+    Owns its own model copy and optimiser. ``history`` gets a row at step 0 and every
+    ``eval_every`` steps (and at ``max_steps``): ``step``; ``train_loss``, the mean over the steps
+    since the last row (at step 0: the loss on the first training batch, before any update);
+    ``val_loss``, ``val_accuracy``, ``perplexity`` (text only), ``head_score`` (the best head),
+    ``head_scores`` (``[layers][heads]``) from ``evaluate``; ``seconds`` spent in ``train`` so far.
+    ``snapshots`` hold the probe's attention at step 0 and every ``snapshot_every`` steps.
+    Training stops at ``max_steps`` or, with ``stop_at_target``, once a held-out evaluation
+    reaches the task's target. Dropout draws from the global RNG (PyTorch's dropout has no
+    generator argument), seeded from the trainer's own generator before every step: runs with
+    dropout repeat exactly unless two trainers with dropout step at the same moment in threads.
+    """
+
+    def __init__(self, setup: TrainingSetup, eval_every: int = 20, snapshot_every: int = 20,
+                 stop_at_target: bool = True):
+        self.setup, self.eval_every, self.snapshot_every = setup, eval_every, snapshot_every
+        self.stop_at_target = stop_at_target
+        if min(eval_every, snapshot_every) < 1:
+            raise ValueError("eval_every and snapshot_every must be at least 1.")
+        self.task: Task = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
+        self.config = model_config(setup, self.task.context, self.task.tokenizer.vocab_size)
+        self.model: nn.Module = build_model(self.config, setup.seed, setup.kind).train()
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,
+                                           weight_decay=setup.weight_decay, fused=True)
+        self.learning_rate = setup.learning_rate
+        self._data = torch.Generator().manual_seed(2 * setup.seed + 1)
+        self._dropout = torch.Generator().manual_seed(2 * setup.seed + 3)
+        held_out = torch.Generator().manual_seed(EVAL_SEED)
+        self._held_out = merge_batches(self.task.held_out(EVAL_BATCHES, EVAL_BATCH_SIZE, held_out))
+        self._probe = self.task.probe()
+        self.step, self.seconds = 0, 0.0
+        self._losses: list[float] = []
+        self.history: list[dict] = []
+        self.snapshots: list[Snapshot] = []
+        self._log()
+        self._snapshot()
+
+    @property
+    def done(self) -> bool:
+        """Max steps reached, or (``stop_at_target``) the last held-out evaluation met the target."""
+        reached = self.stop_at_target and bool(self.history) and self.task.reached(self.history[-1])
+        return self.step >= self.setup.max_steps or reached
+
+    def set_learning_rate(self, lr: float) -> None:
+        """A new base learning rate from the next step on; weights and optimiser state stay."""
+        if not (isinstance(lr, (int, float)) and 0 < lr <= 1):
+            raise ValueError(f"the learning rate must be in (0, 1], got {lr!r}.")
+        self.learning_rate = float(lr)
+
+    def current_learning_rate(self) -> float:
+        """The rate of the next step: the base rate times the warm-up factor."""
+        warmup = self.setup.warmup
+        return self.learning_rate * (min(1.0, (self.step + 1) / warmup) if warmup else 1.0)
+
+    def train(self, steps: int) -> None:
+        """Up to ``steps`` optimiser steps (fewer once ``done``), evaluating and snapshotting on schedule."""
+        start = time.perf_counter()
+        for _ in range(int(steps)):
+            if self.done:
+                break
+            self._losses.append(self._train_step())
+            self.seconds += time.perf_counter() - start
+            start = time.perf_counter()
+            if self.step % self.eval_every == 0 or self.step == self.setup.max_steps:
+                self._log()
+            if self.step % self.snapshot_every == 0:
+                self._snapshot()
+            self.seconds += time.perf_counter() - start
+            start = time.perf_counter()
+
+    def _train_step(self) -> float:
+        batch = self.task.batch(self.setup.batch_size, self._data, "train")
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.current_learning_rate()
+        if self.setup.dropout > 0:
+            torch.manual_seed(int(torch.randint(0, 2**62, (1,), generator=self._dropout)))
+        loss = masked_loss(forward_logits(self.model, batch), batch)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        nn.utils.clip_grad_norm_(self.model.parameters(), CLIP_NORM, foreach=True)
+        self.optimizer.step()
+        self.step += 1
+        return float(loss.detach())
+
+    @torch.inference_mode()
+    def evaluate(self) -> dict:
+        """Held-out metrics and per-head scores, in eval mode with the forward record.
+
+        The held-out samples are drawn once, from a generator of their own (never the training
+        stream), and reused at every evaluation so that the curves show the model changing, not
+        the samples (text: the whole validation split). Returns ``val_loss``, ``val_accuracy``
+        (on the ``loss_mask`` positions), ``perplexity`` (text only), ``head_scores``
+        (``[layers][heads]`` lists, ``score_heads`` averaged over the held-out batches) and
+        ``head_score`` (their maximum). The model is back in train mode after.
+        """
+        self.model.eval()
+        total, correct, count, scores = 0.0, 0, 0, []
+        for batch in self._held_out:
+            logits, record = forward_logits(self.model, batch, record=True)
+            mask = batch.loss_mask
+            total += float(F.cross_entropy(logits[mask], batch.targets[mask], reduction="sum"))
+            correct += int((logits[mask].argmax(-1) == batch.targets[mask]).sum())
+            count += int(mask.sum())
+            scores.append(score_heads(self.task, record, batch))
+        self.model.train()
+        head_scores = np.mean(scores, axis=0)
+        metrics = {"val_loss": total / count, "val_accuracy": correct / count}
+        if self.task.name == "text":
+            metrics["perplexity"] = math.exp(min(metrics["val_loss"], 50.0))
+        metrics["head_score"] = float(head_scores.max())
+        metrics["head_scores"] = [[float(v) for v in row] for row in head_scores]
+        return metrics
+
+    @torch.inference_mode()
+    def _first_batch_loss(self) -> float:
+        """The untrained model's loss on the batch the first step will train on (the generator is copied)."""
+        generator = torch.Generator().set_state(self._data.get_state())
+        batch = self.task.batch(self.setup.batch_size, generator, "train")
+        self.model.eval()
+        loss = float(masked_loss(forward_logits(self.model, batch), batch))
+        self.model.train()
+        return loss
+
+    def _log(self) -> None:
+        train_loss = float(np.mean(self._losses)) if self._losses else self._first_batch_loss()
+        self._losses = []
+        self.history.append({"step": self.step, "train_loss": train_loss, **self.evaluate(),
+                             "seconds": self.seconds})
+
+    @torch.inference_mode()
+    def attention_on(self, batch: TaskBatch) -> ForwardRecord:
+        """The record of the model (eval mode) on ``batch``; the model is back in train mode after."""
+        self.model.eval()
+        record = forward_logits(self.model, batch, record=True)[1]
+        self.model.train()
+        return record
+
+    def _snapshot(self) -> None:
+        record = self.attention_on(self._probe)
+        self.snapshots.append(Snapshot(self.step, {name: record.numpy(name) for name in record.weights}))
+
+    @torch.inference_mode()
+    def greedy(self, inputs: list[int], max_new: int) -> tuple[list[int], ForwardRecord]:
+        """Greedy decoding from ``inputs`` (e.g. ``task.encode_user_input(text)``), up to ``max_new`` tokens.
+
+        Returns the generated ids (ending at ``</s>`` if the model writes it) and the record of
+        the final forward pass over everything (decoder-only: the input and the generated ids;
+        encoder-decoder: source ``inputs`` and decoder input ``<s>`` + generated ids).
+        """
+        self.model.eval()
+        try:
+            return greedy_decode(self.model, self.task, inputs, max_new)
+        finally:
+            self.model.train()
+
+    def checkpoint_bytes(self, name: str, extra: dict | None = None) -> bytes:
+        """The model as a checkpoint file's bytes (``load_checkpoint`` reads them back).
+
+        Metadata: name, task, kind, steps, metrics (the last history row), seed, setup (a dict),
+        target, target_metric, score_name, learning_rate (the current base rate) and the
+        tokenizer, plus any JSON-serialisable ``extra`` entries (they cannot replace those).
+        """
+        metadata = {**(extra or {}),
+                    "name": str(name), "task": self.task.name, "kind": self.task.kind, "steps": self.step,
+                    "metrics": self.history[-1], "seed": self.setup.seed, "setup": self.setup.to_dict(),
+                    "target": self.task.target, "target_metric": self.task.target_metric,
+                    "score_name": self.task.score_name, "learning_rate": self.learning_rate,
+                    "tokenizer": self.task.tokenizer}
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "model.safetensors")
+            save_checkpoint(self.model, path, metadata)
+            with open(path, "rb") as file:
+                return file.read()
