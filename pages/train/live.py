@@ -117,12 +117,13 @@ def _progress(trainer: Trainer) -> None:
         cols[3].metric("perplexity", f"{last['perplexity']:.2f}")
     cols[4].metric(f"best head: {trainer.task.score_name}", f"{last['head_score']:.2f}")
     steps = [row["step"] for row in history]
-    st.plotly_chart(curves_figure(steps, [r["train_loss"] for r in history], [r["val_loss"] for r in history],
-                                  [r["val_accuracy"] for r in history], trainer.task.target,
+    st.plotly_chart(cached_figure(curves_figure, tuple(steps), tuple(r["train_loss"] for r in history),
+                                  tuple(r["val_loss"] for r in history), tuple(r["val_accuracy"] for r in history),
+                                  trainer.task.target,
                                   f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads"),
                     width="stretch", key="curves")
     scores = np.stack([np.asarray(r["head_scores"], dtype=np.float32) for r in history])
-    st.plotly_chart(head_scores_figure(steps, scores, trainer.task.score_name,
+    st.plotly_chart(cached_figure(head_scores_figure, tuple(steps), scores, trainer.task.score_name,
                                        f"Each head's {trainer.task.score_name} over training"),
                     width="stretch", key="scores")
 
