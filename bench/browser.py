@@ -48,7 +48,8 @@ class RunWatcher:
 
 
 def url_path(path: str) -> str:
-    name = Path(path).stem
+    """A page's address from its script, ``pages/<name>/page.py`` -> ``<name>`` (Home: the root)."""
+    name = Path(path).parent.name
     return "" if name == "home" else name
 
 
