@@ -99,3 +99,23 @@ def test_model_spec_identity():
         ModelSpec.random(CONFIG, 0, "bert")
     with pytest.raises(ValueError, match="SHA-256"):
         ModelSpec.checkpoint("abc", "x")
+
+
+@pytest.mark.parametrize("name", ["induction", "copy", "reverse", "sort", "text"])
+def test_every_shipped_checkpoint_runs_on_the_pages_it_fits(name):
+    """The real checkpoints in checkpoints/ are offered and drawn where their architecture fits."""
+    import ui.models as models
+
+    models.shipped_checkpoints.clear()
+    path = models.CHECKPOINT_DIR / f"{name}.safetensors"
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    kind = models.shipped_checkpoints()[digest][1].kind
+    pages = {"encoder-decoder": ["encoder_decoder", "multi_head", "self_attention"],
+             "decoder-only": ["multi_head", "self_attention", "masks"]}[kind]
+    for page in pages:
+        at = run_page(f"pages/{page}/page.py")
+        label = next(o for o in at.selectbox(key="model").options if o.startswith(f"{name} · {digest[:8]}"))
+        at = run_page(f"pages/{page}/page.py", {"model": label, "text": "a b c a b c", "src": "a b c d",
+                                                 "tgt": "d c b a"})
+        assert_no_exception(at)
+        assert at.selectbox(key="model").value == label
