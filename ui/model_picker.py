@@ -12,7 +12,7 @@ import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer.spec import ModelSpec
 
-from .models import add_checkpoint, shipped_checkpoints, uploaded_checkpoints
+from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 
 RANDOM = "random model (settings below)"
 PRETRAINED = {"all-MiniLM-L6-v2": "encoder-only"}
@@ -96,3 +96,12 @@ def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = N
     if message and message[0] != "success":
         getattr(st, message[0])(message[1])
     return None if label == RANDOM else offered.get(label)
+
+
+def load_or_stop(spec: ModelSpec) -> LoadedModel:
+    """The model a spec names; if it cannot be had (a checkpoint gone from the server), say why and stop the page."""
+    try:
+        return load_model(spec)
+    except ValueError as error:
+        st.error(str(error))
+        st.stop()

@@ -12,8 +12,7 @@ from pages.masks import numbers as mask_ui
 from pages.masks import sections as sections
 from ui.controls import d_model_control, heads_control, layers_control, seed_control
 from ui.forward import stack_config
-from ui.model_picker import model_choice
-from ui.models import load_model
+from ui.model_picker import load_or_stop, model_choice
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -40,11 +39,7 @@ if choice is None:
     spec = ModelSpec.random(stack_config(layers, d_model=d_model, num_heads=heads), seed, "encoder-only")
 else:
     spec = choice
-try:
-    loaded = load_model(spec)
-except ValueError as error:
-    st.error(str(error))
-    st.stop()
+loaded = load_or_stop(spec)
 layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
 if loaded.kind == "decoder-only":
     layers = loaded.config.num_decoder_layers

@@ -6,8 +6,7 @@ from transformer import causal_mask
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
-from ui.model_picker import model_choice
-from ui.models import load_model
+from ui.model_picker import load_or_stop, model_choice
 from ui.text import sentence_input
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -59,11 +58,7 @@ if choice is None:
         st.stop()
 else:
     spec = choice
-try:
-    loaded = load_model(spec)
-except ValueError as error:
-    st.error(str(error))
-    st.stop()
+loaded = load_or_stop(spec)
 causal = loaded.kind == "decoder-only"
 st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
                                         if causal else "Bidirectional: every token sees every token."))

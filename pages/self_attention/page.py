@@ -8,8 +8,7 @@ from pages.self_attention.steps import attention_steps, sentence_peakedness, sof
 from ui.controls import head_options, positional_control, seed_control
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, stack_config
-from ui.model_picker import model_choice
-from ui.models import load_model
+from ui.model_picker import load_or_stop, model_choice
 from ui.routing import require_navigation
 from ui.text import sentence_input
 from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
@@ -50,11 +49,7 @@ if choice is None:
                                      positional=positional), seed, causal)
 else:
     spec = choice
-try:
-    loaded = load_model(spec)
-except ValueError as error:
-    st.error(str(error))
-    st.stop()
+loaded = load_or_stop(spec)
 config = loaded.config
 model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
 d_model, d_k = config.d_model, config.d_head
