@@ -94,11 +94,7 @@ class TransformerConfig:
     @classmethod
     def from_dict(cls, values: dict) -> "TransformerConfig":
         """Build from a mapping (e.g. a saved view); an unknown key is a ValueError naming the valid ones."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown option(s) {unknown}; valid options are {sorted(known)}.")
-        return cls(**values)
+        return from_known_fields(cls, values, "option")
 
     @property
     def d_head(self) -> int:
@@ -107,6 +103,15 @@ class TransformerConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def from_known_fields(cls, values: dict, what: str):
+    """``cls(**values)`` for a dataclass; an unknown key is a ValueError naming the valid ``what``s."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise ValueError(f"unknown {what}(s) {unknown}; valid {what}s are {sorted(known)}.")
+    return cls(**values)
 
 
 def divisors(n: int) -> list[int]:

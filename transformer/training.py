@@ -17,7 +17,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
@@ -25,7 +25,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from .checkpoint import save_checkpoint
-from .config import POSITIONAL_ENCODINGS, TransformerConfig
+from .config import POSITIONAL_ENCODINGS, TransformerConfig, from_known_fields
 from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
 from .head_scores import score_heads
 from .record import ForwardRecord
@@ -91,11 +91,8 @@ class TrainingSetup:
 
     @classmethod
     def from_dict(cls, values: dict) -> "TrainingSetup":
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown setting(s) {unknown}; valid ones are {sorted(known)}.")
-        return cls(**values)
+        """Build from a mapping (a checkpoint's metadata); an unknown key is a ValueError naming the valid ones."""
+        return from_known_fields(cls, values, "setting")
 
 
 _DEFAULTS = {

@@ -107,25 +107,8 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
                        probabilities, record.model, record.tokens, out.hidden[0].float().numpy())
 
 
-@dataclass(frozen=True)
-class SelfAttentionMaps:
-    """A self-attention stack's maps: ``weights`` and pre-softmax ``scores`` ``[L, H, T, T]``.
-
-    Scores are taken before the mask is applied, so every entry is finite; the
-    weights are zero where the mask forbids attending.
-    """
-
-    weights: np.ndarray
-    scores: np.ndarray
-
-
 def self_attention_maps(spec: ModelSpec, ids: tuple[int, ...], causal: bool | None = None,
-                        pad_keys: bool = False) -> SelfAttentionMaps:
-    """Every layer's self-attention of the model's (first) stack on one sentence."""
+                        pad_keys: bool = False) -> np.ndarray:
+    """Every layer's self-attention weights ``[L, H, T, T]`` of the model's (first) stack on one sentence."""
     view = run_model(spec, tuple(ids), causal=causal, pad_keys=pad_keys)
-    stack = stack_of(load_model(spec).kind)
-    return SelfAttentionMaps(view.stacked(stack), view.stacked(stack, scores=True))
-
-
-def finite(array: np.ndarray) -> bool:
-    return bool(np.isfinite(array).all())
+    return view.stacked(stack_of(load_model(spec).kind))

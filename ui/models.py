@@ -9,6 +9,7 @@ once for all sessions. Shared models are read-only: callers run them under
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,10 +64,11 @@ def _random(spec: ModelSpec) -> LoadedModel:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _checkpoint(spec: ModelSpec, _data: bytes) -> LoadedModel:
+def _checkpoint(spec: ModelSpec, _read: Callable[[], bytes]) -> LoadedModel:
+    """Keyed by the spec (the file's SHA-256): the bytes are read only when the model is not cached yet."""
     from transformer import load_checkpoint
 
-    module, metadata = load_checkpoint(_data)
+    module, metadata = load_checkpoint(_read())
     return LoadedModel(spec, _read_only(module), metadata["tokenizer"], metadata)
 
 
@@ -132,13 +134,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
         return _random(spec)
     if spec.source == "pretrained":
         return _pretrained(spec)
-    data = checkpoint_bytes(spec.digest)
-    if data is None:
+    if spec.digest not in uploaded_checkpoints() and spec.digest not in shipped_checkpoints():
         raise ValueError(f"The checkpoint {spec.label} is not on this server (an upload lasts one session); "
                          f"upload the file again.")
-    return _checkpoint(spec, data)
-
-
-def get_model(config: TransformerConfig, seed: int, kind: str = "encoder-decoder") -> torch.nn.Module:
-    """The random model for these settings (see ``load_model``)."""
-    return load_model(ModelSpec.random(config, seed, kind)).module
+    return _checkpoint(spec, lambda: checkpoint_bytes(spec.digest))

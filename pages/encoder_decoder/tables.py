@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-import torch
 
 from analysis.parameters import FORMULAS, closed_form_parameters, counted_parameters
 from transformer.spec import ModelSpec

@@ -8,7 +8,6 @@ import streamlit as st
 
 from transformer.spec import ModelSpec
 from analysis import masks as mask_math
-from pages.masks import numbers as mask_ui
 from pages.masks import sections as sections
 from ui.controls import d_model_control, heads_control, layers_control, seed_control
 from ui.forward import stack_config

@@ -151,7 +151,7 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
                 "GPT-style) and once without (an encoder, BERT-style).")
     real = batch.real
     side = {causal: self_attention_maps(shown.spec, real.ids, causal=causal)
-            .weights[shown.layer - 1, shown.head] for causal in (True, False)}
+            [shown.layer - 1, shown.head] for causal in (True, False)}
     causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
     c1.plotly_chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,

@@ -72,7 +72,7 @@ if sentence is None:
     st.stop()
 
 tokens, n = list(sentence.tokens), len(sentence.tokens)
-weights = self_attention_maps(spec, sentence.ids).weights  # [L, H, T, T]
+weights = self_attention_maps(spec, sentence.ids)  # [L, H, T, T]
 layers, heads = weights.shape[:2]
 mask = causal_mask(n).numpy() if causal else None
 kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
@@ -175,7 +175,7 @@ def compare(weights, tokens, spec, tokenizer):
         hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params", **ONE_BASED)
         if other is None:
             return
-        second_weights = self_attention_maps(spec, other.ids).weights
+        second_weights = self_attention_maps(spec, other.ids)
         first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
         names = (f"layer {lc + 1} · head {hc + 1} · first sentence", f"layer {lc + 1} · head {hc + 1} · second sentence")
         if first.shape != second.shape:

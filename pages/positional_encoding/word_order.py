@@ -58,7 +58,7 @@ def render_word_order(base: float) -> None:
                    "and the tokenizer is case-sensitive: 'The' and 'the' differ), so there is no "
                    "permutation to undo. Both maps are shown without the check.")
         for name, spec in specs.items():
-            maps = [self_attention_maps(spec, t.ids).weights for t in (a, b)]
+            maps = [self_attention_maps(spec, t.ids) for t in (a, b)]
             st.plotly_chart(cached_figure(attention_pair_figure,
                 maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
                 f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")

@@ -33,8 +33,8 @@ def word_order_attention(spec: ModelSpec, ids_a: Sequence[int], ids_b: Sequence[
     attention: A2 = P A1 P^T, and un-permuting B recovers A exactly (up to float
     rounding). A causal mask would break this, so the demo is bidirectional.
     """
-    a = self_attention_maps(spec, tuple(ids_a)).weights
-    b = self_attention_maps(spec, tuple(ids_b)).weights
+    a = self_attention_maps(spec, tuple(ids_a))
+    b = self_attention_maps(spec, tuple(ids_b))
     inv = np.argsort(np.asarray(perm))
     b_in_a = np.ascontiguousarray(b[:, :, inv][:, :, :, inv])
     return WordOrderResult(a, b, b_in_a, float(np.abs(a - b_in_a).max()))
