@@ -1,10 +1,13 @@
 """The training page: Step trains, a learning-rate change keeps the weights, a new task starts a new model,
 a fast fixture reaches its target, the result joins the model picker; the server-wide queue of trainings."""
 
+from pathlib import Path
+
 import pytest
 
 from pages.train.slots import TrainingSlots
 from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from transformer import HashTokenizer, TransformerConfig, build_model, save_checkpoint
 
 PAGE = "pages/train/page.py"
 FAST = {"task": "copy", "kind": "decoder-only", "layers": "2", "heads": "2", "d_model": "32", "steps": "1000"}
@@ -53,6 +56,13 @@ def test_a_fast_fixture_reaches_its_target_and_joins_the_picker():
     run = trainer(at)
     assert run.done and run.history[-1]["val_accuracy"] >= run.task.target, run.history[-1]
     assert chart_by_title(at, "copy · 2 layers × 2 heads")
+    last = run.snapshots[-1].step
+    assert at.select_slider(key="snap").value == last
+    press(at, "play")  # from the first snapshot; the timer then moves the slider on by itself
+    assert at.session_state["playing"] and at.select_slider(key="snap").value == 0
+    assert chart_by_title(at, "Step 0 · the probe input")
+    press(at, "play_pause")
+    assert not at.session_state["playing"]
     press(at, "use")
     at.switch_page("pages/multi_head/page.py")
     at.run()
@@ -67,3 +77,39 @@ def test_the_queue_admits_a_fixed_number_and_forgets_closed_sessions():
     slots.leave("a")
     assert slots.admit("c", now=0.4) == 0 and slots.admit("d", now=0.5) == 1
     assert slots.admit("d", now=5.0) == 0  # b and c stopped asking (a closed tab): their slots are free
+
+
+def upload(at, name: str, data: bytes):
+    at.file_uploader(key="resume_upload").set_value((name, data, "application/octet-stream"))
+    at.run()
+    assert_no_exception(at)
+    return at
+
+
+def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input():
+    at = run_page(PAGE)
+    upload(at, "copy.safetensors", (Path(__file__).parents[1] / "checkpoints" / "copy.safetensors").read_bytes())
+    run = trainer(at)
+    assert run.task.name == "copy" and run.step > 0 and run.done
+    assert at.selectbox(key="task").value == "copy" and at.selectbox(key="d_model").value == run.setup.d_model
+    assert any("is open at step" in s.value for s in at.success)
+    at.text_input(key="try").set_value("abcd")
+    at.run()
+    assert_no_exception(at)
+    # the copy task: the input, then <s>, then the same letters and </s>
+    assert at.text[0].value.endswith("a b c d </s>")
+    layout = chart_by_title(at, "Your input and the model's output")["layout"]
+    shown = ["a", "b", "c", "d", "&lt;s&gt;", "a", "b", "c", "d", "&lt;/s&gt;"]
+    assert layout["yaxis"]["ticktext"][:len(shown)] == shown  # a step per row: the input, then its own output
+
+
+def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
+    at = run_page(PAGE)
+    before = trainer(at)
+    upload(at, "junk.safetensors", b"not a checkpoint at all")
+    assert "junk.safetensors was not opened" in at.error[0].value and trainer(at) is before
+    bare = tmp_path / "bare.safetensors"  # a valid model file without training settings
+    config = TransformerConfig(d_model=16, num_heads=2, d_ff=32, num_decoder_layers=1, tgt_vocab_size=20, max_len=16)
+    save_checkpoint(build_model(config, 0, "decoder-only"), bare, {"tokenizer": HashTokenizer(20)})
+    upload(at, "bare.safetensors", bare.read_bytes())
+    assert "not saved by the Train page" in at.error[0].value and trainer(at) is before

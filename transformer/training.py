@@ -24,7 +24,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .checkpoint import save_checkpoint
+from .checkpoint import load_checkpoint, save_checkpoint
 from .config import POSITIONAL_ENCODINGS, TransformerConfig, from_known_fields
 from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
 from .head_scores import score_heads
@@ -179,6 +179,32 @@ class Trainer:
         self.snapshots: list[Snapshot] = []
         self._log()
         self._snapshot()
+
+    @classmethod
+    def resume(cls, data: bytes, **options) -> "Trainer":
+        """A trainer that goes on from a checkpoint ``checkpoint_bytes`` saved (a path or the file's bytes).
+
+        The setup, the weights, the step count and the base learning rate come from the file;
+        the optimiser's moments are not saved, so AdamW starts them afresh (with the warm-up
+        already past). ``history`` and ``snapshots`` restart with one row at the file's step.
+        ValueError (a readable message) for a file that is not a checkpoint, was not saved by a
+        trainer, or whose tokenizer or model settings differ from what its setup builds.
+        """
+        model, metadata = load_checkpoint(data)
+        if not isinstance(metadata.get("setup"), dict) or not isinstance(metadata.get("steps"), int):
+            raise ValueError("the file holds a model but not its training settings (it was not saved by the "
+                             "Train page), so training cannot go on from it; the model picker can still show it.")
+        trainer = cls(TrainingSetup.from_dict(metadata["setup"]), **options)
+        if trainer.config != metadata["config"] or trainer.task.tokenizer != metadata["tokenizer"]:
+            raise ValueError("the file's model or tokenizer is not the one its training settings build; "
+                             "save it again from the Train page.")
+        trainer.model.load_state_dict(model.state_dict())
+        trainer.step = max(0, metadata["steps"])
+        trainer.learning_rate = float(metadata.get("learning_rate", trainer.learning_rate))
+        trainer.history, trainer.snapshots = [], []
+        trainer._log()
+        trainer._snapshot()
+        return trainer
 
     @property
     def done(self) -> bool:

@@ -7,6 +7,7 @@ the settings, not the weights (training again from the same seed gives the same 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
@@ -22,6 +23,11 @@ FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", 
 KINDS = {"decoder-only": "decoder-only (GPT-style): source SEP target", "encoder-decoder": "encoder-decoder"}
 SEQ2SEQ = ("copy", "reverse", "sort")
 LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
+# widget key -> the values it offers (the keys not named here are free: seed, toggles, task, kind)
+OPTIONS = {"layers": (1, 2, 3, 4), "heads": (1, 2, 4), "d_model": (16, 32, 64, 128), "d_ff": (32, 64, 128, 256, 512),
+           "pe": ("learned", "sinusoidal", "rotary", "alibi", "none"), "lr": LEARNING_RATES,
+           "warmup": (0, 10, 20, 50, 100), "batch": (8, 16, 32, 64), "wd": (0.0, 0.01, 0.1),
+           "dropout": (0.0, 0.1, 0.2, 0.3), "steps": (200, 500, 1000, 2000, 4000)}
 
 
 def _load_task_defaults() -> None:
@@ -35,41 +41,42 @@ def _load_task_defaults() -> None:
 def setup_controls() -> TrainingSetup | None:
     """The settings panel; None (after st.error) for a combination that makes no model."""
     base = default_setup("induction")
+    at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
     row = st.columns([1.2, 1.6, 1, 1, 1])
     task = row[0].selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
                             help="Choosing a task loads its recommended settings below.")
     kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
     kind = row[1].selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
-    layers = row[2].selectbox("layers", [1, 2, 3, 4], index=base.layers - 1, key="layers", bind="query-params",
-                              help="Try 1 layer on induction: it never forms an induction head.")
-    heads = row[3].selectbox("heads", [1, 2, 4], index=[1, 2, 4].index(base.heads), key="heads", bind="query-params")
-    d_model = row[4].selectbox("d_model", [16, 32, 64, 128], index=[16, 32, 64, 128].index(base.d_model),
-                               key="d_model", bind="query-params")
+    layers = row[2].selectbox("layers", OPTIONS["layers"], index=at("layers", base.layers), key="layers",
+                              bind="query-params", help="Try 1 layer on induction: it never forms an induction head.")
+    heads = row[3].selectbox("heads", OPTIONS["heads"], index=at("heads", base.heads), key="heads",
+                             bind="query-params")
+    d_model = row[4].selectbox("d_model", OPTIONS["d_model"], index=at("d_model", base.d_model), key="d_model",
+                               bind="query-params")
     row = st.columns([1, 1.2, 1.2, 1, 1])
     attention_only = row[0].toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
                                    help="No feed-forward sub-layers: only attention moves information.")
-    d_ff = row[1].selectbox("d_ff", [32, 64, 128, 256, 512], index=[32, 64, 128, 256, 512].index(base.d_ff),
-                            key="d_ff", bind="query-params", disabled=attention_only)
-    schemes = ["learned", "sinusoidal", "rotary", "alibi", "none"]
-    positional = row[2].selectbox("positions", schemes, index=schemes.index(base.positional), key="pe",
+    d_ff = row[1].selectbox("d_ff", OPTIONS["d_ff"], index=at("d_ff", base.d_ff), key="d_ff", bind="query-params",
+                            disabled=attention_only)
+    positional = row[2].selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
                                   bind="query-params", format_func=POSITIONAL_LABELS.get)
     norm_first = row[3].toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
                                help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
     seed = int(row[4].number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
     row = st.columns(6)
-    learning_rate = row[0].select_slider("learning rate", LEARNING_RATES, value=base.learning_rate, key="lr",
+    learning_rate = row[0].select_slider("learning rate", OPTIONS["lr"], value=base.learning_rate, key="lr",
                                          bind="query-params", format_func=lambda v: f"{v:g}",
                                          help="Changing it keeps the weights; every other setting starts a new model.")
-    warmup = row[1].select_slider("warm-up steps", [0, 10, 20, 50, 100], value=base.warmup, key="warmup",
+    warmup = row[1].select_slider("warm-up steps", OPTIONS["warmup"], value=base.warmup, key="warmup",
                                   bind="query-params")
-    batch_size = row[2].select_slider("batch size", [8, 16, 32, 64], value=base.batch_size, key="batch",
+    batch_size = row[2].select_slider("batch size", OPTIONS["batch"], value=base.batch_size, key="batch",
                                       bind="query-params")
-    weight_decay = row[3].select_slider("weight decay", [0.0, 0.01, 0.1], value=base.weight_decay, key="wd",
+    weight_decay = row[3].select_slider("weight decay", OPTIONS["wd"], value=base.weight_decay, key="wd",
                                         bind="query-params")
-    dropout = row[4].select_slider("dropout", [0.0, 0.1, 0.2, 0.3], value=base.dropout, key="dropout",
+    dropout = row[4].select_slider("dropout", OPTIONS["dropout"], value=base.dropout, key="dropout",
                                    bind="query-params", help="Acts only while training: watch the train and "
                                                              "held-out losses part.")
-    max_steps = row[5].select_slider("step budget", [200, 500, 1000, 2000, 4000], value=base.max_steps, key="steps",
+    max_steps = row[5].select_slider("step budget", OPTIONS["steps"], value=base.max_steps, key="steps",
                                      bind="query-params")
     values = dict(task=task, kind=kind if kind in kinds else "decoder-only", layers=int(layers), heads=int(heads),
                   d_model=int(d_model), d_ff=int(d_ff), attention_only=bool(attention_only), positional=positional,
@@ -89,3 +96,21 @@ def same_model(a: TrainingSetup, b: TrainingSetup) -> bool:
     """True when only the learning rate or the step budget differ: the run goes on with the same weights."""
     keep = {"learning_rate", "max_steps"}
     return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a) if f.name not in keep)
+
+
+def show_setup(setup: TrainingSetup) -> None:
+    """Set every control to ``setup`` (call from a callback, before the controls are drawn).
+
+    The learning rate and the step budget may lie between the offered values: they take the
+    nearest offered learning rate and the smallest budget at least as large (neither starts a
+    new model). Any other value the page does not offer is a ValueError naming it.
+    """
+    wanted = {key: getattr(setup, name) for key, name in FIELDS.items()}
+    wanted["lr"] = min(LEARNING_RATES, key=lambda lr: abs(math.log(lr / setup.learning_rate)))
+    wanted["steps"] = next((s for s in OPTIONS["steps"] if s >= setup.max_steps), OPTIONS["steps"][-1])
+    missing = [f"{FIELDS[key]}={value!r}" for key, value in wanted.items() if key in OPTIONS and value not in OPTIONS[key]]
+    if missing:
+        raise ValueError(f"this page cannot set {', '.join(missing)}.")
+    for key, value in wanted.items():
+        st.session_state[key] = value
+    st.session_state["corpus"] = setup.text or ""

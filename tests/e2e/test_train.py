@@ -1,4 +1,5 @@
-"""In a real browser: Train makes the step counter advance and the loss chart grow; Pause stops it."""
+"""In a real browser: Train makes the step counter advance and the loss chart grow; Pause stops it;
+Play steps through the snapshots by itself."""
 
 import re
 
@@ -29,4 +30,13 @@ def test_train_advances_and_pause_stops(page, server_url):
     stopped = current_step(page)
     page.wait_for_timeout(1500)
     assert current_step(page) == stopped and stopped > first and points >= 2
+    assert_no_exception(page)
+    page.locator(".st-key-play button").first.click()  # from the first snapshot to the last, by itself
+    wait_for_chart(page, "Step 0 · the probe input", timeout=10_000)
+    page.locator(".st-key-play button").first.wait_for(timeout=30_000)  # back to Play at the last snapshot
+    wait_idle(page)
+    titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
+    last = f"Step {stopped // 20 * 20} · the probe input"  # a snapshot every 20 steps
+    probes = [t for t in titles if "the probe input" in t]
+    assert len(probes) == 2 and all(t.startswith(last) for t in probes), titles  # the live view and the scrubber
     assert_no_exception(page)
