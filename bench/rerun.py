@@ -1,10 +1,13 @@
 """Server-side rerun time and chart bytes per page, at default settings.
 
     python bench/rerun.py [--runs 15] [--param model="all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))"]
+    python bench/rerun.py --edit text --page pretrained     (every rerun after a text change)
 
 For each page in the navigation: one warm-up run (models and caches built),
 then ``runs`` reruns timed end to end through AppTest (app.py + the page script,
-the same code path as a widget change). Chart bytes are the Plotly JSON a run
+the same code path as a widget change). With ``--edit KEY`` each timed rerun follows a
+new value of the text box KEY (its text with one word changed, so no cache holds the
+result): the rerun after a text change. Chart bytes are the Plotly JSON a run
 sends (the specs of all plotly charts on the page). Prints a Markdown table.
 """
 
@@ -24,7 +27,15 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
-def measure(path: str, runs: int, params: dict[str, str]) -> tuple[float, float, int, int]:
+def _text_box(at: AppTest, key: str):
+    """The text input or text area whose key is ``key``."""
+    for box in (*at.text_input, *at.text_area):
+        if box.key == key:
+            return box
+    raise KeyError(f"no text box with key {key!r} on this page")
+
+
+def measure(path: str, runs: int, params: dict[str, str], edit: str | None = None) -> tuple[float, float, int, int]:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     if path != "pages/home/page.py":
@@ -35,7 +46,12 @@ def measure(path: str, runs: int, params: dict[str, str]) -> tuple[float, float,
     if at.exception:
         raise RuntimeError(f"{path}: {at.exception[0].value}")
     times = []
-    for _ in range(runs):
+    original = _text_box(at, edit).value if edit else ""
+    for run in range(runs):
+        if edit:
+            words = original.split() or ["word"]
+            words[run % len(words)] = f"edit{run}"
+            _text_box(at, edit).set_value(" ".join(words))
         start = time.perf_counter()
         at.run()
         times.append((time.perf_counter() - start) * 1000)
@@ -49,12 +65,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--param", action="append", default=[],
                         help="a URL parameter key=value for every page (pages without it ignore it)")
+    parser.add_argument("--edit", default=None, help="key of a text box to change before every timed rerun")
+    parser.add_argument("--page", action="append", default=[], help="only these pages (url path), e.g. pretrained")
     args = parser.parse_args()
     params = dict(item.split("=", 1) for item in args.param)
+    pages = [page for page in PAGES if not args.page or page.url_path in args.page]
     print("| page | median rerun (ms) | max rerun (ms) | charts | chart data (KB) |")
     print("|---|---:|---:|---:|---:|")
-    for page in PAGES:
-        median, worst, size, count = measure(page.path, args.runs, params)
+    for page in pages:
+        median, worst, size, count = measure(page.path, args.runs, params, args.edit)
         print(f"| {page.title} | {median:.0f} | {worst:.0f} | {count} | {size / 1024:.0f} |")
 
 

@@ -26,7 +26,8 @@ from .seeding import build_model, init_parameters
 from .tasks import TASK_KINDS, TASK_NAMES, Task, TaskBatch, make_task
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
                         tokenizer_from_dict, truncate, words)
-from .training import Snapshot, Trainer, TrainingSetup, default_setup
+from .training import Snapshot, Trainer
+from .training_setup import TrainingSetup, default_setup
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [

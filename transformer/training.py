@@ -17,7 +17,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -25,112 +25,16 @@ from torch import nn
 from torch.nn import functional as F
 
 from .checkpoint import load_checkpoint, save_checkpoint
-from .config import POSITIONAL_ENCODINGS, TransformerConfig, from_known_fields
 from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
 from .head_scores import score_heads
 from .record import ForwardRecord
 from .seeding import build_model
-from .tasks import TASK_NAMES, Task, TaskBatch, check_kind, make_task
+from .tasks import Task, TaskBatch, make_task
+from .training_setup import TrainingSetup, model_config
 
 EVAL_BATCHES, EVAL_BATCH_SIZE = 8, 32
 EVAL_SEED = 1_000_000        # even; training data uses odd seeds, so held-out and training streams differ
 CLIP_NORM = 1.0
-MODEL_MAX_LEN = 128          # the longest input the app's pages give a model (see model_config)
-
-
-@dataclass(frozen=True)
-class TrainingSetup:
-    """Everything that decides a training run; the same setup gives the same run.
-
-    ``layers`` is the number of layers per stack (encoder and decoder alike), ``heads`` must
-    divide ``d_model``; ``attention_only`` drops the feed-forward sublayers (``d_ff`` unused);
-    ``warmup`` steps of linear warm-up; ``text`` the text task's corpus (None = built-in; other
-    tasks ignore it). Invalid values raise ValueError saying what to change.
-    """
-
-    task: str = "induction"
-    kind: str = "decoder-only"
-    layers: int = 2
-    heads: int = 2
-    d_model: int = 64
-    d_ff: int = 256
-    attention_only: bool = True
-    positional: str = "learned"
-    norm_first: bool = True
-    learning_rate: float = 3e-3
-    warmup: int = 20
-    batch_size: int = 32
-    weight_decay: float = 0.0
-    dropout: float = 0.0
-    seed: int = 0
-    max_steps: int = 2000
-    text: str | None = None
-
-    def __post_init__(self) -> None:
-        check_kind(self.task, self.kind)
-        for name in ("layers", "heads", "d_model", "d_ff", "batch_size", "max_steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, got {value!r}.")
-        if isinstance(self.warmup, bool) or not isinstance(self.warmup, int) or self.warmup < 0:
-            raise ValueError(f"warmup must be a whole number >= 0, got {self.warmup!r}.")
-        if not (isinstance(self.learning_rate, (int, float)) and 0 < self.learning_rate <= 1):
-            raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}.")
-        if not 0 <= self.weight_decay < 1:
-            raise ValueError(f"weight_decay must be in [0, 1), got {self.weight_decay!r}.")
-        if self.positional not in POSITIONAL_ENCODINGS:
-            raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
-        if self.text is not None and not isinstance(self.text, str):
-            raise ValueError("text must be a string (or None for the built-in text).")
-        model_config(self, context=1, vocab_size=5)   # head count, dropout, rotary pairs: the config's checks
-        if self.task == "text":
-            make_task("text", text=self.text)          # a text too short or too long fails here, not later
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict) -> "TrainingSetup":
-        """Build from a mapping (a checkpoint's metadata); an unknown key is a ValueError naming the valid ones."""
-        return from_known_fields(cls, values, "setting")
-
-
-_DEFAULTS = {
-    "induction": dict(attention_only=True, d_model=64, heads=2, positional="rotary", max_steps=1000),
-    "copy": dict(attention_only=False, d_model=64, heads=2, d_ff=128, max_steps=2000),
-    "reverse": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
-    "sort": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
-    "text": dict(attention_only=False, d_model=64, heads=2, d_ff=128, positional="rotary", dropout=0.2,
-                 max_steps=2000),
-}
-
-
-def default_setup(task: str) -> TrainingSetup:
-    """The recommended settings for ``task`` (the page's defaults): decoder-only, 2 pre-LN layers, 2 heads.
-
-    induction: attention-only (no feed-forward), d_model 64, rotary positions (learned ones need
-    about 5x the steps to reach 99 %); copy: d_model 64, d_ff 128; reverse, sort: d_model 32,
-    d_ff 64, learned positions; text: d_model 64, d_ff 128, rotary, dropout 0.2 (a few KB of
-    text is memorised quickly without it). All: lr 3e-3, batch 32, 20 warm-up steps; at most 1000
-    steps for induction, 2000 for the others (training stops earlier, at the target).
-    """
-    if task not in _DEFAULTS:
-        raise ValueError(f"task {task!r} is unknown; use one of {TASK_NAMES}.")
-    return TrainingSetup(task=task, **_DEFAULTS[task])
-
-
-def model_config(setup: TrainingSetup, context: int, vocab_size: int) -> TransformerConfig:
-    """The model a setup trains, both vocabularies the task's, ``max_len = max(context, MODEL_MAX_LEN)``.
-
-    Training uses at most ``context`` positions; the longer ``max_len`` lets every page of the app
-    run the trained model on a user's text of up to 128 tokens, like a random model (rotary,
-    ALiBi and sinusoidal positions cost nothing for it; a learned table's extra rows stay untrained).
-    """
-    return TransformerConfig(
-        d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
-        num_decoder_layers=setup.layers, d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,
-        max_len=max(context, MODEL_MAX_LEN), norm_first=setup.norm_first, src_vocab_size=vocab_size, tgt_vocab_size=vocab_size,
-        feed_forward=not setup.attention_only)
 
 
 @dataclass(frozen=True)
