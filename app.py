@@ -4,14 +4,23 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui.classroom import classroom_bar, presenting, share_view
+from ui.lessons import lesson_bar
 from ui.pages_index import PAGES
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
-st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide")
+st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide",
+                   initial_sidebar_state="collapsed" if presenting() else "auto")
 
 sections: dict[str, list] = {}
 for page in PAGES:
     sections.setdefault(page.section, []).append(
         st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
 
-st.navigation(sections).run()
+current = st.navigation(sections)
+share = classroom_bar(current)
+lesson_bar({page.url_path: page.path for page in PAGES})
+try:
+    current.run()
+finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
+    share_view(share, current.url_path)

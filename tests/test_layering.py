@@ -87,8 +87,15 @@ def test_pages_are_folders_that_never_import_each_other():
 
 
 def test_ui_holds_only_parts_shared_by_several_pages():
-    """Every ui module except the app-wide ones (runtime, routing, pages index) is used by two or more pages."""
+    """Every ui module except the app-wide ones (runtime, routing, pages index, and what app.py draws around
+    every page, with the ui modules those import) is used by two or more pages."""
     app_wide = {"__init__", "runtime", "routing", "pages_index"}
+    around_every_page = {root.split(".")[1] for root in imported_modules(ROOT / "app.py") if root.startswith("ui.")}
+    for name in list(around_every_page):
+        text = (ROOT / "ui" / f"{name}.py").read_text(encoding="utf-8")
+        around_every_page |= {line.split()[1].lstrip(".") for line in text.splitlines()
+                              if line.startswith("from .") and " import " in line}
+    app_wide |= around_every_page
     users: dict[str, set[str]] = {}
     for path in (ROOT / "pages").rglob("*.py"):
         for root in imported_modules(path):

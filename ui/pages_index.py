@@ -31,6 +31,9 @@ HOME = "pages/home/page.py"
 PAGES: tuple[PageInfo, ...] = (
     PageInfo("Start", "pages/home/page.py", "Home", ":material/home:",
              "What the dashboard teaches and a map of the Transformer."),
+    PageInfo("Start", "pages/lessons/page.py", "Lessons", ":material/school:",
+             "Prepared sequences of views for a class, each with what to notice, a question and its answer; "
+             "next and previous on every page, one click per step."),
     PageInfo("Attention", "pages/self_attention/page.py", "Self-attention, step by step", ":material/function:",
              "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
              "softmax and output, with one query's weighted sum of values."),

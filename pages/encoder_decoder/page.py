@@ -12,10 +12,12 @@ from ui.forward import run_model
 from ui.model_picker import model_choice
 from ui.models import load_model
 from pages.encoder_decoder.layer_steps import layer_steps
+from pages.encoder_decoder.dropout import dropout_section
 from analysis.parameters import shape_table
 from pages.encoder_decoder.tables import parameter_table
 from ui.routing import require_navigation
 from ui.text import sentence_input
+from ui.classroom import chart, explanation
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 require_navigation()
@@ -23,16 +25,17 @@ require_navigation()
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
          "cross": "encoder-decoder cross-attention"}
 # Tab labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
-SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Architecture")
+SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture")
 
 st.title("Encoder-decoder: the whole Transformer")
-st.markdown(
-    "The Transformer of *Attention Is All You Need* has two stacks. The **encoder** reads the whole "
-    "source sentence and turns each token into a context-aware vector (the *memory*). The **decoder** "
-    "produces the target one token at a time: it attends to the target tokens so far (masked, so it "
-    "cannot peek ahead) and, through **cross-attention**, to the encoder's memory. A final linear layer "
-    "and a softmax turn each decoder vector into a distribution over the target vocabulary."
-)
+with explanation():
+    st.markdown(
+        "The Transformer of *Attention Is All You Need* has two stacks. The **encoder** reads the whole "
+        "source sentence and turns each token into a context-aware vector (the *memory*). The **decoder** "
+        "produces the target one token at a time: it attends to the target tokens so far (masked, so it "
+        "cannot peek ahead) and, through **cross-attention**, to the encoder's memory. A final linear layer "
+        "and a softmax turn each decoder vector into a distribution over the target vocabulary."
+    )
 
 choice = model_choice(("encoder-decoder",))
 if choice is None:
@@ -102,8 +105,8 @@ def attention_section():
         h = min(int(head), config.num_heads) - 1
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
         numbers = matrix_frame(weights[h], rows, cols)
-    st.plotly_chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
-                    width="stretch")
+    chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
+          width="stretch")
     with st.expander("The numbers behind this figure"):
         st.dataframe(numbers, width="stretch", column_config=three_decimals(numbers.columns))
 
@@ -146,7 +149,7 @@ def output_section():
     fig = output_figure(tuple(table["token"]), table["probability"].to_numpy(),
                         f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
                         int(hits[0]) if hits.size else None)
-    st.plotly_chart(fig, width="stretch")
+    chart(fig, width="stretch")
     if not trained:
         st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
                 "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
@@ -181,9 +184,9 @@ def layer_section():
         st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
-    st.plotly_chart(norms_figure(tuple(names), norms, source.tokens,
-                                 f"Encoder layer {layer} · vector norm of each token after each step"),
-                    width="stretch")
+    chart(norms_figure(tuple(names), norms, source.tokens,
+                       f"Encoder layer {layer} · vector norm of each token after each step"),
+          width="stretch")
     with st.expander("The numbers behind this figure"):
         table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
         st.dataframe(table, width="stretch", column_config=three_decimals(names))
@@ -197,9 +200,9 @@ def layer_section():
     st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
              r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
     ln_names, before, after = zip(*steps.norms)
-    st.plotly_chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
-                                           f"Encoder layer {layer} · mean and std of each token, before and "
-                                           f"after LayerNorm"), width="stretch")
+    chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
+                                 f"Encoder layer {layer} · mean and std of each token, before and "
+                                 f"after LayerNorm"), width="stretch")
 
 
 @st.fragment
@@ -217,9 +220,9 @@ def ffn_section():
                    " (GELU lets small negative values through, so we count those > 0)."))
     st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
              % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
-    st.plotly_chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
-                               f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
-                    width="stretch")
+    chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
+                     f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
+          width="stretch")
 
 
 def architecture_section():
@@ -255,7 +258,9 @@ def architecture_section():
 # Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
 tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
 for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
-                               (layer_section,), (ffn_section,), (architecture_section,))):
+                               (layer_section,), (ffn_section,),
+                               (lambda: dropout_section(forward, config, source.tokens, trained),),
+                               (architecture_section,))):
     if tab.open:
         with tab:
             for draw in section:

@@ -15,6 +15,8 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.routing import require_navigation
+from ui.classroom import chart, explanation
+from pages.multi_head.concat import concat_section
 
 require_navigation()
 
@@ -23,15 +25,16 @@ SECOND_TEXT = "The animal didn't cross the street because it was too wide"
 FITS = ("encoder-only", "decoder-only", "encoder-decoder")  # any model with a self-attention stack
 
 st.title("Multi-head attention")
-st.markdown(
-    "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
-    "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
-    "different heads can attend to different relations. Their outputs are concatenated and projected "
-    "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
-    "or pretrained model to see what heads learn."
-)
-st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
-         r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
+with explanation():
+    st.markdown(
+        "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
+        "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
+        "different heads can attend to different relations. Their outputs are concatenated and projected "
+        "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
+        "or pretrained model to see what heads learn."
+    )
+    st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
+             r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
 
 choice = model_choice(FITS)
 loaded = None
@@ -82,7 +85,8 @@ layer = st.select_slider("layer (for the heads, head view and mean)", list(range
 li = min(int(layer), layers) - 1  # layers and heads are numbered from 1 on screen, indexed from 0 here
 ONE_BASED = dict(format_func=lambda i: str(i + 1))
 
-SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare")
+SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare",
+            "Concat × W^O")
 tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
 # Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
 
@@ -94,8 +98,8 @@ def grid_section():
                 + ("; grey cells are masked (the future)." if causal else "."))
     st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
              r"\quad d_k = d_{model}/h")
-    st.plotly_chart(cached_figure(head_grid_figure, weights[li], tokens,
-                                  f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
+    chart(cached_figure(head_grid_figure, weights[li], tokens,
+                        f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
 
 
 def overview_section():
@@ -103,8 +107,8 @@ def overview_section():
     st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
                 "layer ℓ − 1. Hover a cell for its query, key and weight.")
     st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
-    st.plotly_chart(cached_figure(overview_figure, weights, tokens,
-                                  f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
+    chart(cached_figure(overview_figure, weights, tokens,
+                        f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
 
 
 @st.fragment
@@ -119,8 +123,8 @@ def head_view(layer_weights, tokens, layer, heads):
                             format_func=lambda i: "all tokens" if i < 0 else f"{i}: {tokens[i]}")
     shown = list(range(heads)) if head < 0 else [head]
     title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"
-    st.plotly_chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
-                                  None if query < 0 else query, title), key="head_view", **CHART)
+    chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
+                        None if query < 0 else query, title), key="head_view", **CHART)
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 
@@ -135,12 +139,12 @@ def rollout_section():
              r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
-                                      f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
+        chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
+                            f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
     with right:
-        st.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
-                                      f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
-                        key="rollout", **CHART)
+        chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
+                            f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
+              key="rollout", **CHART)
 
 
 def stats_section():
@@ -181,14 +185,15 @@ def compare(weights, tokens, spec, tokenizer):
         if first.shape != second.shape:
             st.info(f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
                     "the same number of tokens, so only the two maps are shown.")
-    st.plotly_chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
-                                  f"Compare · {names[0]} vs {names[1]}"), key="compare", **CHART)
+    chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
+                        f"Compare · {names[0]} vs {names[1]}"), key="compare", **CHART)
 
 
 sections = {"Heads of a layer": grid_section, "All layers": overview_section,
             "Head view": lambda: head_view(weights[li], tokens, layer, heads),
             "Mean and rollout": rollout_section, "Statistics": stats_section,
-            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer)}
+            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer),
+            "Concat × W^O": lambda: concat_section(loaded, sentence.ids, tokens, li + 1, CHART)}
 for name, section in sections.items():
     if tabs[name].open:
         with tabs[name]:

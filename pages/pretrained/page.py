@@ -4,6 +4,7 @@ import streamlit as st
 
 from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, sections
+from ui.classroom import explanation
 from ui.routing import require_navigation
 
 require_navigation()
@@ -12,15 +13,16 @@ DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 SECTIONS = ("Tokens", "All heads", "One layer", "Head view", "Mean and rollout", "Head roles", "Two sentences")
 
 st.title("A real pretrained model: all-MiniLM-L6-v2")
-st.markdown(
-    "Every other page shows the mechanics on random weights. This one runs a network that learned from "
-    "a billion sentence pairs: **all-MiniLM-L6-v2**, a BERT-style encoder (6 layers × 12 heads of 32 "
-    "dimensions, d_model = 384, a WordPiece vocabulary of 30,522) trained to map sentences with similar "
-    "meaning to nearby vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
-    "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."
-)
-st.latex(r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
-         r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))")
+with explanation():
+    st.markdown(
+        "Every other page shows the mechanics on random weights. This one runs a network that learned from "
+        "a billion sentence pairs: **all-MiniLM-L6-v2**, a BERT-style encoder (6 layers × 12 heads of 32 "
+        "dimensions, d_model = 384, a WordPiece vocabulary of 30,522) trained to map sentences with similar "
+        "meaning to nearby vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
+        "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."
+    )
+    st.latex(r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
+             r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))")
 
 text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
 c1, c2, c3 = st.columns([1, 1, 2])

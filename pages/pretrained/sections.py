@@ -11,6 +11,7 @@ from analysis.head_roles import ROLES, head_role_scores, without_specials
 from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
+from ui.classroom import chart
 from ui.figure_cache import cached_figure
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -30,8 +31,8 @@ def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
         "lower-cased and accents are removed first."
     )
     characters = [pieces.piece_text(i) for i in range(len(pieces))]
-    st.plotly_chart(cached_figure(wordpiece_figure, pieces.tokens, pieces.ids, tuple(characters), tuple(kinds)),
-                    width="stretch", key="pieces")
+    chart(cached_figure(wordpiece_figure, pieces.tokens, pieces.ids, tuple(characters), tuple(kinds)),
+          width="stretch", key="pieces")
     counts = pd.Series(kinds).value_counts()
     st.caption(" · ".join(f"{int(counts.get(k, 0))} {name}" for k, name in enumerate(PIECE_KINDS)))
     table = st.expander("The tokens as a table", key="pieces_table", bind="query-params")
@@ -51,16 +52,16 @@ def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
     st.markdown("All 72 heads at once: one tile per (layer, head), queries down, keys across. Look for "
                 "the patterns: a bright first column (attention parked on `[CLS]`), a diagonal just below "
                 "the main one (the previous token), a broad haze (averaging).")
-    st.plotly_chart(cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
-                    width="stretch", key="overview")
+    chart(cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
+          width="stretch", key="overview")
     _pooled_note(k)
 
 
 def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
     """One layer's 12 heads."""
     st.latex(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
-    st.plotly_chart(cached_figure(head_grid_figure, weights, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
-                    width="stretch", key="grid")
+    chart(cached_figure(head_grid_figure, weights, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
+          width="stretch", key="grid")
     _pooled_note(k)
 
 
@@ -76,9 +77,9 @@ def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     head = c2.selectbox("head", range(-1, 12), key="hv_head", bind="query-params",
                         format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
     heads = list(range(12)) if head < 0 else [head]
-    st.plotly_chart(cached_figure(head_view_figure, weights, tokens, heads, min(query, len(tokens) - 1),
-                                  f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"),
-                    width="stretch", key="head_view")
+    chart(cached_figure(head_view_figure, weights, tokens, heads, min(query, len(tokens) - 1),
+                        f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"),
+          width="stretch", key="head_view")
 
 
 def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
@@ -86,10 +87,10 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     st.latex(r"\bar A_\ell = \tfrac{1}{12}\textstyle\sum_i A_\ell^{(i)},\qquad "
              r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)")
     left, right = st.columns(2)
-    left.plotly_chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
-                                    f"Layer {li + 1} · mean over 12 heads"), width="stretch", key="mean")
-    right.plotly_chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
-                                     "Attention rollout over 6 layers"), width="stretch", key="rollout")
+    chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
+                        f"Layer {li + 1} · mean over 12 heads"), width="stretch", key="mean", container=left)
+    chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
+                        "Attention rollout over 6 layers"), width="stretch", key="rollout", container=right)
 
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
@@ -104,15 +105,15 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
     strongest = scores.argmax(-1)
-    st.plotly_chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
-                                  "Each head's strongest role (number: its score)"), width="stretch", key="roles")
+    chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
+                        "Each head's strongest role (number: its score)"), width="stretch", key="roles")
     role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
                                 key="role", bind="query-params")
     best = frame.sort_values(role, ascending=False).iloc[0]
     l, h = int(best["layer"]), int(best["head"])
-    st.plotly_chart(cached_figure(attention_weights_figure, weights[l - 1, h - 1], list(pieces.tokens),
-                                  f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})"),
-                    width="stretch", key="best_head")
+    chart(cached_figure(attention_weights_figure, weights[l - 1, h - 1], list(pieces.tokens),
+                        f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})"),
+          width="stretch", key="best_head")
     st.dataframe(frame.round(3), hide_index=True, width="stretch", key="roles_table")
     st.download_button("Head roles as CSV", frame.to_csv(index=False, float_format="%.4f"), "minilm_head_roles.csv",
                        "text/csv", key="roles_csv", on_click="ignore")
@@ -146,9 +147,9 @@ def two_sentences_section(cap: int, hide: bool) -> None:
             return
         rows.append(w[int(layer) - 1, :, where, :])
         tokens.append(toks)
-    st.plotly_chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
-                                  f"Layer {layer} · what “{word}” attends to, head by head"),
-                    width="stretch", key="query_rows")
+    chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
+                        f"Layer {layer} · what “{word}” attends to, head by head"),
+          width="stretch", key="query_rows")
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
     st.latex(r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "

@@ -11,6 +11,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 from pages.train import controls
 from pages.train.slots import training_slots
 from transformer import Trainer, TrainingSetup
+from ui.classroom import chart
 from ui.figure_cache import cached_figure
 from ui.models import add_checkpoint
 from viz.encoder_decoder import heads_grid_heatmap
@@ -116,15 +117,15 @@ def _progress(trainer: Trainer) -> None:
         cols[3].metric("perplexity", f"{last['perplexity']:.2f}")
     cols[4].metric(f"best head: {trainer.task.score_name}", f"{last['head_score']:.2f}")
     steps = [row["step"] for row in history]
-    st.plotly_chart(cached_figure(curves_figure, tuple(steps), tuple(r["train_loss"] for r in history),
-                                  tuple(r["val_loss"] for r in history), tuple(r["val_accuracy"] for r in history),
-                                  trainer.task.target,
-                                  f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads"),
-                    width="stretch", key="curves")
+    chart(cached_figure(curves_figure, tuple(steps), tuple(r["train_loss"] for r in history),
+                        tuple(r["val_loss"] for r in history), tuple(r["val_accuracy"] for r in history),
+                        trainer.task.target,
+                        f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads"),
+          width="stretch", key="curves")
     scores = np.stack([np.asarray(r["head_scores"], dtype=np.float32) for r in history])
-    st.plotly_chart(cached_figure(head_scores_figure, tuple(steps), scores, trainer.task.score_name,
-                                       f"Each head's {trainer.task.score_name} over training"),
-                    width="stretch", key="scores")
+    chart(cached_figure(head_scores_figure, tuple(steps), scores, trainer.task.score_name,
+                        f"Each head's {trainer.task.score_name} over training"),
+          width="stretch", key="scores")
 
 
 def _attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str) -> None:
@@ -137,9 +138,9 @@ def _attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: st
     rows, cols = labels(name)
     lq, lk = weights[name].shape[-2:]
     mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
-    st.plotly_chart(cached_figure(heads_grid_heatmap, weights[name], _fit(rows, lq), _fit(cols, lk),
-                                  f"{title} · {_readable_name(name)}", mask),
-                    width="stretch", key=f"tiles_{key}")
+    chart(cached_figure(heads_grid_heatmap, weights[name], _fit(rows, lq), _fit(cols, lk),
+                        f"{title} · {_readable_name(name)}", mask),
+          width="stretch", key=f"tiles_{key}")
 
 
 def _fit(symbols: list[str], length: int) -> list[str]:

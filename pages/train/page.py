@@ -6,21 +6,23 @@ import streamlit as st
 
 from pages.train import controls, live
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
+from ui.classroom import explanation
 from ui.routing import require_navigation
 
 require_navigation()
 
 st.title("Train a tiny Transformer")
-st.markdown(
-    "Every other page draws attention from weights that were never trained. Here a small model learns a "
-    "toy task in seconds on this server's CPU, and you watch its heads form: on **induction**, a "
-    "previous-token head in layer 1 and, after a sudden drop of the loss (the *phase change*), an "
-    "induction head in layer 2 that looks at the token after the last occurrence of the current one. "
-    "Training minimises the cross-entropy of the next token on the positions that count; perplexity is "
-    "its exponential."
-)
-st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
-         r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
+with explanation():
+    st.markdown(
+        "Every other page draws attention from weights that were never trained. Here a small model learns a "
+        "toy task in seconds on this server's CPU, and you watch its heads form: on **induction**, a "
+        "previous-token head in layer 1 and, after a sudden drop of the loss (the *phase change*), an "
+        "induction head in layer 2 that looks at the token after the last occurrence of the current one. "
+        "Training minimises the cross-entropy of the next token on the positions that count; perplexity is "
+        "its exponential."
+    )
+    st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
+             r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
 
 with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives the "
                  "same run)", expanded=True, key="settings", bind="query-params"):

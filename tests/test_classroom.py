@@ -1,0 +1,100 @@
+"""Presentation mode, "share this view" and "reset this page"."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import zxingcpp
+from PIL import Image
+
+from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
+from ui.classroom import qr_png
+from viz.style import presentation_spec
+
+
+def font_sizes(node, path="") -> dict[str, float]:
+    """Every font size in a figure dict, by where it is."""
+    found = {}
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "template":
+                continue
+            if key.endswith("font") and isinstance(value, dict) and "size" in value:
+                found[f"{path}.{key}"] = value["size"]
+            found.update(font_sizes(value, f"{path}.{key}"))
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            found.update(font_sizes(item, f"{path}[{i}]"))
+    return found
+
+
+def without_fonts(node):
+    """The figure with every font and the height taken out: what must not change."""
+    if isinstance(node, dict):
+        return {k: without_fonts(v) for k, v in node.items() if not k.endswith("font") and k not in ("height", "template")}
+    if isinstance(node, list):
+        return [without_fonts(v) for v in node]
+    return node
+
+
+def test_presentation_spec_scales_every_font_and_nothing_else():
+    fig = go.Figure(go.Heatmap(z=np.arange(6, dtype=np.float32).reshape(2, 3), colorbar=dict(tickfont=dict(size=14))))
+    fig.update_layout(title=dict(text="t", font=dict(size=18)), height=400, font=dict(size=15),
+                      xaxis=dict(tickfont=dict(size=14)))
+    before = fig.to_dict()
+    after = presentation_spec(before)
+    sizes_before, sizes_after = font_sizes(before), font_sizes(after)
+    assert sizes_before.keys() == sizes_after.keys() and len(sizes_before) == 4
+    for where, size in sizes_before.items():
+        assert sizes_after[where] == 1.5 * size, where
+    assert after["layout"]["height"] == 500 and before["layout"]["height"] == 400  # the input is not changed
+    assert without_fonts(after) == without_fonts(before)
+
+
+def test_presentation_mode_grows_the_fonts_of_a_page_and_keeps_its_numbers():
+    query = {"section": "Heads of a layer", "layers": "2"}
+    shown = run_page("pages/multi_head/page.py", query)
+    plain = chart_specs(shown)
+    shown.toggle(key="present").set_value(True).run()
+    assert_no_exception(shown)
+    presented = chart_specs(shown)
+    assert len(plain) == len(presented) and plain
+    for a, b in zip(plain, presented):
+        assert json.dumps(a["data"], sort_keys=True) == json.dumps(without_fonts(b)["data"], sort_keys=True) or \
+            without_fonts(a)["data"] == without_fonts(b)["data"]
+        sizes_a, sizes_b = font_sizes(a["layout"]), font_sizes(b["layout"])
+        assert sizes_b and all(sizes_b[k] > sizes_a.get(k, 0) for k in sizes_b if k in sizes_a)
+        assert b["layout"]["font"]["size"] > a["layout"]["font"]["size"]
+    assert not any(e.label == "What this page shows" and e.proto.expanded for e in shown.expander)
+
+
+def decode_qr(png: bytes) -> str:
+    results = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert len(results) == 1
+    return results[0].text
+
+
+def test_share_shows_the_views_link_and_a_qr_code_of_it():
+    at = run_page("pages/masks/page.py", {"section": "Padding", "n": "6"})
+    at.session_state["share"] = True  # the popover is open
+    at.run()
+    assert_no_exception(at)
+    link = at.code[0].value
+    assert link.startswith("http://localhost:8501/masks?")
+    assert "section=Padding" in link and "n=6" in link
+    assert at.get("image")[0].value[0].endswith(".png")  # lossless, so the modules stay sharp
+    assert decode_qr(qr_png(link)) == link
+
+
+def test_reset_returns_every_control_to_its_default_and_keeps_presentation_mode():
+    at = run_page("pages/multi_head/page.py", {"layers": "3", "heads": "2"})
+    at.toggle(key="present").set_value(True).run()
+    assert at.slider(key="layers").value == 3 and at.selectbox(key="heads").value == 2
+    at.button(key="reset_page").click()
+    at.run()
+    assert_no_exception(at)
+    assert at.slider(key="layers").value == 2 and at.selectbox(key="heads").value == 4
+    assert at.toggle(key="present").value

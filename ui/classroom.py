@@ -1,0 +1,98 @@
+"""For the classroom: presentation mode, the "share this view" link with its QR code, and "reset this page".
+
+Presentation mode is one URL parameter, ``present=true``, so a prepared link carries it: figures
+get larger fonts (``chart``), each page's explanation folds into a closed expander
+(``explanation``) and the sidebar starts closed (``app.py``). It never changes a number.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import AbstractContextManager
+from urllib.parse import urlencode, urlsplit
+
+import plotly.graph_objects as go
+import segno
+import streamlit as st
+
+from viz.style import presentation_spec
+
+PRESENT = "present"
+RESETTING = "resetting_page"
+LOCAL_ADDRESS = "http://localhost:8501"
+# Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
+KEPT_STATE = frozenset({PRESENT, "session_id", "uploaded_checkpoints", "trainer", "running", "playing"})
+
+
+def presenting() -> bool:
+    """True when the URL (or the switch, which writes it) asks for presentation mode."""
+    value = st.session_state.get(PRESENT, st.query_params.get(PRESENT, "false"))
+    return str(value).lower() in ("true", "1", "on", "yes")
+
+
+def chart(fig: go.Figure, container=st, **kwargs):
+    """``container.plotly_chart(fig, **kwargs)``; in presentation mode every font 1.5x and the figure taller."""
+    return container.plotly_chart(presentation_spec(fig.to_dict()) if presenting() else fig, **kwargs)
+
+
+def explanation(label: str = "What this page shows") -> AbstractContextManager:
+    """Where a page's explanation goes: shown inline, or in a closed expander while presenting."""
+    return st.expander(label, expanded=False) if presenting() else st.container()
+
+
+def view_link(url_path: str, query: dict[str, str]) -> str:
+    """The address of a view: the server the browser used, the page's path and its URL state."""
+    browser_url = getattr(st.context, "url", None) or LOCAL_ADDRESS
+    parts = urlsplit(browser_url)
+    base = f"{parts.scheme or 'http'}://{parts.netloc or 'localhost:8501'}"
+    path = "/" + url_path.strip("/")
+    return base + path + (f"?{urlencode(query)}" if query else "")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def qr_png(link: str, scale: int = 8) -> bytes:
+    """A QR code of ``link`` as PNG bytes (error correction M, a 4-module quiet zone)."""
+    code = segno.make(link, error="m", micro=False)
+    out = io.BytesIO()
+    code.save(out, kind="png", scale=scale, border=4)
+    return out.getvalue()
+
+
+def _reset_page() -> None:
+    """on_click of "reset this page": forget every control's value (presentation mode stays); the
+    page is then opened again without its URL state (``classroom_bar``)."""
+    for key in list(st.session_state.keys()):
+        if key not in KEPT_STATE:
+            del st.session_state[key]
+    st.session_state[RESETTING] = True
+
+
+def classroom_bar(page):
+    """One row above every page: the presentation switch, "share this view" and "reset this page".
+
+    Returns the share popover while it is open (else None): ``share_view`` fills it once the
+    page has run, so that the link holds the URL state of every control the page has drawn.
+    After "reset this page" it opens ``page`` (a ``st.Page``) again with an empty URL state.
+    """
+    if st.session_state.pop(RESETTING, False):
+        st.switch_page(page, query_params={})  # presentation mode stays in session state and returns to the URL
+    left, middle, right = st.columns([2, 1, 1], vertical_alignment="center")
+    left.toggle("Presentation mode", key=PRESENT, bind="query-params",
+                help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
+                     "The numbers do not change. It is part of the link, so a prepared link can carry it.")
+    share = middle.popover("Share this view", icon=":material/qr_code_2:", width="stretch", key="share",
+                           on_change="rerun")
+    right.button("Reset this page", icon=":material/restart_alt:", key="reset_page", on_click=_reset_page,
+                 width="stretch", help="Every control of this page back to its default.")
+    return share if share.open else None
+
+
+def share_view(share, url_path: str) -> None:
+    """The current view's link and its QR code, in the open share popover."""
+    if share is None:
+        return
+    link = view_link(url_path, {key: st.query_params.get(key) for key in st.query_params})
+    with share:
+        st.caption("Students scan the code or open the link, and see exactly this view.")
+        st.image(qr_png(link), width=260, output_format="PNG")  # lossless: JPEG would blur the modules
+        st.code(link, language=None, wrap_lines=True)

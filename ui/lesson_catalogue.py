@@ -1,0 +1,193 @@
+"""The lessons: for each, its views in order; a view is a page, its URL settings and its teaching notes.
+
+Settings are the query parameters a shared link carries (a selectbox's value is its shown label).
+``Shipped("induction")`` stands for the model picker's label of a shipped checkpoint, which
+holds the file's hash and is looked up when a link is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """The model picker's entry for the shipped checkpoint ``checkpoints/<name>.safetensors``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class View:
+    """One prepared view: ``page`` is a url path (``multi_head``), ``settings`` its URL state."""
+
+    page: str
+    settings: dict
+    title: str
+    notice: str
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    summary: str
+    views: tuple[View, ...]
+
+
+PRETRAINED = "all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))"
+
+LESSONS: tuple[Lesson, ...] = (
+    Lesson("scaling", "Why divide by √d_k", "What the scaling in softmax(QKᵀ/√d_k) is for.", (
+        View("self_attention", {"section": "Why scale"}, "Peakedness against d_k",
+             "For random queries and keys the dot product q·k is a sum of d_k terms, so its spread grows like "
+             "√d_k. Unscaled, the softmax gets more peaked as d_k grows; divided by √d_k it stays the same.",
+             "What would happen to the gradients of a softmax that puts almost all its weight on one key?",
+             "They nearly vanish: a saturated softmax barely changes when its inputs change, so the model "
+             "cannot learn which keys to prefer. Scaling keeps the scores in the range where softmax is soft."),
+        View("self_attention", {"section": "Scores and softmax", "scale": "false", "d_model": "256"},
+             "A wide model without the scaling",
+             "With d_model = 256 and the division switched off, the raw scores are large and most rows of the "
+             "attention weights put nearly all their weight on one key.",
+             "Switch 'divide by √d_k' back on: what happens to the rows?",
+             "They spread out again: dividing the scores by √d_k shrinks their spread back to about 1, so "
+             "several keys share each row's weight."),
+    )),
+    Lesson("heads", "One head or many heads", "Why the Transformer splits d_model into h heads.", (
+        View("multi_head", {"heads": "1"}, "One head",
+             "A single head sees all 64 dimensions and produces one map per layer: one way of relating "
+             "the tokens.",
+             "If a token needs to look at its verb and at its article at the same time, can one map do both?",
+             "Only by splitting its weight between them: one softmax row has one total of 1 to share."),
+        View("multi_head", {"heads": "8"}, "Eight heads of d_k = 8",
+             "The same layer with 8 heads: 8 maps, each from its own W^Q and W^K on an 8-dimensional subspace. "
+             "Each row of each map still sums to 1, and the maps differ.",
+             "The parameter count of the layer did not change. Why not?",
+             "W^Q, W^K and W^V are still d_model × d_model in total: h heads of d_model × d_k each, with "
+             "d_k = d_model / h."),
+        View("multi_head", {"heads": "4", "section": "Concat × W^O"}, "Concatenate, then W^O",
+             "Each head's output A_i V_i is T × d_k; side by side they make one T × d_model matrix, and W^O "
+             "mixes the heads back into the model's d_model dimensions.",
+             "Why is W^O needed: why not keep the heads' outputs side by side?",
+             "Side by side, head i only ever writes to its own d_k columns; W^O lets every output dimension "
+             "combine what all the heads found (Concat · W^O = Σ_i head_i · W^O_i)."),
+    )),
+    Lesson("word-order", "Word order and positional encoding",
+           "Without positions, attention cannot tell 'dog bites man' from 'man bites dog'.", (
+        View("positional_encoding", {"section": "Word order"}, "Two sentences, same words",
+             "Without positional encoding, a word attends to the other words with the same weights in both "
+             "sentences; with the sinusoidal encoding the weights differ.",
+             "Why does attention without positions give the same weights when the words are reordered?",
+             "Each score is q_i·k_j, computed from the token vectors alone; reordering the tokens only "
+             "reorders the rows and columns of the same numbers (attention is permutation-equivariant)."),
+        View("positional_encoding", {"section": "Curves"}, "The sinusoidal encoding",
+             "Each pair of dimensions is a sine and a cosine of one frequency; the frequencies fall "
+             "geometrically from the first pair to the last, so every position gets a distinct vector.",
+             "Why use many frequencies instead of one?",
+             "One sine repeats after its wavelength, so far-apart positions would look alike; the slow "
+             "dimensions tell positions apart over long ranges while the fast ones separate neighbours."),
+    )),
+    Lesson("offset", "The relative-offset property",
+           "PE(pos + k) is a fixed rotation of PE(pos), whatever pos is.", (
+        View("positional_encoding", {"section": "Offset map"}, "The offset map M_k",
+             "For a fixed offset k there is one matrix M_k, made of 2 × 2 rotations, with "
+             "PE(pos + k) = M_k · PE(pos) for every position.",
+             "Why does it help a model that M_k does not depend on pos?",
+             "A linear layer can learn 'look k tokens back' once and apply it at every position: relative "
+             "positions are easy to express."),
+        View("positional_encoding", {"section": "Offset map", "k": "1"}, "One step",
+             "With k = 1 every pair of dimensions turns by its own angle ω_i; the slow pairs barely move.",
+             "What does M_0 look like?",
+             "The identity: an offset of 0 turns every pair by 0."),
+    )),
+    Lesson("causal", "The causal mask", "A decoder must not see the tokens it is about to predict.", (
+        View("masks", {"section": "Causal"}, "The mask",
+             "Query i may attend to keys 0..i only: the upper triangle is masked (grey), so of n² cells "
+             "n(n+1)/2 are allowed.",
+             "Why does training need this mask while the decoder already generates one token at a time?",
+             "In training every position is predicted at once from the true sequence; without the mask a "
+             "position could read the very token it has to predict."),
+        View("masks", {"section": "Causal vs bidirectional"}, "Causal against bidirectional",
+             "The same sentence through the same weights: with the mask, row i has weight only up to the "
+             "diagonal, and its weights are renormalised over those keys; without it every key gets weight.",
+             "Why is the first row of the causal map always a single 1?",
+             "Query 0 may only see key 0, and a softmax over one score is 1."),
+    )),
+    Lesson("padding", "Padding and the fully masked row", "Batches pad short sentences; a row with no key needs care.", (
+        View("masks", {"section": "Padding"}, "A padded batch",
+             "Sentences are padded to the longest one; the key-padding mask hides the pad columns, so no "
+             "real token attends to a pad.",
+             "Why mask the pad keys rather than just ignore the pad rows' outputs?",
+             "Real queries would otherwise give weight to pad keys and mix the pad's vector into real "
+             "tokens' outputs."),
+        View("masks", {"section": "Fully masked row"}, "A row with nothing allowed",
+             "With left padding and a causal mask, the first query is a pad whose only allowed key is "
+             "masked: every score of its row is −∞, and a plain softmax would give 0/0 = NaN.",
+             "What should that row's weights be?",
+             "All zeros: the row attends to nothing, so its output is 0 and its NaN cannot spread to "
+             "the real tokens."),
+    )),
+    Lesson("encoder-decoder", "The whole encoder-decoder",
+           "Three kinds of attention, add & norm, and a distribution over the next token.", (
+        View("encoder_decoder", {"section": "Attention"}, "Encoder self-attention",
+             "Every source token attends to every source token, in every head of every layer.",
+             "Where do the queries, keys and values come from in cross-attention?",
+             "Queries from the decoder, keys and values from the encoder's output: each target position "
+             "reads the source."),
+        View("encoder_decoder", {"section": "One layer"}, "One layer step by step",
+             "The norm of each token's vector along the residual stream, and the mean and standard "
+             "deviation of its features before and after each LayerNorm (after: 0 and 1).",
+             "What would happen to the vectors' size over many layers without LayerNorm?",
+             "Each residual add can grow it; LayerNorm brings every token back to mean 0 and standard "
+             "deviation 1 (times its learned gain)."),
+        View("encoder_decoder", {"section": "Output"}, "The next-token distribution",
+             "The decoder's output at one position through the final linear layer and softmax: a "
+             "probability for every word of the vocabulary (these weights are untrained, so it is flat).",
+             "With teacher forcing, what is the decoder's input at position t?",
+             "The true target tokens before t, shifted right behind a start token."),
+        View("encoder_decoder", {"section": "Dropout", "dropout": "0.3"}, "Dropout, where it acts",
+             "In training, dropout zeroes each attention weight and activation with probability p and "
+             "multiplies the survivors by 1/(1 − p); a row of attention no longer sums to 1. Evaluation "
+             "turns it off, and every other figure here is drawn that way.",
+             "Why divide the survivors by 1 − p?",
+             "So that the expected value stays the same: E[m·x/(1 − p)] = (1 − p)·x/(1 − p) = x, and the "
+             "next layer sees activations of the same size in training and in evaluation."),
+    )),
+    Lesson("trained", "A trained model's heads", "An induction head, trained in seconds on this server.", (
+        View("multi_head", {"model": Shipped("induction"), "text": "x q m v k z b x q m v k z b", "layer": "1"},
+             "Layer 1: previous-token heads",
+             "The model was trained on sequences that repeat. In layer 1 a head attends from each token to "
+             "the token just before it: a bright line just below the diagonal.",
+             "What does a token learn by copying its predecessor into its own vector?",
+             "What came before it: later layers can now find 'the token that followed an earlier x'."),
+        View("multi_head", {"model": Shipped("induction"), "text": "x q m v k z b x q m v k z b", "layer": "2"},
+             "Layer 2: the induction head",
+             "In the second half of the sequence, a layer-2 head attends from each token to the token after "
+             "that token's earlier occurrence: a diagonal stripe offset by the period, 7 tokens back, plus one.",
+             "Why can't a one-layer model do this?",
+             "It needs two steps: first each token stores its predecessor (layer 1), then a query matches "
+             "that stored predecessor against the current token (layer 2). One layer has only one step."),
+        View("train", {"task": "induction"}, "Train it yourself",
+             "Press Train: the loss stays flat, then drops suddenly (the phase change) as the induction head "
+             "forms, in a few seconds.",
+             "Set layers to 1 and train again: what happens?",
+             "The loss never drops to the same level and no head scores high on prefix matching: induction "
+             "needs two layers."),
+    )),
+    Lesson("pretrained", "A real pretrained model's heads", "all-MiniLM-L6-v2: 72 heads that learned from real text.", (
+        View("pretrained", {"section": "Head roles"}, "Head roles",
+             "Every head scored for patterns people name: previous token, next token, [CLS]/[SEP] sink, "
+             "same word, broad. Each head is coloured by its strongest role.",
+             "Many heads put most of their weight on [SEP]. Why would a trained model do that?",
+             "It works as a 'no-op': a head with nothing useful to read on this input parks its weight "
+             "on a token whose value changes little."),
+        View("pretrained", {"section": "Two sentences"}, "What does 'it' refer to?",
+             "The classic pair: only the last word differs (tired / wide). Compare, head by head, how much "
+             "'it' attends to 'animal' and to 'street'.",
+             "Does one head alone decide what 'it' means?",
+             "No: the reading is spread over heads and layers; a few heads shift towards the right noun, "
+             "most do not change."),
+    )),
+)

@@ -1,0 +1,92 @@
+"""Lessons: ordered sequences of prepared views, and the bar that walks a class through one.
+
+A view is a page and its URL state (the same query parameters a shared link carries), with what
+to notice, a question for the class and its answer. A lesson's views open through links of the
+form ``/<page>?<settings>&lesson=<id>&step=<n>``; every page then shows the lesson bar (previous,
+the lesson's place, next), so a teacher runs a lesson with one click per step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from .lesson_catalogue import LESSONS, Lesson, Shipped, View
+
+LESSON, STEP = "lesson", "step"
+TOPIC = "topic"  # the Lessons page's choice of lesson (by its title)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a URL is in a lesson: the lesson, the step (0-based) and that step's view."""
+
+    lesson: Lesson
+    step: int
+    view: View = field(repr=False)
+
+
+def lesson_by_id(lesson_id: str) -> Lesson | None:
+    return next((lesson for lesson in LESSONS if lesson.id == lesson_id), None)
+
+
+def view_query(lesson: Lesson, step: int) -> dict[str, str]:
+    """The URL state of a lesson's view: its settings, the lesson, the step (1-based) and, if on,
+    presentation mode (so a lesson run on the projector stays on it)."""
+    query = {key: _url_value(value) for key, value in lesson.views[step].settings.items()}
+    query.update({LESSON: lesson.id, STEP: str(step + 1)})
+    present = st.session_state.get("present", st.query_params.get("present"))
+    if str(present).lower() == "true":
+        query["present"] = "true"
+    return query
+
+
+def _url_value(value) -> str:
+    if isinstance(value, Shipped):
+        from .model_picker import shipped_label  # loads torch: only for views of a trained model
+
+        return shipped_label(value.name)
+    return str(value)
+
+
+def current_place() -> Place | None:
+    """The lesson step the URL names, or None (no lesson, an unknown one, or a step out of range)."""
+    lesson = lesson_by_id(st.query_params.get(LESSON, ""))
+    try:
+        step = int(st.query_params.get(STEP, "")) - 1
+    except ValueError:
+        return None
+    if lesson is None or not 0 <= step < len(lesson.views):
+        return None
+    return Place(lesson, step, lesson.views[step])
+
+
+def lesson_bar(page_paths: dict[str, str]) -> None:
+    """On any page opened from a lesson: the lesson's place, what to notice, the question and
+    its answer, and links to the previous and the next view. ``page_paths``: url path -> script."""
+    place = current_place()
+    if place is None:
+        return
+    lesson, step, view = place.lesson, place.step, place.view
+    # A link to the page already open runs it with the new settings but leaves the address bar as it
+    # was; writing a parameter sends the whole URL state back to the browser.
+    st.query_params[STEP] = str(step + 1)
+    with st.container(border=True):
+        back, middle, forward = st.columns([1, 4, 1], vertical_alignment="center")
+        middle.markdown(f"**Lesson: {lesson.title}** · step {step + 1} of {len(lesson.views)} · {view.title}")
+        if step > 0:
+            previous = lesson.views[step - 1]
+            back.page_link(page_paths[previous.page], label="Previous", icon=":material/arrow_back:",
+                           query_params=view_query(lesson, step - 1))
+        if step + 1 < len(lesson.views):
+            following = lesson.views[step + 1]
+            forward.page_link(page_paths[following.page], label="Next", icon=":material/arrow_forward:",
+                              query_params=view_query(lesson, step + 1))
+        else:
+            forward.page_link(page_paths["lessons"], label="All lessons", icon=":material/school:",
+                              query_params={TOPIC: lesson.title})
+        st.markdown(f"**Notice:** {view.notice}")
+        st.markdown(f"**Ask the class:** {view.question}")
+        with st.expander("Answer"):
+            st.markdown(view.answer)
