@@ -41,9 +41,12 @@ def _unavailable(reason: str):
 
 
 @contextlib.contextmanager
-def streamlit_server():
-    """A fresh `streamlit run app.py` on a free local port; yields its URL."""
-    port = _free_port()
+def streamlit_server(port: int | None = None):
+    """A fresh `streamlit run app.py` on ``port`` (default: a free local port); yields its URL.
+
+    Giving the port of a server that has just stopped restarts the app at the same address.
+    """
+    port = port or _free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
