@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from ui.classroom import classroom_bar, presenting, share_view
-from ui.lessons import lesson_bar
+from ui.lessons import arrive, lesson_bar
 from ui.pages_index import PAGES
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
@@ -18,6 +18,7 @@ for page in PAGES:
         st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
 
 current = st.navigation(sections)
+arrive()  # a lesson step's link restores its view exactly
 share = classroom_bar(current)
 lesson_bar({page.url_path: page.path for page in PAGES})
 try:

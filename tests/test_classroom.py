@@ -32,9 +32,10 @@ def font_sizes(node, path="") -> dict[str, float]:
 
 
 def without_fonts(node):
-    """The figure with every font and the height taken out: what must not change."""
+    """The figure without its fonts, height and margins: what must not change."""
     if isinstance(node, dict):
-        return {k: without_fonts(v) for k, v in node.items() if not k.endswith("font") and k not in ("height", "template")}
+        return {k: without_fonts(v) for k, v in node.items()
+                if not k.endswith("font") and k not in ("height", "template", "margin")}
     if isinstance(node, list):
         return [without_fonts(v) for v in node]
     return node

@@ -21,7 +21,8 @@ PRESENT = "present"
 RESETTING = "resetting_page"
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
-KEPT_STATE = frozenset({PRESENT, "session_id", "uploaded_checkpoints", "trainer", "running", "playing"})
+KEPT_STATE = frozenset({PRESENT, "session_id", "uploaded_checkpoints", "trainer", "running", "playing",
+                        "lesson_step_shown"})
 
 
 def presenting() -> bool:
@@ -58,12 +59,18 @@ def qr_png(link: str, scale: int = 8) -> bytes:
     return out.getvalue()
 
 
-def _reset_page() -> None:
-    """on_click of "reset this page": forget every control's value (presentation mode stays); the
-    page is then opened again without its URL state (``classroom_bar``)."""
+def forget_controls() -> None:
+    """Drop every control's value from session state (not presentation mode, models or a training
+    run): each control then takes its value from the URL, or its default."""
     for key in list(st.session_state.keys()):
         if key not in KEPT_STATE:
             del st.session_state[key]
+
+
+def _reset_page() -> None:
+    """on_click of "reset this page": forget every control's value; the page is then opened again
+    without its URL state (``classroom_bar``)."""
+    forget_controls()
     st.session_state[RESETTING] = True
 
 

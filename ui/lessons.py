@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from .classroom import forget_controls
 from .lesson_catalogue import LESSONS, Lesson, Shipped, View
 
 LESSON, STEP = "lesson", "step"
+SHOWN = "lesson_step_shown"  # session state: the lesson step this session last opened
 TOPIC = "topic"  # the Lessons page's choice of lesson (by its title)
 
 
@@ -60,6 +62,17 @@ def current_place() -> Place | None:
     if lesson is None or not 0 <= step < len(lesson.views):
         return None
     return Place(lesson, step, lesson.views[step])
+
+
+def arrive() -> None:
+    """Call before any control is drawn. On arriving at a lesson step (a link, Next or Previous),
+    forget the controls' values, so that the view is exactly its link's settings and defaults
+    (a control keeps its value across pages of one session, which would otherwise win)."""
+    place = current_place()
+    here = None if place is None else f"{place.lesson.id}/{place.step}"
+    if here is not None and st.session_state.get(SHOWN) != here:
+        forget_controls()
+    st.session_state[SHOWN] = here
 
 
 def lesson_bar(page_paths: dict[str, str]) -> None:

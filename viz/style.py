@@ -52,8 +52,9 @@ PRESENTATION_FONT_SCALE, PRESENTATION_HEIGHT_SCALE = 1.5, 1.25
 
 def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
                       height_scale: float = PRESENTATION_HEIGHT_SCALE) -> dict:
-    """A figure's dict (``fig.to_dict()``) for the projector: every font size times ``font_scale``
-    and the height times ``height_scale``; data, colours and ranges untouched. Returns a new dict.
+    """A figure's dict (``fig.to_dict()``) for the projector: every font size and the left, right and
+    bottom margins times ``font_scale``, the height times ``height_scale``; data, colours and ranges
+    untouched. Returns a new dict.
 
     A font is any dict stored under a key ending in "font" (``font``, ``tickfont``, ``textfont``,
     ``title.font``, a colour bar's fonts, ...); one without a size inherits ``layout.font``, which
@@ -72,6 +73,9 @@ def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
 
     layout = dict(spec.get("layout", {}))
     layout["font"] = {**FONT, **layout.get("font", {})}
+    if isinstance(layout.get("margin"), dict):  # room for the larger tick labels at the edges
+        layout["margin"] = {side: value * font_scale if side in "lrb" and isinstance(value, (int, float)) else value
+                            for side, value in layout["margin"].items()}
     if isinstance(layout.get("height"), (int, float)):
         layout["height"] = int(layout["height"] * height_scale)
     return {**spec, "data": [{key: scaled(value) if key.endswith(("font", "colorbar", "marker", "title")) else value
