@@ -14,6 +14,7 @@ so one instance can serve every session and thread.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -85,8 +86,18 @@ def batch_tensors(batch: Sequence[WordPieces], pad_id: int = 0) -> dict[str, tor
     return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 
+@functools.lru_cache(maxsize=4)
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@functools.lru_cache(maxsize=16)
 def _engine(spec_json: str, max_length: int | None) -> Tokenizer:
-    """A ``tokenizers.Tokenizer`` from the JSON text, no padding, cut at ``max_length`` (None: never)."""
+    """A ``tokenizers.Tokenizer`` from the JSON text, no padding, cut at ``max_length`` (None: never).
+
+    Built once per (text, cap) and shared: building one parses the whole JSON (~50 ms for BERT's
+    vocabulary), and an engine is never changed after this function returns (encoding only reads it).
+    """
     try:
         engine = Tokenizer.from_str(spec_json)
     except Exception as error:  # the Rust side raises a bare Exception for malformed JSON
@@ -123,7 +134,7 @@ class WordPieceTokenizer:
                 or not MIN_TOKENS <= self.max_tokens <= self.model_max_len:
             raise ValueError(f"max_tokens must be a whole number from {MIN_TOKENS} to {self.model_max_len} "
                              f"(the model's positions), got {self.max_tokens!r}.")
-        object.__setattr__(self, "digest", hashlib.sha256(self.spec_json.encode("utf-8")).hexdigest())
+        object.__setattr__(self, "digest", _sha256(self.spec_json))
         object.__setattr__(self, "_full", _engine(self.spec_json, None))
         object.__setattr__(self, "_capped", _engine(self.spec_json, self.max_tokens))
         for token in ("[CLS]", "[SEP]", "[UNK]"):
