@@ -207,6 +207,26 @@ def test_checkpoint_bytes_load_and_give_the_same_logits():
                            model(batch.inputs, batch.decoder_inputs).logits)
 
 
+def test_resume_goes_on_from_the_saved_weights_step_and_learning_rate():
+    trainer = Trainer(TINY)
+    trainer.train(30)
+    trainer.set_learning_rate(1e-3)
+    resumed = Trainer.resume(trainer.checkpoint_bytes("tiny"))
+    assert resumed.setup == trainer.setup and resumed.step == 30 and resumed.learning_rate == 1e-3
+    assert _weights_equal(resumed.model, trainer.model)
+    assert resumed.history[-1]["val_loss"] == pytest.approx(trainer.evaluate()["val_loss"], rel=1e-5)  # same held-out set
+    resumed.train(10)
+    assert resumed.step == 40 and resumed.history[-1]["step"] == 40
+
+
+def test_resume_refuses_a_model_without_training_settings(tmp_path):
+    trainer = Trainer(TINY)
+    path = tmp_path / "bare.safetensors"
+    save_checkpoint(trainer.model, path, {"tokenizer": trainer.task.tokenizer})
+    with pytest.raises(ValueError, match="not saved by the Train page"):
+        Trainer.resume(path.read_bytes())
+
+
 def test_a_tiny_model_learns_sort_within_bounded_steps_and_decodes_user_input():
     setup = TrainingSetup(task="sort", d_model=16, heads=2, d_ff=32, attention_only=False, learning_rate=1e-2,
                           max_steps=1000)
