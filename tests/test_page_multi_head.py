@@ -109,6 +109,21 @@ def test_shared_link_restores_head_view_and_compare():
     assert compare["data"][0]["x"] == ["a", "b", "a\u200b", "2019"]
 
 
+def test_compare_of_a_causal_model_masks_the_future_in_all_three_panels():
+    at = section("Compare", {"causal": "true"})
+    spec = chart_by_title(at, "Compare · layer 1 · head 1 vs layer 1 · head 2")
+    maps = [t for t in spec["data"] if t["name"] != "masked"]
+    overlays = [decode_array(t["z"]).astype(bool) for t in spec["data"] if t["name"] == "masked"]
+    n = decode_array(maps[0]["z"]).shape[0]
+    future = np.triu(np.ones((n, n), dtype=bool), 1)
+    assert len(maps) == 3 and len(overlays) == 3
+    for overlay in overlays:
+        np.testing.assert_array_equal(overlay, future)  # grey exactly where a query would see the future
+    expected = model_weights(2, 64, 4, True)
+    np.testing.assert_allclose(decode_array(maps[0]["z"]), expected[0, 0], atol=1e-6)
+    np.testing.assert_allclose(decode_array(maps[2]["z"]), expected[0, 0] - expected[0, 1], atol=1e-6)
+
+
 def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
     at = run_page(PAGE, {"heads": "3"})
     assert_no_exception(at)

@@ -73,29 +73,36 @@ def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
 
 
 def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence[str],
-                   tokens_second: Sequence[str], name_first: str, name_second: str, title: str) -> go.Figure:
+                   tokens_second: Sequence[str], name_first: str, name_second: str, title: str,
+                   causal: bool = False) -> go.Figure:
     """Two attention maps ``[T, T]`` side by side and, when their shapes match, ``first - second``.
 
     The maps use the 0..1 attention scale; the difference a diverging scale
-    symmetric around 0 (red: more weight in the first, blue: in the second).
+    symmetric around 0 (red: more weight in the first, blue: in the second). ``causal``: the
+    cells above the diagonal are masked in all three panels (the grey overlay, not a 0).
     """
     same = first.shape == second.shape
     names = [name_first, name_second] + (["difference: first − second"] if same else [])
     shared = list(tokens_first) == list(tokens_second)  # same queries: label the rows once, at the left
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.04 if shared else 0.12)
     panels = [(first, tokens_first), (second, tokens_second)]
+    allowed = [allowed_cells(np.tril(np.ones(m.shape, dtype=bool)) if causal else None, m.shape) for m in (first, second)]
     for col, (matrix, tokens) in enumerate(panels, start=1):
         labels = unique_labels(tokens)
-        fig.add_trace(go.Heatmap(z=np.asarray(matrix, dtype=np.float32), x=labels, y=labels, coloraxis="coloraxis",
+        fig.add_trace(go.Heatmap(z=hide_masked(matrix, allowed[col - 1]), x=labels, y=labels, coloraxis="coloraxis",
                                  hovertemplate=HOVER, name=names[col - 1]), row=1, col=col)
+        if causal:
+            fig.add_trace(masked_overlay(allowed[col - 1], x=labels, y=labels), row=1, col=col)
     if same:
-        diff = (np.asarray(first, dtype=np.float32) - np.asarray(second, dtype=np.float32)).astype(np.float32)
+        diff = hide_masked(np.asarray(first, dtype=np.float32) - np.asarray(second, dtype=np.float32), allowed[0])
         limit = float(np.abs(diff).max()) or 1.0
         labels = unique_labels(tokens_first) if shared else \
             [f"{i}" for i in range(first.shape[0])]
         fig.add_trace(go.Heatmap(z=diff, x=labels, y=labels, coloraxis="coloraxis2", name="difference",
                                  hovertemplate="query %{y}<br>key %{x}<br>difference %{z:.3f}<extra></extra>"),
                       row=1, col=3)
+        if causal:
+            fig.add_trace(masked_overlay(allowed[0], x=labels, y=labels), row=1, col=3)
         fig.update_layout(coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit, cmid=None,
                                           colorbar=dict(title=dict(text="difference"), x=1.01, y=0.0,
                                                         yanchor="bottom", len=0.48, thickness=14)))

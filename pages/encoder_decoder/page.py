@@ -95,8 +95,8 @@ def attention_section():
             "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
                      "matrix is rectangular: target (rows) x source (columns)."}[kind]
     st.caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
-    row_name = "target" if kind != "enc" else "source"
-    col_name = "source" if kind != "dec" else "target"
+    row_name = "target query" if kind != "enc" else "source query"
+    col_name = "source key" if kind != "dec" else "target key"
     if head == "all":
         h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}"
         numbers = pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols)

@@ -157,7 +157,7 @@ def stats_section():
 
 
 @st.fragment
-def compare(weights, tokens, spec, tokenizer):
+def compare(weights, tokens, spec, tokenizer, causal):
     """Two heads, or one head on two sentences, side by side with their difference."""
     st.markdown("Two heads side by side, or one head on two sentences, and their difference "
                 "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
@@ -186,13 +186,13 @@ def compare(weights, tokens, spec, tokenizer):
             st.info(f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
                     "the same number of tokens, so only the two maps are shown.")
     chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
-                        f"Compare · {names[0]} vs {names[1]}"), key="compare", **CHART)
+                        f"Compare · {names[0]} vs {names[1]}", causal=causal), key="compare", **CHART)
 
 
 sections = {"Heads of a layer": grid_section, "All layers": overview_section,
             "Head view": lambda: head_view(weights[li], tokens, layer, heads),
             "Mean and rollout": rollout_section, "Statistics": stats_section,
-            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer),
+            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer, causal),
             "Concat × W^O": lambda: concat_section(loaded, sentence.ids, tokens, li + 1, CHART)}
 for name, section in sections.items():
     if tabs[name].open:

@@ -12,6 +12,7 @@ from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
 from ui.classroom import chart
+from viz.labels import escape
 from ui.figure_cache import cached_figure
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -148,7 +149,7 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         rows.append(w[int(layer) - 1, :, where, :])
         tokens.append(toks)
     chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
-                        f"Layer {layer} · what “{word}” attends to, head by head"),
+                        f"Layer {layer} · what “{escape(word)}” attends to, head by head"),
           width="stretch", key="query_rows")
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
