@@ -22,7 +22,7 @@ RESETTING = "resetting_page"
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
 KEPT_STATE = frozenset({PRESENT, "session_id", "uploaded_checkpoints", "trainer", "running", "playing",
-                        "lesson_step_shown"})
+                        "chunk_lock", "lesson_step_shown"})
 
 
 def presenting() -> bool:
