@@ -7,11 +7,13 @@ import json
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 import zxingcpp
 from PIL import Image
 
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
 from ui.classroom import qr_png
+from ui.pages_index import PAGES
 from viz.style import presentation_spec
 
 
@@ -55,9 +57,9 @@ def test_presentation_spec_scales_every_font_and_nothing_else():
     assert without_fonts(after) == without_fonts(before)
 
 
-def test_presentation_mode_grows_the_fonts_of_a_page_and_keeps_its_numbers():
-    query = {"section": "Heads of a layer", "layers": "2"}
-    shown = run_page("pages/multi_head/page.py", query)
+@pytest.mark.parametrize("path", [page.path for page in PAGES if page.url_path not in ("home", "lessons")])
+def test_presentation_mode_grows_the_fonts_of_every_page_and_keeps_its_numbers(path):
+    shown = run_page(path)
     plain = chart_specs(shown)
     shown.toggle(key="present").set_value(True).run()
     assert_no_exception(shown)

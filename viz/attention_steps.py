@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
 from .labels import escape, label_px, position_axis, position_label, token_labels
+from .margins import COLORAXIS_BAR_PX, COLORBAR_PX, reserve_margins
 from .masking import masked_colors, masked_hover
 from .style import DIVERGING_SCALE, HEAD_COLORS, base_layout, projector_fonts
 
@@ -57,7 +58,7 @@ def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence
                          value_name="value" if vectors else "score", height=height)
     if vectors:
         fig.update_xaxes(**DIMENSION_AXIS)
-    return fixed_margins(fig, rows, None if vectors else cols)
+    return reserve_margins(fixed_margins(fig, rows, None if vectors else cols), right=COLORBAR_PX)
 
 
 def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str], title: str,
@@ -82,7 +83,7 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit,
                                      colorbar=dict(title=dict(text="value"), thickness=14)))
     fig.update_xaxes(showgrid=False, zeroline=False, **DIMENSION_AXIS)
-    fixed_margins(fig, tokens, None)
+    reserve_margins(fixed_margins(fig, tokens, None), right=COLORAXIS_BAR_PX)
     fig.update_yaxes(**position_axis(tokens, autorange="reversed"), col=1)
     return fig
 
@@ -124,7 +125,7 @@ def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequ
                          row_name="term", col_name="dim", value_name="value")
     fig.add_hline(y=len(tokens) - 0.5, line=dict(color="black", width=2))
     fig.update_xaxes(**DIMENSION_AXIS)
-    return fixed_margins(fig, rows, None)
+    return reserve_margins(fixed_margins(fig, rows, None), right=COLORBAR_PX)
 
 
 def peakedness_figure(dims: np.ndarray, entropy_scaled: np.ndarray, entropy_unscaled: np.ndarray,

@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
 from .labels import cell_labels, escape, matrix_axes
+from .margins import COLORBAR_PX, reserve_margins, token_axis_px
 from .masking import masked_hover
 from .style import MASKED_COLOR, base_layout, projector_fonts
 
@@ -46,10 +47,21 @@ def mask_panels_figure(masks: Sequence[np.ndarray], titles: Sequence[str], row_t
         matrix_axes(fig, row_tokens, col_tokens, row=1, col=i)
     side = max(len(row_tokens), len(col_tokens))
     base_layout(fig, title, int(min(560, max(300, 150 + 20 * side))))
+    reserve_token_margins(fig, row_tokens, col_tokens)
     return projector_fonts(fig)
 
 
-def readable_heatmap(*args, **kwargs) -> go.Figure:
-    """``viz.heatmap.matrix_heatmap(*args, **kwargs)`` (a ``[Lq, Lk]`` matrix, queries down, keys
-    across, masked cells grey) with projector-sized tick labels, colour bar and legend."""
-    return projector_fonts(matrix_heatmap(*args, **kwargs))
+def reserve_token_margins(fig: go.Figure, row_tokens: Sequence[str], col_tokens: Sequence[str],
+                          colorbar: bool = False) -> go.Figure:
+    """Margins that hold the token labels of a matrix (rows upright on the left, columns at -45 degrees
+    below) and its colour bar, so the figure is laid out once (``viz.margins``)."""
+    return reserve_margins(fig, left=token_axis_px(row_tokens), bottom=token_axis_px(col_tokens, -45),
+                           right=COLORBAR_PX if colorbar else None)
+
+
+def readable_heatmap(values: np.ndarray, row_tokens: Sequence[str], col_tokens: Sequence[str], title: str,
+                     **kwargs) -> go.Figure:
+    """``viz.heatmap.matrix_heatmap(values, row_tokens, col_tokens, title, **kwargs)`` (a ``[Lq, Lk]`` matrix,
+    queries down, keys across, masked cells grey) with projector-sized tick labels, colour bar and legend."""
+    fig = matrix_heatmap(values, row_tokens, col_tokens, title, **kwargs)
+    return projector_fonts(reserve_token_margins(fig, row_tokens, col_tokens, colorbar=True))

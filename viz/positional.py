@@ -8,8 +8,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .labels import label_px
+from .margins import (COLORAXIS_BAR_PX, COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX,
+                      UNTITLED_Y_AXIS_PX, legend_below_px, reserve_margins)
 from .masking import allowed_cells, masked_hover, masked_overlay
-from .style import DIVERGING_SCALE, base_layout, head_color, projector_fonts
+from .style import DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, head_color, projector_fonts
 from .tiles import gap_shapes, tile_maps, tile_titles, tiling
 
 
@@ -38,6 +41,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
                      zeroline=True, zerolinecolor="#999999")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=legend_below_px(len(dims), 0.3, 420, 60))
     return projector_fonts(fig)
 
 
@@ -58,6 +62,7 @@ def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_
     base_layout(fig, title, 440)
     fig.update_xaxes(title=x_title, showgrid=False)
     fig.update_yaxes(title=y_title, autorange="reversed", showgrid=False)
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, right=COLORBAR_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
 
@@ -82,6 +87,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
     fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], showgrid=True,
                      gridcolor="#eeeeee")
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
 
@@ -109,6 +115,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=legend_below_px(2, 0.3, 400, 60))
     return projector_fonts(fig)
 
 
@@ -126,6 +133,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.35))
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=legend_below_px(2, 0.35, 360, 60))
     return projector_fonts(fig)
 
 
@@ -163,6 +171,7 @@ def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias
     fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h + 1}" for h in range(heads)]))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
+    reserve_margins(fig, right=COLORBAR_PX)
     return projector_fonts(fig)
 
 
@@ -176,6 +185,8 @@ def slopes_figure(slopes: np.ndarray) -> go.Figure:
     base_layout(fig, "ALiBi bias against distance", 380)
     fig.update_xaxes(title="distance |i - j|", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="bias added to the score", showgrid=True, gridcolor="#eeeeee")
+    legend = 60 + label_px([trace.name for trace in fig.data], PROJECTOR_LABEL_PX)  # line sample, then the name
+    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, right=legend, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
 
@@ -198,4 +209,5 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Fig
     fig.update_layout(margin=dict(t=110))  # room for the title above the two-line panel names
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
                                      colorbar=dict(title=dict(text="relative"), thickness=14)))
+    reserve_margins(fig, left=UNTITLED_Y_AXIS_PX, right=COLORAXIS_BAR_PX, bottom=UNTITLED_X_AXIS_PX)
     return projector_fonts(fig)

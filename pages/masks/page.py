@@ -1,7 +1,9 @@
 """Masks: causal, padding, cross-attention shapes, their effect on the scores, the fully masked row.
 
 The batch and the model are chosen at the top; each section is a lazy tab (its label is the
-URL's ``section``), so a change builds and redraws only the open tab's charts.
+URL's ``section``), so a change builds and redraws only the open tab's charts. The model's settings,
+the head shown, the sentence to follow and the tabs are one fragment (``masks_view``): changing one of
+them reruns and resends only that part of the page.
 """
 
 import streamlit as st
@@ -12,70 +14,90 @@ from pages.masks import sections as sections
 from ui.controls import d_model_control, heads_control, layers_control, seed_control
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
+from ui.classroom import explanation
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
 require_navigation()
 
 st.title("Masks")
-st.markdown(
-    "A mask says which keys each query may look at. Here, as in PyTorch's "
-    "`F.scaled_dot_product_attention`, **True means may attend**. A forbidden score is replaced by "
-    "$-\\infty$ before the softmax, so its weight becomes exactly 0 and every row renormalises over "
-    "the keys that remain:"
-)
-st.latex(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
-         r"M_{ij} = \begin{cases}0 & \text{query } i \text{ may attend to key } j\\ -\infty & \text{otherwise}\end{cases}")
+with explanation():
+    st.markdown(
+        "A mask says which keys each query may look at. Here, as in PyTorch's "
+        "`F.scaled_dot_product_attention`, **True means may attend**. A forbidden score is replaced by "
+        "$-\\infty$ before the softmax, so its weight becomes exactly 0 and every row renormalises over "
+        "the keys that remain:"
+    )
+    st.latex(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
+             r"M_{ij} = \begin{cases}0 & \text{query } i \text{ may attend to key } j\\ -\infty & \text{otherwise}\end{cases}")
 
-choice = model_choice(("encoder-only", "decoder-only"), help="The last three tabs run this model's "
-                      "self-attention with the mask you pick, whatever mask it was trained with.")
-c = st.columns(6)
-if choice is None:
-    d_model = d_model_control(container=c[0])
-    heads = heads_control(d_model, container=c[1])
-    layers = layers_control(container=c[2], max_value=4)
-    seed = seed_control(container=c[3])
-    spec = ModelSpec.random(stack_config(layers, d_model=d_model, num_heads=heads), seed, "encoder-only")
-else:
-    spec = choice
-loaded = load_or_stop(spec)
-layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
-if loaded.kind == "decoder-only":
-    layers = loaded.config.num_decoder_layers
-layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
-head = c[5].selectbox("head to show", list(range(1, heads + 1)), key="head", bind="query-params")
-shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
 
-cols = st.columns(4)
-defaults = ("The cat sat", "The cat sat on the mat", "Dogs bark loudly")
-texts = [cols[i].text_input(f"sentence {i + 1}", defaults[i], key=f"s{i + 1}", bind="query-params",
-                            max_chars=300) for i in range(3)]
-typed = [t for t in (tokenize_text(text, max_tokens=16, tokenizer=loaded.tokenizer) for text in texts)
-         if t is not None]
-batch = None
-if typed:
-    row = cols[3].selectbox("sentence to follow", list(range(len(typed))), format_func=lambda i: f"sentence {i + 1}",
+SENTENCE_DEFAULTS = ("The cat sat", "The cat sat on the mat", "Dogs bark loudly")
+
+
+def random_model(columns) -> ModelSpec:
+    """The settings of a random model (d_model, heads, layers, seed) in the first four ``columns``."""
+    d_model = d_model_control(container=columns[0])
+    heads = heads_control(d_model, container=columns[1])
+    layers = layers_control(container=columns[2], max_value=4)
+    seed = seed_control(container=columns[3])
+    return ModelSpec.random(stack_config(layers, d_model=d_model, num_heads=heads), seed, "encoder-only")
+
+
+def padded_batch(texts: list[str], tokenizer, row_box) -> sections.Batch | None:
+    """The typed sentences tokenised with the model's tokenizer and padded to one length, and the
+    sentence to follow (picked in ``row_box``); None when every sentence is empty."""
+    typed = [t for t in (tokenize_text(text, max_tokens=16, tokenizer=tokenizer) for text in texts) if t is not None]
+    if not typed:
+        return None
+    row = row_box.selectbox("sentence to follow", list(range(len(typed))), format_func=lambda i: f"sentence {i + 1}",
                             key="row", bind="query-params")
     tokens, ids, lengths = mask_math.pad_batch([t.tokens for t in typed], [t.ids for t in typed])
-    batch = sections.Batch(tokens, ids, lengths, [f"sentence {i + 1} ({lengths[i]} tokens)" for i in range(len(typed))],
-                           row, typed[row])
-st.caption(f"The batch of sentences feeds every tab but the first; the model ({loaded.label}) feeds the "
-           "last three.")
+    return sections.Batch(tokens, ids, lengths, [f"sentence {i + 1} ({lengths[i]} tokens)" for i in range(len(typed))],
+                          row, typed[row])
 
-tabs = dict(zip(sections.SECTIONS, st.tabs(list(sections.SECTIONS), key="section", bind="query-params")))
-if tabs["Causal"].open:
-    with tabs["Causal"]:
-        sections.render_causal()
-for name, render in (("Padding", sections.render_padding), ("Cross-attention", sections.render_cross),
-                     ("Scores", sections.render_scores),
-                     ("Causal vs bidirectional", sections.render_causal_vs_bidirectional),
-                     ("Fully masked row", sections.render_fully_masked)):
-    if not tabs[name].open:
-        continue
-    with tabs[name]:
-        if batch is None:
-            st.info("Type at least one sentence above to build a batch (they are all empty now).")
-        elif name in ("Padding", "Cross-attention"):
-            render(batch)
-        else:
-            render(batch, shown)
+
+@st.fragment
+def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) -> None:
+    """The model's settings and the head shown (drawn in ``controls``), the sentence to follow (in
+    ``row_box``) and the open tab. A change of any of them reruns this part only: neither the title,
+    the formula, the model picker, the sentences nor the navigation are rerun or redrawn."""
+    c = controls.columns(6)
+    spec = random_model(c) if choice is None else choice
+    loaded = load_or_stop(spec)
+    layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
+    if loaded.kind == "decoder-only":
+        layers = loaded.config.num_decoder_layers
+    layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
+    head = c[5].selectbox("head to show", list(range(1, heads + 1)), key="head", bind="query-params")
+    shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
+    batch = padded_batch(texts, loaded.tokenizer, row_box)
+    st.caption(f"The batch of sentences feeds every tab but the first; the model ({loaded.label}) feeds the "
+               "last three.")
+    tabs = dict(zip(sections.SECTIONS, st.tabs(list(sections.SECTIONS), key="section", bind="query-params")))
+    if tabs["Causal"].open:
+        with tabs["Causal"]:
+            sections.render_causal()
+    for name, render in (("Padding", sections.render_padding), ("Cross-attention", sections.render_cross),
+                         ("Scores", sections.render_scores),
+                         ("Causal vs bidirectional", sections.render_causal_vs_bidirectional),
+                         ("Fully masked row", sections.render_fully_masked)):
+        if not tabs[name].open:
+            continue
+        with tabs[name]:
+            if batch is None:
+                st.info("Type at least one sentence above to build a batch (they are all empty now).")
+            elif name in ("Padding", "Cross-attention"):
+                render(batch)
+            else:
+                render(batch, shown)
+
+
+# The model picker and the sentences are drawn here, outside the fragment: changing them reruns the page.
+model = model_choice(("encoder-only", "decoder-only"), help="The last three tabs run this model's "
+                     "self-attention with the mask you pick, whatever mask it was trained with.")
+settings = st.container()
+sentence_row = st.columns(4)
+sentences = [sentence_row[i].text_input(f"sentence {i + 1}", SENTENCE_DEFAULTS[i], key=f"s{i + 1}",
+                                        bind="query-params", max_chars=300) for i in range(3)]
+masks_view(model, sentences, settings, sentence_row[3])

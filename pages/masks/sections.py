@@ -19,6 +19,7 @@ from pages.masks import numbers as mask_ui
 from ui.figure_cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import TokenizedText, sentence_input
+from ui.classroom import chart
 
 # The page's tabs; the open one is the URL's ``section``.
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -64,9 +65,9 @@ def render_causal() -> None:
         st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
         st.markdown(f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed.")
     positions = [str(i) for i in range(n)]
-    right.plotly_chart(cached_figure(mask_panels_figure, [mask_math.query_key_masks(n, n)["causal"]], ["causal"],
-                                     positions, positions, f"Causal mask for {n} tokens (grey = masked)"),
-                       width="stretch")
+    chart(cached_figure(mask_panels_figure, [mask_math.query_key_masks(n, n)["causal"]], ["causal"],
+                        positions, positions, f"Causal mask for {n} tokens (grey = masked)"),
+          width="stretch", container=right)
 
 
 def render_padding(batch: Batch) -> None:
@@ -75,21 +76,21 @@ def render_padding(batch: Batch) -> None:
     st.markdown("Sentences in a batch are padded to the longest one with a `<pad>` token. No query should "
                 "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ iff "
                 "$j < \\text{length}_b$; it broadcasts over all queries.")
-    st.plotly_chart(cached_figure(mask_panels_figure, [mask_math.batch_padding_mask(batch.lengths)],
-                                  ["key-padding mask"], batch.names, [str(j) for j in range(batch.length)],
-                                  f"Key-padding mask of the batch: {len(batch.names)} sentences × "
-                                  f"{batch.length} positions", "sentence", "position",
-                                  np.array(batch.tokens, dtype=object)), width="stretch")
+    chart(cached_figure(mask_panels_figure, [mask_math.batch_padding_mask(batch.lengths)],
+                        ["key-padding mask"], batch.names, [str(j) for j in range(batch.length)],
+                        f"Key-padding mask of the batch: {len(batch.names)} sentences × "
+                        f"{batch.length} positions", "sentence", "position",
+                        np.array(batch.tokens, dtype=object)), width="stretch")
     padded = st.expander("The padded batch, token by token", key="padded", bind="query-params")
     if padded.open:  # built only when opened
         padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=[str(j) for j in range(batch.length)]))
     kinds = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
     st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
-    st.plotly_chart(cached_figure(mask_panels_figure, [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
-                                  ["padding (keys)", "causal", "combined: padding AND causal"], tokens, tokens,
-                                  f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}"),
-                    width="stretch")
+    chart(cached_figure(mask_panels_figure, [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
+                        ["padding (keys)", "causal", "combined: padding AND causal"], tokens, tokens,
+                        f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}"),
+          width="stretch")
     st.caption("Masks combine with a logical AND (`combine_masks`): a key is allowed only if every mask "
                "allows it.")
 
@@ -109,10 +110,10 @@ def render_cross(batch: Batch) -> None:
         return
     padding = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])["padding"]
     cross = np.broadcast_to(padding[:1], (len(target.tokens), batch.length))
-    right.plotly_chart(cached_figure(mask_panels_figure, [cross], ["source padding"], target.tokens,
-                                     batch.tokens[batch.row], f"Cross-attention mask: {len(target.tokens)} "
-                                     f"target × {batch.length} source positions", "target query", "source key"),
-                       width="stretch")
+    chart(cached_figure(mask_panels_figure, [cross], ["source padding"], target.tokens,
+                        batch.tokens[batch.row], f"Cross-attention mask: {len(target.tokens)} "
+                        f"target × {batch.length} source positions", "target query", "source key"),
+          width="stretch", container=right)
 
 
 @st.fragment
@@ -126,13 +127,13 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
     c1, c2, c3 = st.columns(3, gap="medium")
     limit = float(np.abs(scores).max()) or 1.0  # one colour range for 1 and 2: masking changes no value
-    c1.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
-                                  signed=True, zrange=(-limit, limit), value_name="score"), width="stretch")
-    c2.plotly_chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
-                                  signed=True, zrange=(-limit, limit), mask=maps.mask, value_name="score"),
-                    width="stretch")
-    c3.plotly_chart(cached_figure(readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
-                                  mask=maps.mask), width="stretch")
+    chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
+                        signed=True, zrange=(-limit, limit), value_name="score"), width="stretch", container=c1)
+    chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
+                        signed=True, zrange=(-limit, limit), mask=maps.mask, value_name="score"),
+          width="stretch", container=c2)
+    chart(cached_figure(readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
+                        mask=maps.mask), width="stretch", container=c3)
     st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
                "it. Each row of 3 sums to 1 over its allowed keys.")
     numbers = st.expander("The numbers: weights and row sums", key="numbers", bind="query-params")
@@ -154,10 +155,10 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
             [shown.layer - 1, shown.head] for causal in (True, False)}
     causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
-    c1.plotly_chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,
-                                  f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch")
-    c2.plotly_chart(cached_figure(readable_heatmap, side[False], real.tokens, real.tokens,
-                                  f"Bidirectional (encoder, BERT-style)<br>{shown.where}"), width="stretch")
+    chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,
+                        f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch", container=c1)
+    chart(cached_figure(readable_heatmap, side[False], real.tokens, real.tokens,
+                        f"Bidirectional (encoder, BERT-style)<br>{shown.where}"), width="stretch", container=c2)
     st.caption("The first token can only attend to itself under the causal mask (weight 1), and every row "
                "spreads its attention over fewer keys, so the weights that remain are larger.")
 
@@ -188,6 +189,6 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
                    f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere.")
-    c2.plotly_chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
-                                  "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask),
-                    width="stretch")
+    chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
+                        "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask),
+          width="stretch", container=c2)

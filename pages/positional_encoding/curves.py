@@ -11,6 +11,7 @@ from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
 from ui.figure_cache import cached_figure
+from ui.classroom import chart
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
@@ -27,15 +28,15 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
             "Together they give every position a distinct fingerprint."
         )
         st.latex(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
-        st.plotly_chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions),
-                        width="stretch")
+        chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions),
+              width="stretch")
         if base == 1.0:
             st.caption("With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
                        "and positions 2π apart are nearly indistinguishable.")
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(cached_figure(viz.pe_matrix_figure, pe,
-                                    f"The whole table: {positions} positions × {d_model} dimensions"),
-                      width="stretch")
+    chart(cached_figure(viz.pe_matrix_figure, pe,
+                        f"The whole table: {positions} positions × {d_model} dimensions"),
+          width="stretch", container=left)
     with right:
         st.markdown(
             "Read a row for one position's vector. Left columns flicker quickly from row to row; right "
@@ -55,7 +56,7 @@ def _curves(pe: np.ndarray, d_model: int, base: float) -> None:
     dims = st.multiselect("dimensions to plot (even = sine, odd = cosine)", list(range(d_model)),
                           default=default_dims, key="dims", bind="query-params")
     if dims:
-        st.plotly_chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), d_model, base), width="stretch")
+        chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), d_model, base), width="stretch")
     else:
         st.info("Pick at least one dimension to plot its curve.")
 
@@ -71,10 +72,10 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
     left, right = st.columns(2, gap="large")
     sim = pos_ui.similarity(positions, d_model, base)
     profile = pos_ui.distance_profile(positions, d_model, base)
-    left.plotly_chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch")
+    chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch", container=left)
     with right:
-        st.plotly_chart(cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low,
-                                      profile.high), width="stretch")
+        chart(cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low,
+                            profile.high), width="stretch")
         spread = float((profile.high - profile.low).max())
         st.caption("The band is the spread over all p at each offset. "
                    f"Largest spread along a diagonal: {spread:.2e}"
@@ -105,16 +106,16 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
     title = f"M_{offset}: PE[pos] → PE[pos + {offset}]"
     if shown < d_model:
         title += f" (first {shown} dimensions)"
-    left.plotly_chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title,
-                                    row_name="output dim", col_name="input dim", value_name="M_k",
-                                    masked=check.no_value[:shown, :shown]), width="stretch")
+    chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title,
+                        row_name="output dim", col_name="input dim", value_name="M_k",
+                        masked=check.no_value[:shown, :shown]), width="stretch", container=left)
     with right:
         table = pos_ui.pe_table(at + offset + 1, d_model, base)
         linear = check.linear_dims
         mapped = check.matrix[:linear, :linear] @ table[at, :linear]
         target = table[at + offset, :linear]
-        st.plotly_chart(cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset),
-                        width="stretch")
+        chart(cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset),
+              width="stretch")
         st.metric(f"max |PE[pos + {offset}] − M_{offset} PE[pos]| over all {check.pairs_checked} positions",
                   f"{check.max_error:.1e}")
         st.caption("Zero up to float32 rounding: the same matrix works at every position. "

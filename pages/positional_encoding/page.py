@@ -1,13 +1,16 @@
 """Positional encoding: sinusoids, similarity, the shift map, the schemes side by side, word order.
 
 The shared controls sit at the top; each section is a lazy tab (its label is the URL's
-``section``), so a change builds and redraws only the open tab's few charts.
+``section``), so a change builds and redraws only the open tab's few charts. The controls and the
+tabs are one fragment: a change reruns and redraws neither the title and formula above them nor
+the navigation.
 """
 
 import streamlit as st
 
 from pages.positional_encoding.schemes import render_schemes
 from pages.positional_encoding.curves import render_curves, render_shift, render_similarity
+from ui.classroom import explanation
 from ui.routing import require_navigation
 from pages.positional_encoding.word_order import render_word_order
 
@@ -16,39 +19,46 @@ require_navigation()
 SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
 
 st.title("Positional encoding")
-st.markdown(
-    "Attention compares every token with every other one, but nothing in $QK^\\top$ knows where a "
-    "token sits: without help, *The cat sat on the mat* and *The mat sat on the cat* look the same "
-    "to it. The Transformer therefore **adds** a position vector to each token's embedding. The "
-    "paper's choice is a fixed table of sines and cosines whose wavelengths form a geometric "
-    "progression from $2\\pi$ to $2\\pi \\cdot \\text{base}$ (the tutorials' $l = 10000$):"
-)
-st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
-         r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)")
+with explanation():
+    st.markdown(
+        "Attention compares every token with every other one, but nothing in $QK^\\top$ knows where a "
+        "token sits: without help, *The cat sat on the mat* and *The mat sat on the cat* look the same "
+        "to it. The Transformer therefore **adds** a position vector to each token's embedding. The "
+        "paper's choice is a fixed table of sines and cosines whose wavelengths form a geometric "
+        "progression from $2\\pi$ to $2\\pi \\cdot \\text{base}$ (the tutorials' $l = 10000$):"
+    )
+    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
+             r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)")
 
-c1, c2, c3 = st.columns(3)
-d_model = c1.slider("d_model (dimensions)", 2, 256, 64, key="d_model", bind="query-params",
-                    help="Odd values work: the last column is then a lone sine.")
-positions = c2.slider("positions", 8, 256, 100, key="positions", bind="query-params")
-base = float(c3.number_input("base (l)", 1, 1_000_000, 10000, step=1, key="base", bind="query-params",
-                             help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
-if d_model % 2:
-    st.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
 
-curves, similarity, shift, schemes, word_order = st.tabs(list(SECTIONS), key="section", bind="query-params")
-if curves.open:
-    with curves:
-        render_curves(positions, d_model, base)
-if similarity.open:
-    with similarity:
-        render_similarity(positions, d_model, base)
-if shift.open:
-    with shift:
-        render_shift(positions, d_model, base)
-if schemes.open:
-    with schemes:
-        render_schemes(positions, d_model, base)
-if word_order.open:
-    with word_order:
-        st.caption("Uses the base above; the model has its own size controls.")
-        render_word_order(base)
+@st.fragment
+def positional_view() -> None:
+    """d_model, the number of positions and the base, then the open tab."""
+    c1, c2, c3 = st.columns(3)
+    d_model = c1.slider("d_model (dimensions)", 2, 256, 64, key="d_model", bind="query-params",
+                        help="Odd values work: the last column is then a lone sine.")
+    positions = c2.slider("positions", 8, 256, 100, key="positions", bind="query-params")
+    base = float(c3.number_input("base (l)", 1, 1_000_000, 10000, step=1, key="base", bind="query-params",
+                                 help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
+    if d_model % 2:
+        st.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
+    curves, similarity, shift, schemes, word_order = st.tabs(list(SECTIONS), key="section", bind="query-params")
+    if curves.open:
+        with curves:
+            render_curves(positions, d_model, base)
+    if similarity.open:
+        with similarity:
+            render_similarity(positions, d_model, base)
+    if shift.open:
+        with shift:
+            render_shift(positions, d_model, base)
+    if schemes.open:
+        with schemes:
+            render_schemes(positions, d_model, base)
+    if word_order.open:
+        with word_order:
+            st.caption("Uses the base above; the model has its own size controls.")
+            render_word_order(base)
+
+
+positional_view()

@@ -11,6 +11,7 @@ from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
 from ui.figure_cache import cached_figure
+from ui.classroom import chart
 
 # One tab per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEME_TABS = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
@@ -31,7 +32,7 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
     names = ["sinusoidal<br>PE_m·PE_n", "learned (untrained)<br>P_m·P_n", "rotary<br>R(m)q·R(n)k",
              "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
-    st.plotly_chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
+    chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
     learned, rotary, alibi, none = st.tabs(list(SCHEME_TABS), key="scheme", bind="query-params")
@@ -64,11 +65,11 @@ def _learned(positions: int, d_model: int) -> None:
     seed = int(st.number_input("seed of the untrained table", 0, 9999, 0, key="lseed", bind="query-params"))
     table = pos_ui.learned_table(positions, d_model, seed)
     left, right = st.columns(2, gap="large")
-    left.plotly_chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
-                                           value_name="P"), width="stretch")
-    right.plotly_chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
-                                             "P[p]·P[q] between positions", "P·P"),
-                       width="stretch")
+    chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
+                               value_name="P"), width="stretch", container=left)
+    chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
+                                "P[p]·P[q] between positions", "P·P"),
+          width="stretch", container=right)
 
 
 def _rotary(positions: int, base: float) -> None:
@@ -87,9 +88,9 @@ def _rotary(positions: int, base: float) -> None:
     length = min(positions, 48)
     scores = pos_ui.rope_scores(length, d_head, base, seed)
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(cached_figure(viz.offset_matrix_figure,
+    chart(cached_figure(viz.offset_matrix_figure,
         scores, f"Same q and k at every position, after RoPE: score R(m)q·R(n)k (d = {d_head})"),
-        width="stretch")
+        width="stretch", container=left)
     with right:
         st.markdown("One fixed query vector $q$ sits at every position $m$ and one fixed key $k$ at every "
                     "position $n$; only the rotations differ. Every diagonal ($n - m$ constant) has a "
@@ -111,10 +112,10 @@ def _alibi(positions: int) -> None:
     length = min(positions, 12)
     slopes, bias = pos_ui.alibi(heads, length)
     left, right = st.columns([3, 2], gap="large")
-    left.plotly_chart(cached_figure(viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
-                      width="stretch")
+    chart(cached_figure(viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
+          width="stretch", container=left)
     with right:
-        st.plotly_chart(cached_figure(viz.slopes_figure, slopes), width="stretch")
+        chart(cached_figure(viz.slopes_figure, slopes), width="stretch")
         slopes_table = st.expander("The slopes", key="slopes", bind="query-params")
         if slopes_table.open:  # built only when opened
             slopes_table.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m_h": slopes}), hide_index=True)

@@ -12,6 +12,7 @@ from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layer
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
+from ui.classroom import chart
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
@@ -59,9 +60,9 @@ def render_word_order(base: float) -> None:
                    "permutation to undo. Both maps are shown without the check.")
         for name, spec in specs.items():
             maps = [self_attention_maps(spec, t.ids) for t in (a, b)]
-            st.plotly_chart(cached_figure(attention_pair_figure,
-                maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
-                f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
+            chart(cached_figure(attention_pair_figure,
+      maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
+      f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
         return
     word = c3.selectbox("word to follow", list(range(len(a.tokens))), index=min(1, len(a.tokens) - 1),
                         format_func=lambda i: f"{i}: {a.tokens[i]}", key="wo_word", bind="query-params")
@@ -84,11 +85,11 @@ def render_word_order(base: float) -> None:
                                         "A position": perm}), hide_index=True)
     rows_a = [r.a[layer - 1, h, word] for r in results.values()]
     rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
-    st.plotly_chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
-                                     [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
-                                     names), width="stretch")
+    chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
+                           [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
+                           names), width="stretch")
     for name, result in results.items():
-        st.plotly_chart(cached_figure(attention_pair_figure,
-            result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,
-            f"Layer {layer} · head {head} · self-attention, {POSITIONAL_LABELS[name]}", names),
-            width="stretch")
+        chart(cached_figure(attention_pair_figure,
+  result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,
+  f"Layer {layer} · head {head} · self-attention, {POSITIONAL_LABELS[name]}", names),
+  width="stretch")

@@ -1,0 +1,228 @@
+"""The sections of the Self-attention page, one tab each, all drawn from one head of one model on the
+user's tokens: Q, K, V; scores and softmax; the output and one query up close; why the scores are scaled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages.self_attention.steps import AttentionSteps, sentence_peakedness, softmax_peakedness
+from transformer import TransformerConfig
+from ui.figure_cache import cached_figure
+from ui.classroom import chart
+from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
+                                 signed_matrix_figure, weighted_values_figure)
+
+# The page's tabs; the open one is the URL's ``section``.
+SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale")
+
+
+@dataclass(frozen=True)
+class HeadOnText:
+    """Everything a section draws: the model's ``config`` (``random``: a seeded random model), the
+    ``layer`` and ``head`` shown (counted from 1, as on screen), the what-if settings (``scale``: divide by
+    sqrt(d_k); ``temperature``), whether the model is ``causal``, the ``tokens`` [T] and the head's
+    chain of matrices ``steps`` (X [T, d_model], Q, K, V [T, d_k], scores and weights [T, T])."""
+
+    config: TransformerConfig
+    random: bool
+    layer: int
+    head: int
+    scale: bool
+    temperature: float
+    causal: bool
+    tokens: list[str]
+    steps: AttentionSteps
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d_model(self) -> int:
+        return self.config.d_model
+
+    @property
+    def d_k(self) -> int:
+        return self.config.d_head
+
+    @property
+    def matrix_height(self) -> int:
+        """Height in px of a [T, T] or [T, d] matrix figure: 22 px a row, 300 to 620."""
+        return int(min(620, max(300, 120 + 22 * self.n)))
+
+    def signed(self, values: np.ndarray, rows, cols, title: str, col_name: str = "dim",
+               mask: np.ndarray | None = None) -> go.Figure:
+        """A signed matrix figure (cached: the same inputs reuse the built figure)."""
+        return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, self.matrix_height)
+
+
+def dimension_labels(count: int) -> list[str]:
+    """Column labels "0".."count-1" of a [T, count] matrix of vectors."""
+    return [str(i) for i in range(count)]
+
+
+def input_description(view: HeadOnText) -> tuple[str, str, str]:
+    """What X is for the chosen layer and model: markdown, its formula, a short name for the title."""
+    config, layer = view.config, view.layer
+    pe = {"sinusoidal": " + PE", "learned": " + P_{\\text{learned}}"}.get(config.positional, "")
+    scaled = "\\sqrt{d_{model}}" if config.embed_scale else ""
+    types = " + E_{\\text{type}}" if config.type_vocab_size else ""
+    embed = f"E_{{\\text{{tokens}}}}{scaled}{pe}{types}"
+    embed = f"\\mathrm{{LN}}({embed})" if config.embed_norm else embed
+    where = {"rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
+             "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
+             "none": " There is no positional encoding: the head cannot tell word order."}.get(config.positional, "")
+    if layer == 1:
+        text = ("**1 · Token vectors.** Each token's embedding"
+                + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
+                + (" gets its position's vector added, so that the same word at two positions gets two "
+                   "different vectors." if pe else " is looked up.") + where)
+        parts = " + ".join(["token vectors"] + (["positions"] if pe else []) + (["types"] if types else []))
+        name = f"LN({parts})" if config.embed_norm else ("token vectors + PE" if pe and not types else parts)
+        formula = f"X = {embed}"
+    else:
+        text = (f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
+                "vector now mixes in the tokens it attended to before.")
+        formula, name = f"X = \\text{{output of layer }} {layer - 1}", f"output of layer {layer - 1}"
+    if config.norm_first:
+        text += " This model is pre-LN, so W_Q, W_K and W_V read the vectors after LayerNorm 1."
+        formula, name = f"\\mathrm{{LN}}_1({formula.split(' = ', 1)[1]})", f"LN₁({name})"
+        formula = f"X = {formula}"
+    return text, formula + " \\in \\mathbb{R}^{T \\times d_{model}}", name
+
+
+def vectors_section(view: HeadOnText) -> None:
+    """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
+    steps, tokens, n = view.steps, view.tokens, view.n
+    left, right = st.columns([3, 2])
+    text, formula, name = input_description(view)
+    with right:
+        st.markdown(text)
+        st.latex(formula)
+        st.caption(f"Shape: T × d_model = {n} × {view.d_model}")
+    with left:
+        chart(view.signed(steps.x, tokens, dimension_labels(view.d_model),
+                          f"X: {name} · {n} × {view.d_model}"), key="x")
+    st.markdown("**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
+                "**query** is what this token looks for, the **key** what it offers to be found by, the "
+                "**value** what it passes on.")
+    st.latex(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}")
+    chart(cached_figure(qkv_figure, steps.q, steps.k, steps.v, tokens,
+                        f"Queries, keys and values · each {n} × {view.d_k}", view.matrix_height), key="qkv")
+
+
+def scores_section(view: HeadOnText) -> None:
+    """Step 3: raw scores Q K^T, scaled, masked and softmaxed, all [T, T]."""
+    steps, tokens, n = view.steps, view.tokens, view.n
+    st.markdown("**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
+                "product; the scores are scaled, the mask hides forbidden keys, and a softmax turns each row "
+                "into weights that sum to 1.")
+    factor = "/ √d_k" if view.scale else ""
+    left, right = st.columns(2)
+    with left:
+        st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
+        chart(view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"),
+              key="raw")
+    with right:
+        st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,\tau}" if view.scale else r"\tilde S = \frac{QK^\top}{\tau}")
+        chart(view.signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / τ "
+                          f"(τ = {view.temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
+    left, right = st.columns(2)
+    with left:
+        if view.causal:
+            st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
+            chart(view.signed(steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}",
+                              col_name="key", mask=steps.mask), key="masked")
+        else:
+            st.latex(r"\text{mask: none}")
+            st.caption("No mask: every query may attend to every key."
+                       + (" Switch on the causal mask above to hide the future (the keys to the right of the "
+                          "diagonal)." if view.random else " This model is bidirectional."))
+    with right:
+        st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
+        chart(cached_figure(attention_weights_figure, steps.weights, tokens,
+                            f"Attention weights A (each row sums to 1) · {n} × {n}",
+                            mask=steps.mask if view.causal else None, height=view.matrix_height),
+              key="weights")
+    difference = float(np.abs(steps.weights - steps.model_weights).max())
+    if view.scale == view.config.scale_scores and view.temperature == 1.0:
+        st.caption(f"These are the model's own weights for layer {view.layer}, head {view.head}: "
+                   f"max |A − A_model| = {difference:.1e} (float rounding).")
+    else:
+        st.caption(f"A what-if: the model itself computes with{'' if view.config.scale_scores else 'out'} the "
+                   f"√d_k scaling and τ = 1; its own weights differ from these by up to {difference:.2f}.")
+
+
+def output_section(view: HeadOnText) -> None:
+    """Step 4 and 5: the output A V [T, d_k], and one query's weights and weighted sum."""
+    steps, tokens, n = view.steps, view.tokens, view.n
+    left, right = st.columns([3, 2])
+    with right:
+        st.markdown("**4 · Output.** Each output row is the average of the value vectors, weighted by that "
+                    "query's row of A.")
+        st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
+    with left:
+        chart(view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
+              key="output")
+    one_query(steps.weights, steps.mask, steps.v, tokens)
+
+
+@st.fragment
+def one_query(weights: np.ndarray, mask: np.ndarray, values: np.ndarray, tokens: list[str]) -> None:
+    """Pick a query token: its attention over the keys [T] and its weighted sum of values [T, d_k]
+    (picking reruns this part only)."""
+    st.markdown("**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum "
+                "of the value vectors.")
+    query = st.selectbox("query token", range(len(tokens)),
+                         index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
+                         format_func=lambda i: f"{i}: {tokens[i]}", key="query", bind="query-params")
+    left, right = st.columns(2)
+    with left:
+        chart(cached_figure(query_bar_figure, weights, mask, tokens, query), key="bar")
+    with right:
+        chart(cached_figure(weighted_values_figure, weights, values, tokens, query), key="sum")
+
+
+def scaling_section(view: HeadOnText) -> None:
+    """Step 6: why the scores are divided by sqrt(d_k) (softmax peakedness vs d_k)."""
+    left, right = st.columns([3, 2])
+    with right:
+        st.markdown(
+            "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "
+            "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
+            "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
+            "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
+            "low $T$ sharpens, high $T$ flattens."
+        )
+        st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
+    with left:
+        peaks = softmax_peakedness()
+        chart(cached_figure(peakedness_figure, peaks.dims, peaks.entropy_scaled, peaks.entropy_unscaled,
+                            peaks.max_scaled, peaks.max_unscaled, peaks.keys,
+                            (view.d_k, *sentence_peakedness(view.steps))), key="peaks")
+
+
+def numbers_table(view: HeadOnText) -> None:
+    """One chosen matrix of the chain as a table: rows are tokens, columns dimensions or keys."""
+    steps, tokens = view.steps, view.tokens
+    dims_model, dims_k = dimension_labels(view.d_model), dimension_labels(view.d_k)
+    matrices = {"X (token vectors)": (steps.x, dims_model), "Q": (steps.q, dims_k), "K": (steps.k, dims_k),
+                "V": (steps.v, dims_k), "raw scores QKᵀ": (steps.raw, tokens),
+                "scaled scores": (steps.scaled, tokens), "attention weights A": (steps.weights, tokens),
+                "output AV": (steps.output, dims_k)}
+    choice = st.selectbox("matrix", list(matrices), key="numbers", bind="query-params")
+    values, columns = matrices[choice]
+    frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens)],
+                         columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns)])
+    masked = choice == "attention weights A" and view.causal
+    st.dataframe(frame.where(steps.mask).round(4) if masked else frame.round(4))
+    if masked:
+        st.caption("Empty cells are masked.")
+
+
+RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section)))
