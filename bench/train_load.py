@@ -1,0 +1,425 @@
+"""Training on the page: its throughput against a bare loop, and four sessions training while a class reruns.
+
+    python bench/train_load.py [--trainers 4] [--others 10] [--think 2] [--repeats 3] [--skip-throughput]
+                               [--timer-driven]
+
+Against a real `streamlit run app.py`, with the training driven the way a student
+drives it: a headless Chromium tab per training session (the page trains from an
+``st.fragment(run_every=...)`` that runs only while its tab is open), each pressing
+Train on the default task (induction). Each tab records, with the wall clock, every
+change of its step counter, its place in the queue and the "Done at step N: the
+target is reached." message. Prints Markdown tables:
+
+1. throughput: optimiser steps per second of one session alone on the page (from the
+   step counter's first move to the target) against ``Trainer(default_setup("induction"))``
+   trained in a bare loop in this process (one torch thread, like the server), median of
+   ``repeats`` runs (Reset, then Train again: the same seed gives the same run). The page
+   is measured twice: in Chromium, and driven over the websocket by a client that sends
+   the fragment's timer ticks as the browser does but draws nothing; on a 2-core machine
+   the browser's drawing takes CPU from the server, which a student's own computer would not;
+2. ``trainers`` sessions press Train at once while ``others`` websocket sessions rerun the
+   other pages (each its own page, a random 0..2*think s pause before each rerun): per
+   training session the highest place in the queue it was shown, how often and how long
+   it was queued, when its counter first moved, the time to the target and the steps; the
+   other sessions' reruns before and during the training; the CPU the server and the
+   browser used meanwhile. ``--timer-driven``: the training sessions tick over the
+   websocket instead of in Chromium tabs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import re
+import statistics
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.load import Run, Server, app_server, connected, page_name, rerun_summary, timed_rerun  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
+from ui.pages_index import PAGES  # noqa: E402
+
+TARGET_TIMEOUT = 180_000  # ms a training session may take to reach its target, queue included
+STEP = re.compile(r"step (\d+) of at most")
+QUEUED = re.compile(r"number (\d+) in the queue")
+
+# Installed in a training tab: appends [wall ms, step, place in the queue (0 = not queued), target reached]
+# to window.trace whenever one of them changes. textContent (no layout) keeps it cheap.
+TRACE = """() => {
+  window.trace = [];
+  const read = () => {
+    const bar = document.querySelector('[data-testid=stProgress]');
+    const step = bar ? /step (\\d+) of at most/.exec(bar.textContent) : null;
+    const alerts = [...document.querySelectorAll('[data-testid=stAlert]')].map(a => a.textContent).join(' ');
+    const queued = /number (\\d+) in the queue/.exec(alerts);
+    const row = [Date.now(), step ? +step[1] : -1, queued ? +queued[1] : 0,
+                 /Done at step \\d+: the target is reached/.test(alerts)];
+    const last = window.trace[window.trace.length - 1];
+    if (!last || last.slice(1).some((value, i) => value !== row[i + 1])) window.trace.push(row);
+  };
+  new MutationObserver(read).observe(document.body, {childList: true, subtree: true, characterData: true});
+  read();
+}"""
+
+
+# --- the bare loop --------------------------------------------------------------------------------------------
+
+def bare_loop_rate() -> float:
+    """Optimiser steps per second of the default induction trainer run to its target in a plain loop.
+
+    Chunks of 5 steps, like the page; the trainer's own held-out evaluations and snapshots
+    are included, as they are on the page.
+    """
+    import torch
+
+    from transformer import Trainer, default_setup
+
+    torch.set_num_threads(1)
+    trainer = Trainer(default_setup("induction"))
+    start = time.perf_counter()
+    while not trainer.done:
+        trainer.train(5)
+    return trainer.step / (time.perf_counter() - start)
+
+
+# --- one training tab -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """What one training tab showed, times in s from its Train click."""
+
+    first_step_at: float  # the counter first moved
+    first_step: int
+    done_at: float  # "the target is reached" appeared (nan if it never did)
+    final_step: int
+    place: int  # highest place in the queue it was shown (0: never queued)
+    queued_seconds: float  # how long, in all, it showed a place in the queue
+    queued_spells: int  # how many times it went into the queue
+
+    @property
+    def rate(self) -> float:
+        """Steps per second from the counter's first move to the target."""
+        return (self.final_step - self.first_step) / (self.done_at - self.first_step_at)
+
+
+def open_training_tab(browser, server: Server):
+    """A new browser context on the training page (default settings), idle, with the trace recorder."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tab = context.new_page()
+    tab.goto(f"{server.url}/train")
+    tab.wait_for_selector(IDLE, timeout=120_000)
+    tab.wait_for_selector("[data-testid=stProgress]", timeout=60_000)
+    tab.evaluate(TRACE)
+    return tab
+
+
+def press(tab, key: str) -> float:
+    """Click the media button with widget key ``key`` (train, pause, reset); the wall-clock time of the click, s."""
+    button = tab.locator(f".st-key-{key} button").first
+    button.wait_for(timeout=30_000)
+    clicked = time.time()
+    button.click()
+    return clicked
+
+
+def wait_reached(tab, timeout: float = TARGET_TIMEOUT) -> None:
+    tab.wait_for_function("() => window.trace.some(row => row[3])", timeout=timeout, polling=100)
+
+
+def summarise(rows: list[tuple[float, int, int, bool]], clicked: float) -> TrainingRun:
+    """A training run from its trace: rows of (wall-clock s, step, place in the queue, target reached)."""
+    rows = [(t - clicked, step, place, reached) for t, step, place, reached in rows if t >= clicked - 0.05]
+    moved = [(t, step) for t, step, _, _ in rows if step > 0] or [(float("nan"), 0)]
+    done = [t for t, _, _, reached in rows if reached] or [float("nan")]
+    places = [place for _, _, place, _ in rows]
+    spells = [(start, end) for (start, _, place, _), (end, *_) in zip(rows, rows[1:]) if place]
+    return TrainingRun(first_step_at=moved[0][0], first_step=moved[0][1], done_at=done[0],
+                       final_step=max(step for _, step in moved), place=max(places, default=0),
+                       queued_seconds=sum(end - start for start, end in spells),
+                       queued_spells=sum(1 for before, now in zip([0] + places, places) if now and not before))
+
+
+def read_run(tab, clicked: float) -> TrainingRun:
+    """The browser tab's trace since ``clicked``, summarised."""
+    return summarise([(t / 1000, step, place, done) for t, step, place, done in tab.evaluate("window.trace")],
+                     clicked)
+
+
+def reset_trace(tab) -> None:
+    tab.evaluate("window.trace.length = 0")
+
+
+# --- a training session without a browser ----------------------------------------------------------------------
+
+class TimerDrivenTab:
+    """A training session over the websocket alone: it presses Train, then sends the fragment's timer ticks
+    at the interval the server asks for, as a browser tab's timer does, but draws nothing.
+
+    Separates the server's share of the page's throughput from the browser's: here no Chromium
+    competes with the server for the machine's cores. ``trace`` holds rows like a tab's trace.
+    """
+
+    def __init__(self, socket):
+        self.socket = socket
+        self.train_button: str | None = None
+        self.page_hash, self.fragment, self.interval = "", "", 0.5
+        self.idle = False  # a run has finished successfully since the last request
+        self.place = 0  # the place in the queue the run under way has shown (0: none)
+        self.trace: list[tuple[float, int, int, bool]] = []
+
+    @property
+    def reached(self) -> bool:
+        return any(row[3] for row in self.trace)
+
+    def request(self, train: bool = False, tick: bool = False) -> bytes:
+        """A rerun of the training page; ``train``: with the Train button pressed; ``tick``: the fragment's timer."""
+        message = BackMsg()
+        rerun = message.rerun_script
+        rerun.page_name, rerun.page_script_hash = "train", self.page_hash
+        if train:
+            button = rerun.widget_states.widgets.add()
+            button.id, button.trigger_value = self.train_button, True
+        if tick:
+            rerun.fragment_id, rerun.is_auto_rerun = self.fragment, True
+        self.idle = False
+        return message.SerializeToString()
+
+    async def listen(self) -> None:
+        """Read the server's messages for good: the button's id, the page, the timer, the step counter."""
+        while True:
+            message = ForwardMsg()
+            message.ParseFromString(await self.socket.recv())
+            kind = message.WhichOneof("type")
+            if kind == "navigation":  # which page of app.py's navigation ran
+                self.page_hash = message.navigation.page_script_hash
+            elif kind == "auto_rerun":
+                self.fragment, self.interval = message.auto_rerun.fragment_id, message.auto_rerun.interval
+            elif kind == "script_finished":
+                self.idle = self.idle or message.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+                self.place = 0
+            elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
+                self._read_element(message.delta.new_element)
+
+    def _read_element(self, element) -> None:
+        kind = element.WhichOneof("type")
+        if kind == "button" and element.button.label == "Train":
+            self.train_button = element.button.id
+        elif kind == "progress" and (match := STEP.search(element.progress.text)):
+            self.trace.append((time.time(), int(match.group(1)), self.place, False))  # the queue is drawn first
+        elif kind == "alert" and (match := QUEUED.search(element.alert.body)):
+            self.place = int(match.group(1))
+        elif kind == "alert" and "the target is reached" in element.alert.body and self.trace:
+            self.trace.append((time.time(), self.trace[-1][1], 0, True))
+
+    async def train_to_target(self) -> None:
+        """Press Train, then send a timer tick every interval until the target is reached (or the time is up)."""
+        await self.socket.send(self.request(train=True))
+        deadline = time.time() + TARGET_TIMEOUT / 1000
+        while not self.reached and time.time() < deadline:
+            await asyncio.sleep(self.interval)
+            if self.fragment and not self.reached:
+                await self.socket.send(self.request(tick=True))
+
+
+def in_own_thread(coroutine):
+    """Run a coroutine to its end in a thread of its own (Playwright's sync API holds this thread's event loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def timer_driven_runs(server: Server, count: int = 1) -> list[TrainingRun]:
+    """``count`` sessions open the training page over the websocket, press Train together and tick until each
+    reaches the target."""
+    async with contextlib.AsyncExitStack() as stack:
+        tabs = [TimerDrivenTab(await stack.enter_async_context(connected(server))) for _ in range(count)]
+        listening = [asyncio.create_task(tab.listen()) for tab in tabs]
+        for tab in tabs:
+            await tab.socket.send(tab.request())
+        while not all(tab.train_button and tab.idle for tab in tabs):
+            await asyncio.sleep(0.05)
+        clicked = time.time()
+        await asyncio.gather(*(tab.train_to_target() for tab in tabs))
+        for task in listening:
+            task.cancel()
+    return [summarise(tab.trace, clicked) for tab in tabs]
+
+
+# --- the class on the other pages -----------------------------------------------------------------------------
+
+class BackgroundClass:
+    """``sessions`` websocket sessions, each rerunning its own page (not the training page) until stopped.
+
+    Runs in a thread with its own event loop; ``runs`` holds (wall-clock start, Run) pairs.
+    """
+
+    def __init__(self, server: Server, sessions: int, think: float):
+        self.server, self.sessions, self.think = server, sessions, think
+        self.pages = [page_name(info) for info in PAGES if info.url_path != "train"]
+        self.runs: list[tuple[float, Run]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._all()), daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def between(self, start: float, end: float) -> list[Run]:
+        return [run for started, run in self.runs if start <= started <= end]
+
+    async def _all(self) -> None:
+        rng = random.Random(0)
+        await asyncio.gather(*(self._student(self.pages[i % len(self.pages)], rng) for i in range(self.sessions)))
+
+    async def _student(self, page: str, rng: random.Random) -> None:
+        async with connected(self.server) as socket:
+            await timed_rerun(socket, page, "")  # opening the page: not counted
+            while not self._stop.is_set():
+                await asyncio.sleep(rng.uniform(0, 2 * self.think))
+                started = time.time()
+                self.runs.append((started, await timed_rerun(socket, page, "")))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, s (/proc/<pid>/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # in clock ticks
+
+
+def descendants_cpu_seconds(server: Server) -> float:
+    """User + system CPU time so far of this process's descendants that are still running, but for the
+    server (Playwright's driver and Chromium's processes), s."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    mine, grew = {os.getpid()}, True
+    while grew:
+        found = {pid for pid, parent in parents.items() if parent in mine} - mine
+        mine, grew = mine | found, bool(found)
+    total = 0.0
+    for pid in mine - {os.getpid(), server.pid}:
+        try:
+            total += cpu_seconds(pid)
+        except OSError:
+            pass
+    return total
+
+
+# --- the two measurements -------------------------------------------------------------------------------------
+
+def throughput(browser, server: Server, repeats: int) -> None:
+    """One session alone on the page, in Chromium and without a browser, against the bare loop: Markdown table."""
+    bare = [bare_loop_rate()]
+    tab = open_training_tab(browser, server)
+    in_browser, timer_driven = [], []
+    for index in range(repeats):
+        if index:
+            press(tab, "reset")
+            tab.wait_for_function("() => /step 0 of at most/.test("
+                                  "document.querySelector('[data-testid=stProgress]').textContent)", timeout=30_000)
+            tab.wait_for_selector(IDLE, timeout=30_000)
+            reset_trace(tab)
+        clicked = press(tab, "train")
+        wait_reached(tab)
+        in_browser.append(read_run(tab, clicked))
+        bare.append(bare_loop_rate())
+        timer_driven += in_own_thread(timer_driven_runs(server))
+        bare.append(bare_loop_rate())
+    tab.context.close()
+    bare_rate = statistics.median(bare)
+    print("| induction, default settings | steps to target | Train -> target (s) | steps/s (median) | "
+          "ratio to the bare loop |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| bare loop in the bench process ({len(bare)} runs) | {in_browser[0].final_step} | "
+          f"{in_browser[0].final_step / bare_rate:.1f} | {bare_rate:.0f} | 1 |")
+    for label, runs in (("on the page in Chromium, one session alone", in_browser),
+                        ("on the page, timer ticks over the websocket (no browser drawing)", timer_driven)):
+        rate = statistics.median(run.rate for run in runs)
+        print(f"| {label} ({repeats} runs) | {runs[0].final_step} | "
+              f"{statistics.median(run.done_at for run in runs):.1f} | {rate:.0f} | {rate / bare_rate:.2f} |")
+    print(flush=True)
+
+
+def train_in_browser_tabs(tabs) -> list[TrainingRun]:
+    """Press Train in every tab, one right after the other, and wait until each has reached the target."""
+    clicks = [press(tab, "train") for tab in tabs]
+    for tab in tabs:
+        wait_reached(tab)
+    return [read_run(tab, clicked) for tab, clicked in zip(tabs, clicks)]
+
+
+def trainers_at_once(browser, server: Server, trainers: int, others: int, think: float) -> None:
+    """``trainers`` sessions press Train at once while ``others`` sessions rerun the other pages: Markdown tables.
+
+    The training sessions are Chromium tabs, or (``browser`` None) timer-driven websocket sessions.
+    """
+    tabs = [open_training_tab(browser, server) for _ in range(trainers)] if browser else []
+    crowd = BackgroundClass(server, others, think)
+    crowd.start()
+    time.sleep(max(5.0, 4 * think))  # the class under way before anyone trains
+    server_cpu, browser_cpu, started = cpu_seconds(server.pid), descendants_cpu_seconds(server), time.time()
+    runs = train_in_browser_tabs(tabs) if browser else in_own_thread(timer_driven_runs(server, trainers))
+    finished = time.time()
+    server_cpu = (cpu_seconds(server.pid) - server_cpu) / (finished - started)
+    browser_cpu = (descendants_cpu_seconds(server) - browser_cpu) / (finished - started)
+    crowd.stop()
+    for tab in tabs:
+        tab.context.close()
+    print(f"{trainers} training sessions ({'Chromium tabs' if browser else 'timer ticks over the websocket'}):\n")
+    print("| training session | highest place in the queue | times queued | queued in all (s) | first step shown (s) "
+          "| Train -> target (s) | steps | reached |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---|")
+    for number, run in enumerate(runs, 1):
+        print(f"| {number} | {run.place or '-'} | {run.queued_spells} | {run.queued_seconds:.1f} | "
+              f"{run.first_step_at:.1f} | {run.done_at:.1f} | {run.final_step} | "
+              f"{'yes' if run.done_at == run.done_at else 'no'} |")
+    print(f"\n{others} other sessions, each rerunning one of the other pages (pause 0-{2 * think:g} s):\n")
+    print("| other sessions | reruns | median (ms) | p95 (ms) | errors |")
+    print("|---|---:|---:|---:|---:|")
+    print(f"| before Train ({started - crowd.runs[0][0] if crowd.runs else 0:.0f} s) | "
+          f"{rerun_summary(crowd.between(0, started))} |")
+    print(f"| while training ({finished - started:.0f} s) | {rerun_summary(crowd.between(started, finished))} |")
+    print(f"\nCPU while training (cores of the machine's 2): server {server_cpu:.2f}, Chromium and Playwright "
+          f"{browser_cpu:.2f}; load average at the end {Path('/proc/loadavg').read_text().split()[0]}.")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trainers", type=int, default=4, help="sessions pressing Train at once")
+    parser.add_argument("--others", type=int, default=10, help="websocket sessions rerunning the other pages")
+    parser.add_argument("--think", type=float, default=2.0, help="mean pause before their reruns, s")
+    parser.add_argument("--repeats", type=int, default=3, help="runs of the throughput measurement")
+    parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--timer-driven", action="store_true",
+                        help="the sessions training at once tick over the websocket, with no browser drawing")
+    args = parser.parse_args()
+    with app_server() as server, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        if not args.skip_throughput:
+            throughput(browser, server, args.repeats)
+        trainers_at_once(None if args.timer_driven else browser, server, args.trainers, args.others, args.think)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
