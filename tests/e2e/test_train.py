@@ -32,7 +32,8 @@ def test_train_advances_and_pause_stops(page, server_url):
     assert current_step(page) == stopped and stopped > first and points >= 2
     assert_no_exception(page)
     page.locator(".st-key-play button").first.click()  # from the first snapshot to the last, by itself
-    wait_for_chart(page, "Step 0 · the probe input", timeout=10_000)
+    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('Step 0 · the probe input')", state="attached",
+                           timeout=10_000)  # shown for one frame only: it may be redrawing already
     page.locator(".st-key-play button").first.wait_for(timeout=30_000)  # back to Play at the last snapshot
     wait_idle(page)
     titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
