@@ -18,11 +18,10 @@ from ui.models import add_checkpoint
 from viz.encoder_decoder import heads_grid_heatmap
 from viz.training import curves_figure, head_scores_figure
 
-REFRESH = 0.4  # the browser asks for a tick this often while training
-# Train for a whole refresh interval, then draw. The drawing comes on top, so each tick outlasts the
-# interval and the next one is already waiting: the trainer never idles between ticks, and the page
-# updates about every 0.45 s (more than twice a second).
-CHUNK_SECONDS = REFRESH
+REFRESH = 0.5  # the browser asks for a tick this often while training: the page updates twice a second
+# Train for most of the interval, then draw; the rest of the interval leaves room for drawing on a
+# busy server, so that a tick never runs into the next one.
+CHUNK_SECONDS = 0.4
 
 
 def current_trainer(setup: TrainingSetup) -> Trainer | None:

@@ -22,8 +22,8 @@ def test_train_advances_and_pause_stops(page, server_url):
     wait_for_chart(page, "induction · 1 layers", timeout=30_000)
     page.wait_for_function("() => /step ([1-9]\\d*) of at most/.test(document.body.innerText)", timeout=30_000)
     first = current_step(page)
-    page.wait_for_timeout(1500)
-    assert current_step(page) > first  # still training: the counter moves on its own
+    page.wait_for_function("n => { const m = /step (\\d+) of at most/.exec(document.body.innerText); "
+                           "return m && Number(m[1]) > n; }", arg=first, timeout=10_000)  # moves on its own
     points = page.locator('.js-plotly-plot').count()  # the loss and head-score charts, and the probe
     page.locator("[data-testid=stButton] button", has_text="Pause").first.click()
     wait_idle(page)
