@@ -1,24 +1,39 @@
-"""Browser-side timings against a real `streamlit run app.py`, in headless Chromium.
+"""Browser-side timings against a real `streamlit run app.py`, in headless Chromium, as multiples of a floor.
 
-    python bench/browser.py [--changes 9]
+    python bench/browser.py [--changes 4] [--pages masks positional_encoding]
 
-Prints, per page: the time from the server answering its health check (first
-page) or from navigation (later pages) to the first chart drawn, and the median
-and worst time from a slider key press to the rerun finishing with its charts
-redrawn, over every slider on the page (each nudged right and left in turn).
-Markdown table; ``--detail`` adds a row per slider.
+A browser rerun can never beat a bare Streamlit page with one slider and one small
+heatmap (``bench/floor_page.py``, served by its own ``streamlit run`` beside the app):
+that is the floor. On each page's default tab, every visible control (slider, select
+slider, selectbox, radio, segmented control or pills, toggle or checkbox, multiselect,
+number input) is changed ``--changes`` times, there and back, and each change is
+followed by a nudge of the floor page's slider in the same browser, so both are timed
+under the same load. A redraw is timed inside the page, from the input event to the
+last ``script_finished`` message of the rerun on the websocket, processed by the page,
+plus two painted frames (the charts of the finished run are on screen).
+
+Prints Markdown: one row per page and control (median redraw divided by the median of
+that page's interleaved floor nudges, and the median in ms), then one row per page:
+the time to its first chart (from the server answering its health check for the first
+page, from navigation for the others; "no chart" for a page without one), the floor, and
+the median and worst ratio over its controls.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import statistics
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -28,23 +43,325 @@ sys.path.insert(0, str(ROOT))
 from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
-# Resolves after the browser has painted twice: the charts of the finished run are on screen.
-AFTER_PAINT = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+FLOOR_SCRIPT = "bench/floor_page.py"
+SCRIPT_FINISHED_FIELD = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].number
+QUIET_MS = 200  # a rerun is over when no further script_finished came for this long
+CHANGE_TIMEOUT_MS = 15_000
+
+# Installed in every page before Streamlit loads. It marks the first input event after
+# ``arm()``, watches the websocket for ForwardMsg frames carrying ``script_finished``
+# (a top-level protobuf field scan), and for each waits until the page shows the run
+# as finished and then two animation frames, recording when that paint happened.
+WATCHER_JS = """
+(() => {
+  const FIELD = %(field)d;
+  const IDLE = %(idle)r;
+  const bench = window.__redraw = {armed: false, start: null, finishes: 0, paints: 0, lastPaint: null,
+    runs: 0, lastRun: null,  // every script_finished since the page loaded, and when the last one came
+    arm() { Object.assign(this, {armed: true, start: null, finishes: 0, paints: 0, lastPaint: null}); }};
+  const mark = () => { if (bench.armed) { bench.armed = false; bench.start = performance.now(); } };
+  for (const type of ["pointerdown", "mousedown", "keydown", "click"]) addEventListener(type, mark, true);
+
+  function hasTopLevelField(buffer, wanted) {
+    const bytes = new Uint8Array(buffer);
+    let i = 0;
+    const varint = () => {
+      let value = 0, scale = 1, byte;
+      do { byte = bytes[i++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80 && i < bytes.length);
+      return value;
+    };
+    while (i < bytes.length) {
+      const tag = varint(), number = Math.floor(tag / 8), wire = tag & 7;
+      if (number === wanted) return true;
+      if (wire === 0) varint(); else if (wire === 1) i += 8; else if (wire === 2) i += varint();
+      else if (wire === 5) i += 4; else return false;
+    }
+    return false;
+  }
+  const afterPaint = () => {
+    if (!document.querySelector(IDLE)) { requestAnimationFrame(afterPaint); return; }
+    requestAnimationFrame(() => requestAnimationFrame(() => { bench.paints += 1; bench.lastPaint = performance.now(); }));
+  };
+  const onFrame = (data) => {
+    if (!(data instanceof ArrayBuffer) || !hasTopLevelField(data, FIELD)) return;
+    bench.runs += 1;
+    bench.lastRun = performance.now();
+    if (bench.start === null) return;
+    bench.finishes += 1;
+    setTimeout(afterPaint, 0);  // after Streamlit's own handler has taken the message
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (event.data instanceof Blob) event.data.arrayBuffer().then(onFrame); else onFrame(event.data);
+      });
+    }
+  };
+})();
+""" % {"field": SCRIPT_FINISHED_FIELD, "idle": IDLE}
+
+# Resolves when the armed change has been redrawn and nothing else arrived for QUIET_MS.
+REDRAWN = ("() => { const b = window.__redraw; return b.start !== null && b.paints > 0 && b.paints === b.finishes"
+           f" && performance.now() - b.lastPaint > {QUIET_MS} && document.querySelector({IDLE!r}) !== null; }}")
+
+CHART = ".js-plotly-plot, [data-testid=stGraphVizChart] svg"
+# Resolves once a chart is drawn, or once a run has finished and the page then stayed idle for 2 s
+# without one (a page with no chart).
+FIRST_CHART = (f"() => document.querySelector({CHART!r}) !== null || (window.__redraw.runs > 0"
+               f" && document.querySelector({IDLE!r}) !== null && performance.now() - window.__redraw.lastRun > 2000)")
+# Resolves once the page is idle and no run has finished for 1 s: every control of the page is drawn.
+SETTLED = (f"() => window.__redraw.runs > 0 && document.querySelector({IDLE!r}) !== null"
+           " && performance.now() - window.__redraw.lastRun > 1000")
+
+# The visible controls in the page's main area: kind, label, and the label's occurrence.
+CONTROLS_JS = """
+() => {
+  const kinds = {stSlider: "slider", stSelectbox: "select", stRadio: "radio", stButtonGroup: "segmented",
+                 stCheckbox: "toggle", stMultiSelect: "multiselect", stNumberInput: "number"};
+  const found = [], seen = {};
+  const main = document.querySelector("[data-testid=stMain]") || document;
+  for (const el of main.querySelectorAll(Object.keys(kinds).map(k => `[data-testid=${k}]`).join(","))) {
+    if (!el.checkVisibility()) continue;
+    const label = (el.querySelector("[data-testid=stWidgetLabel]")?.innerText || "").trim();
+    const testid = el.dataset.testid, key = testid + "|" + label;
+    seen[key] = (seen[key] ?? -1) + 1;
+    found.push({testid, kind: kinds[testid], label, occurrence: seen[key]});
+  }
+  return found;
+}
+"""
 
 
-class RunWatcher:
-    """Counts the script_finished messages the server sends to the page (its websocket)."""
+@dataclass
+class Control:
+    """One widget, found again on every change by its test id, label and the label's occurrence."""
 
-    def __init__(self, page):
-        self.finished = 0
-        page.on("websocket", lambda socket: socket.on("framereceived", self._on_frame))
+    testid: str
+    kind: str
+    label: str
+    occurrence: int
+    memory: dict = field(default_factory=dict)  # the value to come back to, a removed tag
 
-    def _on_frame(self, payload) -> None:
-        if isinstance(payload, bytes):
-            message = ForwardMsg()
-            message.ParseFromString(payload)
-            if message.WhichOneof("type") == "script_finished":
-                self.finished += 1
+    def locate(self, page):
+        """The widget's element now, or None when the page no longer shows it."""
+        widgets = page.locator(f"[data-testid=stMain] [data-testid={self.testid}]")
+        matches = [i for i, text in enumerate(widgets.evaluate_all(
+            "els => els.map(e => (e.querySelector('[data-testid=stWidgetLabel]')?.innerText || '').trim())"))
+            if text == self.label]
+        return widgets.nth(matches[self.occurrence]) if len(matches) > self.occurrence else None
+
+
+Change = Callable[[], None]
+
+
+def slider_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """One arrow key on the (first) thumb: right, then back left; at an end, the other way."""
+    handle = widget.locator("input[type=range]").first
+    value, low, high = handle.evaluate("e => [Number(e.value), Number(e.min), Number(e.max)]")
+    if low == high:
+        return None
+    key = "ArrowLeft" if value >= high or (nudge % 2 and value > low) else "ArrowRight"
+    handle.focus()
+    return lambda: page.keyboard.press(key)
+
+
+def _other_choice(texts: list[str], current: int, control: Control, nudge: int) -> int | None:
+    """Index of the option to pick: a neighbour of the current one, then back to the first value seen."""
+    home = control.memory.setdefault("home", texts[current])
+    if nudge % 2 and home in texts and texts[current] != home:
+        return texts.index(home)
+    target = current + 1 if current + 1 < len(texts) else current - 1
+    return target if 0 <= target != current else None
+
+
+def open_dropdown(page, widget):
+    """Click the widget's Open button until its list shows (a first click may close a list still open)."""
+    for _ in range(2):
+        widget.locator("button[aria-label=Open]").click(timeout=5_000)
+        listbox = page.locator("[role=listbox]").last
+        try:
+            listbox.wait_for(timeout=2_500)
+            return listbox
+        except PlaywrightTimeout:
+            continue
+    raise PlaywrightTimeout("the dropdown did not open")
+
+
+def select_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Open the dropdown (not timed), then click another option."""
+    options = open_dropdown(page, widget).locator("[role=option]")
+    states = options.evaluate_all("els => els.map(e => [e.innerText.trim(), e.getAttribute('aria-selected')])")
+    texts = [text for text, _ in states]
+    current = next((i for i, (_, selected) in enumerate(states) if selected == "true"), 0)
+    target = _other_choice(texts, current, control, nudge) if texts else None
+    if target is None:
+        page.keyboard.press("Escape")
+        return None
+    option = options.nth(target)
+    option.scroll_into_view_if_needed()
+    return option.click
+
+
+def radio_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Click another option of a radio group."""
+    options = widget.locator("[data-testid=stRadioOption]")
+    states = options.evaluate_all("els => els.map(e => [e.innerText.trim(), e.dataset.selected === 'true'])")
+    current = next((i for i, (_, selected) in enumerate(states) if selected), 0)
+    target = _other_choice([text for text, _ in states], current, control, nudge)
+    return None if target is None else options.nth(target).click
+
+
+def segmented_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Click another button of a segmented control or pills (the active one's test id ends in Active)."""
+    buttons = widget.locator("button")
+    states = buttons.evaluate_all("els => els.map(e => [e.innerText.trim(), (e.dataset.testid || '').endsWith('Active')"
+                                  " || e.getAttribute('aria-checked') === 'true'])")
+    current = next((i for i, (_, selected) in enumerate(states) if selected), 0)
+    target = _other_choice([text for text, _ in states], current, control, nudge)
+    return None if target is None else buttons.nth(target).click
+
+
+def toggle_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Click the toggle or checkbox (each click flips it)."""
+    return widget.locator("label").first.click
+
+
+def multiselect_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Remove the last chosen option, then choose it again (opening and filtering the dropdown is not timed)."""
+    removed = control.memory.pop("removed", None)
+    if removed is None:
+        remove = widget.locator("button[aria-label^='Remove ']")
+        if not remove.count():
+            return None
+        control.memory["removed"] = remove.last.get_attribute("aria-label").removeprefix("Remove ")
+        return remove.last.click
+    listbox = open_dropdown(page, widget)
+    widget.locator("input").first.fill(removed)  # the list is virtualised: filter it down to that option
+    return listbox.get_by_role("option", name=removed, exact=True).click
+
+
+def number_change(page, widget, control: Control, nudge: int) -> Change | None:
+    """Click the + button, then the - button (at a limit, whichever is enabled)."""
+    up, down = (widget.locator(f"[data-testid=stNumberInputStep{side}]") for side in ("Up", "Down"))
+    first, second = (down, up) if nudge % 2 else (up, down)
+    button = first if first.is_enabled() else second
+    return button.click if button.is_enabled() else None
+
+
+CHANGES = {"slider": slider_change, "select": select_change, "radio": radio_change, "segmented": segmented_change,
+           "toggle": toggle_change, "multiselect": multiselect_change, "number": number_change}
+
+
+def timed_change(page, act: Change) -> float | None:
+    """Milliseconds from the input event ``act`` makes to its rerun's charts painted (None: no rerun)."""
+    page.evaluate("() => window.__redraw.arm()")
+    act()
+    try:
+        page.wait_for_function(REDRAWN, timeout=CHANGE_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        return None
+    finally:
+        page.evaluate("() => { window.__redraw.armed = false; }")
+    return page.evaluate("() => window.__redraw.lastPaint - window.__redraw.start")
+
+
+def change_control(page, control: Control, nudge: int) -> float | None:
+    """Change ``control`` once (nudge ``nudge``) and time its redraw; None if it could not be changed
+    (gone from the page, disabled, nothing else to pick, or no rerun followed)."""
+    page.wait_for_selector(IDLE)
+    widget = control.locate(page)
+    if widget is None:
+        return None
+    try:
+        act = CHANGES[control.kind](page, widget, control, nudge)
+        elapsed = None if act is None else timed_change(page, act)
+    except PlaywrightError as error:  # e.g. a dropdown that did not open
+        print(f"<!-- {control.label} ({control.kind}): not changed: {str(error).splitlines()[0]} -->",
+              file=sys.stderr)
+        elapsed = None
+    if control.kind in ("select", "multiselect"):
+        page.keyboard.press("Escape")  # a dropdown left open would cover the page
+    return elapsed
+
+
+class Floor:
+    """The floor page in its own browser context: one slider nudged right and left in turn."""
+
+    def __init__(self, browser, url: str):
+        self.page = new_watched_page(browser)
+        self.page.goto(url)
+        self.page.wait_for_selector(IDLE, timeout=60_000)
+        self.page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        self.control = Control("stSlider", "slider", "floor", 0)
+        self.nudges = 0
+
+    def nudge(self) -> float | None:
+        """Nudge the floor's slider once (right, then left); its redraw time in ms."""
+        elapsed = change_control(self.page, self.control, self.nudges)
+        self.nudges += 1
+        return elapsed
+
+
+def new_watched_page(browser):
+    """A page in a fresh browser context, with the redraw watcher installed before any script runs."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.add_init_script(WATCHER_JS)
+    return context.new_page()
+
+
+@dataclass
+class PageResult:
+    """One page's timings: first chart, every control's redraws and the floor nudges between them (ms)."""
+
+    title: str
+    first_chart: float | None  # seconds; None for a page without a chart
+    by_control: dict[str, list[float]]
+    floor: list[float]
+
+    def ratios(self) -> dict[str, float]:
+        """Each control's median redraw divided by the median of this page's floor nudges."""
+        floor = statistics.median(self.floor)
+        return {label: statistics.median(values) / floor for label, values in self.by_control.items()}
+
+
+def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[float]], list[float]]:
+    """Change every visible control ``changes`` times, each followed by a floor nudge; timings by control."""
+    controls = [Control(**found) for found in page.evaluate(CONTROLS_JS)]
+    by_control: dict[str, list[float]] = {}
+    floor_times: list[float] = []
+    for control in controls:
+        name = f"{control.label or control.testid} ({control.kind})"
+        for nudge in range(changes):
+            elapsed = change_control(page, control, nudge)
+            if elapsed is not None:
+                by_control.setdefault(name, []).append(elapsed)
+            floor_elapsed = floor.nudge()
+            if floor_elapsed is not None:
+                floor_times.append(floor_elapsed)
+    return by_control, floor_times
+
+
+def wait_healthy(server: tuple[subprocess.Popen, int]) -> int:
+    """Wait (up to a minute) until the server answers its health check; returns its port."""
+    port = server[1]
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
+                return port
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("the server did not start")
+
+
+def serve(script: str) -> tuple[subprocess.Popen, int]:
+    """``streamlit run script`` on a free local port (the repository's own config); the process and port."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return server, port
 
 
 def url_path(path: str) -> str:
@@ -53,80 +370,82 @@ def url_path(path: str) -> str:
     return "" if name == "home" else name
 
 
-def time_changes(page, watcher: RunWatcher, changes: int) -> dict[str, list[float]]:
-    """Nudge every slider on the page right and left in turn; timings by slider label.
-
-    A nudge that changes nothing (a slider already at its end) sends no rerun
-    and is not timed.
-    """
-    sliders = page.locator("[data-testid=stSlider]")
-    timings: dict[str, list[float]] = {}
-    for index in range(sliders.count()):
-        widget = sliders.nth(index)
-        label = widget.locator("label").first.inner_text().strip() or f"slider {index}"
-        handle = widget.locator("input[type=range]")
-        for i in range(changes):
-            page.wait_for_selector(IDLE)
-            before = watcher.finished
-            handle.focus()
-            start = time.perf_counter()
-            page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-            while watcher.finished == before and time.perf_counter() - start < 5:
-                page.wait_for_timeout(2)
-            if watcher.finished == before:
-                continue
-            page.evaluate(AFTER_PAINT)
-            timings.setdefault(label, []).append((time.perf_counter() - start) * 1000)
-    return timings
+def print_controls(result: PageResult) -> None:
+    """One Markdown row per control: ratio to the floor, median (ms), number of timed changes."""
+    ratios = result.ratios()
+    for label, values in result.by_control.items():
+        print(f"| {result.title} | {label} | {ratios[label]:.2f} | {statistics.median(values):.0f} | {len(values)} |",
+              flush=True)
 
 
-def wait_healthy(port: int) -> None:
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
+def print_summary(results: list[PageResult]) -> None:
+    """The floor over the whole run, then one Markdown row per page."""
+    every_floor = [t for result in results for t in result.floor]
+    if every_floor:
+        print(f"\nFloor (bench/floor_page.py: one slider, one 8 x 8 heatmap): median {statistics.median(every_floor):.0f} ms "
+              f"over {len(every_floor)} nudges, range of page medians "
+              f"{min(statistics.median(r.floor) for r in results if r.floor):.0f}-"
+              f"{max(statistics.median(r.floor) for r in results if r.floor):.0f} ms.\n")
+    print("| page | first chart (s) | controls | floor median (ms) | median ratio | worst ratio | worst control |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for result in results:
+        first = "no chart" if result.first_chart is None else f"{result.first_chart:.2f}"
+        ratios = result.ratios() if result.floor else {}
+        if ratios:
+            worst = max(ratios, key=ratios.get)
+            cells = (f"{statistics.median(result.floor):.0f} | {statistics.median(ratios.values()):.2f} | "
+                     f"{ratios[worst]:.2f} | {worst}")
+        else:
+            cells = "n/a | n/a | n/a | "
+        print(f"| {result.title} | {first} | {len(ratios)} | {cells} |")
+
+
+def stop_on_sigterm() -> None:
+    """Turn SIGTERM (e.g. from ``timeout``) into SystemExit, so that the servers started here are stopped."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 def main() -> None:
+    stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--changes", type=int, default=4, help="nudges per slider")
-    parser.add_argument("--detail", action="store_true", help="one row per slider as well")
+    parser.add_argument("--changes", type=int, default=4, help="changes per control (there and back: even)")
+    parser.add_argument("--pages", nargs="*", help="page addresses to time (default: every page)")
     args = parser.parse_args()
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                               "--server.headless", "true"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    wait_healthy(port)
-    started = time.perf_counter()
+    args.changes += args.changes % 2  # there and back: every control ends where it started
+    pages = [info for info in PAGES if not args.pages or url_path(info.path) in args.pages
+             or (url_path(info.path) == "" and "home" in args.pages)]
+    servers = []
+    results: list[PageResult] = []
     try:
+        servers.append(serve(FLOOR_SCRIPT))
+        floor_port = wait_healthy(servers[-1])
+        servers.append(serve("app.py"))
+        port = wait_healthy(servers[-1])
+        started = time.perf_counter()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            watcher = RunWatcher(page)
-            print("| page | first chart (s) | sliders | slider change -> redrawn, median (ms) | max (ms) |")
-            print("|---|---:|---:|---:|---:|")
-            for i, info in enumerate(PAGES):
+            page = new_watched_page(browser)
+            floor = None
+            print("| page | control (kind) | ratio to floor | median (ms) | changes |")
+            print("|---|---|---:|---:|---:|", flush=True)
+            for i, info in enumerate(pages):
                 if i:
                     started = time.perf_counter()
                 page.goto(f"http://127.0.0.1:{port}/{url_path(info.path)}")
-                page.wait_for_selector(IDLE, timeout=60_000)
-                has_chart = page.locator(".js-plotly-plot, [data-testid=stGraphVizChart] svg")
-                has_chart.first.wait_for(timeout=60_000)
-                first = time.perf_counter() - started
-                by_slider = time_changes(page, watcher, args.changes)
-                timings = [t for values in by_slider.values() for t in values]
-                median = f"{statistics.median(timings):.0f}" if timings else "n/a"
-                worst = f"{max(timings):.0f}" if timings else "n/a"
-                print(f"| {info.title} | {first:.2f} | {len(by_slider)} | {median} | {worst} |")
-                if args.detail:
-                    for label, values in by_slider.items():
-                        print(f"|   {label} | | | {statistics.median(values):.0f} | {max(values):.0f} |")
+                page.wait_for_function(FIRST_CHART, timeout=60_000)
+                charted = page.locator(CHART).count() > 0
+                first = time.perf_counter() - started if charted else None
+                page.wait_for_function(SETTLED, timeout=60_000)
+                floor = floor or Floor(browser, f"http://127.0.0.1:{floor_port}/")
+                by_control, floor_times = time_controls(page, floor, args.changes)
+                results.append(PageResult(info.title, first, by_control, floor_times))
+                if floor_times:
+                    print_controls(results[-1])
+            print_summary(results)
             browser.close()
     finally:
-        server.terminate()
+        for server, _ in servers:
+            server.terminate()
 
 
 if __name__ == "__main__":
