@@ -126,3 +126,20 @@ def test_role_scores_by_hand():
     pooled, labels, k = block_mean(np.tile(a, (1, 1, 1, 1)), ["a", "b", "c", "d"], max_cells=2)
     assert k == 2 and labels == ["0-1: a", "2-3: c"]
     np.testing.assert_allclose(pooled[0, 0], [[(0.5 + 0.5 + 0.1 + 0.2) / 2, 0.7 / 2], [(0.6 + 0.5) / 2, 0.9 / 2]])
+
+
+def test_readings_are_shared_read_only_and_bounded_by_bytes(minilm):
+    from pages.pretrained.numbers import MODEL
+    from ui.forward import READING_CACHE_BYTES, encoder_reading
+
+    weights, hidden, pieces = model_weights(minilm, TEXT)
+    first = encoder_reading(MODEL, tuple(pieces.ids))
+    np.testing.assert_allclose(first.weights, weights, atol=1e-6)
+    np.testing.assert_allclose(first.hidden, hidden, atol=1e-5)
+    assert encoder_reading(MODEL, tuple(pieces.ids)) is first  # every session gets the same arrays
+    with pytest.raises(ValueError):
+        first.weights[0, 0, 0, 0] = 1.0
+    # three readings of 512 tokens hold 75 MB each: the cache keeps what fits its bound
+    for offset in range(3):
+        encoder_reading(MODEL, (101, *[1000 + offset + i % 50 for i in range(510)], 102))
+        assert encoder_reading.cache.currsize <= READING_CACHE_BYTES

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
+import cachetools
 import numpy as np
 import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
@@ -83,20 +85,20 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
     """
     loaded = load_model(spec)
     model, kind = loaded.module, loaded.kind
-    tokens = torch.tensor([ids])
-    real = (tokens[0] != PAD_ID).numpy() if pad_keys else np.ones(len(ids), dtype=bool)
+    id_tensor = torch.tensor([ids])
+    real = (id_tensor[0] != PAD_ID).numpy() if pad_keys else np.ones(len(ids), dtype=bool)
     key_mask = torch.from_numpy(real)[None, None, None, :] if pad_keys else None
     asks = dict(return_scores=True, return_internals=internals)
     with torch.inference_mode():
         if kind == "encoder-decoder":
-            out = model(tokens, torch.tensor([target or (1,)]), src_mask=key_mask, **asks)
+            out = model(id_tensor, torch.tensor([target or (1,)]), src_mask=key_mask, **asks)
             causal = False
         elif kind == "decoder-only":
             causal = True if causal is None else causal
-            out = model(tokens, key_mask=key_mask, causal=causal, **asks)
+            out = model(id_tensor, key_mask=key_mask, causal=causal, **asks)
         else:
             causal = bool(causal)
-            out = model(tokens, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks)
+            out = model(id_tensor, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks)
     record = out.attention
     record.model, record.tokens = loaded.label, tuple(tokens)
     stack = stack_of(kind)
@@ -112,3 +114,37 @@ def self_attention_maps(spec: ModelSpec, ids: tuple[int, ...], causal: bool | No
     """Every layer's self-attention weights ``[L, H, T, T]`` of the model's (first) stack on one sentence."""
     view = run_model(spec, tuple(ids), causal=causal, pad_keys=pad_keys)
     return view.stacked(stack_of(load_model(spec).kind))
+
+
+@dataclass(frozen=True)
+class EncoderReading:
+    """An encoder-only model on one input, read-only float32: ``weights`` ``[layers, H, T, T]`` (every
+    self-attention map) and ``hidden`` ``[T, d_model]`` (the last hidden state)."""
+
+    weights: np.ndarray
+    hidden: np.ndarray
+
+
+def _reading_bytes(reading: EncoderReading) -> int:
+    return reading.weights.nbytes + reading.hidden.nbytes
+
+
+# Shared by every session and bounded by size, not by count: one 512-token reading of a 6 x 12-head
+# model holds 75 MB of weights, one of 32 tokens 0.3 MB. A reading larger than the bound is not kept.
+READING_CACHE_BYTES = 128 * 2**20
+
+
+@cachetools.cached(cachetools.LRUCache(maxsize=READING_CACHE_BYTES, getsizeof=_reading_bytes), lock=threading.Lock())
+def encoder_reading(spec: ModelSpec, ids: tuple[int, ...]) -> EncoderReading:
+    """The encoder-only model ``spec`` names on ``ids`` (bidirectional, no padding): attention maps and
+    hidden state, without the scores ``run_model`` also keeps. Entries are returned, never copied."""
+    loaded = load_model(spec)
+    if loaded.kind != "encoder-only":
+        raise ValueError(f"{loaded.label} is {loaded.kind}; encoder_reading reads encoder-only models")
+    with torch.inference_mode():
+        out = loaded.module(torch.tensor([ids]), return_attention=True)
+    names = [n for n in out.attention.weights if n.startswith("encoder.") and n.endswith("self_attn")]
+    weights = np.stack([out.attention.weights[n][0].float().numpy() for n in names])
+    hidden = out.hidden[0].float().numpy().copy()
+    weights.flags.writeable = hidden.flags.writeable = False
+    return EncoderReading(weights, hidden)

@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape, label_px, unique_labels
-from .style import ATTENTION_SCALE, HEAD_COLORS, base_layout, projector_fonts
+from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
+                    styled_figure)
 
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
@@ -31,17 +32,16 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
         hover[r, c] = (f"position {i}: {escape(piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}"
                        + (f"<br>characters “{escape(chars)}”" if chars else ""))
     scale = [[k / 3, color] for k, color in enumerate(PIECE_COLORS)]
-    fig = go.Figure(go.Heatmap(z=z, text=text, customdata=hover, texttemplate="%{text}", textfont=dict(size=15),
-                               colorscale=scale, zmin=0, zmax=3, showscale=False, xgap=3, ygap=3,
-                               hovertemplate="%{customdata}<extra></extra>"))
-    for kind, color in enumerate(PIECE_COLORS):  # a legend of the kinds
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=PIECE_KINDS[kind],
-                                 marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1))))
-    base_layout(fig, f"{count} WordPiece tokens, in reading order", 110 + 42 * rows)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
-    fig.update_layout(plot_bgcolor="white", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
-    return projector_fonts(fig)
+    heatmap = go.Heatmap(z=z, text=text, customdata=hover, texttemplate="%{text}", textfont=dict(size=15),
+                         colorscale=scale, zmin=0, zmax=3, showscale=False, xgap=3, ygap=3,
+                         hovertemplate="%{customdata}<extra></extra>")
+    legend = [go.Scatter(x=[None], y=[None], mode="markers", name=PIECE_KINDS[kind],  # a legend of the kinds
+                         marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1)))
+              for kind, color in enumerate(PIECE_COLORS)]
+    return styled_figure([heatmap, *legend], f"{count} WordPiece tokens, in reading order", 110 + 42 * rows,
+                         xaxis=dict(visible=False), yaxis=dict(visible=False, autorange="reversed"),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right",
+                                     font=dict(size=PROJECTOR_LABEL_PX, color=PROJECTOR_INK)))
 
 
 def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str) -> go.Figure:

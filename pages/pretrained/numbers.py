@@ -10,7 +10,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from transformer import WordPieces, normalize
 from transformer.spec import ModelSpec
-from ui.forward import run_model
+from ui.forward import encoder_reading
 from ui.models import load_model
 
 MODEL = ModelSpec.pretrained("all-MiniLM-L6-v2")
@@ -39,11 +39,11 @@ class Reading:
     embedding: np.ndarray
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def reading(ids: tuple[int, ...]) -> Reading:
-    view = run_model(MODEL, tuple(ids))
-    pooled = view.hidden.astype(np.float64).mean(0)
-    return Reading(view.stacked("encoder"), (pooled / max(np.linalg.norm(pooled), 1e-12)).astype(np.float32))
+    """The model on one text (its forward pass cached for every session by ``encoder_reading``)."""
+    model = encoder_reading(MODEL, tuple(ids))
+    pooled = model.hidden.astype(np.float64).mean(0)
+    return Reading(model.weights, (pooled / max(np.linalg.norm(pooled), 1e-12)).astype(np.float32))
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
