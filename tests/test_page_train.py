@@ -17,6 +17,13 @@ def trainer(at):
     return at.session_state["trainer"]
 
 
+def shown_step(at) -> int:
+    """The step the progress bar shows ("step N of at most M")."""
+    text = at.get("progress")[0].proto.text
+    assert text.startswith("step "), text
+    return int(text.split()[1])
+
+
 def press(at, key):
     at.button(key=key).click()
     at.run()
@@ -27,8 +34,23 @@ def press(at, key):
 def test_page_opens_on_induction_at_step_zero():
     at = run_page(PAGE)
     assert_no_exception(at)
-    assert at.selectbox(key="task").value == "induction" and trainer(at).step == 0
+    assert at.selectbox(key="task").value == "induction" and shown_step(at) == 0
     assert not at.button(key="train").disabled and at.button(key="pause").disabled
+
+
+def test_sessions_share_the_untrained_model_until_they_train():
+    from pages.train.live import untrained_trainer
+
+    first, second = run_page(PAGE, FAST), run_page(PAGE, FAST)
+    assert "trainer" not in first.session_state and "trainer" not in second.session_state
+    press(first, "step")
+    own = trainer(first)
+    assert own.step == 10 and shown_step(first) == 10
+    second.run()
+    assert shown_step(second) == 0 and "trainer" not in second.session_state
+    shared = untrained_trainer(own.setup)  # what the second session shows: untouched by the first one's steps
+    assert shared is not own and shared.step == 0 and len(shared.history) == 1
+    assert own.history[0]["val_loss"] == shared.history[0]["val_loss"]  # the same seed: the same untrained model
 
 
 def test_step_trains_and_a_learning_rate_change_keeps_the_weights():
@@ -44,7 +66,7 @@ def test_step_trains_and_a_learning_rate_change_keeps_the_weights():
     assert first.optimizer.param_groups[0]["lr"] == pytest.approx(1e-3) or first.setup.learning_rate == 1e-3
     at.selectbox(key="heads").set_value(1)
     at.run()
-    assert trainer(at) is not first and trainer(at).step == 0  # another architecture: a new model
+    assert "trainer" not in at.session_state and shown_step(at) == 0  # another architecture: a new model
 
 
 def test_a_fast_fixture_reaches_its_target_and_joins_the_picker():
@@ -104,7 +126,8 @@ def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input
 
 
 def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
-    at = run_page(PAGE)
+    at = run_page(PAGE, FAST)
+    press(at, "step")
     before = trainer(at)
     upload(at, "junk.safetensors", b"not a checkpoint at all")
     assert "junk.safetensors was not opened" in at.error[0].value and trainer(at) is before
@@ -112,4 +135,4 @@ def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
     config = TransformerConfig(d_model=16, num_heads=2, d_ff=32, num_decoder_layers=1, tgt_vocab_size=20, max_len=16)
     save_checkpoint(build_model(config, 0, "decoder-only"), bare, {"tokenizer": HashTokenizer(20)})
     upload(at, "bare.safetensors", bare.read_bytes())
-    assert "not saved by the Train page" in at.error[0].value and trainer(at) is before
+    assert "not saved by the Train page" in at.error[0].value and trainer(at) is before and before.step == 10

@@ -24,8 +24,19 @@ REFRESH = 0.5  # the browser asks for a tick this often while training: the page
 CHUNK_SECONDS = 0.4
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def untrained_trainer(setup: TrainingSetup) -> Trainer:
+    """The model ``setup`` builds, at step 0, shared by every session that has not trained it yet.
+
+    Read-only: a session trains, steps or decodes with its own trainer (``own_trainer``). A class
+    opening the page at once builds and evaluates one model, not one per student.
+    """
+    return Trainer(setup)
+
+
 def current_trainer(setup: TrainingSetup) -> Trainer | None:
-    """This session's trainer: kept when only the learning rate or the step budget changed, else a new model."""
+    """This session's trainer when it has one for this model (kept when only the learning rate or the step
+    budget changed), else the shared untrained one; None, with a message, for settings that make no model."""
     state = st.session_state
     trainer = state.get("trainer")
     if trainer is not None and controls.same_model(trainer.setup, setup):
@@ -33,13 +44,23 @@ def current_trainer(setup: TrainingSetup) -> Trainer | None:
             trainer.set_learning_rate(setup.learning_rate)
         trainer.setup = setup
         return trainer
+    if trainer is not None:
+        _reset()  # another model: this session's run is over
     try:
-        trainer = Trainer(setup)
+        return untrained_trainer(setup)
     except ValueError as error:
         st.error(f"These settings do not make a model: {error}")
         return None
-    state.trainer, state.running = trainer, False
-    return trainer
+
+
+def own_trainer(trainer: Trainer) -> Trainer:
+    """This session's trainer of ``trainer``'s model: the one it has, else a new one of the same setup (the
+    same seed gives the same weights as the shared untrained model), kept in the session from now on."""
+    state = st.session_state
+    mine = state.get("trainer")
+    if mine is None or not controls.same_model(mine.setup, trainer.setup):
+        state.trainer = mine = Trainer(trainer.setup)
+    return mine
 
 
 def _start() -> None:
@@ -52,11 +73,9 @@ def _pause() -> None:
         training_slots().leave(st.session_state.session_id)
 
 
-def _step() -> None:
+def _step(trainer: Trainer) -> None:
     """Ten steps now, if this session may train (else the queue message shows below)."""
-    trainer = st.session_state.get("trainer")
-    if trainer is not None:
-        _train_a_chunk(trainer, steps=10, show_queue=False)
+    _train_a_chunk(trainer, steps=10, show_queue=False)
 
 
 def _reset() -> None:
@@ -72,7 +91,7 @@ def media_buttons(trainer: Trainer) -> None:
                 key="train", type="primary", width="stretch")
     c[1].button("Pause", icon=":material/pause:", on_click=_pause, disabled=not running, key="pause", width="stretch")
     c[2].button("Step", icon=":material/skip_next:", disabled=running or trainer.done, key="step",
-                on_click=_step, width="stretch", help="Ten training steps, then stop.")
+                on_click=_step, args=(trainer,), width="stretch", help="Ten training steps, then stop.")
     c[3].button("Reset", icon=":material/replay:", on_click=_reset, key="reset", width="stretch",
                 help="A new model with the same settings and seed.")
     if trainer.done:
@@ -94,16 +113,18 @@ def _chunk_lock() -> threading.Lock:
     return st.session_state.setdefault("chunk_lock", threading.Lock())
 
 
-def _train_a_chunk(trainer: Trainer, steps: int | None = None, show_queue: bool = True) -> bool:
-    """Train for about CHUNK_SECONDS (or ``steps`` steps) if this session holds a slot; False if queued."""
+def _train_a_chunk(trainer: Trainer, steps: int | None = None, show_queue: bool = True) -> Trainer:
+    """Train for about CHUNK_SECONDS (or ``steps`` steps) if this session holds a slot, else show its place
+    in the queue. Returns the trainer shown from now on: this session's own once it has trained."""
     slots, session = training_slots(), st.session_state.session_id
     place = slots.admit(session)
     if place:
         if show_queue:
             st.info(f"{slots.training()} trainings are running on this server, the most it runs at once; yours is "
                     f"number {place} in the queue and starts by itself when one of them pauses or finishes.")
-        return False
+        return trainer
     with _chunk_lock():
+        trainer = own_trainer(trainer)
         if steps is not None:
             trainer.train(steps)
         else:
@@ -112,7 +133,7 @@ def _train_a_chunk(trainer: Trainer, steps: int | None = None, show_queue: bool 
                 trainer.train(5)
     if trainer.done or steps is not None:
         slots.leave(session)
-    return True
+    return trainer
 
 
 @st.fragment
@@ -196,14 +217,15 @@ def live_view(trainer: Trainer, running: bool) -> None:
 
     @st.fragment(run_every=REFRESH if running else None)
     def tick() -> None:
+        shown = trainer
         if st.session_state.get("running", False):
-            _train_a_chunk(trainer)
-            if trainer.done:
+            shown = _train_a_chunk(trainer)
+            if shown.done:
                 st.session_state.running = False
                 st.rerun()  # the whole page: the timer stops and the buttons change
-        _progress(trainer)
-        if trainer.snapshots:
-            _snapshot_figure(trainer, len(trainer.snapshots) - 1, "live")
+        _progress(shown)
+        if shown.snapshots:
+            _snapshot_figure(shown, len(shown.snapshots) - 1, "live")
 
     tick()
 
@@ -269,7 +291,7 @@ def try_it(trainer: Trainer) -> None:
         st.warning("This input uses tokens outside the task's alphabet or is too long; "
                    f"the alphabet is: {' '.join(task.tokenizer.vocabulary[:40])}")
         return
-    generated, record = trainer.greedy(ids, max_new=len(ids) + 2)
+    generated, record = own_trainer(trainer).greedy(ids, max_new=len(ids) + 2)  # greedy switches eval mode
     st.text("model output (greedy, token by token): " + " ".join(task.symbols(generated)))
     if trainer.setup.kind == "encoder-decoder":
         st.caption("Each decoder row is one step: the model reads the source through cross-attention and the "
