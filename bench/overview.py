@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,8 +27,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import wait_healthy  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
+from bench.browser import serve, wait_healthy  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
 
 TEXT = " ".join(f"w{i}" for i in range(64))
 # Resolves after the browser has painted twice: the charts of the finished run are on screen.
@@ -59,11 +58,9 @@ def main() -> None:
         page_path, title = "pretrained", "6 layers × 12 heads"
         label = f"6 layers × 12 heads × {args.pretrained} tokens (pretrained)"
         params = {"section": "All heads", "text": text, "cap": 512}
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = served = serve("app.py")
     try:
-        wait_healthy(port)
+        wait_healthy(served)
         url = f"http://127.0.0.1:{port}/{page_path}?{urlencode(params)}"
         sizes, timings = [], []
         with sync_playwright() as p:
