@@ -1,4 +1,4 @@
-"""The training run of one session: its trainer, the media buttons, the live view and what comes after."""
+"""The training run of one session: its trainer, the media buttons and the live view."""
 
 from __future__ import annotations
 
@@ -11,11 +11,10 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from pages.train import controls
 from pages.train.slots import training_slots
+from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
 from ui.figure_cache import cached_figure
-from ui.models import add_checkpoint
-from viz.encoder_decoder import heads_grid_heatmap
 from viz.training import curves_figure, head_scores_figure
 
 REFRESH = 0.5  # the browser asks for a tick this often while training: the page updates twice a second
@@ -67,7 +66,7 @@ def _start() -> None:
     st.session_state.running = True
 
 
-def _pause() -> None:
+def pause() -> None:
     st.session_state.running = False
     with _chunk_lock():  # a chunk still training ends first: the page then shows the step where training stopped
         training_slots().leave(st.session_state.session_id)
@@ -79,7 +78,7 @@ def _step(trainer: Trainer) -> None:
 
 
 def _reset() -> None:
-    _pause()
+    pause()
     st.session_state.pop("trainer", None)
 
 
@@ -89,7 +88,7 @@ def media_buttons(trainer: Trainer) -> None:
     c = st.columns([1, 1, 1, 1, 3])
     c[0].button("Train", icon=":material/play_arrow:", on_click=_start, disabled=running or trainer.done,
                 key="train", type="primary", width="stretch")
-    c[1].button("Pause", icon=":material/pause:", on_click=_pause, disabled=not running, key="pause", width="stretch")
+    c[1].button("Pause", icon=":material/pause:", on_click=pause, disabled=not running, key="pause", width="stretch")
     c[2].button("Step", icon=":material/skip_next:", disabled=running or trainer.done, key="step",
                 on_click=_step, args=(trainer,), width="stretch", help="Ten training steps, then stop.")
     c[3].button("Reset", icon=":material/replay:", on_click=_reset, key="reset", width="stretch",
@@ -164,54 +163,6 @@ def _progress(trainer: Trainer) -> None:
           width="stretch", key="scores")
 
 
-def _attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str) -> None:
-    """Every head of one attention map, picked by name: ``weights`` name -> ``[H, Lq, Lk]``;
-    ``labels(name)`` -> (query symbols, key symbols). Decoder self-attention shows its causal mask."""
-    names = list(weights)
-    name = st.selectbox("attention shown", names, index=len(names) - 1, key=f"layer_{key}",
-                        format_func=_readable_name)
-    name = name if name in weights else names[-1]
-    rows, cols = labels(name)
-    lq, lk = weights[name].shape[-2:]
-    mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
-    chart(cached_figure(heads_grid_heatmap, weights[name], _fit(rows, lq), _fit(cols, lk),
-                        f"{title} · {_readable_name(name)}", mask),
-          width="stretch", key=f"tiles_{key}")
-
-
-def _fit(symbols: list[str], length: int) -> list[str]:
-    """Axis labels of the right length (positions when the symbols do not match the map)."""
-    return list(symbols) if len(symbols) == length else [f"t{i}" for i in range(length)]
-
-
-def _side_labels(source: list[str], target: list[str]):
-    """``labels(name)`` for a model's maps: encoder maps read the source, the decoder its own input."""
-    def labels(name: str) -> tuple[list[str], list[str]]:
-        if name.startswith("encoder"):
-            return source, source
-        return (target, source) if name.endswith("cross_attn") else (target, target)
-    return labels
-
-
-def _probe_labels(trainer: Trainer):
-    probe = trainer.task.probe()
-    source = list(probe.tokens[0])
-    target = source if probe.decoder_inputs is None else trainer.task.symbols(probe.decoder_inputs[0])
-    return _side_labels(source, target)
-
-
-def _snapshot_figure(trainer: Trainer, index: int, key: str) -> None:
-    """The probe's attention in every head of a chosen map, at snapshot ``index``."""
-    snapshot = trainer.snapshots[index]
-    _attention_tiles(snapshot.weights, _probe_labels(trainer), f"Step {snapshot.step} · the probe input", key)
-
-
-def _readable_name(name: str) -> str:
-    """``decoder.layers.1.self_attn`` -> "decoder layer 2 · self-attention"."""
-    stack, _, index, kind = name.split(".")
-    return f"{stack} layer {int(index) + 1} · {kind.replace('_attn', '-attention')}"
-
-
 def live_view(trainer: Trainer, running: bool) -> None:
     """While running, a fragment trains a chunk and redraws, over and over (see CHUNK_SECONDS)."""
 
@@ -225,124 +176,6 @@ def live_view(trainer: Trainer, running: bool) -> None:
                 st.rerun()  # the whole page: the timer stops and the buttons change
         _progress(shown)
         if shown.snapshots:
-            _snapshot_figure(shown, len(shown.snapshots) - 1, "live")
+            snapshot_figure(shown, len(shown.snapshots) - 1, "live")
 
     tick()
-
-
-PLAY_EVERY = 0.6  # seconds per snapshot while playing
-
-
-def _use(name: str) -> None:
-    """Offer the trained model in this session's model picker, on every page where it fits."""
-    entry = add_checkpoint(f"{name}.safetensors", st.session_state.trainer.checkpoint_bytes(name))
-    st.session_state.used = f"The model picker now offers “{entry.spec.label}” wherever a {entry.kind} model fits."
-
-
-def _play(first_step: int, last_step: int) -> None:
-    """Play from the start (or go on from where the slider is, unless it is at the end)."""
-    state = st.session_state
-    if state.get("snap") == last_step:
-        state.snap = first_step
-    state.playing, state.frame_shown_at = True, time.monotonic()
-
-
-def _stop_playing() -> None:
-    st.session_state.playing = False
-
-
-def scrub(trainer: Trainer) -> None:
-    """A slider over the snapshots, and Play: the slider moves on by itself, one snapshot per PLAY_EVERY s."""
-    state = st.session_state
-    steps = [s.step for s in trainer.snapshots]
-    if state.get("snap") not in steps or state.get("snap_count") != len(steps):
-        state.snap, state.snap_count = steps[-1], len(steps)  # new snapshots: show the latest
-    playing = state.get("playing", False)
-    if playing:
-        st.button("Pause", icon=":material/pause:", key="play_pause", on_click=_stop_playing)
-    else:
-        st.button("Play", icon=":material/play_arrow:", key="play", on_click=_play, args=(steps[0], steps[-1]),
-                  help="Watch the heads form: the slider steps through the snapshots by itself.")
-
-    @st.fragment(run_every=PLAY_EVERY if playing else None)
-    def frames() -> None:
-        due = time.monotonic() - state.get("frame_shown_at", 0.0) >= 0.8 * PLAY_EVERY  # a timer tick, not a click
-        if state.get("playing", False) and due:
-            state.frame_shown_at = time.monotonic()
-            index = steps.index(state.snap) if state.snap in steps else -1
-            state.snap = steps[min(index + 1, len(steps) - 1)]
-            if state.snap == steps[-1]:
-                state.playing = False
-                st.rerun()  # the whole page: the timer stops and the button says Play again
-        chosen = st.select_slider("snapshot at step", steps, key="snap")
-        _snapshot_figure(trainer, steps.index(chosen), "scrub")
-
-    frames()
-
-
-def try_it(trainer: Trainer) -> None:
-    """The model on the user's own input: greedy decoding, token by token, and the attention that produced it."""
-    task = trainer.task
-    text = st.text_input(f"input in the task's alphabet ({task.name})", key="try", max_chars=200)
-    if not text:
-        return
-    ids = task.encode_user_input(text)
-    if ids is None:
-        st.warning("This input uses tokens outside the task's alphabet or is too long; "
-                   f"the alphabet is: {' '.join(task.tokenizer.vocabulary[:40])}")
-        return
-    generated, record = own_trainer(trainer).greedy(ids, max_new=len(ids) + 2)  # greedy switches eval mode
-    st.text("model output (greedy, token by token): " + " ".join(task.symbols(generated)))
-    if trainer.setup.kind == "encoder-decoder":
-        st.caption("Each decoder row is one step: the model reads the source through cross-attention and the "
-                   "tokens written so far, and writes the next token (the one after the row's token).")
-        labels = _side_labels(task.symbols(ids), list(record.tokens))
-    else:
-        st.caption("Each row is one step: from the tokens so far (the causal mask hides the rest) the model "
-                   "predicts the next token; the rows after your input are the model's own output fed back in.")
-        labels = _side_labels(list(record.tokens), list(record.tokens))
-    weights = {name: record.numpy(name) for name in record.weights}
-    _attention_tiles(weights, labels, "Your input and the model's output", "try")
-
-
-def _resume() -> None:
-    """on_change of the checkpoint uploader: go on from the file's model, its settings shown above."""
-    state = st.session_state
-    upload = state.get("resume_upload")
-    if upload is None:
-        return
-    try:
-        trainer = Trainer.resume(upload.getvalue())
-        controls.show_setup(trainer.setup)
-    except ValueError as error:
-        state.resume_message = ("error", f"{upload.name} was not opened. What is wrong: {error}")
-        return
-    _pause()
-    state.trainer = trainer
-    state.resume_message = ("success", f"{upload.name} is open at step {trainer.step}: its settings are shown above. "
-                                       "Raise the step budget to train it further (the optimiser starts afresh).")
-
-
-def after_training(trainer: Trainer) -> None:
-    """Scrub the snapshots, try the model on your own input, save it, open one, or use it on every page."""
-    if len(trainer.snapshots) > 1:
-        st.subheader("Scrub through training")
-        scrub(trainer)
-    st.subheader("Try it on your own input")
-    try_it(trainer)
-    st.subheader("Keep the model")
-    name = f"{trainer.task.name}-{trainer.setup.layers}L{trainer.setup.heads}H-step{trainer.step}"
-    left, middle, right = st.columns(3)
-    left.download_button("Download the checkpoint (.safetensors)", data=lambda: trainer.checkpoint_bytes(name),
-                         file_name=f"{name}.safetensors", mime="application/octet-stream", key="save",
-                         on_click="ignore", disabled=not trainer.step)
-    middle.button("Use it on every page (this session)", key="use", disabled=not trainer.step, on_click=_use,
-                  args=(name,))
-    if "used" in st.session_state:
-        middle.success(st.session_state.pop("used"))
-    right.file_uploader("Open a checkpoint saved here, to try it or train it further", type=["safetensors"],
-                        key="resume_upload", on_change=_resume,
-                        help="Checked before use (at most 5 MB); nothing in the file is executed.")
-    message = st.session_state.pop("resume_message", None)
-    if message:
-        getattr(right, message[0])(message[1])

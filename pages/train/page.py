@@ -4,7 +4,7 @@ import uuid
 
 import streamlit as st
 
-from pages.train import controls, live
+from pages.train import after, controls, live
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
 from ui.routing import require_navigation
@@ -43,4 +43,4 @@ st.info(trainer.task.description)
 live.media_buttons(trainer)
 live.live_view(trainer, state.get("running", False))
 if not state.get("running", False):
-    live.after_training(trainer)
+    after.after_training(trainer)

@@ -1,0 +1,59 @@
+"""The attention tiles of the Train page: every head of one attention map of a trainer's model."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from transformer import Trainer
+from ui.classroom import chart
+from ui.figure_cache import cached_figure
+from viz.encoder_decoder import heads_grid_heatmap
+
+
+def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str) -> None:
+    """Every head of one attention map, picked by name: ``weights`` name -> ``[H, Lq, Lk]``;
+    ``labels(name)`` -> (query symbols, key symbols). Decoder self-attention shows its causal mask."""
+    names = list(weights)
+    name = st.selectbox("attention shown", names, index=len(names) - 1, key=f"layer_{key}",
+                        format_func=readable_name)
+    name = name if name in weights else names[-1]
+    rows, cols = labels(name)
+    lq, lk = weights[name].shape[-2:]
+    mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
+    chart(cached_figure(heads_grid_heatmap, weights[name], _fit(rows, lq), _fit(cols, lk),
+                        f"{title} · {readable_name(name)}", mask),
+          width="stretch", key=f"tiles_{key}")
+
+
+def _fit(symbols: list[str], length: int) -> list[str]:
+    """Axis labels of the right length (positions when the symbols do not match the map)."""
+    return list(symbols) if len(symbols) == length else [f"t{i}" for i in range(length)]
+
+
+def side_labels(source: list[str], target: list[str]):
+    """``labels(name)`` for a model's maps: encoder maps read the source, the decoder its own input."""
+    def labels(name: str) -> tuple[list[str], list[str]]:
+        if name.startswith("encoder"):
+            return source, source
+        return (target, source) if name.endswith("cross_attn") else (target, target)
+    return labels
+
+
+def _probe_labels(trainer: Trainer):
+    probe = trainer.task.probe()
+    source = list(probe.tokens[0])
+    target = source if probe.decoder_inputs is None else trainer.task.symbols(probe.decoder_inputs[0])
+    return side_labels(source, target)
+
+
+def snapshot_figure(trainer: Trainer, index: int, key: str) -> None:
+    """The probe's attention in every head of a chosen map, at snapshot ``index``."""
+    snapshot = trainer.snapshots[index]
+    attention_tiles(snapshot.weights, _probe_labels(trainer), f"Step {snapshot.step} · the probe input", key)
+
+
+def readable_name(name: str) -> str:
+    """``decoder.layers.1.self_attn`` -> "decoder layer 2 · self-attention"."""
+    stack, _, index, kind = name.split(".")
+    return f"{stack} layer {int(index) + 1} · {kind.replace('_attn', '-attention')}"
