@@ -107,10 +107,10 @@ REDRAWN = ("() => { const b = window.__redraw; return b.start !== null && b.pain
            f" && performance.now() - b.lastPaint > {QUIET_MS} && document.querySelector({IDLE!r}) !== null; }}")
 
 CHART = ".js-plotly-plot, [data-testid=stGraphVizChart] svg"
-# Resolves once a chart is drawn, or once a run has finished and the page then stayed idle for 2 s
+# Resolves once a chart is drawn, or once a run has finished and the page then stayed idle for 5 s
 # without one (a page with no chart).
 FIRST_CHART = (f"() => document.querySelector({CHART!r}) !== null || (window.__redraw.runs > 0"
-               f" && document.querySelector({IDLE!r}) !== null && performance.now() - window.__redraw.lastRun > 2000)")
+               f" && document.querySelector({IDLE!r}) !== null && performance.now() - window.__redraw.lastRun > 5000)")
 # Resolves once the page is idle and no run has finished for 1 s: every control of the page is drawn.
 SETTLED = (f"() => window.__redraw.runs > 0 && document.querySelector({IDLE!r}) !== null"
            " && performance.now() - window.__redraw.lastRun > 1000")
