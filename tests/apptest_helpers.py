@@ -56,6 +56,27 @@ def decode_array(value) -> "np.ndarray":
     return np.asarray(value)
 
 
+def tiles_of(spec: dict, count: int, shape: tuple[int, int], columns: int = 4, trace: int = 0) -> list:
+    """The ``count`` tiles ``[R, C]`` of a tiled grid trace (DESIGN.md section 5): tile n at tile row
+    n // K and tile column n % K, K = min(count, columns), one blank cell between neighbouring tiles."""
+    z = decode_array(spec["data"][trace]["z"]).astype(float)
+    rows, cols = shape
+    across = min(count, columns)
+    down = -(-count // across)
+    assert z.shape == (down * (rows + 1) - 1, across * (cols + 1) - 1), z.shape
+    return [z[n // across * (rows + 1):n // across * (rows + 1) + rows, n % across * (cols + 1):n % across * (cols + 1) + cols]
+            for n in range(count)]
+
+
+def head_tiles(spec: dict, columns: int = 4) -> list:
+    """Every head's map in a head grid: as many heads as tiles titled "head h", each tile's shape
+    worked out from the grid's (see ``tiles_of``)."""
+    count = sum(1 for note in spec["layout"].get("annotations", []) if str(note.get("text", "")).startswith("head "))
+    across, down = min(count, columns), -(-count // min(count, columns))
+    rows, cols = decode_array(spec["data"][0]["z"]).shape
+    return tiles_of(spec, count, ((rows + 1) // down - 1, (cols + 1) // across - 1), columns)
+
+
 def assert_projector_fonts(spec: dict) -> None:
     """Tick labels of every shown axis >= 13 px, the title ~18 px (readable on a projector)."""
     layout = spec["layout"]

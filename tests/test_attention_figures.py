@@ -90,13 +90,16 @@ def test_unique_labels_keep_repeats_apart_and_escape_markup():
     assert [label.replace("\u200b", "") for label in labels] == ["the", "&lt;b&gt;", "the", "the"]
 
 
-def test_head_grid_has_one_heatmap_per_head_and_masked_overlay():
+def test_head_grid_tiles_every_head_into_one_trace_with_the_masked_overlay():
     w = random_weights(1, 4, 5)[0]
-    fig = head_grid_figure(w, list("abcde"), "grid", causal_mask(5).numpy())
-    maps = [t for t in fig.data if t.name.startswith("head")]
-    overlays = [t for t in fig.data if t.name == "masked"]
-    assert len(maps) == 4 and len(overlays) == 4
-    np.testing.assert_array_equal(overlays[0].z, np.triu(np.ones((5, 5)), 1))
+    allowed = causal_mask(5).numpy()
+    fig = head_grid_figure(w, list("abcde"), list("abcde"), "grid", allowed)
+    assert len(fig.data) == 2  # the values, then the grey overlay of the masked cells
+    z, overlay = np.asarray(fig.data[0].z), np.asarray(fig.data[1].z)
+    for h in range(4):  # one row of four tiles, one blank column between them
+        np.testing.assert_allclose(z[:, h * 6:h * 6 + 5], np.where(allowed, w[h], 0.0), atol=1e-7)
+        np.testing.assert_array_equal(overlay[:, h * 6:h * 6 + 5], np.triu(np.ones((5, 5)), 1))
+    assert np.asarray(fig.data[0].text)[1, 6 + 1].startswith("head 2<br>query 1: b<br>key 1: b")
 
 
 def test_compare_draws_the_difference_only_for_equal_shapes():
@@ -151,17 +154,22 @@ def test_unscaled_softmax_saturates_as_d_k_grows_and_scaled_does_not():
     assert np.ptp(peaks.max_scaled) < 0.1 and np.all(np.isfinite(peaks.entropy_scaled))
 
 
-def test_qkv_figure_is_one_chart_on_one_signed_scale():
+def test_qkv_figure_tiles_q_k_v_in_one_trace_on_one_signed_scale():
     from viz.attention_steps import qkv_figure
 
     rng = np.random.default_rng(1)
     q, k, v = (rng.normal(size=(5, 64)).astype(np.float32) for _ in range(3))
     v[0, 0] = np.nan  # never reaches the figure as NaN
     spec = json.loads(qkv_figure(q, k, v, ["a", "<b>", "a", "c", "d"], "t").to_json())
-    assert [t["name"] for t in spec["data"]] == ["Q", "K", "V"]
-    assert {t["coloraxis"] for t in spec["data"]} == {"coloraxis"}
+    assert len(spec["data"]) == 1
+    z = decode_array(spec["data"][0]["z"]).astype(float)
+    assert np.isfinite(z).all() and z.shape == (5, 3 * 64 + 2)
+    for start, matrix in zip((0, 65, 130), (q, k, np.nan_to_num(v))):  # one blank column between tiles
+        np.testing.assert_allclose(z[:, start:start + 64], matrix, atol=1e-6)
     limit = np.abs(np.nan_to_num(np.stack([q, k, v]))).max()
-    assert spec["layout"]["coloraxis"]["cmin"] == pytest.approx(-limit) and spec["layout"]["coloraxis"]["cmax"] == pytest.approx(limit)
-    assert np.isfinite(decode_array(spec["data"][2]["z"]).astype(float)).all()
+    assert spec["data"][0]["zmin"] == pytest.approx(-limit) and spec["data"][0]["zmax"] == pytest.approx(limit)
+    assert spec["data"][0]["text"][1][130 + 5] == "V<br>token 1: &lt;b&gt;<br>dim 5"
     assert spec["layout"]["yaxis"]["ticktext"] == ["a", "&lt;b&gt;", "a", "c", "d"]
-    assert spec["layout"]["xaxis"]["tickangle"] == 0 and spec["layout"]["xaxis"]["nticks"] == 12  # 64 dims, upright
+    assert spec["layout"]["xaxis"]["tickvals"] == [0, 63, 65, 128, 130, 193]  # first and last dimension of each
+    assert spec["layout"]["xaxis"]["ticktext"] == ["0", "63"] * 3 and spec["layout"]["xaxis"]["tickangle"] == 0
+    assert [a["text"][0] for a in spec["layout"]["annotations"]] == ["Q", "K", "V"]

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, head_tiles
 from ui.lesson_catalogue import LESSONS, Shipped
 from ui.model_picker import shipped_label
 
@@ -45,7 +45,7 @@ def y_of(spec: dict, name: str, index: int = 0) -> np.ndarray:
 
 
 def head_maps(spec: dict) -> list[np.ndarray]:
-    return [decode_array(t["z"]).astype(np.float64) for t in spec["data"] if str(t.get("name", "")).startswith("head")]
+    return head_tiles(spec)
 
 
 ALL_VIEWS = [(lesson.id, step) for lesson in LESSONS for step in range(len(lesson.views))]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, head_tiles
 from transformer import HashTokenizer, TransformerConfig, build_model, save_checkpoint
 from transformer.spec import ModelSpec
 
@@ -49,7 +49,7 @@ def test_multi_head_draws_the_chosen_checkpoint(shipped):
     assert not at.get("select_slider") or all(s.key != "d_model" for s in at.get("select_slider"))
     expected = checkpoint_weights(42, "decoder-only", "decoder")
     grid = chart_by_title(at, "· 2 heads")
-    tiles = [decode_array(t["z"]) for t in grid["data"] if t.get("name", "").startswith("head")]
+    tiles = head_tiles(grid)
     assert len(tiles) == 2
     layer = int(at.select_slider(key="layer").value) - 1  # numbered from 1 on screen
     assert layer == 1

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
 import torch
 
 from transformer import HashTokenizer, TransformerConfig, build_model
@@ -42,8 +42,7 @@ def test_default_grid_overview_and_rollout_match_the_model():
     assert_no_exception(at)
     assert len(chart_specs(at)) == 1  # only the open tab's chart is sent
     expected = model_weights(2, 64, 4, False)
-    grid = heatmaps(chart_by_title(at, "Layer 1 · 4 heads"))
-    assert len(grid) == 4 and all(m.shape == (11, 11) for m in grid)
+    grid = tiles_of(chart_by_title(at, "Layer 1 · 4 heads"), 4, (11, 11))
     for h, matrix in enumerate(grid):
         np.testing.assert_allclose(matrix, expected[0, h], atol=1e-6)
         np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
@@ -68,8 +67,8 @@ def test_deep_causal_stack_with_many_heads():
                          "pe": "none", "seed": "9999"})
     assert_no_exception(at)
     spec = chart_by_title(at, "Layer 6 · 8 heads · decoder (causal)")
-    maps, overlays = heatmaps(spec), heatmaps(spec, "masked")
-    assert len(maps) == 8 and len(overlays) == 8
+    maps, overlays = tiles_of(spec, 8, (11, 11)), tiles_of(spec, 8, (11, 11), trace=1)
+    assert spec["data"][1]["name"] == "masked"
     upper = np.triu(np.ones((11, 11), dtype=bool), 1)
     for matrix, overlay in zip(maps, overlays):
         assert (matrix[upper] == 0).all() and (overlay[upper] == 1).all() and (overlay[~upper] == 0).all()
@@ -84,10 +83,10 @@ def test_deep_causal_stack_with_many_heads():
 def test_single_head_and_widest_model():
     at = run_page(PAGE, {"layers": "1", "d_model": "8", "heads": "1"})
     assert_no_exception(at)
-    assert len(heatmaps(chart_by_title(at, "Layer 1 · 1 heads"))) == 1
+    assert len(tiles_of(chart_by_title(at, "Layer 1 · 1 heads"), 1, (11, 11))) == 1
     at = run_page(PAGE, {"layers": "1", "d_model": "512", "heads": "16"})
     assert_no_exception(at)
-    assert len(heatmaps(chart_by_title(at, "Layer 1 · 16 heads"))) == 16
+    assert len(tiles_of(chart_by_title(at, "Layer 1 · 16 heads"), 16, (11, 11))) == 16
 
 
 def test_shared_link_restores_head_view_and_compare():

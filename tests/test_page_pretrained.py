@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from analysis.head_roles import ROLES, block_mean, head_role_scores, without_specials
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, head_tiles
 from transformer import load_pretrained
 
 PAGE = "pages/pretrained/page.py"
@@ -46,13 +46,13 @@ def test_one_layer_and_the_hidden_specials_switch(minilm):
     weights, _, pieces = model_weights(minilm, TEXT)
     at = page({"section": "One layer", "layer": "4", "hide": "true"})
     grid = chart_by_title(at, "Layer 4 · 12 heads")
-    tiles = [decode_array(tr["z"]) for tr in grid["data"] if tr.get("name", "").startswith("head")]
+    tiles = head_tiles(grid)
     keep = ~np.array(pieces.special)
     expected = weights[3][:, keep][:, :, keep]
     expected = expected / expected.sum(-1, keepdims=True)
     assert len(tiles) == 12 and tiles[0].shape == (13, 13)
     np.testing.assert_allclose(tiles[6], expected[6], atol=1e-5)
-    assert "[CLS]" not in grid["data"][0]["x"]
+    assert "[CLS]" not in grid["layout"]["yaxis"]["ticktext"] and "[CLS]" not in grid["layout"]["xaxis"]["ticktext"]
 
 
 def test_tokens_show_specials_continuations_and_unknowns():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
 from transformer import HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/self_attention/page.py"
@@ -37,11 +37,9 @@ def test_default_view_draws_the_chain_consistently():
     assert any("X: token vectors + PE · 11 × 16" in t for t in titles(at))
     qkv = chart_by_title(at, "Queries, keys and values · each 11 × 8")
     assert [a["text"] for a in qkv["layout"]["annotations"]][:3] == [f"{m} = X W<sub>{m}</sub>" for m in "QKV"]
-    q, k, v = (z(qkv, trace) for trace in range(3))
-    assert q.shape == k.shape == v.shape == (11, 8)
-    limit = np.abs(np.stack([q, k, v])).max()  # one colour axis, symmetric around 0, for the three panels
-    np.testing.assert_allclose([qkv["layout"]["coloraxis"]["cmin"], qkv["layout"]["coloraxis"]["cmax"]],
-                               [-limit, limit], rtol=1e-5)
+    q, k, v = tiles_of(qkv, 3, (11, 8))  # Q, K and V tiled left to right in one trace
+    limit = np.abs(np.stack([q, k, v])).max()  # one colour scale, symmetric around 0, for the three tiles
+    np.testing.assert_allclose([qkv["data"][0]["zmin"], qkv["data"][0]["zmax"]], [-limit, limit], rtol=1e-5)
     scores = section(SCORES)
     assert not any("Masked scores" in t for t in titles(scores)) and len(titles(scores)) == 3
     raw, scaled = z(chart_by_title(scores, "Raw scores")), z(chart_by_title(scores, "Scaled scores"))

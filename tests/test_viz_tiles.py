@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from viz.encoder_decoder import heads_grid_heatmap
 from viz.heads import head_grid_figure, unique_labels
 from viz.heatmap import matrix_heatmap
 from viz.labels import cell_labels, escape, position_axis, token_labels
@@ -53,7 +52,7 @@ def test_tiler_keeps_the_dtype_and_without_gaps_is_the_overview_layout():
 
 def test_figures_that_tile_heads_draw_the_input_maps_in_place():
     weights = maps(6, 4, 5)
-    z = np.asarray(heads_grid_heatmap(weights, TOKENS[:4], TOKENS[:5], "t").data[0].z)
+    z = np.asarray(head_grid_figure(weights, TOKENS[:4], TOKENS[:5], "t").data[0].z)
     bias = -maps(6, 4, 4, seed=2)
     zb = np.asarray(tiled_heads_figure(bias, "alibi").data[0].z)
     for h in range(6):
@@ -101,14 +100,11 @@ def test_masked_cells_are_the_overlay_never_a_colour_of_the_scale():
 def test_every_masked_figure_uses_the_one_overlay():
     n = 4
     heads = np.where(causal(n), maps(3, n, n), 0.0)
-    tiled = heads_grid_heatmap(heads, TOKENS[:n], TOKENS[:n], "g", mask=causal(n), max_cols=2)
+    tiled = head_grid_figure(heads, TOKENS[:n], TOKENS[:n], "g", mask=causal(n), max_cols=2)
     grid = tiling(3, (n, n), max_cols=2)
     assert_overlay(tiled.data[1], ~tile_maps(np.broadcast_to(causal(n), (3, n, n)), grid, fill=True))
     text = np.asarray(tiled.data[0].text)
     assert text[0, 1].endswith("<br>masked") and text[n, 0] == "between heads"
-    grid_fig = head_grid_figure(heads, TOKENS[:n], "hg", mask=causal(n))
-    for overlay in [t for t in grid_fig.data if t.name == "masked"]:
-        assert_overlay(overlay, ~causal(n))
     overview = overview_figure(heads[None], TOKENS[:n], "ov", mask=causal(n))
     assert_overlay(overview.data[1], ~tile(np.broadcast_to(causal(n), (1, 3, n, n))))
     no_value = np.zeros((5, 5), dtype=bool)
@@ -140,8 +136,21 @@ def test_repeated_tokens_stay_separate_positions_and_numbers_stay_labels():
     assert len(set(labels)) == 3 and labels[1] == "2024"
 
 
-def test_tiled_axes_repeat_the_tokens_over_each_tile():
-    fig = heads_grid_heatmap(maps(3, 2, 3), ["q", "r"], ["<k>", "k", "2024"], "g", max_cols=3)
-    assert list(fig.layout.xaxis.tickvals) == [0, 1, 2, 4, 5, 6, 8, 9, 10]
-    assert list(fig.layout.xaxis.ticktext) == ["&lt;k&gt;", "k", "2024"] * 3
-    assert list(fig.layout.yaxis.tickvals) == [0, 1]
+def test_the_head_grid_labels_queries_by_each_row_of_tiles_and_keys_under_the_first_column():
+    fig = head_grid_figure(maps(5, 2, 3), ["q", "r"], ["<k>", "k", "2024"], "g", max_cols=3)
+    assert list(fig.layout.xaxis.tickvals) == [0, 1, 2]  # the keys of every tile, read once
+    assert list(fig.layout.xaxis.ticktext) == ["&lt;k&gt;", "k", "2024"]
+    assert "the same in every head" in fig.layout.xaxis.title.text
+    assert list(fig.layout.yaxis.tickvals) == [0, 1, 3, 4] and list(fig.layout.yaxis.ticktext) == ["q", "r"] * 2
+    one_row = head_grid_figure(maps(1, 2, 3), ["q", "r"], ["a", "b", "c"], "g")
+    assert one_row.layout.xaxis.title.text is None  # one tile: no need to say it
+
+
+def test_the_head_grid_is_laid_out_once_with_margins_that_hold_its_labels():
+    long_token = "internationalisation"
+    fig = head_grid_figure(maps(4, 3, 3), ["a", long_token, "b"], ["a", long_token, "b"], "g")
+    assert fig.layout.xaxis.automargin is False and fig.layout.yaxis.automargin is False
+    assert fig.layout.margin.l >= 0.6 * 14 * len(long_token)  # the longest query label fits on the left
+    assert fig.layout.margin.b >= np.sin(np.radians(60)) * 0.6 * 14 * len(long_token)  # the keys at -60 degrees
+    assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(1, 5)]
+    assert len(fig.data) == 2 and fig.data[1].name == "masked" and not np.asarray(fig.data[1].z).any()

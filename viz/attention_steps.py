@@ -11,9 +11,10 @@ from plotly.subplots import make_subplots
 
 from .heatmap import matrix_heatmap
 from .labels import escape, label_px, position_axis, position_label, token_labels
-from .margins import COLORAXIS_BAR_PX, COLORBAR_PX, reserve_margins
+from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, reserve_margins, token_axis_px
 from .masking import masked_colors, masked_hover
-from .style import DIVERGING_SCALE, HEAD_COLORS, base_layout, projector_fonts
+from .style import DIVERGING_SCALE, HEAD_COLORS, PROJECTOR_LABEL_PX, base_layout, projector_fonts, styled_figure
+from .tiles import gap_shapes, tile_maps, tile_titles, tiling
 
 
 # Dimensions are plain integers: an automatic numeric axis (upright, thinned ticks) reads well and
@@ -63,29 +64,35 @@ def signed_matrix_figure(values: np.ndarray, rows: Sequence[str], cols: Sequence
 
 def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str], title: str,
                height: int | None = None) -> go.Figure:
-    """Q, K, V ``[T, d_k]`` side by side in one figure (one redraw instead of three).
+    """Q, K, V ``[T, d_k]`` side by side as three tiles of ONE heatmap trace (one redraw, one layout).
 
-    Q = X W_Q, K = X W_K, V = X W_V; rows are tokens (first at the top), columns the
-    d_k dimensions; one diverging colour axis symmetric around 0 shared by the three panels.
+    Q = X W_Q, K = X W_K, V = X W_V; rows are tokens (first at the top), columns the d_k
+    dimensions; one diverging scale symmetric around 0 for the three. The tiles follow
+    ``viz.tiles`` (one blank column between them); dimension 0 and d_k - 1 are labelled under
+    each tile, and the hover names the matrix, token and dimension of every cell.
     """
-    names = ("Q = X W<sub>Q</sub>", "K = X W<sub>K</sub>", "V = X W<sub>V</sub>")
-    fig = make_subplots(rows=1, cols=3, subplot_titles=names, shared_yaxes=True, horizontal_spacing=0.03)
-    matrices = [np.nan_to_num(np.asarray(m, dtype=np.float32)) for m in (q, k, v)]
-    limit = max(float(np.abs(m).max()) if m.size else 0.0 for m in matrices) or 1.0
+    matrices = np.stack([np.nan_to_num(np.asarray(m, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+                         for m in (q, k, v)])
+    length, d_k = matrices.shape[1:]
+    grid = tiling(3, (length, d_k), max_cols=3)
+    limit = float(np.abs(matrices).max()) if matrices.size else 0.0
     labels = [position_label("token", i, t) for i, t in enumerate(tokens)]
-    for col, (name, matrix) in enumerate(zip("QKV", matrices), start=1):
-        hover = np.array([[f"{name}<br>{label}<br>dim {d}" for d in range(matrix.shape[1])] for label in labels],
-                         dtype=object)
-        fig.add_trace(go.Heatmap(z=matrix, text=hover, coloraxis="coloraxis", name=name,
-                                 hovertemplate="%{text}<br>value %{z:.3f}<extra></extra>"), row=1, col=col)
-    length = len(tokens)
-    base_layout(fig, title, height or int(min(720, max(360, 140 + 22 * length))))
-    fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-limit, cmax=limit,
-                                     colorbar=dict(title=dict(text="value"), thickness=14)))
-    fig.update_xaxes(showgrid=False, zeroline=False, **DIMENSION_AXIS)
-    reserve_margins(fixed_margins(fig, tokens, None), right=COLORAXIS_BAR_PX)
-    fig.update_yaxes(**position_axis(tokens, autorange="reversed"), col=1)
-    return fig
+    hover = np.stack([np.array([[f"{name}<br>{label}<br>dim {d}" for d in range(d_k)] for label in labels],
+                               dtype=object).reshape(length, d_k) for name in "QKV"])
+    trace = go.Heatmap(z=tile_maps(matrices, grid, fill=0.0), text=tile_maps(hover, grid, fill="between matrices"),
+                       hovertemplate="%{text}<br>value %{z:.3f}<extra></extra>", colorscale=DIVERGING_SCALE,
+                       zmin=-(limit or 1.0), zmax=limit or 1.0, colorbar=dict(title=dict(text="value"), thickness=14))
+    ends = [(start + d, str(d)) for start in grid.col_starts for d in sorted({0, d_k - 1})]
+    x_axis = dict(tickmode="array", tickvals=[cell for cell, _ in ends], ticktext=[text for _, text in ends],
+                  tickangle=0, showgrid=False, zeroline=False, automargin=False,
+                  title_text="dimension (0 to d_k − 1 in each)")
+    y_axis = position_axis(tokens, autorange="reversed", automargin=False)
+    names = ("Q = X W<sub>Q</sub>", "K = X W<sub>K</sub>", "V = X W<sub>V</sub>")
+    return styled_figure([trace], title, height or int(min(720, max(360, 140 + 22 * length))),
+                         xaxis=x_axis, yaxis=y_axis, shapes=gap_shapes(grid),
+                         annotations=tile_titles(grid, names, size=PROJECTOR_LABEL_PX),
+                         margin=dict(t=90, r=COLORBAR_PX, b=TITLED_X_AXIS_PX,
+                                     l=int(token_axis_px(y_axis["ticktext"]))))
 
 
 def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:

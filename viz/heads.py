@@ -1,8 +1,9 @@
 """Several heads in one figure: a layer's heads as a grid, and two maps compared with their difference.
 
-Axes are categorical over unique token labels (a repeated word gets an invisible
-zero-width suffix), so the hover names the query and key tokens without a text
-array per cell, a repeated word stays its own row, and "2019" stays a label.
+The grid tiles every head into one heatmap trace (``viz.tiles``). In the comparison, axes are
+categorical over unique token labels (a repeated word gets an invisible zero-width suffix), so
+the hover names the query and key tokens without a text array per cell, a repeated word stays its
+own row, and "2019" stays a label.
 """
 
 from __future__ import annotations
@@ -13,11 +14,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import ZERO_WIDTH, label_px, unique_labels
-from .masking import allowed_cells, hide_masked, masked_overlay
-from .style import ATTENTION_SCALE, DIVERGING_SCALE, base_layout, projector_fonts
-from .tiles import tiling
+from .labels import ZERO_WIDTH, cell_labels, label_px, unique_labels
+from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX, token_axis_px
+from .masking import allowed_cells, hide_masked, masked_hover, masked_overlay
+from .style import (ATTENTION_SCALE, DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
+                    styled_figure)
+from .tiles import Tiling, gap_shapes, tile_maps, tile_titles, tiled_axis, tiling
 
+MAX_HOVER_CELLS = 20_000  # above this many cells of a tiled grid, the hover names rows and columns only
+MAX_TICKS = 64  # more labels than this on one axis are not readable: the axis goes unlabelled
 HOVER = "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>"
 
 
@@ -38,37 +43,53 @@ def _category_axes(fig: go.Figure, length: int) -> None:
     fig.update_layout(margin=dict(l=int(16 + longest), b=int(16 + 0.87 * longest + 0.5 * tick_size)))
 
 
-def head_grid_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
-                     mask: np.ndarray | None = None, columns: int = 4) -> go.Figure:
-    """Every head of one layer, ``weights`` ``[H, T, T]``: one heatmap trace per head, one figure.
+def _tiled_hover(grid: Tiling, allowed: np.ndarray, row_tokens: Sequence[str], col_tokens: Sequence[str],
+                 row_name: str, col_name: str) -> np.ndarray:
+    """Hover text of the tiled grid ``grid.shape``: "head h" (1-based), the query and key
+    labels and, in masked cells (``allowed`` ``[Lq, Lk]`` False), "masked"; gaps "between heads"."""
+    cells = masked_hover(cell_labels(row_tokens, col_tokens, row_name, col_name), allowed)
+    per_head = np.stack([f"head {h + 1}<br>" + cells for h in range(grid.count)])
+    return tile_maps(per_head, grid, fill="between heads")
 
-    Trace h is head h (rows = queries, top first; columns = keys) on a shared 0..1
-    attention colour axis; cells where ``mask`` ``[T, T]`` is False are grey.
+
+def head_grid_figure(weights: np.ndarray, row_tokens: Sequence[str], col_tokens: Sequence[str],
+                     title: str, mask: np.ndarray | None = None, row_name: str = "query",
+                     col_name: str = "key", max_cols: int = 4) -> go.Figure:
+    """Every head's ``[Lq, Lk]`` weights as tiles of ONE heatmap trace (0..1, sequential scale).
+
+    ``weights`` ``[H, Lq, Lk]`` go through ``viz.tiles`` (head h at tile row h // C, column
+    h % C, one-cell gaps drawn white); masked cells (``mask`` ``[Lq, Lk]`` False) through the
+    grey ``viz.masking`` overlay. Each tile is titled "head h" (1-based). Queries run down,
+    keys across, as in every matrix here.
+
+    Drawn to redraw fast: one trace, fixed margins (no automargin pass), and the keys labelled
+    under the first column of tiles only (every tile has the same keys in the same order; the
+    hover names a cell's query and key in every tile). The queries are labelled beside every
+    row of tiles.
     """
-    heads, length = weights.shape[0], weights.shape[-1]
-    grid = tiling(heads, weights.shape[1:], columns)  # the tiler's placement: head h at (h // C, h % C)
-    rows, cols = grid.rows, grid.cols
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h + 1}" for h in range(heads)],
-                        horizontal_spacing=0.03 + 0.05 / cols, vertical_spacing=0.12 / rows)
-    labels = unique_labels(tokens)
-    allowed = allowed_cells(mask, weights.shape[1:])
-    for h in range(heads):
-        row, col = (place + 1 for place in grid.place(h))
-        fig.add_trace(go.Heatmap(z=hide_masked(weights[h], allowed), x=labels, y=labels,
-                                 coloraxis="coloraxis", hovertemplate=f"head {h + 1}<br>" + HOVER,
-                                 name=f"head {h + 1}"), row=row, col=col)
-        if mask is not None:
-            fig.add_trace(masked_overlay(allowed, x=labels, y=labels), row=row, col=col)
-    panel = int(min(420, max(230, 110 + 13 * length)))
-    base_layout(fig, title, 70 + rows * panel)
-    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
-                                     colorbar=dict(title=dict(text="weight"), thickness=14)))
-    _category_axes(fig, length)
-    for col in range(2, cols + 1):  # query labels on the first column only, so panels do not overlap
-        fig.update_yaxes(showticklabels=False, col=col)
-    for h in range(heads - cols):  # key labels only under the lowest panel of each column
-        row, col = (place + 1 for place in grid.place(h))
-        fig.update_xaxes(showticklabels=False, row=row, col=col)
+    heads, lq, lk = weights.shape
+    grid = tiling(heads, (lq, lk), max_cols)
+    allowed = allowed_cells(mask, (lq, lk))
+    stacked = np.broadcast_to(allowed, weights.shape)
+    z = tile_maps(hide_masked(weights, stacked), grid, fill=0.0)
+    if z.size <= MAX_HOVER_CELLS:
+        hover = dict(text=_tiled_hover(grid, allowed, row_tokens, col_tokens, row_name, col_name),
+                     hovertemplate="%{text}<br>weight %{z:.3f}<extra></extra>")
+    else:
+        hover = dict(hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>")
+    main = go.Heatmap(z=z, colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0,
+                      colorbar=dict(title=dict(text="weight"), thickness=14), **hover)
+    tile_px = int(min(420, max(200, 22 * lq)))  # 22 px a query row: room for its 14 px label
+    x_axis = tiled_axis(col_tokens, grid.col_starts[:1], MAX_TICKS, tickangle=-60, side="bottom", automargin=False,
+                        title_text=f"{col_name}s (the same in every head)" if grid.cols > 1 else None)
+    y_axis = tiled_axis(row_tokens, grid.row_starts, MAX_TICKS, autorange="reversed", automargin=False)
+    bottom = token_axis_px(x_axis.get("ticktext", []), angle=-60) + (TITLED_X_AXIS_PX - UNTITLED_X_AXIS_PX)
+    fig = styled_figure([main, masked_overlay(tile_maps(stacked, grid, fill=True))], title,
+                        int(80 + bottom + grid.rows * (tile_px + 30)), xaxis=x_axis, yaxis=y_axis,
+                        shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h + 1}" for h in range(heads)],
+                                                                       size=PROJECTOR_LABEL_PX),
+                        margin=dict(t=80, r=COLORBAR_PX, l=int(token_axis_px(y_axis.get("ticktext", []))),
+                                    b=int(bottom)))
     return fig
 
 

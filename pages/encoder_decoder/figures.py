@@ -7,7 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from viz.encoder_decoder import heads_grid_heatmap, top_k_bars
+from viz.encoder_decoder import top_k_bars
+from viz.heads import head_grid_figure
 from viz.heatmap import matrix_heatmap
 from viz.layer_steps import ffn_active_figure, layernorm_figure, residual_norms_figure
 from viz.style import projector_fonts
@@ -22,8 +23,7 @@ def attention_figure(weights: np.ndarray, rows: tuple[str, ...], cols: tuple[str
     ``weights [H, Lq, Lk]`` tiled; ``causal`` draws the cells above the diagonal as masked."""
     mask = np.tril(np.ones((len(rows), len(cols)), bool)) if causal else None
     if head is None:
-        return projector_fonts(heads_grid_heatmap(weights, rows, cols, title, mask=mask, row_name=row_name,
-                                                  col_name=col_name))
+        return head_grid_figure(weights, rows, cols, title, mask=mask, row_name=row_name, col_name=col_name)
     return projector_fonts(matrix_heatmap(weights[head], rows, cols, title, mask=mask, row_name=row_name,
                                           col_name=col_name))
 

@@ -98,7 +98,7 @@ def grid_section():
                 + ("; grey cells are masked (the future)." if causal else "."))
     st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
              r"\quad d_k = d_{model}/h")
-    chart(cached_figure(head_grid_figure, weights[li], tokens,
+    chart(cached_figure(head_grid_figure, weights[li], tokens, tokens,
                         f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
 
 

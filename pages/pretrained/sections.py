@@ -61,7 +61,7 @@ def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
 def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
     """One layer's 12 heads."""
     st.latex(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
-    chart(cached_figure(head_grid_figure, weights, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
+    chart(cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
           width="stretch", key="grid")
     _pooled_note(k)
 

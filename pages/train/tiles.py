@@ -8,7 +8,7 @@ import streamlit as st
 from transformer import Trainer
 from ui.classroom import chart
 from ui.figure_cache import cached_figure
-from viz.encoder_decoder import heads_grid_heatmap
+from viz.heads import head_grid_figure
 
 
 def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str) -> None:
@@ -21,7 +21,7 @@ def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str
     rows, cols = labels(name)
     lq, lk = weights[name].shape[-2:]
     mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
-    chart(cached_figure(heads_grid_heatmap, weights[name], _fit(rows, lq), _fit(cols, lk),
+    chart(cached_figure(head_grid_figure, weights[name], _fit(rows, lq), _fit(cols, lk),
                         f"{title} · {readable_name(name)}", mask),
           width="stretch", key=f"tiles_{key}")
 
