@@ -1,5 +1,8 @@
 """Multi-head attention: every head of every layer of a configurable stack on the user's sentence."""
 
+from dataclasses import dataclass
+
+import numpy as np
 import streamlit as st
 
 from transformer import causal_mask
@@ -7,6 +10,8 @@ from ui.controls import d_model_control, heads_control, layers_control, position
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.model_picker import load_or_stop, model_choice
+from ui.models import LoadedModel
+from transformer.spec import ModelSpec
 from ui.text import sentence_input
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -37,8 +42,38 @@ with explanation():
              r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
 
 choice = model_choice(FITS)
-loaded = None
-if choice is None:
+image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
+                                horizontal=True, help="The format of the camera button in each chart's toolbar.")
+CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
+ONE_BASED = dict(format_func=lambda i: str(i + 1))
+SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare",
+            "Concat × W^O")
+
+
+@dataclass(frozen=True)
+class HeadsOnText:
+    """What the sections draw: the ``loaded`` model's self-attention ``weights`` [L, H, T, T] on the
+    sentence's ``tokens`` [T] (``ids`` [T]), its causal ``mask`` [T, T] or None, and the layer chosen
+    for the heads, head view and mean (``li``, from 0)."""
+
+    loaded: LoadedModel
+    ids: tuple[int, ...]
+    tokens: list[str]
+    weights: np.ndarray
+    mask: np.ndarray | None
+    li: int
+
+    @property
+    def causal(self) -> bool:
+        return self.mask is not None
+
+    @property
+    def kind(self) -> str:
+        return "decoder (causal) self-attention" if self.causal else "encoder self-attention"
+
+
+def random_model() -> ModelSpec:
+    """The settings row of a random stack (layers, d_model, heads, positions, seed, causal) and its spec."""
     c1, c2, c3, c4, c5, c6 = st.columns([1, 1.3, 1, 1.3, 1, 1.1])
     with c1:
         layers = layers_control(default=2)
@@ -54,61 +89,33 @@ if choice is None:
                        help="Off: a bidirectional encoder (every token sees every token). "
                             "On: a decoder's causal mask (token i sees only tokens j ≤ i). Same weights either way.")
     try:
-        spec = random_stack(stack_config(layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0,
+        return random_stack(stack_config(layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0,
                                          positional=positional), seed, causal)
     except ValueError as error:
         st.error(str(error))
         st.stop()
-else:
-    spec = choice
-loaded = load_or_stop(spec)
-causal = loaded.kind == "decoder-only"
-st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
-                                        if causal else "Bidirectional: every token sees every token."))
-sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
-
-image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
-                                horizontal=True, help="The format of the camera button in each chart's toolbar.")
-CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
-
-if sentence is None:
-    st.stop()
-
-tokens, n = list(sentence.tokens), len(sentence.tokens)
-weights = self_attention_maps(spec, sentence.ids)  # [L, H, T, T]
-layers, heads = weights.shape[:2]
-mask = causal_mask(n).numpy() if causal else None
-kind = "decoder (causal) self-attention" if causal else "encoder self-attention"
-
-layer = st.select_slider("layer (for the heads, head view and mean)", list(range(1, layers + 1)), value=1, key="layer",
-                         bind="query-params") if layers > 1 else 1
-li = min(int(layer), layers) - 1  # layers and heads are numbered from 1 on screen, indexed from 0 here
-ONE_BASED = dict(format_func=lambda i: str(i + 1))
-
-SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare",
-            "Concat × W^O")
-tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
-# Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
 
 
-def grid_section():
+def grid_section(view: HeadsOnText) -> None:
     """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
+    li, heads = view.li, view.weights.shape[1]
     st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
                 "(first token at the top), columns are keys; each row sums to 1"
-                + ("; grey cells are masked (the future)." if causal else "."))
+                + ("; grey cells are masked (the future)." if view.causal else "."))
     st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
              r"\quad d_k = d_{model}/h")
-    chart(cached_figure(head_grid_figure, weights[li], tokens, tokens,
-                        f"Layer {layer} · {heads} heads · {kind}", mask), key="grid", **CHART)
+    chart(cached_figure(head_grid_figure, view.weights[li], view.tokens, view.tokens,
+                        f"Layer {li + 1} · {heads} heads · {view.kind}", view.mask), key="grid", **CHART)
 
 
-def overview_section():
+def overview_section(view: HeadsOnText) -> None:
     """All layers x all heads, weights [L, H, T, T], in one heatmap."""
+    layers, heads = view.weights.shape[:2]
     st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
                 "layer ℓ − 1. Hover a cell for its query, key and weight.")
     st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
-    chart(cached_figure(overview_figure, weights, tokens,
-                        f"{layers} layers × {heads} heads · {kind}", mask), key="overview", **CHART)
+    chart(cached_figure(overview_figure, view.weights, view.tokens,
+                        f"{layers} layers × {heads} heads · {view.kind}", view.mask), key="overview", **CHART)
 
 
 @st.fragment
@@ -128,8 +135,10 @@ def head_view(layer_weights, tokens, layer, heads):
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 
-def rollout_section():
+def rollout_section(view: HeadsOnText) -> None:
     """The chosen layer's mean over heads [T, T] and the attention rollout through the stack [T, T]."""
+    weights, tokens, mask, li = view.weights, view.tokens, view.mask, view.li
+    layers, heads = weights.shape[:2]
     st.markdown(
         "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
         "follows attention through the stack: each layer mixes the tokens by its mean attention, and the "
@@ -140,20 +149,20 @@ def rollout_section():
     left, right = st.columns(2)
     with left:
         chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
-                            f"Layer {layer} · mean over {heads} heads", mask=mask), key="mean", **CHART)
+                            f"Layer {li + 1} · mean over {heads} heads", mask=mask), key="mean", **CHART)
     with right:
         chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
                             f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
               key="rollout", **CHART)
 
 
-def stats_section():
+def stats_section(view: HeadsOnText) -> None:
     """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
     st.markdown("Averaged over the queries of each head: the entropy of its rows (ln T = spread evenly, "
                 "0 = one key), the weight on the previous token, on the first token and on itself, and the mean "
                 "distance |i − j| it looks across. Click a column header to sort.")
     st.latex(r"H = -\tfrac1T\sum_i\sum_j A_{ij}\ln A_{ij},\qquad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
-    st.dataframe(head_stats(weights).round(3), hide_index=True, key="stats")
+    st.dataframe(head_stats(view.weights).round(3), hide_index=True, key="stats")
 
 
 @st.fragment
@@ -189,20 +198,52 @@ def compare(weights, tokens, spec, tokenizer, causal):
                         f"Compare · {names[0]} vs {names[1]}", causal=causal), key="compare", **CHART)
 
 
-sections = {"Heads of a layer": grid_section, "All layers": overview_section,
-            "Head view": lambda: head_view(weights[li], tokens, layer, heads),
-            "Mean and rollout": rollout_section, "Statistics": stats_section,
-            "Compare": lambda: compare(weights, tokens, spec, loaded.tokenizer, causal),
-            "Concat × W^O": lambda: concat_section(loaded, sentence.ids, tokens, li + 1, CHART)}
-for name, section in sections.items():
-    if tabs[name].open:
-        with tabs[name]:
-            section()
+SECTION_VIEWS = {
+    "Heads of a layer": grid_section, "All layers": overview_section,
+    "Head view": lambda v: head_view(v.weights[v.li], v.tokens, v.li + 1, v.weights.shape[1]),
+    "Mean and rollout": rollout_section, "Statistics": stats_section,
+    "Compare": lambda v: compare(v.weights, v.tokens, v.loaded.spec, v.loaded.tokenizer, v.causal),
+    "Concat × W^O": lambda v: concat_section(v.loaded, v.ids, v.tokens, v.li + 1, CHART)}
 
-st.header("Download")
-st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),
-                   file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
-                   help="One row per layer, head, query and key: layer, head, query position, query token, "
-                        "key position, key token, weight.")
-st.caption(f"{layers * heads * n * n:,} rows. Each figure's toolbar saves it as an image (camera icon; "
-           f"PNG or SVG, chosen in the sidebar).")
+
+def download(view: HeadsOnText) -> None:
+    """Every weight of the stack as a long CSV."""
+    layers, heads, n = *view.weights.shape[:2], len(view.tokens)
+    st.header("Download")
+    st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(view.weights, view.tokens),
+                       file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
+                       help="One row per layer, head, query and key: layer, head, query position, query token, "
+                            "key position, key token, weight.")
+    st.caption(f"{layers * heads * n * n:,} rows. Each figure's toolbar saves it as an image (camera icon; "
+               f"PNG or SVG, chosen in the sidebar).")
+
+
+@st.fragment
+def heads_view(choice: ModelSpec | None) -> None:
+    """The random stack's settings (``choice`` None) or the picked model, the sentence, the layer and the
+    open tab. A setting reruns this part only, not the page's title, explanation, model picker and navigation."""
+    loaded = load_or_stop(random_model() if choice is None else choice)
+    causal = loaded.kind == "decoder-only"
+    st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
+                                            if causal else "Bidirectional: every token sees every token."))
+    sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
+    if sentence is None:
+        return
+    tokens, n = list(sentence.tokens), len(sentence.tokens)
+    weights = self_attention_maps(loaded.spec, sentence.ids)  # [L, H, T, T]
+    layers = weights.shape[0]
+    layer = st.select_slider("layer (for the heads, head view and mean)", list(range(1, layers + 1)), value=1,
+                             key="layer", bind="query-params") if layers > 1 else 1
+    # layers and heads are numbered from 1 on screen, indexed from 0 here
+    view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
+                       min(int(layer), layers) - 1)
+    # Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
+    for tab, name in zip(st.tabs(list(SECTIONS), key="section", bind="query-params"), SECTIONS):
+        if tab.open:
+            with tab:
+                SECTION_VIEWS[name](view)
+    download(view)
+
+
+# The model picker is drawn above, outside the fragment: picking another model reruns the page.
+heads_view(choice)
