@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,7 +15,7 @@ from PIL import Image
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
 from ui.classroom import qr_png
 from ui.pages_index import PAGES
-from viz.style import presentation_spec
+from viz.style import FONT, GRID_COLOR, HEAD_COLORS, presentation_spec
 
 
 def font_sizes(node, path="") -> dict[str, float]:
@@ -72,6 +73,22 @@ def test_presentation_mode_grows_the_fonts_of_every_page_and_keeps_its_numbers(p
         assert sizes_b and all(sizes_b[k] > sizes_a.get(k, 0) for k in sizes_b if k in sizes_a)
         assert b["layout"]["font"]["size"] > a["layout"]["font"]["size"]
     assert not any(e.label == "What this page shows" and e.proto.expanded for e in shown.expander)
+
+
+@pytest.mark.parametrize("path", [page.path for page in PAGES if page.url_path not in ("home", "lessons")])
+def test_every_chart_is_drawn_as_sent_with_the_projects_own_template(path):
+    at = run_page(path)
+    charts = at.get("plotly_chart")
+    assert charts
+    for element in charts:
+        assert element.proto.theme == ""  # theme=None: the browser does not rewrite the spec first
+        spec = json.loads(element.proto.spec)
+        template = spec["layout"]["template"]["layout"]
+        assert template["font"]["family"] == FONT["family"] and template["plot_bgcolor"] == "white"
+        assert template["xaxis"]["gridcolor"] == GRID_COLOR and template["colorway"][:3] == list(HEAD_COLORS[:3])
+        # Streamlit's own template marks its colours "#000001".."#000040" for its theme to fill in:
+        # drawn without that theme, any left in a figure would come out black.
+        assert not re.search(r"#0000[0-4][0-9]\b", element.proto.spec), path
 
 
 def decode_qr(png: bytes) -> str:

@@ -32,8 +32,11 @@ def presenting() -> bool:
 
 
 def chart(fig: go.Figure, container=st, **kwargs):
-    """``container.plotly_chart(fig, **kwargs)``; in presentation mode every font 1.5x and the figure taller."""
-    return container.plotly_chart(presentation_spec(fig.to_dict()) if presenting() else fig, **kwargs)
+    """``container.plotly_chart(fig, **kwargs)``; in presentation mode every font 1.5x and the figure taller.
+
+    Sent with ``theme=None``: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
+    so the browser draws it as sent instead of rewriting it with Streamlit's chart theme first."""
+    return container.plotly_chart(presentation_spec(fig.to_dict()) if presenting() else fig, theme=None, **kwargs)
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:

@@ -14,6 +14,19 @@ MASKED_COLOR = "#c8c8c8"
 HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0b3d91", "#b8860b")
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111")
+GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
+
+# Every figure's own template, so that charts are sent with ``theme=None``: Streamlit's chart theme
+# rewrites each figure's spec in the browser before Plotly draws it (15-40 ms a redraw on this
+# project's figures), and its template's colours are placeholders that only that rewrite fills in.
+# Light grid lines on white, the project's font, and the head colours as the default colour cycle.
+_AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS_LINE_COLOR, ticks="",
+             title=dict(standoff=12), automargin=True)
+LAB_TEMPLATE = go.layout.Template(
+    layout=dict(font=FONT, title=dict(font=dict(weight=600)), colorway=list(HEAD_COLORS), paper_bgcolor="white", plot_bgcolor="white",
+                xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(family=FONT["family"])),
+                coloraxis=dict(colorbar=dict(outlinewidth=0, ticks="")), hovermode="closest"),
+    data=dict(heatmap=[go.Heatmap(colorbar=dict(outlinewidth=0, ticks=""))]))
 
 
 def head_color(head: int) -> str:
@@ -22,7 +35,7 @@ def head_color(head: int) -> str:
 
 def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     """Apply the shared font, white background, title and margins."""
-    fig.update_layout(title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
+    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
                       font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=60, b=10))
     return fig
@@ -58,8 +71,9 @@ def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
     ink = dict(color=PROJECTOR_INK)
     axis = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title_font=dict(size=PROJECTOR_LABEL_PX, **ink))
     colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
-    style = dict(title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)), font=FONT, height=height,
-                 paper_bgcolor="white", plot_bgcolor="white", margin=dict(l=10, r=10, t=60, b=10),
+    style = dict(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
+                 font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
+                 margin=dict(l=10, r=10, t=60, b=10),
                  legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
     style.update(layout)
     for name in ("xaxis", "yaxis"):
