@@ -151,6 +151,9 @@ def _progress(trainer: Trainer) -> None:
     if last.get("perplexity") is not None:
         cols[3].metric("perplexity", f"{last['perplexity']:.2f}")
     cols[4].metric(f"best head: {trainer.task.score_name}", f"{last['head_score']:.2f}")
+    if len(history) < 2:  # one evaluation, at step 0: nothing to draw a curve through yet
+        st.caption("The loss, accuracy and head-score curves are drawn from the first training steps on.")
+        return
     steps = [row["step"] for row in history]
     chart(cached_figure(curves_figure, tuple(steps), tuple(r["train_loss"] for r in history),
                         tuple(r["val_loss"] for r in history), tuple(r["val_accuracy"] for r in history),

@@ -24,23 +24,29 @@ with explanation():
     st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
              r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
 
-with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives the "
-                 "same run)", expanded=True, key="settings", bind="query-params"):
-    setup = controls.setup_controls()
-    if st.session_state.get("task") == "text":
-        st.text_area("training text (at least a few KB; empty = the built-in text about attention)", key="corpus",
-                     max_chars=200_000, height=100)
-if setup is None:
-    st.stop()
 
-state = st.session_state
-state.setdefault("session_id", uuid.uuid4().hex)
-trainer = live.current_trainer(setup)
-if trainer is None:
-    st.stop()
+@st.fragment
+def training_view() -> None:
+    """The settings, the run and what comes after it. A setting, a button or the snapshot slider reruns
+    this part only, not the page's title, explanation and navigation; finishing a run reruns the page."""
+    with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
+                     "the same run)", expanded=True, key="settings", bind="query-params"):
+        setup = controls.setup_controls()
+        if st.session_state.get("task") == "text":
+            st.text_area("training text (at least a few KB; empty = the built-in text about attention)",
+                         key="corpus", max_chars=200_000, height=100)
+    if setup is None:
+        return
+    state = st.session_state
+    state.setdefault("session_id", uuid.uuid4().hex)
+    trainer = live.current_trainer(setup)
+    if trainer is None:
+        return
+    st.info(trainer.task.description)
+    live.media_buttons(trainer)
+    live.live_view(trainer, state.get("running", False))
+    if not state.get("running", False):
+        after.after_training(trainer)
 
-st.info(trainer.task.description)
-live.media_buttons(trainer)
-live.live_view(trainer, state.get("running", False))
-if not state.get("running", False):
-    after.after_training(trainer)
+
+training_view()
