@@ -85,6 +85,19 @@ def test_cross_attention_is_target_by_source_and_matches_the_model():
     assert tiled.shape == (len(tgt), 4 * (len(src) + 1) - 1)  # 4 tiles side by side, one-cell gaps
 
 
+def test_the_numbers_table_is_sent_only_when_open_and_holds_the_models_weights():
+    params = {"kind": "encoder-decoder cross-attention", "layer": "2", "head": "head 3"}
+    closed = run_page(PAGE, params)
+    assert not [df for df in closed.dataframe if "weight" in " ".join(map(str, df.value.columns)).lower()
+                or df.value.shape[0] == len(tokens(TGT)[0])]  # a closed table is not built
+    at = run_page(PAGE, {**params, "attn_numbers": "true"})
+    assert_no_exception(at)
+    record, _ = reference(TransformerConfig())
+    expected = record.numpy("decoder.layers.1.cross_attn")[2]  # [target, source]
+    table = next(df.value for df in at.dataframe if df.value.shape == expected.shape)
+    np.testing.assert_allclose(table.to_numpy(dtype=np.float32), expected, atol=1e-6)
+
+
 def test_decoder_self_attention_is_causal_in_the_drawn_data():
     at = run_page(PAGE, {"kind": "decoder masked self-attention", "head": "head 1"})
     spec = chart_by_title(at, "head 1 · decoder masked self-attention")

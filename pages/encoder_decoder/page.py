@@ -1,5 +1,7 @@
 """Encoder-decoder: a source and a target sentence through the whole Transformer."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -16,7 +18,9 @@ from pages.encoder_decoder.dropout import dropout_section
 from analysis.parameters import shape_table
 from pages.encoder_decoder.tables import parameter_table
 from ui.routing import require_navigation
-from ui.text import sentence_input
+from ui.text import TokenizedText, sentence_input
+from transformer import TransformerConfig
+from transformer.spec import ModelSpec
 from ui.classroom import chart, explanation
 from viz.architecture import ArchitectureSpec, architecture_dot
 
@@ -37,40 +41,37 @@ with explanation():
         "and a softmax turn each decoder vector into a distribution over the target vocabulary."
     )
 
-choice = model_choice(("encoder-decoder",))
-if choice is None:
-    with st.expander("Model settings", expanded=True):
-        spec = model_controls()
-else:
-    spec = choice
-try:
-    loaded = load_model(spec) if spec is not None else None
-except ValueError as error:
-    st.error(str(error))
-    loaded = None
-left, right = st.columns(2)
-tokenizer = loaded.tokenizer if loaded else None
-with left:
-    source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src", tokenizer=tokenizer)
-with right:
-    target = sentence_input("Target sentence (what the decoder should produce)",
-                            "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
-if source is None or target is None or loaded is None:
-    st.stop()
+@dataclass(frozen=True)
+class SentencePair:
+    """What the sections draw: the model ``spec`` (``trained`` unless random) with its ``config``, the
+    ``source`` and ``target`` sentences, and the decoder's input: the target shifted right
+    (``dec_tokens`` [T], ``dec_ids`` [T])."""
 
-config, trained = loaded.config, spec.source != "random"
-dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
-src_len, tgt_len = len(source.ids), len(dec_ids)
+    spec: ModelSpec
+    config: TransformerConfig
+    trained: bool
+    source: TokenizedText
+    target: TokenizedText
+    dec_tokens: list[str]
+    dec_ids: list[int]
 
+    @property
+    def src_len(self) -> int:
+        return len(self.source.ids)
 
-def forward():
-    """The whole model on (source, shifted target), with its internals (cached)."""
-    return run_model(spec, source.ids, dec_ids, internals=True, tokens=source.tokens)
+    @property
+    def tgt_len(self) -> int:
+        return len(self.dec_ids)
+
+    def forward(self):
+        """The whole model on (source, shifted target), with its internals (cached)."""
+        return run_model(self.spec, self.source.ids, self.dec_ids, internals=True, tokens=self.source.tokens)
 
 
 @st.fragment
-def attention_section():
+def attention_section(pair: SentencePair):
     """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
+    config, source, dec_tokens, forward = pair.config, pair.source, pair.dec_tokens, pair.forward
     st.subheader("Three kinds of attention")
     st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
                 "keys and values come from, and the mask *M*.")
@@ -99,20 +100,22 @@ def attention_section():
     col_name = "source key" if kind != "dec" else "target key"
     if head == "all":
         h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}"
-        numbers = pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols)
-                             for i in range(weights.shape[0])})
     else:
         h = min(int(head), config.num_heads) - 1
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
-        numbers = matrix_frame(weights[h], rows, cols)
     chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
           width="stretch")
-    with st.expander("The numbers behind this figure"):
-        st.dataframe(numbers, width="stretch", column_config=three_decimals(numbers.columns))
+    numbers = st.expander("The numbers behind this figure", key="attn_numbers", bind="query-params")
+    if numbers.open:  # built only when opened (an open table is in the URL), so a setting does not resend it
+        with numbers:
+            frame = (matrix_frame(weights[h], rows, cols) if h is not None else
+                     pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols) for i in range(weights.shape[0])}))
+            st.dataframe(frame, width="stretch", column_config=three_decimals(frame.columns))
 
 
-def teacher_forcing_section():
+def teacher_forcing_section(pair: SentencePair):
     """Why the decoder's input is the target shifted right, with the table of what it reads."""
+    target, dec_tokens = pair.target, pair.dec_tokens
     st.subheader("Teacher forcing: the decoder reads the target shifted right")
     tf_text, tf_table = st.columns([3, 2], gap="large")
     with tf_text:
@@ -131,8 +134,9 @@ def teacher_forcing_section():
 
 
 @st.fragment
-def output_section():
+def output_section(pair: SentencePair):
     """The output distribution at one target position, as top-k bars."""
+    source, target, tgt_len, trained, forward = pair.source, pair.target, pair.tgt_len, pair.trained, pair.forward
     st.subheader("The output: a distribution over the target vocabulary")
     st.latex(r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
              r"W_{out} \in \mathbb{R}^{d_{model} \times V}")
@@ -157,23 +161,27 @@ def output_section():
     st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
             f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
             f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
-    with st.expander("The numbers behind this figure"):
-        st.dataframe(table, hide_index=True, width="stretch")
+    numbers = st.expander("The numbers behind this figure", key="output_numbers", bind="query-params")
+    if numbers.open:  # built only when opened
+        with numbers:
+            st.dataframe(table, hide_index=True, width="stretch")
 
 
-def pick_encoder_layer():
+def pick_encoder_layer(pair: SentencePair):
     """The encoder layer (1-based) the layer tabs show, and its steps; both tabs share the URL key ``step``."""
+    config = pair.config
     layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
                                        key="step", bind="query-params")
     layer = min(int(layer or 1), config.num_encoder_layers)
-    return layer, layer_steps(forward(), layer - 1, config.norm_first)
+    return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 
 
 @st.fragment
-def layer_section():
+def layer_section(pair: SentencePair):
     """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
+    config, source, trained = pair.config, pair.source, pair.trained
     st.subheader("One layer, step by step")
-    layer, steps = pick_encoder_layer()
+    layer, steps = pick_encoder_layer(pair)
     if config.norm_first:
         st.markdown("**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
                     "never normalised, so its norm can grow from layer to layer.")
@@ -187,9 +195,11 @@ def layer_section():
     chart(norms_figure(tuple(names), norms, source.tokens,
                        f"Encoder layer {layer} · vector norm of each token after each step"),
           width="stretch")
-    with st.expander("The numbers behind this figure"):
-        table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
-        st.dataframe(table, width="stretch", column_config=three_decimals(names))
+    numbers = st.expander("The numbers behind this figure", key="norm_numbers", bind="query-params")
+    if numbers.open:  # built only when opened
+        with numbers:
+            table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
+            st.dataframe(table, width="stretch", column_config=three_decimals(names))
     st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
                 f"{config.d_model} features and divides by their standard deviation, then applies a learned "
                 + ("gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
@@ -206,13 +216,14 @@ def layer_section():
 
 
 @st.fragment
-def ffn_section():
+def ffn_section(pair: SentencePair):
     """How many feed-forward hidden units fire for each token of one encoder layer."""
+    config, source = pair.config, pair.source
     st.subheader("Feed-forward: units firing per token")
     if not config.feed_forward:
         st.info("This model is attention-only: its layers have no feed-forward network.")
         return
-    layer, steps = pick_encoder_layer()
+    layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
     st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
                 f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
@@ -225,8 +236,9 @@ def ffn_section():
           width="stretch")
 
 
-def architecture_section():
+def architecture_section(pair: SentencePair):
     """The configured model as a diagram with shapes on its edges, the shapes table and the parameters."""
+    config, src_len, tgt_len = pair.config, pair.src_len, pair.tgt_len
     st.subheader("The model you configured")
     diagram, shapes = st.columns([3, 2], gap="large")
     with diagram:
@@ -246,7 +258,7 @@ def architecture_section():
                 "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
     st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
              r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
-    params = parameter_table(spec)
+    params = parameter_table(pair.spec)
     st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
                  column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
                                 "counted in the model": st.column_config.NumberColumn(format="localized")})
@@ -255,13 +267,43 @@ def architecture_section():
                f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
 
 
-# Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
-tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
-for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
-                               (layer_section,), (ffn_section,),
-                               (lambda: dropout_section(forward, config, source.tokens, trained),),
-                               (architecture_section,))):
-    if tab.open:
-        with tab:
-            for draw in section:
-                draw()
+@st.fragment
+def model_view(choice: ModelSpec | None) -> None:
+    """The random model's settings (``choice`` None) or the picked model, the two sentences and the open tab.
+    A setting reruns this part only, not the page's title, explanation, model picker and navigation."""
+    if choice is None:
+        with st.expander("Model settings", expanded=True):
+            spec = model_controls()
+    else:
+        spec = choice
+    try:
+        loaded = load_model(spec) if spec is not None else None
+    except ValueError as error:
+        st.error(str(error))
+        loaded = None
+    left, right = st.columns(2)
+    tokenizer = loaded.tokenizer if loaded else None
+    with left:
+        source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src",
+                                tokenizer=tokenizer)
+    with right:
+        target = sentence_input("Target sentence (what the decoder should produce)",
+                                "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
+    if source is None or target is None or loaded is None:
+        return
+    dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
+    pair = SentencePair(spec, loaded.config, spec.source != "random", source, target, dec_tokens, dec_ids)
+    # Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
+    tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
+    for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
+                                   (layer_section,), (ffn_section,),
+                                   (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
+                                   (architecture_section,))):
+        if tab.open:
+            with tab:
+                for draw in section:
+                    draw(pair)
+
+
+# The model picker is drawn here, outside the fragment: picking another model reruns the page.
+model_view(model_choice(("encoder-decoder",)))
