@@ -268,9 +268,11 @@ def architecture_section(pair: SentencePair):
 
 
 @st.fragment
-def model_view(choice: ModelSpec | None) -> None:
-    """The random model's settings (``choice`` None) or the picked model, the two sentences and the open tab.
-    A setting reruns this part only, not the page's title, explanation, model picker and navigation."""
+def model_view() -> None:
+    """The model picker, the random model's settings (when no other model is picked) or the picked model, the
+    two sentences and the open tab. A setting or another model reruns this part only, not the page's title,
+    explanation and navigation."""
+    choice = model_choice(("encoder-decoder",))
     if choice is None:
         with st.expander("Model settings", expanded=True):
             spec = model_controls()
@@ -305,5 +307,4 @@ def model_view(choice: ModelSpec | None) -> None:
                     draw(pair)
 
 
-# The model picker is drawn here, outside the fragment: picking another model reruns the page.
-model_view(model_choice(("encoder-decoder",)))
+model_view()

@@ -41,7 +41,6 @@ with explanation():
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
              r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
 
-choice = model_choice(FITS)
 image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
                                 horizontal=True, help="The format of the camera button in each chart's toolbar.")
 CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
@@ -219,9 +218,11 @@ def download(view: HeadsOnText) -> None:
 
 
 @st.fragment
-def heads_view(choice: ModelSpec | None) -> None:
-    """The random stack's settings (``choice`` None) or the picked model, the sentence, the layer and the
-    open tab. A setting reruns this part only, not the page's title, explanation, model picker and navigation."""
+def heads_view() -> None:
+    """The model picker, the random stack's settings (when no other model is picked) or the picked model, the
+    sentence, the layer and the open tab. A setting or another model reruns this part only, not the page's
+    title, explanation and navigation."""
+    choice = model_choice(FITS)
     loaded = load_or_stop(random_model() if choice is None else choice)
     causal = loaded.kind == "decoder-only"
     st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
@@ -245,5 +246,4 @@ def heads_view(choice: ModelSpec | None) -> None:
     download(view)
 
 
-# The model picker is drawn above, outside the fragment: picking another model reruns the page.
-heads_view(choice)
+heads_view()

@@ -1,7 +1,7 @@
 """Self-attention, step by step: one real head of the selected model on the user's own sentence.
 
-Everything below the model picker is one fragment, so a control reruns and redraws neither the
-page's title, formula and model picker nor the navigation above them. Inside it, each row of controls
+Everything below the title and formula is one fragment, the model picker included, so a control reruns and
+redraws neither the page's title and formula nor the navigation above them. Inside it, each row of controls
 reruns only what depends on it: the layer and head skip the model's settings and the sentence, the
 what-if controls (scaling and temperature) skip the layer and head too.
 """
@@ -56,9 +56,11 @@ def random_model() -> ModelSpec:
 
 
 @st.fragment
-def head_view(choice: ModelSpec | None) -> None:
-    """The random model's settings (``choice`` None) or the picked model, and the sentence; the row of
-    the layer, head and what-if controls and the caption above the sentence are drawn by ``head_choice``."""
+def head_view() -> None:
+    """The model picker, the random model's settings (when no other model is picked) or the picked model,
+    and the sentence; the row of the layer, head and what-if controls and the caption above the sentence
+    are drawn by ``head_choice``. Picking a model reruns this part only, not the title and navigation."""
+    choice = model_choice(FITS)
     spec = random_model() if choice is None else choice
     loaded = load_or_stop(spec)
     row, caption = st.columns([1, 1, 1, 2]), st.container()
@@ -113,5 +115,4 @@ def what_if(loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText 
             numbers_table(view)
 
 
-# The model picker is drawn here, outside the fragment: picking another model reruns the page.
-head_view(model_choice(FITS))
+head_view()
