@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, run_page
+from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_specs, run_page
 from streamlit.testing.v1 import AppTest
 from ui.pages_index import PAGES
 
@@ -36,3 +36,30 @@ def test_home_draws_the_architecture_map():
     at = run_page("pages/home/page.py")
     dot = at.get("graphviz_chart")[0].proto.spec
     assert "cluster_enc" in dot and "cross-attention" in dot
+
+
+SECTIONED = {"pages/self_attention/page.py": ("Q, K, V", "Output"),
+             "pages/multi_head/page.py": ("Heads of a layer", "Statistics"),
+             "pages/positional_encoding/page.py": ("Curves", "Offset map"), "pages/masks/page.py": ("Causal", "Padding"),
+             "pages/encoder_decoder/page.py": ("Attention", "Feed-forward"),
+             "pages/pretrained/page.py": ("Tokens", "Head roles")}
+
+
+def _picker(at):
+    return next(control for control in at.get("button_group") if control.key == "section")
+
+
+@pytest.mark.parametrize("path", SECTIONED)
+def test_a_page_shows_one_section_chosen_by_its_link(path):
+    first, other = SECTIONED[path]
+    at = run_page(path)
+    assert_no_exception(at)
+    assert _picker(at).value == first  # no section in the URL: the first one
+    linked = run_page(path, {"section": other})
+    assert_no_exception(linked)
+    assert _picker(linked).value == other
+    titles = lambda run: {str(spec["layout"].get("title", {}).get("text")) for spec in chart_specs(run)}  # noqa: E731
+    assert titles(linked) != titles(at)  # only the open section is drawn
+    unknown = run_page(path, {"section": "No such section"})
+    assert_no_exception(unknown)
+    assert _picker(unknown).value == first

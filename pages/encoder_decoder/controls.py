@@ -30,7 +30,7 @@ def model_controls() -> ModelSpec | None:
                                  bind="query-params", help="Hidden units of each position-wise feed-forward net.")
     dropout = row2[1].slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
                              help="Dropout only acts while training. The figures here run the model in "
-                                  "evaluation mode, where dropout does nothing; the Dropout tab shows what "
+                                  "evaluation mode, where dropout does nothing; the Dropout section shows what "
                                   "it would do in training.")
     norm = row2[2].selectbox("add & norm", list(NORM_LABELS), format_func=NORM_LABELS.get, key="norm",
                              bind="query-params", help="Post-LN: LN(x + sublayer(x)), as in the paper. "

@@ -54,14 +54,14 @@ def _explain(config) -> None:
         "1. on the input: $\\mathrm{dropout}(%s)$, for the source and the target;\n"
         "2. on the attention weights, after the softmax and before the values: "
         "$\\mathrm{head}_i = \\mathrm{dropout}(A_i)\\,V_i$, in every self- and cross-attention (the weights "
-        "drawn on the other tabs are $A_i$, before dropout);\n"
+        "drawn in the other sections are $A_i$, before dropout);\n"
         "%s"
         "on each sub-layer's output, before the residual add: $%s$.\n\n"
         "Not on the LayerNorms, the residual stream itself or the output softmax." % (embedded, inside, residual))
 
 
 def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
-    """Encoder layer (1-based, URL key ``step`` shared with the layer tabs), head (1-based),
+    """Encoder layer (1-based, URL key ``step`` shared with the layer sections), head (1-based),
     sub-layer, mask seed and rate p (the page's dropout setting; a checkpoint gets its own slider)."""
     cols = st.columns(5 if trained else 4)
     layer = cols[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)), key="step",

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from ui.controls import section_picker
 from pages.encoder_decoder.controls import (id_names, matrix_frame, model_controls, numbered, rank_of, shifted_right,
                                 teacher_forcing_table, three_decimals, top_k)
 from pages.encoder_decoder.figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
@@ -28,7 +29,7 @@ require_navigation()
 
 KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
          "cross": "encoder-decoder cross-attention"}
-# Tab labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
+# Section labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
 SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture")
 
 st.title("Encoder-decoder: the whole Transformer")
@@ -106,7 +107,7 @@ def attention_section(pair: SentencePair):
     chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
           width="stretch")
     numbers = st.expander("The numbers behind this figure", key="attn_numbers", bind="query-params")
-    if numbers.open:  # built only when opened (an open table is in the URL), so a setting does not resend it
+    if numbers.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
         with numbers:
             frame = (matrix_frame(weights[h], rows, cols) if h is not None else
                      pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols) for i in range(weights.shape[0])}))
@@ -168,7 +169,7 @@ def output_section(pair: SentencePair):
 
 
 def pick_encoder_layer(pair: SentencePair):
-    """The encoder layer (1-based) the layer tabs show, and its steps; both tabs share the URL key ``step``."""
+    """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key ``step``."""
     config = pair.config
     layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
                                        key="step", bind="query-params")
@@ -270,7 +271,7 @@ def architecture_section(pair: SentencePair):
 @st.fragment
 def model_view() -> None:
     """The model picker, the random model's settings (when no other model is picked) or the picked model, the
-    two sentences and the open tab. A setting or another model reruns this part only, not the page's title,
+    two sentences and the open section. A setting or another model reruns this part only, not the page's title,
     explanation and navigation."""
     choice = model_choice(("encoder-decoder",))
     if choice is None:
@@ -295,16 +296,13 @@ def model_view() -> None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
     pair = SentencePair(spec, loaded.config, spec.source != "random", source, target, dec_tokens, dec_ids)
-    # Lazy tabs: only the open section is built and sent, so a model setting redraws its charts alone.
-    tabs = st.tabs(list(SECTIONS), key="section", bind="query-params")
-    for tab, section in zip(tabs, ((attention_section,), (teacher_forcing_section, output_section),
-                                   (layer_section,), (ffn_section,),
-                                   (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
-                                   (architecture_section,))):
-        if tab.open:
-            with tab:
-                for draw in section:
-                    draw(pair)
+    # Only the open section is built and sent, so a model setting redraws its charts alone.
+    drawn = dict(zip(SECTIONS, ((attention_section,), (teacher_forcing_section, output_section), (layer_section,),
+                                (ffn_section,),
+                                (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
+                                (architecture_section,))))
+    for draw in drawn[section_picker(SECTIONS)]:
+        draw(pair)
 
 
 model_view()

@@ -1,8 +1,8 @@
 """Masks: causal, padding, cross-attention shapes, their effect on the scores, the fully masked row.
 
-The batch and the model are chosen at the top; each section is a lazy tab (its label is the
-URL's ``section``), so a change builds and redraws only the open tab's charts. The model's settings,
-the head shown, the sentence to follow and the tabs are one fragment (``masks_view``): changing one of
+The batch and the model are chosen at the top; only the open section is built (its label is
+the URL's ``section``), so a change redraws only that section's charts. The model's settings,
+the head shown, the sentence to follow and the sections are one fragment (``masks_view``): changing one of
 them reruns and resends only that part of the page.
 """
 
@@ -11,7 +11,7 @@ import streamlit as st
 from transformer.spec import ModelSpec
 from analysis import masks as mask_math
 from pages.masks import sections as sections
-from ui.controls import d_model_control, heads_control, layers_control, seed_control
+from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.classroom import explanation
@@ -60,7 +60,7 @@ def padded_batch(texts: list[str], tokenizer, row_box) -> sections.Batch | None:
 @st.fragment
 def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) -> None:
     """The model's settings and the head shown (drawn in ``controls``), the sentence to follow (in
-    ``row_box``) and the open tab. A change of any of them reruns this part only: neither the title,
+    ``row_box``) and the open section. A change of any of them reruns this part only: neither the title,
     the formula, the model picker, the sentences nor the navigation are rerun or redrawn."""
     c = controls.columns(6)
     spec = random_model(c) if choice is None else choice
@@ -72,29 +72,27 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = c[5].selectbox("head to show", list(range(1, heads + 1)), key="head", bind="query-params")
     shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    st.caption(f"The batch of sentences feeds every tab but the first; the model ({loaded.label}) feeds the "
+    st.caption(f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the "
                "last three.")
-    tabs = dict(zip(sections.SECTIONS, st.tabs(list(sections.SECTIONS), key="section", bind="query-params")))
-    if tabs["Causal"].open:
-        with tabs["Causal"]:
-            sections.render_causal()
+    section = section_picker(sections.SECTIONS)
+    if section == "Causal":
+        sections.render_causal()
     for name, render in (("Padding", sections.render_padding), ("Cross-attention", sections.render_cross),
                          ("Scores", sections.render_scores),
                          ("Causal vs bidirectional", sections.render_causal_vs_bidirectional),
                          ("Fully masked row", sections.render_fully_masked)):
-        if not tabs[name].open:
+        if name != section:
             continue
-        with tabs[name]:
-            if batch is None:
-                st.info("Type at least one sentence above to build a batch (they are all empty now).")
-            elif name in ("Padding", "Cross-attention"):
-                render(batch)
-            else:
-                render(batch, shown)
+        if batch is None:
+            st.info("Type at least one sentence above to build a batch (they are all empty now).")
+        elif name in ("Padding", "Cross-attention"):
+            render(batch)
+        else:
+            render(batch, shown)
 
 
 # The model picker and the sentences are drawn here, outside the fragment: changing them reruns the page.
-model = model_choice(("encoder-only", "decoder-only"), help="The last three tabs run this model's "
+model = model_choice(("encoder-only", "decoder-only"), help="The last three sections run this model's "
                      "self-attention with the mask you pick, whatever mask it was trained with.")
 settings = st.container()
 sentence_row = st.columns(4)

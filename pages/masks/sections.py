@@ -1,4 +1,4 @@
-"""The sections of the Masks page, one tab each: the causal mask, padding in a batch,
+"""The sections of the Masks page, one section each: the causal mask, padding in a batch,
 cross-attention, masked scores, causal against bidirectional, the fully masked row.
 Each draws at most three charts; controls that only change a section rerun it alone."""
 

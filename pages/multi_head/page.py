@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 from transformer import causal_mask
-from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.controls import (d_model_control, heads_control, layers_control, positional_control, section_picker,
+                         seed_control)
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.model_picker import load_or_stop, model_choice
@@ -220,7 +221,7 @@ def download(view: HeadsOnText) -> None:
 @st.fragment
 def heads_view() -> None:
     """The model picker, the random stack's settings (when no other model is picked) or the picked model, the
-    sentence, the layer and the open tab. A setting or another model reruns this part only, not the page's
+    sentence, the layer and the open section. A setting or another model reruns this part only, not the page's
     title, explanation and navigation."""
     choice = model_choice(FITS)
     loaded = load_or_stop(random_model() if choice is None else choice)
@@ -238,11 +239,8 @@ def heads_view() -> None:
     # layers and heads are numbered from 1 on screen, indexed from 0 here
     view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
                        min(int(layer), layers) - 1)
-    # Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
-    for tab, name in zip(st.tabs(list(SECTIONS), key="section", bind="query-params"), SECTIONS):
-        if tab.open:
-            with tab:
-                SECTION_VIEWS[name](view)
+    # Only the open section is built and sent, so a setting redraws that section's charts alone.
+    SECTION_VIEWS[section_picker(SECTIONS)](view)
     download(view)
 
 

@@ -1,5 +1,5 @@
 """The sinusoidal sections of the Positional encoding page: the curves and the table, similarity
-between positions, and the shift map M_k. Each draws one tab's charts (2-3 figures)."""
+between positions, and the shift map M_k. Each draws one section's charts (2-3 figures)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Positional encoding: sinusoids, similarity, the shift map, the schemes side by side, word order.
 
-The shared controls sit at the top; each section is a lazy tab (its label is the URL's
-``section``), so a change builds and redraws only the open tab's few charts. The controls and the
-tabs are one fragment: a change reruns and redraws neither the title and formula above them nor
+The shared controls sit at the top; each section is one button of a row (its label is the URL's
+``section``), and a change builds and redraws only the open section's few charts. The controls and the
+sections are one fragment: a change reruns and redraws neither the title and formula above them nor
 the navigation.
 """
 
@@ -11,6 +11,7 @@ import streamlit as st
 from pages.positional_encoding.schemes import render_schemes
 from pages.positional_encoding.curves import render_curves, render_shift, render_similarity
 from ui.classroom import explanation
+from ui.controls import section_picker
 from ui.routing import require_navigation
 from pages.positional_encoding.word_order import render_word_order
 
@@ -33,7 +34,7 @@ with explanation():
 
 @st.fragment
 def positional_view() -> None:
-    """d_model, the number of positions and the base, then the open tab."""
+    """d_model, the number of positions and the base, then the open section."""
     c1, c2, c3 = st.columns(3)
     d_model = c1.slider("d_model (dimensions)", 2, 256, 64, key="d_model", bind="query-params",
                         help="Odd values work: the last column is then a lone sine.")
@@ -42,23 +43,18 @@ def positional_view() -> None:
                                  help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
     if d_model % 2:
         st.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
-    curves, similarity, shift, schemes, word_order = st.tabs(list(SECTIONS), key="section", bind="query-params")
-    if curves.open:
-        with curves:
-            render_curves(positions, d_model, base)
-    if similarity.open:
-        with similarity:
-            render_similarity(positions, d_model, base)
-    if shift.open:
-        with shift:
-            render_shift(positions, d_model, base)
-    if schemes.open:
-        with schemes:
-            render_schemes(positions, d_model, base)
-    if word_order.open:
-        with word_order:
-            st.caption("Uses the base above; the model has its own size controls.")
-            render_word_order(base)
+    section = section_picker(SECTIONS)
+    if section == "Curves":
+        render_curves(positions, d_model, base)
+    if section == "Similarity":
+        render_similarity(positions, d_model, base)
+    if section == "Offset map":
+        render_shift(positions, d_model, base)
+    if section == "Schemes":
+        render_schemes(positions, d_model, base)
+    if section == "Word order":
+        st.caption("Uses the base above; the model has its own size controls.")
+        render_word_order(base)
 
 
 positional_view()

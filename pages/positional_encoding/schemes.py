@@ -12,14 +12,15 @@ from viz import positional as viz
 from pages.positional_encoding import numbers as pos_ui
 from ui.figure_cache import cached_figure
 from ui.classroom import chart
+from ui.controls import section_picker
 
-# One tab per scheme beside the sinusoids; the open one is the URL's ``scheme``.
+# One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEME_TABS = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 
 
 @st.fragment
 def render_schemes(positions: int, d_model: int, base: float) -> None:
-    """Draw the comparison figure and the open scheme's tab (controls rerun this part only)."""
+    """Draw the comparison figure and the open scheme (controls rerun this part only)."""
     st.subheader("Five ways to give attention a sense of order")
     st.markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
@@ -35,22 +36,19 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
-    learned, rotary, alibi, none = st.tabs(list(SCHEME_TABS), key="scheme", bind="query-params")
-    if learned.open:
-        with learned:
-            _learned(positions, d_model)
-    if rotary.open:
-        with rotary:
-            _rotary(positions, base)
-    if alibi.open:
-        with alibi:
-            _alibi(positions)
-    if none.open:
-        none.markdown(
+    scheme = section_picker(SCHEME_TABS, key="scheme", label="scheme")
+    if scheme == "Learned":
+        _learned(positions, d_model)
+    if scheme == "Rotary (RoPE)":
+        _rotary(positions, base)
+    if scheme == "ALiBi":
+        _alibi(positions)
+    if scheme == "None":
+        st.markdown(
             "With no positional information, self-attention is **permutation-equivariant**: shuffle "
             "the words and every output is shuffled the same way, nothing else changes. Decoder-only "
             "models with a causal mask get a little order from the mask itself, but a bidirectional "
-            "encoder gets none. The word-order tab shows it on a real model."
+            "encoder gets none. The Word order section shows it on a real model."
         )
 
 

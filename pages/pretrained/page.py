@@ -5,6 +5,7 @@ import streamlit as st
 from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, sections
 from ui.classroom import explanation
+from ui.controls import section_picker
 from ui.routing import require_navigation
 
 require_navigation()
@@ -29,7 +30,7 @@ c1, c2, c3 = st.columns([1, 1, 2])
 cap = c1.selectbox("at most (tokens)", numbers.CAPS, index=2, key="cap", bind="query-params",
                    help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
 layer = c2.selectbox("layer", list(range(1, 7)), key="layer", bind="query-params",
-                     help="For the one-layer, head view and mean tabs. Layers and heads are numbered from 1.")
+                     help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
 hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
                  help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
                       "the model learned; hiding them shows how the rest of each row is shared.")
@@ -51,30 +52,23 @@ if hide:
                "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
 li = min(int(layer or 1), 6) - 1
 
-tabs = dict(zip(SECTIONS, st.tabs(list(SECTIONS), key="section", bind="query-params")))
-if tabs["Tokens"].open:
-    with tabs["Tokens"]:
-        sections.tokens_section(pieces, numbers.piece_kinds(pieces))
-if tabs["All heads"].open:
-    with tabs["All heads"]:
-        pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
-        sections.overview_section(pooled, labels, k)
-if tabs["One layer"].open:
-    with tabs["One layer"]:
-        pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
-        sections.layer_section(pooled, labels, k, li)
-if tabs["Head view"].open:
-    with tabs["Head view"]:
-        sections.head_view_section(weights[li], shown_tokens, li)
-if tabs["Mean and rollout"].open:
-    with tabs["Mean and rollout"]:
-        sections.rollout_section(weights, shown_tokens, li)
-if tabs["Head roles"].open:
-    with tabs["Head roles"]:
-        sections.roles_section(reading.weights, pieces)
-if tabs["Two sentences"].open:
-    with tabs["Two sentences"]:
-        sections.two_sentences_section(cap, hide)
+section = section_picker(SECTIONS)
+if section == "Tokens":
+    sections.tokens_section(pieces, numbers.piece_kinds(pieces))
+if section == "All heads":
+    pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
+    sections.overview_section(pooled, labels, k)
+if section == "One layer":
+    pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
+    sections.layer_section(pooled, labels, k, li)
+if section == "Head view":
+    sections.head_view_section(weights[li], shown_tokens, li)
+if section == "Mean and rollout":
+    sections.rollout_section(weights, shown_tokens, li)
+if section == "Head roles":
+    sections.roles_section(reading.weights, pieces)
+if section == "Two sentences":
+    sections.two_sentences_section(cap, hide)
 
 st.download_button(f"Layer {li + 1}'s attention as CSV (long form)", key="csv", on_click="ignore",
                    data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),

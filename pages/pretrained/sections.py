@@ -1,4 +1,4 @@
-"""The sections of the pretrained-model page, one tab each."""
+"""The sections of the pretrained-model page, one section each."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import streamlit as st
 from pages.self_attention.sections import RENDER, SECTIONS, HeadOnText, numbers_table
 from pages.self_attention.steps import attention_steps
 from transformer.spec import ModelSpec
-from ui.controls import head_options, positional_control, seed_control
+from ui.controls import head_options, positional_control, section_picker, seed_control
 from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.models import LoadedModel
@@ -71,7 +71,7 @@ def head_view() -> None:
 @st.fragment
 def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, caption) -> None:
     """The layer and head (in the first two columns of ``row``) and the ``caption`` that names them, then the
-    what-if controls and the open tab. Picking a layer or head reruns this part only, not the model's
+    what-if controls and the open section. Picking a layer or head reruns this part only, not the model's
     settings nor the sentence."""
     config = loaded.config
     model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
@@ -90,7 +90,7 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
 @st.fragment
 def what_if(loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText | None, scale_box,
             temperature_box) -> None:
-    """The scaling switch and the temperature (drawn in the row above), then the open tab and the numbers:
+    """The scaling switch and the temperature (drawn in the row above), then the open section and the numbers:
     softmax(mask((Q K^T s + b) / τ)) V of head ``head`` in layer ``layer`` (both from 1) on ``sentence``."""
     scale = scale_box.toggle("divide by √d_k", value=True, key="scale", bind="query-params",
                              help="What if the scores were not scaled? The model itself always computes with its "
@@ -103,11 +103,8 @@ def what_if(loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText 
     steps = attention_steps(loaded.spec, sentence.ids, layer - 1, head - 1, scale, temperature)
     view = HeadOnText(loaded.config, loaded.spec.source == "random", layer, head, scale, temperature,
                       loaded.kind == "decoder-only", list(sentence.tokens), steps)
-    # Lazy tabs: only the open section is built and sent, so a setting redraws that section's charts alone.
-    for tab, name in zip(st.tabs(list(SECTIONS), key="section", bind="query-params"), SECTIONS):
-        if tab.open:
-            with tab:
-                RENDER[name](view)
+    # Only the open section is built and sent, so a setting redraws that section's charts alone.
+    RENDER[section_picker(SECTIONS)](view)
     # Built only while open (an open table is in the URL as table=true), so a setting does not resend it.
     numbers = st.expander("The numbers behind the figures", key="table", bind="query-params")
     if numbers.open:

@@ -1,4 +1,4 @@
-"""The sections of the Self-attention page, one tab each, all drawn from one head of one model on the
+"""The sections of the Self-attention page, one section each, all drawn from one head of one model on the
 user's tokens: Q, K, V; scores and softmax; the output and one query up close; why the scores are scaled."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import time
 import streamlit as st
 
 from pages.train import controls
-from pages.train.live import own_trainer, pause
+from pages.train.live import own_trainer, pause, whole_page
 from pages.train.tiles import attention_tiles, side_labels, snapshot_figure
 from transformer import Trainer
 from ui.models import add_checkpoint
@@ -42,9 +42,10 @@ def scrub(trainer: Trainer) -> None:
         state.snap, state.snap_count = steps[-1], len(steps)  # new snapshots: show the latest
     playing = state.get("playing", False)
     if playing:
-        st.button("Pause", icon=":material/pause:", key="play_pause", on_click=_stop_playing)
+        st.button("Pause", icon=":material/pause:", key="play_pause", on_click=whole_page(_stop_playing))
     else:
-        st.button("Play", icon=":material/play_arrow:", key="play", on_click=_play, args=(steps[0], steps[-1]),
+        st.button("Play", icon=":material/play_arrow:", key="play", on_click=whole_page(_play),
+                  args=(steps[0], steps[-1]),
                   help="Watch the heads form: the slider steps through the snapshots by itself.")
 
     @st.fragment(run_every=PLAY_EVERY if playing else None)
@@ -124,7 +125,7 @@ def after_training(trainer: Trainer) -> None:
     if "used" in st.session_state:
         middle.success(st.session_state.pop("used"))
     right.file_uploader("Open a checkpoint saved here, to try it or train it further", type=["safetensors"],
-                        key="resume_upload", on_change=_resume,
+                        key="resume_upload", on_change=whole_page(_resume),
                         help="Checked before use (at most 5 MB); nothing in the file is executed.")
     message = st.session_state.pop("resume_message", None)
     if message:

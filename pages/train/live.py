@@ -23,6 +23,20 @@ REFRESH = 0.5  # the browser asks for a tick this often while training: the page
 CHUNK_SECONDS = 0.4
 
 
+# Session flag: the next run of the page's fragment reruns the whole page instead (see ``whole_page``).
+WHOLE_PAGE = "rerun_whole_page"
+
+
+def whole_page(callback):
+    """``callback`` as a button's on_click, followed by a rerun of the whole page rather than of the
+    settings-and-run fragment alone: starting, stopping, stepping or playing sets the page's timers
+    (training ticks, Play) up again from the new state, as a fresh page would."""
+    def run(*args) -> None:
+        callback(*args)
+        st.session_state[WHOLE_PAGE] = True
+    return run
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def untrained_trainer(setup: TrainingSetup) -> Trainer:
     """The model ``setup`` builds, at step 0, shared by every session that has not trained it yet.
@@ -86,12 +100,13 @@ def media_buttons(trainer: Trainer) -> None:
     """Train / Pause / Step / Reset, like a media player."""
     running = st.session_state.get("running", False)
     c = st.columns([1, 1, 1, 1, 3])
-    c[0].button("Train", icon=":material/play_arrow:", on_click=_start, disabled=running or trainer.done,
+    c[0].button("Train", icon=":material/play_arrow:", on_click=whole_page(_start), disabled=running or trainer.done,
                 key="train", type="primary", width="stretch")
-    c[1].button("Pause", icon=":material/pause:", on_click=pause, disabled=not running, key="pause", width="stretch")
+    c[1].button("Pause", icon=":material/pause:", on_click=whole_page(pause), disabled=not running, key="pause",
+                width="stretch")
     c[2].button("Step", icon=":material/skip_next:", disabled=running or trainer.done, key="step",
-                on_click=_step, args=(trainer,), width="stretch", help="Ten training steps, then stop.")
-    c[3].button("Reset", icon=":material/replay:", on_click=_reset, key="reset", width="stretch",
+                on_click=whole_page(_step), args=(trainer,), width="stretch", help="Ten training steps, then stop.")
+    c[3].button("Reset", icon=":material/replay:", on_click=whole_page(_reset), key="reset", width="stretch",
                 help="A new model with the same settings and seed.")
     if trainer.done:
         c[4].success(f"Done at step {trainer.step}: " + ("the target is reached." if _reached(trainer)

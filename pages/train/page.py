@@ -28,7 +28,10 @@ with explanation():
 @st.fragment
 def training_view() -> None:
     """The settings, the run and what comes after it. A setting, a button or the snapshot slider reruns
-    this part only, not the page's title, explanation and navigation; finishing a run reruns the page."""
+    this part only, not the page's title, explanation and navigation. The media buttons, Play and opening a
+    checkpoint rerun the whole page (``live.whole_page``), and so does the end of a run."""
+    if st.session_state.pop(live.WHOLE_PAGE, False):
+        st.rerun()
     with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
                      "the same run)", expanded=True, key="settings", bind="query-params"):
         setup = controls.setup_controls()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -127,3 +128,9 @@ def nudge_slider(page, label: str, key: str = "ArrowRight"):
     slider.focus()
     slider.press(key)
     return slider
+
+
+def open_section(page, name: str) -> None:
+    """Click the section ``name`` in the row of a page's sections (a segmented control)."""
+    page.locator("[data-testid=stButtonGroup] button").filter(
+        has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")).first.click()

@@ -1,6 +1,6 @@
 """In a real browser: the attention pages redraw when a control changes, without an exception."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 TITLE = ".js-plotly-plot .gtitle"
 
@@ -57,7 +57,7 @@ def test_self_attention_tab_click_opens_its_charts_and_temperature_redraws_them(
     page.goto(f"{server_url}/self_attention")
     wait_idle(page)
     wait_for_chart(page, "Queries, keys and values", timeout=20_000)
-    page.get_by_role("tab", name="Scores and softmax").click()
+    open_section(page, "Scores and softmax")
     wait_idle(page)
     wait_for_chart(page, "Raw scores")
     assert "section=Scores" in page.url and not any("Queries, keys" in t for t in chart_titles(page))

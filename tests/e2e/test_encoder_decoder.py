@@ -1,7 +1,7 @@
 """In a real browser: the encoder-decoder page opens on its attention tab, redraws after a selectbox
 change, opens another tab (bound to the URL) and redraws after a slider change there."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 
 def chart_titles(page) -> list[str]:
@@ -24,7 +24,7 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
 
-    page.get_by_role("tab", name="Output").click()
+    open_section(page, "Output")
     wait_for_chart(page, "top 10 of 4096", timeout=15_000)
     wait_idle(page)
     assert "section=Output" in page.url

@@ -1,6 +1,6 @@
 """In a real browser: the Masks page loads, redraws after a slider change, opens a tab and follows a radio."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 
 def test_masks_loads_and_redraws(page, server_url):
@@ -15,7 +15,7 @@ def test_masks_loads_and_redraws(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
 
-    page.locator("[role=tab]", has_text="Scores").first.click()
+    open_section(page, "Scores")
     wait_for_chart(page, "mask: causal + padding", timeout=15_000)
     wait_idle(page)
     assert "section=Scores" in page.url

@@ -1,6 +1,6 @@
 """In a real browser: the Positional encoding page loads, redraws after slider changes, and opens a tab."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 
 def test_positional_encoding_loads_and_redraws(page, server_url):
@@ -17,7 +17,7 @@ def test_positional_encoding_loads_and_redraws(page, server_url):
     assert page.locator(".js-plotly-plot").count() == 3
     assert "is odd" in page.locator("[data-testid=stMain]").inner_text()
 
-    page.locator("[role=tab]", has_text="Offset map").first.click()
+    open_section(page, "Offset map")
     wait_for_chart(page, "M_5", timeout=15_000)
     wait_idle(page)
     assert "section=Offset" in page.url
