@@ -25,52 +25,61 @@ with explanation():
     st.latex(r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
              r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))")
 
-text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
-c1, c2, c3 = st.columns([1, 1, 2])
-cap = c1.selectbox("at most (tokens)", numbers.CAPS, index=2, key="cap", bind="query-params",
-                   help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
-layer = c2.selectbox("layer", list(range(1, 7)), key="layer", bind="query-params",
-                     help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
-hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
-                 help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
-                      "the model learned; hiding them shows how the rest of each row is shared.")
 
-pieces = numbers.wordpieces(text, cap)
-if len(pieces) <= 2:
-    st.info("Type some text above to see the model's attention (it is empty now).")
-    st.stop()
-if pieces.cut_from is not None:
-    st.warning(f"The text has {pieces.cut_from} tokens; only the first {cap} are used (raise the limit above, "
-               f"up to the model's 512).")
-reading = numbers.reading(pieces.ids)
-tokens = list(pieces.tokens)
-weights, shown_tokens = reading.weights, tokens
-if hide:
-    weights, shown_tokens = without_specials(reading.weights, pieces.special), \
-        [t for t, s in zip(tokens, pieces.special) if not s]
-    st.caption("[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
-               "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
-li = min(int(layer or 1), 6) - 1
+@st.fragment
+def pretrained_view() -> None:
+    """The text, the token cap, the layer, the [CLS]/[SEP] switch and the open section. A change reruns this
+    part only, not the page's title, explanation and navigation."""
+    text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
+    c1, c2, c3 = st.columns([1, 1, 2])
+    cap = c1.selectbox("at most (tokens)", numbers.CAPS, index=2, key="cap", bind="query-params",
+                       help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
+    layer = c2.selectbox("layer", list(range(1, 7)), key="layer", bind="query-params",
+                         help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
+    hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
+                     help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
+                          "the model learned; hiding them shows how the rest of each row is shared.")
 
-section = section_picker(SECTIONS)
-if section == "Tokens":
-    sections.tokens_section(pieces, numbers.piece_kinds(pieces))
-if section == "All heads":
-    pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
-    sections.overview_section(pooled, labels, k)
-if section == "One layer":
-    pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
-    sections.layer_section(pooled, labels, k, li)
-if section == "Head view":
-    sections.head_view_section(weights[li], shown_tokens, li)
-if section == "Mean and rollout":
-    sections.rollout_section(weights, shown_tokens, li)
-if section == "Head roles":
-    sections.roles_section(reading.weights, pieces)
-if section == "Two sentences":
-    sections.two_sentences_section(cap, hide)
+    pieces = numbers.wordpieces(text, cap)
+    if len(pieces) <= 2:
+        st.info("Type some text above to see the model's attention (it is empty now).")
+        return
+    if pieces.cut_from is not None:
+        st.warning(f"The text has {pieces.cut_from} tokens; only the first {cap} are used (raise the limit above, "
+                   f"up to the model's 512).")
+    reading = numbers.reading(pieces.ids)
+    tokens = list(pieces.tokens)
+    weights, shown_tokens = reading.weights, tokens
+    if hide:
+        weights, shown_tokens = without_specials(reading.weights, pieces.special), \
+            [t for t, s in zip(tokens, pieces.special) if not s]
+        st.caption("[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
+                   "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
+    li = min(int(layer or 1), 6) - 1
 
-st.download_button(f"Layer {li + 1}'s attention as CSV (long form)", key="csv", on_click="ignore",
-                   data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),
-                   file_name=f"minilm_layer{li + 1}_attention.csv", mime="text/csv",
-                   help="One row per head, query and key of the chosen layer. Each figure's toolbar saves it as an image.")
+    section = section_picker(SECTIONS)
+    if section == "Tokens":
+        sections.tokens_section(pieces, numbers.piece_kinds(pieces))
+    if section == "All heads":
+        pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
+        sections.overview_section(pooled, labels, k)
+    if section == "One layer":
+        pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
+        sections.layer_section(pooled, labels, k, li)
+    if section == "Head view":
+        sections.head_view_section(weights[li], shown_tokens, li)
+    if section == "Mean and rollout":
+        sections.rollout_section(weights, shown_tokens, li)
+    if section == "Head roles":
+        sections.roles_section(reading.weights, pieces)
+    if section == "Two sentences":
+        sections.two_sentences_section(cap, hide)
+
+    st.download_button(f"Layer {li + 1}'s attention as CSV (long form)", key="csv", on_click="ignore",
+                       data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),
+                       file_name=f"minilm_layer{li + 1}_attention.csv", mime="text/csv",
+                       help="One row per head, query and key of the chosen layer. Each figure's toolbar saves it as "
+                            "an image.")
+
+
+pretrained_view()
