@@ -8,7 +8,6 @@ default settings (models and caches built), as a Markdown table.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,8 +16,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import url_path, wait_healthy  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
+from bench.browser import serve, url_path, wait_healthy  # noqa: E402
+from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
@@ -30,11 +29,9 @@ def rss_mb(pid: int) -> float:
 
 
 def main() -> None:
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server, port = serve("app.py")
     try:
-        wait_healthy(port)
+        wait_healthy((server, port))
         print("| after | server RSS (MB) |")
         print("|---|---:|")
         print(f"| start-up | {rss_mb(server.pid):.0f} |")
