@@ -44,17 +44,20 @@ with explanation():
 
 @dataclass(frozen=True)
 class SentencePair:
-    """What the sections draw: the model ``spec`` (``trained`` unless random) with its ``config``, the
-    ``source`` and ``target`` sentences, and the decoder's input: the target shifted right
-    (``dec_tokens`` [T], ``dec_ids`` [T])."""
+    """What the sections draw: the model ``spec`` with its ``config``, the ``source`` and ``target``
+    sentences, and the decoder's input: the target shifted right (``dec_tokens`` [T], ``dec_ids`` [T])."""
 
     spec: ModelSpec
     config: TransformerConfig
-    trained: bool
     source: TokenizedText
     target: TokenizedText
     dec_tokens: list[str]
     dec_ids: list[int]
+
+    @property
+    def trained(self) -> bool:
+        """True for a checkpoint or the pretrained model, False for a random one."""
+        return self.spec.source != "random"
 
     @property
     def src_len(self) -> int:
@@ -295,7 +298,7 @@ def model_view() -> None:
     if source is None or target is None or loaded is None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
-    pair = SentencePair(spec, loaded.config, spec.source != "random", source, target, dec_tokens, dec_ids)
+    pair = SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids)
     # Only the open section is built and sent, so a model setting redraws its charts alone.
     drawn = dict(zip(SECTIONS, ((attention_section,), (teacher_forcing_section, output_section), (layer_section,),
                                 (ffn_section,),
