@@ -159,8 +159,8 @@ async def rerun(socket, page: str, query: str) -> Run:
             if element.WhichOneof("type") == "exception":
                 failed = True
                 print(f"exception on {page or 'home'}: {element.exception.message}", file=sys.stderr)
-            elif element.WhichOneof("type") == "plotly_chart":
-                chart_bytes += len(element.plotly_chart.spec.encode())
+            elif element.WhichOneof("type") == "bidi_component":  # a chart (ui/plotly_in_place.py)
+                chart_bytes += len(element.bidi_component.bytes)
         if kind == "script_finished" and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
             failed = failed or message.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR
             return Run(page, (time.perf_counter() - start) * 1000, failed, chart_bytes)

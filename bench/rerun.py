@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from tests.apptest_helpers import chart_elements, chart_json  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
@@ -55,8 +56,8 @@ def measure(path: str, runs: int, params: dict[str, str], edit: str | None = Non
         start = time.perf_counter()
         at.run()
         times.append((time.perf_counter() - start) * 1000)
-    charts = at.get("plotly_chart")
-    chart_bytes = sum(len(el.proto.spec.encode()) for el in charts)
+    charts = chart_elements(at)
+    chart_bytes = sum(len(chart_json(el)) for el in charts)
     return statistics.median(times), max(times), chart_bytes, len(charts)
 
 

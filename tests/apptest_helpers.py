@@ -8,6 +8,8 @@ from streamlit.testing.v1 import AppTest
 
 from pathlib import Path
 
+from ui.plotly_in_place import COMPONENT_NAME
+
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
 
@@ -23,9 +25,19 @@ def run_page(path: str, query_params: dict | None = None) -> AppTest:
     return at.run()
 
 
+def chart_elements(at: AppTest) -> list:
+    """Every chart element of the page, in order (``ui.plotly_in_place`` components)."""
+    return [el for el in at.get("bidi_component") if el.proto.component_name == COMPONENT_NAME]
+
+
+def chart_json(element) -> bytes:
+    """The Plotly figure JSON a chart element sends to the browser."""
+    return element.proto.bytes
+
+
 def chart_specs(at: AppTest) -> list[dict]:
     """The Plotly figure JSON of every chart on the page, in order."""
-    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    return [json.loads(chart_json(el)) for el in chart_elements(at)]
 
 
 def chart_by_title(at: AppTest, fragment: str) -> dict:

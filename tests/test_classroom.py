@@ -12,7 +12,7 @@ import pytest
 import zxingcpp
 from PIL import Image
 
-from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
+from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, run_page
 from ui.classroom import qr_png
 from ui.pages_index import PAGES
 from viz.style import FONT, GRID_COLOR, HEAD_COLORS, presentation_spec
@@ -78,17 +78,17 @@ def test_presentation_mode_grows_the_fonts_of_every_page_and_keeps_its_numbers(p
 @pytest.mark.parametrize("path", [page.path for page in PAGES if page.url_path not in ("home", "lessons")])
 def test_every_chart_is_drawn_as_sent_with_the_projects_own_template(path):
     at = run_page(path)
-    charts = at.get("plotly_chart")
+    charts = chart_elements(at)
     assert charts
     for element in charts:
-        assert element.proto.theme == ""  # theme=None: the browser does not rewrite the spec first
-        spec = json.loads(element.proto.spec)
+        sent = chart_json(element).decode()
+        spec = json.loads(sent)
         template = spec["layout"]["template"]["layout"]
         assert template["font"]["family"] == FONT["family"] and template["plot_bgcolor"] == "white"
         assert template["xaxis"]["gridcolor"] == GRID_COLOR and template["colorway"][:3] == list(HEAD_COLORS[:3])
         # Streamlit's own template marks its colours "#000001".."#000040" for its theme to fill in:
         # drawn without that theme, any left in a figure would come out black.
-        assert not re.search(r"#0000[0-4][0-9]\b", element.proto.spec), path
+        assert not re.search(r"#0000[0-4][0-9]\b", sent), path
 
 
 def decode_qr(png: bytes) -> str:

@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from analysis.head_roles import ROLES, block_mean, head_role_scores, without_specials
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, head_tiles
+from tests.apptest_helpers import (assert_no_exception, chart_by_title, chart_elements, chart_json, chart_specs,
+                                   decode_array, head_tiles, run_page)
 from transformer import load_pretrained
 
 PAGE = "pages/pretrained/page.py"
@@ -106,7 +107,7 @@ def test_any_text_works(text):
 
 
 def json_bytes(at) -> bytes:
-    return b"".join(el.proto.spec.encode() for el in at.get("plotly_chart"))
+    return b"".join(chart_json(el) for el in chart_elements(at))
 
 
 def test_role_scores_by_hand():

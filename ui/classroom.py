@@ -7,6 +7,7 @@ get larger fonts (``chart``), each page's explanation folds into a closed expand
 
 from __future__ import annotations
 
+import inspect
 import io
 from contextlib import AbstractContextManager
 from urllib.parse import urlencode, urlsplit
@@ -15,6 +16,7 @@ import plotly.graph_objects as go
 import segno
 import streamlit as st
 
+from ui.plotly_in_place import call_site, plotly_in_place
 from viz.style import presentation_spec
 
 PRESENT = "present"
@@ -31,12 +33,15 @@ def presenting() -> bool:
     return str(value).lower() in ("true", "1", "on", "yes")
 
 
-def chart(fig: go.Figure, container=st, **kwargs):
-    """``container.plotly_chart(fig, **kwargs)``; in presentation mode every font 1.5x and the figure taller.
+def chart(fig: go.Figure, container=st, key: str | None = None, width="stretch", config: dict | None = None):
+    """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
+    presentation mode every font 1.5x and the figure taller.
+    ``config``: Plotly's plot configuration.
 
-    Sent with ``theme=None``: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
-    so the browser draws it as sent instead of rewriting it with Streamlit's chart theme first."""
-    return container.plotly_chart(presentation_spec(fig.to_dict()) if presenting() else fig, theme=None, **kwargs)
+    Drawn as sent: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
+    and no chart theme rewrites it in the browser."""
+    spec = presentation_spec(fig.to_dict()) if presenting() else fig
+    return plotly_in_place(spec, call_site(inspect.currentframe().f_back), container, key, width, config)
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:

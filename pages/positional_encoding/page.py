@@ -42,7 +42,7 @@ def positional_view() -> None:
     base = float(c3.number_input("base (l)", 1, 1_000_000, 10000, step=1, key="base", bind="query-params",
                                  help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
     if d_model % 2:
-        st.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
+        c1.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
     section = section_picker(SECTIONS)
     if section == "Curves":
         render_curves(positions, d_model, base)

@@ -16,7 +16,7 @@ from ui.pages_index import PAGES
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 NOT_NETWORK = {"data", "blob"}  # inline content, nothing leaves the machine
 LOADING = "[data-testid=stSkeleton]"  # an element whose code (Plotly's, say) the browser is still loading
-CHARTS = {"[data-testid=stPlotlyChart]": ".js-plotly-plot .main-svg",  # a chart: the drawing inside it
+CHARTS = {"div.lab-chart": ".main-svg",  # a chart (ui/plotly_in_place.js): the drawing inside it
           "[data-testid=stGraphVizChart]": "svg"}
 
 

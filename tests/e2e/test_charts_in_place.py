@@ -1,0 +1,36 @@
+"""In a real browser: a control change redraws the page's charts in place (the same plots, new data),
+and a chart follows its column's width."""
+
+from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+
+MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.labTestMark = i + 1; })"
+MARKS = "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.labTestMark || 0)"
+TABLE_SHAPE = ("() => { const table = [...document.querySelectorAll('div.lab-chart')].find(el =>"
+                 " el.layout.title.text.startsWith('The whole table')); return table.data[0].z.shape; }")  # numpy arrays travel as {bdata, dtype, shape}
+
+
+def test_a_slider_change_updates_the_plots_already_on_the_page(page, server_url):
+    page.goto(f"{server_url}/positional_encoding")
+    wait_idle(page)
+    wait_for_chart(page, "The whole table", timeout=30_000)
+    assert page.evaluate(TABLE_SHAPE).replace(' ', '').endswith(',64')
+    page.evaluate(MARK)
+
+    nudge_slider(page, "d_model (dimensions)")
+    wait_for_chart(page, "d_model 65", timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    assert page.evaluate(MARKS) == [1, 2, 3]  # the same three plots, each updated with Plotly.react
+    assert page.evaluate(TABLE_SHAPE).replace(' ', '').endswith(',65')
+
+
+def test_a_chart_takes_the_width_of_its_column(page, server_url):
+    page.goto(f"{server_url}/positional_encoding")
+    wait_idle(page)
+    wait_for_chart(page, "The whole table", timeout=30_000)
+    widths = "() => [...document.querySelectorAll('div.lab-chart')].map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])"
+    for drawn, column in page.evaluate(widths):
+        assert abs(drawn - column) <= 2
+    page.set_viewport_size({"width": 1000, "height": 900})
+    page.wait_for_function(f"() => ({widths})().every(([drawn, column]) => Math.abs(drawn - column) <= 2)",
+                           timeout=10_000)

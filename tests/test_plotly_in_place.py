@@ -1,0 +1,73 @@
+"""Charts are redrawn in place: a chart keeps its element (named by the line that draws it) while
+the figure it sends changes, and it sends Plotly's config with the figure."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+from streamlit.testing.v1 import AppTest
+
+from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
+from ui.plotly_in_place import LIBRARY_NAME, PLOTLY_FOLDER, figure_json, serve_plotly_library
+
+
+def test_a_slider_change_keeps_every_chart_element_and_sends_the_new_figures():
+    at = run_page("pages/positional_encoding/page.py")
+    before = chart_elements(at)
+    ids, sent = [el.proto.id for el in before], [el.proto.bytes for el in before]
+    at.slider(key="d_model").set_value(32).run()
+    assert_no_exception(at)
+    after = chart_elements(at)
+    assert [el.proto.id for el in after] == ids and len(set(ids)) == len(ids) == 3
+    assert all(old != new.proto.bytes for old, new in zip(sent, after))  # every figure is a new one
+    assert "d_model 32" in json.dumps(chart_specs(at)[0]["layout"]["title"])
+
+
+def test_every_chart_of_a_page_has_its_own_key():
+    at = run_page("pages/multi_head/page.py", {"section": "Mean and rollout"})
+    ids = [el.proto.id for el in chart_elements(at)]
+    assert len(ids) == 2 and len(set(ids)) == 2
+
+
+def test_the_toolbar_image_format_travels_with_every_figure():
+    at = run_page("pages/multi_head/page.py")
+    at.radio(key="img").set_value("svg").run()
+    assert_no_exception(at)
+    specs = chart_specs(at)
+    assert specs and all(spec["config"]["toImageButtonOptions"] == {"format": "svg", "scale": 2} for spec in specs)
+
+
+def test_figure_json_is_plotlys_own_json_with_the_config():
+    z = np.array([[0.25, -1.5], [2.0, 0.0]], dtype=np.float32)
+    sent = json.loads(figure_json(go.Figure(go.Heatmap(z=z)), {"displayModeBar": False}))
+    assert np.array_equal(decode_array(sent["data"][0]["z"]), z)
+    assert sent["config"] == {"displayModeBar": False} and "layout" in sent
+    assert "config" not in json.loads(figure_json({"data": [], "layout": {}}))
+
+
+def test_plotly_js_is_served_from_the_installed_plotly_package():
+    assert serve_plotly_library() == LIBRARY_NAME
+    assert (PLOTLY_FOLDER / "plotly.min.js").stat().st_size > 1_000_000
+
+
+def _three_charts_from_one_line():
+    import numpy as np
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui.plotly_in_place import plotly_in_place
+
+    shift = st.slider("shift", 0, 5, 0, key="shift")
+    for i in range(3):
+        plotly_in_place(go.Figure(go.Heatmap(z=np.full((2, 2), i + shift, dtype=np.float32))), "loop.py:1")
+
+
+def test_charts_drawn_by_one_line_are_numbered_and_keep_their_elements():
+    at = AppTest.from_function(_three_charts_from_one_line).run()
+    ids = [el.proto.id for el in chart_elements(at)]
+    assert len(set(ids)) == 3 and ids[0].endswith("chart:loop.py:1") and ids[2].endswith("chart:loop.py:1 #3")
+    at.slider(key="shift").set_value(2).run()
+    assert [el.proto.id for el in chart_elements(at)] == ids
+    assert [decode_array(spec["data"][0]["z"])[0, 0] for spec in chart_specs(at)] == [2, 3, 4]

@@ -1,0 +1,74 @@
+"""Plotly figures redrawn in place in the browser, instead of drawn as new plots on every change.
+
+``st.plotly_chart`` gives a chart a new element id whenever its figure changes, so the browser
+throws the old plot away and lays a new one out from nothing (``Plotly.newPlot``). Here each
+figure goes to a small ``st.components.v2`` component keyed by the line that draws it: the
+element stays, and its JavaScript (``plotly_in_place.js``) hands the new
+figure to ``Plotly.react``, which updates the plot it already has. A rerun that changes three
+figures then costs about what one new plot costs. A figure that did not change is not drawn again.
+
+plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server
+(a ``components.v1`` folder route): nothing is fetched from outside.
+"""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import nullcontext
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+import streamlit.components.v1 as components_v1
+from streamlit.errors import StreamlitDuplicateElementKey
+
+PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
+LIBRARY_NAME = f"{__name__}.plotly_js"  # Streamlit names a declared component "<module>.<name>"
+LIBRARY_PATH = f"component/{LIBRARY_NAME}/plotly.min.js"  # relative to the page's address
+COMPONENT_NAME = "attention_lab_plotly"
+
+_JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8").replace("__LIBRARY__", LIBRARY_PATH)
+_draw = st.components.v2.component(COMPONENT_NAME, js=_JS, isolate_styles=False)
+
+
+@st.cache_resource(show_spinner=False)
+def serve_plotly_library() -> str:
+    """Serve ``plotly.min.js`` from this server, once per process; the component's name."""
+    return components_v1.declare_component("plotly_js", path=str(PLOTLY_FOLDER)).name
+
+
+def call_site(frame) -> str:
+    """Where a chart is drawn from: the calling file's folder and name and its line,
+    such as ``"positional_encoding/curves.py:59"``."""
+    path = Path(frame.f_code.co_filename)
+    return f"{path.parent.name}/{path.name}:{frame.f_lineno}"
+
+
+def figure_json(figure: go.Figure | dict, config: dict | None = None) -> bytes:
+    """The figure as Plotly JSON, ``{"data", "layout"}`` and the plot's ``config`` when given
+    (numpy arrays as typed base64 blocks), UTF-8."""
+    spec = figure if isinstance(figure, dict) else figure.to_dict()
+    return pio.to_json({**spec, "config": config} if config else spec, validate=False).encode("utf-8")
+
+
+def plotly_in_place(figure: go.Figure | dict, site: str, container=st, key: str | None = None,
+                    width="stretch", config: dict | None = None):
+    """Draw ``figure`` in ``container`` (the page, a column, ...), updated in place on later runs;
+    ``config`` is Plotly's plot configuration (for example the toolbar's image format).
+
+    The chart's name, which keeps it the same element from run to run, is ``key`` when given;
+    otherwise the line it is drawn from (``site``, see ``call_site``), numbered from the second
+    chart that line draws in one run on: ``"curves.py:59"``, ``"curves.py:59 #2"``, ..."""
+    serve_plotly_library()
+    data = figure_json(figure, config)
+    name = f"chart:{key or site}"
+    with nullcontext() if container is st else container:
+        for count in itertools.count(1):
+            try:
+                return _draw(data=data, key=name if count == 1 else f"{name} #{count}", width=width,
+                             height="content")
+            except StreamlitDuplicateElementKey:
+                if key:  # a name given by the caller is its own to keep unique
+                    raise
