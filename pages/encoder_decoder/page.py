@@ -277,8 +277,9 @@ def model_view() -> None:
     two sentences and the open section. A setting or another model reruns this part only, not the page's title,
     explanation and navigation."""
     choice = model_choice(("encoder-decoder",))
+    settings = st.container()  # always here, empty for a picked model: the figures below keep their place
     if choice is None:
-        with st.expander("Model settings", expanded=True):
+        with settings.expander("Model settings", expanded=True):
             spec = model_controls()
     else:
         spec = choice

@@ -61,7 +61,8 @@ def head_view() -> None:
     and the sentence; the row of the layer, head and what-if controls and the caption above the sentence
     are drawn by ``head_choice``. Picking a model reruns this part only, not the title and navigation."""
     choice = model_choice(FITS)
-    spec = random_model() if choice is None else choice
+    with st.container():  # always here, empty for a picked model: the figures below keep their place
+        spec = random_model() if choice is None else choice
     loaded = load_or_stop(spec)
     row, caption = st.columns([1, 1, 1, 2]), st.container()
     sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)

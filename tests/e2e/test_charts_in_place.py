@@ -34,3 +34,16 @@ def test_a_chart_takes_the_width_of_its_column(page, server_url):
     page.set_viewport_size({"width": 1000, "height": 900})
     page.wait_for_function(f"() => ({widths})().every(([drawn, column]) => Math.abs(drawn - column) <= 2)",
                            timeout=10_000)
+
+
+def test_picking_another_model_updates_the_plots_already_on_the_page(page, server_url):
+    page.goto(f"{server_url}/self_attention")
+    wait_idle(page)
+    wait_for_chart(page, "X: token vectors + PE", timeout=30_000)
+    page.evaluate(MARK)
+    page.locator("[data-testid=stSelectbox]", has_text="model").first.click()
+    page.locator("[role=option]", has_text="induction").first.click()
+    wait_for_chart(page, "LN₁", timeout=20_000)  # the induction checkpoint is pre-LN
+    wait_idle(page)
+    assert_no_exception(page)
+    assert page.evaluate(MARKS) == [1, 2]  # the random model's settings went, the plots stayed
