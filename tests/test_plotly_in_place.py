@@ -48,7 +48,7 @@ def test_figure_json_is_plotlys_own_json_with_the_config():
 
 
 def test_plotly_js_is_served_from_the_installed_plotly_package():
-    assert serve_plotly_library() == LIBRARY_NAME
+    assert serve_plotly_library() == LIBRARY_NAME == "ui.plotly_in_place.plotly_js"
     assert (PLOTLY_FOLDER / "plotly.min.js").stat().st_size > 1_000_000
 
 

@@ -42,8 +42,9 @@ def _unavailable(reason: str):
 
 
 @contextlib.contextmanager
-def streamlit_server(port: int | None = None):
-    """A fresh `streamlit run app.py` on ``port`` (default: a free local port); yields its URL.
+def streamlit_server(port: int | None = None, base_path: str = ""):
+    """A fresh `streamlit run app.py` on ``port`` (default: a free local port), under the URL path
+    ``base_path`` (as a host such as Community Cloud may serve it); yields its URL.
 
     Giving the port of a server that has just stopped restarts the app at the same address.
     """
@@ -51,9 +52,9 @@ def streamlit_server(port: int | None = None):
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true"],
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--server.baseUrlPath", base_path],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}" + (f"/{base_path}" if base_path else "")
     deadline = time.time() + 60
     while time.time() < deadline:
         try:

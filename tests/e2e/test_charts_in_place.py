@@ -1,7 +1,9 @@
 """In a real browser: a control change redraws the page's charts in place (the same plots, new data),
 and a chart follows its column's width."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+import re
+
+from tests.e2e.conftest import assert_no_exception, nudge_slider, streamlit_server, wait_for_chart, wait_idle
 
 MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.labTestMark = i + 1; })"
 MARKS = "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.labTestMark || 0)"
@@ -28,12 +30,15 @@ def test_a_chart_takes_the_width_of_its_column(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "The whole table", timeout=30_000)
-    widths = "() => [...document.querySelectorAll('div.lab-chart')].map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])"
-    for drawn, column in page.evaluate(widths):
-        assert abs(drawn - column) <= 2
+    widths = ("() => [...document.querySelectorAll('div.lab-chart')]"
+              ".map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])")
+    before = page.evaluate(widths)
+    assert all(abs(drawn - column) <= 2 for drawn, column in before)
     page.set_viewport_size({"width": 1000, "height": 900})
     page.wait_for_function(f"() => ({widths})().every(([drawn, column]) => Math.abs(drawn - column) <= 2)",
                            timeout=10_000)
+    after = page.evaluate(widths)
+    assert all(now[0] < then[0] - 50 for now, then in zip(after, before))  # every plot got narrower
 
 
 def test_picking_another_model_updates_the_plots_already_on_the_page(page, server_url):
@@ -47,3 +52,43 @@ def test_picking_another_model_updates_the_plots_already_on_the_page(page, serve
     wait_idle(page)
     assert_no_exception(page)
     assert page.evaluate(MARKS) == [1, 2]  # the random model's settings went, the plots stayed
+
+
+def test_charts_draw_when_the_app_is_served_under_a_path(page):
+    """A host may serve the app under a path (``/lab/...``): plotly.js comes from there too, on the
+    first page and after moving to another page."""
+    with streamlit_server(base_path="lab") as url:
+        page.goto(f"{url}/positional_encoding")
+        wait_idle(page, timeout=60_000)
+        wait_for_chart(page, "The whole table", timeout=30_000)
+        page.locator("[data-testid=stSidebarNav] a", has_text="Masks").first.click()
+        wait_idle(page, timeout=60_000)
+        page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
+        assert "/lab/masks" in page.url
+        assert_no_exception(page)
+
+
+def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
+    page.route(re.compile(r"/plotly\.min\.js"), lambda route: route.abort())
+    page.goto(f"{server_url}/masks")
+    wait_idle(page, timeout=60_000)
+    message = page.locator("div.lab-chart", has_text="The chart could not be drawn: reload the page.")
+    message.first.wait_for(timeout=15_000)
+    assert page.locator("div.lab-chart .main-svg").count() == 0
+
+
+def test_plotly_js_is_fetched_once_and_kept_by_the_browser(page, server_url):
+    """The library's address names plotly's version, so a reload uses the browser's copy."""
+    fetched: list[bool] = []  # per response of the library: True when it came over the network
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on("Network.responseReceived", lambda event: fetched.append(not event["response"].get("fromDiskCache"))
+           if "/plotly.min.js" in event["response"]["url"] else None)
+    for _ in range(2):
+        page.goto(f"{server_url}/masks")
+        wait_idle(page, timeout=60_000)
+        page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
+    page.reload()
+    wait_idle(page, timeout=60_000)
+    page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
+    assert fetched == [True, False, False]
