@@ -12,37 +12,20 @@ function serverBase() {
   return backend.endsWith("/") ? backend : backend + "/";
 }
 
-function runScript(text, source) {
-  return new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = URL.createObjectURL(new Blob([text], { type: "text/javascript" }));
-    script.onload = () => {
-      URL.revokeObjectURL(script.src);
-      if (window.Plotly) resolve(window.Plotly);
-      else reject(new Error("no Plotly in " + source));
-    };
-    script.onerror = () => reject(new Error("plotly.js did not run, from " + source));
-    document.head.appendChild(script);
-  });
-}
-
 function loadPlotly() {
   if (window.Plotly) return Promise.resolve(window.Plotly);
   if (!window.__attentionLabPlotly) {
-    // The address names plotly's version, so a copy the browser kept is used as it is, without asking
-    // the server again (the server sends it with no date to check it against).
-    const source = new URL(LIBRARY, serverBase()).href;
-    window.__attentionLabPlotly = fetch(source, { cache: "force-cache" })
-      .then((kept) => (kept.ok ? kept : fetch(source, { cache: "reload" }))) // never keep a failure
-      .then((response) => {
-        if (!response.ok) throw new Error("plotly.js: " + response.status + " from " + source);
-        return response.text();
-      })
-      .then((text) => runScript(text, source))
-      .catch((error) => {
-        window.__attentionLabPlotly = null; // the next run tries again
-        throw error;
-      });
+    // A script tag, not fetch and eval: the browser compiles the 4.8 MB while it arrives.
+    window.__attentionLabPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = new URL(LIBRARY, serverBase()).href;
+      script.onload = () => (window.Plotly ? resolve(window.Plotly) : reject(new Error("no Plotly in " + script.src)));
+      script.onerror = () => reject(new Error("plotly.js did not load from " + script.src));
+      document.head.appendChild(script);
+    }).catch((error) => {
+      window.__attentionLabPlotly = null; // the next run tries again
+      throw error;
+    });
   }
   return window.__attentionLabPlotly;
 }

@@ -26,8 +26,7 @@ from streamlit.errors import StreamlitDuplicateElementKey
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
 LIBRARY_NAME = f"{__name__}.plotly_js"  # Streamlit names a declared component "<module>.<name>"
-# relative to the page's address; the version names the file, so a browser may keep it for good
-LIBRARY_PATH = f"component/{LIBRARY_NAME}/plotly.min.js?v={plotly.__version__}"
+LIBRARY_PATH = f"component/{LIBRARY_NAME}/plotly.min.js"  # relative to the page's address
 COMPONENT_NAME = "attention_lab_plotly"
 
 _JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8").replace("__LIBRARY__", LIBRARY_PATH)

@@ -76,19 +76,3 @@ def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
     message.first.wait_for(timeout=15_000)
     assert page.locator("div.lab-chart .main-svg").count() == 0
 
-
-def test_plotly_js_is_fetched_once_and_kept_by_the_browser(page, server_url):
-    """The library's address names plotly's version, so a reload uses the browser's copy."""
-    fetched: list[bool] = []  # per response of the library: True when it came over the network
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    cdp.on("Network.responseReceived", lambda event: fetched.append(not event["response"].get("fromDiskCache"))
-           if "/plotly.min.js" in event["response"]["url"] else None)
-    for _ in range(2):
-        page.goto(f"{server_url}/masks")
-        wait_idle(page, timeout=60_000)
-        page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
-    page.reload()
-    wait_idle(page, timeout=60_000)
-    page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
-    assert fetched == [True, False, False]
