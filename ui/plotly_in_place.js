@@ -50,7 +50,8 @@ function plotIn(parent) {
 
 function draw(plot, spec) {
   const failed = () => {
-    plot.labSpec = null; // drawn again on the next run
+    plot.labSpec = null; // drawn again, as a new plot, on the next run
+    if (window.Plotly) window.Plotly.purge(plot);
     plot.textContent = FAILED;
   };
   loadPlotly()
