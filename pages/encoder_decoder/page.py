@@ -271,6 +271,13 @@ def architecture_section(pair: SentencePair):
                f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
 
 
+# What each section draws, in order, from the sentence pair.
+SECTION_DRAWS = dict(zip(SECTIONS, ((attention_section,), (teacher_forcing_section, output_section),
+                                    (layer_section,), (ffn_section,),
+                                    (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
+                                    (architecture_section,))))
+
+
 @st.fragment
 def model_view() -> None:
     """The model picker, the random model's settings (when no other model is picked) or the picked model, the
@@ -301,11 +308,7 @@ def model_view() -> None:
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
     pair = SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids)
     # Only the open section is built and sent, so a model setting redraws its charts alone.
-    drawn = dict(zip(SECTIONS, ((attention_section,), (teacher_forcing_section, output_section), (layer_section,),
-                                (ffn_section,),
-                                (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
-                                (architecture_section,))))
-    for draw in drawn[section_picker(SECTIONS)]:
+    for draw in SECTION_DRAWS[section_picker(SECTIONS)]:
         draw(pair)
 
 

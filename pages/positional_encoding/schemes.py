@@ -15,7 +15,7 @@ from ui.classroom import chart
 from ui.controls import section_picker
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
-SCHEME_TABS = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
+SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 
 
 @st.fragment
@@ -36,7 +36,7 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
-    scheme = section_picker(SCHEME_TABS, key="scheme", label="scheme")
+    scheme = section_picker(SCHEMES, key="scheme", label="scheme")
     if scheme == "Learned":
         _learned(positions, d_model)
     if scheme == "Rotary (RoPE)":
