@@ -2,8 +2,43 @@
 // different figure hands it to Plotly.react, which updates the plot it already has (no new plot,
 // no new element). plotly.js itself is served by this app's own server (LIBRARY), never a CDN.
 const LIBRARY = "__LIBRARY__";
-const CONFIG = { displaylogo: false, responsive: false };
 const FAILED = "The chart could not be drawn: reload the page.";
+
+// Full screen for the projector: the plot fills the screen (its height too) until Esc or a second click.
+function toggleFullScreen(plot) {
+  if (document.fullscreenElement === plot) return document.exitFullscreen();
+  return plot.requestFullscreen().catch((error) => console.error(error));
+}
+const FULL_SCREEN = {
+  name: "lab-full-screen",
+  title: "Full screen (Esc to leave)",
+  icon: { width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z" },
+  click: toggleFullScreen,
+};
+// One object for every run: Plotly.react compares configs and draws a new plot when they differ.
+// No "Share chart" button: it would send the figure to Plotly's cloud, and a classroom may be offline.
+const CONFIG = { displaylogo: false, showSendToCloud: false, responsive: false, modeBarButtonsToAdd: [FULL_SCREEN] };
+
+function screenSize(plot) {
+  // While the plot is full screen: the screen inside its padding (FULL_SCREEN_CSS); otherwise its
+  // column's width (null: Plotly's autosize) and the figure's own height.
+  if (document.fullscreenElement === plot) {
+    const style = getComputedStyle(plot);
+    return { width: plot.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+             height: plot.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) };
+  }
+  return { width: null, height: plot.labHeight === undefined ? null : plot.labHeight };
+}
+
+function fitScreen(layout, plot) {
+  plot.labHeight = layout.height;
+  return document.fullscreenElement === plot ? { ...layout, ...screenSize(plot) } : layout;
+}
+
+function onFullScreenChange(event) {
+  const plot = event.currentTarget;
+  if (plot._fullLayout && window.Plotly) window.Plotly.relayout(plot, screenSize(plot));
+}
 
 function serverBase() {
   // Where Streamlit's server answers: the page's own address, unless the host page names another.
@@ -45,6 +80,7 @@ function plotIn(parent) {
     }
   });
   plot.labObserver.observe(plot);
+  plot.addEventListener("fullscreenchange", onFullScreenChange);
   return plot;
 }
 
@@ -58,7 +94,7 @@ function draw(plot, spec) {
     .then((Plotly) => {
       if (plot.textContent === FAILED) plot.textContent = "";
       const figure = JSON.parse(spec);
-      return Plotly.react(plot, figure.data, figure.layout, { ...CONFIG, ...figure.config });
+      return Plotly.react(plot, figure.data, fitScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
     })
     .then(() => { plot.labWidth = Math.round(plot.getBoundingClientRect().width); })
     .catch((error) => { console.error(error); failed(); });

@@ -76,3 +76,35 @@ def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
     message.first.wait_for(timeout=15_000)
     assert page.locator("div.lab-chart .main-svg").count() == 0
 
+
+
+FULL_SCREEN = "button.modebar-btn[data-title='Full screen (Esc to leave)']"
+SIZES = "() => [...document.querySelectorAll('div.lab-chart')].map(el => [el._fullLayout.width, el._fullLayout.height])"
+
+
+def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_url):
+    """The projector's view of one figure: its toolbar's last button shows it full screen, at the screen's
+    size inside a 24 px white border; a second click returns it to its column at the figure's own height."""
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto(f"{server_url}/positional_encoding")
+    wait_idle(page)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
+    before = page.evaluate(SIZES)
+    assert [height for _, height in before] == [420, 360, 440]  # viz.positional's heights
+    chart = page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+    chart.hover()
+    titles = chart.locator("button.modebar-btn").evaluate_all("els => els.map(e => e.dataset.title)")
+    assert titles[-1] == "Full screen (Esc to leave)"
+    assert not [title for title in titles if "Share" in title]  # no button that sends the figure to a cloud
+
+    chart.locator(FULL_SCREEN).click()
+    page.wait_for_function("() => document.fullscreenElement?.classList.contains('lab-chart')", timeout=5_000)
+    page.wait_for_function("() => document.fullscreenElement._fullLayout.height === 900 - 48", timeout=5_000)
+    assert page.evaluate("() => document.fullscreenElement._fullLayout.width") == 1400 - 48
+    assert page.evaluate("() => getComputedStyle(document.fullscreenElement).backgroundColor") == "rgb(255, 255, 255)"
+
+    chart.hover()
+    chart.locator(FULL_SCREEN).click()
+    page.wait_for_function("() => document.fullscreenElement === null", timeout=5_000)
+    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    assert_no_exception(page)
