@@ -1,0 +1,47 @@
+"""What a redraw costs by parts: the floor's slider, then (from the URL) a page's controls and changed charts.
+
+    streamlit run bench/anatomy_page.py        then open ?controls=1&charts=2
+
+``bench/anatomy.py`` serves it beside the floor page. No model runs here: every chart is a
+12 x 16 signed heatmap that moves with the slider, drawn the app's way (``ui.plotly_in_place``),
+and ``controls=1`` adds the Self-attention page's rows of controls (unchanged by the slider), so the
+redraw time is Streamlit's and Plotly's own share of a page like that one.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from ui.plotly_in_place import plotly_in_place  # noqa: E402
+
+
+def self_attention_controls() -> None:
+    """The Self-attention page's controls and text around its charts, in its layout (values unused)."""
+    st.selectbox("model", ["a random model", "a checkpoint"], key="model")
+    settings = st.columns([1.3, 1, 1, 1, 1, 1])
+    for i, column in enumerate(settings[:5]):
+        column.selectbox(f"setting {i + 1}", [1, 2, 4], key=f"setting{i}")
+    settings[5].toggle("causal mask", key="causal")
+    row = st.columns([1, 1, 1, 2])
+    row[0].selectbox("layer", [1, 2], key="layer")
+    row[1].selectbox("head", [1, 2], key="head")
+    row[2].toggle("divide by √d_k", True, key="scale")
+    row[3].slider("temperature τ", 0.1, 5.0, 1.0, key="temperature")
+    st.caption("Model: a random model; layer 1 of 2, head 1 of 2, d_k = d_model / h = 16 / 2 = 8.")
+    st.text_input("Sentence", "The animal didn't cross the street because it was too tired", key="text")
+    st.segmented_control("section", ["Vectors", "Scores", "Weights", "Output"], default="Vectors", key="section")
+    st.markdown("Each token's vector **x** is multiplied by W_Q, W_K and W_V.")
+
+
+value = st.slider("floor", 0, 100, 50, key="floor")
+if st.query_params.get("controls") == "1":
+    self_attention_controls()
+for chart in range(int(st.query_params.get("charts", "0"))):
+    # z[i, j] = sin((i + (chart + 1) j) / 3 + value / 10): every nudge changes every cell.
+    z = np.sin(np.add.outer(np.arange(12), np.arange(16) * (chart + 1)) / 3.0 + value / 10.0)
+    figure = go.Figure(go.Heatmap(z=z.astype(np.float32), colorscale="RdBu_r", zmid=0.0))
+    plotly_in_place(figure.update_layout(height=360, title=f"changed chart {chart + 1}"), f"anatomy:{chart}")
