@@ -4,11 +4,34 @@
 const LIBRARY = "__LIBRARY__";
 const FAILED = "The chart could not be drawn: reload the page.";
 
-// Full screen for the projector: the plot fills the screen (its height too) until Esc or a second click.
+// Full screen for the projector: the plot fills the screen (its height too) until Esc or a second
+// click. Where the browser allows no element full screen (a phone, a frame without the permission),
+// the plot fills the window instead (EXPANDED, styled by FULL_SCREEN_CSS).
+const EXPANDED = "lab-chart-expanded";
+
+function isFullScreen(plot) {
+  return document.fullscreenElement === plot || plot.classList.contains(EXPANDED);
+}
+
+function expand(plot, on) {
+  plot.classList.toggle(EXPANDED, on);
+  fitToScreen(plot);
+}
+
 function toggleFullScreen(plot) {
   if (document.fullscreenElement === plot) return document.exitFullscreen();
-  return plot.requestFullscreen().catch((error) => console.error(error));
+  if (plot.classList.contains(EXPANDED)) return expand(plot, false);
+  if (!document.fullscreenEnabled || !plot.requestFullscreen) return expand(plot, true);
+  return plot.requestFullscreen().catch(() => expand(plot, true));
 }
+
+if (!window.__attentionLabEscape) {
+  window.__attentionLabEscape = true;
+  addEventListener("keydown", (event) => {
+    if (event.key === "Escape") document.querySelectorAll("." + EXPANDED).forEach((plot) => expand(plot, false));
+  });
+}
+
 const FULL_SCREEN = {
   name: "lab-full-screen",
   title: "Full screen (Esc to leave)",
@@ -20,9 +43,9 @@ const FULL_SCREEN = {
 const CONFIG = { displaylogo: false, showSendToCloud: false, responsive: false, modeBarButtonsToAdd: [FULL_SCREEN] };
 
 function screenSize(plot) {
-  // While the plot is full screen: the screen inside its padding (FULL_SCREEN_CSS); otherwise its
-  // column's width (null: Plotly's autosize) and the figure's own height.
-  if (document.fullscreenElement === plot) {
+  // Full screen: the plot's box inside its padding (FULL_SCREEN_CSS); otherwise its column's width
+  // (null: Plotly's autosize) and the figure's own height.
+  if (isFullScreen(plot)) {
     const style = getComputedStyle(plot);
     return { width: plot.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
              height: plot.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) };
@@ -32,11 +55,10 @@ function screenSize(plot) {
 
 function fitScreen(layout, plot) {
   plot.labHeight = layout.height;
-  return document.fullscreenElement === plot ? { ...layout, ...screenSize(plot) } : layout;
+  return isFullScreen(plot) ? { ...layout, ...screenSize(plot) } : layout;
 }
 
-function onFullScreenChange(event) {
-  const plot = event.currentTarget;
+function fitToScreen(plot) {
   if (plot._fullLayout && window.Plotly) window.Plotly.relayout(plot, screenSize(plot));
 }
 
@@ -80,7 +102,7 @@ function plotIn(parent) {
     }
   });
   plot.labObserver.observe(plot);
-  plot.addEventListener("fullscreenchange", onFullScreenChange);
+  plot.addEventListener("fullscreenchange", () => fitToScreen(plot));
   return plot;
 }
 

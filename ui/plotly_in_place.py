@@ -30,8 +30,12 @@ LIBRARY_PATH = f"component/{LIBRARY_NAME}/plotly.min.js"  # relative to the page
 COMPONENT_NAME = "attention_lab_plotly"
 
 _JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8").replace("__LIBRARY__", LIBRARY_PATH)
-# A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop.
-FULL_SCREEN_CSS = "div.lab-chart:fullscreen { background: #ffffff; padding: 24px; box-sizing: border-box; }"
+# A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
+# the browser allows no element full screen, over the whole window instead.
+FULL_SCREEN_CSS = """
+div.lab-chart:fullscreen, div.lab-chart.lab-chart-expanded { background: #ffffff; padding: 24px; box-sizing: border-box; }
+div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; }
+"""
 _draw = st.components.v2.component(COMPONENT_NAME, js=_JS, css=FULL_SCREEN_CSS, isolate_styles=False)
 
 

@@ -108,3 +108,27 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     page.wait_for_function("() => document.fullscreenElement === null", timeout=5_000)
     page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
     assert_no_exception(page)
+
+
+def test_without_element_full_screen_a_chart_fills_the_window_until_esc(page, server_url):
+    """A phone, or a frame that does not allow full screen: the same button makes the plot cover the window."""
+    page.add_init_script("Object.defineProperty(Document.prototype, 'fullscreenEnabled', {get: () => false});")
+    page.set_viewport_size({"width": 1200, "height": 800})
+    page.goto(f"{server_url}/positional_encoding")
+    wait_idle(page)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
+    before = page.evaluate(SIZES)
+    chart = page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+    chart.hover()
+    chart.locator(FULL_SCREEN).click()
+    page.wait_for_function("() => document.querySelector('div.lab-chart.lab-chart-expanded')"
+                           "?._fullLayout.height === 800 - 48", timeout=5_000)
+    box = chart.bounding_box()
+    assert (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 1200, 800)  # over the whole window
+    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.width") == 1200 - 48
+    assert page.evaluate("() => document.fullscreenElement") is None
+
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
+    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    assert_no_exception(page)
