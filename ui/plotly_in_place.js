@@ -13,8 +13,15 @@ function isFullScreen(plot) {
   return document.fullscreenElement === plot || plot.classList.contains(EXPANDED);
 }
 
+function holdPlace(plot, on) {
+  // While the plot is out of the page's flow, its element keeps its height: nothing below it moves.
+  plot.parentElement.style.minHeight = on ? plot.offsetHeight + "px" : "";
+}
+
 function expand(plot, on) {
+  if (on) holdPlace(plot, true);
   plot.classList.toggle(EXPANDED, on);
+  if (!on) holdPlace(plot, false);
   fitToScreen(plot);
 }
 
@@ -22,7 +29,13 @@ function toggleFullScreen(plot) {
   if (document.fullscreenElement === plot) return document.exitFullscreen();
   if (plot.classList.contains(EXPANDED)) return expand(plot, false);
   if (!document.fullscreenEnabled || !plot.requestFullscreen) return expand(plot, true);
+  holdPlace(plot, true);
   return plot.requestFullscreen().catch(() => expand(plot, true));
+}
+
+function onFullScreenChange(plot) {
+  if (document.fullscreenElement !== plot) holdPlace(plot, false);
+  fitToScreen(plot);
 }
 
 if (!window.__attentionLabEscape) {
@@ -38,7 +51,8 @@ const FULL_SCREEN = {
   icon: { width: 24, height: 24, path: "M3 3h7v2H5v5H3zm11 0h7v7h-2V5h-5zM3 14h2v5h5v2H3zm16 0h2v7h-7v-2h5z" },
   click: toggleFullScreen,
 };
-// One object for every run: Plotly.react compares configs and draws a new plot when they differ.
+// Plotly.react draws a new plot when the config differs from the last one (compared deeply, functions
+// by identity), so every run passes these same values and this same button object.
 // No "Share chart" button: it would send the figure to Plotly's cloud, and a classroom may be offline.
 const CONFIG = { displaylogo: false, showSendToCloud: false, responsive: false, modeBarButtonsToAdd: [FULL_SCREEN] };
 
@@ -50,7 +64,7 @@ function screenSize(plot) {
     return { width: plot.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
              height: plot.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) };
   }
-  return { width: null, height: plot.labHeight === undefined ? null : plot.labHeight };
+  return { autosize: true, width: null, height: plot.labHeight === undefined ? null : plot.labHeight };
 }
 
 function fitScreen(layout, plot) {
@@ -93,16 +107,18 @@ function plotIn(parent) {
   plot = document.createElement("div");
   plot.className = "lab-chart";
   parent.appendChild(plot);
-  // Follow the column's width (sidebar opened or closed, window resized, an expander opened).
   plot.labObserver = new ResizeObserver((entries) => {
+    if (!plot._fullLayout || !window.Plotly) return;
+    if (isFullScreen(plot)) return fitToScreen(plot); // the window was resized or the phone turned
+    // Follow the column's width (sidebar opened or closed, window resized, an expander opened).
     const width = Math.round(entries[0].contentRect.width);
-    if (width > 0 && width !== plot.labWidth && plot._fullLayout && window.Plotly) {
+    if (width > 0 && width !== plot.labWidth) {
       plot.labWidth = width;
       window.Plotly.Plots.resize(plot);
     }
   });
   plot.labObserver.observe(plot);
-  plot.addEventListener("fullscreenchange", () => fitToScreen(plot));
+  plot.addEventListener("fullscreenchange", () => onFullScreenChange(plot));
   return plot;
 }
 

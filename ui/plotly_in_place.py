@@ -31,10 +31,12 @@ COMPONENT_NAME = "attention_lab_plotly"
 
 _JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8").replace("__LIBRARY__", LIBRARY_PATH)
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
-# the browser allows no element full screen, over the whole window instead.
+# the browser allows no element full screen, over the whole window instead, and not faded while the
+# page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).
 FULL_SCREEN_CSS = """
 div.lab-chart:fullscreen, div.lab-chart.lab-chart-expanded { background: #ffffff; padding: 24px; box-sizing: border-box; }
 div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; }
+[data-stale="true"]:has(.lab-chart-expanded) { opacity: 1 !important; transition: none !important; }
 """
 _draw = st.components.v2.component(COMPONENT_NAME, js=_JS, css=FULL_SCREEN_CSS, isolate_styles=False)
 

@@ -5,8 +5,9 @@ import re
 
 from tests.e2e.conftest import assert_no_exception, nudge_slider, streamlit_server, wait_for_chart, wait_idle
 
-MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.labTestMark = i + 1; })"
-MARKS = "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.labTestMark || 0)"
+# Each plot's drawing (its first .main-svg), which Plotly.react keeps and Plotly.newPlot makes anew.
+MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.querySelector('.main-svg').labTestMark = i + 1; })"
+MARKS = "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.querySelector('.main-svg')?.labTestMark || 0)"
 TABLE_SHAPE = ("() => { const table = [...document.querySelectorAll('div.lab-chart')].find(el =>"
                  " el.layout.title.text.startsWith('The whole table')); return table.data[0].z.shape; }")  # numpy arrays travel as {bdata, dtype, shape}
 
@@ -110,8 +111,9 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     assert_no_exception(page)
 
 
-def test_without_element_full_screen_a_chart_fills_the_window_until_esc(page, server_url):
-    """A phone, or a frame that does not allow full screen: the same button makes the plot cover the window."""
+def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_page(page, server_url):
+    """A phone, or a frame that does not allow full screen: the same button makes the plot cover the window,
+    on top of everything; a rerun redraws it at that size; a second click, or Esc, puts it back."""
     page.add_init_script("Object.defineProperty(Document.prototype, 'fullscreenEnabled', {get: () => false});")
     page.set_viewport_size({"width": 1200, "height": 800})
     page.goto(f"{server_url}/positional_encoding")
@@ -119,6 +121,9 @@ def test_without_element_full_screen_a_chart_fills_the_window_until_esc(page, se
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     before = page.evaluate(SIZES)
     chart = page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+    pairs = "() => JSON.stringify(document.querySelector('.lab-chart-expanded').data[0].x)"
+    place = "() => document.querySelector('.lab-chart-expanded').parentElement.getBoundingClientRect().height"
+    height_in_page = chart.bounding_box()["height"]
     chart.hover()
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function("() => document.querySelector('div.lab-chart.lab-chart-expanded')"
@@ -126,9 +131,27 @@ def test_without_element_full_screen_a_chart_fills_the_window_until_esc(page, se
     box = chart.bounding_box()
     assert (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 1200, 800)  # over the whole window
     assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.width") == 1200 - 48
+    assert page.evaluate("() => document.elementFromPoint(600, 20).closest('.lab-chart-expanded') !== null")  # above the header
+    assert page.evaluate(place) == height_in_page  # the page below keeps its place
     assert page.evaluate("() => document.fullscreenElement") is None
 
+    shape = page.evaluate(pairs)
+    nudge_slider(page, "d_model (dimensions)", "ArrowRight")  # 64 -> 65: a 33rd pair, redrawn while covering
+    page.wait_for_function(f"() => ({pairs})() !== {shape!r}", timeout=15_000)
+    wait_idle(page)
+    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.height") == 800 - 48
+
+    chart.locator(FULL_SCREEN).click()  # the second click; Playwright clicks only what is on top
+    page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
+    nudge_slider(page, "d_model (dimensions)", "ArrowLeft")
+    wait_idle(page)
+    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    chart.hover()
+    chart.locator(FULL_SCREEN).click()
+    page.wait_for_selector(".lab-chart-expanded", timeout=5_000)
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
     page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)") \
+        == ["", "", ""]
     assert_no_exception(page)
