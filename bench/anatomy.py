@@ -4,7 +4,8 @@
 
 ``bench/anatomy_page.py`` (no model, no computation) is served beside the floor page
 (``bench/floor_page.py``) and opened with growing parts: its slider alone with charts drawn the app's
-way, then the Self-attention page's controls, then 1, 2 and 3 changed 12 x 16 heatmaps. Its slider
+way, then the Self-attention page's controls, then 1, 2 and 3 changed 12 x 16 heatmaps (and the
+3 as panels of one figure). Its slider
 and the floor's are nudged in turn, timed as ``bench/browser.py`` times a control. Prints Markdown:
 one row per part, the ratio of medians in each run.
 """
@@ -32,6 +33,7 @@ PARTS = (  # label, URL query
     ("... and 1 changed chart", "controls=1&charts=1"),
     ("... and 2 changed charts", "controls=1&charts=2"),
     ("... and 3 changed charts", "controls=1&charts=3"),
+    ("... and the 3 as panels of one figure", "controls=1&charts=3&panels=1"),
 )
 
 

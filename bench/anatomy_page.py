@@ -3,8 +3,9 @@
     streamlit run bench/anatomy_page.py        then open ?controls=1&charts=2
 
 ``bench/anatomy.py`` serves it beside the floor page. No model runs here: every chart is a
-12 x 16 signed heatmap that moves with the slider, drawn the app's way (``ui.plotly_in_place``),
-and ``controls=1`` adds the Self-attention page's rows of controls (unchanged by the slider), so the
+12 x 16 signed heatmap that moves with the slider, drawn the app's way (``ui.plotly_in_place``, the
+app's template and margins by ``viz.style.base_layout``), ``panels=1`` puts them side by side in one
+figure instead, and ``controls=1`` adds the Self-attention page's rows of controls (unchanged by the slider), so the
 redraw time is Streamlit's and Plotly's own share of a page like that one.
 """
 
@@ -14,9 +15,11 @@ from pathlib import Path
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
+from plotly.subplots import make_subplots
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ui.plotly_in_place import plotly_in_place  # noqa: E402
+from viz.style import base_layout  # noqa: E402
 
 
 def self_attention_controls() -> None:
@@ -40,8 +43,24 @@ def self_attention_controls() -> None:
 value = st.slider("floor", 0, 100, 50, key="floor")
 if st.query_params.get("controls") == "1":
     self_attention_controls()
-for chart in range(int(st.query_params.get("charts", "0"))):
-    # z[i, j] = sin((i + (chart + 1) j) / 3 + value / 10): every nudge changes every cell.
+def changed_heatmap(chart: int) -> go.Heatmap:
+    """z[i, j] = sin((i + (chart + 1) j) / 3 + value / 10): every nudge changes every cell; the colours
+    and colour bar are the figure's diverging colour axis."""
     z = np.sin(np.add.outer(np.arange(12), np.arange(16) * (chart + 1)) / 3.0 + value / 10.0)
-    figure = go.Figure(go.Heatmap(z=z.astype(np.float32), colorscale="RdBu_r", zmid=0.0))
-    plotly_in_place(figure.update_layout(height=360, title=f"changed chart {chart + 1}"), f"anatomy:{chart}")
+    return go.Heatmap(z=z.astype(np.float32), coloraxis="coloraxis")
+
+
+def styled(figure: go.Figure, title: str) -> go.Figure:
+    """The app's template and margins, and one diverging colour axis centred on 0."""
+    return base_layout(figure, title, 360).update_layout(coloraxis=dict(colorscale="RdBu_r", cmid=0.0))
+
+
+charts = int(st.query_params.get("charts", "0"))
+if st.query_params.get("panels") == "1" and charts:
+    figure = make_subplots(rows=1, cols=charts)
+    for chart in range(charts):
+        figure.add_trace(changed_heatmap(chart), row=1, col=chart + 1)
+    plotly_in_place(styled(figure, f"{charts} changed panels"), "anatomy:panels")
+else:
+    for chart in range(charts):
+        plotly_in_place(styled(go.Figure(changed_heatmap(chart)), f"changed chart {chart + 1}"), f"anatomy:{chart}")
