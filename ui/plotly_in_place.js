@@ -54,7 +54,9 @@ const FULL_SCREEN = {
 // Plotly.react draws a new plot when the config differs from the last one (compared deeply, functions
 // by identity), so every run passes these same values and this same button object.
 // No "Share chart" button: it would send the figure to Plotly's cloud, and a classroom may be offline.
-const CONFIG = { displaylogo: false, showSendToCloud: false, responsive: false, modeBarButtonsToAdd: [FULL_SCREEN] };
+// No box or lasso select: no figure does anything with a selection.
+const CONFIG = { displaylogo: false, showSendToCloud: false, responsive: false, modeBarButtonsToAdd: [FULL_SCREEN],
+                 modeBarButtonsToRemove: ["select2d", "lasso2d"] };
 
 function screenSize(plot) {
   // Full screen: the plot's box inside its padding (FULL_SCREEN_CSS); otherwise its column's width

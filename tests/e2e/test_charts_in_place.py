@@ -97,6 +97,7 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     titles = chart.locator("button.modebar-btn").evaluate_all("els => els.map(e => e.dataset.title)")
     assert titles[-1] == "Full screen (Esc to leave)"
     assert not [title for title in titles if "Share" in title]  # no button that sends the figure to a cloud
+    assert not [title for title in titles if "Select" in title]  # nothing uses a box or lasso selection
 
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function("() => document.fullscreenElement?.classList.contains('lab-chart')", timeout=5_000)
