@@ -4,13 +4,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.classroom import classroom_bar, presenting, share_view
+from ui.classroom import SIDEBAR_AT_START, classroom_bar, presenting, share_view
 from ui.lessons import arrive, lesson_bar
 from ui.pages_index import PAGES
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
-st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide",
-                   initial_sidebar_state="collapsed" if presenting() else "auto")
+# The sidebar's opening state is read once per session, from the link: one with present=true opens with
+# the sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away
+# would widen the page after the figures were drawn, and every figure would be laid out a second time.
+sidebar = st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
+st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide", initial_sidebar_state=sidebar)
 
 sections: dict[str, list] = {}
 for page in PAGES:

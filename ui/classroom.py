@@ -2,7 +2,8 @@
 
 Presentation mode is one URL parameter, ``present=true``, so a prepared link carries it: figures
 get larger fonts (``chart``), each page's explanation folds into a closed expander
-(``explanation``) and the sidebar starts closed (``app.py``). It never changes a number.
+(``explanation``) and a page opened in it starts with the sidebar closed (``app.py``). It never
+changes a number.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from viz.style import presentation_spec
 
 PRESENT = "present"
 RESETTING = "resetting_page"
+SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session opened (app.py)
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
-KEPT_STATE = frozenset({PRESENT, "session_id", "uploaded_checkpoints", "trainer", "running", "playing",
+KEPT_STATE = frozenset({PRESENT, SIDEBAR_AT_START, "session_id", "uploaded_checkpoints", "trainer", "running", "playing",
                         "chunk_lock", "lesson_step_shown"})
 
 

@@ -156,3 +156,38 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)") \
         == ["", "", ""]
     assert_no_exception(page)
+
+
+AFTERPLOT = ("() => { window.labDraws = []; document.querySelectorAll('div.lab-chart').forEach((plot, i) =>"
+             " plot.on('plotly_afterplot', () => window.labDraws.push(i))); }")
+SIDEBAR_WIDTH = "() => document.querySelector('[data-testid=stSidebar]').getBoundingClientRect().width"
+
+
+def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_sidebar_closed(page, server_url):
+    """Switching presentation mode redraws every figure at its projector size once: the sidebar stays where it
+    is (sliding it away would widen the page after the figures were drawn, and draw them all again). A link
+    with present=true opens with the sidebar closed."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{server_url}/positional_encoding")
+    wait_idle(page)
+    wait_for_chart(page, "The whole table", timeout=30_000)
+    page.wait_for_timeout(500)
+    sidebar = page.evaluate(SIDEBAR_WIDTH)
+    assert sidebar > 200  # a wide window opens with the sidebar open
+    page.evaluate(AFTERPLOT)
+    page.locator("[data-testid=stCheckbox]", has_text="Presentation mode").locator("label").click()
+    page.wait_for_function("() => window.labDraws.length >= 3", timeout=15_000)
+    wait_idle(page)
+    page.wait_for_timeout(1_000)  # longer than the sidebar's 0.3 s slide and Plotly's 0.1 s resize delay
+    assert sorted(page.evaluate("() => window.labDraws")) == [0, 1, 2]
+    assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p._fullLayout.font.size)") \
+        == [22.5, 22.5, 22.5]  # viz.style's 15 px, 1.5 x for the projector
+    assert page.evaluate(SIDEBAR_WIDTH) == sidebar
+    assert "present=true" in page.url
+
+    page.goto(page.url)  # the same view as a link, in a new session
+    wait_idle(page)
+    wait_for_chart(page, "The whole table", timeout=30_000)
+    page.wait_for_timeout(500)
+    assert page.evaluate(SIDEBAR_WIDTH) == 0
+    assert_no_exception(page)
