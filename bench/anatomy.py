@@ -3,11 +3,10 @@
     python bench/anatomy.py [--nudges 10] [--runs 2]
 
 ``bench/anatomy_page.py`` (no model, no computation) is served beside the floor page
-(``bench/floor_page.py``) and opened with growing parts: its slider alone with charts drawn the app's
-way, then the Self-attention page's controls, then 1, 2 and 3 changed 12 x 16 heatmaps (and the
-3 as panels of one figure). Its slider
-and the floor's are nudged in turn, timed as ``bench/browser.py`` times a control. Prints Markdown:
-one row per part, the ratio of medians in each run.
+(``bench/floor_page.py``) and opened with growing parts: its slider alone with a chart drawn the app's
+way, then the Self-attention page's controls, then 1, 2 and 3 changed 12 x 16 heatmaps, and the 3 as
+panels of one figure. Its slider and the floor's are nudged in turn, timed as ``bench/browser.py``
+times a control. Prints Markdown: one row per part, the ratio of medians in each run.
 """
 
 from __future__ import annotations
