@@ -69,7 +69,9 @@ function screenSize(plot) {
   return { autosize: true, width: null, height: plot.labHeight === undefined ? null : plot.labHeight };
 }
 
-function fitScreen(layout, plot) {
+function layoutForScreen(layout, plot) {
+  // The figure's layout as drawn now: its own, or at the screen's size while the plot is full screen
+  // (its own height is kept for the way back).
   plot.labHeight = layout.height;
   return isFullScreen(plot) ? { ...layout, ...screenSize(plot) } : layout;
 }
@@ -134,7 +136,7 @@ function draw(plot, spec) {
     .then((Plotly) => {
       if (plot.textContent === FAILED) plot.textContent = "";
       const figure = JSON.parse(spec);
-      return Plotly.react(plot, figure.data, fitScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
+      return Plotly.react(plot, figure.data, layoutForScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
     })
     .then(() => { plot.labWidth = Math.round(plot.getBoundingClientRect().width); })
     .catch((error) => { console.error(error); failed(); });

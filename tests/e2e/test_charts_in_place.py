@@ -78,9 +78,19 @@ def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
     assert page.locator("div.lab-chart .main-svg").count() == 0
 
 
-
 FULL_SCREEN = "button.modebar-btn[data-title='Full screen (Esc to leave)']"
 SIZES = "() => [...document.querySelectorAll('div.lab-chart')].map(el => [el._fullLayout.width, el._fullLayout.height])"
+BORDER = 24  # px of white around a plot shown full screen (ui.plotly_in_place.FULL_SCREEN_CSS)
+
+
+def wavelength_chart(page):
+    """The Positional encoding page's "Wavelength per pair" plot."""
+    return page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+
+
+def wait_for_sizes(page, sizes: list) -> None:
+    """Wait until every plot is drawn at ``sizes`` ([width, height] each, as ``SIZES`` reads them)."""
+    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(sizes).replace(' ', '')!r}", timeout=5_000)
 
 
 def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_url):
@@ -92,7 +102,7 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     before = page.evaluate(SIZES)
     assert [height for _, height in before] == [420, 360, 440]  # viz.positional's heights
-    chart = page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+    chart = wavelength_chart(page)
     chart.hover()
     titles = chart.locator("button.modebar-btn").evaluate_all("els => els.map(e => e.dataset.title)")
     assert titles[-1] == "Full screen (Esc to leave)"
@@ -101,14 +111,14 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
 
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function("() => document.fullscreenElement?.classList.contains('lab-chart')", timeout=5_000)
-    page.wait_for_function("() => document.fullscreenElement._fullLayout.height === 900 - 48", timeout=5_000)
-    assert page.evaluate("() => document.fullscreenElement._fullLayout.width") == 1400 - 48
+    page.wait_for_function(f"() => document.fullscreenElement._fullLayout.height === {900 - 2 * BORDER}", timeout=5_000)
+    assert page.evaluate("() => document.fullscreenElement._fullLayout.width") == 1400 - 2 * BORDER
     assert page.evaluate("() => getComputedStyle(document.fullscreenElement).backgroundColor") == "rgb(255, 255, 255)"
 
     chart.hover()
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function("() => document.fullscreenElement === null", timeout=5_000)
-    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    wait_for_sizes(page, before)
     assert_no_exception(page)
 
 
@@ -121,38 +131,38 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     wait_idle(page)
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     before = page.evaluate(SIZES)
-    chart = page.locator("div.lab-chart", has=page.locator(".gtitle", has_text="Wavelength per pair"))
+    chart = wavelength_chart(page)
     pairs = "() => JSON.stringify(document.querySelector('.lab-chart-expanded').data[0].x)"
     place = "() => document.querySelector('.lab-chart-expanded').parentElement.getBoundingClientRect().height"
     height_in_page = chart.bounding_box()["height"]
     chart.hover()
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function("() => document.querySelector('div.lab-chart.lab-chart-expanded')"
-                           "?._fullLayout.height === 800 - 48", timeout=5_000)
+                           f"?._fullLayout.height === {800 - 2 * BORDER}", timeout=5_000)
     box = chart.bounding_box()
     assert (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 1200, 800)  # over the whole window
-    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.width") == 1200 - 48
+    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.width") == 1200 - 2 * BORDER
     assert page.evaluate("() => document.elementFromPoint(600, 20).closest('.lab-chart-expanded') !== null")  # above the header
     assert page.evaluate(place) == height_in_page  # the page below keeps its place
     assert page.evaluate("() => document.fullscreenElement") is None
 
-    shape = page.evaluate(pairs)
+    pairs_before = page.evaluate(pairs)
     nudge_slider(page, "d_model (dimensions)", "ArrowRight")  # 64 -> 65: a 33rd pair, redrawn while covering
-    page.wait_for_function(f"() => ({pairs})() !== {shape!r}", timeout=15_000)
+    page.wait_for_function(f"() => ({pairs})() !== {pairs_before!r}", timeout=15_000)
     wait_idle(page)
-    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.height") == 800 - 48
+    assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.height") == 800 - 2 * BORDER
 
     chart.locator(FULL_SCREEN).click()  # the second click; Playwright clicks only what is on top
     page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
     nudge_slider(page, "d_model (dimensions)", "ArrowLeft")
     wait_idle(page)
-    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    wait_for_sizes(page, before)
     chart.hover()
     chart.locator(FULL_SCREEN).click()
     page.wait_for_selector(".lab-chart-expanded", timeout=5_000)
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
-    page.wait_for_function(f"() => JSON.stringify(({SIZES})()) === {str(before).replace(' ', '')!r}", timeout=5_000)
+    wait_for_sizes(page, before)
     assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)") \
         == ["", "", ""]
     assert_no_exception(page)
