@@ -9,8 +9,12 @@ import numpy as np
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
+import ui.classroom
+import ui.figure_cache
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
+from ui.figure_cache import cached_figure, serialised
 from ui.plotly_in_place import LIBRARY_NAME, PLOTLY_FOLDER, figure_json, serve_plotly_library
+from viz.style import presentation_spec
 
 
 def test_a_slider_change_keeps_every_chart_element_and_sends_the_new_figures():
@@ -71,3 +75,47 @@ def test_charts_drawn_by_one_line_are_numbered_and_keep_their_elements():
     at.slider(key="shift").set_value(2).run()
     assert [el.proto.id for el in chart_elements(at)] == ids
     assert [decode_array(spec["data"][0]["z"])[0, 0] for spec in chart_specs(at)] == [2, 3, 4]
+
+
+def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
+    serialisations = []
+
+    def counted(figure, config=None):
+        serialisations.append(figure)
+        return figure_json(figure, config)
+
+    monkeypatch.setattr(ui.classroom, "figure_json", counted)
+    ui.figure_cache._build.clear()  # no figure serialised by an earlier test
+    at = run_page("pages/positional_encoding/page.py")
+    first = [el.proto.bytes for el in chart_elements(at)]
+    assert len(first) == len(serialisations) == 3
+    at.run()  # the same figures again, from the figure cache
+    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 3
+    at.toggle(key="present").set_value(True).run()  # presentation mode: sent another way, serialised once
+    presented = [el.proto.bytes for el in chart_elements(at)]
+    assert len(serialisations) == 6
+    for plain, shown in zip(first, presented):  # each is the plain figure's presentation spec
+        spec = json.loads(plain)
+        assert json.loads(shown) == json.loads(json.dumps(presentation_spec(spec)))
+    at.toggle(key="present").set_value(False).run()
+    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 6
+
+
+def _heatmap(value: float) -> go.Figure:
+    return go.Figure(go.Heatmap(z=np.full((2, 2), value, dtype=np.float32)))
+
+
+def test_only_a_shared_figure_keeps_its_json():
+    made = []
+
+    def serialise(figure):
+        return lambda: made.append(1) or figure_json(figure)
+
+    shared = cached_figure(_heatmap, 1.5)
+    assert serialised(shared, "plain", serialise(shared)) == serialised(shared, "plain", serialise(shared))
+    assert len(made) == 1
+    serialised(shared, "other", serialise(shared))
+    assert len(made) == 2
+    own = _heatmap(1.5)  # built in this run: it may change before the next, so it is serialised every time
+    assert serialised(own, "plain", serialise(own)) == serialised(own, "plain", serialise(own))
+    assert len(made) == 4

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import io
+import json
 from contextlib import AbstractContextManager
 from urllib.parse import urlencode, urlsplit
 
@@ -17,7 +18,8 @@ import plotly.graph_objects as go
 import segno
 import streamlit as st
 
-from ui.plotly_in_place import call_site, plotly_in_place
+from ui.figure_cache import serialised
+from ui.plotly_in_place import call_site, figure_json, plotly_in_place
 from viz.style import presentation_spec
 
 PRESENT = "present"
@@ -42,8 +44,10 @@ def chart(fig: go.Figure, container=st, key: str | None = None, width="stretch",
 
     Drawn as sent: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
     and no chart theme rewrites it in the browser."""
-    spec = presentation_spec(fig.to_dict()) if presenting() else fig
-    return plotly_in_place(spec, call_site(inspect.currentframe().f_back), container, key, width, config)
+    present = presenting()
+    data = serialised(fig, (present, json.dumps(config, sort_keys=True)),
+                      lambda: figure_json(presentation_spec(fig.to_dict()) if present else fig, config))
+    return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width)
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:

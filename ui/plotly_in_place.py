@@ -61,10 +61,11 @@ def figure_json(figure: go.Figure | dict, config: dict | None = None) -> bytes:
     return pio.to_json({**spec, "config": config} if config else spec, validate=False).encode("utf-8")
 
 
-def plotly_in_place(figure: go.Figure | dict, site: str, container=st, key: str | None = None,
+def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, key: str | None = None,
                     width="stretch", config: dict | None = None):
     """Draw ``figure`` in ``container`` (the page, a column, ...), updated in place on later runs;
-    ``config`` is Plotly's plot configuration (for example the toolbar's image format).
+    ``config`` is Plotly's plot configuration (for example the toolbar's image format). A figure
+    given as bytes is already ``figure_json``'s output, its configuration included.
 
     The chart's name, which keeps it the same element from run to run, is ``"chart:<key>"`` when
     ``key`` is given; otherwise the line it is drawn from (``site``, see ``call_site``), numbered from
@@ -72,7 +73,7 @@ def plotly_in_place(figure: go.Figure | dict, site: str, container=st, key: str 
     ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
     inside and outside one fragment (no page does)."""
     serve_plotly_library()
-    data = figure_json(figure, config)
+    data = figure if isinstance(figure, bytes) else figure_json(figure, config)
     name = f"chart:{key or site}"
     with nullcontext() if container is st else container:
         for count in itertools.count(1):

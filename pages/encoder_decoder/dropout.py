@@ -11,22 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
-from ui.classroom import chart
 
 from analysis.dropout import dropout_view, row_sums
-from pages.encoder_decoder.figures import MAX_FIGURES
+from ui.classroom import chart
+from ui.figure_cache import shared_figure
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
 SUBLAYERS = {"attn": "self-attention", "ffn": "feed-forward"}
 STREAMS = {"weights": 0, "attn": 1, "ffn": 2}  # one mask per place, all from the same seed
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def _weights_figure(before, after, keep, tokens, p, title):
     return dropout_weights_figure(before, after, keep, tokens, tokens, p, title)
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def _activations_figure(before, after, keep, tokens, p, title):
     return dropout_activations_figure(before, after, keep, tokens, p, title)
 

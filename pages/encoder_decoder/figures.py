@@ -1,22 +1,19 @@
 """Cached figures of the encoder-decoder page: building a Plotly figure costs tens of ms, so the
-same inputs return the same figure object (shared and read-only: st.plotly_chart only copies it)."""
+same inputs return the same figure object, shared and read-only (``ui.figure_cache``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
-import streamlit as st
 
+from ui.figure_cache import shared_figure
 from viz.encoder_decoder import top_k_bars
 from viz.heads import head_grid_figure
 from viz.heatmap import matrix_heatmap
 from viz.layer_steps import ffn_active_figure, layernorm_figure, residual_norms_figure
 from viz.style import projector_fonts
 
-MAX_FIGURES = 64
-
-
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def attention_figure(weights: np.ndarray, rows: tuple[str, ...], cols: tuple[str, ...], title: str,
                      head: int | None, causal: bool, row_name: str, col_name: str) -> go.Figure:
     """One head's ``[Lq, Lk]`` map (``head`` 0-based) or, with ``head=None``, all heads of
@@ -28,28 +25,28 @@ def attention_figure(weights: np.ndarray, rows: tuple[str, ...], cols: tuple[str
                                           col_name=col_name))
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def output_figure(labels: tuple[str, ...], probabilities: np.ndarray, title: str,
                   highlight: int | None) -> go.Figure:
     """Top-k bars of one position's next-token distribution."""
     return projector_fonts(top_k_bars(labels, probabilities, title, highlight))
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def norms_figure(stage_names: tuple[str, ...], norms: np.ndarray, tokens: tuple[str, ...],
                  title: str) -> go.Figure:
     """Per-token vector norms ``[S, L]`` along the steps of one layer."""
     return projector_fonts(residual_norms_figure(stage_names, norms, tokens, title))
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def layernorm_stats_figure(names: tuple[str, ...], before: tuple[np.ndarray, ...], after: tuple[np.ndarray, ...],
                            tokens: tuple[str, ...], title: str) -> go.Figure:
     """Mean and std per token before and after each LayerNorm of one layer."""
     return projector_fonts(layernorm_figure(names, before, after, tokens, title))
 
 
-@st.cache_resource(max_entries=MAX_FIGURES, show_spinner=False)
+@shared_figure
 def ffn_figure(fractions: np.ndarray, tokens: tuple[str, ...], d_ff: int, title: str) -> go.Figure:
     """Fraction of feed-forward units > 0 per token."""
     return projector_fonts(ffn_active_figure(fractions, tokens, d_ff, title))
