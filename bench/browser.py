@@ -4,7 +4,7 @@
 
 A browser rerun can never beat a bare Streamlit page with one slider and one small
 heatmap (``bench/floor_page.py``, served by its own ``streamlit run`` beside the app):
-that is the floor. On each page's default tab, every visible control (slider, select
+that is the floor. On each page's default tab, every visible, enabled control (slider, select
 slider, selectbox, radio, segmented control or pills, toggle or checkbox, multiselect,
 number input) is changed ``--changes`` times, there and back, and each change is
 followed by a nudge of the floor page's slider in the same browser, so both are timed
@@ -188,7 +188,7 @@ class PageResult:
 
 
 def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[float]], list[float]]:
-    """Change every visible control ``changes`` times, each followed by a floor nudge; timings by control."""
+    """Change every visible, enabled control ``changes`` times, each followed by a floor nudge; timings by control."""
     controls = [Control(**found) for found in page.evaluate(CONTROLS_JS)]
     by_control: dict[str, list[float]] = {}
     floor_times: list[float] = []

@@ -1,5 +1,5 @@
-"""The controls of a page for ``bench/browser.py``: how to find every visible control of a page's main area,
-and one change of each kind (slider, select, radio, segmented control, toggle, multiselect, number input)."""
+"""The controls of a page for ``bench/browser.py``: how to find every visible, enabled control of a page's
+main area, and one change of each kind (slider, select, radio, segmented control, toggle, multiselect, number input)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 
-# The visible controls in the page's main area: kind, label, and the label's occurrence.
+# The visible, enabled controls in the page's main area: kind, label, and the label's occurrence.
 CONTROLS_JS = """
 () => {
   const kinds = {stSlider: "slider", stSelectbox: "select", stRadio: "radio", stButtonGroup: "segmented",
@@ -17,7 +17,7 @@ CONTROLS_JS = """
   const found = [], seen = {};
   const main = document.querySelector("[data-testid=stMain]") || document;
   for (const el of main.querySelectorAll(Object.keys(kinds).map(k => `[data-testid=${k}]`).join(","))) {
-    if (!el.checkVisibility()) continue;
+    if (!el.checkVisibility() || el.querySelector("input:disabled")) continue;  // hidden, or off for now
     const label = (el.querySelector("[data-testid=stWidgetLabel]")?.innerText || "").trim();
     const testid = el.dataset.testid, key = testid + "|" + label;
     seen[key] = (seen[key] ?? -1) + 1;
