@@ -4,6 +4,7 @@ the figure it sends changes, and it sends Plotly's config with the figure."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,7 +14,8 @@ import ui.classroom
 import ui.figure_cache
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
 from ui.figure_cache import cached_figure, serialised
-from ui.plotly_in_place import LIBRARY_NAME, PLOTLY_FOLDER, figure_json, serve_plotly_library
+from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
+                                serve_plotly_library)
 from viz.style import presentation_spec
 
 
@@ -51,9 +53,27 @@ def test_figure_json_is_plotlys_own_json_with_the_config():
     assert "config" not in json.loads(figure_json({"data": [], "layout": {}}))
 
 
-def test_plotly_js_is_served_from_the_installed_plotly_package():
-    assert serve_plotly_library() == LIBRARY_NAME == "ui.plotly_in_place.plotly_js"
-    assert (PLOTLY_FOLDER / "plotly.min.js").stat().st_size > 1_000_000
+def test_plotly_js_is_the_installed_packages_copy_served_from_the_apps_static_folder():
+    assert serve_plotly_library() == f"app/static/{STATIC_NAME}" == f"app/static/plotly-{plotly_js_version()}.min.js"
+    served, installed = APP_STATIC / STATIC_NAME, PLOTLY_FOLDER / "plotly.min.js"
+    assert served.read_bytes() == installed.read_bytes() and installed.stat().st_size > 1_000_000
+    assert served.stat().st_mtime == installed.stat().st_mtime  # the same Last-Modified after every restart
+
+
+def test_plotly_js_is_copied_once_and_not_where_the_folder_cannot_be_written(tmp_path):
+    assert copy_to_static(tmp_path) and (tmp_path / STATIC_NAME).stat().st_size > 1_000_000
+    before = (tmp_path / STATIC_NAME).stat().st_ino
+    assert copy_to_static(tmp_path) and (tmp_path / STATIC_NAME).stat().st_ino == before  # not copied again
+    assert [path.name for path in tmp_path.iterdir()] == [STATIC_NAME]  # no partial copy left
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    assert not copy_to_static(blocked / "static")  # the app then serves it from a component route
+
+
+def plotly_js_version() -> str:
+    """plotly.js's version, from the banner at the top of the installed file."""
+    banner = (PLOTLY_FOLDER / "plotly.min.js").read_text(encoding="utf-8")[:200]
+    return re.search(r"plotly\.js v(\d+\.\d+\.\d+)", banner).group(1)
 
 
 def _three_charts_from_one_line():

@@ -7,13 +7,19 @@ element stays, and its JavaScript (``plotly_in_place.js``) hands the new figure 
 which updates the plot it already has: three changed figures cost the browser about 1.05 x the
 floor page's one new plot instead of 1.7 x. A figure that did not change is not drawn again.
 
-plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server
-(a ``components.v1`` folder route): nothing is fetched from outside.
+plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server:
+nothing is fetched from outside. It is copied once into the app's ``static/`` folder, named by its
+version, and served from there (``server.enableStaticServing``): that route sends Last-Modified and
+an ETag, so the browser keeps the 4.8 MB and a reload or a new tab loads it from its cache. Where the
+folder cannot be written, a ``components.v1`` folder route serves it instead, which the browser
+fetches again on every full page load.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -22,14 +28,16 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 import streamlit.components.v1 as components_v1
+from plotly.offline import get_plotlyjs_version
 from streamlit.errors import StreamlitDuplicateElementKey
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
+APP_STATIC = Path(__file__).resolve().parent.parent / "static"  # served at app/static/ (next to app.py)
+STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a new address
 LIBRARY_NAME = f"{__name__}.plotly_js"  # Streamlit names a declared component "<module>.<name>"
-LIBRARY_PATH = f"component/{LIBRARY_NAME}/plotly.min.js"  # relative to the page's address
 COMPONENT_NAME = "attention_lab_plotly"
 
-_JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8").replace("__LIBRARY__", LIBRARY_PATH)
+_JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8")
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).
@@ -38,13 +46,40 @@ div.lab-chart:fullscreen, div.lab-chart.lab-chart-expanded { background: #ffffff
 div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; }
 [data-stale="true"]:has(.lab-chart-expanded) { opacity: 1 !important; transition: none !important; }
 """
-_draw = st.components.v2.component(COMPONENT_NAME, js=_JS, css=FULL_SCREEN_CSS, isolate_styles=False)
+
+
+def copy_to_static(folder: Path) -> bool:
+    """Put the installed ``plotly.min.js`` in ``folder`` as ``STATIC_NAME``, unless it is there already,
+    keeping its modification time (the route's Last-Modified and ETag stay the same across restarts).
+    The copy is written under another name and then renamed, so no request ever reads half a file.
+    False when the folder cannot be written."""
+    source, target = PLOTLY_FOLDER / "plotly.min.js", folder / STATIC_NAME
+    try:
+        if target.is_file() and target.stat().st_size == source.stat().st_size:
+            return True
+        folder.mkdir(exist_ok=True)
+        partial = folder / f".{STATIC_NAME}.{os.getpid()}.partial"
+        shutil.copy2(source, partial)
+        os.replace(partial, target)
+        return True
+    except OSError:
+        return False
 
 
 @st.cache_resource(show_spinner=False)
 def serve_plotly_library() -> str:
-    """Serve ``plotly.min.js`` from this server, once per process; the component's name."""
-    return components_v1.declare_component("plotly_js", path=str(PLOTLY_FOLDER)).name
+    """Serve ``plotly.min.js`` from this server, once per process; its address relative to the page's:
+    the app's static route, or a component folder route where static files cannot be served."""
+    if st.get_option("server.enableStaticServing") and copy_to_static(APP_STATIC):
+        return f"app/static/{STATIC_NAME}"
+    return f"component/{components_v1.declare_component('plotly_js', path=str(PLOTLY_FOLDER)).name}/plotly.min.js"
+
+
+@st.cache_resource(show_spinner=False)
+def _drawer():
+    """The chart component, once per process, loading plotly.js from where ``serve_plotly_library`` put it."""
+    js = _JS.replace("__LIBRARY__", serve_plotly_library())
+    return st.components.v2.component(COMPONENT_NAME, js=js, css=FULL_SCREEN_CSS, isolate_styles=False)
 
 
 def call_site(frame) -> str:
@@ -72,13 +107,13 @@ def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, k
     the second chart that line draws in one run on: ``"chart:positional_encoding/curves.py:59"``,
     ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
     inside and outside one fragment (no page does)."""
-    serve_plotly_library()
+    draw = _drawer()
     data = figure if isinstance(figure, bytes) else figure_json(figure, config)
     name = f"chart:{key or site}"
     with nullcontext() if container is st else container:
         for count in itertools.count(1):
             try:
-                return _draw(data=data, key=name if count == 1 else f"{name} #{count}", width=width,
+                return draw(data=data, key=name if count == 1 else f"{name} #{count}", width=width,
                              height="content")
             except StreamlitDuplicateElementKey:
                 if key:  # a name given by the caller is its own to keep unique

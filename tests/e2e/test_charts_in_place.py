@@ -70,7 +70,7 @@ def test_charts_draw_when_the_app_is_served_under_a_path(page):
 
 
 def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
-    page.route(re.compile(r"/plotly\.min\.js"), lambda route: route.abort())
+    page.route(re.compile(r"/plotly[^/]*\.min\.js"), lambda route: route.abort())
     page.goto(f"{server_url}/masks")
     wait_idle(page, timeout=60_000)
     message = page.locator("div.lab-chart", has_text="The chart could not be drawn: reload the page.")
