@@ -10,9 +10,9 @@ floor page's one new plot instead of 1.7 x. A figure that did not change is not 
 plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server:
 nothing is fetched from outside. It is copied once into the app's ``static/`` folder, named by its
 version, and served from there (``server.enableStaticServing``): that route sends Last-Modified and
-an ETag, so the browser keeps the 4.8 MB and a new tab or another full page load takes it from its
-cache. Where the folder cannot be written, a ``components.v1`` folder route serves it instead, which
-the browser fetches again on every full page load.
+an ETag, so a browser can keep the 4.8 MB and take it from its cache for a new tab or another full
+page load. Where the folder cannot be written, a ``components.v1`` folder route serves it instead,
+which sends neither, so the browser fetches it again on every full page load.
 """
 
 from __future__ import annotations
