@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui.classroom
 import ui.figure_cache
+import ui.plotly_in_place
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
 from ui.figure_cache import cached_figure, serialised
 from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
@@ -68,6 +70,15 @@ def test_plotly_js_is_copied_once_and_not_where_the_folder_cannot_be_written(tmp
     blocked = tmp_path / "a file"
     blocked.write_text("")
     assert not copy_to_static(blocked / "static")  # the app then serves it from a component route
+
+
+def test_a_copy_that_fails_halfway_leaves_nothing_behind(tmp_path, monkeypatch):
+    def disk_full(source, target):
+        Path(target).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ui.plotly_in_place.shutil, "copy2", disk_full)
+    assert not copy_to_static(tmp_path) and list(tmp_path.iterdir()) == []
 
 
 def plotly_js_version() -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from pathlib import Path
 
 import plotly
@@ -34,7 +34,6 @@ from streamlit.errors import StreamlitDuplicateElementKey
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"  # served at app/static/ (next to app.py)
 STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a new address
-LIBRARY_NAME = f"{__name__}.plotly_js"  # Streamlit names a declared component "<module>.<name>"
 COMPONENT_NAME = "attention_lab_plotly"
 
 _JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8")
@@ -54,15 +53,17 @@ def copy_to_static(folder: Path) -> bool:
     The copy is written under another name and then renamed, so no request ever reads half a file.
     False when the folder cannot be written."""
     source, target = PLOTLY_FOLDER / "plotly.min.js", folder / STATIC_NAME
+    partial = folder / f".{STATIC_NAME}.{os.getpid()}.partial"
     try:
         if target.is_file() and target.stat().st_size == source.stat().st_size:
             return True
         folder.mkdir(exist_ok=True)
-        partial = folder / f".{STATIC_NAME}.{os.getpid()}.partial"
         shutil.copy2(source, partial)
         os.replace(partial, target)
         return True
     except OSError:
+        with suppress(OSError):  # no half copy left behind
+            partial.unlink(missing_ok=True)
         return False
 
 
@@ -72,7 +73,8 @@ def serve_plotly_library() -> str:
     the app's static route, or a component folder route where static files cannot be served."""
     if st.get_option("server.enableStaticServing") and copy_to_static(APP_STATIC):
         return f"app/static/{STATIC_NAME}"
-    return f"component/{components_v1.declare_component('plotly_js', path=str(PLOTLY_FOLDER)).name}/plotly.min.js"
+    component = components_v1.declare_component("plotly_js", path=str(PLOTLY_FOLDER))
+    return f"component/{component.name}/plotly.min.js"
 
 
 @st.cache_resource(show_spinner=False)
