@@ -142,6 +142,7 @@ def test_only_a_shared_figure_keeps_its_json():
     def serialise(figure):
         return lambda: made.append(1) or figure_json(figure)
 
+    ui.figure_cache._build.clear()
     shared = cached_figure(_heatmap, 1.5)
     assert serialised(shared, "plain", serialise(shared)) == serialised(shared, "plain", serialise(shared))
     assert len(made) == 1
