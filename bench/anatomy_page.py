@@ -40,10 +40,7 @@ def self_attention_controls() -> None:
     st.markdown("Each token's vector **x** is multiplied by W_Q, W_K and W_V.")
 
 
-value = st.slider("floor", 0, 100, 50, key="floor")
-if st.query_params.get("controls") == "1":
-    self_attention_controls()
-def changed_heatmap(chart: int) -> go.Heatmap:
+def changed_heatmap(chart: int, value: int) -> go.Heatmap:
     """z[i, j] = sin((i + (chart + 1) j) / 3 + value / 10): every nudge changes every cell; the colours
     and colour bar are the figure's diverging colour axis."""
     z = np.sin(np.add.outer(np.arange(12), np.arange(16) * (chart + 1)) / 3.0 + value / 10.0)
@@ -55,12 +52,15 @@ def styled(figure: go.Figure, title: str) -> go.Figure:
     return base_layout(figure, title, 360).update_layout(coloraxis=dict(colorscale="RdBu_r", cmid=0.0))
 
 
+value = st.slider("floor", 0, 100, 50, key="floor")
+if st.query_params.get("controls") == "1":
+    self_attention_controls()
 charts = int(st.query_params.get("charts", "0"))
 if st.query_params.get("panels") == "1" and charts:
     figure = make_subplots(rows=1, cols=charts)
     for chart in range(charts):
-        figure.add_trace(changed_heatmap(chart), row=1, col=chart + 1)
+        figure.add_trace(changed_heatmap(chart, value), row=1, col=chart + 1)
     plotly_in_place(styled(figure, f"{charts} changed panels"), "anatomy:panels")
 else:
     for chart in range(charts):
-        plotly_in_place(styled(go.Figure(changed_heatmap(chart)), f"changed chart {chart + 1}"), f"anatomy:{chart}")
+        plotly_in_place(styled(go.Figure(changed_heatmap(chart, value)), f"changed chart {chart + 1}"), f"anatomy:{chart}")
