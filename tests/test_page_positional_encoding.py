@@ -64,6 +64,18 @@ def test_curves_and_table_match_the_formula(default_page):
     assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)
 
 
+@pytest.mark.parametrize("base, curve_ends_above", [("10000", True), ("1", False)])
+def test_wavelength_label_sits_off_the_curve_and_ticks_are_powers_of_ten(base, curve_ends_above):
+    """The 'positions shown' label goes below the dotted line when the curve ends above it (base 10000: the
+    last pair's wavelength is about 4e4 positions), above the line when the curve stays below (base 1: 2*pi)."""
+    figure = chart_by_title(section("Curves", base=base), "Wavelength per pair")
+    last = decode_array(figure["data"][0]["y"])[-1]
+    assert (last > 100) == curve_ends_above
+    label, = [a for a in figure["layout"]["annotations"] if a["text"] == "100 positions shown"]
+    assert label["y"] == pytest.approx(2.0) and label["yanchor"] == ("top" if curve_ends_above else "bottom")
+    assert figure["layout"]["yaxis"]["type"] == "log" and figure["layout"]["yaxis"]["dtick"] == 1
+
+
 def test_similarity_depends_on_the_offset_only():
     default_page = section("Similarity")
     sim = decode_array(chart_by_title(default_page, "PE[p]·PE[q] for all positions")["data"][0]["z"])

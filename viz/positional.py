@@ -79,14 +79,17 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
         line=dict(color=head_color(0), width=2.5),
         hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
     fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"))
-    # On a log axis an annotation's y is log10 of the value (add_hline's own label lands off the chart).
-    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)), yanchor="top",
+    # The label sits at the right end, on the side of the line the curve's end is not on. On a log axis an
+    # annotation's y is log10 of the value (add_hline's own label lands off the chart).
+    curve_ends_above = float(wavelengths[-1]) > positions
+    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)),
+                       yanchor="top" if curve_ends_above else "bottom",
                        text=f"{positions} positions shown", showarrow=False, font=dict(color="#d62728"))
     base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
-    fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], showgrid=True,
-                     gridcolor="#eeeeee")
+    fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], dtick=1, showgrid=True,
+                     gridcolor="#eeeeee")  # dtick=1: a label per power of ten, none in between
     reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
