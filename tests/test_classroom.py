@@ -15,7 +15,7 @@ from PIL import Image
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, run_page
 from ui.classroom import qr_png
 from ui.pages_index import PAGES
-from viz.style import FONT, GRID_COLOR, HEAD_COLORS, presentation_spec
+from viz.style import FONT, GRID_COLOR, HEAD_COLORS, base_layout, presentation_spec
 
 
 def font_sizes(node, path="") -> dict[str, float]:
@@ -56,6 +56,16 @@ def test_presentation_spec_scales_every_font_and_nothing_else():
         assert sizes_after[where] == 1.5 * size, where
     assert after["layout"]["height"] == 500 and before["layout"]["height"] == 400  # the input is not changed
     assert without_fonts(after) == without_fonts(before)
+
+
+def test_presentation_spec_widens_every_margin_and_leaves_the_title_below_the_toolbar():
+    fig = base_layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 2])), "a title", 300)
+    fig.update_layout(margin=dict(t=110))
+    after = presentation_spec(fig.to_dict())
+    assert after["layout"]["margin"] == {"l": 15, "r": 15, "t": 165, "b": 15}
+    assert fig.layout.margin.t == 110  # the input is not changed
+    title = after["layout"]["template"]["layout"]["title"]
+    assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1, "top") and title["pad"]["t"] >= 30
 
 
 @pytest.mark.parametrize("path", [page.path for page in PAGES if page.url_path not in ("home", "lessons")])

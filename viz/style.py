@@ -24,8 +24,11 @@ GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 # to hide those past the figure's edge (a fifth of the Train page's drawing time).
 _AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS_LINE_COLOR, ticks="",
              title=dict(standoff=12), automargin=True, ticklabeloverflow="allow")
+# The title hangs from the figure's top edge below the strip where Plotly shows its toolbar on hover
+# (about 26 px of icons at the top right), so the toolbar never covers a long title on a narrow chart.
+TITLE_BELOW_TOOLBAR = dict(yref="container", y=1.0, yanchor="top", pad=dict(t=34))
 LAB_TEMPLATE = go.layout.Template(
-    layout=dict(font=FONT, title=dict(font=dict(weight=600)), colorway=list(HEAD_COLORS), paper_bgcolor="white", plot_bgcolor="white",
+    layout=dict(font=FONT, title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR), colorway=list(HEAD_COLORS), paper_bgcolor="white", plot_bgcolor="white",
                 xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(family=FONT["family"])),
                 coloraxis=dict(colorbar=dict(outlinewidth=0, ticks="")), hovermode="closest"),
     data=dict(heatmap=[go.Heatmap(colorbar=dict(outlinewidth=0, ticks=""))]))
@@ -89,9 +92,9 @@ PRESENTATION_FONT_SCALE, PRESENTATION_HEIGHT_SCALE = 1.5, 1.25
 
 def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
                       height_scale: float = PRESENTATION_HEIGHT_SCALE) -> dict:
-    """A figure's dict (``fig.to_dict()``) for the projector: every font size and the left, right and
-    bottom margins times ``font_scale``, the height times ``height_scale``; data, colours and ranges
-    untouched. Returns a new dict.
+    """A figure's dict (``fig.to_dict()``) for the projector: every font size and the four margins times
+    ``font_scale``, the height times ``height_scale``; data, colours and ranges untouched. Returns a new
+    dict.
 
     A font is any dict stored under a key ending in "font" (``font``, ``tickfont``, ``textfont``,
     ``title.font``, a colour bar's fonts, ...); one without a size inherits ``layout.font``, which
@@ -110,8 +113,8 @@ def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
 
     layout = dict(spec.get("layout", {}))
     layout["font"] = {**FONT, **layout.get("font", {})}
-    if isinstance(layout.get("margin"), dict):  # room for the larger tick labels at the edges
-        layout["margin"] = {side: value * font_scale if side in "lrb" and isinstance(value, (int, float)) else value
+    if isinstance(layout.get("margin"), dict):  # room for the larger tick labels, titles and panel names
+        layout["margin"] = {side: value * font_scale if side in "lrtb" and isinstance(value, (int, float)) else value
                             for side, value in layout["margin"].items()}
     if isinstance(layout.get("height"), (int, float)):
         layout["height"] = int(layout["height"] * height_scale)
