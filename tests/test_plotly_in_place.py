@@ -72,6 +72,14 @@ def test_plotly_js_is_copied_once_and_not_where_the_folder_cannot_be_written(tmp
     assert not copy_to_static(blocked / "static")  # the app then serves it from a component route
 
 
+def test_an_upgrade_replaces_the_copy_of_the_previous_plotly_js(tmp_path):
+    previous, unrelated = tmp_path / "plotly-0.9.0.min.js", tmp_path / "notes.txt"
+    previous.write_text("an older plotly.js")
+    unrelated.write_text("not plotly.js")
+    assert copy_to_static(tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([STATIC_NAME, "notes.txt"])
+
+
 def test_a_copy_that_fails_halfway_leaves_nothing_behind(tmp_path, monkeypatch):
     def disk_full(source, target):
         Path(target).write_bytes(b"half")
