@@ -122,9 +122,9 @@ def test_share_shows_the_views_link_and_a_qr_code_of_it():
 def test_reset_returns_every_control_to_its_default_and_keeps_presentation_mode():
     at = run_page("pages/multi_head/page.py", {"layers": "3", "heads": "2"})
     at.toggle(key="present").set_value(True).run()
-    assert at.slider(key="layers").value == 3 and at.selectbox(key="heads").value == 2
+    assert at.slider(key="layers").value == 3 and at.select_slider(key="heads").value == 2
     at.button(key="reset_page").click()
     at.run()
     assert_no_exception(at)
-    assert at.slider(key="layers").value == 2 and at.selectbox(key="heads").value == 4
+    assert at.slider(key="layers").value == 2 and at.select_slider(key="heads").value == 4
     assert at.toggle(key="present").value

@@ -186,12 +186,12 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
     at = run_page(PAGE, params)
     assert_no_exception(at)
     assert at.session_state["section"] == "One layer"
-    assert at.selectbox(key="step").value == 2
+    assert at.select_slider(key="step").value == 2
     assert [s["layout"]["title"]["text"] for s in chart_specs(at)][0].startswith("Encoder layer 2 · vector norm")
     assert chart_by_title(open_section(at, "Feed-forward"), "Encoder layer 2 · feed-forward units")  # same layer
     at = open_section(at, "Attention")
     assert at.text_input(key="src").value == "a b c" and at.slider(key="enc").value == 3
-    assert at.select_slider(key="d_model").value == 32 and at.selectbox(key="heads").value == 8
+    assert at.select_slider(key="d_model").value == 32 and at.select_slider(key="heads").value == 8
     assert at.number_input(key="seed").value == 7 and at.selectbox(key="norm").value == "pre"
     assert at.selectbox(key="head").value == 8
     z = heatmap_z(chart_by_title(at, "Layer 3 · head 8 · encoder self-attention"))
@@ -209,7 +209,7 @@ def test_views_fall_back_when_their_options_shrink():
     at.slider(key="enc").set_value(1).run()
     at.slider(key="dec").set_value(1).run()
     at.text_input(key="tgt").set_value("a").run()
-    at.selectbox(key="heads").set_value(2).run()
+    at.select_slider(key="heads").set_value(2).run()
     assert_no_exception(at)
     assert chart_by_title(at, "Position 0 · top 10")
     assert chart_by_title(open_section(at, "Attention"), "Layer 1 · all 2 heads · decoder masked self-attention")
@@ -248,7 +248,7 @@ def test_dropout_tab_applies_a_seeded_mask_to_the_models_own_numbers():
     params = {"section": "Dropout", "dropout": str(p), "drop_seed": "7", "drop_head": "head 2", "step": "2"}
     at = run_page(PAGE, params)
     assert_no_exception(at)
-    assert at.number_input(key="drop_seed").value == 7 and at.selectbox(key="step").value == 2
+    assert at.number_input(key="drop_seed").value == 7 and at.select_slider(key="step").value == 2
     weights, activations = dropout_panels(at, 2, 2)
     record = recorded(TransformerConfig(dropout=p))
     before, after = (decode_array(trace(weights, n)["z"]).astype(np.float64) for n in ("before", "after"))

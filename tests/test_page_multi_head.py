@@ -126,7 +126,7 @@ def test_compare_of_a_causal_model_masks_the_future_in_all_three_panels():
 def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
     at = run_page(PAGE, {"heads": "3"})
     assert_no_exception(at)
-    assert at.selectbox(key="heads").value == 4 and chart_specs(at)
+    assert at.select_slider(key="heads").value == 4 and chart_specs(at)
     at = run_page(PAGE, {"text": ""})
     assert_no_exception(at)
     assert not chart_specs(at) and at.info

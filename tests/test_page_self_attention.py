@@ -97,7 +97,7 @@ def test_shared_link_restores_tab_widgets_and_drawn_data():
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
     assert at.toggle(key="causal").value and at.selectbox(key="pe").value == "none"
-    assert at.selectbox(key="heads").value == 4 and at.slider(key="temp").value == 0.5
+    assert at.select_slider(key="heads").value == 4 and at.slider(key="temp").value == 0.5
     assert at.selectbox(key="query").value == 2 and at.selectbox(key="numbers").value == "attention weights A"
     assert at.session_state["section"] == OUTPUT and not any("Raw scores" in t for t in titles(at))
     weights = at.dataframe[0].value.to_numpy(dtype=np.float64)  # the numbers table, masked cells empty

@@ -64,7 +64,7 @@ def test_step_trains_and_a_learning_rate_change_keeps_the_weights():
     assert trainer(at) is first and first.step == 10  # same run, same weights
     assert all((weights[k] == v).all() for k, v in first.model.state_dict().items())
     assert first.optimizer.param_groups[0]["lr"] == pytest.approx(1e-3) or first.setup.learning_rate == 1e-3
-    at.selectbox(key="heads").set_value(1)
+    at.select_slider(key="heads").set_value(1)
     at.run()
     assert "trainer" not in at.session_state and shown_step(at) == 0  # another architecture: a new model
 
@@ -113,7 +113,7 @@ def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input
     upload(at, "copy.safetensors", (Path(__file__).parents[1] / "checkpoints" / "copy.safetensors").read_bytes())
     run = trainer(at)
     assert run.task.name == "copy" and run.step > 0 and run.done
-    assert at.selectbox(key="task").value == "copy" and at.selectbox(key="d_model").value == run.setup.d_model
+    assert at.selectbox(key="task").value == "copy" and at.select_slider(key="d_model").value == run.setup.d_model
     assert any("is open at step" in s.value for s in at.success)
     at.text_input(key="try").set_value("abcd")
     at.run()

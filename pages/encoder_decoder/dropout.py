@@ -14,6 +14,7 @@ import streamlit as st
 
 from analysis.dropout import dropout_view, row_sums
 from ui.classroom import chart
+from ui.controls import stops_slider
 from ui.figure_cache import shared_figure
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
@@ -64,8 +65,7 @@ def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
     """Encoder layer (1-based, URL key ``step`` shared with the layer sections), head (1-based),
     sub-layer, mask seed and rate p (the page's dropout setting; a checkpoint gets its own slider)."""
     cols = st.columns(5 if trained else 4)
-    layer = cols[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)), key="step",
-                              bind="query-params")
+    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step", container=cols[0])
     head = cols[1].selectbox("head", list(range(1, config.num_heads + 1)), format_func=lambda h: f"head {h}",
                              key="drop_head", bind="query-params")
     sublayers = SUBLAYERS if config.feed_forward else {"attn": SUBLAYERS["attn"]}

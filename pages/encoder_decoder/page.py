@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.controls import section_picker
+from ui.controls import section_picker, stops_slider
 from pages.encoder_decoder.controls import (id_names, matrix_frame, model_controls, numbered, rank_of, shifted_right,
                                 teacher_forcing_table, three_decimals, top_k)
 from pages.encoder_decoder.figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
@@ -84,7 +84,7 @@ def attention_section(pair: SentencePair):
     c1, c2, c3 = st.columns(3)
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
-    layer = c2.selectbox("layer", list(range(1, n_layers + 1)), key="layer", bind="query-params")
+    layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)
     head = c3.selectbox("head", ["all"] + list(range(1, config.num_heads + 1)),
                         format_func=lambda h: "all heads" if h == "all" else f"head {h}",
                         key="head", bind="query-params")
@@ -174,8 +174,7 @@ def output_section(pair: SentencePair):
 def pick_encoder_layer(pair: SentencePair):
     """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key ``step``."""
     config = pair.config
-    layer = st.columns(3)[0].selectbox("encoder layer", list(range(1, config.num_encoder_layers + 1)),
-                                       key="step", bind="query-params")
+    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step", container=st.columns(3)[0])
     layer = min(int(layer or 1), config.num_encoder_layers)
     return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 

@@ -11,7 +11,7 @@ import streamlit as st
 from transformer.spec import ModelSpec
 from analysis import masks as mask_math
 from pages.masks import sections as sections
-from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control
+from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control, stops_slider
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.classroom import explanation
@@ -69,7 +69,7 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     if loaded.kind == "decoder-only":
         layers = loaded.config.num_decoder_layers
     layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
-    head = c[5].selectbox("head to show", list(range(1, heads + 1)), key="head", bind="query-params")
+    head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
     shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
     st.caption(f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the "

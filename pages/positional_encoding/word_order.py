@@ -8,7 +8,7 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from viz.word_order import attention_pair_figure, word_rows_figure
 
-from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control
+from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control, stops_slider
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
@@ -50,7 +50,7 @@ def render_word_order(base: float) -> None:
                                 seed, causal=False) for name in ("none", scheme)}
     c1, c2, c3 = st.columns(3)
     layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params") if layers > 1 else 1
-    head = c2.selectbox("head to show", list(range(1, heads + 1)), key="wo_head", bind="query-params")
+    head = stops_slider("head to show", range(1, heads + 1), "wo_head", container=c2)
     h = min(int(head or 1), heads) - 1  # heads and layers are numbered from 1 on screen
     perm = reorder_mapping(a.tokens, b.tokens)
     names = ("sentence A", "sentence B")

@@ -5,7 +5,7 @@ import streamlit as st
 from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, sections
 from ui.classroom import explanation
-from ui.controls import section_picker
+from ui.controls import section_picker, stops_slider
 from ui.routing import require_navigation
 
 require_navigation()
@@ -32,9 +32,9 @@ def pretrained_view() -> None:
     part only, not the page's title, explanation and navigation."""
     text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
     c1, c2, c3 = st.columns([1, 1, 2])
-    cap = c1.selectbox("at most (tokens)", numbers.CAPS, index=2, key="cap", bind="query-params",
+    cap = stops_slider("at most (tokens)", numbers.CAPS, "cap", numbers.CAPS[2], c1,
                        help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
-    layer = c2.selectbox("layer", list(range(1, 7)), key="layer", bind="query-params",
+    layer = stops_slider("layer", range(1, 7), "layer", container=c2,
                          help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
     hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
                      help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "

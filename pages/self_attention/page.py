@@ -11,7 +11,7 @@ import streamlit as st
 from pages.self_attention.sections import RENDER, SECTIONS, HeadOnText, numbers_table
 from pages.self_attention.steps import attention_steps
 from transformer.spec import ModelSpec
-from ui.controls import head_options, positional_control, section_picker, seed_control
+from ui.controls import head_options, positional_control, section_picker, seed_control, stops_slider
 from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.models import LoadedModel
@@ -43,9 +43,9 @@ def random_model() -> ModelSpec:
                                bind="query-params", help="Width of each token vector x_i.")
     positional = positional_control(container=c5)
     options = head_options(d_model, positional)
-    heads = c2.selectbox("heads h", options, index=min(1, len(options) - 1), key="heads", bind="query-params",
+    heads = stops_slider("heads h", options, "heads", options[min(1, len(options) - 1)], c2,
                          help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
-    n_layers = c3.selectbox("layers", [1, 2, 3, 4], key="layers", bind="query-params")
+    n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", container=c3)
     with c4:
         seed = seed_control()
     causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
@@ -76,9 +76,9 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     settings nor the sentence."""
     config = loaded.config
     model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
-    layer = row[0].selectbox("layer", list(range(1, model_layers + 1)), key="layer", bind="query-params",
-                             help="Layers and heads are numbered from 1.")
-    head = row[1].selectbox("head", list(range(1, config.num_heads + 1)), key="head", bind="query-params")
+    layer = stops_slider("layer", range(1, model_layers + 1), "layer", container=row[0],
+                         help="Layers and heads are numbered from 1.")
+    head = stops_slider("head", range(1, config.num_heads + 1), "head", container=row[1])
     layer, head = min(int(layer or 1), model_layers), min(int(head or 1), config.num_heads)
     causal = loaded.kind == "decoder-only"
     what = "the encoder of " if loaded.kind == "encoder-decoder" else ""

@@ -13,7 +13,7 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from transformer import TASK_NAMES, TrainingSetup, default_setup
-from ui.controls import POSITIONAL_LABELS
+from ui.controls import POSITIONAL_LABELS, stops_slider
 
 # widget key -> TrainingSetup field
 FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", "d_model": "d_model", "d_ff": "d_ff",
@@ -47,17 +47,14 @@ def setup_controls() -> TrainingSetup | None:
                             help="Choosing a task loads its recommended settings below.")
     kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
     kind = row[1].selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
-    layers = row[2].selectbox("layers", OPTIONS["layers"], index=at("layers", base.layers), key="layers",
-                              bind="query-params", help="Try 1 layer on induction: it never forms an induction head.")
-    heads = row[3].selectbox("heads", OPTIONS["heads"], index=at("heads", base.heads), key="heads",
-                             bind="query-params")
-    d_model = row[4].selectbox("d_model", OPTIONS["d_model"], index=at("d_model", base.d_model), key="d_model",
-                               bind="query-params")
+    layers = stops_slider("layers", OPTIONS["layers"], "layers", base.layers, row[2],
+                          help="Try 1 layer on induction: it never forms an induction head.")
+    heads = stops_slider("heads", OPTIONS["heads"], "heads", base.heads, row[3])
+    d_model = stops_slider("d_model", OPTIONS["d_model"], "d_model", base.d_model, row[4])
     row = st.columns([1, 1.2, 1.2, 1, 1])
     attention_only = row[0].toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
                                    help="No feed-forward sub-layers: only attention moves information.")
-    d_ff = row[1].selectbox("d_ff", OPTIONS["d_ff"], index=at("d_ff", base.d_ff), key="d_ff", bind="query-params",
-                            disabled=attention_only)
+    d_ff = stops_slider("d_ff", OPTIONS["d_ff"], "d_ff", base.d_ff, row[1], disabled=attention_only)
     positional = row[2].selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
                                   bind="query-params", format_func=POSITIONAL_LABELS.get)
     norm_first = row[3].toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",

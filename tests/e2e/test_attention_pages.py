@@ -14,8 +14,7 @@ def test_multi_head_grid_redraws_when_heads_change(page, server_url):
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     assert any("Layer 1 · 4 heads" in t for t in chart_titles(page))
-    page.locator("[data-testid=stSelectbox]", has_text="heads").first.click()
-    page.get_by_role("option", name="8", exact=True).click()
+    nudge_slider(page, "heads")  # 4 -> 8: the next of the divisors of d_model = 64
     wait_idle(page)
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                            ".some(e => e.textContent.includes('Layer 1 · 8 heads'))", timeout=20_000)
