@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 import pytest
 import zxingcpp
 from PIL import Image
@@ -58,14 +59,34 @@ def test_presentation_spec_scales_every_font_and_nothing_else():
     assert without_fonts(after) == without_fonts(before)
 
 
-def test_presentation_spec_widens_every_margin_and_leaves_the_title_below_the_toolbar():
+def title_bottom_px(layout: dict) -> float:
+    """Where the title's text ends, in px from the figure's top: it hangs from the top edge (the template's
+    ``pad.t``), one line of its font tall (1.3 x the font size, a generous line height)."""
+    title = {**layout["template"]["layout"]["title"], **layout["title"]}
+    assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1, "top")
+    return title["pad"]["t"] + 1.3 * title["font"]["size"]
+
+
+def test_title_fits_between_the_toolbar_strip_and_the_plot_plain_and_presented():
     fig = base_layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 2])), "a title", 300)
-    fig.update_layout(margin=dict(t=110))
-    after = presentation_spec(fig.to_dict())
-    assert after["layout"]["margin"] == {"l": 15, "r": 15, "t": 165, "b": 15}
-    assert fig.layout.margin.t == 110  # the input is not changed
-    title = after["layout"]["template"]["layout"]["title"]
-    assert (title["yref"], title["y"], title["yanchor"]) == ("container", 1, "top") and title["pad"]["t"] >= 30
+    plain = fig.to_dict()
+    presented = presentation_spec(plain)
+    assert presented["layout"]["margin"] == {"l": 15, "r": 15, "t": 90, "b": 15}  # every side times 1.5
+    assert plain["layout"]["margin"]["t"] == 60  # the input is not changed
+    for layout in (plain["layout"], presented["layout"]):
+        assert 26 <= layout["template"]["layout"]["title"]["pad"]["t"]  # below the toolbar's 26 px of icons
+        assert title_bottom_px(layout) <= layout["margin"]["t"], layout["margin"]
+
+
+def test_a_figure_of_panels_keeps_a_row_for_their_names_under_the_title():
+    panels = make_subplots(rows=1, cols=2, subplot_titles=("left panel", "right panel"))
+    panels.add_trace(go.Scatter(x=[0, 1], y=[1, 2]), row=1, col=1)
+    single = base_layout(go.Figure(go.Scatter(x=[0, 1], y=[1, 2])), "one plot", 300).to_dict()["layout"]
+    both = base_layout(panels, "two panels", 300).to_dict()["layout"]
+    assert both["margin"]["t"] == single["margin"]["t"] + 30
+    for layout in (both, presentation_spec({"data": [], "layout": both})["layout"]):
+        names_top = layout["margin"]["t"] - 1.3 * layout["annotations"][0]["font"]["size"]
+        assert title_bottom_px(layout) <= names_top
 
 
 @pytest.mark.parametrize("path", [page.path for page in PAGES if page.url_path not in ("home", "lessons")])

@@ -27,8 +27,11 @@ _AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS
 # The title hangs from the figure's top edge below the strip where Plotly shows its toolbar on hover
 # (about 26 px of icons at the top right), so the toolbar never covers a long title on a narrow chart.
 TITLE_BELOW_TOOLBAR = dict(yref="container", y=1.0, yanchor="top", pad=dict(t=34))
+# Above the plot: the toolbar's strip and the title; then, in a figure of panels, the row of panel names.
+TITLE_TOP_PX, PANEL_NAMES_PX = 60, 30
 LAB_TEMPLATE = go.layout.Template(
-    layout=dict(font=FONT, title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR), colorway=list(HEAD_COLORS), paper_bgcolor="white", plot_bgcolor="white",
+    layout=dict(font=FONT, title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR), colorway=list(HEAD_COLORS),
+                paper_bgcolor="white", plot_bgcolor="white",
                 xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(family=FONT["family"])),
                 coloraxis=dict(colorbar=dict(outlinewidth=0, ticks="")), hovermode="closest"),
     data=dict(heatmap=[go.Heatmap(colorbar=dict(outlinewidth=0, ticks=""))]))
@@ -38,11 +41,19 @@ def head_color(head: int) -> str:
     return HEAD_COLORS[head % len(HEAD_COLORS)]
 
 
+def has_panel_names(fig: go.Figure) -> bool:
+    """True when ``make_subplots(subplot_titles=...)`` put a row of panel names above the top panels."""
+    return any(note.yref == "paper" and note.yanchor == "bottom" and (note.y or 0.0) >= 0.999
+               for note in fig.layout.annotations)
+
+
 def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
-    """Apply the shared font, white background, title and margins."""
+    """Apply the shared font, white background, title and margins; the top margin also makes room for
+    a row of panel names under the title (``has_panel_names``)."""
+    top = TITLE_TOP_PX + (PANEL_NAMES_PX if has_panel_names(fig) else 0)
     fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
                       font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
-                      margin=dict(l=10, r=10, t=60, b=10))
+                      margin=dict(l=10, r=10, t=top, b=10))
     return fig
 
 
@@ -78,7 +89,7 @@ def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
     colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
     style = dict(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
                  font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
-                 margin=dict(l=10, r=10, t=60, b=10),
+                 margin=dict(l=10, r=10, t=TITLE_TOP_PX, b=10),
                  legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
     style.update(layout)
     for name in ("xaxis", "yaxis"):
