@@ -78,6 +78,18 @@ def test_an_upgrade_replaces_the_copy_of_the_previous_plotly_js(tmp_path):
     unrelated.write_text("not plotly.js")
     assert copy_to_static(tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([STATIC_NAME, "notes.txt"])
+    previous.write_text("left by a server that had the current copy already")
+    assert copy_to_static(tmp_path) and not previous.exists()
+
+
+def test_an_old_copy_that_cannot_be_removed_does_not_stop_the_static_route(tmp_path, monkeypatch):
+    (tmp_path / "plotly-0.9.0.min.js").write_text("an older plotly.js")
+
+    def read_only(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(ui.plotly_in_place.Path, "unlink", read_only)
+    assert copy_to_static(tmp_path) and (tmp_path / STATIC_NAME).stat().st_size > 1_000_000
 
 
 def test_a_copy_that_fails_halfway_leaves_nothing_behind(tmp_path, monkeypatch):

@@ -50,25 +50,25 @@ div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; 
 def copy_to_static(folder: Path) -> bool:
     """Put the installed ``plotly.min.js`` in ``folder`` as ``STATIC_NAME``, unless it is there already,
     keeping its modification time (the route's Last-Modified and ETag stay the same across restarts).
-    The copy is written under another name and then renamed, so no request ever reads half a file; the
-    copies of other plotly.js versions (an upgrade) are then removed. False when the folder cannot be
-    written."""
+    The copy is written under another name and then renamed, so no request ever reads half a file. Copies
+    of other plotly.js versions (left by an upgrade) are removed where they can be. False when the folder
+    cannot be written."""
     source, target = PLOTLY_FOLDER / "plotly.min.js", folder / STATIC_NAME
     partial = folder / f".{STATIC_NAME}.{os.getpid()}.partial"
     try:
-        if target.is_file() and target.stat().st_size == source.stat().st_size:
-            return True
-        folder.mkdir(exist_ok=True)
-        shutil.copy2(source, partial)
-        os.replace(partial, target)
-        for old in folder.glob("plotly-*.min.js"):
-            if old.name != STATIC_NAME:
-                old.unlink(missing_ok=True)
-        return True
+        if not (target.is_file() and target.stat().st_size == source.stat().st_size):
+            folder.mkdir(exist_ok=True)
+            shutil.copy2(source, partial)
+            os.replace(partial, target)
     except OSError:
         with suppress(OSError):  # no half copy left behind
             partial.unlink(missing_ok=True)
         return False
+    for old in folder.glob("plotly-*.min.js"):
+        if old.name != STATIC_NAME:
+            with suppress(OSError):  # a copy that cannot be removed does no harm: nothing links to it
+                old.unlink()
+    return True
 
 
 @st.cache_resource(show_spinner=False)
