@@ -249,6 +249,7 @@ def test_dropout_tab_applies_a_seeded_mask_to_the_models_own_numbers():
     at = run_page(PAGE, params)
     assert_no_exception(at)
     assert at.number_input(key="drop_seed").value == 7 and at.select_slider(key="step").value == 2
+    assert at.select_slider(key="drop_head").value == 2  # "head 2" in the link: the option as shown
     weights, activations = dropout_panels(at, 2, 2)
     record = recorded(TransformerConfig(dropout=p))
     before, after = (decode_array(trace(weights, n)["z"]).astype(np.float64) for n in ("before", "after"))

@@ -100,7 +100,7 @@ def test_shared_link_restores_head_view_and_compare():
     lines = [t for t in view["data"] if t["mode"] == "lines" and t.get("showlegend") is False]
     assert lines and all(set(t["y"][0::3]) == {2} for t in lines)  # only query 2's lines
     at = section("Compare", params)
-    assert at.selectbox(key="c_layer").value == 1 and at.selectbox(key="c_head").value == 3
+    assert at.select_slider(key="c_layer").value == 1 and at.select_slider(key="c_head").value == 3
     compare = chart_by_title(at, "Compare · layer 2 · head 4")
     assert len(compare["data"]) == 2 and at.info  # 4 vs 2 tokens: no difference panel, and a note
     expected = model_weights(3, 64, 4, False, text="a b a 2019")

@@ -36,6 +36,10 @@ def test_page_opens_on_induction_at_step_zero():
     assert_no_exception(at)
     assert at.selectbox(key="task").value == "induction" and shown_step(at) == 0
     assert not at.button(key="train").disabled and at.button(key="pause").disabled
+    assert at.select_slider(key="d_ff").disabled  # "attention only" is on: no feed-forward width to choose
+    at.toggle(key="attn_only").set_value(False).run()
+    assert_no_exception(at)
+    assert not at.select_slider(key="d_ff").disabled
 
 
 def test_sessions_share_the_untrained_model_until_they_train():

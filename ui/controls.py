@@ -33,17 +33,19 @@ def d_model_control(key: str = "d_model", default: int = 64, options=D_MODEL_OPT
 
 
 def stops_slider(label: str, options: Sequence, key: str, value=None, container=st, help: str | None = None,
-                 disabled: bool = False):
+                 disabled: bool = False, format_func=str):
     """One of a few ordered numbers (a layer, a head, a head count, a token cap) as a slider that stops at
-    each option (``st.select_slider``), bound to the URL's ``key`` with the address a drop-down would have
-    (``heads=4``). ``value`` is the default (the first option when None); a single option is shown switched off.
+    each option (``st.select_slider``), bound to the URL's ``key``. The URL holds the option as shown
+    (``format_func``), as a drop-down's does: ``heads=4``, ``drop_head=head 2``. ``value`` is the default (the
+    first option when None or not offered); a single option is shown switched off.
 
     A slider rather than a drop-down: a drop-down closes before the page reruns, which made every change
-    20-28 ms slower in the browser (a fifth to a quarter of the floor page's whole redraw).
+    20-28 ms slower in the browser (a quarter to a third of the floor page's whole redraw).
     """
     options = list(options)
-    return container.select_slider(label, options, value=options[0] if value is None else value, key=key,
-                                   bind="query-params", help=help, disabled=disabled or len(options) == 1)
+    return container.select_slider(label, options, value=value if value in options else options[0], key=key,
+                                   bind="query-params", help=help, disabled=disabled or len(options) == 1,
+                                   format_func=format_func)
 
 
 def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = 4,

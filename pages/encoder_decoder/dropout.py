@@ -66,8 +66,8 @@ def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
     sub-layer, mask seed and rate p (the page's dropout setting; a checkpoint gets its own slider)."""
     cols = st.columns(5 if trained else 4)
     layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step", container=cols[0])
-    head = cols[1].selectbox("head", list(range(1, config.num_heads + 1)), format_func=lambda h: f"head {h}",
-                             key="drop_head", bind="query-params")
+    head = stops_slider("head", range(1, config.num_heads + 1), "drop_head", container=cols[1],
+                        format_func=lambda h: f"head {h}")
     sublayers = SUBLAYERS if config.feed_forward else {"attn": SUBLAYERS["attn"]}
     sublayer = cols[2].selectbox("sub-layer output", list(sublayers), format_func=sublayers.get, key="drop_sub",
                                  bind="query-params")

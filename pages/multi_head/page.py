@@ -7,7 +7,7 @@ import streamlit as st
 
 from transformer import causal_mask
 from ui.controls import (d_model_control, heads_control, layers_control, positional_control, section_picker,
-                         seed_control)
+                         seed_control, stops_slider)
 from ui.figure_cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.model_picker import load_or_stop, model_choice
@@ -175,17 +175,16 @@ def compare(weights, tokens, spec, tokenizer, causal):
     layers, heads = weights.shape[:2]
     cols = st.columns(4)
     if mode == "two heads":
-        la = cols[0].selectbox("first: layer", range(layers), key="a_layer", bind="query-params", **ONE_BASED)
-        ha = cols[1].selectbox("first: head", range(heads), key="a_head", bind="query-params", **ONE_BASED)
-        lb = cols[2].selectbox("second: layer", range(layers), key="b_layer", bind="query-params", **ONE_BASED)
-        hb = cols[3].selectbox("second: head", range(heads), index=min(1, heads - 1), key="b_head",
-                               bind="query-params", **ONE_BASED)
+        la = stops_slider("first: layer", range(layers), "a_layer", container=cols[0], **ONE_BASED)
+        ha = stops_slider("first: head", range(heads), "a_head", container=cols[1], **ONE_BASED)
+        lb = stops_slider("second: layer", range(layers), "b_layer", container=cols[2], **ONE_BASED)
+        hb = stops_slider("second: head", range(heads), "b_head", min(1, heads - 1), cols[3], **ONE_BASED)
         first, second, tokens_b = weights[la, ha], weights[lb, hb], tokens
         names = (f"layer {la + 1} · head {ha + 1}", f"layer {lb + 1} · head {hb + 1}")
     else:
         other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st, tokenizer=tokenizer)
-        lc = cols[0].selectbox("layer", range(layers), key="c_layer", bind="query-params", **ONE_BASED)
-        hc = cols[1].selectbox("head", range(heads), key="c_head", bind="query-params", **ONE_BASED)
+        lc = stops_slider("layer", range(layers), "c_layer", container=cols[0], **ONE_BASED)
+        hc = stops_slider("head", range(heads), "c_head", container=cols[1], **ONE_BASED)
         if other is None:
             return
         second_weights = self_attention_maps(spec, other.ids)

@@ -12,6 +12,7 @@ from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
 from ui.classroom import chart
+from ui.controls import stops_slider
 from viz.labels import escape
 from ui.figure_cache import cached_figure
 from viz.attention_steps import attention_weights_figure
@@ -135,7 +136,7 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         return
     c1, c2 = st.columns(2)
     word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
-    layer = c2.selectbox("layer", list(range(1, 7)), index=4, key="cmp_layer", bind="query-params")
+    layer = stops_slider("layer", range(1, 7), "cmp_layer", 5, c2)
     ra, rb = numbers.reading(a.ids), numbers.reading(b.ids)
     rows, tokens = [], []
     for pieces, reading in ((a, ra), (b, rb)):
