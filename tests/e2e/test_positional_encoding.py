@@ -26,25 +26,3 @@ def test_positional_encoding_loads_and_redraws(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() == 2
-
-
-OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => {
-    const title = plot.querySelector('.gtitle').getBoundingClientRect();
-    const bar = plot.querySelector('.modebar').getBoundingClientRect();
-    const apart = bar.bottom <= title.top || title.bottom <= bar.top || bar.right <= title.left
-        || title.right <= bar.left;
-    return {title: plot.querySelector('.gtitle').textContent, bar: bar.height > 0, apart};
-})"""
-
-
-def test_the_toolbar_never_covers_a_title(page, server_url):
-    """Plotly's toolbar, shown on hover at a chart's top right, sits above every title, including the long
-    titles of the page's narrow charts, in presentation mode as well."""
-    for query in ("", "?present=true"):
-        page.goto(f"{server_url}/positional_encoding{query}")
-        wait_idle(page)
-        wait_for_chart(page, "The whole table", timeout=30_000)
-        page.locator(".js-plotly-plot").last.hover()
-        boxes = page.evaluate(OVERLAPS)
-        assert len(boxes) == 3 and all(box["bar"] for box in boxes), boxes
-        assert all(box["apart"] for box in boxes), boxes
