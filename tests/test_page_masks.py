@@ -135,7 +135,7 @@ def test_shared_link_restores_the_view():
     assert at.slider(key="n").value == 5 and chart_by_title(at, "Causal mask for 5 tokens")
     at = section("Scores", params)
     assert at.selectbox(key="row").value == 1
-    assert at.radio(key="mask").value == "causal" and at.slider(key="layer").value == 2
+    assert at.radio(key="mask").value == "causal" and at.select_slider(key="layer").value == 2
     assert at.select_slider(key="head").value == 3 and at.text_input(key="s2").value == "a b c d e f g h"  # from 1
     weights = chart_by_title(at, "3 · Weights after softmax")["data"]
     assert decode_array(weights[0]["z"]).shape == (8, 8)

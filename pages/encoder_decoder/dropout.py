@@ -77,8 +77,6 @@ def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
     if trained:
         p = cols[4].slider("p (dropout rate)", 0.0, 0.5, 0.1, 0.05, key="drop_p", bind="query-params",
                            help=f"This checkpoint was trained with p = {config.dropout:g}.")
-    layer = min(int(layer or 1), config.num_encoder_layers)
-    head = min(int(head or 1), config.num_heads)
     return layer, head, sublayer if sublayer in sublayers else "attn", int(seed or 0), p
 
 

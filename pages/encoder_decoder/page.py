@@ -88,7 +88,6 @@ def attention_section(pair: SentencePair):
     head = c3.selectbox("head", ["all"] + list(range(1, config.num_heads + 1)),
                         format_func=lambda h: "all heads" if h == "all" else f"head {h}",
                         key="head", bind="query-params")
-    layer = min(int(layer or 1), n_layers)
     stack, name = ("encoder", "self_attn") if kind == "enc" else ("decoder", "self_attn" if kind == "dec"
                                                                    else "cross_attn")
     weights = forward().weights[f"{stack}.layers.{layer - 1}.{name}"]
@@ -174,8 +173,8 @@ def output_section(pair: SentencePair):
 def pick_encoder_layer(pair: SentencePair):
     """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key ``step``."""
     config = pair.config
-    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step", container=st.columns(3)[0])
-    layer = min(int(layer or 1), config.num_encoder_layers)
+    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step",
+                         container=st.columns(3)[0])
     return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 
 

@@ -68,9 +68,9 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
     if loaded.kind == "decoder-only":
         layers = loaded.config.num_decoder_layers
-    layer = c[4].slider("layer to show", 1, layers, 1, key="layer", bind="query-params") if layers > 1 else 1
+    layer = stops_slider("layer to show", range(1, layers + 1), "layer", container=c[4])
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
-    shown = sections.ShownHead(spec, min(layer, layers), min(int(head or 1), heads) - 1)
+    shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
     st.caption(f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the "
                "last three.")

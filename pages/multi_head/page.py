@@ -233,11 +233,10 @@ def heads_view() -> None:
     tokens, n = list(sentence.tokens), len(sentence.tokens)
     weights = self_attention_maps(loaded.spec, sentence.ids)  # [L, H, T, T]
     layers = weights.shape[0]
-    layer = st.select_slider("layer (for the heads, head view and mean)", list(range(1, layers + 1)), value=1,
-                             key="layer", bind="query-params") if layers > 1 else 1
+    layer = stops_slider("layer (for the heads, head view and mean)", range(1, layers + 1), "layer")
     # layers and heads are numbered from 1 on screen, indexed from 0 here
     view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
-                       min(int(layer), layers) - 1)
+                       layer - 1)
     # Only the open section is built and sent, so a setting redraws that section's charts alone.
     SECTION_VIEWS[section_picker(SECTIONS)](view)
     download(view)

@@ -49,9 +49,9 @@ def render_word_order(base: float) -> None:
     specs = {name: random_stack(stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base),
                                 seed, causal=False) for name in ("none", scheme)}
     c1, c2, c3 = st.columns(3)
-    layer = c1.slider("layer to show", 1, layers, 1, key="wo_layer", bind="query-params") if layers > 1 else 1
+    layer = stops_slider("layer to show", range(1, layers + 1), "wo_layer", container=c1)
     head = stops_slider("head to show", range(1, heads + 1), "wo_head", container=c2)
-    h = min(int(head or 1), heads) - 1  # heads and layers are numbered from 1 on screen
+    h = head - 1  # heads and layers are numbered from 1 on screen
     perm = reorder_mapping(a.tokens, b.tokens)
     names = ("sentence A", "sentence B")
     if perm is None:

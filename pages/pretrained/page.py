@@ -55,7 +55,7 @@ def pretrained_view() -> None:
             [t for t, s in zip(tokens, pieces.special) if not s]
         st.caption("[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
                    "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
-    li = min(int(layer or 1), 6) - 1
+    li = layer - 1
 
     section = section_picker(SECTIONS)
     if section == "Tokens":

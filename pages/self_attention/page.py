@@ -51,7 +51,7 @@ def random_model() -> ModelSpec:
     causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
                        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
                             "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
-    return random_stack(stack_config(int(n_layers or 1), d_model=d_model, num_heads=int(heads or 1),
+    return random_stack(stack_config(n_layers, d_model=d_model, num_heads=heads,
                                      d_ff=4 * d_model, dropout=0.0, positional=positional), seed, causal)
 
 
@@ -79,7 +79,6 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     layer = stops_slider("layer", range(1, model_layers + 1), "layer", container=row[0],
                          help="Layers and heads are numbered from 1.")
     head = stops_slider("head", range(1, config.num_heads + 1), "head", container=row[1])
-    layer, head = min(int(layer or 1), model_layers), min(int(head or 1), config.num_heads)
     causal = loaded.kind == "decoder-only"
     what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
     caption.caption(f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
