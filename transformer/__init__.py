@@ -6,8 +6,9 @@ from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, Transformer
 from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, key_mask_from_tokens, padding_mask
+from .interventions import ABLATIONS, Ablate, Patch
 from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
-                    OutputHead, Transformer)
+                    OutputHead, SelfAttentionStack, Transformer, attention_names)
 from .positional import (
     LearnedEncoding,
     SinusoidalEncoding,
@@ -31,13 +32,13 @@ from .training_setup import TrainingSetup, default_setup
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
-    "ACTIVATIONS", "ARCHITECTURES", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
+    "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
     "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
-    "PAD_ID", "PATTERNS", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SinusoidalEncoding", "Snapshot",
+    "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
-    "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
+    "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
     "causal_mask", "characters", "checkpoint_info", "combine_masks", "default_setup", "divisors", "init_parameters",
     "key_mask_from_tokens", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",

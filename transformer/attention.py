@@ -66,8 +66,9 @@ class MultiHeadAttention(nn.Module):
 
     ``positional`` may be "rotary" (q and k rotated per position) or "alibi" (a
     linear distance penalty per head added to the scores); anything else adds
-    nothing. The module keeps no state between calls, so a cached instance can
-    serve many sessions.
+    nothing. The record also carries the pass's interventions (``Ablate``, ``Patch``), applied
+    to ``heads`` before ``W^O``. The module keeps no state between calls, so a cached instance
+    can serve many sessions.
     """
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, dropout: float = 0.0,
@@ -120,6 +121,8 @@ class MultiHeadAttention(nn.Module):
         scores = attention_scores(q, k, self.scale, bias)
         weights = masked_softmax(scores, mask)
         heads = torch.matmul(self.dropout(weights), v)
+        if record is not None:
+            heads = record.intervene(name, heads)
         output = self.w_o(self.merge_heads(heads))
         if record is not None:
             record.add(name, weights, scores)

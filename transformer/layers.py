@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -61,6 +63,21 @@ def _fed_forward(ffn: FeedForward, x: torch.Tensor, record: ForwardRecord | None
     return capture(record, f"{name}.out", ffn.linear2(ffn.dropout(hidden)))
 
 
+def residual_step(x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor], norm: nn.LayerNorm,
+                  dropout: nn.Dropout, norm_first: bool, record: ForwardRecord | None, norm_name: str,
+                  after: str) -> torch.Tensor:
+    """One sublayer with its residual connection and LayerNorm, ``[B, L, d] -> [B, L, d]``.
+
+    Pre-LN: x + Dropout(Sublayer(LN(x))). Post-LN (the paper): LN(x + Dropout(Sublayer(x))).
+    The LayerNorm's input and output are captured under ``norm_name``, the result under ``after``.
+    """
+    if norm_first:
+        x = x + dropout(sublayer(_normed(norm, x, record, norm_name)))
+    else:
+        x = _normed(norm, x + dropout(sublayer(x)), record, norm_name)
+    return capture(record, after, x)
+
+
 class EncoderLayer(nn.Module):
     """Self-attention then feed-forward, each wrapped in a residual and LayerNorm.
 
@@ -83,28 +100,20 @@ class EncoderLayer(nn.Module):
         self.dropout2 = nn.Dropout(config.dropout) if config.feed_forward else None
 
     def attend(self, x: torch.Tensor, mask, record, name) -> torch.Tensor:
+        """The self-attention sublayer's output on its input ``x`` (already normalised when pre-LN)."""
         capture(record, f"{name}.self_attn.input", x)
-        out = self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0]
-        return self.dropout1(out)
+        return self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0]
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
                 record: ForwardRecord | None = None, name: str = "layer") -> torch.Tensor:
         capture(record, f"{name}.input", x)
-        if self.norm_first:
-            x = x + self.attend(_normed(self.norm1, x, record, f"{name}.norm1"), mask, record, name)
-            capture(record, f"{name}.after_self_attn", x)
-            if self.feed_forward is None:
-                return capture(record, f"{name}.after_feed_forward", x)
-            ffn = _fed_forward(self.feed_forward, _normed(self.norm2, x, record, f"{name}.norm2"), record,
-                               f"{name}.feed_forward")
-            return capture(record, f"{name}.after_feed_forward", x + self.dropout2(ffn))
-        x = _normed(self.norm1, x + self.attend(x, mask, record, name), record, f"{name}.norm1")
-        capture(record, f"{name}.after_self_attn", x)
+        x = residual_step(x, lambda h: self.attend(h, mask, record, name), self.norm1, self.dropout1,
+                          self.norm_first, record, f"{name}.norm1", f"{name}.after_self_attn")
         if self.feed_forward is None:
             return capture(record, f"{name}.after_feed_forward", x)
-        ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
-        x = _normed(self.norm2, x + self.dropout2(ffn), record, f"{name}.norm2")
-        return capture(record, f"{name}.after_feed_forward", x)
+        return residual_step(x, lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
+                             self.norm2, self.dropout2, self.norm_first, record, f"{name}.norm2",
+                             f"{name}.after_feed_forward")
 
 
 class DecoderLayer(nn.Module):
@@ -133,35 +142,22 @@ class DecoderLayer(nn.Module):
 
     def self_block(self, x, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.self_attn.input", x)
-        return self.dropout1(self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0])
+        return self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0]
 
     def cross_block(self, x, memory, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.cross_attn.input", x)
-        out = self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False)[0]
-        return self.dropout2(out)
+        return self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False)[0]
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
                 memory_mask: torch.Tensor | None = None, record: ForwardRecord | None = None,
                 name: str = "layer") -> torch.Tensor:
         capture(record, f"{name}.input", x)
-        if self.norm_first:
-            x = x + self.self_block(_normed(self.norm1, x, record, f"{name}.norm1"), self_mask, record, name)
-            capture(record, f"{name}.after_self_attn", x)
-            x = x + self.cross_block(_normed(self.norm2, x, record, f"{name}.norm2"), memory, memory_mask,
-                                     record, name)
-            capture(record, f"{name}.after_cross_attn", x)
-            if self.feed_forward is None:
-                return capture(record, f"{name}.after_feed_forward", x)
-            ffn = _fed_forward(self.feed_forward, _normed(self.norm3, x, record, f"{name}.norm3"), record,
-                               f"{name}.feed_forward")
-            return capture(record, f"{name}.after_feed_forward", x + self.dropout3(ffn))
-        x = _normed(self.norm1, x + self.self_block(x, self_mask, record, name), record, f"{name}.norm1")
-        capture(record, f"{name}.after_self_attn", x)
-        x = _normed(self.norm2, x + self.cross_block(x, memory, memory_mask, record, name), record,
-                    f"{name}.norm2")
-        capture(record, f"{name}.after_cross_attn", x)
+        x = residual_step(x, lambda h: self.self_block(h, self_mask, record, name), self.norm1, self.dropout1,
+                          self.norm_first, record, f"{name}.norm1", f"{name}.after_self_attn")
+        x = residual_step(x, lambda h: self.cross_block(h, memory, memory_mask, record, name), self.norm2,
+                          self.dropout2, self.norm_first, record, f"{name}.norm2", f"{name}.after_cross_attn")
         if self.feed_forward is None:
             return capture(record, f"{name}.after_feed_forward", x)
-        ffn = _fed_forward(self.feed_forward, x, record, f"{name}.feed_forward")
-        x = _normed(self.norm3, x + self.dropout3(ffn), record, f"{name}.norm3")
-        return capture(record, f"{name}.after_feed_forward", x)
+        return residual_step(x, lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
+                             self.norm3, self.dropout3, self.norm_first, record, f"{name}.norm3",
+                             f"{name}.after_feed_forward")

@@ -13,6 +13,7 @@ from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .masks import causal_mask
 from .positional import LearnedEncoding, SinusoidalEncoding
+from .interventions import check_names
 from .record import ForwardRecord, capture
 
 
@@ -54,17 +55,22 @@ class InputEmbedding(nn.Module):
         return self.dropout(x)
 
 
-class Encoder(nn.Module):
+def _final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
+    """The LayerNorm after the last layer of a pre-LN stack (post-LN layers end in one already)."""
+    return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.norm_first else None
+
+
+class SelfAttentionStack(nn.Module):
     """N self-attention layers (plus a final LayerNorm when pre-LN): ``[B, L, d] -> [B, L, d]``.
 
-    Serves the encoder of the encoder-decoder and of an encoder-only model, and the
-    stack of a decoder-only model (a decoder without cross-attention).
+    The encoder of the encoder-decoder and of an encoder-only model; with a causal
+    mask, the stack of a decoder-only model (decoder layers without cross-attention).
     """
 
     def __init__(self, config: TransformerConfig, num_layers: int):
         super().__init__()
         self.layers = nn.ModuleList(EncoderLayer(config) for _ in range(num_layers))
-        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
+        self.norm = _final_norm(config)
 
     def forward(self, x, mask=None, record: ForwardRecord | None = None, name: str = "encoder"):
         capture(record, f"{name}.embed", x)
@@ -73,13 +79,17 @@ class Encoder(nn.Module):
         return x if self.norm is None else capture(record, f"{name}.norm.out", self.norm(x))
 
 
+class Encoder(SelfAttentionStack):
+    """The encoder: a bidirectional (unless masked) ``SelfAttentionStack``."""
+
+
 class Decoder(nn.Module):
     """N decoder layers (plus a final LayerNorm when pre-LN): ``[B, Lt, d] -> [B, Lt, d]``."""
 
     def __init__(self, config: TransformerConfig, num_layers: int):
         super().__init__()
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(num_layers))
-        self.norm = nn.LayerNorm(config.d_model, eps=config.layer_norm_eps) if config.norm_first else None
+        self.norm = _final_norm(config)
 
     def forward(self, x, memory, self_mask=None, memory_mask=None,
                 record: ForwardRecord | None = None, name: str = "decoder"):
@@ -91,14 +101,14 @@ class Decoder(nn.Module):
 
 class OutputHead(nn.Module):
     """logits = h W^T + b ``[B, L, V]``: its own ``[V, d]`` matrix ("linear"), or the token
-    embedding's, shared ("tied", as in BERT's masked-LM head and GPT-2)."""
+    embedding's, shared ("tied", as in BERT's masked-LM head and GPT-2); no b when ``bias=False``."""
 
     def __init__(self, config: TransformerConfig, vocab_size: int, embedding: nn.Embedding):
         super().__init__()
         self.tied = config.output_head == "tied"
         self.embedding = [embedding]  # a plain list: the shared matrix stays registered once, on the embedding
         self.weight = None if self.tied else nn.Parameter(torch.empty(vocab_size, config.d_model))
-        self.bias = nn.Parameter(torch.zeros(vocab_size))
+        self.bias = nn.Parameter(torch.zeros(vocab_size)) if config.bias else None
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         weight = self.embedding[0].weight if self.tied else self.weight
@@ -119,12 +129,31 @@ class ModelOutput:
     hidden: torch.Tensor | None = None
 
 
-def new_record(return_attention: bool, return_scores: bool = False,
-               return_internals: bool = False) -> ForwardRecord | None:
-    """A fresh record when anything is asked for, else None (and attention may run fused)."""
-    if not (return_attention or return_scores or return_internals):
+def new_record(return_attention: bool, return_scores: bool = False, return_internals: bool = False,
+               interventions: tuple = ()) -> ForwardRecord | None:
+    """A fresh record when anything is asked for or there are interventions to carry, else None
+    (and attention may run fused)."""
+    if not (return_attention or return_scores or return_internals or interventions):
         return None
-    return ForwardRecord(keep_scores=return_scores, keep_internals=return_internals)
+    return ForwardRecord(keep_scores=return_scores, keep_internals=return_internals,
+                         interventions=tuple(interventions), asked=return_attention or return_scores or return_internals)
+
+
+def pass_record(model: nn.Module, return_attention: bool, return_scores: bool, return_internals: bool,
+                interventions) -> ForwardRecord | None:
+    """The record of one forward pass of ``model``: what it is asked to keep and the interventions it
+    carries (their names checked against the model's attention sublayers), or None when neither."""
+    interventions = check_names(interventions, attention_names(model)) if interventions else ()
+    return new_record(return_attention, return_scores, return_internals, interventions)
+
+
+def attention_names(model: nn.Module) -> list[str]:
+    """The record names of every attention sublayer of a model, in the order a forward pass meets them."""
+    names = []
+    for stack in ("encoder", "decoder"):
+        for i, layer in enumerate(getattr(getattr(model, stack, None), "layers", ())):
+            names += [f"{stack}.layers.{i}.{kind}" for kind in ("self_attn", "cross_attn") if hasattr(layer, kind)]
+    return names
 
 
 def _logits(head: OutputHead | None, hidden: torch.Tensor) -> torch.Tensor | None:
@@ -160,10 +189,10 @@ class Transformer(nn.Module):
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor, src_mask: torch.Tensor | None = None,
                 return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False) -> ModelOutput:
-        record = new_record(return_attention, return_scores, return_internals)
+                return_internals: bool = False, interventions=()) -> ModelOutput:
+        record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         hidden = self.decode(tgt, self.encode(src, src_mask, record), src_mask, record)
-        return ModelOutput(_logits(self.generator, hidden), record, hidden)
+        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
 
 
 class DecoderOnly(nn.Module):
@@ -181,18 +210,18 @@ class DecoderOnly(nn.Module):
         super().__init__()
         self.config = config
         self.embed = InputEmbedding(config.tgt_vocab_size, config)
-        self.decoder = Encoder(config, config.num_decoder_layers)
+        self.decoder = SelfAttentionStack(config, config.num_decoder_layers)
         self.generator = _output_head(config, config.tgt_vocab_size, self.embed.tokens)
 
     def forward(self, tokens: torch.Tensor, key_mask: torch.Tensor | None = None, causal: bool = True,
                 return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False) -> ModelOutput:
-        record = new_record(return_attention, return_scores, return_internals)
+                return_internals: bool = False, interventions=()) -> ModelOutput:
+        record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         mask = causal_mask(tokens.shape[1], tokens.device) if causal else None
         if key_mask is not None:
             mask = key_mask if mask is None else mask & key_mask
         hidden = self.decoder(self.embed(tokens), mask, record, "decoder")
-        return ModelOutput(_logits(self.generator, hidden), record, hidden)
+        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
 
 
 class EncoderOnly(nn.Module):
@@ -217,14 +246,14 @@ class EncoderOnly(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                 token_type_ids: torch.Tensor | None = None, causal: bool = False, return_attention: bool = False,
-                return_scores: bool = False, return_internals: bool = False) -> ModelOutput:
-        record = new_record(return_attention, return_scores, return_internals)
+                return_scores: bool = False, return_internals: bool = False, interventions=()) -> ModelOutput:
+        record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
         if causal:
             look_ahead = causal_mask(input_ids.shape[1], input_ids.device)
             mask = look_ahead if mask is None else mask & look_ahead
         hidden = self.encoder(self.embed(input_ids, token_type_ids), mask, record, "encoder")
-        return ModelOutput(_logits(self.generator, hidden), record, hidden)
+        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
 
 
 ARCHITECTURES: dict[str, type[nn.Module]] = {

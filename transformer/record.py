@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from .interventions import apply_interventions
+
 KINDS = ("self_attn", "cross_attn")
 
 
@@ -30,7 +32,11 @@ class ForwardRecord:
     A record is made fresh for each forward pass and only ever written by that
     call: modules never keep one, so one cached model can serve many sessions.
     ``tokens`` and ``model`` (an identity label) are filled in by whoever runs the
-    model, so a figure can label itself from the record alone.
+    model, so a figure can label itself from the record alone. ``interventions``
+    (``Ablate``, ``Patch``) are this pass's: each attention sublayer applies the ones
+    named after it to its heads' outputs, and ``P.self_attn.heads`` then holds the
+    outputs the heads were given (the weights stay the ones they computed). ``asked`` is False
+    for a record made only to carry interventions: the model then returns none.
     """
 
     keep_scores: bool = False
@@ -40,6 +46,8 @@ class ForwardRecord:
     internals: dict[str, torch.Tensor] = field(default_factory=dict)
     tokens: tuple[str, ...] = ()
     model: str = ""
+    interventions: tuple = ()
+    asked: bool = True
 
     def add(self, name: str, weights: torch.Tensor, scores: torch.Tensor | None = None) -> None:
         """Store an attention call's weights (and, if kept, its scores)."""
@@ -52,6 +60,10 @@ class ForwardRecord:
         if self.keep_internals:
             self.internals[name] = tensor.detach()
         return tensor
+
+    def intervene(self, name: str, heads: torch.Tensor) -> torch.Tensor:
+        """The heads' outputs ``[B, H, Lq, d_head]`` of the sublayer ``name`` after this pass's interventions."""
+        return apply_interventions(self.interventions, name, heads) if self.interventions else heads
 
     def names(self, stack: str | None = None, kind: str | None = None) -> list[str]:
         """Names in layer order, optionally only one stack ("encoder") and kind ("cross_attn")."""

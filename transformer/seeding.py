@@ -32,7 +32,8 @@ def init_parameters(module: nn.Module, seed: int) -> nn.Module:
             if sub.weight is not None:
                 bound = math.sqrt(6.0 / sum(sub.weight.shape))
                 sub.weight.uniform_(-bound, bound, generator=generator)
-            sub.bias.zero_()
+            if sub.bias is not None:
+                sub.bias.zero_()
         elif isinstance(sub, nn.Embedding):
             sub.weight.normal_(0.0, 1.0 / math.sqrt(sub.embedding_dim), generator=generator)
         elif isinstance(sub, nn.LayerNorm):
