@@ -78,28 +78,33 @@ def _upload(key: str, fits: tuple[str, ...]) -> None:
     st.session_state[f"{key}_select_next"] = entry.spec
 
 
-def _linked_model_unavailable(key: str, options: list[str]) -> None:
+def _linked_model_unavailable(key: str, options: list[str], fallback: str) -> None:
     """A link (or another page) asked for a model this page does not offer: say so, and drop it from the URL."""
     wanted = st.query_params.get(key)
     if wanted and wanted not in options:
         st.query_params.pop(key, None)
         st.session_state.pop(key, None)
         st.warning(f"The model “{wanted}” is not available on this page (an uploaded model lasts one session, "
-                   f"and each page offers only the architectures it can show): showing a random model. "
+                   f"and each page offers only the architectures it can show): showing “{fallback}”. "
                    f"Upload the file again, or pick another model.")
 
 
-def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = None) -> ModelSpec | None:
+def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = None, random: bool = True,
+                 default: str | None = None) -> ModelSpec | None:
     """The picker row: a selectbox of models and an upload button. None means "random" (the page
-    then reads its own settings). Checkpoints of architectures not in ``fits`` are not offered."""
+    then reads its own settings). Checkpoints of architectures not in ``fits`` are not offered.
+    ``random=False`` leaves the random model out (a page about trained models); ``default`` is the
+    label picked when the URL names none (e.g. ``shipped_label("induction")``)."""
     offered = offered_models(fits)
+    options = [RANDOM, *offered] if random else list(offered)
     chosen = st.session_state.pop(f"{key}_select_next", None)
     if chosen is not None:
-        st.session_state[key] = next((label for label, spec in offered.items() if spec == chosen), RANDOM)
-    options = [RANDOM, *offered]
-    _linked_model_unavailable(key, options)
+        st.session_state[key] = next((label for label, spec in offered.items() if spec == chosen), options[0])
+    fallback = default if default in options else options[0]
+    _linked_model_unavailable(key, options, fallback)
     pick, upload = st.columns([4, 1], vertical_alignment="bottom")
     label = pick.selectbox("model", options, key=key, bind="query-params",
+                           index=options.index(fallback),
                            help=help or "A random model shows the mechanics with seeded weights; a trained or "
                                         "pretrained model shows what attention learns.")
     message = st.session_state.pop(f"{key}_message", None)

@@ -55,4 +55,8 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Trained models", "pages/pretrained/page.py", "A real pretrained model", ":material/psychology:",
              "all-MiniLM-L6-v2, run by this dashboard's own encoder and checked against Hugging Face: its 72 "
              "heads on your text, WordPiece tokens, head roles, two sentences compared."),
+    PageInfo("Trained models", "pages/experiments/page.py", "Experiments", ":material/science:",
+             "Test what a head does: knock heads out, rank them by what their loss costs, watch one head's "
+             "pattern without another, patch a clean run into a corrupted one, read each layer's guess (logit "
+             "lens), attribute the output to heads, and build a head by hand."),
 )

@@ -1,0 +1,104 @@
+"""Activation patching: which heads carry the information a corruption destroys.
+
+A clean input and a corrupted one of the same length (e.g. the first letter of a repeated block
+changed) give different answers at one position. Measured by the logit difference
+
+    LD = z[position, answer] - z[position, foil]
+
+(``answer`` = the clean run's prediction, ``foil`` = the corrupted run's, or its runner-up when the
+two agree), one head's output from the clean run is patched into the corrupted run and
+
+    restored = (LD_patched - LD_corrupted) / (LD_clean - LD_corrupted)
+
+is 0 when the head carries none of the difference and 1 when it alone restores the clean answer.
+Decoder-only models only (one token sequence in, a prediction per position out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from transformer import Patch
+
+# below this (in logits) the corruption did not move the answer, and the fraction has no meaning
+MIN_DIFFERENCE = 1e-3
+
+
+@dataclass(frozen=True)
+class PatchingRun:
+    """The clean and corrupted passes ``[1, L]`` at one ``position``: answer and foil ids, their logit
+    differences, and the clean pass's record (internals) to patch from."""
+
+    clean: torch.Tensor
+    corrupted: torch.Tensor
+    position: int
+    answer: int
+    foil: int
+    clean_difference: float
+    corrupted_difference: float
+    source: object
+
+    def restored(self, logits: torch.Tensor) -> float:
+        """The fraction of the logit difference ``logits [1, L, V]`` restores (0 = corrupted, 1 = clean)."""
+        difference = logit_difference(logits, self.position, self.answer, self.foil)
+        return (difference - self.corrupted_difference) / (self.clean_difference - self.corrupted_difference)
+
+
+def logit_difference(logits: torch.Tensor, position: int, answer: int, foil: int) -> float:
+    """``z[position, answer] - z[position, foil]`` of batch row 0 of ``logits [B, L, V]``."""
+    row = logits[0, position]
+    return float(row[answer] - row[foil])
+
+
+@torch.inference_mode()
+def patching_run(model: torch.nn.Module, clean: list[int], corrupted: list[int], position: int) -> PatchingRun:
+    """Both passes of a patching experiment at ``position`` (0-based). ValueError, with what to change,
+    when the inputs differ in length, the position is outside them, or the corruption changes nothing there."""
+    if model.kind != "decoder-only":
+        raise ValueError("patching on this page reads a decoder-only model's next-token logits; pick a "
+                         "decoder-only model.")
+    if len(clean) != len(corrupted):
+        raise ValueError(f"patching needs inputs of the same length: the clean input has {len(clean)} tokens "
+                         f"and the corrupted one {len(corrupted)}. Change the corrupted input's tokens, "
+                         f"not its length.")
+    if not 0 <= position < len(clean):
+        raise ValueError(f"position {position + 1} is outside the input's {len(clean)} tokens.")
+    clean_ids, corrupted_ids = torch.tensor([clean]), torch.tensor([corrupted])
+    clean_pass = model(clean_ids, return_internals=True)
+    corrupted_logits = model(corrupted_ids).logits
+    answer = int(clean_pass.logits[0, position].argmax())
+    ranked = corrupted_logits[0, position].argsort(descending=True).tolist()
+    foil = ranked[0] if ranked[0] != answer else ranked[1]
+    clean_difference = logit_difference(clean_pass.logits, position, answer, foil)
+    corrupted_difference = logit_difference(corrupted_logits, position, answer, foil)
+    if abs(clean_difference - corrupted_difference) < MIN_DIFFERENCE:
+        raise ValueError(f"the corruption does not change the prediction at position {position + 1}: pick a "
+                         f"position after the changed token, or change a token the prediction depends on.")
+    return PatchingRun(clean_ids, corrupted_ids, position, answer, foil, clean_difference, corrupted_difference,
+                       clean_pass.attention)
+
+
+@torch.inference_mode()
+def restored_by_head(model: torch.nn.Module, run: PatchingRun, names: list[str]) -> np.ndarray:
+    """``[len(names), H]`` float32: the fraction restored when each head alone is patched at every position."""
+    heads = model.config.num_heads
+    grid = np.zeros((len(names), heads), dtype=np.float32)
+    for layer, name in enumerate(names):
+        for head in range(heads):
+            logits = model(run.corrupted, interventions=[Patch(name, [head], run.source)]).logits
+            grid[layer, head] = run.restored(logits)
+    return grid
+
+
+@torch.inference_mode()
+def restored_by_position(model: torch.nn.Module, run: PatchingRun, name: str, head: int) -> np.ndarray:
+    """``[L]`` float32: the fraction restored when one head is patched at one query position at a time."""
+    length = run.clean.shape[1]
+    restored = np.zeros(length, dtype=np.float32)
+    for position in range(length):
+        patch = Patch(name, [head], run.source, positions=[position])
+        restored[position] = run.restored(model(run.corrupted, interventions=[patch]).logits)
+    return restored

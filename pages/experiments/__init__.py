@@ -1,0 +1,1 @@
+"""The Masks page: page.py and its own sections."""

@@ -1,0 +1,179 @@
+"""Knock out, Importance and Circuit: remove heads and measure what the model can still do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
+                               token_change)
+from pages.experiments.subject import (KNOCKED, Subject, as_interventions, cached_sweep, evaluation_batch, scored,
+                                      similarity)
+from transformer import PATTERNS, TaskBatch, score_heads
+from ui.classroom import chart
+from viz.experiments import before_after, head_grid, position_bars
+from viz.heads import compare_figure
+
+HOW_LABELS = {"zero": "zero (the head writes nothing)", "mean": "mean (its average output, whatever the input)"}
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The page's inputs as token ids and shown tokens: one sequence for a task model, two sentences for
+    the sentence-similarity model (``second`` empty otherwise)."""
+
+    ids: tuple[int, ...]
+    tokens: tuple[str, ...]
+    second_ids: tuple[int, ...] = ()
+    second_tokens: tuple[str, ...] = ()
+
+
+def head_label(layer: int, head: int) -> str:
+    return f"layer {layer + 1} · head {head + 1}"
+
+
+def how_control() -> str:
+    return st.segmented_control("knock out by", list(HOW_LABELS), default="zero", required=True, key="how",
+                                bind="query-params", format_func=HOW_LABELS.get,
+                                help="Zero: the head's output A·V is replaced by zeros. Mean: by its mean over "
+                                     "every position (and example) of the same input, which keeps the average "
+                                     "signal and removes what depends on the input.") or "zero"
+
+
+def knocked_heads(subject: Subject) -> KNOCKED:
+    """A row of head toggles per attention sublayer (bound to the URL); the heads switched on are knocked out."""
+    module = subject.module
+    chosen = []
+    heads = [f"head {h + 1}" for h in range(module.config.num_heads)]
+    for kind in ("self_attn", "cross_attn"):
+        for name in sublayer_names(module, kind):
+            layer = int(name.split(".")[2])
+            stack = "" if module.kind != "encoder-decoder" else f"{name.split('.')[0]} "
+            label = f"{stack}layer {layer + 1}" + (" cross-attention" if kind == "cross_attn" else "")
+            key = "ko_" + name.replace(".layers.", "").replace(".", "_")
+            picked = st.pills(label, heads, selection_mode="multi", key=key, bind="query-params") or []
+            chosen.append((name, tuple(sorted(heads.index(h) for h in picked if h in heads))))
+    return tuple((name, hs) for name, hs in chosen if hs)
+
+
+def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
+    tensor = torch.tensor([ids])
+    return TaskBatch(tensor, None, tensor, torch.ones_like(tensor, dtype=torch.bool), [])
+
+
+def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
+    how = how_control()
+    knocked = knocked_heads(subject)
+    total = subject.module.config.num_heads * len(sublayer_names(subject.module, "self_attn")
+                                                  + sublayer_names(subject.module, "cross_attn"))
+    count = sum(len(h) for _, h in knocked)
+    if count == total:
+        st.warning(f"Every head ({total}) is knocked out: no attention sublayer passes anything on, so the only "
+                   "route from the tokens to the output is the residual stream (embeddings and feed-forward layers).")
+    elif not count:
+        st.info("Pick heads above to knock them out; the figures compare the model with and without them.")
+    if subject.sentences:
+        before = similarity(subject.spec, inputs.ids, inputs.second_ids, (), how)
+        after = similarity(subject.spec, inputs.ids, inputs.second_ids, knocked, how)
+        chart(before_after(["cosine similarity"], [before.cosine], [after.cosine],
+                           f"Similarity of the two sentences, {count} head(s) knocked out"))
+        change = token_change(before.hidden[0], after.hidden[0])
+        chart(position_bars(change, inputs.tokens, "How much each token of sentence A changed (1 − cos)",
+                            "1 − cos(before, after)"))
+        return
+    before, after = scored(subject.spec, seed, (), how), scored(subject.spec, seed, knocked, how)
+    chance = 1.0 / len(subject.task.tokenizer.vocabulary)
+    chart(before_after(["accuracy", "loss"], [before.accuracy, before.loss], [after.accuracy, after.loss],
+                       f"{subject.task.name} task, {len(evaluation_batch(subject.spec, seed).inputs)} fresh "
+                       f"examples: {count} head(s) knocked out"))
+    st.caption(f"Accuracy on the positions the task can predict; chance is 1/{len(subject.task.tokenizer.vocabulary)}"
+               f" = {chance:.3f}. Loss is the mean cross-entropy there.")
+    if subject.module.kind == "decoder-only":
+        _your_input(subject, inputs, knocked, how)
+
+
+def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str) -> None:
+    batch = _input_batch(inputs.ids)
+    with torch.inference_mode():
+        plain = task_score(subject.module, batch).predicted[0]
+        knocked_out = task_score(subject.module, batch, as_interventions(knocked, how)).predicted[0]
+    symbols = subject.task.symbols
+    table = pd.DataFrame({"token": list(inputs.tokens), "next token": list(inputs.tokens[1:]) + ["—"],
+                          "predicted": symbols(plain), "predicted, knocked out": symbols(knocked_out)})
+    st.markdown("**On your input**: each position's next-token prediction.")
+    st.dataframe(table, hide_index=True, height=min(400, 38 + 35 * len(table)))
+
+
+def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure: str):
+    module = subject.module
+    if subject.sentences:
+        return lambda interventions: sentence_similarity(module, list(inputs.ids), list(inputs.second_ids),
+                                                         interventions).cosine
+    batch = evaluation_batch(subject.spec, seed)
+    return lambda interventions: getattr(task_score(module, batch, interventions), measure)
+
+
+def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
+    how = how_control()
+    measure = "cosine"
+    if not subject.sentences:
+        measure = st.segmented_control("measure", ["accuracy", "loss"], default="accuracy", required=True,
+                                       key="measure", bind="query-params") or "accuracy"
+    module = subject.module
+    names = sublayer_names(module, "self_attn") + sublayer_names(module, "cross_attn")
+    key = (subject.spec, inputs, seed if not subject.sentences else None, how, measure)
+    metric = _sweep_metric(subject, inputs, seed, how, measure)
+    with torch.inference_mode():
+        effect = cached_sweep(key, lambda progress: knockout_sweep(names, module.config.num_heads, metric, how,
+                                                                    progress), "Knocking out each head")
+    what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
+    labels = [n.replace(".layers.", " ").replace("_attn", "").replace(".", " ") for n in names]
+    chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))
+    if len(names) != len(sublayer_names(module, "self_attn")):
+        st.caption("Rows: " + "; ".join(f"row {i + 1} = {label}" for i, label in enumerate(labels)))
+    worst = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
+    st.caption(f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
+               "A head whose removal changes little may still matter together with another one: knock out "
+               "several in the Knock out section.")
+
+
+def head_choices(module) -> list[tuple[str, int]]:
+    return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
+
+
+def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
+    """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
+    module = subject.module
+    choices = head_choices(module)
+    labels = [head_label(int(name.split(".")[2]), h) for name, h in choices]
+    a_col, b_col = st.columns(2)
+    first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
+    second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
+    knocked, watched = choices[labels.index(first)], choices[labels.index(second)]
+    with torch.inference_mode():
+        effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
+    causal = module.kind == "decoder-only"
+    chart(compare_figure(effect.before, effect.after, inputs.tokens, inputs.tokens, f"{second}",
+                         f"{second}, {first} knocked out", f"What {second} attends to, with and without {first}",
+                         causal=causal))
+    if subject.sentences:
+        moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
+        st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
+        return
+    batch = evaluation_batch(subject.spec, seed)
+    patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
+                                                  not in PATTERNS[:2] else ())
+    layer = int(watched[0].split(".")[2])
+    with torch.inference_mode():
+        scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
+            subject.task, record, batch, p)[layer, watched[1]], patterns)
+    st.dataframe(pd.DataFrame({"pattern score of head B": list(patterns),
+                               "before": [scores.scores_before[p] for p in patterns],
+                               "head A knocked out": [scores.scores_after[p] for p in patterns]}).round(3),
+                 hide_index=True)
+    st.caption("A pattern score is the mean attention mass head B puts where the pattern says, over the "
+               f"{len(batch.inputs)} examples of the batch (1 = all of it).")

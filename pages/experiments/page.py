@@ -1,0 +1,139 @@
+"""Experiments: knock heads out, patch one run into another, read each layer's guess, build a head by hand.
+
+The model picker offers trained models only (a random model has no behaviour to break): shipped and
+uploaded checkpoints, the model trained on the Train page, and the pretrained model. The open section
+(the URL's ``section``) is the only one built.
+"""
+
+import numpy as np
+import streamlit as st
+import torch
+
+from pages.experiments import knock_out, reading
+from pages.experiments.knock_out import Inputs
+from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
+from transformer import score_heads
+from ui.classroom import explanation
+from ui.controls import section_picker, seed_control
+from ui.model_picker import load_or_stop, model_choice, offered_models, shipped_label
+from ui.routing import require_navigation
+from ui.text import tokenize_text
+
+require_navigation()
+
+SECTIONS = ("Knock out", "Importance", "Circuit", "Patching", "Logit lens", "Attribution", "Build a head")
+DECODER_ONLY = ("Patching", "Logit lens", "Attribution")
+SENTENCES = ("A man is playing a guitar on the stage.", "Someone performs music with an instrument.")
+
+st.title("Experiments")
+with explanation():
+    st.markdown(
+        "Attention maps show where information *may* flow, not whether the model uses it. To test what a head "
+        "does, change it and watch the behaviour. **Knock out** a head: its output $A_hV_h$ (its slice of the "
+        "concatenation, before $W^O$) is replaced by zeros or by its mean. **Patch** a head: run a corrupted "
+        "input, but give one head the output it had on the clean input, and see how much of the clean answer "
+        "comes back.")
+    st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
+             r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O")
+
+
+def _default_model() -> str | None:
+    try:
+        return shipped_label("induction")
+    except KeyError:
+        return None
+
+
+def read_inputs(subject: Subject) -> Inputs | None:
+    """The input text box(es), tokenised with the model's tokenizer; None (after a message) when unusable."""
+    if subject.sentences:
+        first, second = st.columns(2)
+        a = first.text_input("sentence A", SENTENCES[0], key="a", bind="query-params", max_chars=400)
+        b = second.text_input("sentence B", SENTENCES[1], key="b", bind="query-params", max_chars=400)
+        tokenizer = subject.loaded.tokenizer
+        typed = [tokenize_text(text, 64, tokenizer=tokenizer) for text in (a, b)]
+        if any(t is None for t in typed):
+            st.info("Type both sentences: the experiment compares their embeddings.")
+            return None
+        return Inputs(typed[0].ids, typed[0].tokens, typed[1].ids, typed[1].tokens)
+    task = subject.task
+    text = st.text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
+                         max_chars=400)
+    ids = task.encode_user_input(text)
+    if ids is None:
+        alphabet = "".join(task.tokenizer.vocabulary) if task.name != "text" else "the characters of its text"
+        limit = task.context if task.name in ("induction", "text") else 10
+        st.error(f"This model reads only {alphabet}, at most {limit} of them; change the input.")
+        return None
+    return Inputs(tuple(ids), tuple(task.symbols(ids)))
+
+
+def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
+    """(head A, head B) as indices over layers x heads: for a task model, the layer-1 head with the highest
+    previous-token score and the later head with the highest score of the task's pattern."""
+    module = subject.module
+    if subject.sentences or module.config.num_decoder_layers < 2:
+        return 0, min(1, module.config.num_heads * module.config.num_encoder_layers - 1)
+    batch = evaluation_batch(subject.spec, seed)
+    with torch.inference_mode():
+        record = module(batch.inputs, return_attention=True).attention
+    previous = score_heads(subject.task, record, batch, "previous-token")
+    task_pattern = score_heads(subject.task, record, batch)
+    heads = module.config.num_heads
+    later = int(np.argmax(task_pattern[1:].reshape(-1))) + heads
+    return int(np.argmax(previous[0])), later
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str]:
+    """The shipped induction model's layer-1 head with the highest previous-token score, on ``ids``."""
+    spec = _picked_spec(_default_model())
+    subject = subject_of(spec)
+    with torch.inference_mode():
+        record = subject.module(torch.tensor([ids]), return_attention=True).attention
+    batch = evaluation_batch(spec, 0)
+    with torch.inference_mode():
+        scores = score_heads(subject.task, subject.module(batch.inputs, return_attention=True).attention, batch,
+                             "previous-token")
+    head = int(np.argmax(scores[0]))
+    return record.weights["decoder.layers.0.self_attn"][0, head].numpy(), f"induction model, layer 1 · head {head + 1}"
+
+
+def _picked_spec(label: str | None):
+    return offered_models(("decoder-only",)).get(label)
+
+
+spec = model_choice(("decoder-only", "encoder-decoder", "encoder-only"), random=False, default=_default_model(),
+                    help="Trained models only: a random model has no behaviour to break. Train one on the Train "
+                         "page, upload a checkpoint, or pick a shipped one.")
+if spec is None:
+    st.info("No trained model is on this server yet: train one on the Train page (it then appears here).")
+    st.stop()
+loaded = load_or_stop(spec)
+subject = subject_of(spec)
+inputs = read_inputs(subject)
+seed = 0 if subject.sentences else seed_control(key="batch_seed")
+section = section_picker(SECTIONS)
+if inputs is None:
+    st.stop()
+if section in DECODER_ONLY and loaded.kind != "decoder-only":
+    st.info(f"{section} reads a decoder-only model's next-token prediction; {loaded.label} is {loaded.kind}. "
+            "Pick a decoder-only model (induction, copy, sort or text) for this section.")
+elif section == "Circuit" and loaded.kind == "encoder-decoder":
+    st.info("The circuit view watches self-attention heads of one stack; pick a decoder-only model or the "
+            "pretrained one.")
+elif section == "Knock out":
+    knock_out.render_knock_out(subject, inputs, seed)
+elif section == "Importance":
+    knock_out.render_importance(subject, inputs, seed)
+elif section == "Circuit":
+    knock_out.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
+elif section == "Patching":
+    reading.render_patching(subject, inputs)
+elif section == "Logit lens":
+    reading.render_logit_lens(subject, inputs)
+elif section == "Attribution":
+    reading.render_attribution(subject, inputs)
+else:
+    has_reference = _picked_spec(_default_model()) is not None
+    reading.render_build_a_head(subject, inputs, induction_previous_token_head if has_reference else None)

@@ -1,0 +1,136 @@
+"""Patching, Logit lens, Attribution and Build a head: decoder-only models read from the inside."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+import torch
+
+from analysis.handmade_head import HeadRecipe, agreement, handmade_pattern, query_matrix
+from analysis.knockout import sublayer_names
+from analysis.logit_lens import direct_logit_attribution, logit_lens
+from analysis.patching import patching_run, restored_by_head, restored_by_position
+from pages.experiments.knock_out import Inputs, head_choices, head_label
+from pages.experiments.subject import Subject, corrupted_input, default_input
+from transformer import make_task
+from ui.classroom import chart
+from ui.controls import stops_slider
+from viz.experiments import head_grid, lens_figure, position_bars, share_bars
+from viz.heads import compare_figure
+from viz.heatmap import matrix_heatmap
+
+
+def first_repeat(tokens: tuple[str, ...]) -> int:
+    """The first position whose token appeared before (the start of a repeat), else the last position."""
+    seen = set()
+    for i, token in enumerate(tokens):
+        if token in seen:
+            return i
+        seen.add(token)
+    return len(tokens) - 1
+
+
+def render_patching(subject: Subject, inputs: Inputs) -> None:
+    task, module = subject.task, subject.module
+    text = "".join(inputs.tokens).replace("▁", " ")
+    corrupted_text = st.text_input("corrupted input (same length, some tokens changed)",
+                                   corrupted_input(task, text), key="corrupted", bind="query-params", max_chars=200)
+    corrupted = task.encode_user_input(corrupted_text)
+    if corrupted is None:
+        st.error(f"The corrupted input must use only the model's symbols and at most {task.context} of them.")
+        return
+    position = stops_slider("answer position (the prediction read)", range(1, len(inputs.ids) + 1), "position",
+                            value=first_repeat(inputs.tokens) + 1) - 1
+    try:
+        with torch.inference_mode():
+            run = patching_run(module, list(inputs.ids), corrupted, position)
+    except ValueError as error:
+        st.error(str(error))
+        return
+    symbols = task.symbols
+    answer, foil = symbols([run.answer])[0], symbols([run.foil])[0]
+    st.markdown(f"At position {position + 1} (token “{inputs.tokens[position]}”) the clean input predicts "
+                f"**{answer}** and the corrupted one **{foil}**: logit difference "
+                f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
+    names = sublayer_names(module, "self_attn")
+    with torch.inference_mode():
+        grid = restored_by_head(module, run, names)
+    chart(head_grid(grid, "Fraction of the logit difference restored by patching one clean head", "restored",
+                    zrange=(-1.0, 1.0)))
+    choices = head_choices(module)
+    labels = [head_label(int(name.split(".")[2]), h) for name, h in choices]
+    best = int(np.argmax(grid.reshape(-1)))
+    chosen = st.selectbox("head to patch one position at a time", labels, index=best, key="patch_head",
+                          bind="query-params")
+    name, head = choices[labels.index(chosen)]
+    with torch.inference_mode():
+        by_position = restored_by_position(module, run, name, head)
+    changed = [i for i, (a, b) in enumerate(zip(inputs.ids, corrupted)) if a != b]
+    chart(position_bars(by_position, inputs.tokens, f"{chosen}: patched at one position at a time",
+                        "restored", highlight=changed))
+    st.caption("Highlighted: the positions the corruption changed. A bar near 1 is the position where this head "
+               "carries the information the corruption destroyed.")
+
+
+def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
+    with torch.inference_mode():
+        lens = logit_lens(subject.module, list(inputs.ids))
+    top = [subject.task.symbols(row) for row in lens.top]
+    chart(lens_figure(lens.top_probability, top, inputs.tokens, lens.stages,
+                      "Logit lens: each stage's best guess of the next token, and its probability"))
+    st.caption("Each row reads the residual stream after that stage through the final LayerNorm and the "
+               "unembedding; the last row is the model's own prediction.")
+
+
+def render_attribution(subject: Subject, inputs: Inputs) -> None:
+    position = stops_slider("position", range(1, len(inputs.ids) + 1), "position",
+                            value=first_repeat(inputs.tokens) + 1) - 1
+    with torch.inference_mode():
+        logits = subject.module(torch.tensor([inputs.ids])).logits[0, position]
+        token = int(logits.argmax())
+        shares = direct_logit_attribution(subject.module, list(inputs.ids), position, token)
+    symbol = subject.task.symbols([token])[0]
+    chart(head_grid(shares.heads, f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
+                    "share of the logit"))
+    chart(share_bars(shares.others, "The other parts' shares"))
+    st.caption(f"Heads {shares.heads.sum():.2f} + other parts {sum(shares.others.values()):.2f} = "
+               f"{shares.total:.2f}; the model's logit is {shares.logit:.2f}. Each LayerNorm's scale is taken as "
+               "it was in this pass, which makes the sum exact.")
+
+
+def _recipe() -> HeadRecipe:
+    c = st.columns(5)
+    same = c[0].slider("same token", -2.0, 2.0, 0.0, 0.5, key="w_same", bind="query-params")
+    back = c[1].slider("k back", -2.0, 2.0, 1.0, 0.5, key="w_back", bind="query-params")
+    offset = c[2].slider("k", 1, 4, 1, key="k", bind="query-params")
+    first = c[3].slider("first token", -2.0, 2.0, 0.0, 0.5, key="w_first", bind="query-params")
+    sharpness = c[4].slider("sharpness β", 0.0, 10.0, 5.0, 0.5, key="beta", bind="query-params")
+    return HeadRecipe(same, back, offset, first, sharpness)
+
+
+def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
+    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head."""
+    recipe = _recipe()
+    task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
+    ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))
+    tokens = task.symbols(ids)
+    vocab, positions = len(task.tokenizer.vocabulary) + 4, task.context
+    pattern = handmade_pattern(recipe, ids, vocab, positions)
+    st.latex(r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
+             r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})")
+    left, right = st.columns(2)
+    with left:
+        chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
+    with right:
+        matrix = query_matrix(recipe, vocab, positions).numpy()
+        chart(matrix_heatmap(matrix, [str(i) for i in range(len(matrix))], [str(i) for i in range(len(matrix))],
+                             "W_Q: token block (top left), position block (bottom right)", signed=True,
+                             row_name="input dim", col_name="query dim", value_name="weight"))
+    if reference is None:
+        st.info("The shipped induction checkpoint is not on this server, so there is no trained head to compare.")
+        return
+    trained, label = reference(tuple(ids))
+    chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
+                         "The head you built and the trained model's previous-token head", causal=True))
+    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. With "
+               "“k back” = 1 and k = 1 the hand-made head attends to the previous token, as the trained one learned to.")

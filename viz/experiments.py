@@ -1,0 +1,96 @@
+"""Figures of the Experiments page: layers x heads grids, before/after bars, per-position bars, the logit lens."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .labels import escape, position_axis, token_labels
+from .style import ATTENTION_SCALE, DIVERGING_SCALE, HEAD_COLORS, styled_figure
+
+BEFORE_COLOR, AFTER_COLOR = "#7f7f7f", HEAD_COLORS[3]
+
+
+def head_grid(values: np.ndarray, title: str, value_name: str, zrange: tuple[float, float] | None = None,
+              marked: Sequence[tuple[int, int]] = ()) -> go.Figure:
+    """A ``[layers, heads]`` grid of signed values (diverging scale centred on 0), each cell printed.
+
+    Rows are "layer 1".. (top down), columns "head 1"..; ``zrange`` fixes the colour range (default
+    symmetric around 0 over the largest magnitude); ``marked`` cells (layer, head; from 0) get a
+    black outline, e.g. the heads knocked out.
+    """
+    layers, heads = values.shape
+    values = np.nan_to_num(np.asarray(values, dtype=np.float32))
+    limit = float(max(np.abs(values).max(), 1e-6))
+    low, high = zrange or (-limit, limit)
+    trace = go.Heatmap(z=values, x=list(range(heads)), y=list(range(layers)), colorscale=DIVERGING_SCALE,
+                       zmid=0.0, zmin=low, zmax=high, texttemplate="%{z:.2f}", textfont=dict(size=15),
+                       colorbar=dict(title=dict(text=escape(value_name)), thickness=14),
+                       hovertemplate=f"layer %{{customdata[0]}} · head %{{customdata[1]}}<br>{escape(value_name)} "
+                                     f"%{{z:.3f}}<extra></extra>",
+                       customdata=np.stack(np.meshgrid(np.arange(1, layers + 1), np.arange(1, heads + 1),
+                                                       indexing="ij"), axis=-1))
+    outlines = [dict(type="rect", x0=h - 0.5, x1=h + 0.5, y0=layer - 0.5, y1=layer + 0.5,
+                     line=dict(color="black", width=3)) for layer, h in marked]
+    return styled_figure([trace], title, int(150 + 60 * layers), shapes=outlines,
+                         xaxis=dict(tickmode="array", tickvals=list(range(heads)),
+                                    ticktext=[f"head {h + 1}" for h in range(heads)], side="bottom"),
+                         yaxis=dict(tickmode="array", tickvals=list(range(layers)),
+                                    ticktext=[f"layer {i + 1}" for i in range(layers)], autorange="reversed"))
+
+
+def before_after(labels: Sequence[str], before: Sequence[float], after: Sequence[float], title: str,
+                 value_format: str = ".3f", height: int = 320) -> go.Figure:
+    """Grouped bars of measures (``labels``) without and with the intervention, values printed on the bars."""
+    names = [escape(label) for label in labels]
+    traces = [go.Bar(name=name, x=names, y=np.asarray(values, dtype=np.float32), marker_color=color,
+                     texttemplate=f"%{{y:{value_format}}}", textposition="outside",
+                     hovertemplate=f"%{{x}}<br>{name} %{{y:{value_format}}}<extra></extra>")
+              for name, values, color in (("before", before, BEFORE_COLOR), ("after", after, AFTER_COLOR))]
+    top = max([*before, *after, 0.0])
+    return styled_figure(traces, title, height, barmode="group",
+                         yaxis=dict(range=[min([*before, *after, 0.0]) * 1.15, top * 1.2 + 1e-6]),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+
+
+def position_bars(values: np.ndarray, tokens: Sequence[str], title: str, value_name: str,
+                  highlight: Sequence[int] = ()) -> go.Figure:
+    """One bar per position over the tokens (labels by position, so a repeated token stays two bars);
+    ``highlight`` positions drawn in the accent colour."""
+    values = np.nan_to_num(np.asarray(values, dtype=np.float32))
+    colors = [AFTER_COLOR if i in set(highlight) else BEFORE_COLOR for i in range(len(values))]
+    labels = token_labels(tokens)
+    trace = go.Bar(x=np.arange(len(values)), y=values, marker_color=colors, customdata=labels,
+                   hovertemplate=f"position %{{x}} · %{{customdata}}<br>{escape(value_name)} %{{y:.3f}}<extra></extra>")
+    return styled_figure([trace], title, 340, xaxis=position_axis(tokens, tickangle=-60),
+                         yaxis=dict(title_text=escape(value_name)))
+
+
+def lens_figure(probabilities: np.ndarray, top_tokens: Sequence[Sequence[str]], tokens: Sequence[str],
+                stages: Sequence[str], title: str) -> go.Figure:
+    """The logit lens: stages down, input positions across; each cell the stage's top next-token guess
+    (printed) coloured by its probability (0..1)."""
+    text = [[escape(t) for t in row] for row in top_tokens]
+    trace = go.Heatmap(z=np.asarray(probabilities, dtype=np.float32), text=text, texttemplate="%{text}",
+                       textfont=dict(size=14), colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0,
+                       x=np.arange(len(tokens)), y=np.arange(len(stages)),
+                       colorbar=dict(title=dict(text="probability"), thickness=14),
+                       hovertemplate="after %{customdata}<br>top guess %{text} · p %{z:.3f}<extra></extra>",
+                       customdata=np.array([[escape(s)] * len(tokens) for s in stages], dtype=object))
+    return styled_figure([trace], title, int(170 + 48 * len(stages)),
+                         xaxis=position_axis(tokens, tickangle=-60, title_text="input position (its token)"),
+                         yaxis=dict(tickmode="array", tickvals=list(range(len(stages))),
+                                    ticktext=[escape(s) for s in stages], autorange="reversed"))
+
+
+def share_bars(shares: dict[str, float], title: str) -> go.Figure:
+    """Horizontal bars of the non-head parts' shares of a logit (signed)."""
+    names = [escape(name) for name in shares]
+    values = np.asarray(list(shares.values()), dtype=np.float32)
+    trace = go.Bar(x=values, y=names, orientation="h", marker_color=[AFTER_COLOR if v >= 0 else "#1f77b4"
+                                                                      for v in values],
+                   texttemplate="%{x:.2f}", textposition="outside", hovertemplate="%{y}: %{x:.3f}<extra></extra>")
+    return styled_figure([trace], title, int(140 + 40 * len(names)), yaxis=dict(autorange="reversed"),
+                         xaxis=dict(title_text="share of the logit"))
