@@ -10,8 +10,8 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 import transformer.checkpoint as checkpoint_module
-from transformer import (HashTokenizer, TransformerConfig, VocabTokenizer, build_model, checkpoint_info,
-                         load_checkpoint, save_checkpoint)
+from transformer import (HashTokenizer, TransformerConfig, VocabTokenizer, build_model, checkpoint_data,
+                         checkpoint_info, load_checkpoint, save_checkpoint)
 
 WORDS = tuple(f"w{i}" for i in range(20))
 CASES = {
@@ -118,10 +118,43 @@ def test_saving_a_loaded_checkpoint_again_round_trips(saved, tmp_path):
     assert load_checkpoint(tmp_path / "again.safetensors")[1] == metadata
 
 
-def test_save_needs_a_tokenizer_and_json_metadata(saved, tmp_path):
+@pytest.mark.parametrize("case, vocab", [("encoder-decoder", 40), ("decoder-only", 24), ("encoder-only", 24)])
+def test_without_a_tokenizer_the_models_own_hash_tokenizer_is_saved(saved, tmp_path, case, vocab):
+    """The vocabulary is the input embedding's: src_vocab_size 40 (of 40 and 48), tgt_vocab_size 24, src 24."""
+    model = saved[case][0]
+    save_checkpoint(model, tmp_path / "bare.safetensors", {"task": "copy"})
+    save_checkpoint(model, tmp_path / "none.safetensors")
+    for name in ("bare", "none"):
+        loaded, metadata = load_checkpoint(tmp_path / f"{name}.safetensors")
+        assert metadata["tokenizer"] == HashTokenizer(vocab_size=vocab, level="word")
+        assert {key: metadata[key] for key in metadata if key not in ("kind", "config", "tokenizer")} == (
+            {"task": "copy"} if name == "bare" else {})
+        for key, tensor in model.state_dict().items():
+            assert torch.equal(tensor, loaded.state_dict()[key]), key
+    with safe_open(str(tmp_path / "bare.safetensors"), framework="pt") as file:
+        assert json.loads(file.metadata()["tokenizer"]) == {"kind": "hash", "vocab_size": vocab, "level": "word"}
+
+
+def test_checkpoint_data_is_the_file_save_checkpoint_writes(saved, tmp_path):
+    model = saved["encoder-only"][0]
+    metadata = {**EXTRA, "tokenizer": CASES["encoder-only"][1]}
+    save_checkpoint(model, tmp_path / "file.safetensors", metadata)
+    (tmp_path / "data.safetensors").write_bytes(checkpoint_data(model, metadata))
+    headers, tensors = [], []
+    for name in ("file", "data"):
+        with safe_open(str(tmp_path / f"{name}.safetensors"), framework="pt") as file:
+            headers.append(file.metadata())
+            tensors.append({key: file.get_tensor(key) for key in file.keys()})
+    assert headers[0] == headers[1] and json.loads(headers[0]["metadata"]) == EXTRA
+    assert tensors[0].keys() == tensors[1].keys() == model.state_dict().keys()
+    assert all(torch.equal(tensors[0][key], tensors[1][key]) for key in tensors[0])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data.safetensors", "file.safetensors"]
+
+
+def test_save_needs_json_metadata_and_a_tokenizer_that_fits(saved, tmp_path):
     model = saved["decoder-only"][0]
-    with pytest.raises(ValueError, match="tokenizer"):
-        save_checkpoint(model, tmp_path / "a.safetensors", {"task": "copy"})
+    with pytest.raises(ValueError, match="metadata must be a dict"):
+        save_checkpoint(model, tmp_path / "a.safetensors", [("task", "copy")])
     with pytest.raises(ValueError, match="JSON"):
         save_checkpoint(model, tmp_path / "b.safetensors", {"tokenizer": VocabTokenizer(WORDS), "x": object()})
     with pytest.raises(ValueError, match="embeddings"):
@@ -306,3 +339,46 @@ def test_bad_tokenizer(saved, tmp_path, tokenizer, match):
                                            ({"d_model": 3 * 2**20, "d_ff": 2**20}, "too big")])
 def test_absurd_config_is_refused_before_the_model_is_built(saved, tmp_path, change, match):
     _rejects(_variant(saved, tmp_path, metadata=_edit_json("config", lambda c: c.update(change))), match)
+
+
+def _raw(tmp_path, header, data: bytes = b"") -> object:
+    """A file written byte by byte: 8-byte length, the JSON ``header`` (any JSON value), ``data``."""
+    text = json.dumps(header).encode()
+    (tmp_path / "raw.safetensors").write_bytes(struct.pack("<Q", len(text)) + text + data)
+    return tmp_path / "raw.safetensors"
+
+
+def test_header_that_is_json_but_not_an_object(tmp_path):
+    _rejects(_raw(tmp_path, ["weight", 1, 2]), "not JSON in the safetensors layout")
+
+
+def test_metadata_values_that_are_not_strings(tmp_path):
+    _rejects(_raw(tmp_path, {"__metadata__": {"format": "attention-lab-checkpoint", "version": 1}}),
+             "not JSON in the safetensors layout")
+
+
+def test_unknown_dtype_code(tmp_path):
+    _rejects(_raw(tmp_path, {"w": {"dtype": "Q9", "shape": [2], "data_offsets": [0, 8]}}, bytes(8)),
+             "not JSON in the safetensors layout")
+
+
+@pytest.mark.parametrize("entry", [{"dtype": "F32", "shape": [3], "data_offsets": [0, 8]},   # 3 floats in 8 bytes
+                                   {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]},   # backwards
+                                   {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}])
+def test_tensor_entry_that_does_not_fit_its_bytes(tmp_path, entry):
+    with pytest.raises(ValueError):
+        checkpoint_info(_raw(tmp_path, {"w": entry}, bytes(8)))
+    with pytest.raises(ValueError):
+        load_checkpoint(_raw(tmp_path, {"w": entry}, bytes(8)).read_bytes())
+
+
+def test_bytes_added_after_the_tensors(saved, tmp_path):
+    (tmp_path / "long.safetensors").write_bytes(saved["decoder-only"][1].read_bytes() + bytes(16))
+    _rejects(tmp_path / "long.safetensors", "bytes added after the tensors")
+
+
+def test_missing_file_and_a_source_that_is_neither_path_nor_bytes(tmp_path):
+    with pytest.raises(ValueError, match="cannot read the checkpoint"):
+        load_checkpoint(tmp_path / "nowhere.safetensors")
+    with pytest.raises(TypeError, match="path or bytes"):
+        checkpoint_info(1234)

@@ -1,11 +1,12 @@
 """A small from-scratch Transformer whose attention modules return their weights."""
 
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
-from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_info, load_checkpoint, save_checkpoint
+from .checkpoint import (MAX_CHECKPOINT_BYTES, checkpoint_data, checkpoint_info, hash_tokenizer, load_checkpoint,
+                         save_checkpoint)
 from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, TransformerConfig, divisors
 from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
-from .masks import causal_mask, combine_masks, key_mask_from_tokens, padding_mask
+from .masks import causal_mask, combine_masks, padding_mask
 from .interventions import ABLATIONS, Ablate, Patch
 from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
                     OutputHead, SelfAttentionStack, Transformer, attention_names)
@@ -39,8 +40,8 @@ __all__ = [
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
     "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
-    "causal_mask", "characters", "checkpoint_info", "combine_masks", "default_setup", "divisors", "init_parameters",
-    "key_mask_from_tokens", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
+    "causal_mask", "characters", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",
+    "hash_tokenizer", "init_parameters", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
     "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",
     "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",

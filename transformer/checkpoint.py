@@ -14,10 +14,13 @@ header | tensor data``. The header's ``__metadata__`` (a str -> str map) holds:
 The tensors are the model's ``state_dict()`` (float32, names as in the state dict; a tied
 output head has no tensor of its own). ``load_checkpoint`` and ``checkpoint_info`` return the
 caller's metadata with "kind" (str), "config" (TransformerConfig) and "tokenizer" (object)
-filled in. Everything the header says is checked before any tensor is built: size, header
-length, JSON, format, version, kind, config, tokenizer, tensor names, shapes and dtypes
-(against the model built on the ``meta`` device, which allocates nothing); then the values
-must be finite. Any problem is a ValueError saying what is wrong and what to do.
+filled in. Before safetensors reads a file, its size and its first 8 bytes are checked (size
+cap, pickle signatures, a header length within 1 MB and within the file); safetensors then
+reads and validates the header (``safe_open``: JSON, offsets, dtypes, data fully present).
+Everything the header says is checked before any tensor is built: format, version, kind,
+config, tokenizer, tensor names, shapes and dtypes (against the model built on the ``meta``
+device, which allocates nothing); then the values must be finite. Any problem is a
+ValueError saying what is wrong and what to do.
 """
 
 from __future__ import annotations
@@ -25,15 +28,18 @@ from __future__ import annotations
 import json
 import os
 import struct
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load as load_tensors, save as save_tensors
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save as save_tensors
 from torch import nn
 
 from .config import TransformerConfig
 from .model import ARCHITECTURES
-from .tokenizer import tokenizer_from_dict
+from .tokenizer import HashTokenizer, tokenizer_from_dict
 
 FORMAT = "attention-lab-checkpoint"
 VERSION = "1"
@@ -54,6 +60,12 @@ def _mb(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
 
 
+def hash_tokenizer(config: TransformerConfig, kind: str) -> HashTokenizer:
+    """The model's own tokenizer when it has no other: word-level hashing over the ids every input
+    embedding of ``kind`` has (an encoder-decoder's smaller of its two vocabularies)."""
+    return HashTokenizer(min(getattr(config, field) for field in _VOCAB_FIELDS[kind]))
+
+
 def _tokenizer_dict(tokenizer) -> dict:
     """The tokenizer's description (from ``to_dict()`` or a dict), checked by rebuilding it."""
     values = tokenizer.to_dict() if hasattr(tokenizer, "to_dict") else tokenizer
@@ -63,16 +75,15 @@ def _tokenizer_dict(tokenizer) -> dict:
 
 def _metadata_entries(model: nn.Module, metadata: dict) -> dict[str, str]:
     """The str -> str map stored in the file's header (see the module docstring)."""
-    if not isinstance(metadata, dict) or "tokenizer" not in metadata:
-        raise ValueError("metadata must be a dict with a 'tokenizer' (the model's tokenizer or its "
-                         "to_dict()), so that a loaded model can read text.")
+    if not isinstance(metadata, dict):
+        raise ValueError(f"metadata must be a dict (JSON-serialisable values), got {type(metadata).__name__}.")
     config = metadata.get("config", model.config)
     if metadata.get("kind", model.kind) != model.kind or (
             config.to_dict() if isinstance(config, TransformerConfig) else config) != model.config.to_dict():
         raise ValueError("metadata['kind'] / metadata['config'] differ from the model's; drop them "
                          "(the model's own are saved).")
     rest = {key: value for key, value in metadata.items() if key not in RESERVED_KEYS}
-    tokenizer = _tokenizer_dict(metadata["tokenizer"])
+    tokenizer = _tokenizer_dict(metadata.get("tokenizer") or hash_tokenizer(model.config, model.kind))
     try:
         return {"format": FORMAT, "version": VERSION, "kind": model.kind,
                 "config": json.dumps(model.config.to_dict(), allow_nan=False),
@@ -94,16 +105,25 @@ def _tensors_to_save(model: nn.Module) -> dict[str, torch.Tensor]:
     return tensors
 
 
-def save_checkpoint(model: nn.Module, path: str | os.PathLike, metadata: dict) -> None:
-    """Write ``model`` (one of ARCHITECTURES) and ``metadata`` to one safetensors file at ``path``.
+def checkpoint_data(model: nn.Module, metadata: dict | None = None) -> bytes:
+    """The bytes of the checkpoint file of ``model`` (one of ARCHITECTURES) and ``metadata``.
 
-    ``metadata`` is JSON-serialisable and includes "tokenizer". The bytes are checked as the
-    loader would check them before anything is written, and the file is replaced atomically.
+    ``metadata`` is JSON-serialisable; its "tokenizer" (an object with ``to_dict()``, or that
+    dict) defaults to ``hash_tokenizer`` of the model's config. The header is checked as the
+    loader checks it, so what is returned can be loaded.
     """
     if getattr(model, "kind", None) not in ARCHITECTURES:
         raise ValueError(f"only the package's models can be saved ({sorted(ARCHITECTURES)}).")
-    data = save_tensors(_tensors_to_save(model), metadata=_metadata_entries(model, metadata))
-    _validate_header(_parse_header(data, len(data)), len(data))
+    entries = _metadata_entries(model, {} if metadata is None else metadata)
+    tensors = _tensors_to_save(model)
+    data = save_tensors(tensors, metadata=entries)
+    _validate(entries, {name: tuple(t.shape) for name, t in tensors.items()}, len(data))
+    return data
+
+
+def save_checkpoint(model: nn.Module, path: str | os.PathLike, metadata: dict | None = None) -> None:
+    """Write ``checkpoint_data(model, metadata)`` to ``path``; the file is replaced atomically."""
+    data = checkpoint_data(model, metadata)
     temporary = f"{os.fspath(path)}.partial"
     with open(temporary, "wb") as file:
         file.write(data)
@@ -115,14 +135,56 @@ def _too_big(size: int) -> ValueError:
                       f"may have; use a smaller model.")
 
 
-def _read_source(source, header_only: bool) -> tuple[bytes, int]:
-    """(the file's bytes, or only its first 8 + N header bytes when ``header_only``; the file's size).
+def _check_start(start: bytes, size: int) -> None:
+    """What the first 8 bytes and the size tell before safetensors reads anything: not too big, not
+    too small, not a pickle, and a header length within ``MAX_HEADER_BYTES`` and within the file."""
+    if size > MAX_CHECKPOINT_BYTES:
+        raise _too_big(size)
+    if size < 8:
+        raise ValueError(f"the file has only {size} bytes: it is empty or truncated, not a checkpoint. {_FIX}")
+    if start.startswith(b"\x80") or start.startswith(b"PK\x03\x04"):
+        raise ValueError("this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
+                         "pickles); pickles can run code when loaded, so they are never opened here. "
+                         + _FIX)
+    length = struct.unpack("<Q", start[:8])[0]
+    if length > MAX_HEADER_BYTES:
+        raise ValueError(f"the first 8 bytes announce a header of {length} bytes, more than the "
+                         f"{_mb(MAX_HEADER_BYTES)} allowed: this is not a safetensors checkpoint. {_FIX}")
+    if length > size - 8:
+        raise ValueError(f"the file is truncated: its header should be {length} bytes but only {size - 8} "
+                         f"follow (or it is not a safetensors file). Download or save it again.")
 
-    ``source`` is a path or the bytes of an upload. A path's size is checked before reading.
+
+def _unreadable(error: SafetensorError) -> ValueError:
+    """safetensors' refusal of a file as a ValueError that says what it means for a checkpoint."""
+    detail = str(error).removeprefix("Error while deserializing header: ")
+    if "JSON" in detail or "Deserialization" in detail:
+        return ValueError(f"the file's header is not JSON in the safetensors layout ({detail}), so it is not a "
+                          f"safetensors checkpoint. {_FIX}")
+    if "covered" in detail or "IncompleteBuffer" in detail:
+        return ValueError("the file's tensor data does not match its header: the file is truncated (or has "
+                          "bytes added after the tensors). Download or save it again.")
+    return ValueError(f"the file is not a valid safetensors file ({detail}). {_FIX}")
+
+
+@contextmanager
+def _opened(source: str | os.PathLike | bytes) -> Iterator:
+    """(``safe_open`` handle, file size) of a checkpoint given as a path or as the bytes of an upload,
+    after ``_check_start``.
+
+    A path's size is checked before the file is opened. safetensors opens files only, so bytes
+    are written to a temporary file first (removed on exit).
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        return data, len(data)
+        _check_start(data[:8], len(data))
+        with tempfile.TemporaryDirectory(prefix="checkpoint-") as folder:
+            path = os.path.join(folder, "upload.safetensors")
+            with open(path, "wb") as file:
+                file.write(data)
+            with _safe_open(path) as handle:
+                yield handle, len(data)
+        return
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"source must be a path or bytes, got {type(source).__name__}.")
     try:
@@ -130,41 +192,24 @@ def _read_source(source, header_only: bool) -> tuple[bytes, int]:
         if size > MAX_CHECKPOINT_BYTES:
             raise _too_big(size)
         with open(source, "rb") as file:
-            if not header_only:
-                data = file.read(MAX_CHECKPOINT_BYTES + 1)
-                return data, len(data)
-            head = file.read(8)
-            length = struct.unpack("<Q", head)[0] if len(head) == 8 else 0
-            return head + (file.read(length) if length <= min(MAX_HEADER_BYTES, size - 8) else b""), size
+            _check_start(file.read(8), size)
     except OSError as error:
         raise ValueError(f"cannot read the checkpoint {os.fspath(source)!r}: {error.strerror}; "
                          f"check the file name.") from None
+    with _safe_open(source) as handle:
+        yield handle, size
 
 
-def _parse_header(data: bytes, size: int) -> tuple[dict, int]:
-    """(JSON header, its length N) of a safetensors file whose first bytes are ``data``, size-checked."""
-    if size > MAX_CHECKPOINT_BYTES or len(data) > MAX_CHECKPOINT_BYTES:
-        raise _too_big(max(size, len(data)))
-    if size < 8:
-        raise ValueError(f"the file has only {size} bytes: it is empty or truncated, not a checkpoint. {_FIX}")
-    if data.startswith(b"\x80") or data.startswith(b"PK\x03\x04"):
-        raise ValueError("this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
-                         "pickles); pickles can run code when loaded, so they are never opened here. "
-                         + _FIX)
-    length = struct.unpack("<Q", data[:8])[0]
-    if length > MAX_HEADER_BYTES:
-        raise ValueError(f"the first 8 bytes announce a header of {length} bytes, more than the "
-                         f"{_mb(MAX_HEADER_BYTES)} allowed: this is not a safetensors checkpoint. {_FIX}")
-    if length > size - 8:
-        raise ValueError(f"the file is truncated: its header should be {length} bytes but only {size - 8} "
-                         f"follow (or it is not a safetensors file). Download or save it again.")
+@contextmanager
+def _safe_open(path: str | os.PathLike) -> Iterator:
     try:
-        header = json.loads(data[8:8 + length].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ValueError(f"the file's header is not JSON, so it is not a safetensors checkpoint. {_FIX}") from None
-    if not isinstance(header, dict):
-        raise ValueError(f"the file's header is not a JSON object: not a safetensors checkpoint. {_FIX}")
-    return header, length
+        handle = safe_open(os.fspath(path), framework="pt")
+    except SafetensorError as error:
+        raise _unreadable(error) from None
+    except OSError as error:
+        raise ValueError(f"cannot read the checkpoint {os.fspath(path)!r}: {error.strerror}.") from None
+    with handle:
+        yield handle
 
 
 def _json_entry(metadata: dict, key: str, what: type):
@@ -178,9 +223,8 @@ def _json_entry(metadata: dict, key: str, what: type):
     return value
 
 
-def _read_metadata(header: dict) -> dict:
-    """The caller's metadata with "kind", "config" and "tokenizer" rebuilt from ``__metadata__``."""
-    metadata = header.get("__metadata__")
+def _read_metadata(metadata: dict[str, str] | None) -> dict:
+    """The caller's metadata with "kind", "config" and "tokenizer" rebuilt from the header's ``__metadata__``."""
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         found = metadata.get("format") if isinstance(metadata, dict) else None
         raise ValueError(f"the file has no Attention Lab metadata (format {found!r}): it is a safetensors "
@@ -210,41 +254,27 @@ def _read_metadata(header: dict) -> dict:
     return {**rest, "kind": kind, "config": config, "tokenizer": tokenizer}
 
 
-def _entry(name: str, entry) -> tuple[str, tuple[int, ...], int]:
-    """(dtype code, shape, end offset) of one header entry, else a ValueError naming the tensor."""
-    try:
-        dtype, shape, (begin, stop) = entry["dtype"], tuple(entry["shape"]), entry["data_offsets"]
-    except (KeyError, TypeError, ValueError):
-        dtype, shape, begin, stop = None, (), -1, -1
-    numbers = (*shape, begin, stop)
-    if not isinstance(dtype, str) or not all(type(n) is int and n >= 0 for n in numbers) or begin > stop:
-        raise ValueError(f"the header's entry for tensor {name!r} is malformed; save the model again.")
-    return dtype, shape, stop
-
-
-def _tensor_entries(header: dict, length: int, size: int) -> dict[str, tuple[int, ...]]:
-    """{name: shape} of the header's tensors; dtypes must be float32 and the data must be all there."""
-    shapes, end = {}, 0
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        dtype, shapes[name], stop = _entry(name, entry)
-        end = max(end, stop)
+def _stored_shapes(handle) -> dict[str, tuple[int, ...]]:
+    """{name: shape} of the file's tensors, as safetensors reads the header; every dtype must be float32."""
+    shapes = {}
+    for name in handle.keys():
+        try:
+            stored = handle.get_slice(name)
+            dtype, shapes[name] = stored.get_dtype(), tuple(stored.get_shape())
+        except SafetensorError as error:
+            raise _unreadable(error) from None
         if dtype != "F32":
-            floating = dtype in ("F64", "F16", "BF16") or dtype.startswith("F8")
+            floating = dtype in ("F64", "F16", "BF16") or dtype.startswith(("F8", "F6", "F4"))
             sort = "a floating-point type but not float32" if floating else "not a floating-point type"
             raise ValueError(f"tensor {name!r} is stored as {_DTYPES.get(dtype, dtype)} ({sort}); checkpoints "
                              f"hold float32 weights: convert with model.float() and save again.")
-    if end > size - 8 - length:
-        raise ValueError(f"the file is truncated: its tensors need {end} bytes but only {size - 8 - length} "
-                         f"are there. Download or save it again.")
     return shapes
 
 
 def _expected_shapes(kind: str, config: TransformerConfig, count: int) -> dict[str, tuple[int, ...]]:
     """{name: shape} of the state dict the config implies, from a model on the ``meta`` device.
 
-    ``count`` (the header's number of tensors) bounds the layer count first: every layer has at
+    ``count`` (the file's number of tensors) bounds the layer count first: every layer has at
     least 4 tensors (W_Q, W_K, W_V, W_O), so an absurd config is refused before it is built.
     Non-persistent buffers (the sinusoidal table) must also stay within the size cap.
     """
@@ -276,11 +306,12 @@ def _compare_shapes(found: dict, expected: dict) -> None:
                              f"{list(shape)}; the weights and the config do not match.")
 
 
-def _validate_header(parsed: tuple[dict, int], size: int) -> dict:
-    """Every check the (header, length) allows; returns the metadata as ``checkpoint_info`` gives it."""
-    header, length = parsed
-    metadata = _read_metadata(header)
-    shapes = _tensor_entries(header, length, size)
+def _validate(entries: dict[str, str] | None, shapes: dict[str, tuple[int, ...]], size: int) -> dict:
+    """Every check the header allows (its metadata entries, the tensors' shapes, the file's size);
+    returns the metadata as ``checkpoint_info`` gives it."""
+    if size > MAX_CHECKPOINT_BYTES:
+        raise _too_big(size)
+    metadata = _read_metadata(entries)
     _compare_shapes(shapes, _expected_shapes(metadata["kind"], metadata["config"], len(shapes)))
     return metadata
 
@@ -288,20 +319,21 @@ def _validate_header(parsed: tuple[dict, int], size: int) -> dict:
 def checkpoint_info(source: str | os.PathLike | bytes) -> dict:
     """The checkpoint's metadata (with kind, config and tokenizer), from its header only.
 
-    A path is read no further than its header, so this is cheap; it is validated like
-    ``load_checkpoint`` except for the tensor values, which are not read.
+    It is validated like ``load_checkpoint`` except for the tensor values, which are not read,
+    so this is cheap.
     """
-    data, size = _read_source(source, header_only=True)
-    return _validate_header(_parse_header(data, size), size)
+    with _opened(source) as (handle, size):
+        return _validate(handle.metadata(), _stored_shapes(handle), size)
 
 
-def _finite_tensors(data: bytes) -> dict[str, torch.Tensor]:
+def _finite_tensors(handle) -> dict[str, torch.Tensor]:
     """The tensors of a header-checked file, each checked for NaN and infinity."""
-    try:
-        tensors = load_tensors(data)
-    except (SafetensorError, ValueError, RuntimeError) as error:
-        raise ValueError(f"the checkpoint's tensor data is corrupt ({error}); save the model again.") from None
-    for name, tensor in tensors.items():
+    tensors = {}
+    for name in handle.keys():
+        try:
+            tensors[name] = tensor = handle.get_tensor(name)
+        except (SafetensorError, ValueError, RuntimeError) as error:
+            raise ValueError(f"the checkpoint's tensor data is corrupt ({error}); save the model again.") from None
         if not torch.isfinite(tensor).all():
             raise ValueError(f"tensor {name!r} contains NaN or infinite values (training diverged?); "
                              f"they would break every figure. Retrain and save again.")
@@ -314,9 +346,9 @@ def load_checkpoint(source: str | os.PathLike | bytes) -> tuple[nn.Module, dict]
     The metadata is what was saved, with "kind", "config" (TransformerConfig) and "tokenizer"
     filled in. A file that is not a valid checkpoint is a ValueError; nothing in it is executed.
     """
-    data, size = _read_source(source, header_only=False)
-    metadata = _validate_header(_parse_header(data, size), size)
-    tensors = _finite_tensors(data)
+    with _opened(source) as (handle, size):
+        metadata = _validate(handle.metadata(), _stored_shapes(handle), size)
+        tensors = _finite_tensors(handle)
     model = ARCHITECTURES[metadata["kind"]](metadata["config"])
     model.load_state_dict(tensors, strict=True)
     return model.eval(), metadata

@@ -26,11 +26,6 @@ def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) 
     return real[:, None, None, :]
 
 
-def key_mask_from_tokens(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """Key-padding mask ``[B, 1, 1, L]`` from token ids ``[B, L]``: True where not ``pad_id``."""
-    return (tokens != pad_id)[:, None, None, :]
-
-
 def combine_masks(*masks: torch.Tensor | None) -> torch.Tensor | None:
     """Logical AND of the given masks (broadcast); None entries are ignored."""
     present = [m for m in masks if m is not None]

@@ -14,8 +14,6 @@ positions where ``argmax z = y``; perplexity ``exp(L)``. Optimiser: AdamW with a
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 
@@ -24,7 +22,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import checkpoint_data, load_checkpoint
 from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
 from .head_scores import score_heads
 from .record import ForwardRecord
@@ -241,8 +239,4 @@ class Trainer:
                     "target": self.task.target, "target_metric": self.task.target_metric,
                     "score_name": self.task.score_name, "learning_rate": self.learning_rate,
                     "tokenizer": self.task.tokenizer}
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "model.safetensors")
-            save_checkpoint(self.model, path, metadata)
-            with open(path, "rb") as file:
-                return file.read()
+        return checkpoint_data(self.model, metadata)

@@ -17,7 +17,7 @@ import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
-from transformer import HashTokenizer, TransformerConfig, build_model
+from transformer import TransformerConfig, build_model, hash_tokenizer
 from transformer.spec import ModelSpec
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -50,11 +50,6 @@ def _read_only(module: torch.nn.Module) -> torch.nn.Module:
     for parameter in module.parameters():
         parameter.requires_grad_(False)
     return module.eval()
-
-
-def hash_tokenizer(config: TransformerConfig, kind: str) -> HashTokenizer:
-    """The word-level hash tokenizer over the vocabulary the model's input embedding has."""
-    return HashTokenizer(config.tgt_vocab_size if kind == "decoder-only" else config.src_vocab_size)
 
 
 @st.cache_resource(max_entries=12, show_spinner=False)
