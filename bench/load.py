@@ -291,10 +291,9 @@ def soak(server: Server, pages: list, query: str, sessions: int, warmup: int, ro
 
 def pretrained_query_pair() -> tuple[str, str]:
     """("model", the picker's label of the pretrained model): what a link to a page with it picked carries."""
-    from ui.model_picker import KIND_NAMES, PRETRAINED
+    from ui.model_picker import PRETRAINED, pretrained_label
 
-    name, kind = next(iter(PRETRAINED.items()))
-    return "model", f"{name} (pretrained, {KIND_NAMES[kind]})"
+    return "model", pretrained_label(next(iter(PRETRAINED)))
 
 
 def chosen_pages(names: list[str] | None) -> list:

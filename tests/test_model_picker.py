@@ -119,3 +119,11 @@ def test_every_shipped_checkpoint_runs_on_the_pages_it_fits(name):
                                                  "tgt": "d c b a"})
         assert_no_exception(at)
         assert at.selectbox(key="model").value == label
+
+
+def test_the_pretrained_model_is_offered_under_the_name_the_package_registers():
+    from ui.model_picker import PRETRAINED, pretrained_available, pretrained_label
+
+    assert PRETRAINED == {"all-MiniLM-L6-v2": "encoder-only"}
+    assert pretrained_label("all-MiniLM-L6-v2") == "all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))"
+    assert pretrained_available("all-MiniLM-L6-v2") and not pretrained_available("bert-base-uncased")

@@ -174,3 +174,19 @@ def test_encoder_and_decoder_only_share_weights_for_one_seed():
     encoder, decoder = build_model(config, 5, "encoder-only"), build_model(config, 5, "decoder-only")
     a, b = list(encoder.state_dict().values()), list(decoder.state_dict().values())
     assert len(a) == len(b) and all(torch.equal(x, y) for x, y in zip(a, b))
+
+
+def test_names_are_selected_by_stack_and_kind_in_record_order():
+    from transformer.record import ForwardRecord, select_names
+
+    names = ["encoder.layers.0.self_attn", "encoder.layers.1.self_attn", "decoder.layers.0.self_attn",
+             "decoder.layers.0.cross_attn", "decoder.layers.1.self_attn", "decoder.layers.1.cross_attn"]
+    assert select_names(names, "decoder", "self_attn") == ["decoder.layers.0.self_attn", "decoder.layers.1.self_attn"]
+    assert select_names(names, "decoder", "cross_attn") == ["decoder.layers.0.cross_attn", "decoder.layers.1.cross_attn"]
+    assert select_names(names, "encoder") == names[:2] and select_names(names, kind="cross_attn") == names[3::2]
+    assert select_names(names) == names and select_names(names, "encoder", "cross_attn") == []
+    assert select_names(["encoders.layers.0.self_attn", "encoder.layers.0.my_self_attn"], "encoder", "self_attn") == []
+    record = ForwardRecord()
+    for name in reversed(names):
+        record.add(name, torch.zeros(1, 1, 1, 1))
+    assert record.names("decoder", "self_attn") == ["decoder.layers.1.self_attn", "decoder.layers.0.self_attn"]

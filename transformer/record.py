@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,6 +11,13 @@ import torch
 from .interventions import apply_interventions
 
 KINDS = ("self_attn", "cross_attn")
+
+
+def select_names(names: Iterable[str], stack: str | None = None, kind: str | None = None) -> list[str]:
+    """The record names among ``names`` (in their order) of one stack ("encoder", "decoder") and one kind
+    ("self_attn", "cross_attn"); None for either keeps every stack or kind."""
+    return [n for n in names
+            if (stack is None or n.split(".")[0] == stack) and (kind is None or n.split(".")[-1] == kind)]
 
 
 @dataclass
@@ -67,9 +75,7 @@ class ForwardRecord:
 
     def names(self, stack: str | None = None, kind: str | None = None) -> list[str]:
         """Names in layer order, optionally only one stack ("encoder") and kind ("cross_attn")."""
-        return [n for n in self.weights
-                if (stack is None or n.split(".")[0] == stack)
-                and (kind is None or n.split(".")[-1] == kind)]
+        return select_names(self.weights, stack, kind)
 
     def stacked(self, stack: str, kind: str = "self_attn", scores: bool = False) -> torch.Tensor:
         """All layers of one stack and kind as ``[layers, B, H, Lq, Lk]``."""

