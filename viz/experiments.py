@@ -42,16 +42,17 @@ def head_grid(values: np.ndarray, title: str, value_name: str, zrange: tuple[flo
 
 
 def before_after(labels: Sequence[str], before: Sequence[float], after: Sequence[float], title: str,
-                 value_format: str = ".3f", height: int = 320) -> go.Figure:
-    """Grouped bars of measures (``labels``) without and with the intervention, values printed on the bars."""
+                 value_format: str = ".3f", height: int = 320, fixed_top: float | None = None) -> go.Figure:
+    """Grouped bars of measures (``labels``) without and with the intervention, values printed on the bars;
+    ``fixed_top`` fixes the top of the axis (1 for an accuracy), otherwise it follows the bars."""
     names = [escape(label) for label in labels]
     traces = [go.Bar(name=name, x=names, y=np.asarray(values, dtype=np.float32), marker_color=color,
                      texttemplate=f"%{{y:{value_format}}}", textposition="outside",
                      hovertemplate=f"%{{x}}<br>{name} %{{y:{value_format}}}<extra></extra>")
               for name, values, color in (("before", before, BEFORE_COLOR), ("after", after, AFTER_COLOR))]
-    top = max([*before, *after, 0.0])
+    top = fixed_top * 1.15 if fixed_top is not None else max([*before, *after, 0.0]) * 1.2 + 1e-6
     return styled_figure(traces, title, height, barmode="group",
-                         yaxis=dict(range=[min([*before, *after, 0.0]) * 1.15, top * 1.2 + 1e-6]),
+                         yaxis=dict(range=[min([*before, *after, 0.0]) * 1.15, top]),
                          legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
 
 

@@ -23,13 +23,14 @@ HOW_LABELS = {"zero": "zero (the head writes nothing)", "mean": "mean (its avera
 
 @dataclass(frozen=True)
 class Inputs:
-    """The page's inputs as token ids and shown tokens: one sequence for a task model, two sentences for
-    the sentence-similarity model (``second`` empty otherwise)."""
+    """The page's inputs as token ids and shown tokens: one sequence for a task model (``text`` as typed),
+    two sentences for the sentence-similarity model (``second`` empty otherwise)."""
 
     ids: tuple[int, ...]
     tokens: tuple[str, ...]
     second_ids: tuple[int, ...] = ()
     second_tokens: tuple[str, ...] = ()
+    text: str = ""
 
 
 def head_label(layer: int, head: int) -> str:
@@ -86,12 +87,16 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                             "1 − cos(before, after)"))
         return
     before, after = scored(subject.spec, seed, (), how), scored(subject.spec, seed, knocked, how)
-    chance = 1.0 / len(subject.task.tokenizer.vocabulary)
-    chart(before_after(["accuracy", "loss"], [before.accuracy, before.loss], [after.accuracy, after.loss],
-                       f"{subject.task.name} task, {len(evaluation_batch(subject.spec, seed).inputs)} fresh "
-                       f"examples: {count} head(s) knocked out"))
-    st.caption(f"Accuracy on the positions the task can predict; chance is 1/{len(subject.task.tokenizer.vocabulary)}"
-               f" = {chance:.3f}. Loss is the mean cross-entropy there.")
+    alphabet = len(subject.task.tokenizer.vocabulary)
+    examples = len(evaluation_batch(subject.spec, seed).inputs)
+    left, right = st.columns(2)
+    with left:
+        chart(before_after(["accuracy"], [before.accuracy], [after.accuracy],
+                           f"Accuracy, {examples} fresh examples, {count} head(s) knocked out", fixed_top=1.0))
+    with right:
+        chart(before_after(["loss"], [before.loss], [after.loss], f"Loss (cross-entropy), {count} head(s) knocked out"))
+    st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
+               f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how)
 

@@ -14,7 +14,7 @@ from pages.experiments.knock_out import Inputs
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
 from ui.classroom import explanation
-from ui.controls import section_picker, seed_control
+from ui.controls import section_picker
 from ui.model_picker import load_or_stop, model_choice, offered_models, shipped_label
 from ui.routing import require_navigation
 from ui.text import tokenize_text
@@ -57,7 +57,7 @@ def read_inputs(subject: Subject) -> Inputs | None:
             return None
         return Inputs(typed[0].ids, typed[0].tokens, typed[1].ids, typed[1].tokens)
     task = subject.task
-    text = st.text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
+    text = INPUT_ROW[0].text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
                          max_chars=400)
     ids = task.encode_user_input(text)
     if ids is None:
@@ -65,7 +65,7 @@ def read_inputs(subject: Subject) -> Inputs | None:
         limit = task.context if task.name in ("induction", "text") else 10
         st.error(f"This model reads only {alphabet}, at most {limit} of them; change the input.")
         return None
-    return Inputs(tuple(ids), tuple(task.symbols(ids)))
+    return Inputs(tuple(ids), tuple(task.symbols(ids)), text=text)
 
 
 def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
@@ -111,8 +111,12 @@ if spec is None:
     st.stop()
 loaded = load_or_stop(spec)
 subject = subject_of(spec)
+INPUT_ROW = st.columns([5, 1]) if not subject.sentences else None
 inputs = read_inputs(subject)
-seed = 0 if subject.sentences else seed_control(key="batch_seed")
+seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
+    "batch seed", 0, 9999, 0, key="batch_seed", bind="query-params",
+    help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
+         "every session."))
 section = section_picker(SECTIONS)
 if inputs is None:
     st.stop()

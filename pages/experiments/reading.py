@@ -32,9 +32,8 @@ def first_repeat(tokens: tuple[str, ...]) -> int:
 
 def render_patching(subject: Subject, inputs: Inputs) -> None:
     task, module = subject.task, subject.module
-    text = "".join(inputs.tokens).replace("▁", " ")
     corrupted_text = st.text_input("corrupted input (same length, some tokens changed)",
-                                   corrupted_input(task, text), key="corrupted", bind="query-params", max_chars=200)
+                                   corrupted_input(task, inputs.text), key="corrupted", bind="query-params", max_chars=200)
     corrupted = task.encode_user_input(corrupted_text)
     if corrupted is None:
         st.error(f"The corrupted input must use only the model's symbols and at most {task.context} of them.")
