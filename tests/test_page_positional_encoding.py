@@ -87,6 +87,17 @@ def test_similarity_depends_on_the_offset_only():
     assert np.allclose(decode_array(band[0]["y"]), decode_array(band[1]["y"]), atol=1e-3)
 
 
+def test_similarity_is_symmetric_in_the_offset_and_not_monotone():
+    at = section("Similarity")
+    sim = decode_array(chart_by_title(at, "PE[p]·PE[q] for all positions")["data"][0]["z"]).astype(np.float64)
+    np.testing.assert_allclose(sim, sim.T, atol=1e-4)  # offsets k and -k give the same value
+    mean = decode_array(chart_by_title(at, "Similarity against distance")["data"][2]["y"]).astype(np.float64)
+    assert mean[0] == pytest.approx(32.0, abs=1e-3) and mean[1:].max() < mean[0]  # d_model / 2 at offset 0
+    step = np.sign(np.diff(mean))
+    rises = int(((step[:-1] < 0) & (step[1:] > 0)).sum())  # a fall followed by a rise
+    assert rises >= 2, rises  # it rises again, many times
+
+
 def test_shift_map_is_the_rotation_and_is_verified():
     default_page = section("Offset map")
     k = 5

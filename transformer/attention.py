@@ -25,8 +25,10 @@ def attention_scores(q: torch.Tensor, k: torch.Tensor, scale: float | None = Non
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over keys where ``mask`` is True; masked keys get weight 0.
 
-    A row with no allowed key (a plain softmax would give 0/0 = NaN there) is all
-    zeros. Gradients stay finite: the masked positions never see -inf.
+    Masked scores are filled with -inf, so exp gives them exactly 0 (and no gradient
+    reaches them). A row with no allowed key, where a plain softmax would give
+    0/0 = NaN, is filled with 0 instead of -inf and then multiplied by 0: its weights
+    are all zeros, and so are their gradients, never NaN.
     """
     if mask is None:
         return torch.softmax(scores, dim=-1)

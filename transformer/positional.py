@@ -2,7 +2,9 @@
 
 Sinusoidal and learned encodings are added to the scaled token embeddings;
 rotary rotates q and k inside attention; ALiBi adds a per-head linear bias to
-the attention scores. Without any of them self-attention is blind to order.
+the attention scores. Without any of them, bidirectional self-attention is blind
+to order (permutation-equivariant); under a causal mask it is not quite, since
+query i sees exactly i + 1 keys, and the mask leaks some order.
 """
 
 from __future__ import annotations

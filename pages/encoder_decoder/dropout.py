@@ -58,7 +58,11 @@ def _explain(config) -> None:
         "drawn in the other sections are $A_i$, before dropout);\n"
         "%s"
         "on each sub-layer's output, before the residual add: $%s$.\n\n"
-        "Not on the LayerNorms, the residual stream itself or the output softmax." % (embedded, inside, residual))
+        "Not on the LayerNorms, the residual stream itself or the output softmax. The paper names only the "
+        "first and the last of these (on the sums of embeddings and positional encodings, and on each "
+        "sub-layer's output); dropout on the attention weights%s comes from the reference implementations "
+        "(tensor2tensor, and the Annotated Transformer after it)." % (
+            embedded, inside, residual, " and inside the feed-forward" if config.feed_forward else ""))
 
 
 def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:

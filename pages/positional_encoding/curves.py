@@ -41,7 +41,10 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
         st.markdown(
             "Read a row for one position's vector. Left columns flicker quickly from row to row; right "
             "columns change slowly, like the high digits of a counter. The values stay in $[-1, 1]$ "
-            "whatever the length, which is why the encoding extends to positions never seen in training."
+            "whatever the length, so every position has a vector, even one past the longest training "
+            "sentence. That does not make a model extrapolate: the paper only hoped the sinusoids would let it "
+            "handle longer sequences, and when Press et al. (2021) measured it, a sinusoidal model's "
+            "perplexity degraded quickly beyond its training length (the reason they proposed ALiBi)."
         )
         numbers = st.expander("The numbers (first 16 positions)", key="pe_numbers", bind="query-params")
         if numbers.open:  # built only when opened
@@ -65,8 +68,11 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
     """PE[p]·PE[q] for all positions [P, P] and its profile against the offset k = q - p."""
     st.markdown(
         "For an even $d_{model}$ the dot product of two position vectors depends on the **offset** "
-        "$p - q$ only: every diagonal of the matrix is constant, and it is largest ($d_{model}/2$) on "
-        "the main diagonal, falling off as positions move apart."
+        "$p - q$ only: every diagonal of the matrix is constant. It is a sum of cosines, so it is "
+        "**symmetric** in the sign of the offset ($k$ and $-k$ give the same value: the matrix is symmetric "
+        "about its main diagonal). It is largest "
+        "($d_{model}/2$) at offset 0 and falls off on the whole as positions move apart, but **not "
+        "monotonically**: it rises again, many times, in ripples (the profile on the right)."
     )
     st.latex(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
     left, right = st.columns(2, gap="large")

@@ -24,10 +24,14 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     st.subheader("Five ways to give attention a sense of order")
     st.markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
-        "position $n$. Below, the position part of that score, side by side (each panel scaled to "
-        "±1 so the patterns compare): sinusoidal and rotary depend on $n - m$ (constant along "
-        "diagonals), ALiBi penalises distance, an untrained learned table is noise, and *none* "
-        "gives every pair the same nothing."
+        "position $n$. Below, the part that comes from the positions alone, side by side (each panel "
+        "scaled to ±1 so the patterns compare). The raw sinusoids' $PE_m \\cdot PE_n$ depends only on "
+        "$n - m$ (constant along diagonals), but a model never scores them raw: the encoding is added to "
+        "the token vectors and both are projected, so its score $(x_m + PE_m)W^Q (W^K)^\\top (x_n + PE_n)^\\top$ "
+        "mixes content with absolute positions and is **not** a function of the offset alone. Making the "
+        "*projected* $q \\cdot k$ depend on the positions only through $n - m$ is exactly what rotary "
+        "encoding adds, and the reason it exists. ALiBi penalises distance, an untrained learned table is "
+        "noise, and *none* gives every pair the same nothing."
     )
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
@@ -106,6 +110,10 @@ def _alibi(positions: int) -> None:
     )
     st.latex(r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|,\qquad "
              r"m_h = 2^{-8h/H},\ h = 1..H")
+    st.caption("ALiBi was introduced for causal language models (Press et al., 2021), with the bias "
+               "−m_h (i − j) on the keys j ≤ i a query may see, and designed so that a model trained on short "
+               "inputs still works on longer ones. The symmetric −m_h |i − j| drawn here is a variant for "
+               "bidirectional encoders; under a causal mask the two agree on every allowed cell.")
     heads = st.slider("heads H", 1, 16, 8, key="alibi_h", bind="query-params")
     length = min(positions, 12)
     slopes, bias = pos_ui.alibi(heads, length)

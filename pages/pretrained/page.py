@@ -16,8 +16,8 @@ SECTIONS = ("Tokens", "All heads", "One layer", "Head view", "Mean and rollout",
 st.title("A real pretrained model: all-MiniLM-L6-v2")
 with explanation():
     st.markdown(
-        "Every other page shows the mechanics on random weights. This one runs a network that learned from "
-        "a billion sentence pairs: **all-MiniLM-L6-v2**, a BERT-style encoder (6 layers × 12 heads of 32 "
+        "The other pages start from random weights to show the mechanics, or from small checkpoints trained "
+        "on toy tasks. This one runs a network that learned from a billion sentence pairs: **all-MiniLM-L6-v2**, a BERT-style encoder (6 layers × 12 heads of 32 "
         "dimensions, d_model = 384, a WordPiece vocabulary of 30,522) trained to map sentences with similar "
         "meaning to nearby vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
         "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."

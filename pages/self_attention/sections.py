@@ -197,7 +197,7 @@ def scaling_section(view: HeadOnText) -> None:
             "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
             "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
             "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
-            "low $T$ sharpens, high $T$ flattens."
+            "low $\\tau$ sharpens, high $\\tau$ flattens."
         )
         st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
     with left:

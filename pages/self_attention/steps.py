@@ -3,7 +3,7 @@
 The model runs once (cached) with its internals recorded; this module picks one head's
 q, k, v and the layer input that W_Q, W_K, W_V read, and recomputes only the what-if
 part the page lets the user change (the sqrt(d_k) scaling and a temperature). With
-scaling on and T = 1 the weights are the model's own (the page shows the difference).
+scaling on and τ = 1 the weights are the model's own (the page shows the difference).
 Everything is float32 numpy, so the figures get compact binary arrays.
 """
 
@@ -30,8 +30,8 @@ class AttentionSteps:
 
     ``x`` ``[T, d_model]``: what the layer's W_Q, W_K, W_V read (the embeddings for the
     first post-LN layer); ``q``, ``k``, ``v`` ``[T, d_k]`` (q and k after any rotary
-    rotation); ``raw`` = Q K^T; ``scaled`` = (raw * s + b) / T with s = 1/sqrt(d_k)
-    (or 1 without scaling), b the model's score bias (ALiBi, else 0) and T the
+    rotation); ``raw`` = Q K^T; ``scaled`` = (raw * s + b) / τ with s = 1/sqrt(d_k)
+    (or 1 without scaling), b the model's score bias (ALiBi, else 0) and τ the
     temperature; ``mask`` (bool, True = may attend) and ``weights`` = masked softmax
     ``[T, T]``; ``output`` = weights V ``[T, d_k]``; ``model_weights`` ``[T, T]``: the
     head's weights in the model's own forward pass.
@@ -57,7 +57,7 @@ def head_name(kind: str, layer: int) -> str:
 @st.cache_data(max_entries=64, show_spinner=False)
 def attention_steps(spec: ModelSpec, ids: tuple[int, ...], layer: int = 0, head: int = 0, scale: bool = True,
                     temperature: float = 1.0) -> AttentionSteps:
-    """softmax(mask((Q K^T s + b) / T)) V for head ``head`` of layer ``layer`` (both 0-based) on ``ids``."""
+    """softmax(mask((Q K^T s + b) / τ)) V for head ``head`` of layer ``layer`` (both 0-based) on ``ids``."""
     loaded = load_model(spec)
     view = run_model(spec, tuple(ids), internals=True)
     name = head_name(loaded.kind, layer)

@@ -14,9 +14,10 @@ require_navigation()
 st.title("Train a tiny Transformer")
 with explanation():
     st.markdown(
-        "Every other page draws attention from weights that were never trained. Here a small model learns a "
-        "toy task in seconds on this server's CPU, and you watch its heads form: on **induction**, a "
-        "previous-token head in layer 1 and, after a sudden drop of the loss (the *phase change*), an "
+        "The other pages start from random, untrained weights, which show the mechanics (their model picker "
+        "also offers trained checkpoints). Here a small model learns a toy task in seconds on this server's "
+        "CPU, and you watch its heads form: on **induction**, a "
+        "previous-token head in layer 1 and, as the loss stops falling slowly and plunges (the *phase change*), an "
         "induction head in layer 2 that looks at the token after the last occurrence of the current one. "
         "Training minimises the cross-entropy of the next token on the positions that count; perplexity is "
         "its exponential."
