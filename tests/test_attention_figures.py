@@ -39,6 +39,19 @@ def test_head_stats_match_hand_computation():
     assert stats["mean distance"] == pytest.approx((0 + 0.5 + (0.2 * 2 + 0.3 * 1)) / 3)
 
 
+def test_normalised_entropy_divides_each_row_by_ln_of_the_keys_it_may_see():
+    h2 = -(0.2 * math.log(0.2) + 0.3 * math.log(0.3) + 0.5 * math.log(0.5))
+    causal = np.tril(np.ones((3, 3), dtype=bool))
+    stats = head_stats(A[None, None], causal).iloc[0]
+    assert stats["entropy / ln(keys)"] == pytest.approx((math.log(2) / math.log(2) + h2 / math.log(3)) / 2)  # row 0: one key
+    plain = head_stats(A[None, None]).iloc[0]  # no mask: every row may see 3 keys
+    assert plain["entropy / ln(keys)"] == pytest.approx((0 + math.log(2) / math.log(3) + h2 / math.log(3)) / 3)
+    even = np.tril(np.ones((5, 5))) / np.arange(1, 6)[:, None]  # causal rows spread evenly over their keys
+    assert head_stats(even[None, None], np.tril(np.ones((5, 5), dtype=bool)))["entropy / ln(keys)"][0] == \
+        pytest.approx(1.0)
+    assert np.isnan(head_stats(np.ones((1, 1, 1, 1)))["entropy / ln(keys)"][0])  # no row with a choice
+
+
 def test_head_stats_has_one_row_per_layer_and_head():
     frame = head_stats(random_weights(3, 4, 5))
     assert len(frame) == 12 and list(frame["layer"]) == [l for l in range(1, 4) for _ in range(4)]  # from 1

@@ -141,8 +141,9 @@ def rollout_section(view: HeadsOnText) -> None:
     layers, heads = weights.shape[:2]
     st.markdown(
         "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
-        "follows attention through the stack: each layer mixes the tokens by its mean attention, and the "
-        "residual connection carries half of each token straight through, so the layers' maps are multiplied:"
+        "is a heuristic that follows attention through the stack. It *assumes* that each layer mixes the tokens "
+        "by its heads' mean attention and that the residual connection carries half of each token straight "
+        "through (the ½·I is their assumption, not a measured share), and multiplies the layers' maps:"
     )
     st.latex(r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
              r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
@@ -154,15 +155,20 @@ def rollout_section(view: HeadsOnText) -> None:
         chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
                             f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
               key="rollout", **CHART)
+    st.caption("Rollout ignores the values, W^O, the feed-forward networks and LayerNorm, so it is a rough map of "
+               "where attention could route information, not a measurement of how much of token j reaches output i.")
 
 
 def stats_section(view: HeadsOnText) -> None:
     """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
-    st.markdown("Averaged over the queries of each head: the entropy of its rows (ln T = spread evenly, "
-                "0 = one key), the weight on the previous token, on the first token and on itself, and the mean "
-                "distance |i − j| it looks across. Click a column header to sort.")
-    st.latex(r"H = -\tfrac1T\sum_i\sum_j A_{ij}\ln A_{ij},\qquad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
-    st.dataframe(head_stats(view.weights).round(3), hide_index=True, key="stats")
+    st.markdown("Averaged over the queries of each head: the entropy of its rows, in nats and divided by ln of the "
+                "number of keys the row may attend to (1 = spread evenly over them, 0 = one key: under a causal mask "
+                "row i sees i + 1 keys, so its most even spread is ln(i + 1), not ln T; rows with one key are left "
+                "out), the weight on the previous token, on the first token and on itself, and the mean distance "
+                "|i − j| it looks across. Click a column header to sort.")
+    st.latex(r"H_i = -\textstyle\sum_j A_{ij}\ln A_{ij},\quad \hat H = \operatorname{mean}_{i:\,n_i \ge 2} "
+             r"\frac{H_i}{\ln n_i},\quad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
+    st.dataframe(head_stats(view.weights, view.mask).round(3), hide_index=True, key="stats")
 
 
 @st.fragment
