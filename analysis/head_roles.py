@@ -8,7 +8,12 @@ For weights ``[L, H, T, T]`` (rows = queries, each summing to 1 over the keys):
 - same word: mean, over queries inside a word of several pieces, of the weight on the word's other pieces;
 - broad: mean over queries of the row entropy divided by ln T (1 = spread evenly over every key).
 
-Each score is in [0, 1]; a head's strongest role is the one with the highest score.
+Each score is in [0, 1], but the scores are not on one scale: most heads' entropy ratio is near
+0.6 while a previous-token weight of 0.3 is already rare. So a head's strongest role is the one in
+which it stands out most among all the heads given: each score is turned into a z-score against
+that role's scores over the heads, z = (s - mean) / std, and the largest z wins. A role with the
+same score in every head (same word, when no word is split) tells no head apart and is never
+chosen; with a single head, or no role that varies, the highest raw score wins.
 """
 
 from __future__ import annotations
@@ -18,7 +23,28 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .head_stats import normalised_entropy
+
 ROLES = ("previous token", "next token", "[CLS]/[SEP] sink", "same word", "broad")
+STANDING = "stands out by (z)"
+
+
+def role_standing(scores: np.ndarray) -> np.ndarray:
+    """z-scores ``[N, R]`` of role scores ``[N, R]`` (N heads): (s - mean over heads) / std over heads;
+    NaN for a role whose score does not vary over the heads (or when there is one head)."""
+    s = np.asarray(scores, dtype=np.float64)
+    spread = s.std(0)
+    varies = spread > 1e-9 * np.maximum(1.0, np.abs(s).max(0))
+    return np.where(varies, (s - s.mean(0)) / np.where(varies, spread, 1.0), np.nan)
+
+
+def strongest_roles(scores: np.ndarray) -> np.ndarray:
+    """Index ``[N]`` into the roles of each head's largest z-score (``role_standing``), or of its
+    largest raw score when no role varies over the heads."""
+    z = role_standing(scores)
+    if np.isnan(z).all():
+        return np.asarray(scores).argmax(-1)
+    return np.where(np.isnan(z), -np.inf, z).argmax(-1)
 
 
 def _same_word(weights: np.ndarray, word_ids: Sequence[int | None]) -> np.ndarray:
@@ -32,7 +58,8 @@ def _same_word(weights: np.ndarray, word_ids: Sequence[int | None]) -> np.ndarra
 
 
 def head_role_scores(weights: np.ndarray, special: Sequence[bool], word_ids: Sequence[int | None]) -> pd.DataFrame:
-    """One row per (layer, head), both numbered from 1: a score per role of ``ROLES`` and the strongest."""
+    """One row per (layer, head), both numbered from 1: a score per role of ``ROLES``, the strongest role
+    (``strongest_roles``) and its z-score (``STANDING``, NaN when chosen by the raw score)."""
     w = np.asarray(weights, dtype=np.float64)
     layers, heads, length, _ = w.shape
     special = np.asarray(special, dtype=bool)
@@ -40,14 +67,16 @@ def head_role_scores(weights: np.ndarray, special: Sequence[bool], word_ids: Seq
     previous = w[..., index[1:], index[:-1]].mean(-1) if length > 1 else np.zeros((layers, heads))
     following = w[..., index[:-1], index[1:]].mean(-1) if length > 1 else np.zeros((layers, heads))
     sink = w[..., special].sum(-1).mean(-1) if special.any() else np.zeros((layers, heads))
-    entropy = -(w * np.log(np.where(w > 0, w, 1.0))).sum(-1).mean(-1)
-    broad = entropy / np.log(length) if length > 1 else np.zeros((layers, heads))
+    broad = normalised_entropy(w) if length > 1 else np.zeros((layers, heads))
     scores = np.stack([previous, following, sink, _same_word(w, word_ids), broad], axis=-1)  # [L, H, 5]
     layer, head = np.meshgrid(np.arange(1, layers + 1), np.arange(1, heads + 1), indexing="ij")
     frame = pd.DataFrame({"layer": layer.ravel(), "head": head.ravel()})
     for k, role in enumerate(ROLES):
         frame[role] = scores[..., k].ravel()
-    frame["strongest role"] = [ROLES[k] for k in scores.reshape(-1, len(ROLES)).argmax(-1)]
+    flat = scores.reshape(-1, len(ROLES))
+    strongest = strongest_roles(flat)
+    frame["strongest role"] = [ROLES[k] for k in strongest]
+    frame[STANDING] = np.take_along_axis(role_standing(flat), strongest[:, None], -1)[:, 0]
     return frame
 
 

@@ -1,11 +1,13 @@
 """The pretrained-model page: the drawn attention is the model's, tokens read well, roles and embeddings are right,
 and any text works. Expected values come from the package's model run here, or from hand computations."""
 
+import statistics
+
 import numpy as np
 import pytest
 import torch
 
-from analysis.head_roles import ROLES, block_mean, head_role_scores, without_specials
+from analysis.head_roles import ROLES, block_mean, head_role_scores, strongest_roles, without_specials
 from tests.apptest_helpers import (assert_no_exception, chart_by_title, chart_elements, chart_json, chart_specs,
                                    decode_array, head_tiles, run_page)
 from transformer import load_pretrained
@@ -144,3 +146,34 @@ def test_readings_are_shared_read_only_and_bounded_by_bytes(minilm):
     for offset in range(3):
         encoder_reading(MODEL, (101, *[1000 + offset + i % 50 for i in range(510)], 102))
         assert encoder_reading.cache.currsize <= READING_CACHE_BYTES
+
+
+def test_roles_are_compared_on_one_scale_by_hand():
+    scores = np.array([[0.30, 0.60, 0.0], [0.10, 0.65, 0.0], [0.05, 0.80, 0.0]])  # previous, broad, a flat role
+    z_previous = [(s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.30, 0.10, 0.05]]
+                  for s in column]  # 1.39, -0.46, -0.93
+    z_broad = [(s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.60, 0.65, 0.80]]
+               for s in column]  # -0.98, -0.39, 1.37
+    assert z_previous[0] > z_broad[0] and z_broad[1] > z_previous[1] and z_broad[2] > z_previous[2]
+    assert list(strongest_roles(scores)) == [0, 1, 1]  # raw scores would say "broad" for all three
+    assert list(strongest_roles(scores[:1])) == [1]  # one head: nothing to compare with, the raw score decides
+
+
+def test_the_drawn_roles_are_each_heads_largest_z_score(minilm):
+    weights, _, pieces = model_weights(minilm, TEXT)
+    at = page({"section": "Head roles"})
+    spec = chart_by_title(at, "strongest role")
+    drawn = np.floor(decode_array(spec["data"][0]["z"]).astype(np.float64) * len(ROLES)).astype(int)  # [6, 12]
+    w = weights.astype(np.float64).reshape(72, *weights.shape[2:])
+    t = w.shape[-1]
+    special = np.array(pieces.special)
+    entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1).mean(-1) / np.log(t)
+    by_hand = np.stack([np.mean([w[:, i, i - 1] for i in range(1, t)], 0),
+                        np.mean([w[:, i, i + 1] for i in range(t - 1)], 0),
+                        w[:, :, special].sum(-1).mean(-1), entropy], -1)  # no word of this text is split
+    z = (by_hand - by_hand.mean(0)) / by_hand.std(0)
+    expected = np.array([0, 1, 2, 4])[z.argmax(-1)]  # "same word" is 0 in every head: never chosen
+    np.testing.assert_array_equal(drawn.ravel(), expected)
+    labels = np.array(spec["data"][0]["text"], dtype=float).ravel()
+    np.testing.assert_allclose(labels, z.max(-1), atol=0.051)
+    assert np.bincount(expected, minlength=5).max() < 36  # no role takes half of the heads

@@ -44,17 +44,22 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
                                      font=dict(size=PROJECTOR_LABEL_PX, color=PROJECTOR_INK)))
 
 
-def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str) -> go.Figure:
+def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str,
+                     standing: np.ndarray | None = None) -> go.Figure:
     """Layers x heads ``[L, H]`` coloured by each head's strongest role (``strongest`` indexes ``roles``),
-    labelled with that role's score; hover lists every role's score (``scores`` ``[L, H, R]``)."""
+    labelled with that role's score, or with ``standing`` ``[L, H]`` when given (how far the head stands out
+    in that role, a z-score, signed); hover lists every role's score (``scores`` ``[L, H, R]``)."""
     layers, heads, _ = scores.shape
     colors = [HEAD_COLORS[k] for k in range(len(roles))]
     n = len(roles)
     scale = [[edge, colors[k]] for k in range(n) for edge in (k / n, (k + 1) / n)]  # one flat band per role
     best = np.take_along_axis(scores, strongest[..., None], -1)[..., 0]
-    text = np.array([[f"{best[l, h]:.2f}" for h in range(heads)] for l in range(layers)], dtype=object)
+    label = best if standing is None else np.nan_to_num(standing)
+    pattern = "{:.2f}" if standing is None else "{:+.1f}"
+    text = np.array([[pattern.format(label[l, h]) for h in range(heads)] for l in range(layers)], dtype=object)
+    extra = (lambda l, h: []) if standing is None else (lambda l, h: [f"stands out by z = {label[l, h]:+.2f}"])
     hover = np.array([["<br>".join([f"layer {l + 1} · head {h + 1}"]
-                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles)])
+                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles)] + extra(l, h))
                        for h in range(heads)] for l in range(layers)], dtype=object)
     fig = go.Figure(go.Heatmap(z=(strongest + 0.5) / n, text=text, customdata=hover, texttemplate="%{text}",
                                colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.export import weights_long_frame
-from analysis.head_roles import ROLES, head_role_scores, without_specials
+from analysis.head_roles import ROLES, STANDING, head_role_scores, without_specials
 from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
@@ -93,6 +93,8 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
                         f"Layer {li + 1} · mean over 12 heads"), width="stretch", key="mean", container=left)
     chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
                         "Attention rollout over 6 layers"), width="stretch", key="rollout", container=right)
+    st.caption("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
+               "and the values, W^O, the feed-forward networks and LayerNorm are ignored.")
 
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
@@ -104,11 +106,19 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
              r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
     st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
                "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
+    st.markdown("The raw scores are not on one scale (most heads' entropy ratio is near 0.6, while a previous-token "
+                "weight of 0.3 is already rare), so a head is coloured by the role in which it **stands out most "
+                "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
+                "and the largest wins. A role with the same score in every head (same word, when no word is split) "
+                "is never chosen.")
+    st.latex(r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
+             r"\qquad \text{role}(h) = \arg\max_r z_{h,r}")
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
-    strongest = scores.argmax(-1)
+    strongest = np.array([ROLES.index(role) for role in frame["strongest role"]]).reshape(6, 12)
     chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
-                        "Each head's strongest role (number: its score)"), width="stretch", key="roles")
+                        "Each head's strongest role, against the 72 heads (number: its z-score)",
+                        frame[STANDING].to_numpy().reshape(6, 12)), width="stretch", key="roles")
     role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
                                 key="role", bind="query-params")
     best = frame.sort_values(role, ascending=False).iloc[0]
