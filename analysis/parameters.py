@@ -17,9 +17,10 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
 
     attention 4(d^2 + b d); feed-forward 2 d d_ff + b (d_ff + d); LayerNorm d + b d;
     embeddings V d (+ max_len d for a learned position table, + types d, + LayerNorm when asked);
-    generator d V + V (V when tied to the embedding, 0 without a head);
-    final LayerNorms 2d per stack when pre-LN; an attention-only model has no feed-forward and one
-    LayerNorm fewer per layer.
+    generator d V + b V (b V when tied to the embedding, 0 without a head);
+    final LayerNorms d + b d per stack when pre-LN; an attention-only model has no feed-forward and one
+    LayerNorm fewer per layer. With ``share_embeddings`` the source and target share one V d token
+    matrix, counted once, under the source embedding.
     """
     d, f, b = config.d_model, config.d_ff, int(config.bias)
     attention = 4 * (d * d + b * d)
@@ -28,13 +29,13 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
     per_layer = 0 if config.feed_forward else 1
     table = config.max_len * d if config.positional == "learned" else 0
     table += config.type_vocab_size * d + (d + b * d if config.embed_norm else 0)
-    generator = {"linear": d * config.tgt_vocab_size + config.tgt_vocab_size, "tied": config.tgt_vocab_size,
-                 "none": 0}[config.output_head]
+    vocab = config.tgt_vocab_size
+    generator = {"linear": d * vocab + b * vocab, "tied": b * vocab, "none": 0}[config.output_head]
     n_enc, n_dec = config.num_encoder_layers, config.num_decoder_layers
-    final = 2 * d if config.norm_first else 0
+    final = norm if config.norm_first else 0
     return {
         "source embedding": config.src_vocab_size * d + table,
-        "target embedding": config.tgt_vocab_size * d + table,
+        "target embedding": (0 if config.share_embeddings else config.tgt_vocab_size * d) + table,
         "encoder self-attention": n_enc * attention,
         "encoder feed-forward": n_enc * ffn,
         "encoder LayerNorms": n_enc * (2 - per_layer) * norm + final,
@@ -58,6 +59,15 @@ FORMULAS = {
     "decoder LayerNorms": "N_dec · 3 · 2d (+ 2d final, pre-LN)",
     "generator (linear to vocabulary)": "d·V_tgt + V_tgt",
 }
+
+
+def formulas(config: TransformerConfig) -> dict[str, str]:
+    """``FORMULAS`` as they apply to ``config``: a shared target embedding and a tied or missing output layer
+    have their own."""
+    shared = {"target embedding": "0: shared with the source (+ max_len·d learned PE)"} if config.share_embeddings else {}
+    generator = {"tied": "V_tgt (bias; W is the target embedding)", "none": "0 (no output layer)"}
+    head = {"generator (linear to vocabulary)": generator[config.output_head]} if config.output_head in generator else {}
+    return {**FORMULAS, **shared, **head}
 
 
 def _component(name: str) -> str:

@@ -317,3 +317,50 @@ def test_a_checkpoint_gets_its_own_dropout_rate_slider():
     for spec in (weights, activations):
         assert_dropout_of(decode_array(trace(spec, "before")["z"]).astype(np.float64),
                           decode_array(trace(spec, "after")["z"]).astype(np.float64), 0.2)
+
+
+def paper_parameters(vocab: int = 4096, d: int = 512, d_ff: int = 2048, layers: int = 6) -> int:
+    """The paper's base model counted by hand: one V x d matrix for both embeddings and the output layer
+    (which adds only its bias), post-LN layers with biases everywhere, sinusoids (no parameters)."""
+    attention = 4 * (d * d + d)  # W^Q, W^K, W^V, W^O and their biases
+    feed_forward = d * d_ff + d_ff + d_ff * d + d
+    layer_norm = 2 * d  # gain and bias
+    encoder_layer = attention + feed_forward + 2 * layer_norm
+    decoder_layer = 2 * attention + feed_forward + 3 * layer_norm
+    return vocab * d + layers * (encoder_layer + decoder_layer) + vocab
+
+
+def test_the_papers_sizes_preset_runs_and_its_count_is_the_closed_form():
+    at = run_page(PAGE, {"section": "Architecture"})
+    at.button(key="paper").click().run()
+    assert_no_exception(at)
+    assert (at.slider(key="enc").value, at.slider(key="dec").value, at.select_slider(key="d_model").value,
+            at.select_slider(key="heads").value, at.select_slider(key="d_ff").value) == (6, 6, 512, 8, 2048)
+    assert at.toggle(key="shared").value and at.selectbox(key="norm").value == "post"
+    assert at.selectbox(key="act").value == "relu" and at.selectbox(key="pe").value == "sinusoidal"
+    table = next(df.value for df in at.dataframe if "counted in the model" in df.value.columns)
+    total = table[table["component"] == "total"].iloc[0]
+    assert total["closed-form count"] == total["counted in the model"] == paper_parameters() == 46_239_744
+    dot = at.get("graphviz_chart")[0].proto.spec
+    assert "[6 x 512]" in dot and "6 x layer" in dot
+    attention = chart_by_title(open_section(at, "Attention"), "Layer 1 · all 8 heads · encoder self-attention")
+    n = len(tokens(SRC)[0])
+    tiles = heatmap_z(attention)
+    for h in range(4):  # the first row of tiles: 4 heads side by side
+        np.testing.assert_allclose(tiles[:n, h * (n + 1): h * (n + 1) + n].sum(-1), 1.0, atol=1e-5)
+
+
+def test_shared_embeddings_are_one_matrix_for_source_target_and_output():
+    from transformer.config import paper_base_config
+
+    model = build_model(paper_base_config(vocab_size=50, max_len=16), 3)
+    embedding = model.src_embed.tokens.weight
+    assert model.tgt_embed.tokens.weight is embedding
+    assert sum(p.numel() for p in model.parameters()) == paper_parameters(vocab=50)
+    src, tgt = torch.tensor([[5, 6, 7]]), torch.tensor([[BOS_ID, 8]])
+    with torch.inference_mode():
+        out = model(src, tgt)
+        expected = out.hidden @ embedding.T + model.generator.bias  # pre-softmax weights = the embedding
+    np.testing.assert_allclose(out.logits.numpy(), expected.numpy(), atol=1e-4)
+    with pytest.raises(ValueError, match="one vocabulary"):
+        TransformerConfig(share_embeddings=True, src_vocab_size=10, tgt_vocab_size=11)

@@ -15,10 +15,29 @@ from ui.controls import d_model_control, heads_control, layers_control, position
 
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
+# The base model of the paper (its Table 3), as the panel's widget values (URL keys).
+PAPER_SIZES = {"enc": 6, "dec": 6, "d_model": 512, "heads": 8, "d_ff": 2048, "dropout": 0.1, "pe": "sinusoidal",
+               "norm": "post", "act": "relu", "shared": True}
+
+
+def _paper_sizes() -> None:
+    """on_click of "Paper's sizes": every control of the panel to the paper's base model."""
+    st.session_state.update(PAPER_SIZES)
 
 
 def model_controls() -> ModelSpec | None:
     """The hyperparameter panel, every widget bound to the URL; None (after st.error) if invalid."""
+    preset, shared_box, note = st.columns([1, 2, 3], vertical_alignment="center")
+    preset.button("Paper's sizes", key="paper", on_click=_paper_sizes, icon=":material/description:",
+                  help="The base model of Attention Is All You Need: 6 + 6 layers, d_model = 512, 8 heads, "
+                       "d_ff = 2048, dropout 0.1, one shared embedding matrix.")
+    shared = shared_box.toggle("one embedding matrix for source, target and output (paper)", value=False,
+                               key="shared", bind="query-params",
+                               help="The paper shares one matrix between the two embeddings and the pre-softmax "
+                                    "linear layer (one vocabulary for both languages).")
+    note.caption("The paper's base model: N = 6, d_model = 512, h = 8, d_ff = 2048, shared embeddings and "
+                 "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
+                 "here 46.2 M with 4,096 ids (see Architecture).")
     row1 = st.columns(5)
     enc = layers_control("encoder layers", key="enc", default=2, container=row1[0])
     dec = layers_control("decoder layers", key="dec", default=2, container=row1[1])
@@ -42,7 +61,8 @@ def model_controls() -> ModelSpec | None:
     try:
         config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=enc,
                                    num_decoder_layers=dec, d_ff=d_ff, dropout=float(dropout), positional=pe,
-                                   norm_first=norm == "pre", activation=activation)
+                                   norm_first=norm == "pre", activation=activation, share_embeddings=shared,
+                                   output_head="tied" if shared else "linear")
     except ValueError as error:
         st.error(f"These settings do not make a model: {error}")
         return None

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
-from analysis.parameters import FORMULAS, closed_form_parameters, counted_parameters
+from analysis.parameters import closed_form_parameters, counted_parameters, formulas
 from transformer.spec import ModelSpec
 from ui.models import load_model
 
@@ -18,6 +18,7 @@ def parameter_table(spec: ModelSpec) -> pd.DataFrame:
     config = model.config
     counted = counted_parameters(model)
     closed = closed_form_parameters(config)
-    rows = [(name, FORMULAS[name], closed[name], counted.get(name, 0)) for name in closed]
+    text = formulas(config)
+    rows = [(name, text[name], closed[name], counted.get(name, 0)) for name in closed]
     rows.append(("total", "sum of the rows", sum(closed.values()), sum(p.numel() for p in model.parameters())))
     return pd.DataFrame(rows, columns=["component", "closed form", "closed-form count", "counted in the model"])

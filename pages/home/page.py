@@ -26,8 +26,8 @@ with left:
     )
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
     st.markdown(
-        "Attention itself ignores word order, so a **positional encoding** is added to the embeddings "
-        "(scaled by $\\sqrt{d_{model}}$):"
+        "Attention itself ignores word order, so the token embeddings are multiplied by $\\sqrt{d_{model}}$ "
+        "and a **positional encoding** is added to them, $x_{pos} = E[\\text{token}]\\sqrt{d_{model}} + PE_{pos}$:"
     )
     st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     st.latex(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
@@ -46,6 +46,10 @@ with left:
 
 with right:
     st.subheader("Map of the architecture")
-    st.caption("The encoder-decoder of *Attention Is All You Need*; shapes for a 6-token source, "
-               "a 5-token target and d_model = 64. Read from the bottom up.")
-    st.graphviz_chart(architecture_dot(ArchitectureSpec()), width="stretch")
+    st.caption("The encoder-decoder of *Attention Is All You Need* at the paper's base sizes: N = 6 layers per "
+               "stack, d_model = 512, h = 8 heads, d_ff = 2048, one embedding matrix shared by both embeddings and "
+               "the pre-softmax layer over about 37,000 tokens (the paper reports about 65 M parameters). Shapes "
+               "for a 6-token source and a 5-token target; read from the bottom up. The pages run the same design "
+               "at classroom sizes (2 layers, d_model = 64 by default); the Encoder-decoder page's “Paper's sizes” "
+               "runs this one.")
+    st.graphviz_chart(architecture_dot(ArchitectureSpec(6, 6, 512, 8, 2048, vocab_size=37000)), width="stretch")
