@@ -55,13 +55,14 @@ def explanation(label: str = "What this page shows") -> AbstractContextManager:
     return st.expander(label, expanded=False) if presenting() else st.container()
 
 
-def view_link(url_path: str, query: dict[str, str]) -> str:
-    """The address of a view: the server the browser used, the page's path and its URL state."""
+def view_link(url_path: str, query: dict[str, str | list[str]]) -> str:
+    """The address of a view: the server the browser used, the page's path and its URL state (a list is
+    a repeated key, as a multi-choice control keeps it)."""
     browser_url = getattr(st.context, "url", None) or LOCAL_ADDRESS
     parts = urlsplit(browser_url)
     base = f"{parts.scheme or 'http'}://{parts.netloc or 'localhost:8501'}"
     path = "/" + url_path.strip("/")
-    return base + path + (f"?{urlencode(query)}" if query else "")
+    return base + path + (f"?{urlencode(query, doseq=True)}" if query else "")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -112,7 +113,7 @@ def share_view(share, url_path: str) -> None:
     """The current view's link and its QR code, in the open share popover."""
     if share is None:
         return
-    link = view_link(url_path, {key: st.query_params.get(key) for key in st.query_params})
+    link = view_link(url_path, {key: st.query_params.get_all(key) for key in st.query_params})
     with share:
         st.caption("Students scan the code or open the link, and see exactly this view.")
         st.image(qr_png(link), width=260, output_format="PNG")  # lossless: JPEG would blur the modules

@@ -188,4 +188,49 @@ LESSONS: tuple[Lesson, ...] = (
              "No: the reading is spread over heads and layers; a few heads shift towards the right noun, "
              "most do not change."),
     )),
+    Lesson("circuit", "Test a circuit", "Knock out and patch the heads of the shipped induction model: two steps "
+           "that only work together.", (
+        View("experiments", {"model": Shipped("induction"), "section": "Importance"}, "Which heads matter",
+             "Each head knocked out alone, the change in accuracy on 64 fresh sequences. Layer 1 · head 2 costs the "
+             "most; each layer-2 head costs some; layer 1 · head 1 almost nothing.",
+             "Knocking out one layer-2 head costs far less than you might expect from an 'induction head'. Why?",
+             "There are two of them (both score above 0.9 on prefix matching): with one gone, the other still "
+             "finds the earlier occurrence. Knock out both in the next step."),
+        View("experiments", {"model": Shipped("induction"), "section": "Knock out",
+                             "ko_decoder1_self_attn": ("head 1", "head 2")}, "Knock out the induction heads",
+             "With both layer-2 heads knocked out, accuracy on the repeated half falls from 1.00 to about 0.02: "
+             "chance is 1/26 = 0.04. The loss jumps from 0.00 to about 4.",
+             "The layer-1 heads are all still there. Why can't the model predict anything?",
+             "Predicting x[t+1] from an earlier copy needs a head that looks from the current token to the token "
+             "after its earlier occurrence; only layer-2 heads do that."),
+        View("experiments", {"model": Shipped("induction"), "section": "Knock out",
+                             "ko_decoder0_self_attn": ("head 2",)}, "Knock out the previous-token head",
+             "Layer 1 · head 2 attends to the previous token. Without it, accuracy falls to about 0.6, though "
+             "the induction heads themselves are untouched.",
+             "How can a layer-1 head matter to what the layer-2 heads do?",
+             "The induction heads look for the key whose previous token equals the current one; layer 1 · head 2 "
+             "is what writes 'my previous token' into each position. The next step shows it."),
+        View("experiments", {"model": Shipped("induction"), "section": "Circuit", "head_a": "layer 1 · head 2",
+                             "head_b": "layer 2 · head 1"}, "The stripe needs the previous-token head",
+             "Layer 2 · head 1's diagonal stripe (each token attends to the token after its earlier occurrence) "
+             "fades when layer 1 · head 2 is knocked out: its prefix-matching score falls from 0.98 to about 0.5.",
+             "What does that say about the two heads?",
+             "They form a circuit: layer 1 · head 2 writes each token's predecessor, and the induction head "
+             "matches the current token against it. Neither does the task alone."),
+        View("experiments", {"model": Shipped("induction"), "section": "Knock out",
+                             "ko_decoder0_self_attn": ("head 1",)}, "A head that is not in the circuit",
+             "Knock out layer 1 · head 1 instead: accuracy stays at about 0.98.",
+             "Does a head that changes little when knocked out do nothing?",
+             "Not necessarily: another head may do the same job (as the two induction heads do), or it may matter "
+             "for inputs this task never shows. Knock-outs test what a head is needed for, here."),
+        View("experiments", {"model": Shipped("induction"), "section": "Patching"}, "Patch it back",
+             "The corrupted input changes the first letter of the repeated block, so at its second occurrence "
+             "the model no longer predicts the letter that followed. Patching layer 1 · head 2 from the clean "
+             "run restores about 0.9 of the logit difference, and by position it all happens at one place: the "
+             "letter right after the changed one.",
+             "Why is it that position, and not the position of the changed letter itself?",
+             "The previous-token head at the next position is what reads the changed letter and writes it "
+             "there; the induction head later looks for exactly that. Patching its output there restores the "
+             "match."),
+    )),
 )

@@ -44,7 +44,11 @@ def view_query(lesson: Lesson, step: int) -> dict[str, str]:
     return query
 
 
-def _url_value(value) -> str:
+def _url_value(value) -> str | list[str]:
+    """A setting as the URL holds it: a shipped checkpoint by its picker label, several choices (a tuple,
+    e.g. the heads a row of toggles knocks out) as a repeated key, anything else as text."""
+    if isinstance(value, tuple):
+        return [str(v) for v in value]
     if isinstance(value, Shipped):
         from .model_picker import shipped_label  # loads torch: only for views of a trained model
 

@@ -18,7 +18,7 @@ from ui.classroom import chart
 from viz.experiments import before_after, head_grid, position_bars
 from viz.heads import compare_figure
 
-HOW_LABELS = {"zero": "zero (the head writes nothing)", "mean": "mean (its average output, whatever the input)"}
+HOWS = ("zero", "mean")
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,8 @@ def head_label(layer: int, head: int) -> str:
 
 
 def how_control() -> str:
-    return st.segmented_control("knock out by", list(HOW_LABELS), default="zero", required=True, key="how",
-                                bind="query-params", format_func=HOW_LABELS.get,
+    return st.segmented_control("knock out by", HOWS, default="zero", required=True, key="how",
+                                bind="query-params",
                                 help="Zero: the head's output A·V is replaced by zeros. Mean: by its mean over "
                                      "every position (and example) of the same input, which keeps the average "
                                      "signal and removes what depends on the input.") or "zero"

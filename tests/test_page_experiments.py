@@ -1,0 +1,150 @@
+"""The Experiments page in AppTest: every section, what its charts draw, bad input, and the circuit lesson."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import Ablate, load_checkpoint, make_task
+from ui.lesson_catalogue import LESSONS, Shipped
+from ui.model_picker import offered_models, shipped_label
+
+PAGE = "pages/experiments/page.py"
+SECTIONS = ("Knock out", "Importance", "Circuit", "Patching", "Logit lens", "Attribution", "Build a head")
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def bars(spec: dict) -> list[list[float]]:
+    """The y values of each bar trace (before, after) of a chart."""
+    return [decode_array(trace["y"]).astype(float).tolist() for trace in spec["data"] if trace["type"] == "bar"]
+
+
+def grid(spec: dict) -> np.ndarray:
+    return decode_array(spec["data"][0]["z"]).astype(float)
+
+
+@pytest.fixture(scope="module")
+def induction():
+    model, _ = load_checkpoint(CHECKPOINTS / "induction.safetensors")
+    batch = make_task("induction").batch(64, torch.Generator().manual_seed(0), "val")
+    return model, batch
+
+
+def accuracy(model, batch, interventions=()) -> float:
+    with torch.inference_mode():
+        predicted = model(batch.inputs, interventions=interventions).logits.argmax(-1)
+    return float((predicted[batch.loss_mask] == batch.targets[batch.loss_mask]).float().mean())
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_every_section_draws_on_the_default_induction_model(section):
+    at = run_page(PAGE, {"section": section})
+    assert_no_exception(at)
+    assert not at.error
+    assert at.selectbox(key="model").value == shipped_label("induction")
+    assert chart_specs(at)
+
+
+def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induction):
+    model, batch = induction
+    at = run_page(PAGE, {"section": "Knock out"})
+    assert "0 head(s)" in chart_by_title(at, "Accuracy")["layout"]["title"]["text"]
+    at.pills(key="ko_decoder1_self_attn").set_value(["head 1", "head 2"]).run()
+    assert_no_exception(at)
+    before, after = bars(chart_by_title(at, "Accuracy, 64 fresh examples, 2 head(s)"))
+    assert before == pytest.approx([accuracy(model, batch)], abs=1e-6)
+    expected = accuracy(model, batch, [Ablate("decoder.layers.1.self_attn", [0, 1])])
+    assert after == pytest.approx([expected], abs=1e-6)
+    linked = run_page(PAGE, {"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    assert linked.pills(key="ko_decoder1_self_attn").value == ["head 1", "head 2"]   # a link restores the view
+    assert bars(chart_by_title(linked, "Accuracy"))[1] == pytest.approx([expected], abs=1e-6)
+
+
+def test_knocking_out_every_head_says_so():
+    at = run_page(PAGE, {"section": "Knock out", "ko_decoder0_self_attn": ["head 1", "head 2"],
+                         "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    assert_no_exception(at)
+    assert any("Every head (4) is knocked out" in w.value for w in at.warning)
+
+
+def test_mean_ablation_is_offered_and_changes_the_numbers(induction):
+    model, batch = induction
+    at = run_page(PAGE, {"section": "Knock out", "how": "mean", "ko_decoder0_self_attn": ["head 2"]})
+    after = bars(chart_by_title(at, "Accuracy"))[1]
+    expected = accuracy(model, batch, [Ablate("decoder.layers.0.self_attn", [1], "mean")])
+    assert after == pytest.approx([expected], abs=1e-6)
+
+
+def test_the_importance_grid_is_each_heads_knock_out_effect(induction):
+    model, batch = induction
+    at = run_page(PAGE, {"section": "Importance"})
+    effect = grid(chart_by_title(at, "Each head knocked out alone"))
+    base = accuracy(model, batch)
+    for layer in range(2):
+        for head in range(2):
+            expected = accuracy(model, batch, [Ablate(f"decoder.layers.{layer}.self_attn", [head])]) - base
+            assert effect[layer, head] == pytest.approx(expected, abs=1e-6)
+
+
+def test_bad_inputs_get_messages_not_exceptions():
+    at = run_page(PAGE, {"section": "Knock out", "input": "abc123"})
+    assert_no_exception(at)
+    assert any("reads only" in e.value for e in at.error)
+    at = run_page(PAGE, {"section": "Patching", "corrupted": "abcdef"})
+    assert_no_exception(at)
+    assert any("same length" in e.value for e in at.error)
+
+
+@pytest.mark.parametrize("section", ("Patching", "Logit lens", "Attribution"))
+def test_decoder_only_sections_explain_themselves_for_other_models(section):
+    pretrained = next(label for label in offered_models(("encoder-only",)) if "MiniLM" in label)
+    at = run_page(PAGE, {"section": section, "model": pretrained})
+    assert_no_exception(at)
+    assert any("decoder-only" in i.value for i in at.info)
+    reverse = shipped_label("reverse")
+    at = run_page(PAGE, {"section": section, "model": reverse})
+    assert_no_exception(at)
+    assert any("decoder-only" in i.value for i in at.info)
+
+
+def test_minilm_knock_out_changes_the_similarity():
+    pretrained = next(label for label in offered_models(("encoder-only",)) if "MiniLM" in label)
+    at = run_page(PAGE, {"section": "Knock out", "model": pretrained, "ko_encoder0_self_attn": ["head 1", "head 5"]})
+    assert_no_exception(at)
+    before, after = bars(chart_by_title(at, "Similarity of the two sentences"))
+    assert 0.0 < before[0] < 1.0 and before != after
+
+
+def circuit_view(step: int):
+    lesson = next(lesson for lesson in LESSONS if lesson.id == "circuit")
+    view = lesson.views[step]
+    query = {key: shipped_label(value.name) if isinstance(value, Shipped) else
+             (list(value) if isinstance(value, tuple) else value) for key, value in view.settings.items()}
+    return run_page(PAGE, query)
+
+
+def test_the_circuit_lesson_claims_hold_on_the_drawn_numbers():
+    importance = grid(chart_by_title(circuit_view(0), "Each head knocked out alone"))
+    assert np.argmin(importance) == 1 and importance[0, 1] < -0.3          # layer 1 · head 2 costs most
+    assert (importance[1] < -0.02).all() and importance[0, 0] > -0.05
+    both = bars(chart_by_title(circuit_view(1), "Accuracy"))
+    assert both[0][0] > 0.99 and both[1][0] < 0.05
+    loss = bars(chart_by_title(circuit_view(1), "Loss"))
+    assert loss[0][0] < 0.05 and 3.0 < loss[1][0] < 6.0
+    previous = bars(chart_by_title(circuit_view(2), "Accuracy"))[1][0]
+    assert 0.45 < previous < 0.75
+    at = circuit_view(3)
+    scores = at.dataframe[0].value
+    prefix = scores[scores["pattern score of head B"] == "prefix matching"].iloc[0]
+    assert prefix["before"] > 0.95 and prefix["head A knocked out"] < 0.6
+    other = bars(chart_by_title(circuit_view(4), "Accuracy"))[1][0]
+    assert other > 0.95
+    at = circuit_view(5)
+    restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
+    assert restored[0, 1] > 0.8 and restored[0, 1] == restored.max()
+    by_position = decode_array(chart_by_title(at, "patched at one position")["data"][0]["y"])
+    tokens = at.text_input(key="input").value
+    changed = next(i for i, (a, b) in enumerate(zip(tokens, at.text_input(key="corrupted").value)) if a != b)
+    assert int(np.argmax(by_position)) == changed + 1 and by_position.max() > 0.8
