@@ -1,8 +1,8 @@
 """A small from-scratch Transformer whose attention modules return their weights."""
 
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
-from .checkpoint import (MAX_CHECKPOINT_BYTES, checkpoint_data, checkpoint_info, hash_tokenizer, load_checkpoint,
-                         save_checkpoint)
+from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_data, checkpoint_info, load_checkpoint, save_checkpoint
+from .checkpoint_metadata import hash_tokenizer
 from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, TransformerConfig, divisors
 from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward

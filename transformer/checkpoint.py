@@ -2,30 +2,20 @@
 
 Never pickle: the weights are raw float32 arrays and everything else is JSON, so loading a
 file can run no code. The file is ``8-byte little-endian header length N | N bytes of JSON
-header | tensor data``. The header's ``__metadata__`` (a str -> str map) holds:
-
-    format     "attention-lab-checkpoint" (marks our files)
-    version    "1"
-    kind       "encoder-decoder", "decoder-only" or "encoder-only" (a key of ARCHITECTURES)
-    config     JSON of TransformerConfig.to_dict()
-    tokenizer  JSON of the tokenizer's to_dict() (rebuilt by tokenizer_from_dict)
-    metadata   JSON object: the caller's metadata without "kind", "config" and "tokenizer"
-
+header | tensor data``; the header's ``__metadata__`` is described in ``checkpoint_metadata``.
 The tensors are the model's ``state_dict()`` (float32, names as in the state dict; a tied
-output head has no tensor of its own). ``load_checkpoint`` and ``checkpoint_info`` return the
-caller's metadata with "kind" (str), "config" (TransformerConfig) and "tokenizer" (object)
-filled in. Before safetensors reads a file, its size and its first 8 bytes are checked (size
-cap, pickle signatures, a header length within 1 MB and within the file); safetensors then
-reads and validates the header (``safe_open``: JSON, offsets, dtypes, data fully present).
-Everything the header says is checked before any tensor is built: format, version, kind,
-config, tokenizer, tensor names, shapes and dtypes (against the model built on the ``meta``
-device, which allocates nothing); then the values must be finite. Any problem is a
-ValueError saying what is wrong and what to do.
+output head has no tensor of its own).
+
+Before safetensors reads a file, its size and first 8 bytes are checked (size cap, pickle
+signatures, a header length within 1 MB and within the file); safetensors then reads and
+validates the header (``safe_open``: JSON, offsets, dtypes, data fully present). Everything
+the header says is checked before any tensor is built: metadata, tensor names, shapes and
+dtypes (against the model built on the ``meta`` device, which allocates nothing); then the
+values must be finite. Any problem is a ValueError saying what is wrong and what to do.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 import tempfile
@@ -37,60 +27,21 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from .checkpoint_metadata import FIX as _FIX, metadata_entries, read_metadata
 from .config import TransformerConfig
 from .model import ARCHITECTURES
-from .tokenizer import HashTokenizer, tokenizer_from_dict
 
-FORMAT = "attention-lab-checkpoint"
-VERSION = "1"
 MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024
 MAX_HEADER_BYTES = 1024 * 1024
-RESERVED_KEYS = ("kind", "config", "tokenizer")
 _LAYER_FIELDS = {"encoder-decoder": ("num_encoder_layers", "num_decoder_layers"),
                  "decoder-only": ("num_decoder_layers",), "encoder-only": ("num_encoder_layers",)}
-_VOCAB_FIELDS = {"encoder-decoder": ("src_vocab_size", "tgt_vocab_size"), "decoder-only": ("tgt_vocab_size",),
-                 "encoder-only": ("src_vocab_size",)}
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
            "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
-_FIX = "Use a .safetensors checkpoint saved by this dashboard (transformer.save_checkpoint)."
 
 
 def _mb(size: int) -> str:
     """A byte count as megabytes for messages, e.g. '50.0 MB'."""
     return f"{size / 2**20:.1f} MB"
-
-
-def hash_tokenizer(config: TransformerConfig, kind: str) -> HashTokenizer:
-    """The model's own tokenizer when it has no other: word-level hashing over the ids every input
-    embedding of ``kind`` has (an encoder-decoder's smaller of its two vocabularies)."""
-    return HashTokenizer(min(getattr(config, field) for field in _VOCAB_FIELDS[kind]))
-
-
-def _tokenizer_dict(tokenizer) -> dict:
-    """The tokenizer's description (from ``to_dict()`` or a dict), checked by rebuilding it."""
-    values = tokenizer.to_dict() if hasattr(tokenizer, "to_dict") else tokenizer
-    tokenizer_from_dict(values)
-    return values
-
-
-def _metadata_entries(model: nn.Module, metadata: dict) -> dict[str, str]:
-    """The str -> str map stored in the file's header (see the module docstring)."""
-    if not isinstance(metadata, dict):
-        raise ValueError(f"metadata must be a dict (JSON-serialisable values), got {type(metadata).__name__}.")
-    config = metadata.get("config", model.config)
-    if metadata.get("kind", model.kind) != model.kind or (
-            config.to_dict() if isinstance(config, TransformerConfig) else config) != model.config.to_dict():
-        raise ValueError("metadata['kind'] / metadata['config'] differ from the model's; drop them "
-                         "(the model's own are saved).")
-    rest = {key: value for key, value in metadata.items() if key not in RESERVED_KEYS}
-    tokenizer = _tokenizer_dict(metadata.get("tokenizer") or hash_tokenizer(model.config, model.kind))
-    try:
-        return {"format": FORMAT, "version": VERSION, "kind": model.kind,
-                "config": json.dumps(model.config.to_dict(), allow_nan=False),
-                "tokenizer": json.dumps(tokenizer, allow_nan=False),
-                "metadata": json.dumps(rest, allow_nan=False)}
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"metadata must be JSON-serialisable (str, numbers, lists, dicts): {error}.") from None
 
 
 def _tensors_to_save(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -114,7 +65,7 @@ def checkpoint_data(model: nn.Module, metadata: dict | None = None) -> bytes:
     """
     if getattr(model, "kind", None) not in ARCHITECTURES:
         raise ValueError(f"only the package's models can be saved ({sorted(ARCHITECTURES)}).")
-    entries = _metadata_entries(model, {} if metadata is None else metadata)
+    entries = metadata_entries(model, {} if metadata is None else metadata)
     tensors = _tensors_to_save(model)
     data = save_tensors(tensors, metadata=entries)
     _validate(entries, {name: tuple(t.shape) for name, t in tensors.items()}, len(data))
@@ -212,48 +163,6 @@ def _safe_open(path: str | os.PathLike) -> Iterator:
         yield handle
 
 
-def _json_entry(metadata: dict, key: str, what: type):
-    """``metadata[key]`` parsed as JSON and of type ``what``, else a ValueError naming the key."""
-    try:
-        value = json.loads(metadata[key])
-    except (KeyError, TypeError, ValueError, RecursionError):
-        value = None
-    if not isinstance(value, what):
-        raise ValueError(f"the checkpoint's '{key}' entry is missing or not valid JSON; save the model again.")
-    return value
-
-
-def _read_metadata(metadata: dict[str, str] | None) -> dict:
-    """The caller's metadata with "kind", "config" and "tokenizer" rebuilt from the header's ``__metadata__``."""
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        found = metadata.get("format") if isinstance(metadata, dict) else None
-        raise ValueError(f"the file has no Attention Lab metadata (format {found!r}): it is a safetensors "
-                         f"file saved by another program, so the model cannot be rebuilt from it. {_FIX}")
-    if metadata.get("version") != VERSION:
-        raise ValueError(f"the checkpoint has format version {metadata.get('version')!r}; this dashboard "
-                         f"reads version {VERSION}. Update the dashboard or save the model again.")
-    kind = metadata.get("kind")
-    if kind not in ARCHITECTURES:
-        raise ValueError(f"the checkpoint's architecture kind={kind!r} is unknown; expected one of "
-                         f"{sorted(ARCHITECTURES)}.")
-    try:
-        config = TransformerConfig.from_dict(_json_entry(metadata, "config", dict))
-    except TypeError as error:
-        raise ValueError(f"the checkpoint's config is invalid: {error}.") from None
-    except ValueError as error:
-        raise ValueError(f"the checkpoint's config is invalid: {error}") from None
-    try:
-        tokenizer = tokenizer_from_dict(_json_entry(metadata, "tokenizer", dict))
-    except (ValueError, OverflowError) as error:
-        raise ValueError(f"the checkpoint's tokenizer is invalid: {error}") from None
-    vocab = min(getattr(config, field) for field in _VOCAB_FIELDS[kind])
-    if tokenizer.vocab_size > vocab:
-        raise ValueError(f"the checkpoint's tokenizer makes {tokenizer.vocab_size} ids but the model has "
-                         f"only {vocab} embeddings; save the model with its own tokenizer.")
-    rest = _json_entry(metadata, "metadata", dict) if "metadata" in metadata else {}
-    return {**rest, "kind": kind, "config": config, "tokenizer": tokenizer}
-
-
 def _stored_shapes(handle) -> dict[str, tuple[int, ...]]:
     """{name: shape} of the file's tensors, as safetensors reads the header; every dtype must be float32."""
     shapes = {}
@@ -311,7 +220,7 @@ def _validate(entries: dict[str, str] | None, shapes: dict[str, tuple[int, ...]]
     returns the metadata as ``checkpoint_info`` gives it."""
     if size > MAX_CHECKPOINT_BYTES:
         raise _too_big(size)
-    metadata = _read_metadata(entries)
+    metadata = read_metadata(entries)
     _compare_shapes(shapes, _expected_shapes(metadata["kind"], metadata["config"], len(shapes)))
     return metadata
 
