@@ -1,17 +1,39 @@
-import pytest
+import dataclasses
 
-from transformer import TransformerConfig, divisors
+import pytest
+import torch
+
+from transformer import TransformerConfig, build_model, divisors
 
 
 def test_every_field_has_a_default():
-    import dataclasses
-
     missing = [f.name for f in dataclasses.fields(TransformerConfig)
                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
     assert not missing
-    cfg = TransformerConfig()  # the paper's model: scaled embeddings, sinusoids, post-LN, ReLU, its own output matrix
-    assert (cfg.embed_scale, cfg.positional, cfg.norm_first, cfg.activation, cfg.output_head, cfg.type_vocab_size,
-            cfg.embed_norm) == (True, "sinusoidal", False, "relu", "linear", 0, False)
+
+
+def test_a_default_model_computes_what_the_paper_writes():
+    """The defaults are the paper's design, read from what a default model computes: embeddings times
+    sqrt(d_model) plus PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(...); scores
+    QK^T / sqrt(d_k); post-LN sublayers, LayerNorm(x + Sublayer(x)); FFN(x) = max(0, x W1 + b1) W2 + b2."""
+    model = build_model(TransformerConfig(), seed=0)
+    src, tgt = torch.tensor([[5, 17, 300, 42, 9]]), torch.tensor([[1, 7, 8]])
+    with torch.inference_mode():
+        record = model(src, tgt, return_internals=True, return_scores=True).attention
+    inside, d_model = record.internals, 64
+    position, even = torch.arange(5.0)[:, None], torch.arange(0, d_model, 2)
+    angle = position / 10000.0 ** (even / d_model)
+    encoding = torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(5, d_model)
+    table = model.state_dict()["src_embed.tokens.weight"]
+    torch.testing.assert_close(inside["encoder.embed"][0], table[src[0]] * d_model ** 0.5 + encoding)
+    q, k = inside["encoder.layers.0.self_attn.q"], inside["encoder.layers.0.self_attn.k"]
+    torch.testing.assert_close(record.scores["encoder.layers.0.self_attn"], q @ k.transpose(-1, -2) / 16 ** 0.5)
+    for name in ("encoder.layers.0", "decoder.layers.1"):
+        residual = inside[f"{name}.input"] + inside[f"{name}.self_attn.out"]
+        torch.testing.assert_close(inside[f"{name}.norm1.in"], residual)
+        torch.testing.assert_close(inside[f"{name}.after_self_attn"], inside[f"{name}.norm1.out"])
+        hidden = inside[f"{name}.feed_forward.hidden"]
+        assert hidden.min() == 0 and (hidden == 0).float().mean() > 0.2  # ReLU: about half the units are off
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
@@ -37,8 +59,23 @@ def test_bad_config_says_what_to_change(kwargs, fragment):
     assert fragment in str(error.value)
 
 
-def test_config_is_hashable_for_caching():
-    assert hash(TransformerConfig()) == hash(TransformerConfig())
+CHANGED = {"d_model": 32, "num_heads": 2, "num_encoder_layers": 1, "num_decoder_layers": 3, "d_ff": 64,
+           "dropout": 0.0, "positional": "rotary", "pe_base": 500.0, "max_len": 64, "norm_first": True,
+           "activation": "gelu", "scale_scores": False, "src_vocab_size": 100, "tgt_vocab_size": 200, "bias": False,
+           "layer_norm_eps": 1e-12, "embed_scale": False, "type_vocab_size": 2, "embed_norm": True,
+           "output_head": "tied", "feed_forward": False, "share_embeddings": True}
+
+
+def test_config_keys_a_cache_by_every_field_and_cannot_change():
+    """Models are cached by config: equal configs must find one entry, a config that differs in any one
+    field another, and a config must not change while it is a key."""
+    cache = {TransformerConfig(): "default"}
+    assert cache[TransformerConfig()] == "default"
+    variants = {TransformerConfig(**{name: value}) for name, value in CHANGED.items()}
+    assert len(variants) == len(CHANGED) and TransformerConfig() not in variants
+    assert set(CHANGED) == {f.name for f in dataclasses.fields(TransformerConfig)}  # a new field joins the table
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        TransformerConfig().d_model = 8
 
 
 def test_divisors():

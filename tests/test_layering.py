@@ -112,14 +112,53 @@ def test_ui_holds_only_parts_shared_by_several_pages():
         assert len(used_by) >= 2, f"ui/{path.name} is used by {sorted(used_by)}: move it into that page's folder"
 
 
+def project_imports(path: Path) -> set[Path]:
+    """The project files a module imports when it is loaded (its module-level imports, absolute and relative,
+    with the packages they pass through), e.g. ``from .models import x`` in ui/ gives ui/__init__.py and ui/models.py."""
+    package = path.parent.relative_to(ROOT).parts
+    found = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import):
+            targets = [alias.name.split(".") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = [*package[:len(package) - node.level + 1], *(node.module or "").split(".")] if node.level else \
+                node.module.split(".")
+            base = [part for part in base if part]
+            targets = [[*base, alias.name] for alias in node.names]
+        else:
+            continue
+        for parts in targets:
+            for end in range(1, len(parts) + 1):
+                for candidate in (ROOT.joinpath(*parts[:end], "__init__.py"), ROOT.joinpath(*parts[:end - 1],
+                                                                                         f"{parts[end - 1]}.py")):
+                    if candidate.is_file():
+                        found.add(candidate)
+    return found
+
+
+def loads_runtime(path: Path) -> bool:
+    """True when loading the module loads ui/runtime.py first, directly or through the project modules it imports."""
+    seen, todo = set(), [path]
+    while todo:
+        for imported in project_imports(todo.pop()) - seen:
+            seen.add(imported)
+            todo.append(imported)
+    return ROOT / "ui" / "runtime.py" in seen
+
+
+def test_project_imports_are_resolved_to_files():
+    ui_models, forward = ROOT / "ui" / "models.py", ROOT / "ui" / "forward.py"
+    assert ROOT / "ui" / "runtime.py" in project_imports(ui_models) and ui_models in project_imports(forward)
+    assert loads_runtime(ROOT / "ui" / "model_picker.py") and not loads_runtime(ROOT / "ui" / "lesson_catalogue.py")
+
+
 def test_ui_modules_set_torch_threads_before_using_torch():
+    """Every ui or page module that uses torch loads ui/runtime.py (one torch thread) when it is loaded."""
     for path in sorted([*(ROOT / "ui").glob("*.py"), *(ROOT / "pages").rglob("*.py")]):
         if path.name in ("runtime.py", "__init__.py"):
             continue
-        roots = imported_roots(path)
-        if roots & {"torch", "transformer"}:
-            text = path.read_text(encoding="utf-8")
-            assert "from . import runtime" in text or "from ui import runtime" in text or "from ui." in text, path.name
+        if imported_roots(path) & {"torch", "transformer"}:
+            assert loads_runtime(path), f"{path.relative_to(ROOT)} uses torch without loading ui/runtime.py"
 
 
 def test_home_page_does_not_load_torch():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import streamlit as st
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from transformer import Trainer
 from ui.classroom import chart
