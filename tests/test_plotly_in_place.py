@@ -4,6 +4,7 @@ the figure it sends changes, and it sends Plotly's config with the figure."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -59,7 +60,23 @@ def test_plotly_js_is_the_installed_packages_copy_served_from_the_apps_static_fo
     assert serve_plotly_library() == f"app/static/{STATIC_NAME}" == f"app/static/plotly-{plotly_js_version()}.min.js"
     served, installed = APP_STATIC / STATIC_NAME, PLOTLY_FOLDER / "plotly.min.js"
     assert served.read_bytes() == installed.read_bytes() and installed.stat().st_size > 1_000_000
-    assert served.stat().st_mtime == installed.stat().st_mtime  # the same Last-Modified after every restart
+
+
+def test_a_copy_with_other_bytes_of_the_same_size_is_replaced(tmp_path):
+    installed = (PLOTLY_FOLDER / "plotly.min.js").read_bytes()
+    (tmp_path / STATIC_NAME).write_bytes(installed[:-1] + b"!" if installed[-1:] != b"!" else installed[:-1] + b"?")
+    assert copy_to_static(tmp_path) and (tmp_path / STATIC_NAME).read_bytes() == installed
+
+
+def test_a_touched_copy_keeps_its_bytes_and_gets_the_installed_files_time_back(tmp_path):
+    """The route's Last-Modified is the copy's time: it must not change when the file is touched."""
+    assert copy_to_static(tmp_path)
+    copy, installed = tmp_path / STATIC_NAME, PLOTLY_FOLDER / "plotly.min.js"
+    inode, later = copy.stat().st_ino, installed.stat().st_mtime_ns + 3_600 * 10**9
+    os.utime(copy, ns=(later, later))
+    assert copy.stat().st_mtime_ns == later
+    assert copy_to_static(tmp_path) and copy.stat().st_ino == inode  # not copied again
+    assert copy.stat().st_mtime_ns == installed.stat().st_mtime_ns
 
 
 def test_plotly_js_is_copied_once_and_not_where_the_folder_cannot_be_written(tmp_path):

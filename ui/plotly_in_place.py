@@ -47,16 +47,27 @@ div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; 
 """
 
 
+def same_bytes(first: Path, second: Path) -> bool:
+    """True when two files hold the same bytes (compared block by block, after their sizes)."""
+    if first.stat().st_size != second.stat().st_size:
+        return False
+    with open(first, "rb") as one, open(second, "rb") as other:
+        while block := one.read(1 << 20):
+            if block != other.read(1 << 20):
+                return False
+    return True
+
+
 def copy_to_static(folder: Path) -> bool:
-    """Put the installed ``plotly.min.js`` in ``folder`` as ``STATIC_NAME``, unless it is there already,
-    keeping its modification time (the route's Last-Modified and ETag stay the same across restarts).
-    The copy is written under another name and then renamed, so no request ever reads half a file. Copies
-    of other plotly.js versions (left by an upgrade) are removed where they can be. False when the folder
-    cannot be written."""
+    """Put the installed ``plotly.min.js`` in ``folder`` as ``STATIC_NAME``, unless a copy with the same bytes
+    is there already, with the installed file's modification time: the route's Last-Modified stays the same
+    across restarts, and a copy whose time changed (a ``touch``) gets it back. The copy is written under
+    another name and then renamed, so no request ever reads half a file. Copies of other plotly.js versions
+    (left by an upgrade) are removed where they can be. False when the folder cannot be written."""
     source, target = PLOTLY_FOLDER / "plotly.min.js", folder / STATIC_NAME
     partial = folder / f".{STATIC_NAME}.{os.getpid()}.partial"
     try:
-        if not (target.is_file() and target.stat().st_size == source.stat().st_size):
+        if not (target.is_file() and same_bytes(source, target)):
             folder.mkdir(exist_ok=True)
             shutil.copy2(source, partial)
             os.replace(partial, target)
@@ -64,6 +75,10 @@ def copy_to_static(folder: Path) -> bool:
         with suppress(OSError):  # no half copy left behind
             partial.unlink(missing_ok=True)
         return False
+    with suppress(OSError):  # a copy whose time cannot be set is still the right file
+        modified = source.stat().st_mtime_ns
+        if target.stat().st_mtime_ns != modified:
+            os.utime(target, ns=(target.stat().st_atime_ns, modified))
     for old in folder.glob("plotly-*.min.js"):
         if old.name != STATIC_NAME:
             with suppress(OSError):  # a copy that cannot be removed does no harm: nothing links to it
