@@ -1,0 +1,106 @@
+"""The Streamlit internals the app relies on, checked one by one: Streamlit is pinned to one minor version
+(``streamlit~=1.67.0``), and an upgrade that moves any of these fails here, by name, before a page breaks.
+
+- ui/routing.py: ``PagesManager.uses_pages_directory``, the class-wide switch of the older file-based
+  multipage mode; Streamlit sets it from the main script's folder, ``st.navigation`` turns it off and
+  the script runner reads it to resolve a first request.
+- ui/plotly_in_place.py: ``st.components.v2.component(name, js=, css=, isolate_styles=)``, its renderer's
+  ``data``, ``key``, ``width`` and ``height``, and ``StreamlitDuplicateElementKey`` for a repeated key.
+- tests/e2e and bench/: the page's ``[data-testid=stApp][data-test-script-state=notRunning]`` and the
+  protocol's ``ForwardMsg.script_finished`` and ``BackMsg.rerun_script``.
+- .streamlit/config.toml: every option it sets exists; every widget the app binds to the URL takes ``bind``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import tomllib
+from pathlib import Path
+
+import streamlit as st
+from packaging.requirements import Requirement
+from packaging.version import Version
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+STREAMLIT = Path(st.__file__).parent
+
+
+def test_streamlit_is_pinned_to_the_minor_version_whose_internals_are_checked_here():
+    lines = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    pins = [Requirement(line) for line in lines if line.startswith("streamlit")]
+    assert [str(pin.specifier) for pin in pins] == ["~=1.67.0"]
+    assert Version(st.__version__) in pins[0].specifier, f"installed streamlit {st.__version__} is not the pinned one"
+
+
+def test_the_pages_directory_switch_that_routing_turns_off():
+    from streamlit.commands import navigation
+    from streamlit.runtime import pages_manager
+    from streamlit.runtime.scriptrunner import script_runner
+
+    manager = pages_manager.PagesManager
+    assert "uses_pages_directory" in vars(manager), "PagesManager.uses_pages_directory is gone: see ui/routing.py"
+    assert manager.__annotations__["uses_pages_directory"] == "bool | None"
+    assert "PagesManager.uses_pages_directory = Path(" in inspect.getsource(pages_manager)  # set from the folder
+    assert "PagesManager.uses_pages_directory = False" in inspect.getsource(navigation)  # st.navigation's switch
+    assert "if PagesManager.uses_pages_directory:" in inspect.getsource(script_runner)  # read on a first request
+
+
+def test_the_bidirectional_component_api_the_charts_use():
+    parameters = inspect.signature(st.components.v2.component).parameters
+    assert list(parameters)[:1] == ["name"] and {"js", "css", "isolate_styles"} <= set(parameters)
+    renderer = st.components.v2.component("internals_probe", js="export default function () {}")
+    assert {"data", "key", "width", "height"} <= set(inspect.signature(renderer).parameters)
+
+
+def _draw_one_key_twice():
+    import streamlit as st
+    from streamlit.errors import StreamlitDuplicateElementKey
+
+    draw = st.components.v2.component("internals_probe_twice", js="export default function () {}")
+    draw(data=b"first", key="chart:same")
+    try:
+        draw(data=b"second", key="chart:same")
+    except StreamlitDuplicateElementKey:
+        st.write("the second element with that key was refused")
+
+
+def test_a_repeated_component_key_raises_the_error_the_charts_catch():
+    at = AppTest.from_function(_draw_one_key_twice).run()
+    assert not at.exception
+    assert [element.value for element in at.markdown] == ["the second element with that key was refused"]
+
+
+def test_the_page_marks_its_script_state_as_the_browser_tests_wait_for():
+    bundle = "".join(path.read_text(encoding="utf-8") for path in (STREAMLIT / "static" / "static" / "js").glob("*.js")
+                     if "data-test-script-state" in path.read_text(encoding="utf-8"))
+    assert "`stApp`" in bundle and "NOT_RUNNING=`notRunning`" in bundle
+
+
+def test_the_protocol_messages_the_browser_tests_and_benchmarks_read():
+    from google.protobuf.descriptor import FieldDescriptor
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    finished = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"]
+    assert finished.type == FieldDescriptor.TYPE_ENUM
+    assert {"FINISHED_SUCCESSFULLY", "FINISHED_EARLY_FOR_RERUN",
+            "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"} <= set(finished.enum_type.values_by_name)
+    assert BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].type == FieldDescriptor.TYPE_MESSAGE
+
+
+def test_every_option_the_config_file_sets_exists_and_widgets_bind_to_the_url():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    for section, options in config.items():
+        for option in options:
+            st.get_option(f"{section}.{option}")  # an unknown option raises
+    bound = set()
+    for path in [*(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    any(keyword.arg == "bind" for keyword in node.keywords):
+                bound.add(node.func.attr)
+    assert {"slider", "selectbox", "toggle"} <= bound
+    for name in sorted(bound):
+        assert "bind" in inspect.signature(getattr(st, name)).parameters, f"st.{name} no longer takes bind="
