@@ -148,3 +148,52 @@ def test_the_circuit_lesson_claims_hold_on_the_drawn_numbers():
     tokens = at.text_input(key="input").value
     changed = next(i for i, (a, b) in enumerate(zip(tokens, at.text_input(key="corrupted").value)) if a != b)
     assert int(np.argmax(by_position)) == changed + 1 and by_position.max() > 0.8
+
+
+@pytest.fixture(scope="module")
+def trained_here():
+    """An induction model trained as the Train page trains it, until it meets its target, as file bytes."""
+    from transformer import Trainer, default_setup
+
+    trainer = Trainer(default_setup("induction"))
+    while not trainer.done:
+        trainer.train(20)
+    assert trainer.task.reached(trainer.history[-1])
+    return trainer.checkpoint_bytes("my induction")
+
+
+def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
+    """Offered as the Train page's "use it" offers it (this session's checkpoints); knocking out every
+    layer-2 head brings accuracy to near chance, and patching finds a layer-1 head that restores the answer."""
+    import hashlib
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import APP, TIMEOUT
+    from transformer import checkpoint_info
+    from transformer.spec import ModelSpec
+    from ui.model_picker import picker_label
+    from ui.models import UPLOADS, CheckpointEntry
+
+    digest = hashlib.sha256(trained_here).hexdigest()
+    entry = CheckpointEntry(ModelSpec.checkpoint(digest, "my induction"), "decoder-only", checkpoint_info(trained_here))
+    label = picker_label(entry)
+
+    def run(query):
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.session_state[UPLOADS] = {digest: (trained_here, entry)}
+        at.run()
+        at.switch_page(PAGE)
+        for key, value in {"model": label, **query}.items():
+            at.query_params[key] = value
+        return at.run()
+
+    at = run({"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    assert_no_exception(at)
+    assert at.selectbox(key="model").value == label
+    before, after = bars(chart_by_title(at, "Accuracy"))
+    assert before[0] > 0.95 and after[0] < 0.1
+    at = run({"section": "Patching"})
+    assert_no_exception(at)
+    restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
+    assert restored[0].max() > 0.5
