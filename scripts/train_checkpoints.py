@@ -1,13 +1,22 @@
 """Train every toy task with a fixed seed and write the shipped checkpoints, checkpoints/<task>.safetensors.
 
-    python scripts/train_checkpoints.py [--tasks induction copy ...] [--out checkpoints]
+    python scripts/train_checkpoints.py [--tasks induction copy ...] [--out checkpoints] [--steps N]
 
 Each model starts from its task's ``default_setup`` (the page's defaults; reverse as an
 encoder-decoder, trained long enough for its cross-attention to become a clear anti-diagonal),
 trains a fixed number of steps past its target with a stepped learning rate (the last phases
 at lower rates settle the weights) and is saved with its setup, steps, schedule and held-out
-metrics in the file's metadata. One torch thread; the same command gives the same weights
-(only the timing in the metadata differs).
+metrics in the file's metadata. ``--steps N`` trains each task N steps at its first rate instead
+(a quick run).
+
+What repeats: the data, the initial weights and dropout come from generators seeded by the setup,
+and training runs on one thread with PyTorch's deterministic algorithms, so on one machine (the
+same CPU, the same torch build) a rerun writes bit-identical weights and metrics; only the
+timings in the metadata differ (tests/test_train_checkpoints.py runs it twice and compares).
+What does not: on another CPU, or with another torch or BLAS build, the kernels round differently
+(other vector instructions, another summation order) and training amplifies those last-bit
+differences, so the weights differ (by up to 0.04 measured on another machine) and so may the
+metrics' last digits. The shipped files are the reference; rerunning elsewhere makes new ones.
 """
 
 from __future__ import annotations
@@ -36,8 +45,20 @@ PLANS = {
 }
 
 
-def train(task: str) -> tuple[Trainer, float]:
-    changes, schedule = PLANS[task]
+def deterministic() -> None:
+    """One thread for every kernel and PyTorch's deterministic algorithms, before any training."""
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:  # already set in this process
+        pass
+
+
+def train(task: str, schedule: list[tuple[int, float]] | None = None) -> tuple[Trainer, float]:
+    """The task's model trained by ``schedule`` ([(steps, learning rate), ...], by default its plan's)."""
+    changes, planned = PLANS[task]
+    schedule = schedule or planned
     total = sum(steps for steps, _ in schedule)
     setup = replace(default_setup(task), seed=SEED, max_steps=total, **changes)
     trainer = Trainer(setup, eval_every=100, snapshot_every=100, stop_at_target=False)
@@ -52,14 +73,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="*", default=list(TASK_NAMES), choices=TASK_NAMES)
     parser.add_argument("--out", default=str(ROOT / "checkpoints"))
+    parser.add_argument("--steps", type=int, help="train each task this many steps at its first rate (a quick run)")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    deterministic()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print("| checkpoint | model | steps | seconds | held-out | head score | size |\n|---|---|---|---|---|---|---|")
     for task in args.tasks:
-        trainer, seconds = train(task)
-        schedule = [{"steps": steps, "learning_rate": rate} for steps, rate in PLANS[task][1]]
+        plan = [(args.steps, PLANS[task][1][0][1])] if args.steps else PLANS[task][1]
+        trainer, seconds = train(task, plan)
+        schedule = [{"steps": steps, "learning_rate": rate} for steps, rate in plan]
         data = trainer.checkpoint_bytes(task, extra={"schedule": schedule,
                                                      "trained_by": "scripts/train_checkpoints.py"})
         path = out / f"{task}.safetensors"
