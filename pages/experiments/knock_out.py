@@ -11,7 +11,7 @@ import torch
 
 from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
                                token_change)
-from pages.experiments.subject import (KNOCKED, Subject, as_interventions, cached_sweep, evaluation_batch, scored,
+from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions, scored,
                                       similarity)
 from transformer import PATTERNS, TaskBatch, score_heads
 from ui.classroom import chart
@@ -102,11 +102,8 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
 
 
 def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str) -> None:
-    batch = _input_batch(inputs.ids)
-    with torch.inference_mode():
-        plain = task_score(subject.module, batch).predicted[0]
-        knocked_out = task_score(subject.module, batch, as_interventions(knocked, how)).predicted[0]
     symbols = subject.task.symbols
+    plain, knocked_out = (predictions(subject.spec, inputs.ids, heads, how) for heads in ((), knocked))
     table = pd.DataFrame({"token": list(inputs.tokens), "next token": list(inputs.tokens[1:]) + ["—"],
                           "predicted": symbols(plain), "predicted, knocked out": symbols(knocked_out)})
     st.markdown("**On your input**: each position's next-token prediction.")

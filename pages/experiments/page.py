@@ -117,27 +117,35 @@ seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
     "batch seed", 0, 9999, 0, key="batch_seed", bind="query-params",
     help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
          "every session."))
-section = section_picker(SECTIONS)
-if inputs is None:
-    st.stop()
-if section in DECODER_ONLY and loaded.kind != "decoder-only":
-    st.info(f"{section} reads a decoder-only model's next-token prediction; {loaded.label} is {loaded.kind}. "
-            "Pick a decoder-only model (induction, copy, sort or text) for this section.")
-elif section == "Circuit" and loaded.kind == "encoder-decoder":
-    st.info("The circuit view watches self-attention heads of one stack; pick a decoder-only model or the "
-            "pretrained one.")
-elif section == "Knock out":
-    knock_out.render_knock_out(subject, inputs, seed)
-elif section == "Importance":
-    knock_out.render_importance(subject, inputs, seed)
-elif section == "Circuit":
-    knock_out.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
-elif section == "Patching":
-    reading.render_patching(subject, inputs)
-elif section == "Logit lens":
-    reading.render_logit_lens(subject, inputs)
-elif section == "Attribution":
-    reading.render_attribution(subject, inputs)
-else:
-    has_reference = _picked_spec(_default_model()) is not None
-    reading.render_build_a_head(subject, inputs, induction_previous_token_head if has_reference else None)
+@st.fragment
+def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
+    """The row of sections and the open one. A change inside (a head toggled, a section opened) reruns this
+    part only: the title, the model picker and the inputs are neither rerun nor redrawn."""
+    section = section_picker(SECTIONS)
+    kind = subject.loaded.kind
+    if inputs is None:
+        return
+    if section in DECODER_ONLY and kind != "decoder-only":
+        st.info(f"{section} reads a decoder-only model's next-token prediction; {subject.loaded.label} is {kind}. "
+                "Pick a decoder-only model (induction, copy, sort or text) for this section.")
+    elif section == "Circuit" and kind == "encoder-decoder":
+        st.info("The circuit view watches self-attention heads of one stack; pick a decoder-only model or the "
+                "pretrained one.")
+    elif section == "Knock out":
+        knock_out.render_knock_out(subject, inputs, seed)
+    elif section == "Importance":
+        knock_out.render_importance(subject, inputs, seed)
+    elif section == "Circuit":
+        knock_out.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
+    elif section == "Patching":
+        reading.render_patching(subject, inputs)
+    elif section == "Logit lens":
+        reading.render_logit_lens(subject, inputs)
+    elif section == "Attribution":
+        reading.render_attribution(subject, inputs)
+    else:
+        has_reference = _picked_spec(_default_model()) is not None
+        reading.render_build_a_head(subject, inputs, induction_previous_token_head if has_reference else None)
+
+
+experiment(subject, inputs, seed)

@@ -74,6 +74,15 @@ def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str) -> TaskScore:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
+def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str) -> np.ndarray:
+    """The next-token prediction ``[L]`` at each position of one input, with the ``knocked`` heads knocked out."""
+    tensor = torch.tensor([ids])
+    with torch.inference_mode():
+        logits = load_model(spec).module(tensor, interventions=as_interventions(knocked, how)).logits
+    return logits[0].argmax(-1).numpy()
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
 def similarity(spec: ModelSpec, first: tuple[int, ...], second: tuple[int, ...], knocked: KNOCKED, how: str):
     """Two sentences' cosine similarity and hidden states with the ``knocked`` heads knocked out."""
     with torch.inference_mode():
