@@ -42,7 +42,8 @@ SECTIONED = {"pages/self_attention/page.py": ("Q, K, V", "Output"),
              "pages/multi_head/page.py": ("Heads of a layer", "Statistics"),
              "pages/positional_encoding/page.py": ("Curves", "Offset map"), "pages/masks/page.py": ("Causal", "Padding"),
              "pages/encoder_decoder/page.py": ("Attention", "Feed-forward"),
-             "pages/pretrained/page.py": ("Tokens", "Head roles")}
+             "pages/pretrained/page.py": ("Tokens", "Head roles"),
+             "pages/experiments/page.py": ("Knock out", "Logit lens")}
 
 
 def _picker(at):

@@ -197,3 +197,23 @@ def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
     assert_no_exception(at)
     restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
     assert restored[0].max() > 0.5
+
+
+@pytest.mark.parametrize("query", [
+    {"section": "Build a head", "w_same": "-2.0", "w_back": "2.0", "k": "4", "w_first": "-2.0", "beta": "10.0"},
+    {"section": "Build a head", "w_same": "2.0", "w_back": "-2.0", "k": "1", "w_first": "2.0", "beta": "0.0"},
+    {"section": "Patching", "position": "1"}, {"section": "Patching", "position": "32"},
+    {"section": "Attribution", "position": "1"}, {"section": "Attribution", "position": "32"},
+    {"section": "Knock out", "batch_seed": "9999", "how": "mean"},
+    {"section": "Logit lens", "input": "a"}, {"section": "Patching", "input": "ab", "corrupted": "ac"},
+    {"section": "Knock out", "input": ""}, {"section": "Circuit", "head_a": "layer 2 · head 2",
+                                            "head_b": "layer 1 · head 1"},
+], ids=lambda q: "-".join(f"{k}={v}" for k, v in q.items()))
+def test_controls_at_their_extremes_give_a_page_without_an_exception(query):
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    for spec in chart_specs(at):
+        for trace in spec["data"]:
+            for field in ("z", "y"):
+                if isinstance(trace.get(field), dict):
+                    assert np.isfinite(decode_array(trace[field]).astype(float)).all()

@@ -102,12 +102,18 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
 
 
 def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str) -> None:
+    """Each position's next-token prediction on the input, with and without the knock-outs, one token per
+    column (every task model reads one character per token)."""
     symbols = subject.task.symbols
-    plain, knocked_out = (predictions(subject.spec, inputs.ids, heads, how) for heads in ((), knocked))
-    table = pd.DataFrame({"token": list(inputs.tokens), "next token": list(inputs.tokens[1:]) + ["—"],
-                          "predicted": symbols(plain), "predicted, knocked out": symbols(knocked_out)})
-    st.markdown("**On your input**: each position's next-token prediction.")
-    st.dataframe(table, hide_index=True, height=min(400, 38 + 35 * len(table)))
+    plain, knocked_out = (symbols(predictions(subject.spec, inputs.ids, heads, how)) for heads in ((), knocked))
+    width = max(len(t) for t in (*inputs.tokens, *plain, *knocked_out))
+    def row(tokens):
+        return " ".join(t.ljust(width) for t in tokens)
+    changed = ["^" if a != b else " " for a, b in zip(plain, knocked_out)]
+    st.markdown("**On your input**: the token each position predicts next.")
+    st.code("\n".join((f"input      {row(inputs.tokens)}", f"next       {row([*inputs.tokens[1:], ' '])}",
+                        f"predicted  {row(plain)}", f"knocked    {row(knocked_out)}",
+                        f"changed    {row(changed)}")), language=None)
 
 
 def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure: str):

@@ -60,6 +60,9 @@ def read_inputs(subject: Subject) -> Inputs | None:
     text = INPUT_ROW[0].text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
                          max_chars=400)
     ids = task.encode_user_input(text)
+    if not text.strip():
+        st.info(f"Type an input for the {task.name} model: its default comes back with Reset this page.")
+        return None
     if ids is None:
         alphabet = "".join(task.tokenizer.vocabulary) if task.name != "text" else "the characters of its text"
         limit = task.context if task.name in ("induction", "text") else 10
