@@ -40,18 +40,25 @@ def query_key_masks(length: int, real: int) -> dict[str, np.ndarray]:
 @dataclass(frozen=True)
 class SoftmaxComparison:
     """One scores matrix ``[T, T]`` with a fully masked first row: the plain softmax of the
-    -inf-filled scores (NaN in that row) and ``masked_softmax`` (zeros there)."""
+    -inf-filled scores (NaN in that row), ``masked_softmax`` (zeros there) and the softmax of
+    scores filled with a finite -1e9 (``finite``: a uniform row there, 1/T on every key)."""
     plain: np.ndarray
     safe: np.ndarray
     mask: np.ndarray
+    finite: np.ndarray
+
+
+FINITE_FILL = -1e9
 
 
 def softmax_comparison(scores: np.ndarray, mask: np.ndarray) -> SoftmaxComparison:
     """softmax(S with -inf where masked): a row of all -inf gives exp(-inf)/sum = 0/0 = NaN.
-    The package's masked_softmax returns an all-zero row instead."""
+    The package's masked_softmax returns an all-zero row instead; a finite -1e9 fill, as many
+    implementations use, makes every score of that row equal, so softmax spreads it evenly."""
     s, m = torch.from_numpy(np.asarray(scores, dtype=np.float32)), torch.from_numpy(np.asarray(mask))
     plain = torch.softmax(s.masked_fill(~m, float("-inf")), dim=-1)
-    return SoftmaxComparison(plain.numpy(), masked_softmax(s, m).numpy(), np.asarray(mask))
+    finite = torch.softmax(s.masked_fill(~m, FINITE_FILL), dim=-1)
+    return SoftmaxComparison(plain.numpy(), masked_softmax(s, m).numpy(), np.asarray(mask), finite.numpy())
 
 
 def as_text(values: np.ndarray) -> list[list[str]]:

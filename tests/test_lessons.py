@@ -11,17 +11,44 @@ import math
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, head_tiles
+from tests.apptest_helpers import (assert_no_exception, chart_by_title, chart_specs, decode_array, head_tiles, run_page,
+                                   tiles_of)
 from ui.lesson_catalogue import LESSONS, Shipped
 from ui.model_picker import shipped_label
 
 
-def link_query(lesson, step: int) -> dict[str, str]:
-    """The query string a lesson link carries (written out here, not taken from ui.lessons)."""
-    view = lesson.views[step]
-    query = {key: shipped_label(value.name) if isinstance(value, Shipped) else str(value)
-             for key, value in view.settings.items()}
+def url_value(value) -> str | list[str]:
+    """A setting as a link carries it: a shipped checkpoint by its picker label, several choices as a
+    repeated key, anything else as text (written out here, not taken from ui.lessons)."""
+    if isinstance(value, Shipped):
+        return shipped_label(value.name)
+    return [str(v) for v in value] if isinstance(value, tuple) else str(value)
+
+
+def link_query(lesson, step: int) -> dict[str, str | list[str]]:
+    """The query string a lesson link carries."""
+    query = {key: url_value(value) for key, value in lesson.views[step].settings.items()}
     return {**query, "lesson": lesson.id, "step": str(step + 1)}
+
+
+WIDGET_TYPES = ("selectbox", "select_slider", "slider", "toggle", "checkbox", "number_input", "text_input", "text_area",
+                "button_group", "multiselect", "radio")
+
+
+def widgets_by_key(at) -> dict:
+    return {w.key: w for kind in WIDGET_TYPES for w in at.get(kind) if getattr(w, "key", None)}
+
+
+def shown(widget):
+    """What a control shows, as a link writes it: a choice as its label, a switch as true/false."""
+    value = widget.value
+    if type(widget).__name__ in ("Selectbox", "SelectSlider", "Radio"):
+        return str(widget.format_func(value))
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return value
 
 
 def open_view(lesson_id: str, step: int):
@@ -68,6 +95,27 @@ def test_every_view_opens_with_the_lesson_bar_and_finite_figures(lesson_id, step
                         assert np.isfinite(values[~np.isnan(values)]).all()
 
 
+@pytest.mark.parametrize(("lesson_id", "step"), ALL_VIEWS)
+def test_every_setting_of_every_view_is_offered_and_shown_by_its_page(lesson_id, step):
+    """A lesson link never carries a value its page cannot show: each setting's control is on the page, offers
+    the value, and shows it after the link is opened (a value the page does not offer would be replaced)."""
+    lesson = next(lesson for lesson in LESSONS if lesson.id == lesson_id)
+    at = open_view(lesson_id, step)
+    controls = widgets_by_key(at)
+    for key, value in link_query(lesson, step).items():
+        if key in ("lesson", "step"):
+            continue
+        assert key in controls, f"{lesson_id} step {step + 1}: no control {key!r} on the page"
+        control = controls[key]
+        options = [str(o) for o in getattr(control, "options", None) or []]
+        for one in ([value] if isinstance(value, str) else value):
+            assert not options or one in options, (lesson_id, step + 1, key, one, options)
+        if type(control).__name__ in ("Slider", "NumberInput"):
+            assert control.min <= float(value) <= control.max and control.value == pytest.approx(float(value))
+        else:
+            assert shown(control) == value, (lesson_id, step + 1, key, shown(control), value)
+
+
 def test_scaling_unscaled_softmax_gets_peaked_with_d_k_and_scaled_stays():
     spec = chart_by_title(open_view("scaling", 0), "Softmax peakedness vs d_k")
     entropy = y_of(spec, "unscaled: q·k", 0), y_of(spec, "scaled: q·k / √d_k", 0)  # left panel
@@ -77,17 +125,23 @@ def test_scaling_unscaled_softmax_gets_peaked_with_d_k_and_scaled_stays():
     assert np.ptp(top[1]) < 0.5 * (top[0][-1] - top[0][0])
 
 
-def test_scaling_off_makes_rows_more_peaked_than_scaling_on():
-    peaked = z_of(chart_by_title(open_view("scaling", 1), "Attention weights A"))
-    lesson = LESSONS[0]
-    on = run_page("pages/self_attention/page.py", {**link_query(lesson, 1), "scale": "true"})
-    soft = z_of(chart_by_title(on, "Attention weights A"))
+def test_unscaled_rows_of_a_wide_head_are_nearly_one_hot_and_scaled_ones_are_not():
+    at = open_view("scaling", 1)
+    assert any("d_k = d_model / h = 128 / 2 = 64" in c.value for c in at.caption)
+    peaked = z_of(chart_by_title(at, "Attention weights A"))
+    unscaled = z_of(chart_by_title(at, "Scaled scores"))
+    on = run_page("pages/self_attention/page.py", {**link_query(LESSONS[0], 1), "scale": "true"})
+    soft, scaled = z_of(chart_by_title(on, "Attention weights A")), z_of(chart_by_title(on, "Scaled scores"))
+    assert unscaled.std() / scaled.std() == pytest.approx(math.sqrt(64), rel=1e-3)  # √d_k times larger
     np.testing.assert_allclose(peaked.sum(1), 1.0, atol=2e-3)
-    assert peaked.max(1).mean() > soft.max(1).mean() + 0.1
+    assert (peaked.max(1) > 0.9).mean() > 0.5  # most rows: over 90 % on one key
+    assert (soft.max(1) <= 0.9).all()  # scaled: no row does
 
 
 def test_one_head_then_eight_different_heads():
-    one = head_maps(chart_by_title(open_view("heads", 0), "Layer 1 · 1 heads"))
+    at = open_view("heads", 0)
+    assert at.select_slider(key="d_model").value == 64  # one head of all 64 dimensions
+    one = head_maps(chart_by_title(at, "Layer 1 · 1 heads"))
     eight = head_maps(chart_by_title(open_view("heads", 1), "Layer 1 · 8 heads"))
     assert len(one) == 1 and len(eight) == 8
     for m in one + eight:
@@ -117,6 +171,24 @@ def test_the_table_is_the_sinusoid_of_the_paper():
     table = z_of(chart_by_title(open_view("word-order", 1), "The whole table"))
     expected = np.stack([sinusoid(pos) for pos in range(100)])
     np.testing.assert_allclose(table, expected, atol=2e-3)
+
+
+def test_the_frequencies_fall_geometrically_and_every_position_is_distinct():
+    at = open_view("word-order", 1)
+    wavelengths = y_of(chart_by_title(at, "Wavelength per pair"), "wavelength")
+    np.testing.assert_allclose(wavelengths[1:] / wavelengths[:-1], 10000.0 ** (2 / 64), rtol=1e-4)
+    table = z_of(chart_by_title(at, "The whole table"))
+    distances = np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
+    assert distances[~np.eye(len(table), dtype=bool)].min() > 0.1
+
+
+def test_one_step_turns_each_pair_by_its_own_angle_and_the_slow_pairs_barely_move():
+    m = z_of(chart_by_title(open_view("offset", 1), "M_1: PE[pos] → PE[pos + 1]"))
+    for i in range(32):
+        omega = 10000.0 ** (-2 * i / 64)
+        np.testing.assert_allclose(m[2 * i:2 * i + 2, 2 * i:2 * i + 2],
+                                   [[math.cos(omega), math.sin(omega)], [-math.sin(omega), math.cos(omega)]], atol=1e-5)
+    np.testing.assert_allclose(m[-8:, -8:], np.eye(8), atol=2e-3)  # the four slowest pairs: nearly the identity
 
 
 @pytest.mark.parametrize(("step", "k"), [(0, 5), (1, 1)])
@@ -151,36 +223,68 @@ def test_padding_hides_the_pad_keys_of_shorter_sentences():
     assert lengths.min() < mask.shape[1]
 
 
-def test_the_fully_masked_row_is_all_zeros_not_nan():
-    weights = z_of(chart_by_title(open_view("padding", 1), "row 0 fully masked"), index=0)
+def test_the_fully_masked_row_is_all_zeros_here_and_uniform_with_a_finite_fill():
+    at = open_view("padding", 1)
+    weights = z_of(chart_by_title(at, "row 0 fully masked"), index=0)
     first = np.nan_to_num(weights[0], nan=0.0)
     assert (first == 0).all()
     others = np.nan_to_num(weights[1:], nan=0.0)
     np.testing.assert_allclose(others.sum(1), 1.0, atol=2e-3)
+    table = next(df.value for df in at.dataframe if "method" in df.value.columns)
+    keys = table.shape[1] - 2  # the method, the query, then one column per key
+    row = lambda method: table[table["method"] == method].iloc[0, 2:].tolist()  # query 0, the pad
+    assert row("torch.softmax on -inf") == ["NaN"] * keys
+    assert [float(v) for v in row("masked_softmax")] == [0.0] * keys
+    np.testing.assert_allclose([float(v) for v in row("torch.softmax on a -1e9 fill")], 1 / keys, atol=5e-4)
+
+
+def tiles(spec: dict, count: int, shape: tuple[int, int]) -> list[np.ndarray]:
+    return tiles_of(spec, count, shape)
 
 
 def test_encoder_self_attention_rows_sum_to_one_in_every_head():
-    z = z_of(chart_by_title(open_view("encoder-decoder", 0), "all 4 heads · encoder self-attention"), index=0)
-    n = z.shape[0]
-    for head in range(4):
-        tile = np.nan_to_num(z[:, head * (n + 1): head * (n + 1) + n])
+    spec = chart_by_title(open_view("encoder-decoder", 0), "all 4 heads · encoder self-attention")
+    n = len(spec["layout"]["yaxis"]["ticktext"])
+    for tile in tiles(spec, 4, (n, n)):
+        assert np.isfinite(tile).all()  # nothing masked
+        np.testing.assert_allclose(tile.sum(1), 1.0, atol=3e-3)
+
+
+def test_masked_decoder_rows_stop_at_their_position_and_the_first_is_one_on_the_start_token():
+    spec = chart_by_title(open_view("encoder-decoder", 1), "all 4 heads · decoder masked self-attention")
+    labels = spec["layout"]["yaxis"]["ticktext"]
+    n = len(labels)
+    assert labels[0] == "&lt;s&gt;"
+    future = np.triu(np.ones((n, n), dtype=bool), 1)
+    masked = tiles_of(spec, 4, (n, n), trace=1)
+    for tile, grey in zip(tiles(spec, 4, (n, n)), masked):
+        assert (np.nan_to_num(tile[future]) == 0).all() and (grey[future] > 0).all() and (grey[~future] == 0).all()
+        np.testing.assert_allclose(np.nan_to_num(tile).sum(1), 1.0, atol=3e-3)
+        assert tile[0, 0] == pytest.approx(1.0, abs=1e-3)
+
+
+def test_cross_attention_is_target_by_source_unmasked_and_sums_to_one_over_the_source():
+    spec = chart_by_title(open_view("encoder-decoder", 2), "all 4 heads · encoder-decoder cross-attention")
+    rows, cols = spec["layout"]["yaxis"]["ticktext"], spec["layout"]["xaxis"]["ticktext"]
+    assert rows[0] == "&lt;s&gt;" and cols == ["the", "cat", "sat", "on", "the", "mat"]
+    for tile in tiles(spec, 4, (len(rows), len(cols))):
+        assert np.isfinite(tile).all() and (tile > 0).all()
         np.testing.assert_allclose(tile.sum(1), 1.0, atol=3e-3)
 
 
 def test_layer_norm_gives_mean_zero_and_std_one():
-    spec = chart_by_title(open_view("encoder-decoder", 1), "mean and std of each token, before and after LayerNorm")
+    spec = chart_by_title(open_view("encoder-decoder", 3), "mean and std of each token, before and after LayerNorm")
     for index in range(2):
         np.testing.assert_allclose(y_of(spec, "mean after", index), 0.0, atol=1e-3)
         np.testing.assert_allclose(y_of(spec, "std after", index), 1.0, atol=2e-2)
 
 
 def test_untrained_output_distribution_is_flat_and_sorted():
-    bar = trace(chart_by_title(open_view("encoder-decoder", 2), "next-token probabilities"))
+    bar = trace(chart_by_title(open_view("encoder-decoder", 4), "top 10 of 4096 next-token probabilities"))
     probabilities = decode_array(bar["x"] if bar.get("orientation") == "h" else bar["y"]).astype(np.float64)
     assert len(probabilities) == 10 and probabilities.sum() <= 1 + 1e-6
-    assert (np.abs(np.diff(probabilities)) >= 0).all() and np.all(np.diff(np.sort(probabilities)) >= 0)
     assert sorted(probabilities, reverse=True) in (list(probabilities), list(probabilities[::-1]))
-    assert probabilities.max() < 0.1  # untrained: nowhere near one token
+    assert probabilities.max() < 20 / 4096  # untrained: even the most likely of 4096 ids is near uniform
 
 
 PERIOD = 7  # "x q m v k z b" twice
@@ -192,12 +296,17 @@ def test_the_trained_model_has_a_previous_token_head_in_layer_1():
     assert best > 0.5, best
 
 
-def test_the_trained_model_has_an_induction_head_in_layer_2():
+def test_the_trained_model_has_an_induction_head_in_layer_2_six_tokens_back():
     maps = head_maps(chart_by_title(open_view("trained", 1), "Layer 2 · 2 heads"))
     n = maps[0].shape[0]
     rows = range(PERIOD, n)  # the second copy: token t repeats token t - 7; the next one is t - 6
-    best = max(np.mean([np.nan_to_num(m[t, t - PERIOD + 1]) for t in rows]) for m in maps)
-    assert best > 0.5, best
+
+    def stripe(m, back):
+        return np.mean([np.nan_to_num(m[t, t - back]) for t in rows])
+
+    best = max(maps, key=lambda m: stripe(m, PERIOD - 1))
+    assert stripe(best, PERIOD - 1) > 0.5, stripe(best, PERIOD - 1)
+    assert stripe(best, PERIOD - 1) > 5 * max(stripe(best, PERIOD), stripe(best, PERIOD + 1))  # not 7 or 8 back
 
 
 def test_the_training_view_opens_on_induction_at_step_zero():
@@ -205,9 +314,41 @@ def test_the_training_view_opens_on_induction_at_step_zero():
     assert at.selectbox(key="task").value == "induction" and at.get("progress")[0].proto.text.startswith("step 0 ")
 
 
+def test_training_the_induction_task_falls_slowly_then_plunges():
+    at = open_view("trained", 2)
+    for _ in range(100):  # ten steps a press, until the run reaches its target
+        at.button(key="step").click().run()
+        if at.session_state["trainer"].done:
+            break
+    spec = chart_by_title(at, "induction")
+    steps, loss = decode_array(trace(spec, "held-out loss")["x"]), y_of(spec, "held-out loss")
+    accuracy = y_of(spec, "held-out accuracy")
+    drops = -np.diff(loss)
+    plunge = int(drops.argmax())  # the largest fall between two evaluations
+    assert steps[-1] <= 1000 and accuracy[-1] >= 0.99
+    assert plunge >= 3 and steps[plunge] - steps[1] >= 100  # after the first drop, a hundred-odd steps ...
+    assert (drops[1:plunge] > -0.05).all() and loss[1] - loss[plunge] > 0.5  # ... of falling ...
+    assert drops[1:plunge].max() < drops[plunge] / 3  # ... slowly, then the plunge
+    assert accuracy[plunge] < 0.5  # before the plunge, and nearly 1 a few dozen steps later
+    reached = int(np.argmax(accuracy >= 0.99))
+    assert steps[reached] - steps[plunge] <= 60, (steps[plunge], steps[reached])
+
+
+def test_many_minilm_heads_park_their_weight_on_cls_and_none_on_sep():
+    spec = chart_by_title(open_view("pretrained", 0), "6 layers × 12 heads")
+    codes = z_of(spec) / 1000  # weights stored as thousandths
+    t = codes.shape[0] // 6
+    heads = [codes[l * t:(l + 1) * t, h * t:(h + 1) * t] for l in range(6) for h in range(12)]
+    on_cls = np.array([m[:, 0].mean() for m in heads])
+    on_sep = np.array([m[:, -1].mean() for m in heads])
+    assert 25 <= (on_cls > 0.5).sum() <= 35, (on_cls > 0.5).sum()  # "about 30 of the 72"
+    assert on_sep.max() < 0.25
+
+
 def test_the_strongest_previous_token_head_of_minilm_looks_one_token_back():
-    at = open_view("pretrained", 0)
-    assert z_of(chart_by_title(at, "strongest role")).shape == (6, 12)
+    at = open_view("pretrained", 1)
+    roles = np.floor(z_of(chart_by_title(at, "strongest role")) * 5).astype(int)
+    assert roles.shape == (6, 12) and np.bincount(roles.ravel(), minlength=5).max() < 36  # no role takes half
     spec = chart_by_title(at, "the strongest “previous token” head")
     score = float(spec["layout"]["title"]["text"].rsplit("(", 1)[1].rstrip(")"))
     weights = z_of(spec)
@@ -215,12 +356,27 @@ def test_the_strongest_previous_token_head_of_minilm_looks_one_token_back():
     assert score > 0.5 and math.isclose(measured, score, abs_tol=0.1), (measured, score)
 
 
-def test_it_attends_somewhere_in_every_head_of_both_sentences():
-    spec = chart_by_title(open_view("pretrained", 1), "what “it” attends to")
-    for index in range(2):
-        rows = z_of(spec, index=index)
-        assert rows.shape[0] == 12
+def it_rows(at, layer: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """What “it” attends to in every head of ``layer``: [12, T] for the 'tired' and the 'wide' sentence."""
+    if layer != 5:
+        at.select_slider(key="cmp_layer").set_value(layer).run()
+    spec = chart_by_title(at, "what “it” attends to")
+    return z_of(spec, index=0), z_of(spec, index=1), list(trace(spec)["x"])
+
+
+def test_the_shift_of_it_towards_street_is_relative_and_depends_on_the_layer():
+    at = open_view("pretrained", 2)
+    tired, wide, keys = it_rows(at, 5)
+    assert tired.shape[0] == 12
+    for rows in (tired, wide):
         np.testing.assert_allclose(rows.sum(1), 1.0, atol=3e-3)
+    animal, street = keys.index("animal"), keys.index("street")
+    lead_tired, lead_wide = tired[:, animal] - tired[:, street], wide[:, animal] - wide[:, street]
+    assert (lead_wide < lead_tired).sum() >= 9  # 'wide' moves weight towards 'street' in most heads
+    assert (lead_wide > 0).sum() >= 7  # ... yet most heads still favour 'animal'
+    for layer in (1, 2):
+        tired, wide, _ = it_rows(at, layer)
+        assert np.abs(tired[:, [animal, street]] - wide[:, [animal, street]]).max() < 0.05  # barely differ
 
 
 def test_concat_is_the_heads_side_by_side_and_the_output_is_concat_times_w_o():
@@ -236,7 +392,7 @@ def test_concat_is_the_heads_side_by_side_and_the_output_is_concat_times_w_o():
 
 
 def test_dropout_zeroes_some_weights_and_scales_the_rest_by_one_over_one_minus_p():
-    spec = chart_by_title(open_view("encoder-decoder", 3), "before and after dropout (p = 0.3")
+    spec = chart_by_title(open_view("encoder-decoder", 5), "before and after dropout (p = 0.3")
     before, after = z_of(spec, "before"), z_of(spec, "after")
     dropped = after == 0
     assert dropped.any() and not dropped.all()

@@ -45,13 +45,14 @@ LESSONS: tuple[Lesson, ...] = (
              "What would happen to the gradients of a softmax that puts almost all its weight on one key?",
              "They nearly vanish: a saturated softmax barely changes when its inputs change, so the model "
              "cannot learn which keys to prefer. Scaling keeps the scores in the range where softmax is soft."),
-        View("self_attention", {"section": "Scores and softmax", "scale": "false", "d_model": "256"},
-             "A wide model without the scaling",
-             "With d_model = 256 and the division switched off, the raw scores are large and most rows of the "
-             "attention weights put nearly all their weight on one key.",
+        View("self_attention", {"section": "Scores and softmax", "scale": "false", "d_model": "128", "heads": "2"},
+             "A wide head without the scaling",
+             "With d_model = 128 in 2 heads (d_k = 64) and the division switched off, the scores are √64 = 8 "
+             "times larger than the scaled ones, and most rows of the attention weights put more than 90 % of "
+             "their weight on a single key.",
              "Switch 'divide by √d_k' back on: what happens to the rows?",
-             "They spread out again: dividing the scores by √d_k shrinks their spread back to about 1, so "
-             "several keys share each row's weight."),
+             "They spread out again: dividing by √d_k = 8 brings the scores' spread back to about 1, and on this "
+             "sentence no row keeps more than 90 % of its weight on one key."),
     )),
     Lesson("heads", "One head or many heads", "Why the Transformer splits d_model into h heads.", (
         View("multi_head", {"heads": "1"}, "One head",
@@ -122,18 +123,35 @@ LESSONS: tuple[Lesson, ...] = (
              "tokens' outputs."),
         View("masks", {"section": "Fully masked row"}, "A row with nothing allowed",
              "With left padding and a causal mask, the first query is a pad whose only allowed key is "
-             "masked: every score of its row is −∞, and a plain softmax would give 0/0 = NaN.",
+             "masked: every score of its row is −∞, and a plain softmax gives 0/0 = NaN. This package "
+             "returns all zeros there; a finite −1e9 fill, as many implementations use, gives a uniform row.",
              "What should that row's weights be?",
-             "All zeros: the row attends to nothing, so its output is 0 and its NaN cannot spread to "
-             "the real tokens."),
+             "Anything finite. All zeros is this package's choice (the pad's output is then 0); a −1e9 fill "
+             "spreads the row evenly. Both are harmless, since no real token attends to a pad and the loss "
+             "skips it. NaN is what must not happen: 0 × NaN is NaN, so it would reach the real tokens."),
     )),
     Lesson("encoder-decoder", "The whole encoder-decoder",
            "Three kinds of attention, add & norm, and a distribution over the next token.", (
-        View("encoder_decoder", {"section": "Attention"}, "Encoder self-attention",
-             "Every source token attends to every source token, in every head of every layer.",
+        View("encoder_decoder", {"section": "Attention", "kind": "encoder self-attention"}, "Encoder self-attention",
+             "Every source token attends to every source token, in every head of every layer: no cell is "
+             "masked, and each row sums to 1 over the source.",
+             "Why may the encoder look both ways when the decoder may not?",
+             "The whole source is given before the translation starts, so every source token may use every "
+             "other; the decoder is trained to predict each target token, so it must not read it."),
+        View("encoder_decoder", {"section": "Attention", "kind": "decoder masked self-attention"},
+             "Masked decoder self-attention",
+             "The decoder reads the target shifted right behind <s>. Row t may attend to positions 0..t only "
+             "(the grey upper triangle is masked), so the first row is a single 1 on <s>.",
+             "At position t the decoder must predict target token t. Which target tokens can it see there?",
+             "Tokens 0..t−1 only: its input at position t is target token t − 1 (shifted right), and the mask "
+             "hides every later position, so the token it must predict is never among its inputs."),
+        View("encoder_decoder", {"section": "Attention", "kind": "encoder-decoder cross-attention"},
+             "Cross-attention",
+             "Target positions (rows) attend to source tokens (columns): the map is rectangular, nothing is "
+             "masked, and each row sums to 1 over the source.",
              "Where do the queries, keys and values come from in cross-attention?",
-             "Queries from the decoder, keys and values from the encoder's output: each target position "
-             "reads the source."),
+             "Queries from the decoder's sub-layer below, keys and values from the encoder's output (the "
+             "memory), the same memory in every decoder layer: each target position reads the source."),
         View("encoder_decoder", {"section": "One layer"}, "One layer step by step",
              "The norm of each token's vector along the residual stream, and the mean and standard "
              "deviation of its features before and after each LayerNorm (after: 0 and 1).",
@@ -163,30 +181,42 @@ LESSONS: tuple[Lesson, ...] = (
         View("multi_head", {"model": Shipped("induction"), "text": "x q m v k z b x q m v k z b", "layer": "2"},
              "Layer 2: the induction head",
              "In the second half of the sequence, a layer-2 head attends from each token to the token after "
-             "that token's earlier occurrence: a diagonal stripe offset by the period, 7 tokens back, plus one.",
+             "that token's earlier occurrence: a diagonal stripe 6 tokens back, one less than the period of 7.",
              "Why can't a one-layer model do this?",
              "It needs two steps: first each token stores its predecessor (layer 1), then a query matches "
              "that stored predecessor against the current token (layer 2). One layer has only one step."),
         View("train", {"task": "induction"}, "Train it yourself",
-             "Press Train: the loss stays flat, then drops suddenly (the phase change) as the induction head "
-             "forms, in a few seconds.",
+             "Press Train: after a quick first drop the loss falls slowly for a hundred-odd steps, then plunges "
+             "within a few dozen steps (the phase change) as the induction head forms, and held-out accuracy "
+             "jumps from below a half to nearly 1.",
              "Set layers to 1 and train again: what happens?",
-             "The loss never drops to the same level and no head scores high on prefix matching: induction "
-             "needs two layers."),
+             "The loss stalls (about 2 nats after all 1,000 steps, where two layers get close to 0), accuracy "
+             "stays near 20 % and no head scores high on prefix matching: induction needs two layers."),
     )),
     Lesson("pretrained", "A real pretrained model's heads", "all-MiniLM-L6-v2: 72 heads that learned from real text.", (
+        View("pretrained", {"section": "All heads"}, "Weight parked on [CLS]",
+             "A bright first column in many tiles: on this sentence about 30 of the 72 heads give [CLS] more "
+             "than half of each row's weight on average, while no head gives [SEP] even a quarter.",
+             "Many heads put most of their weight on [CLS]. Why would a trained model do that?",
+             "It works as a 'no-op': a head with nothing useful to read on this input parks its weight on a "
+             "token whose value changes the output little. Which token serves depends on the model: in "
+             "BERT-base it is mostly [SEP] (Clark et al., 2019)."),
         View("pretrained", {"section": "Head roles"}, "Head roles",
-             "Every head scored for patterns people name: previous token, next token, [CLS]/[SEP] sink, "
-             "same word, broad. Each head is coloured by its strongest role.",
-             "Many heads put most of their weight on [SEP]. Why would a trained model do that?",
-             "It works as a 'no-op': a head with nothing useful to read on this input parks its weight "
-             "on a token whose value changes little."),
+             "Every head scored for patterns people name: previous token, next token, [CLS]/[SEP] sink, same "
+             "word, broad. The scores are not on one scale, so each head is coloured by the role in which it "
+             "stands out most among the 72 heads (its largest z-score); no role takes half of the heads.",
+             "Why compare a head with the other heads instead of reading its raw scores?",
+             "The raw scores are on different scales: an entropy ratio of 0.6 is ordinary, a previous-token "
+             "weight of 0.3 is rare. Ranked on raw scores, most heads would be called 'broad'."),
         View("pretrained", {"section": "Two sentences"}, "What does 'it' refer to?",
-             "The classic pair: only the last word differs (tired / wide). Compare, head by head, how much "
-             "'it' attends to 'animal' and to 'street'.",
-             "Does one head alone decide what 'it' means?",
-             "No: the reading is spread over heads and layers; a few heads shift towards the right noun, "
-             "most do not change."),
+             "Only the last word differs (tired / wide). In layer 5, with 'wide', 'it' moves weight from "
+             "'animal' towards 'street' in most heads, yet most heads still give 'animal' more than 'street'. "
+             "Set the layer to 1 or 2: the two sentences' rows barely differ. The shift is relative and "
+             "depends on the layer.",
+             "Does this show the model working out what 'it' refers to?",
+             "No. Attention weights say where information may flow, not what the model concluded or why "
+             "(Jain & Wallace, 2019): the reading is spread over heads and layers, and a weight is not a "
+             "coreference decision. The Experiments page tests what a head is needed for."),
     )),
     Lesson("circuit", "Test a circuit", "Knock out and patch the heads of the shipped induction model: two steps "
            "that only work together.", (

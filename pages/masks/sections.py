@@ -170,8 +170,11 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 0, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "
         "$e^{-\\infty} / \\sum e^{-\\infty} = 0/0$, which is **NaN**, and the NaN spreads through the "
-        "weighted sum of values into every later layer. The package's `masked_softmax` returns an "
-        "all-zero row instead (and so an all-zero output for that query)."
+        "weighted sum of values into every later layer (even a masked key's weight of 0 times NaN is NaN). "
+        "The package's `masked_softmax` returns an all-zero row instead (and so an all-zero output for that "
+        "query): that is this package's choice. Many implementations fill masked scores with a finite −1e9 "
+        "rather than −∞, which gives that row a **uniform** spread, 1/n on every key. Both are harmless for a "
+        "pad: no real query attends to it and the loss skips it; only NaN must not happen."
     )
     real = batch.real
     left_ids = (0,) + tuple(real.ids)
@@ -183,12 +186,14 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         rows = min(3, len(left_tokens))
         st.dataframe(pd.DataFrame(
             [[f"{method}", f"{i}: {left_tokens[i]}"] + values
-             for method, result in (("torch.softmax on -inf", compare.plain), ("masked_softmax", compare.safe))
+             for method, result in (("torch.softmax on -inf", compare.plain), ("masked_softmax", compare.safe),
+                                    ("torch.softmax on a -1e9 fill", compare.finite))
              for i, values in enumerate(mask_math.as_text(result[:rows]))],
             columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens)]), hide_index=True)
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
-                   f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere.")
+                   f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "
+                   f"−1e9 fill gives 1/{len(left_tokens)} = {1 / len(left_tokens):.3f} on every key of that row.")
     chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
                         "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask),
           width="stretch", container=c2)
