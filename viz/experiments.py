@@ -95,3 +95,21 @@ def share_bars(shares: dict[str, float], title: str) -> go.Figure:
                    texttemplate="%{x:.2f}", textposition="outside", hovertemplate="%{y}: %{x:.3f}<extra></extra>")
     return styled_figure([trace], title, int(140 + 40 * len(names)), yaxis=dict(autorange="reversed"),
                          xaxis=dict(title_text="share of the logit"))
+
+
+def weight_matrix(matrix: np.ndarray, names: Sequence[str], title: str, max_labels: int = 16) -> go.Figure:
+    """A square weight matrix ``[d, d]`` (input dimension down, output dimension across) on the diverging
+    scale, each dimension named (``names``), every n-th name shown so that at most ``max_labels`` are."""
+    size = len(names)
+    step = max(1, -(-size // max_labels))
+    shown = list(range(0, size, step))
+    labels = [escape(names[i]) for i in shown]
+    limit = float(max(np.abs(matrix).max(), 1e-6))
+    trace = go.Heatmap(z=np.asarray(matrix, dtype=np.float32), colorscale=DIVERGING_SCALE, zmid=0.0, zmin=-limit,
+                       zmax=limit, colorbar=dict(title=dict(text="weight"), thickness=14),
+                       customdata=np.array([[f"{escape(names[r])} → {escape(names[c])}" for c in range(size)]
+                                            for r in range(size)], dtype=object),
+                       hovertemplate="%{customdata}<br>weight %{z:.2f}<extra></extra>")
+    axis = dict(tickmode="array", tickvals=shown, ticktext=labels, showgrid=False)
+    return styled_figure([trace], title, 520, xaxis={**axis, "tickangle": -60, "title_text": "query dimension"},
+                         yaxis={**axis, "autorange": "reversed", "title_text": "input dimension"})

@@ -15,7 +15,7 @@ from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import make_task
 from ui.classroom import chart
 from ui.controls import stops_slider
-from viz.experiments import head_grid, lens_figure, position_bars, share_bars
+from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
 
@@ -121,10 +121,8 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     with left:
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
     with right:
-        matrix = query_matrix(recipe, vocab, positions).numpy()
-        chart(matrix_heatmap(matrix, [str(i) for i in range(len(matrix))], [str(i) for i in range(len(matrix))],
-                             "W_Q: token block (top left), position block (bottom right)", signed=True,
-                             row_name="input dim", col_name="query dim", value_name="weight"))
+        names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]
+        chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, "W_Q, the matrix you set"))
     if reference is None:
         st.info("The shipped induction checkpoint is not on this server, so there is no trained head to compare.")
         return
