@@ -1,5 +1,6 @@
 """In a real browser: the encoder-decoder page opens on its attention tab, redraws after a selectbox
-change, opens another tab (bound to the URL) and redraws after a slider change there."""
+change, opens another tab (bound to the URL) and redraws after a slider change there; the "Paper's sizes"
+button runs the paper's base model and writes its settings into the URL."""
 
 from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
@@ -34,3 +35,15 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     wait_for_chart(page, "top 11 of 4096", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
+
+
+def test_the_papers_sizes_button_runs_the_base_model_and_writes_the_url(page, server_url):
+    page.goto(f"{server_url}/encoder_decoder")
+    wait_idle(page)
+    wait_for_chart(page, "all 4 heads · encoder self-attention", timeout=20_000)
+    page.get_by_role("button", name="Paper's sizes").click()
+    wait_for_chart(page, "all 8 heads · encoder self-attention", timeout=30_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    for part in ("enc=6", "dec=6", "d_model=512", "heads=8", "d_ff=2048", "shared=true"):
+        assert part in page.url, (part, page.url)
