@@ -94,8 +94,10 @@ LESSONS: tuple[Lesson, ...] = (
              "For a fixed offset k there is one matrix M_k, made of 2 × 2 rotations, with "
              "PE(pos + k) = M_k · PE(pos) for every position.",
              "Why does it help a model that M_k does not depend on pos?",
-             "A linear layer can learn 'look k tokens back' once and apply it at every position: relative "
-             "positions are easy to express."),
+             "One linear map expresses 'k tokens later' at every position, which is why the paper hoped a "
+             "model could easily learn to attend by relative position. In a model the encoding is added to "
+             "the token vectors before the projections, so the scores are not a function of the offset alone "
+             "(rotary encoding makes them one)."),
         View("positional_encoding", {"section": "Offset map", "k": "1"}, "One step",
              "With k = 1 every pair of dimensions turns by its own angle ω_i; the slow pairs barely move.",
              "What does M_0 look like?",

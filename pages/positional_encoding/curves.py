@@ -97,7 +97,8 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
     st.markdown(
         "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
         "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
-        "the angle $k\\,\\omega_i$, so attention can learn to look *k words back* with one matrix."
+        "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
+        "hope: that attention could then easily learn relative positions)."
     )
     st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
              r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
