@@ -162,9 +162,9 @@ def trained_here():
     return trainer.checkpoint_bytes("my induction")
 
 
-def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
-    """Offered as the Train page's "use it" offers it (this session's checkpoints); knocking out every
-    layer-2 head brings accuracy to near chance, and patching finds a layer-1 head that restores the answer."""
+def run_with_upload(data: bytes, name: str, query: dict):
+    """The page with ``data`` among this session's checkpoints (as the Train page's "use it" or an upload
+    puts it there) and picked in the model picker."""
     import hashlib
 
     from streamlit.testing.v1 import AppTest
@@ -175,45 +175,40 @@ def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
     from ui.model_picker import picker_label
     from ui.models import UPLOADS, CheckpointEntry
 
-    digest = hashlib.sha256(trained_here).hexdigest()
-    entry = CheckpointEntry(ModelSpec.checkpoint(digest, "my induction"), "decoder-only", checkpoint_info(trained_here))
-    label = picker_label(entry)
+    digest = hashlib.sha256(data).hexdigest()
+    info = checkpoint_info(data)
+    entry = CheckpointEntry(ModelSpec.checkpoint(digest, name), info["kind"], info)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADS] = {digest: (data, entry)}
+    at.run()
+    at.switch_page(PAGE)
+    for key, value in {"model": picker_label(entry), **query}.items():
+        at.query_params[key] = value
+    at.run()
+    assert at.selectbox(key="model").value == picker_label(entry)
+    return at
 
-    def run(query):
-        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-        at.session_state[UPLOADS] = {digest: (trained_here, entry)}
-        at.run()
-        at.switch_page(PAGE)
-        for key, value in {"model": label, **query}.items():
-            at.query_params[key] = value
-        return at.run()
 
-    at = run({"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
+def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
+    """Knocking out every layer-2 head brings accuracy to near chance, and patching finds a layer-1 head
+    that restores the answer."""
+    at = run_with_upload(trained_here, "my induction", {"section": "Knock out",
+                                                       "ko_decoder1_self_attn": ["head 1", "head 2"]})
     assert_no_exception(at)
-    assert at.selectbox(key="model").value == label
     before, after = bars(chart_by_title(at, "Accuracy"))
     assert before[0] > 0.95 and after[0] < 0.1
-    at = run({"section": "Patching"})
+    at = run_with_upload(trained_here, "my induction", {"section": "Patching"})
     assert_no_exception(at)
     restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
     assert restored[0].max() > 0.5
 
 
-@pytest.mark.parametrize("query", [
-    {"section": "Build a head", "w_same": "-2.0", "w_back": "2.0", "k": "4", "w_first": "-2.0", "beta": "10.0"},
-    {"section": "Build a head", "w_same": "2.0", "w_back": "-2.0", "k": "1", "w_first": "2.0", "beta": "0.0"},
-    {"section": "Patching", "position": "1"}, {"section": "Patching", "position": "32"},
-    {"section": "Attribution", "position": "1"}, {"section": "Attribution", "position": "32"},
-    {"section": "Knock out", "batch_seed": "9999", "how": "mean"},
-    {"section": "Logit lens", "input": "a"}, {"section": "Patching", "input": "ab", "corrupted": "ac"},
-    {"section": "Knock out", "input": ""}, {"section": "Circuit", "head_a": "layer 2 · head 2",
-                                            "head_b": "layer 1 · head 1"},
-], ids=lambda q: "-".join(f"{k}={v}" for k, v in q.items()))
-def test_controls_at_their_extremes_give_a_page_without_an_exception(query):
-    at = run_page(PAGE, query)
+def test_a_checkpoint_without_a_task_says_what_to_pick(tmp_path):
+    from transformer import TransformerConfig, build_model, save_checkpoint
+
+    model = build_model(TransformerConfig(d_model=16, num_heads=2, tgt_vocab_size=50), kind="decoder-only")
+    save_checkpoint(model, tmp_path / "plain.safetensors", {})
+    at = run_with_upload((tmp_path / "plain.safetensors").read_bytes(), "plain", {"section": "Knock out"})
     assert_no_exception(at)
-    for spec in chart_specs(at):
-        for trace in spec["data"]:
-            for field in ("z", "y"):
-                if isinstance(trace.get(field), dict):
-                    assert np.isfinite(decode_array(trace[field]).astype(float)).all()
+    assert any("without a task" in i.value for i in at.info)
+    assert not chart_specs(at)

@@ -42,12 +42,17 @@ def picker_label(entry) -> str:
     return f"{entry.spec.label} ({KIND_NAMES[entry.kind]})"
 
 
-def shipped_label(name: str) -> str:
-    """The picker's label of the shipped checkpoint ``checkpoints/<name>.safetensors`` (KeyError if none)."""
+def shipped_entry(name: str):
+    """The shipped checkpoint ``checkpoints/<name>.safetensors`` (KeyError if none)."""
     for path, entry in shipped_checkpoints().values():
         if path.stem == name:
-            return picker_label(entry)
+            return entry
     raise KeyError(f"no shipped checkpoint named {name!r}")
+
+
+def shipped_label(name: str) -> str:
+    """The picker's label of the shipped checkpoint ``checkpoints/<name>.safetensors`` (KeyError if none)."""
+    return picker_label(shipped_entry(name))
 
 
 def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:

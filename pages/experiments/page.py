@@ -15,7 +15,7 @@ from pages.experiments.subject import Subject, default_input, evaluation_batch, 
 from transformer import score_heads
 from ui.classroom import explanation
 from ui.controls import section_picker
-from ui.model_picker import load_or_stop, model_choice, offered_models, shipped_label
+from ui.model_picker import load_or_stop, model_choice, picker_label, shipped_entry
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -37,9 +37,10 @@ with explanation():
              r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O")
 
 
-def _default_model() -> str | None:
+def _shipped_induction():
+    """The shipped induction checkpoint's picker entry, or None when the server has none."""
     try:
-        return shipped_label("induction")
+        return shipped_entry("induction")
     except KeyError:
         return None
 
@@ -90,7 +91,7 @@ def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
 @st.cache_resource(max_entries=64, show_spinner=False)
 def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str]:
     """The shipped induction model's layer-1 head with the highest previous-token score, on ``ids``."""
-    spec = _picked_spec(_default_model())
+    spec = _shipped_induction().spec
     subject = subject_of(spec)
     with torch.inference_mode():
         record = subject.module(torch.tensor([ids]), return_attention=True).attention
@@ -102,11 +103,9 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
     return record.weights["decoder.layers.0.self_attn"][0, head].numpy(), f"induction model, layer 1 · head {head + 1}"
 
 
-def _picked_spec(label: str | None):
-    return offered_models(("decoder-only",)).get(label)
-
-
-spec = model_choice(("decoder-only", "encoder-decoder", "encoder-only"), random=False, default=_default_model(),
+reference = _shipped_induction()
+spec = model_choice(("decoder-only", "encoder-decoder", "encoder-only"), random=False,
+                    default=None if reference is None else picker_label(reference),
                     help="Trained models only: a random model has no behaviour to break. Train one on the Train "
                          "page, upload a checkpoint, or pick a shipped one.")
 if spec is None:
@@ -114,6 +113,10 @@ if spec is None:
     st.stop()
 loaded = load_or_stop(spec)
 subject = subject_of(spec)
+if subject.task is None and loaded.kind != "encoder-only":
+    st.info(f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "
+            "on the Train page (its task travels with it), or pick a shipped checkpoint or the pretrained model.")
+    st.stop()
 INPUT_ROW = st.columns([5, 1]) if not subject.sentences else None
 inputs = read_inputs(subject)
 seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
@@ -147,8 +150,7 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     elif section == "Attribution":
         reading.render_attribution(subject, inputs)
     else:
-        has_reference = _picked_spec(_default_model()) is not None
-        reading.render_build_a_head(subject, inputs, induction_previous_token_head if has_reference else None)
+        reading.render_build_a_head(subject, inputs, None if reference is None else induction_previous_token_head)
 
 
 experiment(subject, inputs, seed)
