@@ -382,3 +382,18 @@ def test_missing_file_and_a_source_that_is_neither_path_nor_bytes(tmp_path):
         load_checkpoint(tmp_path / "nowhere.safetensors")
     with pytest.raises(TypeError, match="path or bytes"):
         checkpoint_info(1234)
+
+
+def test_a_model_with_the_papers_shared_token_matrix_round_trips(tmp_path):
+    """One matrix for source, target and the output layer: saved once, and shared again after loading."""
+    from transformer import TransformerConfig, build_model, load_checkpoint, save_checkpoint
+
+    config = TransformerConfig(share_embeddings=True, output_head="tied", src_vocab_size=40, tgt_vocab_size=40,
+                               d_model=16, num_heads=2)
+    model = build_model(config, seed=4)
+    assert model.tgt_embed.tokens.weight is model.src_embed.tokens.weight
+    save_checkpoint(model, tmp_path / "shared.safetensors", {})
+    loaded, _ = load_checkpoint(tmp_path / "shared.safetensors")
+    assert loaded.tgt_embed.tokens.weight is loaded.src_embed.tokens.weight
+    src, tgt = torch.tensor([[5, 9, 7]]), torch.tensor([[1, 6]])
+    assert torch.equal(loaded(src, tgt).logits, model(src, tgt).logits)

@@ -44,10 +44,18 @@ def _mb(size: int) -> str:
     return f"{size / 2**20:.1f} MB"
 
 
+def saved_state(model: nn.Module) -> dict[str, torch.Tensor]:
+    """The state dict without the second name of a shared parameter (the paper's one token matrix for
+    source and target is saved once, under its first name; loading it fills both)."""
+    shared = {name for name, _ in model.named_parameters(remove_duplicate=False)} - \
+        {name for name, _ in model.named_parameters()}
+    return {name: tensor for name, tensor in model.state_dict().items() if name not in shared}
+
+
 def _tensors_to_save(model: nn.Module) -> dict[str, torch.Tensor]:
     """The state dict as contiguous CPU float32 tensors; anything else is refused, not converted."""
     tensors = {}
-    for name, tensor in model.state_dict().items():
+    for name, tensor in saved_state(model).items():
         if tensor.dtype != torch.float32:
             raise ValueError(f"{name} is {tensor.dtype}; checkpoints hold float32: call model.float() first.")
         if not torch.isfinite(tensor).all():
@@ -197,7 +205,7 @@ def _expected_shapes(kind: str, config: TransformerConfig, count: int) -> dict[s
     if 4 * elements > 2 * MAX_CHECKPOINT_BYTES:
         raise ValueError(f"the config implies a model of {_mb(4 * elements)} in memory, too big for this "
                          f"dashboard; lower max_len, d_model or the vocabulary.")
-    return {name: tuple(t.shape) for name, t in model.state_dict().items()}
+    return {name: tuple(t.shape) for name, t in saved_state(model).items()}
 
 
 def _compare_shapes(found: dict, expected: dict) -> None:
@@ -259,5 +267,9 @@ def load_checkpoint(source: str | os.PathLike | bytes) -> tuple[nn.Module, dict]
         metadata = _validate(handle.metadata(), _stored_shapes(handle), size)
         tensors = _finite_tensors(handle)
     model = ARCHITECTURES[metadata["kind"]](metadata["config"])
-    model.load_state_dict(tensors, strict=True)
+    result = model.load_state_dict(tensors, strict=False)
+    shared = set(model.state_dict()) - set(saved_state(model))  # filled through the first name of their parameter
+    if result.unexpected_keys or set(result.missing_keys) != shared:
+        raise ValueError(f"the checkpoint's tensors do not fill the model (missing {result.missing_keys[:5]}, "
+                         f"unexpected {result.unexpected_keys[:5]}); the file is from another model.")
     return model.eval(), metadata

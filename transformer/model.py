@@ -176,6 +176,8 @@ class Transformer(nn.Module):
         self.config = config
         self.src_embed = InputEmbedding(config.src_vocab_size, config)
         self.tgt_embed = InputEmbedding(config.tgt_vocab_size, config)
+        if config.share_embeddings:  # the paper: one token matrix for source, target (and a tied output layer)
+            self.tgt_embed.tokens.weight = self.src_embed.tokens.weight
         self.encoder = Encoder(config, config.num_encoder_layers)
         self.decoder = Decoder(config, config.num_decoder_layers)
         self.generator = _output_head(config, config.tgt_vocab_size, self.tgt_embed.tokens)

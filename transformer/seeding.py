@@ -47,22 +47,10 @@ def init_parameters(module: nn.Module, seed: int) -> nn.Module:
 def build_model(config: TransformerConfig, seed: int = 0, kind: str = "encoder-decoder") -> nn.Module:
     """A freshly initialised model in eval mode: "encoder-decoder", "decoder-only" or "encoder-only".
 
-    An encoder-decoder whose config has ``share_embeddings`` gets one token matrix for both
-    embeddings (``share_embeddings``). Decoder-only and encoder-only models have the same modules in the same order,
+    Decoder-only and encoder-only models have the same modules in the same order,
     so with the same layer count, vocabulary and seed they get the same weights:
     the pages use that to show one set of weights with and without the causal mask.
     """
     if kind not in ARCHITECTURES:
         raise ValueError(f"kind={kind!r} is unknown; use one of {sorted(ARCHITECTURES)}.")
-    model = ARCHITECTURES[kind](config)
-    if config.share_embeddings and kind == "encoder-decoder":
-        share_embeddings(model)
-    return init_parameters(model, seed).eval()
-
-
-def share_embeddings(model: nn.Module) -> nn.Module:
-    """One token matrix ``[V, d]`` for an encoder-decoder's source and target embeddings (and so for
-    a tied output layer, which reads the target embedding's), as in the paper: the target embedding's
-    weight becomes the source embedding's parameter, counted once by ``model.parameters()``."""
-    model.tgt_embed.tokens.weight = model.src_embed.tokens.weight
-    return model
+    return init_parameters(ARCHITECTURES[kind](config), seed).eval()
