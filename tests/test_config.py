@@ -52,6 +52,7 @@ def test_a_default_model_computes_what_the_paper_writes():
     ({"output_head": "shared"}, "output_head='shared' is unknown"),
     ({"type_vocab_size": -1}, "type_vocab_size must be a whole number >= 0"),
     ({"layer_norm_eps": 0.0}, "layer_norm_eps must be positive"),
+    ({"output_bias": 1}, "output_bias must be True or False"),
 ])
 def test_bad_config_says_what_to_change(kwargs, fragment):
     with pytest.raises(ValueError) as error:
@@ -63,7 +64,8 @@ CHANGED = {"d_model": 32, "num_heads": 2, "num_encoder_layers": 1, "num_decoder_
            "dropout": 0.0, "positional": "rotary", "pe_base": 500.0, "max_len": 64, "norm_first": True,
            "activation": "gelu", "scale_scores": False, "src_vocab_size": 100, "tgt_vocab_size": 200, "bias": False,
            "layer_norm_eps": 1e-12, "embed_scale": False, "type_vocab_size": 2, "embed_norm": True,
-           "output_head": "tied", "feed_forward": False, "share_embeddings": True}
+           "output_head": "tied", "feed_forward": False, "share_embeddings": True,
+           "output_bias": False}
 
 
 def test_config_keys_a_cache_by_every_field_and_cannot_change():

@@ -290,7 +290,7 @@ def _real_config() -> dict:
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"hidden_act": "gelu_new"}, "hidden_act"),
+    ({"hidden_act": "gelu_fast"}, "hidden_act"),
     ({"hidden_act": "silu"}, "hidden_act"),
     ({"position_embedding_type": "relative_key"}, "position_embedding_type"),
     ({"model_type": "roberta"}, "model_type"),
@@ -320,8 +320,10 @@ def test_missing_or_unexpected_tensor_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match=r"encoder\.layers\.1\.norm2\.bias"):
         load_bert_weights(EncoderOnly(config), {k: v for k, v in tensors.items()
                                                 if k != "encoder.layer.1.output.LayerNorm.bias"})
-    with pytest.raises(ValueError, match="cls.predictions.bias"):
-        bert_state_dict({**tensors, "cls.predictions.bias": torch.zeros(99)})
+    with pytest.raises(ValueError, match="encoder.extra.bias"):
+        bert_state_dict({**tensors, "encoder.extra.bias": torch.zeros(99)})
+    skipped = {"cls.predictions.bias": torch.zeros(99), "pooler.dense.bias": torch.zeros(32)}
+    assert bert_state_dict({**tensors, **skipped}).keys() == bert_state_dict(tensors).keys()  # other tasks
     with pytest.raises(ValueError, match=r"encoder\.layers\.2"):
         load_bert_weights(EncoderOnly(config), {**tensors, "encoder.layer.2.output.dense.bias": torch.zeros(32)})
     with pytest.raises(ValueError, match="shape"):

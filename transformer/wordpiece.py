@@ -18,7 +18,7 @@ import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import torch
 from tokenizers import Encoding, Tokenizer
@@ -92,8 +92,9 @@ def _sha256(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _engine(spec_json: str, max_length: int | None) -> Tokenizer:
-    """A ``tokenizers.Tokenizer`` from the JSON text, no padding, cut at ``max_length`` (None: never).
+def _engine(spec_json: str, max_length: int | None, model: str = "WordPiece") -> Tokenizer:
+    """A ``tokenizers.Tokenizer`` from the JSON text, no padding, cut at ``max_length`` (None: never);
+    its model must be ``model`` ("WordPiece", or "BPE" for GPT-2's byte-level tokenizer).
 
     Built once per (text, cap) and shared: building one parses the whole JSON (~50 ms for BERT's
     vocabulary), and an engine is never changed after this function returns (encoding only reads it).
@@ -102,8 +103,8 @@ def _engine(spec_json: str, max_length: int | None) -> Tokenizer:
         engine = Tokenizer.from_str(spec_json)
     except Exception as error:  # the Rust side raises a bare Exception for malformed JSON
         raise ValueError(f"not a valid tokenizer.json ({error}).") from None
-    if type(engine.model).__name__ != "WordPiece":
-        raise ValueError(f"the tokenizer's model is {type(engine.model).__name__}, not WordPiece.")
+    if type(engine.model).__name__ != model:
+        raise ValueError(f"the tokenizer's model is {type(engine.model).__name__}, not {model}.")
     engine.no_padding()
     if max_length is None:
         engine.no_truncation()
@@ -128,6 +129,8 @@ class WordPieceTokenizer:
     digest: str = field(init=False)
     _full: Tokenizer = field(init=False, repr=False, compare=False)
     _capped: Tokenizer = field(init=False, repr=False, compare=False)
+    MODEL: ClassVar[str] = "WordPiece"  # the tokenizer.json's model type
+    SPECIALS: ClassVar[tuple[str, ...]] = ("[CLS]", "[SEP]", "[UNK]")  # pieces its vocabulary must hold
 
     def __post_init__(self) -> None:
         if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) \
@@ -135,9 +138,9 @@ class WordPieceTokenizer:
             raise ValueError(f"max_tokens must be a whole number from {MIN_TOKENS} to {self.model_max_len} "
                              f"(the model's positions), got {self.max_tokens!r}.")
         object.__setattr__(self, "digest", _sha256(self.spec_json))
-        object.__setattr__(self, "_full", _engine(self.spec_json, None))
-        object.__setattr__(self, "_capped", _engine(self.spec_json, self.max_tokens))
-        for token in ("[CLS]", "[SEP]", "[UNK]"):
+        object.__setattr__(self, "_full", _engine(self.spec_json, None, self.MODEL))
+        object.__setattr__(self, "_capped", _engine(self.spec_json, self.max_tokens, self.MODEL))
+        for token in self.SPECIALS:
             if self._full.token_to_id(token) is None:
                 raise ValueError(f"the tokenizer's vocabulary has no {token}; it is not a BERT WordPiece one.")
 

@@ -1,0 +1,242 @@
+"""A local folder in Hugging Face's format, read into the package's own model and tokenizer.
+
+The folder holds ``config.json``, ``model.safetensors`` and ``tokenizer.json`` (as
+``save_pretrained`` writes them, or as the Hugging Face cache keeps a snapshot) of a
+BERT (any size, with or without token types), a DistilBERT or a GPT-2. It becomes an
+``EncoderOnly`` (BERT, DistilBERT) or a ``DecoderOnly`` (GPT-2) and its tokenizer
+(``WordPieceTokenizer`` or ``BPETokenizer``), read by ``safetensors`` and
+``tokenizers`` alone: nothing is downloaded, nothing is unpickled, nothing in the
+folder is run.
+
+Everything is checked before a weight is read: the config (an option the package cannot
+express is refused), the files, the memory the float32 weights need (at most
+``MAX_MODEL_BYTES``), and every name and shape in the weights file's header against the
+model built on the ``meta`` device (which allocates nothing). Any problem is a
+ValueError that says what is wrong and what is supported.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from torch import nn
+
+from .bpe import BPETokenizer
+from .config import TransformerConfig
+from .hf_configs import CONFIGS, SUPPORTED_TYPES
+from .model import DecoderOnly, EncoderOnly
+from .weight_maps import BERT, DISTILBERT, GPT2, GPT2_UNTIED, WeightMap, renamed
+from .wordpiece import MIN_TOKENS, WordPieceTokenizer
+
+MAX_MODEL_BYTES = 600 * 2**20  # float32 weights of one model: GPT-2 small (475 MB) and BERT-base (418 MB) fit
+WEIGHTS, CONFIG, TOKENIZER = "model.safetensors", "config.json", "tokenizer.json"
+SUPPORTED = ("BERT (any size, with or without token types), DistilBERT and GPT-2 models in Hugging Face's "
+             "format: a folder with config.json, model.safetensors and tokenizer.json")
+_PICKLES = ("pytorch_model.bin", "tf_model.h5", "flax_model.msgpack", "model.ckpt.index")
+_MAX_JSON_BYTES = {CONFIG: 2**20, TOKENIZER: 64 * 2**20}
+_MAX_HEADER_BYTES = 16 * 2**20
+_FLOATS = ("F64", "F32", "F16", "BF16")
+# model_type -> (name shown, model class, its weight map given the config.json, tokenizer class)
+_ARCHITECTURES = {
+    "bert": ("BERT", EncoderOnly, lambda hf: BERT, WordPieceTokenizer),
+    "distilbert": ("DistilBERT", EncoderOnly, lambda hf: DISTILBERT, WordPieceTokenizer),
+    "gpt2": ("GPT-2", DecoderOnly, lambda hf: GPT2 if hf.get("tie_word_embeddings", True) else GPT2_UNTIED,
+             BPETokenizer),
+}
+
+
+def _mb(size: int) -> str:
+    return f"{size / 2**20:,.0f} MB"
+
+
+@dataclass(frozen=True)
+class FolderModel:
+    """A model folder as its config and its weights file's header describe it (no weight read yet):
+    its ``folder`` (absolute), a display ``name``, ``model_type`` and our ``config``; ``parameters``
+    counts the model's (a tied output matrix once)."""
+
+    folder: str
+    name: str
+    model_type: str
+    config: TransformerConfig
+    parameters: int
+
+    @property
+    def architecture(self) -> str:
+        return _ARCHITECTURES[self.model_type][0]
+
+    @property
+    def kind(self) -> str:
+        return _ARCHITECTURES[self.model_type][1].kind
+
+    @property
+    def bytes(self) -> int:
+        """Memory of the float32 weights."""
+        return 4 * self.parameters
+
+    @property
+    def size(self) -> str:
+        """E.g. "GPT-2 · 124.4 M parameters"."""
+        return f"{self.architecture} · {self.parameters / 1e6:.1f} M parameters"
+
+
+def folder_name(folder: str | Path) -> str:
+    """How a folder is named: ``org/name`` for a Hugging Face cache snapshot
+    (``.../models--org--name/snapshots/<revision>``), else the folder's own name."""
+    path = Path(folder).resolve()
+    if path.parent.name == "snapshots" and path.parent.parent.name.startswith("models--"):
+        return path.parent.parent.name.removeprefix("models--").replace("--", "/")
+    return path.name
+
+
+def _read_text(path: Path, what: str) -> str:
+    if path.stat().st_size > _MAX_JSON_BYTES[what]:
+        raise ValueError(f"{what} is larger than {_mb(_MAX_JSON_BYTES[what])}; it is not a model's {what}.")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{what} is not UTF-8 text ({error}).") from None
+
+
+def _read_json(path: Path, what: str) -> object:
+    try:
+        return json.loads(_read_text(path, what))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{what} is not valid JSON ({error}).") from None
+
+
+def _tokenizer(info: "FolderModel", max_tokens: int) -> WordPieceTokenizer:
+    """The folder's tokenizer, cut at ``max_tokens`` (kept within 8 and the model's positions); its ids
+    must fit the model's embedding."""
+    positions = max(MIN_TOKENS, info.config.max_len)
+    tokenizer_class = _ARCHITECTURES[info.model_type][3]
+    tokenizer = tokenizer_class(_read_text(Path(info.folder) / TOKENIZER, TOKENIZER), info.name,
+                                max(MIN_TOKENS, min(max_tokens, positions)), positions)
+    vocab = info.config.src_vocab_size if info.kind == "encoder-only" else info.config.tgt_vocab_size
+    if tokenizer.vocab_size > vocab:
+        raise ValueError(f"{TOKENIZER} has {tokenizer.vocab_size} ids but the model's embedding only {vocab}; "
+                         f"they are not one model's files.")
+    return tokenizer
+
+
+def _check_files(path: Path) -> None:
+    """ValueError when the weights or the tokenizer are missing, or the weights are only pickles."""
+    if not (path / WEIGHTS).is_file():
+        pickles = [name for name in _PICKLES if (path / name).is_file()]
+        if pickles:
+            raise ValueError(f"the folder holds only {', '.join(pickles)}, not {WEIGHTS}: pickle files can run code "
+                             f"when loaded, so they are never opened here. Save the model with "
+                             f"save_pretrained(folder, safe_serialization=True) to write {WEIGHTS}.")
+        if (path / f"{WEIGHTS}.index.json").is_file():
+            raise ValueError(f"the weights are split into several files; only one {WEIGHTS} is read "
+                             f"(models this size fit in one: save_pretrained(folder, max_shard_size='2GB')).")
+        raise ValueError(f"the folder has no {WEIGHTS}; {SUPPORTED} is supported.")
+    if not (path / TOKENIZER).is_file():
+        raise ValueError(f"the folder has no {TOKENIZER} (the fast tokenizer's file; vocab.txt or merges.txt "
+                         f"alone are not read). Save it with tokenizer.save_pretrained(folder).")
+
+
+def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Tensor name -> (dtype, shape) from a safetensors file's header, checked before safetensors reads it."""
+    size = path.stat().st_size
+    with open(path, "rb") as file:
+        start = file.read(8)
+    if start.startswith(b"\x80") or start.startswith(b"PK\x03\x04"):
+        raise ValueError(f"{WEIGHTS} is a pickle (or a zip of pickles), which is never opened here.")
+    length = struct.unpack("<Q", start)[0] if len(start) == 8 else size
+    if length > min(_MAX_HEADER_BYTES, size - 8):
+        raise ValueError(f"{WEIGHTS} is not a safetensors file (or is truncated): its header length is wrong.")
+    try:
+        with safe_open(path, "pt") as weights:
+            return {name: (weights.get_slice(name).get_dtype(), tuple(weights.get_slice(name).get_shape()))
+                    for name in weights.keys()}
+    except SafetensorError as error:
+        raise ValueError(f"{WEIGHTS} is not a valid safetensors file ({error}).") from None
+
+
+def _meta_model(model_class: type[nn.Module], config: TransformerConfig) -> nn.Module:
+    with torch.device("meta"):
+        return model_class(config)
+
+
+def _check_weights(header: dict, weight_map: WeightMap, model: nn.Module) -> None:
+    """Every tensor the model needs is in the header, in a float dtype and of the shape the config asks for."""
+    odd = sorted(name for name, (dtype, _) in header.items() if dtype not in _FLOATS
+                 and weight_map.targets(weight_map.bare(name)) != [])
+    if odd:
+        raise ValueError(f"tensors {odd[:3]} are not floating point; the weights must be float32, float16 or bfloat16.")
+    shapes = {name: torch.empty(shape, device="meta") for name, (_, shape) in header.items()}
+    check_fits(renamed(shapes, weight_map), model.state_dict(), "config.json")
+
+
+def check_fits(state: dict[str, torch.Tensor], expected: dict[str, torch.Tensor], source: str = "the model") -> None:
+    """ValueError naming any tensor the model lacks, has beyond ``state``, or whose shape differs."""
+    missing, unexpected = sorted(set(expected) - set(state)), sorted(set(state) - set(expected))
+    if missing or unexpected:
+        raise ValueError(f"the weights do not fit the model: missing {missing}, unexpected {unexpected}.")
+    for name, tensor in state.items():
+        if tuple(tensor.shape) != tuple(expected[name].shape):
+            raise ValueError(f"the weights do not match {source}: tensor for {name!r} has shape "
+                             f"{tuple(tensor.shape)}, the model needs {tuple(expected[name].shape)}.")
+
+
+def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: str | None = None) -> FolderModel:
+    """What a model folder holds, every file and shape checked, no weight read (ValueError if unusable)."""
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise ValueError(f"there is no folder at {str(folder)!r}; {SUPPORTED} is supported.")
+    if not (path / CONFIG).is_file():
+        raise ValueError(f"the folder has no {CONFIG}; {SUPPORTED} is supported.")
+    hf_config = _read_json(path / CONFIG, CONFIG)
+    model_type = hf_config.get("model_type") if isinstance(hf_config, dict) else None
+    if model_type not in SUPPORTED_TYPES:
+        raise ValueError(f"model_type {model_type!r} is not supported; {SUPPORTED} (model_type "
+                         f"{', '.join(SUPPORTED_TYPES)}) is.")
+    config = CONFIGS[model_type](hf_config)
+    _check_files(path)
+    _, model_class, weight_map, _ = _ARCHITECTURES[model_type]
+    model = _meta_model(model_class, config)
+    parameters = sum(p.numel() for p in model.parameters())
+    if 4 * parameters > max_bytes:
+        raise ValueError(f"the model has {parameters / 1e6:,.0f} M parameters, {_mb(4 * parameters)} as float32: "
+                         f"more than the {_mb(max_bytes)} one model may take here (about "
+                         f"{max_bytes / 4e6:,.0f} M parameters, e.g. GPT-2 small or BERT-base).")
+    _check_weights(_header(path / WEIGHTS), weight_map(hf_config), model)
+    info = FolderModel(str(path.resolve()), name or folder_name(path), model_type, config, parameters)
+    _tokenizer(info, MIN_TOKENS)
+    return info
+
+
+def _tensors(path: Path, weight_map: WeightMap) -> dict[str, torch.Tensor]:
+    """The tensors the model uses (skipped ones are not read), float32, under our names."""
+    with safe_open(path, "pt", device="cpu") as weights:
+        theirs = {key: weights.get_tensor(key) for key in weights.keys()
+                  if weight_map.targets(weight_map.bare(key)) != []}
+    ours = {}
+    for name, tensor in renamed(theirs, weight_map).items():
+        tensor = tensor.to(torch.float32).contiguous()
+        if not torch.isfinite(tensor).all():
+            raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
+        ours[name] = tensor
+    return ours
+
+
+def load_folder(folder: str | Path, max_tokens: int = 128, max_bytes: int = MAX_MODEL_BYTES,
+                name: str | None = None) -> tuple[nn.Module, WordPieceTokenizer]:
+    """The folder's model (eval mode, no gradients) and its tokenizer, cut at ``max_tokens``
+    (at most the model's positions). ValueError, saying what is supported, if the folder cannot be read."""
+    info = inspect_folder(folder, max_bytes, name)
+    path = Path(info.folder)
+    hf_config = _read_json(path / CONFIG, CONFIG)
+    _, model_class, weight_map, _ = _ARCHITECTURES[info.model_type]
+    model = _meta_model(model_class, info.config)
+    model.load_state_dict(_tensors(path / WEIGHTS, weight_map(hf_config)), strict=True, assign=True)
+    left = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
+    if left:
+        raise ValueError(f"{left[:3]} were not filled by the weights file.")
+    return model.eval().requires_grad_(False), _tokenizer(info, max_tokens)
