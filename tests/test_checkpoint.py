@@ -397,3 +397,25 @@ def test_a_model_with_the_papers_shared_token_matrix_round_trips(tmp_path):
     assert loaded.tgt_embed.tokens.weight is loaded.src_embed.tokens.weight
     src, tgt = torch.tensor([[5, 9, 7]]), torch.tensor([[1, 6]])
     assert torch.equal(loaded(src, tgt).logits, model(src, tgt).logits)
+
+
+def test_a_header_length_that_starts_like_a_pickle_byte_is_still_a_checkpoint(tmp_path):
+    """A safetensors file's first byte is the low byte of its header length: 0x80 (a pickle's first byte)
+    for one length in 256. Such a file is read, and a real pickle is still refused."""
+    from transformer import TransformerConfig, build_model, load_checkpoint, save_checkpoint
+
+    model = build_model(TransformerConfig(d_model=8, num_heads=2, src_vocab_size=12, tgt_vocab_size=12),
+                        kind="decoder-only")
+    for padding in range(256):
+        path = tmp_path / "model.safetensors"
+        save_checkpoint(model, path, {"note": "x" * padding})
+        if path.read_bytes()[0] == 0x80:
+            break
+    else:
+        pytest.fail("no metadata length gave a header length ending in 0x80")
+    loaded, metadata = load_checkpoint(path)
+    assert metadata["note"] == "x" * padding
+    pickled = tmp_path / "model.pkl"
+    pickled.write_bytes(pickle.dumps({"weights": [1, 2, 3]}))
+    with pytest.raises(ValueError, match="pickle"):
+        load_checkpoint(pickled)

@@ -10,7 +10,9 @@ from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, padding_mask
 from .interventions import ABLATIONS, Ablate, Patch
 from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
-                    OutputHead, SelfAttentionStack, Transformer, attention_names)
+                    OutputHead, SelfAttentionStack, Transformer)
+from .kv_cache import KVCache
+from .passes import attention_names
 from .positional import (
     LearnedEncoding,
     SinusoidalEncoding,
@@ -37,7 +39,7 @@ from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
     "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "BPETokenizer", "FolderModel", "MAX_MODEL_BYTES", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
-    "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding",
+    "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
     "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",

@@ -68,45 +68,66 @@ class MultiHeadAttention(nn.Module):
 
     ``positional`` may be "rotary" (q and k rotated per position) or "alibi" (a
     linear distance penalty per head added to the scores); anything else adds
-    nothing. The record also carries the pass's interventions (``Ablate``, ``Patch``), applied
+    nothing. ``num_kv_heads`` < ``num_heads`` projects fewer key and value heads, each
+    shared by ``num_heads / num_kv_heads`` query heads (grouped-query; 1 = multi-query):
+    ``w_k`` and ``w_v`` are then ``[num_kv_heads * d_head, d_model]``. A record may carry a
+    ``KVCache``: the call then reads only the new tokens (at positions from
+    ``cache.positions``) and attends to the stored keys too; ``window`` caps what a
+    self-attention's cache keeps. The record also carries the pass's interventions (``Ablate``, ``Patch``), applied
     to ``heads`` before ``W^O``. The module keeps no state between calls, so a cached instance
     can serve many sessions.
     """
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, dropout: float = 0.0,
-                 positional: str = "none", rope_base: float = 10000.0, scale_scores: bool = True):
+                 positional: str = "none", rope_base: float = 10000.0, scale_scores: bool = True,
+                 num_kv_heads: int | None = None, window: int | None = None):
         super().__init__()
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}.")
+        kv_heads = num_heads if num_kv_heads is None else num_kv_heads
+        if num_heads % kv_heads:
+            raise ValueError(f"num_kv_heads={kv_heads} must divide num_heads={num_heads}.")
         self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.kv_heads, self.window = kv_heads, window
         self.positional, self.rope_base, self.scale_scores = positional, rope_base, scale_scores
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
-        self.w_k = nn.Linear(d_model, d_model, bias=bias)
-        self.w_v = nn.Linear(d_model, d_model, bias=bias)
+        self.w_k = nn.Linear(d_model, kv_heads * self.d_head, bias=bias)
+        self.w_v = nn.Linear(d_model, kv_heads * self.d_head, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
-    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
-        """``[B, L, d_model] -> [B, H, L, d_head]``."""
+    def split_heads(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
+        """``[B, L, heads * d_head] -> [B, heads, L, d_head]`` (``heads`` defaults to ``num_heads``)."""
         batch, length, _ = x.shape
-        return x.view(batch, length, self.num_heads, self.d_head).transpose(1, 2)
+        return x.view(batch, length, heads or self.num_heads, self.d_head).transpose(1, 2)
 
     def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
         """Concat(head_1..head_h): ``[B, H, L, d_head] -> [B, L, d_model]``."""
         return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.d_model)
 
-    def project(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor):
-        """q, k, v per head ``[B, H, L, d_head]``, q and k rotated when the encoding is rotary."""
-        q, k, v = (self.split_heads(w(x)) for w, x in ((self.w_q, query), (self.w_k, key), (self.w_v, value)))
-        if self.positional == "rotary":
-            q, k = apply_rotary(q, self.rope_base), apply_rotary(k, self.rope_base)
-        return q, k, v
+    def _rotated(self, x: torch.Tensor, start: int) -> torch.Tensor:
+        return apply_rotary(x, self.rope_base, start) if self.positional == "rotary" else x
 
-    def score_bias(self, length_q: int, length_k: int, dtype: torch.dtype) -> torch.Tensor | None:
-        """ALiBi's ``[H, Lq, Lk]`` distance penalty, or None for every other encoding."""
+    def keys_and_values(self, key, value, cache, name: str, start: int, static_keys: bool):
+        """This call's keys and values ``[B, H_kv, Lk, d_head]``: projected, or with a KV cache, the stored
+        ones extended by the new tokens' (cross-attention's, ``static_keys``, are projected once)."""
+        if cache is not None and static_keys and cache.fixed(name) is not None:
+            return cache.fixed(name)
+        k = self._rotated(self.split_heads(self.w_k(key), self.kv_heads), start)
+        v = self.split_heads(self.w_v(value), self.kv_heads)
+        if cache is None:
+            return k, v
+        if static_keys:
+            cache.keep(name, k, v)
+            return k, v
+        return cache.extend(name, k, v, self.window)
+
+    def score_bias(self, length_q: int, length_k: int, dtype: torch.dtype, query_start: int = 0) -> torch.Tensor | None:
+        """ALiBi's ``[H, Lq, Lk]`` distance penalty, or None for every other encoding. The keys end with the
+        last query (self-attention), so they start at ``query_start + Lq - Lk``."""
         if self.positional != "alibi":
             return None
-        return alibi_bias(self.num_heads, length_q, length_k).to(dtype)
+        return alibi_bias(self.num_heads, length_q, length_k, query_start, query_start + length_q - length_k).to(dtype)
 
     @property
     def scale(self) -> float:
@@ -114,9 +135,15 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
                 mask: torch.Tensor | None = None, record=None, name: str = "attn",
-                need_weights: bool = True):
-        q, k, v = self.project(query, key, value)
-        bias = self.score_bias(q.shape[-2], k.shape[-2], q.dtype)
+                need_weights: bool = True, static_keys: bool = False):
+        cache = None if record is None else record.cache
+        start = 0 if cache is None else cache.positions
+        q = self._rotated(self.split_heads(self.w_q(query)), start)
+        k, v = self.keys_and_values(key, value, cache, name, start, static_keys)
+        if self.kv_heads != self.num_heads:  # each key-value head serves a group of query heads
+            group = self.num_heads // self.kv_heads
+            k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        bias = self.score_bias(q.shape[-2], k.shape[-2], q.dtype, start)
         if record is None and not need_weights and _fused_ok(mask):
             heads = _fused_attention(q, k, v, mask, bias, self.scale, self.dropout.p if self.training else 0.0)
             return self.w_o(self.merge_heads(heads)), None

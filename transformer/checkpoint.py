@@ -101,11 +101,12 @@ def _check_start(start: bytes, size: int) -> None:
         raise _too_big(size)
     if size < 8:
         raise ValueError(f"the file has only {size} bytes: it is empty or truncated, not a checkpoint. {_FIX}")
-    if start.startswith(b"\x80") or start.startswith(b"PK\x03\x04"):
+    length = struct.unpack("<Q", start[:8])[0]
+    plausible = length <= min(MAX_HEADER_BYTES, size - 8)  # a header length whose low byte is 0x80 is fine
+    if not plausible and (start.startswith(b"\x80") or start.startswith(b"PK\x03\x04")):
         raise ValueError("this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
                          "pickles); pickles can run code when loaded, so they are never opened here. "
                          + _FIX)
-    length = struct.unpack("<Q", start[:8])[0]
     if length > MAX_HEADER_BYTES:
         raise ValueError(f"the first 8 bytes announce a header of {length} bytes, more than the "
                          f"{_mb(MAX_HEADER_BYTES)} allowed: this is not a safetensors checkpoint. {_FIX}")

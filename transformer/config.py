@@ -41,6 +41,10 @@ class TransformerConfig:
     ``feed_forward=False`` makes an attention-only model: its layers have no
     feed-forward sublayer (and no LayerNorm or dropout of their own for it), as in
     the two-layer models where induction heads were first found; ``d_ff`` is then unused.
+    ``num_kv_heads`` (None = ``num_heads``) shares each key and value head among a group of
+    ``num_heads / num_kv_heads`` query heads (1 = multi-query attention, a divisor = grouped-query);
+    ``attention_window`` (None = full) lets each query of a causal self-attention see at most its
+    ``w`` most recent keys, itself included (a sliding window).
     """
 
     d_model: int = 64
@@ -65,6 +69,8 @@ class TransformerConfig:
     output_head: str = "linear"
     feed_forward: bool = True
     share_embeddings: bool = False
+    num_kv_heads: int | None = None
+    attention_window: int | None = None
     output_bias: bool = True
 
     def __post_init__(self) -> None:
@@ -103,6 +109,7 @@ class TransformerConfig:
                              f"got {self.feed_forward!r}.")
         if not isinstance(self.output_bias, bool):
             raise ValueError(f"output_bias must be True or False, got {self.output_bias!r}.")
+        self._check_efficient_attention()
         if not isinstance(self.share_embeddings, bool):
             raise ValueError(f"share_embeddings must be True or False, got {self.share_embeddings!r}.")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
@@ -110,6 +117,20 @@ class TransformerConfig:
                              f"tgt_vocab_size={self.tgt_vocab_size}; make them equal or set share_embeddings=False.")
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
+
+    def _check_efficient_attention(self) -> None:
+        for name in ("num_kv_heads", "attention_window"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be a whole number >= 1 or None, got {value!r}.")
+        if self.num_kv_heads is not None and self.num_heads % self.num_kv_heads:
+            raise ValueError(f"num_kv_heads={self.num_kv_heads} must divide num_heads={self.num_heads} (each key-value "
+                             f"head serves a group of query heads); choose one of {divisors(self.num_heads)}.")
+
+    @property
+    def kv_heads(self) -> int:
+        """Key-value heads: ``num_heads`` (multi-head), 1 (multi-query) or a divisor (grouped-query)."""
+        return self.num_heads if self.num_kv_heads is None else self.num_kv_heads
 
     @classmethod
     def from_dict(cls, values: dict) -> "TransformerConfig":

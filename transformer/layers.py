@@ -44,7 +44,8 @@ class FeedForward(nn.Module):
 def _attention(config: TransformerConfig, positional: str) -> MultiHeadAttention:
     return MultiHeadAttention(config.d_model, config.num_heads, bias=config.bias,
                               dropout=config.dropout, positional=positional,
-                              rope_base=config.pe_base, scale_scores=config.scale_scores)
+                              rope_base=config.pe_base, scale_scores=config.scale_scores,
+                              num_kv_heads=config.num_kv_heads, window=config.attention_window)
 
 
 def _feed_forward(config: TransformerConfig) -> FeedForward | None:
@@ -152,7 +153,8 @@ class DecoderLayer(nn.Module):
 
     def cross_block(self, x, memory, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.cross_attn.input", x)
-        return self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False)[0]
+        return self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False,
+                               static_keys=True)[0]
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
                 memory_mask: torch.Tensor | None = None, record: ForwardRecord | None = None,

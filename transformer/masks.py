@@ -15,6 +15,22 @@ def causal_mask(n: int, device: torch.device | None = None) -> torch.Tensor:
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
+def window_mask(length_q: int, length_k: int | None = None, window: int | None = None, query_start: int = 0,
+                key_start: int = 0, device: torch.device | None = None) -> torch.Tensor:
+    """Causal, optionally sliding-window mask ``[Lq, Lk]`` over absolute positions.
+
+    Query i sits at position ``query_start + i`` and key j at ``key_start + j`` (a KV cache keeps
+    earlier keys, so the queries of one call start later than the keys). Entry ``[i, j]`` is True iff
+    ``key <= query`` and, with a ``window`` w, ``key > query - w`` (the w most recent keys, itself
+    included). With the defaults it is ``causal_mask(n)``.
+    """
+    length_k = length_q if length_k is None else length_k
+    query = query_start + torch.arange(length_q, device=device)[:, None]
+    key = key_start + torch.arange(length_k, device=device)[None, :]
+    allowed = key <= query
+    return allowed if window is None else allowed & (key > query - window)
+
+
 def padding_mask(lengths: torch.Tensor | list[int], max_len: int | None = None) -> torch.Tensor:
     """Key-padding mask ``[B, 1, 1, L]`` from the true lengths ``[B]`` of a padded batch.
 

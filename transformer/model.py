@@ -11,9 +11,9 @@ from torch.nn import functional as F
 
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
-from .masks import causal_mask
+from .kv_cache import KVCache
 from .positional import LearnedEncoding, SinusoidalEncoding
-from .interventions import check_names
+from .passes import pass_record, returned, self_attention_mask
 from .record import ForwardRecord, capture
 
 
@@ -41,13 +41,14 @@ class InputEmbedding(nn.Module):
                      if config.embed_norm else None)
         self.dropout = nn.Dropout(config.dropout)
 
-    def forward(self, tokens: torch.Tensor, token_types: torch.Tensor | None = None) -> torch.Tensor:
-        if tokens.shape[1] > self.max_len:
-            raise ValueError(f"{tokens.shape[1]} tokens exceed max_len={self.max_len}; "
+    def forward(self, tokens: torch.Tensor, token_types: torch.Tensor | None = None, start: int = 0) -> torch.Tensor:
+        """``start``: the position of the first token (after those a KV cache holds)."""
+        if start + tokens.shape[1] > self.max_len:
+            raise ValueError(f"{start + tokens.shape[1]} tokens exceed max_len={self.max_len}; "
                              f"shorten the input or raise max_len.")
         x = self.tokens(tokens) * self.scale
         if self.position is not None:
-            x = self.position(x)
+            x = self.position(x, start)
         if self.token_types is not None:
             x = x + self.token_types(torch.zeros_like(tokens) if token_types is None else token_types)
         if self.norm is not None:
@@ -123,38 +124,13 @@ def _output_head(config: TransformerConfig, vocab_size: int, embedding: nn.Embed
 @dataclass
 class ModelOutput:
     """Logits ``[B, L, vocab]`` (None for a model without an output head), the last
-    hidden state ``[B, L, d_model]`` and, when asked for, the forward record."""
+    hidden state ``[B, L, d_model]``, when asked for, the forward record, and the KV cache
+    the call was given (now holding its tokens too)."""
 
     logits: torch.Tensor | None
     attention: ForwardRecord | None = None
     hidden: torch.Tensor | None = None
-
-
-def new_record(return_attention: bool, return_scores: bool = False, return_internals: bool = False,
-               interventions: tuple = ()) -> ForwardRecord | None:
-    """A fresh record when anything is asked for or there are interventions to carry, else None
-    (and attention may run fused)."""
-    if not (return_attention or return_scores or return_internals or interventions):
-        return None
-    return ForwardRecord(keep_scores=return_scores, keep_internals=return_internals,
-                         interventions=tuple(interventions), asked=return_attention or return_scores or return_internals)
-
-
-def pass_record(model: nn.Module, return_attention: bool, return_scores: bool, return_internals: bool,
-                interventions) -> ForwardRecord | None:
-    """The record of one forward pass of ``model``: what it is asked to keep and the interventions it
-    carries (their names checked against the model's attention sublayers), or None when neither."""
-    interventions = check_names(interventions, attention_names(model)) if interventions else ()
-    return new_record(return_attention, return_scores, return_internals, interventions)
-
-
-def attention_names(model: nn.Module) -> list[str]:
-    """The record names of every attention sublayer of a model, in the order a forward pass meets them."""
-    names = []
-    for stack in ("encoder", "decoder"):
-        for i, layer in enumerate(getattr(getattr(model, stack, None), "layers", ())):
-            names += [f"{stack}.layers.{i}.{kind}" for kind in ("self_attn", "cross_attn") if hasattr(layer, kind)]
-    return names
+    cache: KVCache | None = None
 
 
 def _logits(head: OutputHead | None, hidden: torch.Tensor) -> torch.Tensor | None:
@@ -187,15 +163,27 @@ class Transformer(nn.Module):
         return self.encoder(self.src_embed(src), src_mask, record)
 
     def decode(self, tgt, memory, src_mask=None, record=None) -> torch.Tensor:
-        self_mask = causal_mask(tgt.shape[1], tgt.device)
-        return self.decoder(self.tgt_embed(tgt), memory, self_mask, src_mask, record)
+        cache = None if record is None else record.cache
+        self_mask = self_attention_mask(self, tgt.shape[1], "decoder", cache, tgt.device)
+        start = 0 if cache is None else cache.positions
+        return self.decoder(self.tgt_embed(tgt, start=start), memory, self_mask, src_mask, record)
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor, src_mask: torch.Tensor | None = None,
                 return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False, interventions=()) -> ModelOutput:
-        record = pass_record(self, return_attention, return_scores, return_internals, interventions)
-        hidden = self.decode(tgt, self.encode(src, src_mask, record), src_mask, record)
-        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
+                return_internals: bool = False, interventions=(), cache: KVCache | None = None) -> ModelOutput:
+        """With a ``cache``, ``tgt`` holds only the tokens after those already read; the source is encoded
+        on the first call and kept in the cache."""
+        record = pass_record(self, return_attention, return_scores, return_internals, interventions, cache)
+        if cache is None or cache.memory is None:
+            memory = self.encode(src, src_mask, record)
+            if cache is not None:
+                cache.memory = memory
+        else:
+            memory = cache.memory
+        hidden = self.decode(tgt, memory, src_mask, record)
+        if cache is not None:
+            cache.positions += tgt.shape[1]
+        return ModelOutput(_logits(self.generator, hidden), returned(record), hidden, cache)
 
 
 class DecoderOnly(nn.Module):
@@ -218,13 +206,19 @@ class DecoderOnly(nn.Module):
 
     def forward(self, tokens: torch.Tensor, key_mask: torch.Tensor | None = None, causal: bool = True,
                 return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False, interventions=()) -> ModelOutput:
-        record = pass_record(self, return_attention, return_scores, return_internals, interventions)
-        mask = causal_mask(tokens.shape[1], tokens.device) if causal else None
+                return_internals: bool = False, interventions=(), cache: KVCache | None = None) -> ModelOutput:
+        """With a ``cache``, ``tokens`` are only those after the ones already read (causal, no padding)."""
+        if cache is not None and (key_mask is not None or not causal):
+            raise ValueError("a KV cache serves causal generation without padding; drop key_mask and causal=False.")
+        record = pass_record(self, return_attention, return_scores, return_internals, interventions, cache)
+        mask = self_attention_mask(self, tokens.shape[1], "decoder", cache, tokens.device) if causal else None
         if key_mask is not None:
             mask = key_mask if mask is None else mask & key_mask
-        hidden = self.decoder(self.embed(tokens), mask, record, "decoder")
-        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
+        start = 0 if cache is None else cache.positions
+        hidden = self.decoder(self.embed(tokens, start=start), mask, record, "decoder")
+        if cache is not None:
+            cache.positions += tokens.shape[1]
+        return ModelOutput(_logits(self.generator, hidden), returned(record), hidden, cache)
 
 
 class EncoderOnly(nn.Module):
@@ -253,10 +247,10 @@ class EncoderOnly(nn.Module):
         record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
         if causal:
-            look_ahead = causal_mask(input_ids.shape[1], input_ids.device)
+            look_ahead = self_attention_mask(self, input_ids.shape[1], "encoder", None, input_ids.device)
             mask = look_ahead if mask is None else mask & look_ahead
         hidden = self.encoder(self.embed(input_ids, token_type_ids), mask, record, "encoder")
-        return ModelOutput(_logits(self.generator, hidden), record if record is not None and record.asked else None, hidden)
+        return ModelOutput(_logits(self.generator, hidden), returned(record), hidden)
 
 
 ARCHITECTURES: dict[str, type[nn.Module]] = {

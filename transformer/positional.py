@@ -65,8 +65,9 @@ class SinusoidalEncoding(nn.Module):
         super().__init__()
         self.register_buffer("table", sinusoidal_encoding(max_len, d_model, base), persistent=False)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.table[: x.shape[1]]
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """``x + PE[start : start + L]`` (``start`` > 0 for tokens after a KV cache's)."""
+        return x + self.table[start: start + x.shape[1]]
 
 
 class LearnedEncoding(nn.Module):
@@ -76,25 +77,28 @@ class LearnedEncoding(nn.Module):
         super().__init__()
         self.table = nn.Embedding(max_len, d_model)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x + self.table.weight[: x.shape[1]]
+    def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+        """``x + P[start : start + L]``."""
+        return x + self.table.weight[start: start + x.shape[1]]
 
 
-def rotary_angles(length: int, d_head: int, base: float = 10000.0) -> torch.Tensor:
-    """Rotation angles, float64 ``[length, d_head / 2]``: theta[pos, i] = pos * base^(-2i / d_head)."""
+def rotary_angles(length: int, d_head: int, base: float = 10000.0, start: int = 0) -> torch.Tensor:
+    """Rotation angles, float64 ``[length, d_head / 2]``: theta[pos, i] = pos * base^(-2i / d_head),
+    for the positions ``start .. start + length - 1``."""
     inv_freq = torch.pow(torch.tensor(float(base), dtype=torch.float64),
                          -torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
-    return torch.arange(length, dtype=torch.float64)[:, None] * inv_freq[None, :]
+    return torch.arange(start, start + length, dtype=torch.float64)[:, None] * inv_freq[None, :]
 
 
-def apply_rotary(x: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
-    """Rotate each pair (x[2i], x[2i+1]) of ``x [..., L, d_head]`` by its position's angle.
+def apply_rotary(x: torch.Tensor, base: float = 10000.0, start: int = 0) -> torch.Tensor:
+    """Rotate each pair (x[2i], x[2i+1]) of ``x [..., L, d_head]`` by its position's angle (the
+    positions start at ``start``: later tokens of a KV cache).
 
     Since R(a)^T R(b) = R(b - a), the dot product of a rotated query at m and a
     rotated key at n depends on the positions only through n - m.
     """
     length, d_head = x.shape[-2], x.shape[-1]
-    angle = rotary_angles(length, d_head, base)
+    angle = rotary_angles(length, d_head, base, start)
     cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]
     rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
@@ -117,8 +121,11 @@ def alibi_slopes(num_heads: int) -> torch.Tensor:
     return torch.tensor(slopes, dtype=torch.float32)
 
 
-def alibi_bias(num_heads: int, length_q: int, length_k: int | None = None) -> torch.Tensor:
-    """Additive score bias ``[H, Lq, Lk]``: -slope_h * |i - j| for query i and key j."""
+def alibi_bias(num_heads: int, length_q: int, length_k: int | None = None, query_start: int = 0,
+               key_start: int = 0) -> torch.Tensor:
+    """Additive score bias ``[H, Lq, Lk]``: -slope_h * |i - j| for query i and key j, at the absolute
+    positions ``query_start + i`` and ``key_start + j`` (a KV cache's queries start later)."""
     length_k = length_q if length_k is None else length_k
-    distance = (torch.arange(length_q)[:, None] - torch.arange(length_k)[None, :]).abs().float()
+    distance = ((query_start + torch.arange(length_q))[:, None]
+                - (key_start + torch.arange(length_k))[None, :]).abs().float()
     return -alibi_slopes(num_heads)[:, None, None] * distance

@@ -44,7 +44,8 @@ class ForwardRecord:
     (``Ablate``, ``Patch``) are this pass's: each attention sublayer applies the ones
     named after it to its heads' outputs, and ``P.self_attn.heads`` then holds the
     outputs the heads were given (the weights stay the ones they computed). ``asked`` is False
-    for a record made only to carry interventions: the model then returns none.
+    for a record made only to carry interventions or a ``KVCache`` (``cache``, read by every
+    attention sublayer of the pass): the model then returns none.
     """
 
     keep_scores: bool = False
@@ -56,6 +57,7 @@ class ForwardRecord:
     model: str = ""
     interventions: tuple = ()
     asked: bool = True
+    cache: object = None
 
     def add(self, name: str, weights: torch.Tensor, scores: torch.Tensor | None = None) -> None:
         """Store an attention call's weights (and, if kept, its scores)."""

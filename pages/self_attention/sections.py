@@ -1,5 +1,6 @@
 """The sections of the Self-attention page, one section each, all drawn from one head of one model on the
-user's tokens: Q, K, V; scores and softmax; the output and one query up close; why the scores are scaled."""
+user's tokens: Q, K, V; scores and softmax; the output and one query up close; why the scores are scaled;
+why attention at all (its own module)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages.self_attention.steps import AttentionSteps, sentence_peakedness, softmax_peakedness
+from pages.self_attention.why_attention import why_attention_section
 from transformer import TransformerConfig
 from ui.figure_cache import cached_figure
 from ui.classroom import chart
@@ -18,7 +20,7 @@ from viz.attention_steps import (attention_weights_figure, peakedness_figure, qk
                                  signed_matrix_figure, weighted_values_figure)
 
 # The page's tabs; the open one is the URL's ``section``.
-SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale")
+SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention")
 
 
 @dataclass(frozen=True)
@@ -225,4 +227,5 @@ def numbers_table(view: HeadOnText) -> None:
         st.caption("Empty cells are masked.")
 
 
-RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section)))
+RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section,
+                             why_attention_section)))
