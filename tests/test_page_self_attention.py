@@ -156,3 +156,24 @@ def test_the_drawn_head_is_the_models_own(causal):
     assert any("model's own weights for layer 2, head 2" in c.value for c in at.caption)
     vectors = section(VECTORS, params)
     assert "X: output of layer 1" in chart_by_title(vectors, "X: ")["layout"]["title"]["text"]
+
+
+def test_why_attention_draws_the_steps_and_a_fit_through_the_measured_times_and_measures_again():
+    at = section("Why attention")
+    spec = chart_by_title(at, "Connecting n tokens")
+    traces = {t["name"]: t for t in spec["data"]}
+    n = decode_array(traces["recurrence: n − 1 steps"]["x"]).astype(np.float64)
+    np.testing.assert_array_equal(decode_array(traces["recurrence: n − 1 steps"]["y"]), n - 1)
+    np.testing.assert_array_equal(decode_array(traces["self-attention: 1 step"]["y"]), np.ones_like(n))
+    for name in ("self-attention", "recurrence"):
+        ms = decode_array(traces[f"{name}: measured"]["y"]).astype(np.float64)
+        slope, intercept = np.polyfit(np.log(n), np.log(ms), 1)  # the fit, computed here from the drawn points
+        fit = next(t for key, t in traces.items() if key.startswith(f"{name}: fit t ∝ n^"))
+        assert fit["name"] == f"{name}: fit t ∝ n^{slope:.2f}"
+        x, y = (decode_array(fit[axis]).astype(np.float64) for axis in ("x", "y"))
+        np.testing.assert_allclose(y, np.exp(intercept) * x ** slope, rtol=1e-4)
+    table = at.dataframe[0].value
+    assert list(table["steps one after another"]) == ["O(1)", "O(n)"]
+    at.button(key="measure_again").click().run()
+    assert_no_exception(at)
+    assert chart_by_title(at, "Connecting n tokens")
