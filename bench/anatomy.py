@@ -21,10 +21,10 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import (FIRST_CHART, FLOOR_SCRIPT, SETTLED, Floor, change_control, new_watched_page, serve,  # noqa: E402
-                           stop_on_sigterm, wait_healthy)
+from bench.browser import (FIRST_CHART, FLOOR_SCRIPT, SETTLED, Floor, change_control, new_watched_page,  # noqa: E402
+                           stop_on_sigterm)
 from bench.controls import Control  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, _chromium_path  # noqa: E402
+from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402
 
 PARTS = (  # label, URL query
     ("slider, 1 chart drawn in place", "charts=1"),
@@ -57,11 +57,11 @@ def main() -> None:
     parser.add_argument("--nudges", type=int, default=10)
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
-    servers = [serve(FLOOR_SCRIPT), serve("bench/anatomy_page.py")]
+    servers = [start(FLOOR_SCRIPT), start("bench/anatomy_page.py")]
     try:
-        floor_port, port = (wait_healthy(server) for server in servers)
+        floor_port, port = (server.wait_healthy().port for server in servers)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             floor = Floor(browser, f"http://127.0.0.1:{floor_port}/")
             ratios: dict[str, list[float]] = {label: [] for label, _ in PARTS}
             for _ in range(args.runs):  # every part once per run, so a slow minute touches every part
@@ -69,8 +69,8 @@ def main() -> None:
                     ratios[label].append(part_ratio(browser, f"http://127.0.0.1:{port}/?{query}", floor, args.nudges))
             browser.close()
     finally:
-        for server, _ in servers:
-            server.terminate()
+        for server in servers:
+            server.stop()
     print("| page part | ratio to the floor, each run |")
     print("|---|---:|")
     for label, values in ratios.items():

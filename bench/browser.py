@@ -24,10 +24,8 @@ from __future__ import annotations
 import argparse
 import signal
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.controls import CHANGES, CONTROLS_JS, Change, Control  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path, _free_port  # noqa: E402
+from testing.websocket import WEBSOCKET_JS  # noqa: E402
+from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, start  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 FLOOR_SCRIPT = "bench/floor_page.py"
@@ -62,45 +61,22 @@ WATCHER_JS = """
   const mark = () => { if (bench.armed) { bench.armed = false; bench.start = performance.now(); } };
   for (const type of ["pointerdown", "mousedown", "keydown", "click"]) addEventListener(type, mark, true);
 
-  function hasTopLevelField(buffer, wanted) {
-    const bytes = new Uint8Array(buffer);
-    let i = 0;
-    const varint = () => {
-      let value = 0, scale = 1, byte;
-      do { byte = bytes[i++]; value += (byte & 0x7f) * scale; scale *= 128; } while (byte & 0x80 && i < bytes.length);
-      return value;
-    };
-    while (i < bytes.length) {
-      const tag = varint(), number = Math.floor(tag / 8), wire = tag & 7;
-      if (number === wanted) return true;
-      if (wire === 0) varint(); else if (wire === 1) i += 8; else if (wire === 2) i += varint();
-      else if (wire === 5) i += 4; else return false;
-    }
-    return false;
-  }
+%(websocket)s
   const afterPaint = () => {
     if (!document.querySelector(IDLE)) { requestAnimationFrame(afterPaint); return; }
     requestAnimationFrame(() => requestAnimationFrame(() => { bench.paints += 1; bench.lastPaint = performance.now(); }));
   };
-  const onFrame = (data) => {
-    if (!(data instanceof ArrayBuffer) || !hasTopLevelField(data, FIELD)) return;
+  const onFrame = (bytes) => {
+    if (topField(bytes, FIELD) === undefined) return;
     bench.runs += 1;
     bench.lastRun = performance.now();
     if (bench.start === null) return;
     bench.finishes += 1;
     setTimeout(afterPaint, 0);  // after Streamlit's own handler has taken the message
   };
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener("message", (event) => {
-        if (event.data instanceof Blob) event.data.arrayBuffer().then(onFrame); else onFrame(event.data);
-      });
-    }
-  };
+  tapWebSockets(onFrame);
 })();
-""" % {"field": SCRIPT_FINISHED_FIELD, "idle": IDLE}
+""" % {"field": SCRIPT_FINISHED_FIELD, "idle": IDLE, "websocket": WEBSOCKET_JS}
 
 # Resolves when the armed change has been redrawn and nothing else arrived for QUIET_MS.
 REDRAWN = ("() => { const b = window.__redraw; return b.start !== null && b.paints > 0 && b.paints === b.finishes"
@@ -204,27 +180,6 @@ def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[floa
     return by_control, floor_times
 
 
-def wait_healthy(server: tuple[subprocess.Popen, int]) -> int:
-    """Wait (up to a minute) until the server answers its health check; returns its port."""
-    port = server[1]
-    for _ in range(600):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1):
-                return port
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
-
-
-def serve(script: str) -> tuple[subprocess.Popen, int]:
-    """``streamlit run script`` on a free local port (the repository's own config); the process and port."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true"], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return server, port
-
-
 def url_path(path: str) -> str:
     """A page's address from its script, ``pages/<name>/page.py`` -> ``<name>`` (Home: the root)."""
     name = Path(path).parent.name
@@ -278,13 +233,11 @@ def main() -> None:
     servers = []
     results: list[PageResult] = []
     try:
-        servers.append(serve(FLOOR_SCRIPT))
-        floor_port = wait_healthy(servers[-1])
-        servers.append(serve("app.py"))
-        port = wait_healthy(servers[-1])
+        servers = [start(FLOOR_SCRIPT), start("app.py")]
+        floor_port, port = (server.wait_healthy().port for server in servers)
         started = time.perf_counter()
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = new_watched_page(browser)
             floor = None
             print("| page | control (kind) | ratio to floor | median (ms) | changes |")
@@ -305,8 +258,8 @@ def main() -> None:
             print_summary(results)
             browser.close()
     finally:
-        for server, _ in servers:
-            server.terminate()
+        for server in servers:
+            server.stop()
 
 
 if __name__ == "__main__":

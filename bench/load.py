@@ -32,12 +32,9 @@ import asyncio
 import contextlib
 import random
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
-import urllib.request
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +45,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.conftest import _free_port  # noqa: E402
+from testing.server import AppServer, running  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 RUN_TIMEOUT = 120.0  # s: a rerun that has not finished by then counts as an error
@@ -57,47 +54,10 @@ FLAT = 0.10  # the soak's memory is "flat" when every sample is within 10 % of t
 
 # --- the server -----------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Server:
-    """A running `streamlit run app.py`: its port and process id."""
-
-    port: int
-    pid: int
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def stream(self) -> str:
-        """The websocket a browser tab talks to."""
-        return f"ws://127.0.0.1:{self.port}/_stcore/stream"
-
-
-@contextlib.contextmanager
-def app_server() -> Iterator[Server]:
-    """A fresh `streamlit run app.py` on a free local port, stopped on exit."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-         "127.0.0.1", "--server.headless", "true", "--server.enableXsrfProtection", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            raise RuntimeError("the server did not answer its health check within 60 s")
-        yield Server(port, process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+def app_server():
+    """The app on a free local port (``testing.server.running``), as websocket clients reach it: without
+    the XSRF check, whose cookie only a browser presents."""
+    return running("app.py", options={"server.enableXsrfProtection": "false"})
 
 
 def memory_mb(pid: int, field: str = "VmRSS") -> float:
@@ -177,14 +137,14 @@ async def timed_rerun(socket, page: str, query: str) -> Run:
 
 
 @contextlib.asynccontextmanager
-async def connected(server: Server):
+async def connected(server: AppServer):
     """One session: a websocket like a browser tab's."""
     async with websockets.connect(server.stream, subprotocols=["streamlit"], max_size=None,
                                   open_timeout=60) as socket:
         yield socket
 
 
-async def student(server: Server, page: str, query: str, reruns: int, think: float,
+async def student(server: AppServer, page: str, query: str, reruns: int, think: float,
                   rng: random.Random) -> list[Run]:
     """Open ``page`` (not timed), then ``reruns`` reruns, each after a random 0..2*think s pause."""
     try:
@@ -200,7 +160,7 @@ async def student(server: Server, page: str, query: str, reruns: int, think: flo
         return [Run(page, 0.0, True, 0)]
 
 
-async def class_at_once(server: Server, page: str, query: str, sessions: int, reruns: int,
+async def class_at_once(server: AppServer, page: str, query: str, sessions: int, reruns: int,
                         think: float, seed: int = 0) -> list[Run]:
     """``sessions`` students on one page at once."""
     rng = random.Random(seed)
@@ -230,7 +190,7 @@ def chart_kb(runs: list[Run]) -> str:
 
 # --- the two modes --------------------------------------------------------------------------------------------
 
-def every_page(server: Server, pages: list, query: str, sessions: int, reruns: int, think: float) -> None:
+def every_page(server: AppServer, pages: list, query: str, sessions: int, reruns: int, think: float) -> None:
     """Per page: a warm-up run, then the class at once; one Markdown row per page as it finishes."""
     print("| page | sessions | reruns | median (ms) | p95 (ms) | errors | chart data (KB) | peak RSS (MB) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|", flush=True)
@@ -246,7 +206,7 @@ def every_page(server: Server, pages: list, query: str, sessions: int, reruns: i
     print(f"\nServer RSS at the end: {memory_mb(server.pid):.0f} MB; highest peak {highest:.0f} MB{note}.")
 
 
-async def soak_rounds(server: Server, pages: list, query: str, sessions: int, warmup: int, rounds: int,
+async def soak_rounds(server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int,
                       sample_every: int) -> tuple[list[tuple[int, float]], list[Run]]:
     """Every session reruns every page in turn, back to back; RSS samples (round, MB) after warm-up, and the runs."""
     names = [page_name(info) for info in pages]
@@ -268,7 +228,7 @@ async def soak_rounds(server: Server, pages: list, query: str, sessions: int, wa
         return samples, runs
 
 
-def soak(server: Server, pages: list, query: str, sessions: int, warmup: int, rounds: int,
+def soak(server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int,
          sample_every: int) -> None:
     """Print the soak's memory summary, its samples and the rerun times per page."""
     samples, runs = asyncio.run(soak_rounds(server, pages, query, sessions, warmup, rounds, sample_every))

@@ -16,8 +16,8 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import serve, url_path, wait_healthy  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
+from bench.browser import url_path  # noqa: E402
+from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
@@ -29,24 +29,19 @@ def rss_mb(pid: int) -> float:
 
 
 def main() -> None:
-    server, port = serve("app.py")
-    try:
-        wait_healthy((server, port))
+    with running("app.py") as server:
         print("| after | server RSS (MB) |")
         print("|---|---:|")
         print(f"| start-up | {rss_mb(server.pid):.0f} |")
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             for info in PAGES:
-                page.goto(f"http://127.0.0.1:{port}/{url_path(info.path)}")
+                page.goto(f"{server.url}/{url_path(info.path)}")
                 page.wait_for_selector(IDLE, timeout=60_000)
                 page.wait_for_timeout(1000)
                 print(f"| {info.title} | {rss_mb(server.pid):.0f} |")
             browser.close()
-    finally:
-        server.terminate()
-
 
 if __name__ == "__main__":
     main()

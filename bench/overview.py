@@ -27,8 +27,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import serve, wait_healthy  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
+from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running  # noqa: E402
 
 TEXT = " ".join(f"w{i}" for i in range(64))
 # Resolves after the browser has painted twice: the charts of the finished run are on screen.
@@ -58,13 +57,11 @@ def main() -> None:
         page_path, title = "pretrained", "6 layers × 12 heads"
         label = f"6 layers × 12 heads × {args.pretrained} tokens (pretrained)"
         params = {"section": "All heads", "text": text, "cap": 512}
-    server, port = served = serve("app.py")
-    try:
-        wait_healthy(served)
-        url = f"http://127.0.0.1:{port}/{page_path}?{urlencode(params)}"
+    with running("app.py") as server:
+        url = f"{server.url}/{page_path}?{urlencode(params)}"
         sizes, timings = [], []
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1400})
             page.on("websocket", lambda socket: socket.on(
                 "framereceived", lambda payload: sizes.append(len(payload)) if title.encode() in payload else None))
@@ -94,8 +91,6 @@ def main() -> None:
         print("|---|---:|---:|---:|")
         print(f"| {label} | {max(sizes) / 1024:.0f} | {statistics.median(timings[1:]):.2f} | "
               f"{statistics.median(edits):.2f} |")
-    finally:
-        server.terminate()
 
 
 if __name__ == "__main__":

@@ -46,9 +46,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import Run, Server, app_server, connected, page_name, rerun_summary, timed_rerun  # noqa: E402
+from bench.load import Run, app_server, connected, page_name, rerun_summary, timed_rerun  # noqa: E402
 from bench.train_session import TARGET_TIMEOUT, TimerDrivenTab  # noqa: E402
-from tests.e2e.conftest import CHROMIUM_ARGS, IDLE, _chromium_path  # noqa: E402
+from testing.server import CHROMIUM_ARGS, IDLE, AppServer, chromium_path  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
@@ -111,7 +111,7 @@ class TrainingRun:
         return (self.final_step - self.first_step) / (self.done_at - self.first_step_at)
 
 
-def open_training_tab(browser, server: Server):
+def open_training_tab(browser, server: AppServer):
     """A new browser context on the training page (default settings), idle, with the trace recorder."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     tab = context.new_page()
@@ -164,7 +164,7 @@ def in_own_thread(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def timer_driven_runs(server: Server, count: int = 1) -> list[TrainingRun]:
+async def timer_driven_runs(server: AppServer, count: int = 1) -> list[TrainingRun]:
     """``count`` sessions open the training page over the websocket, press Train together and tick until each
     reaches the target."""
     async with contextlib.AsyncExitStack() as stack:
@@ -189,7 +189,7 @@ class BackgroundClass:
     Runs in a thread with its own event loop; ``runs`` holds (wall-clock start, Run) pairs.
     """
 
-    def __init__(self, server: Server, sessions: int, think: float):
+    def __init__(self, server: AppServer, sessions: int, think: float):
         self.server, self.sessions, self.think = server, sessions, think
         self.pages = [page_name(info) for info in PAGES if info.url_path != "train"]
         self.runs: list[tuple[float, Run]] = []
@@ -225,7 +225,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # in clock ticks
 
 
-def descendants_cpu_seconds(server: Server) -> float:
+def descendants_cpu_seconds(server: AppServer) -> float:
     """User + system CPU time so far of this process's descendants that are still running, but for the
     server (Playwright's driver and Chromium's processes), s."""
     parents: dict[int, int] = {}
@@ -250,7 +250,7 @@ def descendants_cpu_seconds(server: Server) -> float:
 
 # --- the two measurements -------------------------------------------------------------------------------------
 
-def throughput(browser, server: Server, repeats: int) -> None:
+def throughput(browser, server: AppServer, repeats: int) -> None:
     """One session alone on the page, in Chromium and without a browser, against the bare loop: Markdown table."""
     bare = [bare_loop_rate()]
     tab = open_training_tab(browser, server)
@@ -291,7 +291,7 @@ def train_in_browser_tabs(tabs) -> list[TrainingRun]:
     return [read_run(tab, clicked) for tab, clicked in zip(tabs, clicks)]
 
 
-def trainers_at_once(browser, server: Server, trainers: int, others: int, think: float) -> None:
+def trainers_at_once(browser, server: AppServer, trainers: int, others: int, think: float) -> None:
     """``trainers`` sessions press Train at once while ``others`` sessions rerun the other pages: Markdown tables.
 
     The training sessions are Chromium tabs, or (``browser`` None) timer-driven websocket sessions.
@@ -337,7 +337,7 @@ def main() -> None:
                         help="the sessions training at once tick over the websocket, with no browser drawing")
     args = parser.parse_args()
     with app_server() as server, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=_chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         if not args.skip_throughput:
             throughput(browser, server, args.repeats)
         trainers_at_once(None if args.timer_driven else browser, server, args.trainers, args.others, args.think)

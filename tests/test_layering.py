@@ -11,6 +11,7 @@ FORBIDDEN = {
     "analysis": {"streamlit", "plotly", "ui", "viz", "pages"},
     "viz": {"streamlit", "torch", "transformer", "ui", "pages", "analysis"},
     "ui": {"pages"},
+    "testing": {"ui", "pages", "analysis", "viz", "transformer", "tests", "bench"},  # servers and browsers only
 }
 
 
@@ -43,6 +44,11 @@ def test_package_imports_follow_the_layers(package):
     for path in sorted((ROOT / package).rglob("*.py")):
         bad = imported_roots(path) & FORBIDDEN[package]
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_the_benchmarks_share_servers_and_browsers_with_the_browser_tests_through_testing():
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        assert not [name for name in imported_modules(path) if name.startswith("tests.e2e")], path.name
 
 
 def test_no_user_html_escape_hatches():
@@ -171,3 +177,16 @@ def test_home_page_does_not_load_torch():
             "assert not at.exception; print('torch' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "False", result.stdout + result.stderr
+
+
+def test_every_browser_test_carries_the_e2e_marker():
+    """``pytest -m "not e2e"`` (the quick loop) selects nothing in tests/e2e, and every test there is deselected."""
+    import re
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                             "-m", "not e2e", "tests/e2e"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 5, result.stdout + result.stderr  # 5: no test selected
+    deselected = re.search(r"no tests collected \((\d+) deselected\)", result.stdout)
+    assert deselected and int(deselected.group(1)) >= len(list((ROOT / "tests" / "e2e").glob("test_*.py")))

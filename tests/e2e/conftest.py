@@ -1,38 +1,62 @@
-"""One real `streamlit run app.py` server and one headless Chromium for all browser tests."""
+"""One real `streamlit run app.py` server and one headless Chromium for all browser tests.
+
+Every test here carries the ``e2e`` marker (``pytest -m "not e2e"`` leaves them out). Pages are opened
+with ``new_page`` (the ``page`` fixture does), which counts the page's script runs as its websocket
+carries them, so that ``wait_idle`` can wait until every run the page asked for has finished.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-quic"]
-IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running
+from testing.websocket import WEBSOCKET_JS
+
+HERE = Path(__file__).resolve().parent
+
+_FINISHED = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"]
+# Installed before the page's own scripts: every rerun the page sends (BackMsg.rerun_script) and every
+# run the server reports finished (ForwardMsg.script_finished, not counting a run cut short by a newer
+# request) is counted; ``answered`` is how many requests had been sent when the last run finished.
+RUN_WATCHER = """
+(() => {
+  const RERUN = %(rerun)d, FINISHED = %(finished)d, CUT_SHORT = %(cut_short)d;
+  const runs = window.__labRuns = {requested: 0, answered: 0};
+%(websocket)s
+  tapWebSockets((bytes) => {
+    const status = topField(bytes, FINISHED);
+    if (status !== undefined && status !== CUT_SHORT) runs.answered = runs.requested;
+  }, (bytes) => {
+    if (topField(bytes, RERUN) !== undefined) runs.requested += 1;
+  });
+})();
+""" % {"rerun": BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].number, "finished": _FINISHED.number,
+       "cut_short": _FINISHED.enum_type.values_by_name["FINISHED_EARLY_FOR_RERUN"].number, "websocket": WEBSOCKET_JS}
+RUNS_DONE = ("([idle, before]) => { const runs = window.__labRuns; return runs.requested > before"
+             " && runs.answered === runs.requested && document.querySelector(idle) !== null; }")
+# True once no finite animation runs and no plot waits to be resized, three frames in a row
+SETTLED = """() => {
+  const busy = document.getAnimations().some((animation) => animation.playState !== "finished"
+      && animation.playState !== "idle" && animation.effect?.getTiming().iterations !== Infinity)
+    || [...document.querySelectorAll("div.lab-chart")].some((plot) => plot._resolveResize);
+  window.__labCalmFrames = busy ? 0 : (window.__labCalmFrames || 0) + 1;
+  return window.__labCalmFrames >= 3;
+}"""
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _chromium_path() -> str | None:
-    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return None  # Playwright's own download, if installed
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Mark every test in this folder ``e2e`` (before ``-m`` selects)."""
+    for item in items:
+        if HERE in Path(item.path).parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _unavailable(reason: str):
@@ -48,32 +72,8 @@ def streamlit_server(port: int | None = None, base_path: str = ""):
 
     Giving the port of a server that has just stopped restarts the app at the same address.
     """
-    port = port or _free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true", "--server.baseUrlPath", base_path],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}" + (f"/{base_path}" if base_path else "")
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start within 60 s")
-    try:
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with running("app.py", port, base_path) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")
@@ -90,27 +90,50 @@ def browser():
         _unavailable("playwright is not installed")
     with sync_playwright() as playwright:
         try:
-            browser = playwright.chromium.launch(executable_path=_chromium_path(), headless=True,
-                                                 args=CHROMIUM_ARGS)
+            browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         except Exception as error:  # no browser on this machine
             _unavailable(f"no Chromium could be launched: {error}")
         yield browser
         browser.close()
 
 
+def new_page(browser, **options):
+    """A page in a browser context of its own (``options`` go to ``new_context``), its script runs counted."""
+    context = browser.new_context(**{"viewport": {"width": 1400, "height": 1000}, **options})
+    context.add_init_script(RUN_WATCHER)
+    return context.new_page()
+
+
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+    page = new_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
-def wait_idle(page, timeout: float = 30_000) -> None:
-    """Wait until the script run has finished (and a run has actually started before)."""
-    page.wait_for_selector(IDLE, timeout=timeout)
-    page.wait_for_timeout(150)
-    page.wait_for_selector(IDLE, timeout=timeout)
+def requested_runs(page) -> int:
+    """How many script runs the page has asked its server for since it was loaded."""
+    count = page.evaluate("() => window.__labRuns?.requested")
+    if count is None:
+        raise AssertionError("the page was not opened with new_page(), so its script runs are not counted")
+    return count
+
+
+def wait_idle(page, timeout: float = 30_000, after: int = 0) -> None:
+    """Wait until the page has asked for more than ``after`` script runs (see ``requested_runs``), every run
+    it asked for has finished and the page shows it idle.
+
+    A widget that sends its change only later (a text box on Enter, say) is waited for by its effect
+    (``wait_for_chart``), or by ``after``.
+    """
+    requested_runs(page)
+    page.wait_for_function(RUNS_DONE, arg=[IDLE, after], timeout=timeout)
+
+
+def wait_settled(page, timeout: float = 10_000) -> None:
+    """Wait until the page's animations (the sidebar sliding, say) have ended and no plot waits to be resized."""
+    page.evaluate("() => { window.__labCalmFrames = 0; }")
+    page.wait_for_function(SETTLED, timeout=timeout, polling="raf")
 
 
 def assert_no_exception(page) -> None:

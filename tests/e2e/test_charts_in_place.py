@@ -3,7 +3,8 @@ and a chart follows its column's width."""
 
 import re
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, streamlit_server, wait_for_chart, wait_idle
+from tests.e2e.conftest import (assert_no_exception, nudge_slider, streamlit_server, wait_for_chart, wait_idle,
+                               wait_settled)
 
 # Each plot's drawing (its first .main-svg), which Plotly.react keeps and Plotly.newPlot makes anew.
 MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.querySelector('.main-svg').labTestMark = i + 1; })"
@@ -181,14 +182,14 @@ def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_s
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "The whole table", timeout=30_000)
-    page.wait_for_timeout(500)
+    wait_settled(page)
     sidebar = page.evaluate(SIDEBAR_WIDTH)
     assert sidebar > 200  # a wide window opens with the sidebar open
     page.evaluate(AFTERPLOT)
     page.locator("[data-testid=stCheckbox]", has_text="Presentation mode").locator("label").click()
     page.wait_for_function("() => window.labDraws.length >= 3", timeout=15_000)
     wait_idle(page)
-    page.wait_for_timeout(1_000)  # longer than the sidebar's 0.3 s slide and Plotly's 0.1 s resize delay
+    wait_settled(page)  # a sidebar sliding, or a plot resized after it, would have drawn again by now
     assert sorted(page.evaluate("() => window.labDraws")) == [0, 1, 2]
     assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p._fullLayout.font.size)") \
         == [22.5, 22.5, 22.5]  # viz.style's 15 px, 1.5 x for the projector
@@ -198,6 +199,6 @@ def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_s
     page.goto(page.url)  # the same view as a link, in a new session
     wait_idle(page)
     wait_for_chart(page, "The whole table", timeout=30_000)
-    page.wait_for_timeout(500)
+    wait_settled(page)
     assert page.evaluate(SIDEBAR_WIDTH) == 0
     assert_no_exception(page)

@@ -18,6 +18,9 @@ NOT_NETWORK = {"data", "blob"}  # inline content, nothing leaves the machine
 LOADING = "[data-testid=stSkeleton]"  # an element whose code (Plotly's, say) the browser is still loading
 CHARTS = {"div.lab-chart": ".main-svg",  # a chart (ui/plotly_in_place.js): the drawing inside it
           "[data-testid=stGraphVizChart]": "svg"}
+# Every font the page's text needs and every image it shows has loaded (or failed): their requests were made
+EVERYTHING_LOADED = ("() => document.fonts.status === 'loaded'"
+                     " && [...document.images].every(image => image.complete)")
 
 
 def is_local(url: str) -> bool:
@@ -59,7 +62,7 @@ def test_every_page_draws_without_the_internet(page, server_url):
         wait_idle(page, timeout=60_000)
         for chart, count in wait_until_drawn(page).items():
             drawn[chart] += count
+        page.wait_for_function(EVERYTHING_LOADED, timeout=30_000)  # a lazy font or image has asked by now
         assert_no_exception(page)
-    page.wait_for_timeout(500)  # a late request (telemetry, a lazy font) would still be caught
     assert not attempted, "requests outside the local server:\n" + "\n".join(sorted(set(attempted)))
     assert all(drawn.values()), drawn  # Plotly and Graphviz both drew, from the server alone

@@ -26,10 +26,16 @@ def test_train_advances_and_pause_stops(page, server_url):
                            "return m && Number(m[1]) > n; }", arg=first, timeout=10_000)  # moves on its own
     points = page.locator('.js-plotly-plot').count()  # the loss and head-score charts, and the probe
     page.locator("[data-testid=stButton] button", has_text="Pause").first.click()
+    page.wait_for_function("() => document.querySelector('.st-key-pause button')?.disabled === true"
+                           " && document.querySelector('.st-key-step button')?.disabled === false", timeout=15_000)
     wait_idle(page)
     stopped = current_step(page)
-    page.wait_for_timeout(1500)
-    assert current_step(page) == stopped and stopped > first and points >= 2
+    assert stopped > first and points >= 2
+    page.locator(".st-key-step button").first.click()  # ten steps, then stop: exactly ten if nothing else trains
+    page.wait_for_function(f"() => /step {stopped + 10} of at most/.test(document.body.innerText)", timeout=30_000)
+    wait_idle(page)
+    stopped += 10
+    assert current_step(page) == stopped
     assert_no_exception(page)
     page.locator(".st-key-play button").first.click()  # from the first snapshot to the last, by itself
     page.wait_for_selector(".js-plotly-plot .gtitle:has-text('Step 0 · the probe input')", state="attached",

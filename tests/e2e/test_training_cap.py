@@ -4,7 +4,7 @@ when a training pauses or its tab is closed."""
 import pytest
 
 from pages.train.slots import CAPACITY, TIMEOUT
-from tests.e2e.conftest import assert_no_exception, wait_idle
+from tests.e2e.conftest import assert_no_exception, new_page, wait_idle
 
 # One layer never forms an induction head, so these runs train until paused (4000 steps at most).
 ENDLESS_RUN = "/train?layers=1&steps=4000"
@@ -35,18 +35,15 @@ def press(tab, key: str) -> None:
 @pytest.fixture
 def tabs(browser, server_url):
     """Three sessions on the training page, each in a browser context of its own."""
-    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}) for _ in range(CAPACITY + 1)]
-    opened = []
-    for context in contexts:
-        tab = context.new_page()
+    opened = [new_page(browser) for _ in range(CAPACITY + 1)]
+    for tab in opened:
         tab.goto(server_url + ENDLESS_RUN)
-        opened.append(tab)
     for tab in opened:
         wait_idle(tab, timeout=60_000)
         tab.wait_for_selector("[data-testid=stProgress]", timeout=30_000)
     yield opened
-    for context in contexts:
-        context.close()
+    for tab in opened:
+        tab.context.close()
 
 
 def test_third_training_queues_and_starts_when_a_slot_frees(tabs):
