@@ -81,8 +81,9 @@ class FolderModel:
 
     @property
     def size(self) -> str:
-        """E.g. "GPT-2 · 124.4 M parameters"."""
-        return f"{self.architecture} · {self.parameters / 1e6:.1f} M parameters"
+        """E.g. "GPT-2 · 124.4 M parameters" ("BERT · 24,576 parameters" under a million)."""
+        count = f"{self.parameters / 1e6:.1f} M" if self.parameters >= 10**6 else f"{self.parameters:,}"
+        return f"{self.architecture} · {count} parameters"
 
 
 def folder_name(folder: str | Path) -> str:

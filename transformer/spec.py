@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .config import TransformerConfig
 from .model import ARCHITECTURES
 
-SOURCES = ("random", "checkpoint", "pretrained")
+SOURCES = ("random", "checkpoint", "pretrained", "folder")
 
 
 @dataclass(frozen=True)
@@ -17,9 +17,12 @@ class ModelSpec:
     - random: ``config`` + ``seed`` + ``kind`` (freshly initialised, the same in every session);
     - checkpoint: ``digest`` (SHA-256 of the file's bytes) and a display ``name``; shipped
       with the app or uploaded or trained in this session;
-    - pretrained: ``name`` (e.g. "all-MiniLM-L6-v2").
+    - pretrained: ``name`` (e.g. "all-MiniLM-L6-v2");
+    - folder: a model the user brings, by its folder's absolute ``path`` (Hugging Face's format)
+      and a display ``name``.
 
-    Build one with ``ModelSpec.random``, ``ModelSpec.checkpoint`` or ``ModelSpec.pretrained``.
+    Build one with ``ModelSpec.random``, ``ModelSpec.checkpoint``, ``ModelSpec.pretrained`` or
+    ``ModelSpec.folder``.
     """
 
     source: str
@@ -28,6 +31,7 @@ class ModelSpec:
     kind: str = ""
     name: str = ""
     digest: str = ""
+    path: str = ""
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -38,6 +42,8 @@ class ModelSpec:
             raise ValueError("a checkpoint is identified by the SHA-256 of its file (64 hex digits).")
         if self.source == "pretrained" and not self.name:
             raise ValueError("a pretrained model needs its name.")
+        if self.source == "folder" and not (self.path and self.name):
+            raise ValueError("a model from a folder needs the folder's path and a name.")
 
     @classmethod
     def random(cls, config: TransformerConfig, seed: int = 0, kind: str = "encoder-decoder") -> "ModelSpec":
@@ -50,6 +56,10 @@ class ModelSpec:
     @classmethod
     def pretrained(cls, name: str) -> "ModelSpec":
         return cls("pretrained", name=name)
+
+    @classmethod
+    def folder(cls, path: str, name: str) -> "ModelSpec":
+        return cls("folder", name=name, path=str(path))
 
     @property
     def label(self) -> str:

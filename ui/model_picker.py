@@ -2,7 +2,9 @@
 
 It offers a random model (the page's own settings define it) and every other model
 that fits the page: shipped checkpoints, checkpoints uploaded or trained in this
-session, and the pretrained model, each only where its architecture fits.
+session, the pretrained model, and models brought from local folders (``ui.local_models``),
+each only where its architecture fits. A folder that cannot be offered is named beside
+the picker with its reason.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from . import runtime  # noqa: F401  (torch threads are set before any torch wor
 from transformer import PRETRAINED_MODELS
 from transformer.spec import ModelSpec
 
+from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 
 RANDOM = "random model (settings below)"
@@ -42,6 +45,11 @@ def picker_label(entry) -> str:
     return f"{entry.spec.label} ({KIND_NAMES[entry.kind]})"
 
 
+def folder_label(model) -> str:
+    """How the picker (and so a link) names a model from a folder: its name, size and architecture."""
+    return f"{model.name} ({model.size}, {KIND_NAMES[model.kind]})"
+
+
 def shipped_entry(name: str):
     """The shipped checkpoint ``checkpoints/<name>.safetensors`` (KeyError if none)."""
     for path, entry in shipped_checkpoints().values():
@@ -66,7 +74,24 @@ def offered_models(fits: tuple[str, ...]) -> dict[str, ModelSpec]:
     for name, kind in PRETRAINED.items():
         if kind in fits and pretrained_available(name):
             offered[pretrained_label(name)] = ModelSpec.pretrained(name)
+    brought = local_models()
+    for model in brought.models:
+        if model.kind in fits:
+            offered[folder_label(model)] = brought.spec(model)
     return offered
+
+
+def _folder_problems() -> None:
+    """Name the model folders that cannot be offered, each with its reason (nothing when all load)."""
+    problems = local_models().problems
+    if problems:
+        st.warning("Model folders not offered:\n" + "\n".join(f"- **{_plain(name)}**: {_plain(reason)}"
+                                                              for name, reason in problems))
+
+
+def _plain(text: str) -> str:
+    """Text shown as typed in Markdown: its special characters escaped."""
+    return "".join(f"\\{c}" if c in "\\`*_{}[]<>()#+-.!|~$" else c for c in text)
 
 
 def _upload(key: str, fits: tuple[str, ...]) -> None:
@@ -123,11 +148,14 @@ def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = N
     with upload.popover("Upload a checkpoint", width="stretch"):
         st.file_uploader("A checkpoint file (.safetensors) saved by this app", type=["safetensors"],
                          key=f"{key}_upload", on_change=_upload, args=(key, fits))
-        st.caption("Checked before use; nothing in the file is executed. It stays for this session.")
+        st.caption("Checked before use; nothing in the file is executed. It stays for this session. Models in "
+                   "Hugging Face's format (BERT, DistilBERT, GPT-2) come from the folders named in "
+                   "ATTENTION_LAB_MODELS on the server.")
         if message:
             getattr(st, message[0])(message[1])
     if message and message[0] != "success":
         getattr(st, message[0])(message[1])
+    _folder_problems()
     return None if label == RANDOM else offered.get(label)
 
 

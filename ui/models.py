@@ -1,8 +1,8 @@
 """Models by spec: resolved once per process to weights plus their tokenizer, shared read-only.
 
 Random models are keyed by (config, seed, kind), checkpoints by the SHA-256 of their
-file, the pretrained model by name. Caches are bounded; the pretrained model is held
-once for all sessions. Shared models are read-only: callers run them under
+file, the pretrained model by name, a model from a folder by the folder. Caches are
+bounded; the pretrained model and one model from a folder are held once for all sessions. Shared models are read-only: callers run them under
 ``torch.inference_mode()`` and never call ``.train()`` or store anything on them.
 """
 
@@ -75,6 +75,15 @@ def _pretrained(spec: ModelSpec) -> LoadedModel:
     return LoadedModel(spec, _read_only(module), tokenizer, {"kind": "encoder-only"})
 
 
+@st.cache_resource(max_entries=1, show_spinner="Loading the model from its folder (once for everyone)...")
+def _folder(spec: ModelSpec) -> LoadedModel:
+    """A model the user brings, from its folder; one at a time is held (a GPT-2 small takes 0.5 GB)."""
+    from transformer import load_pretrained
+
+    module, tokenizer = load_pretrained(spec.path)
+    return LoadedModel(spec, _read_only(module), tokenizer, {"kind": module.kind, "folder": spec.path})
+
+
 @dataclass(frozen=True)
 class CheckpointEntry:
     """A checkpoint the picker can offer: its spec, architecture and metadata (task, steps, metrics)."""
@@ -129,6 +138,8 @@ def load_model(spec: ModelSpec) -> LoadedModel:
         return _random(spec)
     if spec.source == "pretrained":
         return _pretrained(spec)
+    if spec.source == "folder":
+        return _folder(spec)
     if spec.digest not in uploaded_checkpoints() and spec.digest not in shipped_checkpoints():
         raise ValueError(f"The checkpoint {spec.label} is not on this server (an upload lasts one session); "
                          f"upload the file again.")
