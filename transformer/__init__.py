@@ -11,7 +11,9 @@ from .masks import causal_mask, combine_masks, padding_mask
 from .interventions import ABLATIONS, Ablate, Patch
 from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
                     OutputHead, SelfAttentionStack, Transformer)
+from .generation import STRATEGIES, BeamNode, Generation, Step, generate
 from .kv_cache import KVCache
+from .sampling import Distribution, next_distribution
 from .passes import attention_names
 from .positional import (
     LearnedEncoding,
@@ -39,7 +41,8 @@ from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
     "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "BPETokenizer", "FolderModel", "MAX_MODEL_BYTES", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
-    "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache",
+    "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache", "STRATEGIES", "BeamNode", "Generation", "Step", "generate",
+    "Distribution", "next_distribution",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
     "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",

@@ -58,3 +58,11 @@ class KVCache:
     def shapes(self) -> dict[str, tuple[int, ...]]:
         """``[B, H_kv, t, d_head]`` of the keys per sublayer (values have the same)."""
         return {name: tuple(tensor.shape) for name, tensor in self.keys.items()}
+
+    def reorder(self, rows: torch.Tensor) -> None:
+        """Keep batch rows ``rows`` (a beam search's surviving hypotheses, each from its parent's row)."""
+        for store in (self.keys, self.values):
+            for name, tensor in store.items():
+                store[name] = tensor.index_select(0, rows)
+        if self.memory is not None:
+            self.memory = self.memory.index_select(0, rows)

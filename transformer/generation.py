@@ -1,0 +1,180 @@
+"""Text generation, token by token: greedy, sampling (temperature, top-k, top-p) and beam search.
+
+A decoder-only model continues ``ids`` (an empty prompt starts from ``<s>``); an encoder-decoder
+reads ``ids`` as its source and writes from ``<s>``. Each step runs the model on what it has (with
+the KV cache, only on the new token), reads the last position's logits ``z``, and picks:
+
+- greedy: ``argmax z``;
+- sample: a draw from ``softmax(z / T)`` cut to the top k and the top p and renormalised
+  (``sampling.next_distribution``), from a generator seeded with ``seed``;
+- beam: the ``num_beams`` best continuations by the sum of log-probabilities, finished ones
+  ranked by ``sum log p / length ** length_penalty``.
+
+It stops after the end token, after ``max_new_tokens``, or when the next step would read more
+than the model's ``max_len`` tokens, and says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .kv_cache import KVCache
+from .sampling import Distribution, check_sampling, next_distribution
+from .tokenizer import BOS_ID, EOS_ID
+
+STRATEGIES = ("greedy", "sample", "beam")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One generated token: the distribution it was chosen from and the attention rows ``[H, t]`` of the
+    position that predicted it, by record name (self- and, for an encoder-decoder, cross-attention)."""
+
+    distribution: Distribution
+    token: int
+    attention: dict[str, torch.Tensor]
+
+
+@dataclass(frozen=True)
+class BeamNode:
+    """A node of the beam search's tree: its step (from 0), its parent node (-1 for the start), its
+    token, the sum of log-probabilities up to it, and whether it ended with the end token."""
+
+    step: int
+    parent: int
+    token: int
+    score: float
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class Generation:
+    """``tokens`` written after the ``prompt`` (the decoder's start for an encoder-decoder), the steps
+    (greedy and sampling), why it stopped, and for beam search the tree and the chosen node."""
+
+    prompt: tuple[int, ...]
+    tokens: tuple[int, ...]
+    steps: tuple[Step, ...]
+    stopped: str
+    beams: tuple[BeamNode, ...] = ()
+    chosen: int = -1
+
+
+class _Runner:
+    """The model on the rows generated so far ``[R, t]``: logits ``[R, V]`` of the last position and its
+    attention rows; with a cache, only the tokens it has not read yet go in."""
+
+    def __init__(self, model: nn.Module, source: torch.Tensor | None, use_cache: bool):
+        self.model, self.source = model, source
+        self.cache = KVCache() if use_cache else None
+
+    def __call__(self, rows: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        fed = rows if self.cache is None else rows[:, self.cache.positions:]
+        if self.model.kind == "encoder-decoder":
+            source = self.source.expand(rows.shape[0], -1)
+            out = self.model(source, fed, return_attention=True, cache=self.cache)
+        else:
+            out = self.model(fed, return_attention=True, cache=self.cache)
+        rows_of_last = {name: weights[:, :, -1, :] for name, weights in out.attention.weights.items()
+                        if name.startswith("decoder.")}
+        return out.logits[:, -1], rows_of_last
+
+    def keep(self, rows: torch.Tensor) -> None:
+        if self.cache is not None:
+            self.cache.reorder(rows)
+
+
+def _start(model: nn.Module, ids) -> tuple[list[int], torch.Tensor | None]:
+    ids = [int(i) for i in ids]
+    vocab = model.config.src_vocab_size if model.kind == "encoder-decoder" else model.config.tgt_vocab_size
+    if any(not 0 <= i < vocab for i in ids):
+        raise ValueError(f"token ids must be in 0..{vocab - 1}.")
+    if model.kind == "encoder-decoder":
+        if not ids:
+            raise ValueError("an encoder-decoder needs a source: give at least one token.")
+        if len(ids) > model.config.max_len:
+            raise ValueError(f"the source has {len(ids)} tokens; this model reads at most {model.config.max_len}.")
+        return [BOS_ID], torch.tensor([ids])
+    if model.kind != "decoder-only":
+        raise ValueError(f"a {model.kind} model does not generate text; use a decoder-only or an encoder-decoder.")
+    return (ids or [BOS_ID]), None
+
+
+@torch.inference_mode()
+def generate(model: nn.Module, ids, max_new_tokens: int, strategy: str = "greedy", temperature: float = 1.0,
+             top_k: int | None = None, top_p: float | None = None, num_beams: int = 3, seed: int = 0,
+             use_cache: bool = True, length_penalty: float = 1.0, eos_id: int = EOS_ID) -> Generation:
+    """Generate up to ``max_new_tokens`` tokens (see the module's description). Bad settings: ValueError."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy={strategy!r} is unknown; use one of {STRATEGIES}.")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+        raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
+    check_sampling(temperature, top_k, top_p)
+    prompt, source = _start(model, ids)
+    runner = _Runner(model, source, use_cache)
+    if strategy == "beam":
+        if isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < 1:
+            raise ValueError(f"num_beams must be a whole number >= 1, got {num_beams!r}.")
+        return _beam_search(model, runner, prompt, max_new_tokens, num_beams, length_penalty, eos_id)
+    generator = torch.Generator().manual_seed(int(seed))
+    sequence, steps, stopped = list(prompt), [], "max_new_tokens"
+    for _ in range(max_new_tokens):
+        if len(sequence) > model.config.max_len:
+            stopped = "max_len"
+            break
+        logits, attention = runner(torch.tensor([sequence]))
+        if strategy == "greedy":
+            distribution = next_distribution(logits[0], 0.0)
+            token = int(logits[0].argmax())
+        else:
+            distribution = next_distribution(logits[0], temperature, top_k, top_p)
+            token = int(torch.multinomial(distribution.probabilities, 1, generator=generator))
+        steps.append(Step(distribution, token, {name: rows[0] for name, rows in attention.items()}))
+        sequence.append(token)
+        if token == eos_id:
+            stopped = "end token"
+            break
+    return Generation(tuple(prompt), tuple(sequence[len(prompt):]), tuple(steps), stopped)
+
+
+def _beam_search(model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int,
+                 length_penalty: float, eos_id: int) -> Generation:
+    nodes: list[BeamNode] = []
+    alive = [(list(prompt), 0.0, -1)]                          # (sequence, sum of log p, its node)
+    finished: list[tuple[list[int], float, int]] = []
+    stopped = "max_new_tokens"
+    for step in range(max_new_tokens):
+        if len(alive[0][0]) > model.config.max_len:
+            stopped = "max_len"
+            break
+        logits, _ = runner(torch.tensor([sequence for sequence, _, _ in alive]))
+        totals = torch.tensor([score for _, score, _ in alive])[:, None] + torch.log_softmax(logits.float(), -1)
+        ranked = totals.flatten().argsort(descending=True)[:2 * num_beams].tolist()
+        survivors, parents = [], []
+        for flat in ranked:
+            row, token = divmod(flat, totals.shape[1])
+            sequence, _, parent = alive[row]
+            score = float(totals[row, token])
+            nodes.append(BeamNode(step, parent, token, score, token == eos_id))
+            if token == eos_id:
+                finished.append((sequence + [token], score, len(nodes) - 1))
+            else:
+                survivors.append((sequence + [token], score, len(nodes) - 1))
+                parents.append(row)
+            if len(survivors) == num_beams:
+                break
+        if len(finished) >= num_beams or not survivors:
+            stopped = "end token"
+            break
+        runner.keep(torch.tensor(parents))
+        alive = survivors
+    candidates = finished or alive
+
+    def normalised(candidate) -> float:
+        return candidate[1] / max(1, len(candidate[0]) - len(prompt)) ** length_penalty
+
+    best = max(candidates, key=normalised)
+    return Generation(tuple(prompt), tuple(best[0][len(prompt):]), (), stopped, tuple(nodes), best[2])
