@@ -122,3 +122,14 @@ def gpt2_folder(folder: Path, seed: int = 3, tied: bool = True, **sizes):
     if tied:
         model.tie_weights()
     return model, save_folder(model, tokenizer, folder)
+
+
+def folder_of_models(root: Path):
+    """``root`` holding two model folders: ``tiny-gpt2`` (a GPT-2 that loads) and ``pickled-gpt2`` (the same
+    with only ``pytorch_model.bin``, which the app must refuse). Returns the GPT-2's model and folder."""
+    import shutil
+
+    hf_model, folder = gpt2_folder(root / "tiny-gpt2")
+    broken = shutil.copytree(folder, root / "pickled-gpt2")
+    (broken / "model.safetensors").rename(broken / "pytorch_model.bin")
+    return hf_model, folder

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, head_tiles, run_page
-from tests.byo_folders import gpt2_folder
+from tests.byo_folders import folder_of_models
 import transformers
 
 TEXT = "The cat sat on the mat because it was tired."
@@ -23,10 +23,7 @@ TEXT = "The cat sat on the mat because it was tired."
 def brought(tmp_path_factory):
     """A folder of model folders: a GPT-2 one that loads and one holding only a pickle."""
     root = tmp_path_factory.mktemp("models")
-    hf_model, folder = gpt2_folder(root / "tiny-gpt2")
-    broken = shutil.copytree(folder, root / "pickled-gpt2")
-    (broken / "model.safetensors").rename(broken / "pytorch_model.bin")
-    return root, hf_model, folder
+    return (root, *folder_of_models(root))
 
 
 @pytest.fixture

@@ -1,13 +1,12 @@
 """In a real browser: a GPT-2 folder named in ATTENTION_LAB_MODELS (made here from random weights) is offered by
 the picker, picked, and drawn on Multi-head; a folder that cannot be loaded is named with its reason."""
 
-import shutil
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from testing.server import start
-from tests.byo_folders import gpt2_folder
+from tests.byo_folders import folder_of_models
 from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
 
 
@@ -15,9 +14,7 @@ from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
 def byo_server(tmp_path_factory):
     """A server of its own, started with ATTENTION_LAB_MODELS naming a folder of two model folders."""
     root = tmp_path_factory.mktemp("models")
-    hf_model, folder = gpt2_folder(root / "tiny-gpt2")
-    broken = shutil.copytree(folder, root / "pickled-gpt2")
-    (broken / "model.safetensors").rename(broken / "pytorch_model.bin")
+    hf_model, _ = folder_of_models(root)
     with pytest.MonkeyPatch.context() as patch:  # the server inherits the environment when it starts
         patch.setenv("ATTENTION_LAB_MODELS", str(root))
         patch.setenv("HF_HUB_CACHE", str(root / "no-cache"))
