@@ -28,7 +28,7 @@ SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session op
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
 KEPT_STATE = frozenset({PRESENT, SIDEBAR_AT_START, "session_id", "uploaded_checkpoints", "trainer", "running",
-                        "playing", "chunk_lock", "lesson_step_shown"})
+                        "playing", "chunk_lock", "lesson_step_shown", "lesson_answers"})
 
 
 def presenting() -> bool:

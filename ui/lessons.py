@@ -1,7 +1,8 @@
 """Lessons: ordered sequences of prepared views, and the bar that walks a class through one.
 
 A view is a page and its URL state (the same query parameters a shared link carries), with what
-to notice, a question for the class and its answer. A lesson's views open through links of the
+to notice, a question for the class (answered by a choice or a number before its answer shows,
+``ui.quiz``) and its answer. A lesson's views open through links of the
 form ``/<page>?<settings>&lesson=<id>&step=<n>``; every page then shows the lesson bar (previous,
 the lesson's place, next), so a teacher runs a lesson with one click per step.
 """
@@ -14,6 +15,7 @@ import streamlit as st
 
 from .classroom import forget_controls
 from .lesson_catalogue import LESSONS, Lesson, Shipped, View
+from .quiz import question
 
 LESSON, STEP = "lesson", "step"
 SHOWN = "lesson_step_shown"  # session state: the lesson step this session last opened
@@ -80,8 +82,8 @@ def arrive() -> None:
 
 
 def lesson_bar(page_paths: dict[str, str]) -> None:
-    """On any page opened from a lesson: the lesson's place, what to notice, the question and
-    its answer, and links to the previous and the next view. ``page_paths``: url path -> script."""
+    """On any page opened from a lesson: the lesson's place, what to notice, the question (answered before
+    its answer shows), and links to the previous and the next view. ``page_paths``: url path -> script."""
     place = current_place()
     if place is None:
         return
@@ -104,6 +106,4 @@ def lesson_bar(page_paths: dict[str, str]) -> None:
             forward.page_link(page_paths["lessons"], label="All lessons", icon=":material/school:",
                               query_params={TOPIC: lesson.title})
         st.markdown(f"**Notice:** {view.notice}")
-        st.markdown(f"**Ask the class:** {view.question}")
-        with st.expander("Answer"):
-            st.markdown(view.answer)
+        question(lesson.id, step, view)

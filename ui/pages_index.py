@@ -32,8 +32,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Start", "pages/home/page.py", "Home", ":material/home:",
              "What the dashboard teaches and a map of the Transformer."),
     PageInfo("Start", "pages/lessons/page.py", "Lessons", ":material/school:",
-             "Prepared sequences of views for a class, each with what to notice, a question and its answer; "
-             "next and previous on every page, one click per step."),
+             "Start here: a course from tokens to a real pretrained model. Then one lesson a topic: prepared "
+             "views, each with what to notice and a question answered before its answer shows; next and "
+             "previous on every page, one click per step."),
     PageInfo("Attention", "pages/self_attention/page.py", "Self-attention, step by step", ":material/function:",
              "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
              "softmax and output, with one query's weighted sum of values."),
@@ -55,6 +56,10 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Trained models", "pages/pretrained/page.py", "A real pretrained model", ":material/psychology:",
              "all-MiniLM-L6-v2, run by this dashboard's own encoder and checked against Hugging Face: its 72 "
              "heads on your text, WordPiece tokens, head roles, two sentences compared."),
+    PageInfo("Trained models", "pages/generate/page.py", "Generate", ":material/edit_note:",
+             "A decoder writes token by token: the distribution at each step under temperature, top-k and top-p, "
+             "greedy, sampling and beam search side by side, the new token's attention, the KV cache and what "
+             "multi-query, grouped-query and windowed attention save, measured live."),
     PageInfo("Trained models", "pages/experiments/page.py", "Experiments", ":material/science:",
              "Test what a head does: knock heads out, rank them by what their loss costs, watch one head's "
              "pattern without another, patch a clean run into a corrupted one, read each layer's guess (logit "

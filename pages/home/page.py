@@ -2,11 +2,14 @@
 
 import streamlit as st
 
+from ui.lessons import lesson_by_id, view_query
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
 from ui.routing import require_navigation
 
 require_navigation()
+
+PAGES_BY_URL = {page.url_path: page.path for page in PAGES}
 
 st.title("Attention Lab")
 st.markdown(
@@ -14,6 +17,12 @@ st.markdown(
     "on **your** text and **your** settings, and draws what its attention heads compute. "
     "Change a knob and the figures recompute at once; copy the address bar to share the exact view."
 )
+course = lesson_by_id("start")
+with st.container(border=True):
+    st.markdown(f"**First time here?** {course.summary} {len(course.views)} steps, each with one thing to "
+                "notice and a question to answer before its answer shows; **Next** on every page leads on.")
+    st.page_link(PAGES_BY_URL[course.views[0].page], label=f"**{course.title}**", icon=":material/flag:",
+                 query_params=view_query(course, 0))
 
 left, right = st.columns([3, 2], gap="large")
 with left:

@@ -1,10 +1,12 @@
-"""Lessons: prepared sequences of views for a class, each with what to notice, a question and its answer."""
+"""Lessons: prepared sequences of views for a class, each with what to notice and a question answered before
+its answer shows. The Start here course comes first."""
 
 import streamlit as st
 
 from ui.classroom import explanation
 from ui.lessons import LESSONS, TOPIC, view_query
 from ui.pages_index import PAGES
+from ui.quiz import question
 from ui.routing import require_navigation
 
 require_navigation()
@@ -14,11 +16,13 @@ SCRIPTS = {page.url_path: page.path for page in PAGES}
 st.title("Lessons")
 with explanation("How a lesson runs"):
     st.markdown(
-        "Each lesson is a short sequence of prepared views: a page with its settings, what to notice, one "
-        "question to ask the class and its answer. Open a step, and the page shows the lesson bar: **Next** "
-        "and **Previous** walk through the lesson, one click per step. Switch on **Presentation mode** (at the "
-        "top of every page) first, and the whole lesson runs on the projector; **Share this view** gives "
-        "the students a QR code of the view on the screen."
+        "Each lesson is a short sequence of prepared views: a page with its settings, what to notice, and one "
+        "question for the class. First time here? **Start here** is a course in order, from tokens to a real "
+        "pretrained model; the other lessons each take one topic. Open a step, and the page shows the lesson bar: "
+        "**Next** and **Previous** walk through the lesson, one click per step. Each question is answered first, "
+        "by a choice or a number, and then judged and explained; the answers stay in this browser session, never "
+        "in a link. Switch on **Presentation mode** (at the top of every page) first, and the whole lesson runs "
+        "on the projector; **Share this view** gives the students a QR code of the view on the screen."
     )
 
 by_title = {lesson.title: lesson for lesson in LESSONS}
@@ -29,6 +33,4 @@ for step, view in enumerate(lesson.views):
         st.page_link(SCRIPTS[view.page], label=f"**Step {step + 1}: {view.title}**", icon=":material/play_circle:",
                      query_params=view_query(lesson, step))
         st.markdown(f"**Notice:** {view.notice}")
-        st.markdown(f"**Ask the class:** {view.question}")
-        with st.expander("Answer"):
-            st.markdown(view.answer)
+        question(lesson.id, step, view, place="list")

@@ -39,6 +39,10 @@ with explanation():
         "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
         "or pretrained model to see what heads learn."
     )
+    st.caption("A caveat for every map here: attention weights show where information may flow, not why the model "
+               "decided what it did (Jain & Wallace, 2019). A head's output is its weights times its values, then "
+               "W^O, and later layers may use it or not. To test what a head is needed for, take it away: the "
+               "Experiments page knocks heads out and patches them.")
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
              r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
 

@@ -1,0 +1,262 @@
+"""The Start here course and the lessons added with it (why attention, the layer, cross-attention): the course's
+order and terms, Home's pointer to it, every new 'what to notice' on the drawn numbers, and predict-then-reveal:
+a question is answered, judged right or wrong, and only then explained; the answers stay out of the URL.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, tiles_of
+from tests.test_lessons import lesson_of, link_query, open_view, sinusoid, trace, z_of
+from ui.lesson_catalogue import LESSONS, Choice, Number
+from ui.quiz import ANSWERS
+
+COURSE = lesson_of("start")
+# The course's topics in the order a first-time student meets them; the first four steps are the course's own.
+TOPICS = ("start", "why-attention", "scaling", "heads", "word-order", "causal", "layer", "encoder-decoder",
+          "trained", "pretrained", "circuit")
+SAME_TOPIC = {"cross-attention": "encoder-decoder"}
+
+
+def topic_of(view) -> str:
+    owners = [lesson.id for lesson in LESSONS if lesson.id != "start" and any(v is view for v in lesson.views)]
+    return SAME_TOPIC.get(owners[0], owners[0]) if owners else "start"
+
+
+def text_of(view) -> str:
+    options = view.ask.options if isinstance(view.ask, Choice) else ()
+    return " ".join((view.notice, view.question, view.answer, *options))
+
+
+def test_the_course_is_the_first_lesson_and_runs_through_the_topics_in_order():
+    assert LESSONS[0] is COURSE and len({lesson.id for lesson in LESSONS}) == len(LESSONS)
+    order = [TOPICS.index(topic_of(view)) for view in COURSE.views]
+    assert order == sorted(order) and set(order) == set(range(len(TOPICS))), order
+    assert [topic_of(view) for view in COURSE.views[:4]] == ["start"] * 4
+    assert COURSE.views[-1].page == "experiments"
+
+
+@pytest.mark.parametrize("term", ["residual stream", "prefix matching", "phase change"])
+def test_each_term_is_defined_where_the_course_first_uses_it(term):
+    first = next(view for view in COURSE.views if term in text_of(view).lower())
+    assert f"**{term}**" in first.notice.lower(), (term, first.title)
+
+
+def test_every_question_is_answered_by_a_choice_or_a_number():
+    for lesson in LESSONS:
+        for view in lesson.views:
+            assert isinstance(view.ask, (Choice, Number)), (lesson.id, view.title)
+            assert view.question.endswith("?"), (lesson.id, view.title)
+            if isinstance(view.ask, Choice):
+                assert len(set(view.ask.options)) == len(view.ask.options) >= 2
+
+
+def test_a_choice_and_a_number_judge_answers():
+    choice = Choice(("a", "b", "c"), 2)
+    assert choice.is_right(2) and not choice.is_right(0) and choice.solution == "c"
+    with pytest.raises(ValueError):
+        Choice(("a", "b"), 2)
+    near = Number(0.25, tolerance=0.005)
+    assert near.is_right(0.25) and near.is_right(0.2549) and near.is_right(0.2451)
+    assert not near.is_right(0.26) and not near.is_right(None) and not near.whole
+    exact = Number(5050, unit="cells")
+    assert exact.whole and exact.is_right(5050) and not exact.is_right(5049)
+    assert exact.solution == "5,050 cells" and near.solution == "0.25 (± 0.005)"
+
+
+def test_home_points_a_first_time_student_to_the_course():
+    at = run_page("pages/home/page.py")
+    assert_no_exception(at)
+    link = next(link.proto for link in at.get("page_link") if "Start here" in link.proto.label)
+    assert link.page == "self_attention"
+    assert link.query_string == "section=Q%2C+K%2C+V&text=the+cat+sat+on+the+mat&lesson=start&step=1"
+
+
+def test_the_lessons_page_opens_on_the_course():
+    at = run_page("pages/lessons/page.py")
+    assert_no_exception(at)
+    assert at.selectbox(key="topic").value == COURSE.title
+    assert len([b for b in at.button if b.label == "Check"]) == len(COURSE.views)
+
+
+# Predict, then reveal.
+
+def bar_answer(at) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("**Answer:")]
+
+
+def check(at):
+    next(button for button in at.button if button.label == "Check").click().run()
+    assert_no_exception(at)
+    return at
+
+
+def test_a_choice_is_judged_wrong_then_right_and_explained_only_after_an_answer():
+    at = open_view("start", 0)
+    assert not bar_answer(at) and not at.error and not at.success  # the answer is not sent before an answer
+    check(at)
+    assert not bar_answer(at) and not at.error and not at.success  # Check with nothing picked answers nothing
+    at.radio(key="quiz_bar_start/0").set_value(0)
+    check(at)
+    assert at.error[0].value == "Not quite: you answered Yes: the same word has the same embedding."
+    assert bar_answer(at)[0].startswith("**Answer: No: each adds the vector of its own position.**")
+    assert set(at.query_params) <= {"section", "text", "lesson", "step"}  # the URL carries no answer
+    at.button(key="quiz_again_bar_start/0").click().run()
+    assert not bar_answer(at) and at.radio(key="quiz_bar_start/0").value is None
+    at.radio(key="quiz_bar_start/0").set_value(1)
+    check(at)
+    assert at.success[0].value == "Right: No: each adds the vector of its own position." and not at.error
+    assert at.session_state[ANSWERS] == {"start/0": 1}
+
+
+def test_a_number_is_judged_within_its_tolerance():
+    at = open_view("start", 2)  # 0.25 ± 0.005
+    at.number_input(key="quiz_bar_start/2").set_value(0.26)
+    check(at)
+    assert at.error[0].value == "Not quite: you answered 0.26." and bar_answer(at)[0].startswith("**Answer: 0.25 (± 0.005).**")
+    at.button(key="quiz_again_bar_start/2").click().run()
+    at.number_input(key="quiz_bar_start/2").set_value(0.254)
+    check(at)
+    assert at.success[0].value == "Right: 0.254."
+    at = open_view("start", 1)  # 128, a whole number
+    at.number_input(key="quiz_bar_start/1").set_value(127)
+    check(at)
+    assert at.error[0].value == "Not quite: you answered 127 weights."
+
+
+def test_an_answer_stays_in_the_session_when_the_student_moves_on_and_comes_back():
+    at = open_view("start", 2)
+    at.number_input(key="quiz_bar_start/2").set_value(0.25)
+    check(at)
+    for step in (4, 3):  # the next step (arriving forgets the controls), then back
+        at.query_params.clear()
+        for key, value in link_query(COURSE, step - 1).items():
+            at.query_params[key] = value
+        at.run()
+        assert_no_exception(at)
+    assert at.success[0].value == "Right: 0.25." and bar_answer(at)
+
+
+# The new views' 'what to notice', on the drawn numbers.
+
+def test_tokens_become_vectors_and_the_same_word_differs_only_by_its_position():
+    x = z_of(chart_by_title(open_view("start", 0), "X: token vectors + PE · 6 × 16"))
+    assert x.shape == (6, 16)
+    np.testing.assert_allclose(x[0] - x[4], sinusoid(0, 16) - sinusoid(4, 16), atol=1e-4)  # 'the' at 0 and at 4
+    at = run_page("pages/self_attention/page.py", {**link_query(COURSE, 0), "pe": "none"})
+    plain = z_of(chart_by_title(at, "X: token vectors · 6 × 16"))
+    np.testing.assert_allclose(plain[0], plain[4], atol=1e-6)
+
+
+def test_queries_keys_and_values_are_three_different_t_by_d_k_matrices():
+    at = open_view("start", 1)
+    assert any("d_k = d_model / h = 16 / 2 = 8" in c.value for c in at.caption)
+    q, k, v = tiles_of(chart_by_title(at, "Queries, keys and values · each 11 × 8"), 3, (11, 8))
+    assert min(np.abs(q - k).max(), np.abs(k - v).max(), np.abs(q - v).max()) > 0.1
+
+
+def test_scores_have_both_signs_and_the_softmax_rows_are_positive_and_sum_to_one():
+    at = open_view("start", 2)
+    raw, scaled = z_of(chart_by_title(at, "Raw scores Q Kᵀ · 11 × 11")), z_of(chart_by_title(at, "Scaled scores"))
+    weights = z_of(chart_by_title(at, "Attention weights A"))
+    assert raw.shape == (11, 11) and raw.min() < 0 < raw.max()
+    np.testing.assert_allclose(scaled, raw / math.sqrt(8), rtol=1e-4, atol=1e-5)
+    expected = np.exp(scaled - scaled.max(1, keepdims=True))
+    np.testing.assert_allclose(weights, expected / expected.sum(1, keepdims=True), atol=1e-4)
+    assert ((weights > 0) & (weights < 1)).all()
+
+
+def test_the_output_of_it_is_the_weighted_sum_of_the_values():
+    at = open_view("start", 3)
+    bar = trace(chart_by_title(at, "Row 7 of A: how “it” attends"))
+    weights = decode_array(bar["y"]).astype(np.float64)
+    assert set(np.argsort(weights)[-2:]) == {4, 9}  # 'the' (position 4) and 'too'
+    terms = z_of(chart_by_title(at, "out[it]"))
+    np.testing.assert_allclose(terms[:-1].sum(0), terms[-1], atol=1e-4)
+    np.testing.assert_allclose(terms[-1], z_of(chart_by_title(at, "Output A V · 11 × 8"))[7], atol=1e-4)
+
+
+def measured(at, name: str) -> tuple[np.ndarray, np.ndarray]:
+    spec = chart_by_title(at, "Connecting n tokens")
+    line = next(t for t in spec["data"] if t["name"] == name)
+    return decode_array(line["x"]).astype(np.float64), decode_array(line["y"]).astype(np.float64)
+
+
+def test_why_attention_one_step_against_n_minus_one():
+    at = open_view("why-attention", 0)
+    n, steps = measured(at, "recurrence: n − 1 steps")
+    np.testing.assert_array_equal(steps, n - 1)
+    np.testing.assert_array_equal(measured(at, "self-attention: 1 step")[1], 1)
+
+
+def test_why_attention_the_time_grows_like_n_squared_and_the_recurrence_like_n():
+    at = open_view("why-attention", 1)
+    slopes = {name: np.polyfit(*np.log(measured(at, f"{name}: measured")), 1)[0]
+              for name in ("self-attention", "recurrence")}
+    assert 1.5 < slopes["self-attention"] < 2.8 and 0.5 < slopes["recurrence"] < 1.5, slopes
+    longest = int(measured(at, "self-attention: measured")[0][-1])
+    assert any(f"one head computes {longest * longest:,} scores" in c.value for c in at.caption)
+
+
+def stage_norms(at) -> dict[str, np.ndarray]:
+    """The norms figure as {stage name: norm of each token [T]}."""
+    spec = chart_by_title(at, "vector norm of each token after each step")
+    stages = spec["layout"]["xaxis"]["ticktext"]
+    tokens = np.stack([decode_array(t["y"]).astype(np.float64) for t in spec["data"]], axis=1)  # [S, T]
+    return dict(zip(stages, tokens))
+
+
+def test_the_residual_add_is_longer_than_its_parts_and_layernorm_gives_one_norm():
+    norms = stage_norms(open_view("layer", 0))
+    stream, update = norms["input x"], norms["attention output"]
+    assert (norms["x + attention"] > np.maximum(stream, update)).all()
+    for name in ("LayerNorm 1", "LayerNorm 2 = output"):
+        np.testing.assert_allclose(norms[name], math.sqrt(64), rtol=1e-3)  # mean 0, std 1 over 64 features
+
+
+def test_about_half_of_the_256_feed_forward_units_fire_for_each_token():
+    spec = chart_by_title(open_view("layer", 2), "feed-forward units > 0 per token (ReLU)")
+    fractions = decode_array(trace(spec)["y"]).astype(np.float64)
+    np.testing.assert_allclose(fractions * 256, np.round(fractions * 256), atol=1e-3)  # counts of d_ff = 256 units
+    assert ((fractions > 0.35) & (fractions < 0.65)).all(), fractions
+
+
+def test_pre_ln_normalises_the_copies_and_the_stream_grows():
+    norms = stage_norms(open_view("layer", 3))
+    for name in ("LayerNorm 1", "LayerNorm 2"):
+        np.testing.assert_allclose(norms[name], math.sqrt(64), rtol=1e-3)
+    assert (norms["x + feed-forward = output"] > norms["input x"]).all()
+
+
+def test_the_cross_attention_mask_is_target_by_source_and_hides_only_the_source_pads():
+    spec = chart_by_title(open_view("cross-attention", 0), "Cross-attention mask: 2 target × 6 source")
+    allowed = z_of(spec) > 0.5
+    pads = np.array([label == "&lt;pad&gt;" for label in spec["layout"]["xaxis"]["ticktext"]])
+    assert allowed.shape == (2, 6) and allowed.sum() == 6 and pads.sum() == 3
+    assert (allowed == ~pads).all()  # the same in every row: every real source token, no pad
+
+
+def cross_tiles(at, layer: int) -> tuple[list[str], list[str], list[np.ndarray]]:
+    spec = chart_by_title(at, f"Layer {layer} · all 4 heads · encoder-decoder cross-attention")
+    rows, cols = spec["layout"]["yaxis"]["ticktext"], spec["layout"]["xaxis"]["ticktext"]
+    return rows, cols, tiles_of(spec, 4, (len(rows), len(cols)))
+
+
+def test_a_longer_source_widens_the_maps_and_keeps_the_rows():
+    rows, cols, tiles = cross_tiles(open_view("cross-attention", 2), 1)
+    short_rows, short_cols, _ = cross_tiles(open_view("cross-attention", 1), 1)
+    assert cols == "the black cat sat on the old mat".split() and len(short_cols) == 6
+    assert rows == short_rows and len(rows) == 7 and rows[0] == "&lt;s&gt;"
+    for tile in tiles:
+        np.testing.assert_allclose(tile.sum(1), 1.0, atol=3e-3)
+
+
+def test_every_decoder_layer_reads_the_same_source_through_its_own_weights():
+    rows, cols, tiles = cross_tiles(open_view("cross-attention", 3), 2)
+    first_rows, first_cols, first = cross_tiles(open_view("cross-attention", 1), 1)
+    assert (rows, cols) == (first_rows, first_cols)
+    assert max(np.abs(a - b).max() for a, b in zip(tiles, first)) > 0.01
