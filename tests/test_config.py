@@ -65,7 +65,7 @@ CHANGED = {"d_model": 32, "num_heads": 2, "num_encoder_layers": 1, "num_decoder_
            "activation": "gelu", "scale_scores": False, "src_vocab_size": 100, "tgt_vocab_size": 200, "bias": False,
            "layer_norm_eps": 1e-12, "embed_scale": False, "type_vocab_size": 2, "embed_norm": True,
            "output_head": "tied", "feed_forward": False, "share_embeddings": True,
-           "output_bias": False}
+           "output_bias": False, "num_kv_heads": 2, "attention_window": 8}
 
 
 def test_config_keys_a_cache_by_every_field_and_cannot_change():
