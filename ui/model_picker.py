@@ -166,3 +166,19 @@ def load_or_stop(spec: ModelSpec) -> LoadedModel:
     except ValueError as error:
         st.error(str(error))
         st.stop()
+
+
+def trained_model(fits: tuple[str, ...], shipped_default: str, help: str) -> LoadedModel:
+    """The picker without the random model (a page about what training made), defaulting to the shipped
+    checkpoint ``shipped_default`` where the server has it; with no trained model at all, say how to get
+    one and stop the page."""
+    try:
+        default = shipped_label(shipped_default)
+    except KeyError:
+        default = None
+    spec = model_choice(fits, random=False, default=default, help=help)
+    if spec is None:
+        st.info("No trained model that fits this page is on this server yet: train one on the Train page "
+                "(it then appears here), or upload a checkpoint.")
+        st.stop()
+    return load_or_stop(spec)

@@ -15,7 +15,7 @@ from pages.experiments.subject import Subject, default_input, evaluation_batch, 
 from transformer import score_heads
 from ui.classroom import explanation
 from ui.controls import section_picker
-from ui.model_picker import load_or_stop, model_choice, picker_label, shipped_entry
+from ui.model_picker import shipped_entry, trained_model
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -104,14 +104,10 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
 
 
 reference = _shipped_induction()
-spec = model_choice(("decoder-only", "encoder-decoder", "encoder-only"), random=False,
-                    default=None if reference is None else picker_label(reference),
-                    help="Trained models only: a random model has no behaviour to break. Train one on the Train "
-                         "page, upload a checkpoint, or pick a shipped one.")
-if spec is None:
-    st.info("No trained model is on this server yet: train one on the Train page (it then appears here).")
-    st.stop()
-loaded = load_or_stop(spec)
+loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only"), "induction",
+                       help="Trained models only: a random model has no behaviour to break. Train one on the Train "
+                            "page, upload a checkpoint, or pick a shipped one.")
+spec = loaded.spec
 subject = subject_of(spec)
 if subject.task is None and loaded.kind != "encoder-only":
     st.info(f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "

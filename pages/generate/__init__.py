@@ -1,0 +1,1 @@
+"""The Generate page: page.py and its own sections."""

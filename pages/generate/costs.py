@@ -1,0 +1,116 @@
+"""KV cache and Cost: what the cache stores and saves, measured live; multi-query, grouped-query and windowed
+attention on the same prompt; and what one attention layer costs against the sequence length."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from analysis.decoding_cost import cache_bytes, measure_variants, next_token_seconds
+from analysis.window_cost import measure_window_cost
+from pages.generate.setup import Writer
+from transformer import KVCache, TransformerConfig, build_model
+from transformer.spec import ModelSpec
+from ui.classroom import chart
+from ui.models import load_model
+from viz.generation import labelled_bars, lines
+from viz.heatmap import matrix_heatmap
+
+MEASURED_STEPS = 48   # tokens generated per variant (fewer when max_len leaves less room)
+LENGTHS = (16, 32, 64, 128, 256, 512)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Timing the next token with and without the cache…")
+def timed_next_token(config: TransformerConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Best seconds for the next token after each of ``LENGTHS`` tokens, with the cache and without, on a
+    seeded random model of ``config``'s sizes (measured once per server and sizes)."""
+    model = build_model(replace(config, max_len=max(LENGTHS) + 1), seed=0, kind="decoder-only")
+    with torch.inference_mode():
+        return next_token_seconds(model, LENGTHS, repeats=7)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Measuring multi-query, grouped-query and windowed attention…")
+def timed_variants(spec: ModelSpec, ids: tuple[int, ...], steps: int, window: int):
+    with torch.inference_mode():
+        return measure_variants(load_model(spec).config, list(ids) or [1], steps, window)
+
+
+def render_kv_cache(writer: Writer, ids, budget: int) -> None:
+    loaded = writer.loaded
+    if loaded.kind != "decoder-only":
+        st.info("The cache is measured here on decoder-only models; pick one (an encoder-decoder caches its "
+                "decoder the same way, and its cross-attention keys once).")
+        return
+    config = loaded.config
+    prompt = list(ids) or [1]
+    steps = max(2, min(MEASURED_STEPS, config.max_len - len(prompt)))
+    cache = KVCache()
+    with torch.inference_mode():
+        loaded.module(torch.tensor([prompt]), cache=cache)
+    layer = next(iter(cache.shapes().values()))
+    st.markdown(f"**What is stored**: per layer a K and a V of [batch, K/V heads, t, d_head] = {list(layer)} after the "
+                f"prompt's {len(prompt)} token(s), {config.num_decoder_layers} layer(s): "
+                f"{cache.nbytes():,} bytes (the formula gives {int(cache_bytes(config, len(prompt))):,}).")
+    lengths = np.arange(1, config.max_len + 1)
+    chart(lines(lengths, {"KV cache": cache_bytes(config, lengths) / 1024}, "The cache grows by one K and V per token "
+                f"and layer: 2 · {config.num_decoder_layers} · {config.kv_heads} · t · {config.d_head} · 4 bytes",
+                "tokens t", "KiB"))
+    with_cache, without = timed_next_token(config)
+    chart(lines(np.asarray(LENGTHS), {"with the cache": with_cache * 1000, "without (all tokens again)": without * 1000},
+                "Time for the next token after t tokens, measured on this server", "tokens t", "ms", log=True))
+    at = LENGTHS.index(256)
+    st.caption(f"A random model of this model's sizes, best of 7: after 256 tokens the next one takes "
+               f"{with_cache[at] * 1000:.1f} ms with the cache and {without[at] * 1000:.1f} ms without "
+               f"({without[at] / max(with_cache[at], 1e-9):.1f}x). Without it, every step reads the whole text again.")
+    st.subheader("Sharing keys and values, and a window")
+    window = st.slider("window w", 2, 32, 8, key="w", bind="query-params",
+                       help="A sliding window lets each token see only the w most recent ones, itself included.")
+    found = timed_variants(writer.spec, tuple(prompt), steps, window)
+    left, right = st.columns(2)
+    with left:
+        chart(labelled_bars([v.label for v in found], [v.cache_bytes / 1024 for v in found],
+                            f"Cache after {len(prompt) + steps - 1} tokens", "KiB", ".1f"))
+    with right:
+        chart(labelled_bars([v.label for v in found], [v.ms_per_token for v in found], "Time per token (cache on)",
+                            "ms", ".2f"))
+    st.caption(f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}): "
+               f"multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads; the window "
+               f"keeps at most {window} positions.")
+    windowed = build_model(found[-1].config, seed=0, kind="decoder-only")
+    sequence = (prompt * (1 + 24 // len(prompt)))[:24]
+    with torch.inference_mode():
+        weights = windowed(torch.tensor([sequence]), return_attention=True).attention.weights
+    labels = writer.names(sequence)
+    band = np.tril(np.ones((len(sequence), len(sequence)), dtype=bool)) & ~np.tril(
+        np.ones((len(sequence), len(sequence)), dtype=bool), -window)
+    chart(matrix_heatmap(weights["decoder.layers.0.self_attn"][0, 0].numpy(), labels, labels,
+                         f"A window of {window}: each query sees its {window} most recent keys (layer 1 · head 1)",
+                         mask=band))
+    table = pd.DataFrame({"variant": [v.label for v in found], "K/V heads": [v.config.kv_heads for v in found],
+                          "cache (bytes)": [v.cache_bytes for v in found],
+                          "ms per token": [round(v.ms_per_token, 2) for v in found]})
+    st.dataframe(table, hide_index=True)
+
+
+@st.cache_resource(max_entries=1, show_spinner="Timing full and windowed attention at four lengths…")
+def window_cost():
+    return measure_window_cost()
+
+
+def render_cost() -> None:
+    cost = window_cost()
+    chart(lines(cost.lengths, {f"full: t ∝ n^{cost.full_fit.exponent:.2f}": cost.full_seconds * 1000,
+                               f"window of {cost.window}: t ∝ n^{cost.window_fit.exponent:.2f}":
+                                   cost.window_seconds * 1000},
+                "One causal attention (d = 64), measured on this server", "sequence length n", "ms", log=True))
+    chart(lines(cost.lengths, {"full: n² scores": cost.full_bytes / 2**20,
+                               f"window: n · {cost.window} scores": cost.window_bytes / 2**20},
+                "Memory of the score matrix (float32)", "sequence length n", "MiB", log=True))
+    st.caption(f"On log-log axes a power law is a straight line whose slope is its exponent: fitted here, "
+               f"{cost.full_fit.exponent:.2f} for full attention (n² scores) and {cost.window_fit.exponent:.2f} "
+               f"with a window of {cost.window} (n · w scores, computed as a band). Best of 5 rounds at each length; "
+               "caches and memory traffic bend the measured slopes away from 2 and 1.")

@@ -1,0 +1,69 @@
+"""Generate: a decoder writes token by token; the distribution it draws from, strategies side by side, the new
+token's attention, the KV cache and what efficient attention saves.
+
+The model picker offers models that write (decoder-only and encoder-decoder, trained or brought); the prompt,
+the budget, the seed and the sampling settings sit above the sections and are in the URL. The open section (the
+URL's ``section``) is the only one built, inside a fragment.
+"""
+
+import streamlit as st
+
+from pages.generate import costs, sections
+from pages.generate.setup import Writer, prompt_ids, writer_of
+from ui.classroom import explanation
+from ui.controls import section_picker
+from ui.model_picker import trained_model
+from ui.routing import require_navigation
+
+require_navigation()
+
+SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost")
+PROMPTS = {"text": "the attention ", "induction": "qphnxodajfbnxoda", "copy": "algorithm", "reverse": "algorithm",
+           "sort": "algorithm"}
+
+st.title("Generate")
+with explanation():
+    st.markdown(
+        "A decoder writes one token at a time. It reads everything written so far, turns the last position's "
+        "logits $z$ into probabilities, picks a token, appends it and goes again, until it writes the end "
+        "token or runs out of budget. **Temperature** $T$ sharpens ($T<1$) or flattens ($T>1$) the "
+        "distribution; **top-k** keeps the $k$ most probable tokens and **top-p** the fewest whose "
+        "probabilities add up to $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
+        "the same draw.")
+    st.latex(r"p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)},\qquad "
+             r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)")
+
+
+@st.fragment
+def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int) -> None:
+    """The sampling settings, the row of sections and the open one: a change here reruns this part only."""
+    settings = sections.sampling_settings()
+    section = section_picker(SECTIONS)
+    if ids is None:
+        return
+    if section == "Next token":
+        sections.render_next_token(writer, ids, budget, seed, settings)
+    elif section == "Compare":
+        sections.render_compare(writer, ids, budget, seed, settings)
+    elif section == "Attention":
+        sections.render_attention(writer, ids, budget, seed, settings)
+    elif section == "KV cache":
+        costs.render_kv_cache(writer, ids, budget)
+    else:
+        costs.render_cost()
+
+
+loaded = trained_model(("decoder-only", "encoder-decoder"), "text",
+                       help="Models that write: decoder-only (GPT-style) and encoder-decoder ones, shipped, trained "
+                            "on the Train page, uploaded, or brought from a folder.")
+spec = loaded.spec
+writer = writer_of(spec)
+row = st.columns([4, 2, 1])
+default_prompt = PROMPTS.get(writer.task.name, "") if writer.task is not None else "The"
+label = "source (the encoder reads it)" if loaded.kind == "encoder-decoder" else "prompt"
+text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
+room = max(1, min(64, loaded.config.max_len))
+budget = row[1].slider("new tokens at most", 1, room, min(24, room), key="new", bind="query-params")
+seed = int(row[2].number_input("seed", 0, 9999, 0, key="seed", bind="query-params",
+                               help="The same seed draws the same tokens, in every session."))
+writing(writer, prompt_ids(writer, text), budget, seed)

@@ -1,0 +1,147 @@
+"""Next token, Compare and Attention: what the model draws from at each step, three strategies side by side,
+and where the new token looks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+import torch
+
+from pages.generate.setup import STOPS, Writer, generation
+from ui.classroom import chart
+from viz.generation import beam_tree, distribution_bars
+from viz.heatmap import matrix_heatmap
+
+STRATEGY_HELP = "Greedy takes the most probable token every time; sample draws from the cut distribution."
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The strategy and its settings as the controls give them (top-k 0 and top-p 1 mean no cut)."""
+
+    strategy: str
+    temperature: float
+    top_k: int
+    top_p: float
+
+    def arguments(self) -> dict:
+        return dict(strategy=self.strategy, temperature=self.temperature, top_k=self.top_k or None,
+                    top_p=self.top_p if self.top_p < 1.0 else None)
+
+
+def sampling_settings() -> Sampling:
+    c = st.columns([2, 3, 2, 3])
+    strategy = c[0].segmented_control("strategy", ["greedy", "sample"], default="sample", required=True,
+                                      key="strategy", bind="query-params", help=STRATEGY_HELP) or "sample"
+    temperature = c[1].slider("temperature T", 0.0, 2.0, 1.0, 0.05, key="t", bind="query-params",
+                              help="Divides the logits before the softmax: below 1 sharper, above 1 flatter; "
+                                   "0 is greedy.")
+    top_k = int(c[2].number_input("top-k (0 = all)", 0, 500, 0, key="k", bind="query-params"))
+    top_p = c[3].slider("top-p (1 = all)", 0.0, 1.0, 1.0, 0.05, key="p", bind="query-params")
+    if strategy == "sample" and temperature == 0:
+        st.caption("T = 0 is greedy: the most probable token every time, whatever the seed.")
+    return Sampling(strategy, temperature, top_k, top_p)
+
+
+def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams: int = 1):
+    return generation(writer.spec, ids, budget, **settings.arguments(), beams=beams, seed=seed, eos_id=writer.eos_id)
+
+
+def _advance(count: int, total: int) -> None:
+    st.session_state["step"] = max(1, min(total, count))
+
+
+def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
+    out = _run(writer, ids, budget, seed, settings)
+    total = len(out.steps)
+    if not total:
+        st.info("The budget or the model's max_len leaves no room for a new token; shorten the prompt.")
+        return
+    current = int(st.session_state.get("step", 1)) if str(st.session_state.get("step", "")).isdigit() else 1
+    buttons = st.columns(3)
+    buttons[0].button("Step", icon=":material/skip_next:", key="step_next", on_click=_advance, args=(current + 1, total),
+                      disabled=current >= total, width="stretch")
+    buttons[1].button("Generate all", icon=":material/fast_forward:", key="step_all", on_click=_advance, args=(total, total),
+                      disabled=current >= total, width="stretch")
+    buttons[2].button("Start over", icon=":material/restart_alt:", key="step_first", on_click=_advance, args=(1, total),
+                      width="stretch")
+    step = st.slider("token being written", 1, max(total, 2), min(current, total), key="step", bind="query-params",
+                     disabled=total == 1)
+    step = min(step, total)
+    shown = out.steps[step - 1]
+    names = writer.names(range(len(shown.distribution.logits)))
+    written = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
+    st.code(f"{_joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
+    dist = shown.distribution
+    kept = int(dist.kept.sum())
+    chart(distribution_bars(names, dist.tempered.numpy(), dist.probabilities.numpy(), dist.kept.numpy(), shown.token,
+                            f"Token {step}: softmax(z / T) with T = {settings.temperature:g}; {kept} of "
+                            f"{len(names)} tokens kept"))
+    st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
+               f"the cut (grey bars are cut by top-k or top-p; the black marks are the renormalised probabilities "
+               f"it was drawn with).")
+    if step == total:
+        st.success(f"Finished after {total} token(s): {STOPS[out.stopped]}.")
+
+
+def _joined(tokens: list[str]) -> str:
+    """Tokens as text: characters joined (a word-piece model's pieces too), ▁ shown as a space."""
+    return "".join(tokens).replace("▁", " ")
+
+
+def _log_probability(out) -> float:
+    return float(sum(torch.log_softmax(step.distribution.logits, -1)[step.token] for step in out.steps))
+
+
+def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
+    beams = st.slider("beams", 1, 6, 3, key="beams", bind="query-params",
+                      help="Beam search keeps this many partial texts, extends each by every token, keeps the best "
+                           "by the sum of log-probabilities, and ranks finished ones by it divided by their length.")
+    greedy = _run(writer, ids, budget, seed, Sampling("greedy", 1.0, 0, 1.0))
+    sampled = _run(writer, ids, budget, seed, Sampling("sample", settings.temperature, settings.top_k, settings.top_p))
+    beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams)
+    columns = st.columns(3)
+    for column, title, out, score in (
+            (columns[0], "greedy", greedy, _log_probability(greedy)),
+            (columns[1], f"sampled (T = {settings.temperature:g}, seed {seed})", sampled, _log_probability(sampled)),
+            (columns[2], f"beam search, {beams} beam(s)", beam, beam.beams[beam.chosen].score if beam.beams else 0.0)):
+        column.markdown(f"**{title}**")
+        column.code(_joined(writer.names(out.tokens)) or " ", language=None, wrap_lines=True)
+        column.caption(f"sum of log p = {score:.2f} over {len(out.tokens)} token(s); {STOPS[out.stopped]}.")
+    if beam.beams:
+        chosen, node = set(), beam.chosen
+        while node >= 0:
+            chosen.add(node)
+            node = beam.beams[node].parent
+        nodes = beam.beams
+        chart(beam_tree([n.step for n in nodes], [n.parent for n in nodes], writer.names([n.token for n in nodes]),
+                        [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text red"))
+
+
+def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
+    out = _run(writer, ids, budget, seed, settings)
+    if not out.steps:
+        st.info("No token was generated; shorten the prompt or raise the budget.")
+        return
+    step = st.slider("token", 1, max(2, len(out.steps)), min(len(out.steps), 6), key="att_step",
+                     bind="query-params", disabled=len(out.steps) == 1)
+    step = min(step, len(out.steps))
+    shown = out.steps[step - 1]
+    kinds = ("self_attn", "cross_attn") if writer.loaded.kind == "encoder-decoder" else ("self_attn",)
+    for kind in kinds:
+        names = [name for name in shown.attention if name.endswith(kind)]
+        rows = np.concatenate([shown.attention[name].numpy() for name in names])           # [layers x H, t]
+        heads = shown.attention[names[0]].shape[0]
+        labels = [f"layer {i // heads + 1} · head {i % heads + 1}" for i in range(len(rows))]
+        if kind == "cross_attn":
+            keys = writer.names(ids)
+        else:
+            keys = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
+        what = "its source (cross-attention)" if kind == "cross_attn" else "the text so far"
+        chart(matrix_heatmap(rows, labels, keys, f"Where the position that wrote “{writer.names([shown.token])[0]}” "
+                                                 f"(token {step}) looks in {what}",
+                             row_name="head", col_name="key"))
+    st.caption("Each row is one head's attention from the last position, the one whose prediction became the new "
+               "token; every row sums to 1.")

@@ -1,0 +1,78 @@
+"""What the Generate page runs: the picked model, its prompt as token ids, and cached generations.
+
+A task model (shipped, trained here or uploaded) reads its task's alphabet; a model brought from a
+folder reads its own tokenizer. Generations are deterministic for a seed, so one run of the whole
+budget serves every step shown, in every session (cached, read-only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from transformer import EOS_ID, Generation, Task, generate, make_task
+from transformer.spec import ModelSpec
+from ui.models import LoadedModel, load_model
+from ui.text import tokenize_text
+
+
+@dataclass(frozen=True)
+class Writer:
+    """The picked model, its task (None for a model brought from a folder) and its end token."""
+
+    spec: ModelSpec
+    task: Task | None
+    eos_id: int
+
+    @property
+    def loaded(self) -> LoadedModel:
+        return load_model(self.spec)
+
+    def names(self, ids) -> list[str]:
+        """How each token id is shown: the task's symbol, or the tokenizer's text for it."""
+        if self.task is not None:
+            return self.task.symbols(list(ids))
+        tokenizer = self.loaded.tokenizer
+        return [tokenizer.decode([int(i)]) if hasattr(tokenizer, "decode") else str(int(i)) for i in ids]
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def writer_of(spec: ModelSpec) -> Writer:
+    metadata = load_model(spec).metadata
+    if "task" not in metadata:
+        return Writer(spec, None, -1)
+    setup = metadata.get("setup") if isinstance(metadata.get("setup"), dict) else {}
+    return Writer(spec, make_task(metadata["task"], metadata.get("kind"), text=setup.get("text")), EOS_ID)
+
+
+def prompt_ids(writer: Writer, text: str) -> tuple[int, ...] | None:
+    """The prompt's ids (empty: the model starts from its start token), or None after a message saying
+    what to change."""
+    task = writer.task
+    if task is None:
+        typed = tokenize_text(text, 64, tokenizer=writer.loaded.tokenizer)
+        if typed is None:
+            st.info("Type a prompt for the model to continue.")
+        return None if typed is None else typed.ids
+    if not text.strip() and writer.loaded.kind == "decoder-only":
+        return ()
+    ids = task.encode_user_input(text)
+    if ids is None:
+        what = "letters a-z, at most 10" if task.name != "text" else "the characters of its text, at most 64"
+        if task.name == "induction":
+            what = "letters a-z, at most 32"
+        st.error(f"The {task.name} model reads only {what}; change the prompt.")
+    return None if ids is None else tuple(ids)
+
+
+@st.cache_resource(max_entries=64, show_spinner="Generating…")
+def generation(spec: ModelSpec, ids: tuple[int, ...], max_new: int, strategy: str, temperature: float,
+               top_k: int | None, top_p: float | None, beams: int, seed: int, eos_id: int) -> Generation:
+    """The whole budget generated once per setting (shared, read-only)."""
+    return generate(load_model(spec).module, list(ids), max_new, strategy, temperature, top_k, top_p, beams, seed,
+                    eos_id=eos_id)
+
+
+STOPS = {"end token": "it wrote the end token", "max_new_tokens": "the budget of new tokens is used up",
+         "max_len": "the next step would read more tokens than the model's max_len"}

@@ -1,0 +1,130 @@
+"""The Generate page in AppTest, and its analyses: what the charts draw against the model and the formulas."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.nn import functional as F
+
+from analysis.decoding_cost import cache_bytes, next_token_seconds, step_times, variants
+from analysis.window_cost import banded_attention, measure_window_cost
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import KVCache, TransformerConfig, build_model, load_checkpoint, make_task
+from ui.model_picker import shipped_label
+
+PAGE = "pages/generate/page.py"
+SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost")
+TEXT = Path(__file__).resolve().parent.parent / "checkpoints" / "text.safetensors"
+
+
+@pytest.fixture(scope="module")
+def text_model():
+    model, _ = load_checkpoint(TEXT)
+    return model, make_task("text")
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_every_section_draws_on_the_default_text_model(section):
+    at = run_page(PAGE, {"section": section})
+    assert_no_exception(at)
+    assert not at.error
+    assert at.selectbox(key="model").value == shipped_label("text")
+    assert chart_specs(at)
+
+
+@pytest.mark.parametrize("temperature", ("0.5", "1.0", "2.0"))
+def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, temperature):
+    model, task = text_model
+    at = run_page(PAGE, {"section": "Next token", "t": temperature, "prompt": "the model "})
+    spec = chart_by_title(at, "Token 1: softmax(z / T)")
+    heights = decode_array(spec["data"][0]["y"]).astype(float)
+    with torch.inference_mode():
+        logits = model(torch.tensor([task.encode_user_input("the model ")])).logits[0, -1]
+    expected = torch.softmax(logits / float(temperature), -1).sort(descending=True).values[:20].numpy()
+    np.testing.assert_allclose(heights[:20], expected, atol=1e-5)
+    assert heights[20] == pytest.approx(1 - expected.sum(), abs=1e-4)
+
+
+def test_top_k_keeps_k_tokens_and_the_step_button_writes_one_more():
+    at = run_page(PAGE, {"section": "Next token", "k": "3", "prompt": "attention "})
+    colors = chart_by_title(at, "Token 1")["data"][0]["marker"]["color"]
+    assert sum(color != "#c8c8c8" for color in colors) == 3                 # kept (blue) or chosen (red)
+    assert "3 of" in chart_by_title(at, "Token 1")["layout"]["title"]["text"]
+    before = at.code[0].value
+    at.button(key="step_next").click().run()
+    assert_no_exception(at)
+    assert chart_by_title(at, "Token 2")
+    assert len(at.code[0].value) > len(before)
+
+
+def test_greedy_in_the_comparison_is_the_argmax_loop(text_model):
+    model, task = text_model
+    at = run_page(PAGE, {"section": "Compare", "new": "12", "prompt": "the keys "})
+    sequence = task.encode_user_input("the keys ")
+    written = []
+    with torch.inference_mode():
+        for _ in range(12):
+            token = int(model(torch.tensor([sequence])).logits[0, -1].argmax())
+            sequence.append(token)
+            written.append(task.symbols([token])[0])
+    assert at.code[0].value == "".join(written).replace("▁", " ")
+
+
+@pytest.mark.parametrize("query", [
+    {"section": "Next token", "prompt": ""}, {"section": "Next token", "t": "0.0"},
+    {"section": "Next token", "p": "0.0"}, {"section": "Next token", "k": "500"},
+    {"section": "Compare", "beams": "6", "new": "64"}, {"section": "Attention", "att_step": "64", "new": "1"},
+    {"section": "KV cache", "w": "2"}, {"section": "KV cache", "w": "32"},
+], ids=lambda q: "-".join(f"{k}={v}" for k, v in q.items()))
+def test_controls_at_their_extremes_give_a_page_without_an_exception(query):
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    assert chart_specs(at)
+
+
+def test_a_prompt_the_model_cannot_read_says_so():
+    at = run_page(PAGE, {"section": "Next token", "prompt": "日本語 ☃"})
+    assert_no_exception(at)
+    assert any("reads only" in e.value for e in at.error)
+
+
+def test_an_encoder_decoder_writes_and_explains_the_cache_section():
+    reverse = shipped_label("reverse")
+    at = run_page(PAGE, {"section": "Next token", "model": reverse, "prompt": "abcdefghij", "strategy": "greedy",
+                         "step": "11"})
+    assert_no_exception(at)
+    assert any("end token" in s.value for s in at.success)
+    at = run_page(PAGE, {"section": "KV cache", "model": reverse})
+    assert any("decoder-only" in i.value for i in at.info)
+
+
+def test_the_cache_formula_is_what_the_cache_holds():
+    base = TransformerConfig(d_model=24, num_heads=6, num_decoder_layers=3, tgt_vocab_size=30, max_len=40)
+    for label, config in variants(base, window=5).items():
+        model, cache = build_model(config, seed=1, kind="decoder-only"), KVCache()
+        with torch.inference_mode():
+            model(torch.randint(4, 30, (1, 17)), cache=cache)
+        assert cache.nbytes() == cache_bytes(config, 17), label
+    assert set(variants(base, 5)) == {"multi-head (6 K/V heads)", "grouped-query (3 K/V heads)",
+                                      "grouped-query (2 K/V heads)", "multi-query (1 K/V head)", "sliding window of 5"}
+
+
+@pytest.mark.parametrize("window", (1, 4, 17, 40))
+def test_banded_attention_is_attention_under_the_band_mask(window):
+    q, k, v = torch.randn(3, 33, 8, generator=torch.Generator().manual_seed(window))
+    i, j = np.arange(33)[:, None], np.arange(33)[None, :]
+    band = torch.from_numpy((j <= i) & (j > i - window))
+    expected = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=band)[0]
+    torch.testing.assert_close(banded_attention(q, k, v, window), expected, atol=1e-5, rtol=1e-5)
+
+
+def test_the_timings_are_finite_and_the_fits_have_their_shape():
+    model = build_model(TransformerConfig(d_model=16, num_heads=2, tgt_vocab_size=30, max_len=80), kind="decoder-only")
+    with_cache, without = next_token_seconds(model, (8, 32, 64), repeats=2)
+    assert with_cache.shape == without.shape == (3,) and np.isfinite(with_cache).all() and (without > 0).all()
+    assert step_times(model, [4, 5, 6], 5, use_cache=True).shape == (5,)
+    cost = measure_window_cost(lengths=(64, 128, 256), window=8, d=16, repeats=2)
+    assert np.isfinite([cost.full_fit.exponent, cost.window_fit.exponent]).all()
+    np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths ** 2)
+    np.testing.assert_array_equal(cost.window_bytes, 4 * 8 * cost.lengths)

@@ -1,0 +1,87 @@
+"""Figures of the Generate page: the next-token distribution, the beam tree, the cache's size and speed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .labels import escape
+from .style import HEAD_COLORS, styled_figure
+
+KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
+
+
+def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities: np.ndarray, kept: np.ndarray,
+                      chosen: int | None, title: str, shown: int = 20) -> go.Figure:
+    """The ``shown`` most probable tokens of softmax(z/T) ``[V]`` as bars and the rest as one bar: kept
+    tokens blue, tokens cut by top-k or top-p grey, the chosen one red; a second trace marks the
+    renormalised probability each kept token is drawn with."""
+    tempered, probabilities = np.asarray(tempered, np.float32), np.asarray(probabilities, np.float32)
+    order = np.argsort(-tempered, kind="stable")[:shown]
+    rest = float(max(0.0, 1.0 - tempered[order].sum()))
+    labels = [escape(names[i]) for i in order] + [f"the other {max(0, len(tempered) - len(order))}"]
+    colors = [CHOSEN if i == chosen else (KEPT if kept[i] else CUT) for i in order] + [CUT]
+    heights = np.append(tempered[order], rest).astype(np.float32)
+    x = np.arange(len(labels))
+    bars = go.Bar(x=x, y=heights, marker_color=colors, name="softmax(z / T)", customdata=labels,
+                  hovertemplate="%{customdata}<br>softmax(z / T) %{y:.3f}<extra></extra>")
+    drawn = go.Scatter(x=x[:-1], y=probabilities[order], mode="markers", name="renormalised, drawn from",
+                       marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
+                       customdata=labels[:-1], hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>")
+    top = float(max(heights.max(), probabilities[order].max(), 1e-6))
+    return styled_figure([bars, drawn], title, 380, xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
+                                                                 tickangle=-45),
+                         yaxis=dict(range=[0, top * 1.12], title_text="probability"),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+
+
+def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str], scores: Sequence[float],
+              chosen_path: set[int], title: str) -> go.Figure:
+    """The nodes a beam search kept, one column per step (best score at the top), each joined to its
+    parent; the chosen hypothesis's path red, finished ones marked with a square."""
+    steps, scores = np.asarray(steps), np.asarray(scores, dtype=np.float64)
+    rank = np.zeros(len(steps))
+    for step in np.unique(steps):
+        members = np.flatnonzero(steps == step)
+        rank[members[np.argsort(-scores[members], kind="stable")]] = np.arange(len(members))
+    xs, ys = [], []
+    for node, parent in enumerate(parents):
+        if parent >= 0:
+            xs += [steps[parent], steps[node], None]
+            ys += [rank[parent], rank[node], None]
+    edges = go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=CUT, width=1.5), hoverinfo="skip", showlegend=False)
+    colors = [CHOSEN if node in chosen_path else KEPT for node in range(len(steps))]
+    nodes = go.Scatter(x=steps, y=rank, mode="markers+text", text=[escape(label) for label in labels],
+                       textposition="middle right", marker=dict(size=11, color=colors), showlegend=False,
+                       customdata=scores, hovertemplate="step %{x}: %{text}<br>sum of log p %{customdata:.2f}"
+                                                        "<extra></extra>")
+    height = int(200 + 34 * (rank.max() + 1 if len(rank) else 1))
+    return styled_figure([edges, nodes], title, height,
+                         xaxis=dict(title_text="step", dtick=1), yaxis=dict(autorange="reversed", title_text="rank",
+                                                                              dtick=1))
+
+
+def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
+          log: bool = False) -> go.Figure:
+    """One line per named series over ``x`` (log-log when ``log``)."""
+    traces = [go.Scatter(x=np.asarray(x, np.float64), y=np.asarray(values, np.float64), mode="lines+markers",
+                         name=escape(name), line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
+                         hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>")
+              for i, (name, values) in enumerate(series.items())]
+    axis_type = "log" if log else "linear"
+    return styled_figure(traces, title, 380, xaxis=dict(title_text=x_title, type=axis_type),
+                         yaxis=dict(title_text=y_title, type=axis_type),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+
+
+def labelled_bars(labels: Sequence[str], values: Sequence[float], title: str, value_name: str,
+                  value_format: str = ".2f") -> go.Figure:
+    """Horizontal bars, one per label, the value printed."""
+    trace = go.Bar(x=np.asarray(values, np.float64), y=[escape(label) for label in labels], orientation="h",
+                   marker_color=KEPT, texttemplate=f"%{{x:{value_format}}}", textposition="outside",
+                   hovertemplate=f"%{{y}}<br>{escape(value_name)} %{{x:{value_format}}}<extra></extra>")
+    top = float(max([*values, 0.0]))
+    return styled_figure([trace], title, int(150 + 42 * len(labels)), yaxis=dict(autorange="reversed"),
+                         xaxis=dict(title_text=escape(value_name), range=[0, top * 1.3 + 1e-9]))
