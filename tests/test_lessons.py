@@ -112,6 +112,8 @@ def test_every_view_opens_with_the_lesson_bar_finite_figures_and_every_setting_o
                     if values.dtype.kind == "f":
                         assert np.isfinite(values[~np.isnan(values)]).all()
     controls = widgets_by_key(at)
+    assert not {"lesson", "step"} & set(controls), "a control bound to the lesson's own URL keys would take them over"
+    assert at.query_params["step"] == str(step + 1)
     for key, value in link_query(lesson, step).items():
         if key in ("lesson", "step"):
             continue

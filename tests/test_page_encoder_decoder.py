@@ -145,7 +145,7 @@ def test_output_bars_are_the_top_k_of_the_model_distribution():
      "k": "1", "pe": "none", "act": "GELU"}, "Layer 1 · all 8 heads · encoder self-attention"),
     ({"enc": "6", "dec": "6", "d_model": "512", "heads": "16", "d_ff": "2048", "dropout": "0.5", "seed": "9999",
      "k": "20", "pe": "learned (untrained)", "norm": "pre-LN", "kind": "encoder-decoder cross-attention",
-     "layer": "6", "step": "6", "pos": "position 6"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
+     "layer": "6", "enc_layer": "6", "pos": "position 6"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
     ({"pe": "rotary (RoPE)", "heads": "2", "kind": "decoder masked self-attention"},
      "Layer 1 · all 2 heads · decoder masked self-attention"),
     ({"pe": "ALiBi", "d_model": "24", "heads": "3", "norm": "pre-LN"}, "Layer 1 · all 3 heads · encoder"),
@@ -181,12 +181,12 @@ def test_text_extremes_one_token_empty_and_over_the_cap():
 
 def test_shared_link_restores_widgets_tab_and_drawn_data():
     params = {"src": "a b c", "tgt": "x y", "enc": "3", "d_model": "32", "heads": "8", "seed": "7",
-              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "step": "2",
+              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "enc_layer": "2",
               "section": "One layer"}
     at = run_page(PAGE, params)
     assert_no_exception(at)
     assert at.session_state["section"] == "One layer"
-    assert at.select_slider(key="step").value == 2
+    assert at.select_slider(key="enc_layer").value == 2
     assert [s["layout"]["title"]["text"] for s in chart_specs(at)][0].startswith("Encoder layer 2 · vector norm")
     assert chart_by_title(open_section(at, "Feed-forward"), "Encoder layer 2 · feed-forward units")  # same layer
     at = open_section(at, "Attention")
@@ -201,7 +201,7 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
 
 
 def test_views_fall_back_when_their_options_shrink():
-    at = run_page(PAGE, {"enc": "4", "dec": "4", "step": "4", "kind": "decoder masked self-attention",
+    at = run_page(PAGE, {"enc": "4", "dec": "4", "enc_layer": "4", "kind": "decoder masked self-attention",
                          "layer": "4", "tgt": "a b c d e f", "pos": "position 5", "heads": "8", "head": "head 8"})
     assert chart_by_title(at, "Layer 4 · head 8 · decoder masked self-attention")
     assert chart_by_title(open_section(at, "One layer"), "Encoder layer 4 · vector norm")
@@ -245,10 +245,10 @@ def assert_dropout_of(before, after, p):
 
 def test_dropout_tab_applies_a_seeded_mask_to_the_models_own_numbers():
     p = 0.3
-    params = {"section": "Dropout", "dropout": str(p), "drop_seed": "7", "drop_head": "head 2", "step": "2"}
+    params = {"section": "Dropout", "dropout": str(p), "drop_seed": "7", "drop_head": "head 2", "enc_layer": "2"}
     at = run_page(PAGE, params)
     assert_no_exception(at)
-    assert at.number_input(key="drop_seed").value == 7 and at.select_slider(key="step").value == 2
+    assert at.number_input(key="drop_seed").value == 7 and at.select_slider(key="enc_layer").value == 2
     assert at.select_slider(key="drop_head").value == 2  # "head 2" in the link: the option as shown
     weights, activations = dropout_panels(at, 2, 2)
     record = recorded(TransformerConfig(dropout=p))
@@ -289,7 +289,7 @@ def test_dropout_p_zero_draws_the_same_numbers_before_and_after():
 
 
 @pytest.mark.parametrize("params", [
-    {"enc": "6", "d_model": "512", "heads": "16", "dropout": "0.5", "norm": "pre-LN", "step": "6",
+    {"enc": "6", "d_model": "512", "heads": "16", "dropout": "0.5", "norm": "pre-LN", "enc_layer": "6",
      "drop_head": "head 16", "drop_seed": "9999", "src": " ".join(f"w{i}" for i in range(64))},
     {"d_model": "8", "heads": "8", "d_ff": "16", "dropout": "0.05", "src": "a", "pe": "none"},
 ], ids=["largest", "smallest"])

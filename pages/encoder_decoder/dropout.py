@@ -66,10 +66,10 @@ def _explain(config) -> None:
 
 
 def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
-    """Encoder layer (1-based, URL key ``step`` shared with the layer sections), head (1-based),
+    """Encoder layer (1-based, URL key ``enc_layer`` shared with the layer sections), head (1-based),
     sub-layer, mask seed and rate p (the page's dropout setting; a checkpoint gets its own slider)."""
     cols = st.columns(5 if trained else 4)
-    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step", container=cols[0])
+    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "enc_layer", container=cols[0])
     head = stops_slider("head", range(1, config.num_heads + 1), "drop_head", container=cols[1],
                         format_func=lambda h: f"head {h}")
     sublayers = SUBLAYERS if config.feed_forward else {"attn": SUBLAYERS["attn"]}

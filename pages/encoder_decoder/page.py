@@ -171,9 +171,10 @@ def output_section(pair: SentencePair):
 
 
 def pick_encoder_layer(pair: SentencePair):
-    """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key ``step``."""
+    """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key
+    ``enc_layer`` (a lesson link uses ``step``)."""
     config = pair.config
-    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "step",
+    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "enc_layer",
                          container=st.columns(3)[0])
     return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 
