@@ -50,6 +50,7 @@ def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams:
 
 
 def _advance(count: int, total: int) -> None:
+    """Move the step slider (its URL value follows)."""
     st.session_state["step"] = max(1, min(total, count))
 
 
@@ -67,7 +68,9 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
                       disabled=current >= total, width="stretch")
     buttons[2].button("Start over", icon=":material/restart_alt:", key="step_first", on_click=_advance, args=(1, total),
                       width="stretch")
-    step = st.slider("token being written", 1, max(total, 2), min(current, total), key="step", bind="query-params",
+    if current > total:  # a shorter generation than the step a link or an earlier run asked for
+        st.session_state["step"] = current = total
+    step = st.slider("token being written", 1, max(total, 2), 1, key="step", bind="query-params",
                      disabled=total == 1)
     step = min(step, total)
     shown = out.steps[step - 1]
