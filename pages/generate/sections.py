@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from pages.generate.setup import STOPS, Writer, generation
+from pages.generate.setup import STOPS, Vocabulary, Writer, generation
 from ui.classroom import chart
 from viz.generation import beam_tree, distribution_bars
 from viz.heatmap import matrix_heatmap
@@ -74,7 +74,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
                      disabled=total == 1)
     step = min(step, total)
     shown = out.steps[step - 1]
-    names = writer.names(range(len(shown.distribution.logits)))
+    names = Vocabulary(writer, len(shown.distribution.logits))
     written = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
     st.code(f"{_joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
     dist = shown.distribution

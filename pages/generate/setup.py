@@ -7,6 +7,7 @@ budget serves every step shown, in every session (cached, read-only).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -35,6 +36,21 @@ class Writer:
             return self.task.symbols(list(ids))
         tokenizer = self.loaded.tokenizer
         return [tokenizer.decode([int(i)]) if hasattr(tokenizer, "decode") else str(int(i)) for i in ids]
+
+
+class Vocabulary(Sequence):
+    """Every token's shown text, looked up only when read (a brought model may have 50,000 tokens)."""
+
+    def __init__(self, writer: Writer, size: int):
+        self.writer, self.size = writer, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.size))]
+        return self.writer.names([index])[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
