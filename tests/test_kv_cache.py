@@ -123,6 +123,17 @@ def test_the_cache_shrinks_by_num_heads_over_num_kv_heads_and_a_window_caps_it()
     assert sizes[4, 3] == full * 3 // 10
 
 
+def test_an_encoder_decoders_cache_holds_the_decoder_only():
+    model = build_model(config(), seed=2, kind="encoder-decoder")
+    cache = KVCache()
+    with torch.inference_mode():
+        model(tokens(7, batch=1), tokens(3, batch=1), cache=cache)
+    assert sorted(cache.shapes()) == [f"decoder.layers.{i}.{kind}" for i in (0, 1) for kind in ("cross_attn", "self_attn")]
+    assert cache.shapes()["decoder.layers.0.cross_attn"] == (1, 4, 7, 4)      # the source's keys, kept once
+    assert cache.shapes()["decoder.layers.0.self_attn"] == (1, 4, 3, 4)
+    assert cache.memory.shape == (1, 7, 16) and cache.positions == 3
+
+
 def test_checkpoints_round_trip_the_new_fields(tmp_path):
     model = build_model(config(num_kv_heads=2, attention_window=5), seed=8, kind="decoder-only")
     save_checkpoint(model, tmp_path / "gqa.safetensors", {})

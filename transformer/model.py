@@ -175,7 +175,11 @@ class Transformer(nn.Module):
         on the first call and kept in the cache."""
         record = pass_record(self, return_attention, return_scores, return_internals, interventions, cache)
         if cache is None or cache.memory is None:
+            if record is not None:
+                record.cache = None               # the encoder runs once: nothing of it goes into the cache
             memory = self.encode(src, src_mask, record)
+            if record is not None:
+                record.cache = cache
             if cache is not None:
                 cache.memory = memory
         else:
