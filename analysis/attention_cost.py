@@ -6,8 +6,10 @@ connects every pair of tokens in one step, out_i = sum_j a_ij v_j, and computes 
 matrix products, at the price of n^2 scores per head, each a d_k-long dot product: O(n^2 d) work per layer
 against the recurrence's O(n d^2) (the paper's Table 1).
 
-``measure_cost`` times one layer of each on this machine. Every round times each length once, and a length's
-time is its best round: a burst of load on a shared machine then falls on all lengths alike and is left out.
+``measure_cost`` times one layer of each on this machine, in CPU time of the calling thread with torch on one
+thread: on a shared machine the wall clock also counts the time other programs hold the core, which stretches
+long runs more than short ones and bends the fit. Every round times each length once, and a length's time is
+its best round.
 ``fit_power_law`` fits t = c n^p by least squares on log t = log c + p log n; p is the measured exponent.
 """
 
@@ -97,10 +99,11 @@ def _best_times(layers: dict[str, Callable[[torch.Tensor], object]], inputs: dic
 
 
 def measure_cost(lengths: Sequence[int] = LENGTHS, d_model: int = 64, repeats: int = 7, seed: int = 0,
-                 clock: Callable[[], float] = time.perf_counter) -> CostMeasurement:
+                 clock: Callable[[], float] = time.thread_time) -> CostMeasurement:
     """Time one self-attention layer (``MultiHeadAttention(d_model, 1)``: Q, K, V, n^2 scores, softmax, the
     weighted sum and W^O) and one recurrent layer (``torch.nn.RNN``, tanh) on a random sequence
-    ``[1, n, d_model]`` of each length, in inference mode, on the threads torch is set to use."""
+    ``[1, n, d_model]`` of each length, in inference mode, with torch on one thread (as the app runs it; the
+    setting is put back after), by ``clock`` (seconds; the calling thread's CPU time by default)."""
     generator = torch.Generator().manual_seed(seed)
     torch_state = torch.random.get_rng_state()
     torch.manual_seed(seed)
@@ -109,7 +112,12 @@ def measure_cost(lengths: Sequence[int] = LENGTHS, d_model: int = 64, repeats: i
     torch.random.set_rng_state(torch_state)  # the caller's random stream is left as it was
     inputs = {int(n): torch.randn(1, int(n), d_model, generator=generator) for n in lengths}
     layers = {"attention": lambda x: attention(x, x, x), "recurrence": recurrent}
-    with torch.inference_mode():
-        best = _best_times(layers, inputs, max(1, int(repeats)), clock)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # all the work on the calling thread, whose CPU time is the clock
+    try:
+        with torch.inference_mode():
+            best = _best_times(layers, inputs, max(1, int(repeats)), clock)
+    finally:
+        torch.set_num_threads(threads)
     return CostMeasurement(np.asarray(list(inputs), dtype=np.int64), best["attention"], best["recurrence"],
                            d_model, max(1, int(repeats)))

@@ -46,8 +46,13 @@ def test_a_recurrence_needs_n_minus_one_steps_and_attention_one():
 
 
 def test_a_live_measurement_gives_positive_times_and_finite_exponents():
-    state = torch.random.get_rng_state()
-    cost = measure_cost(lengths=(64, 128, 256), repeats=2)
+    state, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        cost = measure_cost(lengths=(64, 128, 256), repeats=2)
+        assert torch.get_num_threads() == 2  # measured on one thread, the setting put back
+    finally:
+        torch.set_num_threads(threads)
     assert torch.equal(torch.random.get_rng_state(), state)  # the caller's random stream is untouched
     assert list(cost.lengths) == [64, 128, 256] and list(cost.scores) == [64 ** 2, 128 ** 2, 256 ** 2]
     for times, fit in ((cost.attention, cost.attention_fit), (cost.recurrence, cost.recurrence_fit)):

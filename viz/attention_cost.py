@@ -22,12 +22,12 @@ def attention_cost_figure(lengths: np.ndarray, recurrence_steps: np.ndarray, att
                           attention_ms: np.ndarray, recurrence_ms: np.ndarray, attention_fit: tuple[float, float],
                           recurrence_fit: tuple[float, float], title: str) -> go.Figure:
     """Left: the steps one after another that connect token 1 to token n ``[L]`` (recurrence, attention).
-    Right: the measured milliseconds of one layer ``[L]`` each, with the fitted lines t = c n^p drawn from
+    Right: the measured CPU milliseconds of one layer ``[L]`` each, with the fitted lines t = c n^p drawn from
     ``(p, c)`` (c in ms); both axes logarithmic, so a power law is a straight line of slope p."""
     n = np.asarray(lengths, dtype=np.float64)
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=("steps one after another, token 1 → token n",
-                                        "time of one layer (ms), best of several runs"))
+                                        "CPU time of one layer (ms), best of several runs"))
     fig.add_trace(_line(n, np.asarray(recurrence_steps, np.float64), "recurrence: n − 1 steps", RECURRENCE_COLOR,
                         hover="%{y} steps"), row=1, col=1)
     fig.add_trace(_line(n, np.asarray(attention_steps, np.float64), "self-attention: 1 step", ATTENTION_COLOR,

@@ -43,7 +43,8 @@ def why_attention_section(_view=None) -> None:
                                     "Connecting n tokens · self-attention against a recurrence, measured on this server"),
               key="cost")
     longest = int(cost.lengths[-1])
-    st.caption(f"Measured on this server, one thread: one self-attention layer (d_model = {cost.d_model}, one head: "
+    st.caption(f"Measured on this server in CPU time, on one thread (the time other programs hold the core is left "
+               f"out): one self-attention layer (d_model = {cost.d_model}, one head: "
                f"Q, K, V, the scores, softmax, the weighted sum and W^O) and one recurrent layer (tanh, the same "
                f"width) on a sequence of each length, the best of {cost.repeats} runs. A straight line on these "
                f"log-log axes is a power law t ∝ n^p; its slope p is fitted by least squares. At n = {longest:,} "

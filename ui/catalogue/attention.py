@@ -16,7 +16,7 @@ WHY_ATTENTION = Lesson("why-attention", "Why attention", "One step between any t
          "the one before it has finished. Attention connects the two in one step, and computes all positions in "
          "parallel, which is also why it trains fast on parallel hardware."),
     View("self_attention", {"section": "Why attention"}, "The price: n² scores",
-         "Right: the measured time of one layer on this server, on log-log axes, where a power law t ∝ n^p is a "
+         "Right: the measured CPU time of one layer on this server, on log-log axes, where a power law t ∝ n^p is a "
          "straight line of slope p. The attention layer's fitted exponent is near 2, the recurrence's near 1.",
          "Doubling the sequence length multiplies the number of scores a head computes by how much?",
          Number(4),
