@@ -203,12 +203,16 @@ def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
     assert restored[0].max() > 0.5
 
 
-def test_a_checkpoint_without_a_task_says_what_to_pick(tmp_path):
+def test_a_checkpoint_without_a_task_is_measured_on_the_typed_text_or_says_what_to_pick(tmp_path):
     from transformer import TransformerConfig, build_model, save_checkpoint
 
-    model = build_model(TransformerConfig(d_model=16, num_heads=2, tgt_vocab_size=50), kind="decoder-only")
-    save_checkpoint(model, tmp_path / "plain.safetensors", {})
+    config = TransformerConfig(d_model=16, num_heads=2, src_vocab_size=50, tgt_vocab_size=50)
+    save_checkpoint(build_model(config, kind="decoder-only"), tmp_path / "plain.safetensors", {})
     at = run_with_upload((tmp_path / "plain.safetensors").read_bytes(), "plain", {"section": "Knock out"})
+    assert_no_exception(at)
+    assert chart_by_title(at, "Accuracy, your text")
+    save_checkpoint(build_model(config, kind="encoder-decoder"), tmp_path / "pair.safetensors", {})
+    at = run_with_upload((tmp_path / "pair.safetensors").read_bytes(), "pair", {"section": "Knock out"})
     assert_no_exception(at)
     assert any("without a task" in i.value for i in at.info)
     assert not chart_specs(at)

@@ -92,7 +92,7 @@ def test_a_prompt_the_model_cannot_read_says_so():
 def test_an_encoder_decoder_writes_and_explains_the_cache_section():
     reverse = shipped_label("reverse")
     at = run_page(PAGE, {"section": "Next token", "model": reverse, "prompt": "abcdefghij", "strategy": "greedy",
-                         "step": "11"})
+                         "token": "11"})
     assert_no_exception(at)
     assert any("end token" in s.value for s in at.success)
     at = run_page(PAGE, {"section": "KV cache", "model": reverse})

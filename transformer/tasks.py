@@ -48,7 +48,7 @@ DESCRIPTIONS = {
     "induction": ("Random letters in which a block of 6-14 letters repeats. Once a letter repeats, the next "
                   "letter is the one that followed it last time: a layer-1 head looks at the previous token "
                   "and a layer-2 'induction head' attends to the token after the earlier occurrence "
-                  "(prefix matching). Its loss stays flat, then drops suddenly: the phase change."),
+                  "(prefix matching). Its loss falls slowly for a while, then plunges within a few dozen steps: the phase change."),
     "copy": ("Copy a string of 4-10 letters after the separator <s>. Each output position should attend to "
              "the same position in the source: a diagonal."),
     "reverse": ("Write a string of 4-10 letters backwards. Each output position should attend to the "

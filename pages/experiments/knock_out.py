@@ -86,25 +86,30 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         chart(position_bars(change, inputs.tokens, "How much each token of sentence A changed (1 − cos)",
                             "1 − cos(before, after)"))
         return
-    before, after = scored(subject.spec, seed, (), how), scored(subject.spec, seed, knocked, how)
-    alphabet = len(subject.task.tokenizer.vocabulary)
-    examples = len(evaluation_batch(subject.spec, seed).inputs)
+    ids = inputs.ids if subject.text_model else ()
+    before, after = scored(subject.spec, seed, (), how, ids), scored(subject.spec, seed, knocked, how, ids)
+    where = "your text" if subject.text_model else f"{len(evaluation_batch(subject.spec, seed).inputs)} fresh examples"
     left, right = st.columns(2)
     with left:
         chart(before_after(["accuracy"], [before.accuracy], [after.accuracy],
-                           f"Accuracy, {examples} fresh examples, {count} head(s) knocked out", fixed_top=1.0))
+                           f"Accuracy, {where}, {count} head(s) knocked out", fixed_top=1.0))
     with right:
         chart(before_after(["loss"], [before.loss], [after.loss], f"Loss (cross-entropy), {count} head(s) knocked out"))
-    st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
-               f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
+    if subject.text_model:
+        st.caption("Measured on your text: each position predicts the next token (accuracy: how often its most "
+                   "probable token is the one that follows).")
+    else:
+        alphabet = len(subject.task.tokenizer.vocabulary)
+        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
+                   f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how)
 
 
 def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str) -> None:
     """Each position's next-token prediction on the input, with and without the knock-outs, one token per
-    column (every task model reads one character per token)."""
-    symbols = subject.task.symbols
+    column."""
+    symbols = subject.symbols
     plain, knocked_out = (symbols(predictions(subject.spec, inputs.ids, heads, how)) for heads in ((), knocked))
     width = max(len(t) for t in (*inputs.tokens, *plain, *knocked_out))
     def row(tokens):
@@ -121,7 +126,7 @@ def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure
     if subject.sentences:
         return lambda interventions: sentence_similarity(module, list(inputs.ids), list(inputs.second_ids),
                                                          interventions).cosine
-    batch = evaluation_batch(subject.spec, seed)
+    batch = evaluation_batch(subject.spec, seed, inputs.ids if subject.text_model else ())
     return lambda interventions: getattr(task_score(module, batch, interventions), measure)
 
 
@@ -168,7 +173,7 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     chart(compare_figure(effect.before, effect.after, inputs.tokens, inputs.tokens, f"{second}",
                          f"{second}, {first} knocked out", f"What {second} attends to, with and without {first}",
                          causal=causal))
-    if subject.sentences:
+    if subject.task is None:
         moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
         st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
         return

@@ -24,6 +24,7 @@ require_navigation()
 SECTIONS = ("Knock out", "Importance", "Circuit", "Patching", "Logit lens", "Attribution", "Build a head")
 DECODER_ONLY = ("Patching", "Logit lens", "Attribution")
 SENTENCES = ("A man is playing a guitar on the stage.", "Someone performs music with an instrument.")
+TEXT = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store,"
 
 st.title("Experiments")
 with explanation():
@@ -57,6 +58,13 @@ def read_inputs(subject: Subject) -> Inputs | None:
             st.info("Type both sentences: the experiment compares their embeddings.")
             return None
         return Inputs(typed[0].ids, typed[0].tokens, typed[1].ids, typed[1].tokens)
+    if subject.text_model:
+        text = INPUT_ROW[0].text_input("your text", TEXT, key="input", bind="query-params", max_chars=400)
+        typed = tokenize_text(text, 64, tokenizer=subject.loaded.tokenizer)
+        if typed is None or len(typed.ids) < 2:
+            st.info("Type a text of at least two tokens: each position is measured on predicting the next.")
+            return None
+        return Inputs(typed.ids, tuple(subject.symbols(typed.ids)), text=text)
     task = subject.task
     text = INPUT_ROW[0].text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
                          max_chars=400)
@@ -76,7 +84,7 @@ def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
     """(head A, head B) as indices over layers x heads: for a task model, the layer-1 head with the highest
     previous-token score and the later head with the highest score of the task's pattern."""
     module = subject.module
-    if subject.sentences or module.config.num_decoder_layers < 2:
+    if subject.task is None or module.config.num_decoder_layers < 2:
         return 0, min(1, module.config.num_heads * module.config.num_encoder_layers - 1)
     batch = evaluation_batch(subject.spec, seed)
     with torch.inference_mode():
@@ -109,7 +117,7 @@ loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only"), "ind
                             "page, upload a checkpoint, or pick a shipped one.")
 spec = loaded.spec
 subject = subject_of(spec)
-if subject.task is None and loaded.kind != "encoder-only":
+if subject.task is None and loaded.kind == "encoder-decoder":
     st.info(f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "
             "on the Train page (its task travels with it), or pick a shipped checkpoint or the pretrained model.")
     st.stop()

@@ -15,6 +15,7 @@ from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import make_task
 from ui.classroom import chart
 from ui.controls import stops_slider
+from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
@@ -32,11 +33,20 @@ def first_repeat(tokens: tuple[str, ...]) -> int:
 
 def render_patching(subject: Subject, inputs: Inputs) -> None:
     task, module = subject.task, subject.module
-    corrupted_text = st.text_input("corrupted input (same length, some tokens changed)",
-                                   corrupted_input(task, inputs.text), key="corrupted", bind="query-params", max_chars=200)
-    corrupted = task.encode_user_input(corrupted_text)
+    default = inputs.text if task is None else corrupted_input(task, inputs.text)
+    corrupted_text = st.text_input("corrupted input (same length, some tokens changed)", default, key="corrupted",
+                                   bind="query-params", max_chars=400)
+    if task is None:
+        typed = tokenize_text(corrupted_text, 64, tokenizer=subject.loaded.tokenizer)
+        corrupted = None if typed is None else list(typed.ids)
+    else:
+        corrupted = task.encode_user_input(corrupted_text)
     if corrupted is None:
-        st.error(f"The corrupted input must use only the model's symbols and at most {task.context} of them.")
+        st.error("The corrupted input must use only the model's symbols, as many as the clean input.")
+        return
+    if task is None and corrupted == list(inputs.ids):
+        st.info("Change a word of the corrupted input (keeping its number of tokens): patching measures what the "
+                "clean run's heads restore of the answer the change destroyed.")
         return
     position = stops_slider("answer position (the prediction read)", range(1, len(inputs.ids) + 1), "position",
                             value=first_repeat(inputs.tokens) + 1) - 1
@@ -46,7 +56,7 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     except ValueError as error:
         st.error(str(error))
         return
-    symbols = task.symbols
+    symbols = subject.symbols
     answer, foil = symbols([run.answer])[0], symbols([run.foil])[0]
     st.markdown(f"At position {position + 1} (token “{inputs.tokens[position]}”) the clean input predicts "
                 f"**{answer}** and the corrupted one **{foil}**: logit difference "
@@ -74,7 +84,7 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
 def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
     with torch.inference_mode():
         lens = logit_lens(subject.module, list(inputs.ids))
-    top = [subject.task.symbols(row) for row in lens.top]
+    top = [subject.symbols(row) for row in lens.top]
     chart(lens_figure(lens.top_probability, top, inputs.tokens, lens.stages,
                       "Logit lens: each stage's best guess of the next token, and its probability"))
     st.caption("Each row reads the residual stream after that stage through the final LayerNorm and the "
@@ -88,7 +98,7 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
         logits = subject.module(torch.tensor([inputs.ids])).logits[0, position]
         token = int(logits.argmax())
         shares = direct_logit_attribution(subject.module, list(inputs.ids), position, token)
-    symbol = subject.task.symbols([token])[0]
+    symbol = subject.symbols([token])[0]
     chart(head_grid(shares.heads, f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
                     "share of the logit"))
     chart(share_bars(shares.others, "The other parts' shares"))

@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from analysis.knockout import TaskScore, knockouts, sentence_similarity, task_score
-from transformer import Task, make_task
+from transformer import Task, TaskBatch, make_task
 from transformer.spec import ModelSpec
 from ui.models import LoadedModel, load_model
 
@@ -43,7 +43,20 @@ class Subject:
 
     @property
     def sentences(self) -> bool:
-        return self.task is None
+        """An encoder without a task: measured by two sentences' similarity."""
+        return self.task is None and self.loaded.kind == "encoder-only"
+
+    @property
+    def text_model(self) -> bool:
+        """A decoder without a task (e.g. one brought from a folder): measured on the text typed."""
+        return self.task is None and self.loaded.kind == "decoder-only"
+
+    def symbols(self, ids) -> list[str]:
+        """How each token id is shown: the task's symbol, or the tokenizer's text for it."""
+        if self.task is not None:
+            return self.task.symbols(list(ids))
+        tokenizer = self.loaded.tokenizer
+        return [tokenizer.decode([int(i)]) if hasattr(tokenizer, "decode") else str(int(i)) for i in ids]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -57,8 +70,12 @@ def subject_of(spec: ModelSpec) -> Subject:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def evaluation_batch(spec: ModelSpec, seed: int):
-    """A fixed batch of ``BATCH`` examples of the model's task, drawn from ``seed`` (the same in every session)."""
+def evaluation_batch(spec: ModelSpec, seed: int, ids: tuple[int, ...] = ()):
+    """A fixed batch of ``BATCH`` examples of the model's task, drawn from ``seed`` (the same in every session);
+    for a model without a task, the typed text ``ids``: each position predicts the next token."""
+    if ids:
+        tokens = torch.tensor([ids])
+        return TaskBatch(tokens[:, :-1], None, tokens[:, 1:], torch.ones_like(tokens[:, 1:], dtype=torch.bool), [])
     return subject_of(spec).task.batch(BATCH, torch.Generator().manual_seed(int(seed)), "val")
 
 
@@ -67,10 +84,10 @@ def as_interventions(knocked: KNOCKED, how: str) -> tuple:
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str) -> TaskScore:
-    """Loss and accuracy on the evaluation batch with the ``knocked`` heads knocked out."""
+def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = ()) -> TaskScore:
+    """Loss and accuracy on the evaluation batch (see ``evaluation_batch``) with the ``knocked`` heads knocked out."""
     with torch.inference_mode():
-        return task_score(load_model(spec).module, evaluation_batch(spec, seed), as_interventions(knocked, how))
+        return task_score(load_model(spec).module, evaluation_batch(spec, seed, ids), as_interventions(knocked, how))
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)

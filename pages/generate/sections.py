@@ -51,7 +51,7 @@ def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams:
 
 def _advance(count: int, total: int) -> None:
     """Move the step slider (its URL value follows)."""
-    st.session_state["step"] = max(1, min(total, count))
+    st.session_state["token"] = max(1, min(total, count))
 
 
 def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
@@ -60,7 +60,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     if not total:
         st.info("The budget or the model's max_len leaves no room for a new token; shorten the prompt.")
         return
-    current = int(st.session_state.get("step", 1)) if str(st.session_state.get("step", "")).isdigit() else 1
+    current = int(st.session_state.get("token", 1)) if str(st.session_state.get("token", "")).isdigit() else 1
     buttons = st.columns(3)
     buttons[0].button("Step", icon=":material/skip_next:", key="step_next", on_click=_advance, args=(current + 1, total),
                       disabled=current >= total, width="stretch")
@@ -69,8 +69,8 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     buttons[2].button("Start over", icon=":material/restart_alt:", key="step_first", on_click=_advance, args=(1, total),
                       width="stretch")
     if current > total:  # a shorter generation than the step a link or an earlier run asked for
-        st.session_state["step"] = current = total
-    step = st.slider("token being written", 1, max(total, 2), 1, key="step", bind="query-params",
+        st.session_state["token"] = current = total
+    step = st.slider("token being written", 1, max(total, 2), 1, key="token", bind="query-params",
                      disabled=total == 1)
     step = min(step, total)
     shown = out.steps[step - 1]

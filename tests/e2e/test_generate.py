@@ -13,7 +13,7 @@ def test_stepping_writes_one_token_at_a_time(page, server_url):
     wait_for_chart(page, "Token 2: softmax(z / T)", timeout=20_000)
     wait_idle(page)
     after = page.locator("[data-testid=stCode]").first.inner_text()
-    assert after != written and "step=2" in page.url
+    assert after != written and "token=2" in page.url
 
     page.locator(".st-key-step_all button").click()
     page.wait_for_selector("[data-testid=stAlert]:has-text('Finished after')", timeout=20_000)
