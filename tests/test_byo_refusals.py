@@ -162,3 +162,19 @@ def test_conv1d_weights_are_transposed_and_qkv_cut_in_three():
     assert renamed({"h.0.attn.bias": torch.ones(1, 1, 4, 4), "lm_head.weight": torch.ones(5, d)}, GPT2) == {}
     with pytest.raises(ValueError, match="no place in a GPT-2 model"):
         renamed({"h.0.attn.c_extra.weight": torch.ones(2, 2)}, GPT2)
+
+
+def test_weights_with_nan_are_refused(copy):
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(copy / "model.safetensors")
+    tensors["transformer.h.1.mlp.c_fc.weight"][3, 5] = float("nan")
+    save_file(tensors, copy / "model.safetensors", metadata={"format": "pt"})
+    refused(copy, r"decoder\.layers\.1\.feed_forward\.linear1\.weight' hold NaN")
+
+
+def test_a_loaded_model_is_one_block_of_float32_memory(gpt2_dir):
+    model, _ = load_pretrained(gpt2_dir)
+    storages = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    assert len(storages) == 1 and all(p.dtype == torch.float32 and p.is_contiguous() for p in model.parameters())
+    assert model.parameters().__next__().untyped_storage().nbytes() == 4 * sum(p.numel() for p in model.parameters())

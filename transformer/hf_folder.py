@@ -214,16 +214,24 @@ def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: s
 
 
 def _tensors(path: Path, weight_map: WeightMap) -> dict[str, torch.Tensor]:
-    """The tensors the model uses (skipped ones are not read), float32, under our names."""
+    """The tensors the model uses (skipped ones are not read), float32, under our names.
+
+    All of them are views of one block of memory, filled one tensor at a time: the file is not kept
+    mapped, at most one tensor is held twice while loading, and the model's weights are one
+    allocation, given back to the system at once when the model is dropped."""
     with safe_open(path, "pt", device="cpu") as weights:
-        theirs = {key: weights.get_tensor(key) for key in weights.keys()
-                  if weight_map.targets(weight_map.bare(key)) != []}
-    ours = {}
-    for name, tensor in renamed(theirs, weight_map).items():
-        tensor = tensor.to(torch.float32).contiguous()
-        if not torch.isfinite(tensor).all():
-            raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
-        ours[name] = tensor
+        used = [key for key in weights.keys() if weight_map.targets(weight_map.bare(key)) != []]
+        shapes = renamed({key: torch.empty(weights.get_slice(key).get_shape(), device="meta") for key in used},
+                         weight_map)
+        block = torch.empty(sum(shape.numel() for shape in shapes.values()), dtype=torch.float32)
+        ours, offset = {}, 0
+        for key in used:
+            for name, view in renamed({key: weights.get_tensor(key)}, weight_map).items():
+                tensor = block[offset:offset + view.numel()].view(view.shape).copy_(view)
+                offset += view.numel()
+                if not torch.isfinite(tensor).all():
+                    raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
+                ours[name] = tensor
     return ours
 
 
