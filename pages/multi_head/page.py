@@ -8,7 +8,7 @@ import streamlit as st
 from transformer import causal_mask
 from ui.controls import (d_model_control, heads_control, layers_control, positional_control, section_picker,
                          seed_control, stops_slider)
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.models import LoadedModel
@@ -218,8 +218,9 @@ SECTION_VIEWS = {
 def download(view: HeadsOnText) -> None:
     """Every weight of the stack as a long CSV."""
     layers, heads, n = *view.weights.shape[:2], len(view.tokens)
+    weights, tokens = view.weights, view.tokens  # the file is made later: it holds these, not the model
     st.header("Download")
-    st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(view.weights, view.tokens),
+    st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),
                        file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
                        help="One row per layer, head, query and key: layer, head, query position, query token, "
                             "key position, key token, weight.")
