@@ -14,7 +14,7 @@ import torch
 from tests.byo_folders import END, bert_folder, distilbert_folder, gpt2_folder
 import transformers
 from transformer import BPETokenizer, DecoderOnly, EncoderOnly, WordPieceTokenizer, batch_tensors, load_pretrained
-from transformer import greedy_continue
+from transformer import generate
 
 ATOL = 1e-5
 TEXTS = [
@@ -204,7 +204,9 @@ def test_gpt2_greedy_generation_matches_transformers(gpt2, prompt):
                                      pad_token_id=end)[0, len(ids):].tolist()
     if end in expected:  # transformers pads after the end; the end itself is the last token
         expected = expected[:expected.index(end) + 1]
-    assert greedy_continue(model, ids, 20, eos_id=end) == expected
+    for use_cache in (True, False):
+        ours = generate(model, ids, 20, strategy="greedy", eos_id=end, use_cache=use_cache)
+        assert list(ours.tokens) == expected, use_cache
     assert len(expected) >= 1
 
 

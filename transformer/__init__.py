@@ -26,7 +26,6 @@ from .positional import (
     sinusoid_wavelengths,
     sinusoidal_encoding,
 )
-from .greedy import greedy_continue
 from .hf_folder import MAX_MODEL_BYTES, FolderModel, inspect_folder, load_folder
 from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert_state_dict, load_bert_weights,
                          load_pretrained, model_files, pretrained_tokenizer)
@@ -48,7 +47,7 @@ __all__ = [
     "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
     "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
-    "causal_mask", "characters", "greedy_continue", "inspect_folder", "load_folder", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",
+    "causal_mask", "characters", "inspect_folder", "load_folder", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",
     "hash_tokenizer", "init_parameters", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
     "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",
