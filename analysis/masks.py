@@ -55,7 +55,7 @@ def softmax_comparison(scores: np.ndarray, mask: np.ndarray) -> SoftmaxCompariso
     """softmax(S with -inf where masked): a row of all -inf gives exp(-inf)/sum = 0/0 = NaN.
     The package's masked_softmax returns an all-zero row instead; a finite -1e9 fill, as many
     implementations use, makes every score of that row equal, so softmax spreads it evenly."""
-    s, m = torch.from_numpy(np.asarray(scores, dtype=np.float32)), torch.from_numpy(np.asarray(mask))
+    s, m = torch.tensor(np.asarray(scores, dtype=np.float32)), torch.tensor(np.asarray(mask))  # copies: inputs may be read-only
     plain = torch.softmax(s.masked_fill(~m, float("-inf")), dim=-1)
     finite = torch.softmax(s.masked_fill(~m, FINITE_FILL), dim=-1)
     return SoftmaxComparison(plain.numpy(), masked_softmax(s, m).numpy(), np.asarray(mask), finite.numpy())

@@ -133,7 +133,8 @@ def test_role_scores_by_hand():
 
 def test_readings_are_shared_read_only_and_bounded_by_bytes(minilm):
     from pages.pretrained.numbers import MODEL
-    from ui.forward import READING_CACHE_BYTES, encoder_reading
+    from ui.cache import COMPUTATION_BYTES, COMPUTATIONS
+    from ui.forward import encoder_reading
 
     weights, hidden, pieces = model_weights(minilm, TEXT)
     first = encoder_reading(MODEL, tuple(pieces.ids))
@@ -143,9 +144,11 @@ def test_readings_are_shared_read_only_and_bounded_by_bytes(minilm):
     with pytest.raises(ValueError):
         first.weights[0, 0, 0, 0] = 1.0
     # three readings of 512 tokens hold 75 MB each: the cache keeps what fits its bound
-    for offset in range(3):
-        encoder_reading(MODEL, (101, *[1000 + offset + i % 50 for i in range(510)], 102))
-        assert encoder_reading.cache.currsize <= READING_CACHE_BYTES
+    longs = [(101, *[1000 + offset + i % 50 for i in range(510)], 102) for offset in range(3)]
+    kept = [encoder_reading(MODEL, ids) for ids in longs]
+    assert all(reading.weights.nbytes == 6 * 12 * 512 * 512 * 4 for reading in kept)
+    assert COMPUTATIONS.currsize <= COMPUTATION_BYTES < 3 * kept[0].weights.nbytes
+    assert encoder_reading(MODEL, longs[0]) is not kept[0]  # the oldest was dropped to make room
 
 
 def test_roles_are_compared_on_one_scale_by_hand():

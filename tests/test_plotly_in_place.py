@@ -13,10 +13,10 @@ import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
 import ui.classroom
-import ui.figure_cache
+import ui.cache
 import ui.plotly_in_place
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
-from ui.figure_cache import cached_figure, serialised
+from ui.cache import SharedFigure, cached_figure
 from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
                                 serve_plotly_library)
 from viz.style import presentation_spec
@@ -153,7 +153,7 @@ def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
         return figure_json(figure, config)
 
     monkeypatch.setattr(ui.classroom, "figure_json", counted)
-    ui.figure_cache._build.clear()  # no figure serialised by an earlier test
+    ui.cache.clear_figures()  # no figure serialised by an earlier test
     at = run_page("pages/positional_encoding/page.py")
     first = [el.proto.bytes for el in chart_elements(at)]
     assert len(first) == len(serialisations) == 3
@@ -173,18 +173,33 @@ def _heatmap(value: float) -> go.Figure:
     return go.Figure(go.Heatmap(z=np.full((2, 2), value, dtype=np.float32)))
 
 
-def test_only_a_shared_figure_keeps_its_json():
+def test_only_a_shared_figure_keeps_its_json(monkeypatch):
     made = []
 
     def serialise(figure):
-        return lambda: made.append(1) or figure_json(figure)
+        made.append(1)
+        return figure_json(figure)
 
-    ui.figure_cache._build.clear()
+    ui.cache.clear_figures()
     shared = cached_figure(_heatmap, 1.5)
-    assert serialised(shared, "plain", serialise(shared)) == serialised(shared, "plain", serialise(shared))
+    assert isinstance(shared, SharedFigure) and cached_figure(_heatmap, 1.5) is shared
+    assert shared.json("plain", serialise) == shared.json("plain", serialise)
     assert len(made) == 1
-    serialised(shared, "other", serialise(shared))
+    shared.json("other", serialise)
     assert len(made) == 2
-    own = _heatmap(1.5)  # built in this run: it may change before the next, so it is serialised every time
-    assert serialised(own, "plain", serialise(own)) == serialised(own, "plain", serialise(own))
+    assert cached_figure(_heatmap, 2.5) is not shared  # other arguments, another figure
+    monkeypatch.setattr(ui.classroom, "figure_json", lambda figure, config=None: serialise(figure))
+    at = AppTest.from_function(_a_figure_built_in_the_run).run()  # drawn without the cache: serialised each run
+    first = chart_specs(at)
+    at.run()
+    assert chart_specs(at) == first and decode_array(first[0]["data"][0]["z"])[0, 0] == 1.5
     assert len(made) == 4
+
+
+def _a_figure_built_in_the_run():
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui.classroom import chart
+
+    chart(go.Figure(go.Heatmap(z=np.full((2, 2), 1.5, dtype=np.float32))))

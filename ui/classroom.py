@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import segno
 import streamlit as st
 
-from ui.figure_cache import serialised
+from ui.cache import SharedFigure, computation
 from ui.plotly_in_place import call_site, figure_json, plotly_in_place
 from viz.style import presentation_spec
 
@@ -37,16 +37,22 @@ def presenting() -> bool:
     return str(value).lower() in ("true", "1", "on", "yes")
 
 
-def chart(fig: go.Figure, container=st, key: str | None = None, width="stretch", config: dict | None = None):
+def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch",
+          config: dict | None = None):
     """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
     presentation mode every font 1.5x and the figure taller.
-    ``config``: Plotly's plot configuration.
+    ``config``: Plotly's plot configuration. A figure from the figure cache (``ui.cache.cached_figure``)
+    is serialised once for each way it is sent; any other figure on every run.
 
     Drawn as sent: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
     and no chart theme rewrites it in the browser."""
     present = presenting()
-    data = serialised(fig, (present, json.dumps(config, sort_keys=True)),
-                      lambda: figure_json(presentation_spec(fig.to_dict()) if present else fig, config))
+
+    def serialise(figure: go.Figure) -> bytes:
+        return figure_json(presentation_spec(figure.to_dict()) if present else figure, config)
+
+    how = (present, json.dumps(config, sort_keys=True))
+    data = fig.json(how, serialise) if isinstance(fig, SharedFigure) else serialise(fig)
     return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width)
 
 
@@ -65,7 +71,7 @@ def view_link(url_path: str, query: dict[str, str | list[str]]) -> str:
     return base + path + (f"?{urlencode(query, doseq=True)}" if query else "")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@computation
 def qr_png(link: str, scale: int = 8) -> bytes:
     """A QR code of ``link`` as PNG bytes (error correction M, a 4-module quiet zone)."""
     code = segno.make(link, error="m", micro=False)

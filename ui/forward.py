@@ -1,13 +1,11 @@
-"""Cached forward passes of any model by spec: float32 numpy views of the forward record."""
+"""Forward passes of any model by spec, as float32 numpy views of the forward record, kept in the one
+computation cache (``ui.cache.computation``): shared by every session and page, read-only."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
-import cachetools
 import numpy as np
-import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 import torch
 
@@ -15,6 +13,7 @@ from transformer import PAD_ID, TransformerConfig
 from transformer.record import select_names
 from transformer.spec import ModelSpec
 
+from .cache import computation
 from .models import load_model
 
 
@@ -76,7 +75,7 @@ def _self_mask(length: int, causal: bool, real: np.ndarray) -> np.ndarray:
     return mask & np.tri(length, dtype=bool) if causal else mask.copy()
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@computation
 def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (), causal: bool | None = None,
               pad_keys: bool = False, internals: bool = False, tokens: tuple[str, ...] = ()) -> ForwardView:
     """The model ``spec`` names on token ``ids`` (and ``target`` ids for an encoder-decoder).
@@ -84,6 +83,7 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
     ``causal`` None keeps the model's own mask (causal for decoder-only); True or False
     puts the look-ahead mask on or off a single-stack model. ``pad_keys`` hides keys
     whose id is the padding id (0). An encoder-decoder's decoder is always causal.
+    The view is shared: its arrays are read-only.
     """
     loaded = load_model(spec)
     model, kind = loaded.module, loaded.kind
@@ -126,25 +126,14 @@ class EncoderReading:
     hidden: np.ndarray
 
 
-def _reading_bytes(reading: EncoderReading) -> int:
-    return reading.weights.nbytes + reading.hidden.nbytes
-
-
-# Shared by every session and bounded by size, not by count: one 512-token reading of a 6 x 12-head
-# model holds 75 MB of weights, one of 32 tokens 0.3 MB. A reading larger than the bound is not kept.
-READING_CACHE_BYTES = 128 * 2**20
-
-
-@cachetools.cached(cachetools.LRUCache(maxsize=READING_CACHE_BYTES, getsizeof=_reading_bytes), lock=threading.Lock())
+@computation
 def encoder_reading(spec: ModelSpec, ids: tuple[int, ...]) -> EncoderReading:
     """The encoder-only model ``spec`` names on ``ids`` (bidirectional, no padding): attention maps and
-    hidden state, without the scores ``run_model`` also keeps. Entries are returned, never copied."""
+    hidden state, without the scores ``run_model`` also keeps. Shared: its arrays are read-only."""
     loaded = load_model(spec)
     if loaded.kind != "encoder-only":
         raise ValueError(f"{loaded.label} is {loaded.kind}; encoder_reading reads encoder-only models")
     with torch.inference_mode():
         out = loaded.module(torch.tensor([ids]), return_attention=True)
     weights = out.attention.stacked("encoder")[:, 0].float().numpy()
-    hidden = out.hidden[0].float().numpy().copy()
-    weights.flags.writeable = hidden.flags.writeable = False
-    return EncoderReading(weights, hidden)
+    return EncoderReading(weights, out.hidden[0].float().numpy().copy())

@@ -20,12 +20,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import streamlit as st
-
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer.hf_configs import SUPPORTED_TYPES
 from transformer.hf_folder import FolderModel, folder_name, inspect_folder
 from transformer.spec import ModelSpec
+
+from .cache import resource
 
 ENV = "ATTENTION_LAB_MODELS"
 MAX_FOLDERS = 64  # a listing stops here: a path list is not a disk search
@@ -114,7 +114,7 @@ def find_models(env_value: str, cache: Path) -> LocalModels:
     return LocalModels(tuple(models), tuple(problems))
 
 
-@st.cache_resource(ttl=60, max_entries=4, show_spinner=False)
+@resource(max_entries=4, ttl=60)
 def _listing(env_value: str, cache: str) -> LocalModels:
     return find_models(env_value, Path(cache))
 

@@ -9,14 +9,13 @@ the picker with its reason.
 
 from __future__ import annotations
 
-import functools
-
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import PRETRAINED_MODELS
 from transformer.spec import ModelSpec
 
+from .cache import resource
 from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 
@@ -27,7 +26,7 @@ KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-onl
               "encoder-only": "encoder-only (BERT-style)"}
 
 
-@functools.cache
+@resource()
 def pretrained_available(name: str) -> bool:
     """True when the package that ships this model's files is installed (looked up once per process)."""
     import importlib.util

@@ -1,8 +1,9 @@
 """Models by spec: resolved once per process to weights plus their tokenizer, shared read-only.
 
-Random models are keyed by (config, seed, kind), checkpoints by the SHA-256 of their
-file, the pretrained model by name, a model from a folder by the folder. Caches are
-bounded; the pretrained model and one model from a folder are held once for all sessions. Shared models are read-only: callers run them under
+Models are resources of the caching policy (``ui.cache.resource``), keyed by their spec: random
+models by (config, seed, kind), checkpoints by the SHA-256 of their file, the pretrained model by
+name, a model from a folder by the folder. Each kind is bounded; the pretrained model and one model
+from a folder are held once for all sessions. Shared models are read-only: callers run them under
 ``torch.inference_mode()`` and never call ``.train()`` or store anything on them.
 """
 
@@ -19,6 +20,8 @@ import torch
 
 from transformer import TransformerConfig, build_model, hash_tokenizer
 from transformer.spec import ModelSpec
+
+from .cache import resource
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent.parent / "checkpoints"
 UPLOADS = "uploaded_checkpoints"  # session_state: digest -> (file name, bytes)
@@ -52,13 +55,13 @@ def _read_only(module: torch.nn.Module) -> torch.nn.Module:
     return module.eval()
 
 
-@st.cache_resource(max_entries=12, show_spinner=False)
+@resource(max_entries=12)
 def _random(spec: ModelSpec) -> LoadedModel:
     module = _read_only(build_model(spec.config, spec.seed, spec.kind))
     return LoadedModel(spec, module, hash_tokenizer(spec.config, spec.kind))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@resource(max_entries=8)
 def _checkpoint(spec: ModelSpec, _read: Callable[[], bytes]) -> LoadedModel:
     """Keyed by the spec (the file's SHA-256): the bytes are read only when the model is not cached yet."""
     from transformer import load_checkpoint
@@ -67,7 +70,7 @@ def _checkpoint(spec: ModelSpec, _read: Callable[[], bytes]) -> LoadedModel:
     return LoadedModel(spec, _read_only(module), metadata["tokenizer"], metadata)
 
 
-@st.cache_resource(max_entries=1, show_spinner="Loading the pretrained model (once for everyone)...")
+@resource(max_entries=1, spinner="Loading the pretrained model (once for everyone)...")
 def _pretrained(spec: ModelSpec) -> LoadedModel:
     from transformer import load_pretrained
 
@@ -75,7 +78,7 @@ def _pretrained(spec: ModelSpec) -> LoadedModel:
     return LoadedModel(spec, _read_only(module), tokenizer, {"kind": "encoder-only"})
 
 
-@st.cache_resource(max_entries=1, show_spinner="Loading the model from its folder (once for everyone)...")
+@resource(max_entries=1, spinner="Loading the model from its folder (once for everyone)...")
 def _folder(spec: ModelSpec) -> LoadedModel:
     """A model the user brings, from its folder; one at a time is held (a GPT-2 small takes 0.5 GB)."""
     from transformer import load_pretrained
@@ -93,7 +96,7 @@ class CheckpointEntry:
     metadata: dict = field(compare=False, hash=False)
 
 
-@st.cache_resource(max_entries=1, show_spinner=False)
+@resource(max_entries=1)
 def shipped_checkpoints() -> dict[str, tuple[Path, CheckpointEntry]]:
     """The checkpoints shipped in checkpoints/, by SHA-256 (read once per process)."""
     from transformer import checkpoint_info

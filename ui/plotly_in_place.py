@@ -31,6 +31,8 @@ import streamlit.components.v1 as components_v1
 from plotly.offline import get_plotlyjs_version
 from streamlit.errors import StreamlitDuplicateElementKey
 
+from ui.cache import resource
+
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"  # served at app/static/ (next to app.py)
 STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a new address
@@ -86,7 +88,7 @@ def copy_to_static(folder: Path) -> bool:
     return True
 
 
-@st.cache_resource(show_spinner=False)
+@resource()
 def serve_plotly_library() -> str:
     """Serve ``plotly.min.js`` from this server, once per process; its address relative to the page's:
     the app's static route, or a component folder route where static files cannot be served."""
@@ -96,7 +98,7 @@ def serve_plotly_library() -> str:
     return f"component/{component.name}/plotly.min.js"
 
 
-@st.cache_resource(show_spinner=False)
+@resource()
 def _drawer():
     """The chart component, once per process, loading plotly.js from where ``serve_plotly_library`` put it."""
     js = _JS.replace("__LIBRARY__", serve_plotly_library())

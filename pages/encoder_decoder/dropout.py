@@ -15,7 +15,7 @@ import streamlit as st
 from analysis.dropout import dropout_view, row_sums
 from ui.classroom import chart
 from ui.controls import stops_slider
-from ui.figure_cache import shared_figure
+from ui.cache import shared_figure
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
 SUBLAYERS = {"attn": "self-attention", "ffn": "feed-forward"}

@@ -1,12 +1,12 @@
-"""Cached figures of the encoder-decoder page: building a Plotly figure costs tens of ms, so the
-same inputs return the same figure object, shared and read-only (``ui.figure_cache``)."""
+"""The encoder-decoder page's figures, each from the figure cache (``ui.cache.shared_figure``): the same
+inputs return the same figure, built and serialised once and shared read-only."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figure_cache import shared_figure
+from ui.cache import shared_figure
 from viz.encoder_decoder import top_k_bars
 from viz.heads import head_grid_figure
 from viz.heatmap import matrix_heatmap

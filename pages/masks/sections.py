@@ -16,7 +16,7 @@ from viz.masks import mask_panels_figure, readable_heatmap
 
 from analysis import masks as mask_math
 from pages.masks import numbers as mask_ui
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import TokenizedText, sentence_input
 from ui.classroom import chart

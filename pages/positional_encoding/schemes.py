@@ -10,7 +10,7 @@ import streamlit as st
 from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import section_picker
 

@@ -9,7 +9,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 from viz.word_order import attention_pair_figure, word_rows_figure
 
 from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control, stops_slider
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from ui.classroom import chart

@@ -14,7 +14,7 @@ from transformer import WordPieces
 from ui.classroom import chart
 from ui.controls import stops_slider
 from viz.labels import escape
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
 from viz.heads import head_grid_figure

@@ -14,7 +14,7 @@ import streamlit as st
 from pages.self_attention.steps import AttentionSteps, sentence_peakedness, softmax_peakedness
 from pages.self_attention.why_attention import why_attention_section
 from transformer import TransformerConfig
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from ui.classroom import chart
 from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
                                  signed_matrix_figure, weighted_values_figure)

@@ -14,7 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
 REFRESH = 0.5  # the browser asks for a tick this often while training: the page updates twice a second
@@ -37,7 +37,7 @@ def whole_page(callback):
     return run
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@resource(max_entries=16)
 def untrained_trainer(setup: TrainingSetup) -> Trainer:
     """The model ``setup`` builds, at step 0, shared by every session that has not trained it yet.
 

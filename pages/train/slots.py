@@ -14,7 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 
-import streamlit as st
+from ui.cache import resource
 
 CAPACITY = 2
 TIMEOUT = 3.0
@@ -47,7 +47,7 @@ class TrainingSlots:
             return min(len(self._seen), self.capacity)
 
 
-@st.cache_resource(show_spinner=False)
+@resource()
 def training_slots() -> TrainingSlots:
     """The one queue of this server process."""
     return TrainingSlots()

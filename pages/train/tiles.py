@@ -8,7 +8,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from transformer import Trainer
 from ui.classroom import chart
-from ui.figure_cache import cached_figure
+from ui.cache import cached_figure
 from viz.heads import head_grid_figure
 
 

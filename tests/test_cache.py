@@ -1,0 +1,59 @@
+"""The one caching policy (ui/cache.py): computations are shared, read-only and bounded by bytes."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui import cache
+from ui.cache import computation, read_only, size_in_bytes
+
+
+@dataclass(frozen=True)
+class _Pair:
+    first: np.ndarray
+    second: dict
+
+
+def test_an_entry_counts_the_bytes_of_the_arrays_and_tables_it_holds():
+    pair = _Pair(np.zeros((10, 10), np.float32), {"a": np.zeros(5, np.float64), "b": b"xyz"})
+    assert size_in_bytes(pair) == 400 + 40 + 3 + 2 * cache.SMALL_OBJECT_BYTES  # the arrays, the bytes, two holders
+    table = pd.DataFrame({"x": np.arange(1000, dtype=np.int64)})
+    assert 8000 <= size_in_bytes(table) < 9000
+    assert size_in_bytes(7) == cache.SMALL_OBJECT_BYTES
+
+
+def test_read_only_reaches_every_array():
+    pair = read_only(_Pair(np.zeros(3), {"a": [np.ones(2)]}))
+    for array in (pair.first, pair.second["a"][0]):
+        with pytest.raises(ValueError):
+            array[0] = 5.0
+
+
+_calls = []
+
+
+@computation
+def _squares(n: int) -> np.ndarray:
+    _calls.append(n)
+    return np.arange(n, dtype=np.float64) ** 2
+
+
+def test_a_computation_runs_once_and_hands_every_caller_the_same_read_only_result():
+    first = _squares(7)
+    assert _squares(7) is first and _calls.count(7) == 1
+    assert list(first[:3]) == [0.0, 1.0, 4.0]
+    with pytest.raises(ValueError):
+        first[0] = 1.0
+    assert _squares(8) is not first and _calls.count(8) == 1
+
+
+def test_the_cache_is_bounded_by_bytes_not_by_entries(monkeypatch):
+    monkeypatch.setattr(cache, "COMPUTATIONS", cache.cachetools.LRUCache(maxsize=10_000, getsizeof=size_in_bytes))
+    big = _squares(1000)  # 8000 bytes: fits alone
+    _squares(1001)  # 8008 more: the first must go
+    assert cache.COMPUTATIONS.currsize <= 10_000
+    assert _squares(1000) is not big
+    huge = _squares(5000)  # larger than the whole cache: returned, not kept
+    assert _squares(5000) is not huge and huge.shape == (5000,)
