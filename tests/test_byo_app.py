@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, head_tiles, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, head_tiles, run_page
 from tests.byo_folders import folder_of_models
 import transformers
 
@@ -60,6 +60,23 @@ def test_a_gpt2_folder_is_picked_and_drawn_on_multi_head(env):
     assert np.triu(expected[0], 1).max() == 0  # GPT-2 is causal
 
 
+def test_a_gpt2_folder_writes_on_generate(env):
+    """The first step's distribution drawn is softmax of transformers' logits at the prompt's last token."""
+    _, hf_model, folder = env
+    at = run_page("pages/generate/page.py", {"model": gpt2_label(hf_model), "prompt": TEXT})
+    assert_no_exception(at)
+    reference = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
+    ids = reference(TEXT)["input_ids"]
+    with torch.inference_mode():
+        probabilities = torch.softmax(hf_model(torch.tensor([ids])).logits[0, -1], -1)
+    expected, order = probabilities.sort(descending=True)
+    bars = chart_by_title(at, "Token 1: softmax(z / T)")["data"][0]
+    drawn, top = decode_array(bars["y"]), len(decode_array(bars["y"])) - 1  # the most likely, then the rest
+    np.testing.assert_allclose(drawn[:top], expected[:top].numpy(), atol=1e-5)
+    np.testing.assert_allclose(drawn[top], expected[top:].sum().item(), atol=1e-5)
+    assert list(decode_array(bars["customdata"])[:1]) == [reference.decode([int(order[0])])]
+
+
 def test_the_folder_that_cannot_load_is_named_with_its_reason(env):
     at = run_page("pages/masks/page.py")
     assert_no_exception(at)
@@ -72,7 +89,7 @@ def test_the_folder_that_cannot_load_is_named_with_its_reason(env):
 def test_gpt2_is_offered_only_where_decoder_only_models_fit(env):
     label = gpt2_label(env[1])
     for page in ("pages/self_attention/page.py", "pages/multi_head/page.py", "pages/masks/page.py",
-                 "pages/experiments/page.py"):
+                 "pages/experiments/page.py", "pages/generate/page.py"):
         assert label in run_page(page).selectbox(key="model").options, page
     assert label not in run_page("pages/encoder_decoder/page.py").selectbox(key="model").options
 
