@@ -122,3 +122,14 @@ def shape_table(config: TransformerConfig, src_len: int, tgt_len: int) -> pd.Dat
     return pd.DataFrame({"step": [name for name, _ in rows],
                          "shape": ["[" + " x ".join(map(str, shape)) + "]" for _, shape in rows],
                          "dims": [shape for _, shape in rows]})
+
+
+def parameter_table(model: torch.nn.Module) -> pd.DataFrame:
+    """Rows per component plus a total row: formula, closed-form count, count from the model."""
+    config = model.config
+    counted = counted_parameters(model)
+    closed = closed_form_parameters(config)
+    text = formulas(config)
+    rows = [(name, text[name], closed[name], counted.get(name, 0)) for name in closed]
+    rows.append(("total", "sum of the rows", sum(closed.values()), sum(p.numel() for p in model.parameters())))
+    return pd.DataFrame(rows, columns=["component", "closed form", "closed-form count", "counted in the model"])

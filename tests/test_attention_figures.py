@@ -149,8 +149,8 @@ def test_attention_steps_match_the_package(positional):
     np.testing.assert_allclose(steps.weights, record.weights["encoder.layers.1.self_attn"][0, 2].numpy(), atol=1e-6)
     np.testing.assert_allclose(steps.model_weights, steps.weights, atol=1e-6)
     if positional != "alibi":  # ALiBi adds a distance penalty that plain attention does not have
-        out, weights = scaled_dot_product_attention(torch.from_numpy(steps.q), torch.from_numpy(steps.k),
-                                                    torch.from_numpy(steps.v))
+        out, weights = scaled_dot_product_attention(torch.tensor(steps.q), torch.tensor(steps.k),
+                                                    torch.tensor(steps.v))
         np.testing.assert_allclose(steps.weights, weights.numpy(), atol=1e-6)
         np.testing.assert_allclose(steps.output, out.numpy(), atol=1e-5)
         np.testing.assert_allclose(steps.scaled, steps.raw / 2.0, atol=1e-5)

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from analysis.positional import diagonal_spread
 from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
@@ -98,7 +99,7 @@ def _rotary(positions: int, base: float) -> None:
                     "position $n$; only the rotations differ. Every diagonal ($n - m$ constant) has a "
                     "single colour.")
         st.metric("largest spread along a diagonal n − m = const",
-                  f"{pos_ui.diagonal_spread(scores):.1e}")
+                  f"{diagonal_spread(scores):.1e}")
         st.caption("Zero up to float rounding: after RoPE, q·k depends only on n − m.")
 
 

@@ -1,15 +1,16 @@
-"""Cached numbers of the pretrained-model page: WordPiece tokens, all 72 heads, sentence embeddings."""
+"""The pretrained-model page's numbers: WordPiece tokens, all 72 heads, sentence embeddings (tokens and the
+forward pass kept in the computation cache, ``ui.cache.computation``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from transformer import WordPieces, normalize
 from transformer.spec import ModelSpec
+from ui.cache import computation
 from ui.forward import encoder_reading
 from ui.models import load_model
 
@@ -17,7 +18,7 @@ MODEL = ModelSpec.pretrained("all-MiniLM-L6-v2")
 CAPS = (32, 64, 128, 256, 512)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@computation
 def wordpieces(text: str, cap: int) -> WordPieces:
     """The NFC-normalised text as WordPiece tokens ([CLS] ... [SEP]), at most ``cap`` of them."""
     return load_model(MODEL).tokenizer.with_max_tokens(int(cap)).encode_text(normalize(text))

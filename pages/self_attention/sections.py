@@ -11,7 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.self_attention.steps import AttentionSteps, sentence_peakedness, softmax_peakedness
+from analysis.attention_steps import AttentionSteps, sentence_peakedness
+from pages.self_attention.steps import softmax_peakedness
 from pages.self_attention.why_attention import why_attention_section
 from transformer import TransformerConfig
 from ui.cache import cached_figure
