@@ -57,3 +57,23 @@ def test_the_cache_is_bounded_by_bytes_not_by_entries(monkeypatch):
     assert _squares(1000) is not big
     huge = _squares(5000)  # larger than the whole cache: returned, not kept
     assert _squares(5000) is not huge and huge.shape == (5000,)
+
+
+# Files that still call Streamlit's caches themselves: timings measured on the server (not numbers of a
+# model or a setting) and the Experiments and Generate pages' own caches.
+OWN_CACHES = {"pages/self_attention/why_attention.py", "pages/generate/costs.py", "pages/generate/setup.py",
+              "pages/experiments/subject.py", "pages/experiments/page.py"}
+
+
+def test_caching_goes_through_ui_cache():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for folder in ("ui", "pages", "analysis", "viz"):
+        for path in sorted((root / folder).rglob("*.py")):
+            name = path.relative_to(root).as_posix()
+            if name == "ui/cache.py" or name in OWN_CACHES:
+                continue
+            text = path.read_text(encoding="utf-8")
+            for mechanism in ("st.cache_data", "st.cache_resource", "functools.cache", "lru_cache", "cachetools"):
+                assert mechanism not in text, f"{name} uses {mechanism}: use ui.cache (resource, computation, figure)"
