@@ -6,6 +6,7 @@ The expected attention comes from ``transformers`` running the same folder (``te
 """
 
 import json
+import os
 import shutil
 
 import numpy as np
@@ -124,8 +125,6 @@ def test_models_are_found_in_the_hugging_face_cache(brought, tmp_path):
 
 
 def test_a_path_list_names_folders_and_folders_of_folders(brought, tmp_path):
-    import os
-
     from ui.local_models import find_models
 
     value = os.pathsep.join([str(brought[2]), str(brought[0]), str(tmp_path / "nowhere"), str(tmp_path)])
@@ -135,3 +134,11 @@ def test_a_path_list_names_folders_and_folders_of_folders(brought, tmp_path):
     assert "pytorch_model.bin" in reasons["pickled-gpt2"]
     assert "no folder" in reasons[str(tmp_path / "nowhere")]
     assert "no config.json" in reasons[str(tmp_path)]
+
+
+def test_two_folders_of_one_name_are_told_apart(brought, tmp_path):
+    from ui.local_models import find_models
+
+    other = shutil.copytree(brought[2], tmp_path / "elsewhere" / "tiny-gpt2")
+    found = find_models(os.pathsep.join([str(brought[2]), str(other)]), tmp_path / "no-cache")
+    assert sorted(m.name for m in found.models) == sorted(f"tiny-gpt2 ({p.resolve()})" for p in (brought[2], other))

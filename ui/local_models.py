@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
@@ -111,6 +111,9 @@ def find_models(env_value: str, cache: Path) -> LocalModels:
             models.append(inspect_folder(folder))
         except (ValueError, OSError) as error:
             problems.append((folder_name(folder), str(error)))
+    names = [model.name for model in models]
+    models = [replace(model, name=f"{model.name} ({model.folder})") if names.count(model.name) > 1 else model
+              for model in models]  # two folders of one name are told apart by their paths
     return LocalModels(tuple(models), tuple(problems))
 
 
