@@ -203,3 +203,19 @@ def _a_figure_built_in_the_run():
     from ui.classroom import chart
 
     chart(go.Figure(go.Heatmap(z=np.full((2, 2), 1.5, dtype=np.float32))))
+
+
+def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):
+    """With ATTENTION_LAB_CHARTS=plotly_chart every chart is a plain st.plotly_chart of the same figure."""
+    drawn_in_place = [json.loads(el.proto.bytes) for el in chart_elements(run_page("pages/positional_encoding/page.py"))]
+    monkeypatch.setenv(ui.plotly_in_place.CHARTS_ENV, "plotly_chart")
+    at = run_page("pages/positional_encoding/page.py")
+    assert not chart_elements(at)
+    plain = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    assert len(plain) == len(drawn_in_place) == 3
+    for spec, in_place in zip(plain, drawn_in_place):
+        assert spec["layout"]["title"] == in_place["layout"]["title"]
+        assert [t["type"] for t in spec["data"]] == [t["type"] for t in in_place["data"]]
+        for trace, same in zip(spec["data"], in_place["data"]):
+            values = "z" if "z" in same else "y"
+            np.testing.assert_array_equal(decode_array(trace[values]), decode_array(same[values]))

@@ -13,11 +13,16 @@ version, and served from there (``server.enableStaticServing``): that route send
 an ETag, so a browser can keep the 4.8 MB and take it from its cache for a new tab or another full
 page load. Where the folder cannot be written, a ``components.v1`` folder route serves it instead,
 which sends neither, so the browser fetches it again on every full page load.
+
+With ``ATTENTION_LAB_CHARTS=plotly_chart`` in the server's environment every chart is drawn by
+``st.plotly_chart`` instead, from the same JSON: the app then relies on none of the component's
+parts, which shows whether a Streamlit upgrade broke the charts or the component.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 from contextlib import nullcontext, suppress
@@ -37,6 +42,7 @@ PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.mi
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"  # served at app/static/ (next to app.py)
 STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a new address
 COMPONENT_NAME = "attention_lab_plotly"
+CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.plotly_chart
 
 _JS = (Path(__file__).with_suffix(".js")).read_text(encoding="utf-8")
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
@@ -130,8 +136,8 @@ def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, k
     the second chart that line draws in one run on: ``"chart:positional_encoding/curves.py:59"``,
     ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
     inside and outside one fragment (no page does)."""
-    draw = _drawer()
     data = figure if isinstance(figure, bytes) else figure_json(figure, config)
+    draw = plotly_chart_drawer if os.environ.get(CHARTS_ENV) == "plotly_chart" else _drawer()
     name = f"chart:{key or site}"
     with nullcontext() if container is st else container:
         for count in itertools.count(1):
@@ -141,3 +147,10 @@ def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, k
             except StreamlitDuplicateElementKey:
                 if key:  # a name given by the caller is its own to keep unique
                     raise
+
+
+def plotly_chart_drawer(data: bytes, key: str, width, height):
+    """The component's call, drawn by ``st.plotly_chart`` instead (``CHARTS_ENV``): same figure, same name."""
+    spec = json.loads(data)
+    config = spec.pop("config", None)
+    return st.plotly_chart(spec, theme=None, config=config, key=key, width=width)
