@@ -69,7 +69,7 @@ def decode_array(value) -> "np.ndarray":
 
 
 def tiles_of(spec: dict, count: int, shape: tuple[int, int], columns: int = 4, trace: int = 0) -> list:
-    """The ``count`` tiles ``[R, C]`` of a tiled grid trace (DESIGN.md section 5): tile n at tile row
+    """The ``count`` tiles ``[R, C]`` of a tiled grid trace (``viz.tiles``): tile n at tile row
     n // K and tile column n % K, K = min(count, columns), one blank cell between neighbouring tiles."""
     z = decode_array(spec["data"][trace]["z"]).astype(float)
     rows, cols = shape

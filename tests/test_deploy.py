@@ -1,4 +1,4 @@
-"""requirements.txt deploys to Streamlit Community Cloud with a CPU-only torch 2.13.0 (DESIGN.md section 9).
+"""requirements.txt deploys to Streamlit Community Cloud with a CPU-only torch 2.13.0 (README, "Deploy").
 
 Community Cloud (Linux x86_64, Python 3.12) reads the first dependency file it finds (uv.lock, Pipfile,
 environment.yml, requirements.txt, pyproject.toml). There, exactly one torch line must apply: PyTorch's

@@ -1,4 +1,4 @@
-"""The import rules of DESIGN.md section 3: pages -> ui -> (analysis, viz, transformer), analysis -> transformer."""
+"""The layers of docs/architecture.md: pages -> ui -> (analysis, viz, transformer), analysis -> transformer."""
 
 import ast
 from pathlib import Path

@@ -39,8 +39,8 @@ def stops_slider(label: str, options: Sequence, key: str, value=None, container=
     (``format_func``), as a drop-down's does: ``heads=4``, ``drop_head=head 2``. ``value`` is the default (the
     first option when None or not offered); a single option is shown switched off.
 
-    A slider rather than a drop-down: a drop-down closes before the page reruns, which made every change
-    20-28 ms slower in the browser (a quarter to a third of the floor page's whole redraw).
+    A slider rather than a drop-down: a drop-down closes before the page reruns, which delays every change
+    in the browser (measured in docs/performance.md).
     """
     options = list(options)
     return container.select_slider(label, options, value=value if value in options else options[0], key=key,
@@ -80,7 +80,7 @@ def section_picker(sections: Sequence[str], key: str = "section", label: str = "
     and drawn, below the row.
 
     A segmented control rather than ``st.tabs``: the browser lays a tab bar out again on every rerun of its
-    part of the page (about 20 ms a redraw, a fifth of the floor), while a row of buttons costs next to nothing.
+    part of the page, while a row of buttons costs next to nothing (docs/performance.md).
     """
     sections = list(sections)
     chosen = st.segmented_control(label, sections, default=sections[0], required=True, key=key,

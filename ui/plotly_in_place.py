@@ -4,8 +4,8 @@
 throws the old plot away and lays a new one out from nothing (``Plotly.newPlot``). Here each
 figure goes to a small ``st.components.v2`` component keyed by the line that draws it: the
 element stays, and its JavaScript (``plotly_in_place.js``) hands the new figure to ``Plotly.react``,
-which updates the plot it already has: three changed figures cost the browser about 1.05 x the
-floor page's one new plot instead of 1.7 x. A figure that did not change is not drawn again.
+which updates the plot it already has, at a fraction of a new plot's cost (docs/performance.md). A
+figure that did not change is not drawn again.
 
 plotly.js is the copy inside the installed ``plotly`` package, served by this app's own server:
 nothing is fetched from outside. It is copied once into the app's ``static/`` folder, named by its

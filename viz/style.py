@@ -1,4 +1,4 @@
-"""The visual conventions shared by every figure (DESIGN.md section 5)."""
+"""The visual conventions shared by every figure (docs/architecture.md, "Figures")."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111
 GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 
 # Every figure's own template, so that charts are sent with ``theme=None``: Streamlit's chart theme
-# rewrites each figure's spec in the browser before Plotly draws it (15-40 ms a redraw on this
-# project's figures), and its template's colours are placeholders that only that rewrite fills in.
+# rewrites each figure's spec in the browser before Plotly draws it, on every redraw, and its template's
+# colours are placeholders that only that rewrite fills in.
 # Light grid lines on white, the project's font, and the head colours as the default colour cycle.
 # Tick labels may overflow: Plotly otherwise measures every label of a numeric axis on each redraw
-# to hide those past the figure's edge (a fifth of the Train page's drawing time).
+# to hide those past the figure's edge.
 _AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS_LINE_COLOR, ticks="",
              title=dict(standoff=12), automargin=True, ticklabeloverflow="allow")
 # The title hangs from the figure's top edge below the strip where Plotly shows its toolbar on hover
@@ -79,9 +79,8 @@ def projector_fonts(fig: go.Figure) -> go.Figure:
 def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
     """A one-plot figure with the look ``base_layout`` and ``projector_fonts`` give, set when it is built.
 
-    Plotly checks a layout handed to ``go.Figure`` in one pass (~2 ms), while every later
-    ``update_layout`` or ``update_xaxes`` walks the figure again (~15 ms each with torch-sized pages
-    rerunning on every control change). ``layout`` adds to the style; its ``xaxis`` and ``yaxis``
+    Plotly checks a layout handed to ``go.Figure`` in one pass, while every later ``update_layout``
+    or ``update_xaxes`` walks the whole figure again. ``layout`` adds to the style; its ``xaxis`` and ``yaxis``
     keep the projector fonts unless they set their own.
     """
     ink = dict(color=PROJECTOR_INK)

@@ -3,7 +3,7 @@
 Tile n sits at grid row ``n // cols`` and grid column ``n % cols``; ``gap`` blank cells
 separate neighbouring tiles, so the grid is ``[rows(R+gap)-gap, cols(C+gap)-gap]`` cells and
 tile n's top-left cell is ``(n // cols * (R + gap), n % cols * (C + gap))``. Many heads then
-travel as ONE heatmap trace (DESIGN.md section 5). The gaps are drawn white by layout shapes
+travel as ONE heatmap trace (docs/architecture.md, "Figures"). The gaps are drawn white by layout shapes
 (``gap_shapes``), not by a trace of their own; masked cells by ``viz.masking.masked_overlay``.
 """
 
