@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import random
+import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -125,17 +127,50 @@ def test_sequence_tasks_are_solved_with_aligned_attention(shipped, name):
     assert _best_head(maps, [write, read]) >= HEAD_TARGETS[name]
 
 
-def test_text_model_beats_its_perplexity_target_with_a_previous_token_head(shipped):
-    _, model, metadata = shipped["text"]
+def _text_and_ids(metadata) -> tuple[str, list[int]]:
+    """The built-in text with each whitespace run as "▁", and its ids in the checkpoint's vocabulary."""
     text = "▁".join(CORPUS_PATH.read_text(encoding="utf-8").lower().split())
-    validation = text[int(len(text) * 0.9):]
     index = {symbol: FIRST + i for i, symbol in enumerate(metadata["tokenizer"].vocabulary)}
-    ids = [index[c] for c in validation]
+    return text, [index[c] for c in text]
+
+
+def test_text_model_beats_its_perplexity_target_and_a_bigram_table_with_a_previous_token_head(shipped):
+    _, model, metadata = shipped["text"]
+    text, all_ids = _text_and_ids(metadata)
+    cut = int(len(text) * 0.9)
+    ids = all_ids[cut:]                             # the held-out last 10 %
     context = 64                                    # the text task's training context (a window of 64 characters)
     windows = torch.tensor([ids[i:i + context + 1] for i in range(0, len(ids) - context - 1, context)])
     with torch.inference_mode():
         out = model(windows[:, :-1], return_attention=True)
     loss = torch.nn.functional.cross_entropy(out.logits.reshape(-1, out.logits.shape[-1]), windows[:, 1:].reshape(-1))
-    assert math.exp(float(loss)) <= metadata["target"]
+    perplexity = math.exp(float(loss))
+    assert perplexity <= metadata["target"]
+    assert math.isclose(perplexity, metadata["metrics"]["perplexity"], rel_tol=0.01)   # the README's number
+    train, val = text[:cut], text[cut:]            # an add-one bigram table counted on the training part
+    size = FIRST + len(metadata["tokenizer"].vocabulary)
+    pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
+    bigram = math.exp(-sum(math.log((pairs[(b, c)] + 1) / (firsts[b] + size))
+                           for b, c in zip(val, val[1:])) / (len(val) - 1))
+    assert perplexity <= 0.5 * bigram               # it reads far more than the previous character
     triples = [(b, q, [q - 1]) for b in range(len(windows)) for q in range(1, context)]
     assert _best_head(_maps(out.attention, "self_attn"), [triples]) >= HEAD_TARGETS["text"]
+
+
+def test_text_model_samples_words_of_its_text(shipped):
+    """Sampled at temperature 0.7 (a seeded draw per character), nearly every word it writes is a word of the text."""
+    _, model, metadata = shipped["text"]
+    text, _ = _text_and_ids(metadata)
+    vocabulary = metadata["tokenizer"].vocabulary
+    known = set(re.findall(r"[a-z']+", text.replace("▁", " ")))
+    generator, words = torch.Generator().manual_seed(0), []
+    for prompt in ("attention▁is▁", "the▁softmax▁", "a▁head▁that▁", "the▁model▁", "when▁the▁"):
+        ids = [FIRST + vocabulary.index(c) for c in prompt]
+        with torch.inference_mode():
+            for _ in range(120):
+                logits = model(torch.tensor([ids[-64:]])).logits[0, -1, FIRST:]
+                ids.append(FIRST + int(torch.multinomial(torch.softmax(logits / 0.7, -1), 1, generator=generator)))
+        written = "".join(vocabulary[i - FIRST] for i in ids[len(prompt):]).replace("▁", " ")
+        words += re.findall(r"[a-z']+", written)[1:-1]              # the first and last may be cut
+    assert len(words) >= 80
+    assert sum(word in known for word in words) / len(words) >= 0.9

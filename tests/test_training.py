@@ -6,6 +6,8 @@ Python, attention weights built by hand), never taken from the code under test.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -106,6 +108,25 @@ def test_text_batches_are_windows_of_their_split():
             assert window in part
     assert task.target > 1.0 and task.target_metric == "perplexity"
 
+
+
+def test_the_built_in_text_is_tens_of_kb_of_plain_prose_and_its_target_beats_a_bigram_table():
+    raw = CORPUS_PATH.read_text(encoding="utf-8")
+    assert 40_000 <= len(raw) <= 100_000 and raw.isascii()
+    assert set(raw.lower()) <= set(LETTERS + " \n',-.:;")                 # a small alphabet, no digits
+    corpus = SPACE.join(raw.lower().split())
+    task = make_task("text")
+    assert sorted(task.source.vocabulary) == sorted(set(corpus))         # every symbol has its own id
+    cut = int(len(corpus) * 0.9)
+    train, val = corpus[:cut], corpus[cut:]
+    size = 4 + len(set(corpus))                                          # the specials and the alphabet
+    pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
+    nll = -sum(math.log((pairs[(b, c)] + 1) / (firsts[b] + size)) for b, c in zip(val, val[1:])) / (len(val) - 1)
+    bigram = math.exp(nll)
+    assert 8 < bigram < 12 and task.target == round(0.65 * bigram, 2)
+    assert make_task("text", text=raw + raw[:20_000]).source.vocabulary == task.source.vocabulary
+    with pytest.raises(ValueError, match="at most 100000"):
+        make_task("text", text="attention " * 10_001)
 
 @pytest.mark.parametrize("name", ["induction", "copy", "reverse", "sort"])
 def test_encode_user_input_round_trip(name):

@@ -82,8 +82,8 @@ def default_setup(task: str) -> TrainingSetup:
 
     induction: attention-only (no feed-forward), d_model 64, rotary positions (learned ones need
     about 5x the steps to reach 99 %); copy: d_model 64, d_ff 128; reverse, sort: d_model 32,
-    d_ff 64, learned positions; text: d_model 64, d_ff 128, rotary, dropout 0.2 (a few KB of
-    text is memorised quickly without it). All: lr 3e-3, batch 32, 20 warm-up steps; at most 1000
+    d_ff 64, learned positions; text: d_model 64, d_ff 128, rotary, dropout 0.2 (a text of tens
+    of KB is memorised quickly without it). All: lr 3e-3, batch 32, 20 warm-up steps; at most 1000
     steps for induction, 2000 for the others (training stops earlier, at the target).
     """
     if task not in _DEFAULTS:
