@@ -20,15 +20,17 @@ import streamlit as st
 
 from ui.cache import SharedFigure, computation
 from ui.plotly_in_place import call_site, figure_json, plotly_in_place
+from ui.screen import COMPACT, KEY as SCREEN_KEY, compact, watch_screen
 from viz.style import presentation_spec
 
 PRESENT = "present"
+SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
 RESETTING = "resetting_page"
 SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session opened (app.py)
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
-KEPT_STATE = frozenset({PRESENT, SIDEBAR_AT_START, "session_id", "uploaded_checkpoints", "trainer", "running",
-                        "playing", "chunk_lock", "lesson_step_shown", "lesson_answers"})
+KEPT_STATE = frozenset({PRESENT, SWITCHED, SIDEBAR_AT_START, COMPACT, SCREEN_KEY, "session_id", "uploaded_checkpoints",
+                        "trainer", "running", "playing", "chunk_lock", "lesson_step_shown", "lesson_answers"})
 
 
 def presenting() -> bool:
@@ -57,8 +59,9 @@ def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, w
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:
-    """Where a page's explanation goes: shown inline, or in a closed expander while presenting."""
-    return st.expander(label, expanded=False) if presenting() else st.container()
+    """Where a page's explanation goes: shown inline, or in a closed expander while presenting and on a
+    compact screen (``ui.screen``), where the figure comes first."""
+    return st.expander(label, expanded=False) if presenting() or compact() else st.container()
 
 
 def view_link(url_path: str, query: dict[str, str | list[str]]) -> str:
@@ -95,8 +98,15 @@ def _reset_page() -> None:
     st.session_state[RESETTING] = True
 
 
+def _switched() -> None:
+    st.session_state[SWITCHED] = True
+
+
 def classroom_bar(page):
-    """One row above every page: the presentation switch, "share this view" and "reset this page".
+    """One row above every page: the presentation switch, "share this view" and "reset this page"; on a
+    compact screen (``ui.screen``) the three sit in the sidebar instead, so that the page's figure comes
+    first, and presentation mode that came with a link is switched off (it is the projector's: a phone
+    keeps its own size unless its reader switches it on).
 
     Returns the share popover while it is open (else None): ``share_view`` fills it once the
     page has run, so that the link holds the URL state of every control the page has drawn.
@@ -104,8 +114,14 @@ def classroom_bar(page):
     """
     if st.session_state.pop(RESETTING, False):
         st.switch_page(page, query_params={})  # presentation mode stays in session state and returns to the URL
-    left, middle, right = st.columns([2, 1, 1], vertical_alignment="center")
-    left.toggle("Presentation mode", key=PRESENT, bind="query-params",
+    watch_screen()
+    if compact():
+        if presenting() and not st.session_state.get(SWITCHED):
+            st.session_state[PRESENT] = False
+        left = middle = right = st.sidebar.container()
+    else:
+        left, middle, right = st.columns([2, 1, 1], vertical_alignment="center")
+    left.toggle("Presentation mode", key=PRESENT, bind="query-params", on_change=_switched,
                 help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
                      "The numbers do not change. It is part of the link, so a prepared link can carry it.")
     share = middle.popover("Share this view", icon=":material/qr_code_2:", width="stretch", key="share",

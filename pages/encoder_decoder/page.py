@@ -23,6 +23,7 @@ from ui.text import TokenizedText, sentence_input
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.classroom import chart, explanation
+from ui.screen import figure_first, settings as screen_settings
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 require_navigation()
@@ -77,11 +78,8 @@ def attention_section(pair: SentencePair):
     """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
     config, source, dec_tokens, forward = pair.config, pair.source, pair.dec_tokens, pair.forward
     st.subheader("Three kinds of attention")
-    st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
-                "keys and values come from, and the mask *M*.")
-    st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
-             r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}")
-    c1, c2, c3 = st.columns(3)
+    intro = figure_first()
+    c1, c2, c3 = st.columns(3, wrap=False)  # one row, on a phone too
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
     layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)
@@ -108,6 +106,11 @@ def attention_section(pair: SentencePair):
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
     chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
           width="stretch")
+    with intro.text():
+        st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
+                    "keys and values come from, and the mask *M*.")
+        st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
+                 r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}")
     numbers = st.expander("The numbers behind this figure", key="attn_numbers", bind="query-params")
     if numbers.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
         with numbers:
@@ -282,26 +285,27 @@ def model_view() -> None:
     """The model picker, the random model's settings (when no other model is picked) or the picked model, the
     two sentences and the open section. A setting or another model reruns this part only, not the page's title,
     explanation and navigation."""
-    choice = model_choice(("encoder-decoder",))
-    settings = st.container()  # always here, empty for a picked model: the figures below keep their place
-    if choice is None:
-        with settings.expander("Model settings", expanded=True):
-            spec = model_controls()
-    else:
-        spec = choice
-    try:
-        loaded = load_model(spec) if spec is not None else None
-    except ValueError as error:
-        st.error(str(error))
-        loaded = None
-    left, right = st.columns(2)
-    tokenizer = loaded.tokenizer if loaded else None
-    with left:
-        source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src",
-                                tokenizer=tokenizer)
-    with right:
-        target = sentence_input("Target sentence (what the decoder should produce)",
-                                "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
+    with screen_settings("Model and sentences"):
+        choice = model_choice(("encoder-decoder",))
+        settings = st.container()  # always here, empty for a picked model: the figures below keep their place
+        if choice is None:
+            with settings.expander("Model settings", expanded=True):
+                spec = model_controls()
+        else:
+            spec = choice
+        try:
+            loaded = load_model(spec) if spec is not None else None
+        except ValueError as error:
+            st.error(str(error))
+            loaded = None
+        left, right = st.columns(2)
+        tokenizer = loaded.tokenizer if loaded else None
+        with left:
+            source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src",
+                                    tokenizer=tokenizer)
+        with right:
+            target = sentence_input("Target sentence (what the decoder should produce)",
+                                    "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
     if source is None or target is None or loaded is None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)

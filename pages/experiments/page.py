@@ -14,6 +14,7 @@ from pages.experiments.knock_out import Inputs
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
 from ui.classroom import explanation
+from ui.screen import settings
 from ui.controls import section_picker
 from ui.model_picker import shipped_entry, trained_model
 from ui.routing import require_navigation
@@ -112,21 +113,26 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
 
 
 reference = _shipped_induction()
-loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only"), "induction",
-                       help="Trained models only: a random model has no behaviour to break. Train one on the Train "
-                            "page, upload a checkpoint, or pick a shipped one.")
+box = settings("Model and input")
+with box:
+    loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only"), "induction",
+                           help="Trained models only: a random model has no behaviour to break. Train one on the Train "
+                                "page, upload a checkpoint, or pick a shipped one.")
 spec = loaded.spec
 subject = subject_of(spec)
 if subject.task is None and loaded.kind == "encoder-decoder":
     st.info(f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "
             "on the Train page (its task travels with it), or pick a shipped checkpoint or the pretrained model.")
     st.stop()
-INPUT_ROW = st.columns([5, 1]) if not subject.sentences else None
-inputs = read_inputs(subject)
-seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
-    "batch seed", 0, 9999, 0, key="batch_seed", bind="query-params",
-    help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
-         "every session."))
+with box:
+    INPUT_ROW = st.columns([5, 1]) if not subject.sentences else None
+    inputs = read_inputs(subject)
+    seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
+        "batch seed", 0, 9999, 0, key="batch_seed", bind="query-params",
+        help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
+             "every session."))
+
+
 @st.fragment
 def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     """The row of sections and the open one. A change inside (a head toggled, a section opened) reruns this

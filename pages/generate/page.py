@@ -11,6 +11,7 @@ import streamlit as st
 from pages.generate import costs, sections
 from pages.generate.setup import Writer, prompt_ids, writer_of
 from ui.classroom import explanation
+from ui.screen import settings as screen_settings
 from ui.controls import section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
@@ -37,7 +38,8 @@ with explanation():
 @st.fragment
 def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int) -> None:
     """The sampling settings, the row of sections and the open one: a change here reruns this part only."""
-    settings = sections.sampling_settings()
+    with screen_settings("Sampling: strategy, temperature, top-k and top-p"):
+        settings = sections.sampling_settings()
     section = section_picker(SECTIONS)
     if ids is None:
         return
@@ -53,17 +55,18 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int)
         costs.render_cost()
 
 
-loaded = trained_model(("decoder-only", "encoder-decoder"), "text",
-                       help="Models that write: decoder-only (GPT-style) and encoder-decoder ones, shipped, trained "
-                            "on the Train page, uploaded, or brought from a folder.")
-spec = loaded.spec
-writer = writer_of(spec)
-row = st.columns([4, 2, 1])
-default_prompt = PROMPTS.get(writer.task.name, "") if writer.task is not None else "The"
-label = "source (the encoder reads it)" if loaded.kind == "encoder-decoder" else "prompt"
-text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
-room = max(1, min(64, loaded.config.max_len))
-budget = row[1].slider("new tokens at most", 1, room, min(24, room), key="new", bind="query-params")
-seed = int(row[2].number_input("seed", 0, 9999, 0, key="seed", bind="query-params",
-                               help="The same seed draws the same tokens, in every session."))
+with screen_settings("Model, prompt and budget"):
+    loaded = trained_model(("decoder-only", "encoder-decoder"), "text",
+                           help="Models that write: decoder-only (GPT-style) and encoder-decoder ones, shipped, trained "
+                                "on the Train page, uploaded, or brought from a folder.")
+    spec = loaded.spec
+    writer = writer_of(spec)
+    row = st.columns([4, 2, 1])
+    default_prompt = PROMPTS.get(writer.task.name, "") if writer.task is not None else "The"
+    label = "source (the encoder reads it)" if loaded.kind == "encoder-decoder" else "prompt"
+    text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
+    room = max(1, min(64, loaded.config.max_len))
+    budget = row[1].slider("new tokens at most", 1, room, min(24, room), key="new", bind="query-params")
+    seed = int(row[2].number_input("seed", 0, 9999, 0, key="seed", bind="query-params",
+                                   help="The same seed draws the same tokens, in every session."))
 writing(writer, prompt_ids(writer, text), budget, seed)

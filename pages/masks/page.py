@@ -15,6 +15,7 @@ from ui.controls import d_model_control, heads_control, layers_control, section_
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.classroom import explanation
+from ui.screen import settings
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -92,10 +93,11 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
 
 
 # The model picker and the sentences are drawn here, outside the fragment: changing them reruns the page.
-model = model_choice(("encoder-only", "decoder-only"), help="The last three sections run this model's "
-                     "self-attention with the mask you pick, whatever mask it was trained with.")
-settings = st.container()
-sentence_row = st.columns(4)
-sentences = [sentence_row[i].text_input(f"sentence {i + 1}", SENTENCE_DEFAULTS[i], key=f"s{i + 1}",
-                                        bind="query-params", max_chars=300) for i in range(3)]
-masks_view(model, sentences, settings, sentence_row[3])
+with settings("Model, head and sentences"):
+    model = model_choice(("encoder-only", "decoder-only"), help="The last three sections run this model's "
+                         "self-attention with the mask you pick, whatever mask it was trained with.")
+    model_settings = st.container()
+    sentence_row = st.columns(4)
+    sentences = [sentence_row[i].text_input(f"sentence {i + 1}", SENTENCE_DEFAULTS[i], key=f"s{i + 1}",
+                                            bind="query-params", max_chars=300) for i in range(3)]
+masks_view(model, sentences, model_settings, sentence_row[3])

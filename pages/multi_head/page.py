@@ -22,6 +22,7 @@ from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.routing import require_navigation
 from ui.classroom import chart, explanation
+from ui.screen import settings
 from pages.multi_head.concat import concat_section
 
 require_navigation()
@@ -233,18 +234,19 @@ def heads_view() -> None:
     """The model picker, the random stack's settings (when no other model is picked) or the picked model, the
     sentence, the layer and the open section. A setting or another model reruns this part only, not the page's
     title, explanation and navigation."""
-    choice = model_choice(FITS)
-    loaded = load_or_stop(random_model() if choice is None else choice)
-    causal = loaded.kind == "decoder-only"
-    st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
-                                            if causal else "Bidirectional: every token sees every token."))
-    sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
-    if sentence is None:
-        return
-    tokens, n = list(sentence.tokens), len(sentence.tokens)
-    weights = self_attention_maps(loaded.spec, sentence.ids)  # [L, H, T, T]
-    layers = weights.shape[0]
-    layer = stops_slider("layer (for the heads, head view and mean)", range(1, layers + 1), "layer")
+    with settings("Model, sentence and layer"):
+        choice = model_choice(FITS)
+        loaded = load_or_stop(random_model() if choice is None else choice)
+        causal = loaded.kind == "decoder-only"
+        st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
+                                                if causal else "Bidirectional: every token sees every token."))
+        sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
+        if sentence is None:
+            return
+        tokens, n = list(sentence.tokens), len(sentence.tokens)
+        weights = self_attention_maps(loaded.spec, sentence.ids)  # [L, H, T, T]
+        layers = weights.shape[0]
+        layer = stops_slider("layer (for the heads, head view and mean)", range(1, layers + 1), "layer")
     # layers and heads are numbered from 1 on screen, indexed from 0 here
     view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
                        layer - 1)

@@ -11,6 +11,7 @@ import streamlit as st
 from pages.positional_encoding.schemes import render_schemes
 from pages.positional_encoding.curves import render_curves, render_shift, render_similarity
 from ui.classroom import explanation
+from ui.screen import settings
 from ui.controls import section_picker
 from ui.routing import require_navigation
 from pages.positional_encoding.word_order import render_word_order
@@ -35,7 +36,7 @@ with explanation():
 @st.fragment
 def positional_view() -> None:
     """d_model, the number of positions and the base, then the open section."""
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = settings("d_model, positions and base").columns(3)
     d_model = c1.slider("d_model (dimensions)", 2, 256, 64, key="d_model", bind="query-params",
                         help="Odd values work: the last column is then a lone sine.")
     positions = c2.slider("positions", 8, 256, 100, key="positions", bind="query-params")

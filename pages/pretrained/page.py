@@ -5,6 +5,7 @@ import streamlit as st
 from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, sections
 from ui.classroom import explanation
+from ui.screen import settings
 from ui.controls import section_picker, stops_slider
 from ui.routing import require_navigation
 
@@ -30,15 +31,16 @@ with explanation():
 def pretrained_view() -> None:
     """The text, the token cap, the layer, the [CLS]/[SEP] switch and the open section. A change reruns this
     part only, not the page's title, explanation and navigation."""
-    text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
-    c1, c2, c3 = st.columns([1, 1, 2])
-    cap = stops_slider("at most (tokens)", numbers.CAPS, "cap", numbers.CAPS[2], c1,
-                       help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
-    layer = stops_slider("layer", range(1, 7), "layer", container=c2,
-                         help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
-    hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
-                     help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
-                          "the model learned; hiding them shows how the rest of each row is shared.")
+    with settings("Text, token cap and layer"):
+        text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
+        c1, c2, c3 = st.columns([1, 1, 2])
+        cap = stops_slider("at most (tokens)", numbers.CAPS, "cap", numbers.CAPS[2], c1,
+                           help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
+        layer = stops_slider("layer", range(1, 7), "layer", container=c2,
+                             help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
+        hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
+                         help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
+                              "the model learned; hiding them shows how the rest of each row is shared.")
 
     pieces = numbers.wordpieces(text, cap)
     if len(pieces) <= 2:

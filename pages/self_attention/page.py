@@ -16,6 +16,7 @@ from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.models import LoadedModel
 from ui.classroom import explanation
+from ui.screen import settings
 from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input
 
@@ -60,12 +61,13 @@ def head_view() -> None:
     """The model picker, the random model's settings (when no other model is picked) or the picked model,
     and the sentence; the row of the layer, head and what-if controls and the caption above the sentence
     are drawn by ``head_choice``. Picking a model reruns this part only, not the title and navigation."""
-    choice = model_choice(FITS)
-    with st.container():  # always here, empty for a picked model: the figures below keep their place
-        spec = random_model() if choice is None else choice
-    loaded = load_or_stop(spec)
-    row, caption = st.columns([1, 1, 1, 2]), st.container()
-    sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
+    with settings("Model, sentence, layer and head"):
+        choice = model_choice(FITS)
+        with st.container():  # always here, empty for a picked model: the figures below keep their place
+            spec = random_model() if choice is None else choice
+        loaded = load_or_stop(spec)
+        row, caption = st.columns([1, 1, 1, 2]), st.container()
+        sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
     head_choice(loaded, sentence, row, caption)
 
 

@@ -14,6 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
+from ui.screen import compact
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
@@ -99,7 +100,8 @@ def _reset() -> None:
 def media_buttons(trainer: Trainer) -> None:
     """Train / Pause / Step / Reset, like a media player."""
     running = st.session_state.get("running", False)
-    c = st.columns([1, 1, 1, 1, 3])
+    # one row of buttons; on a small screen the note on a finished run goes below it
+    c = [*st.columns(4, wrap=False), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
     c[0].button("Train", icon=":material/play_arrow:", on_click=whole_page(_start), disabled=running or trainer.done,
                 key="train", type="primary", width="stretch")
     c[1].button("Pause", icon=":material/pause:", on_click=whole_page(pause), disabled=not running, key="pause",
@@ -192,8 +194,11 @@ def live_view(trainer: Trainer, running: bool) -> None:
             if shown.done:
                 st.session_state.running = False
                 st.rerun()  # the whole page: the timer stops and the buttons change
-        _progress(shown)
+        if not compact():
+            _progress(shown)
         if shown.snapshots:
             snapshot_figure(shown, len(shown.snapshots) - 1, "live")
+        if compact():  # a small screen shows the heads first, then the numbers and curves
+            _progress(shown)
 
     tick()

@@ -7,9 +7,12 @@ import streamlit as st
 from pages.train import after, controls, live
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
+from ui.screen import compact
 from ui.routing import require_navigation
 
 require_navigation()
+
+FOLDED = "settings_folded"  # session state: the settings were folded once for a small screen
 
 st.title("Train a tiny Transformer")
 with explanation():
@@ -31,8 +34,12 @@ def training_view() -> None:
     """The settings, the run and what comes after it. A setting, a button or the snapshot slider reruns
     this part only, not the page's title, explanation and navigation. The media buttons, Play and opening a
     checkpoint rerun the whole page (``live.whole_page``), and so does the end of a run."""
-    if st.session_state.pop(live.WHOLE_PAGE, False):
+    state = st.session_state
+    if state.pop(live.WHOLE_PAGE, False):
         st.rerun()
+    if compact() and "settings" not in st.query_params and not state.get(FOLDED):
+        state[FOLDED] = True  # on a small screen the settings start folded: the figures come first
+        state["settings"] = False
     with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
                      "the same run)", expanded=True, key="settings", bind="query-params"):
         setup = controls.setup_controls()
@@ -41,7 +48,6 @@ def training_view() -> None:
                          key="corpus", max_chars=200_000, height=100)
     if setup is None:
         return
-    state = st.session_state
     state.setdefault("session_id", uuid.uuid4().hex)
     trainer = live.current_trainer(setup)
     if trainer is None:

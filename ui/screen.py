@@ -1,0 +1,100 @@
+"""The reader's screen: a phone or a tablet gets a compact page, figure first.
+
+A small ``st.components.v2`` component, mounted once above every page (``ui.classroom.classroom_bar``),
+watches the browser window's width. While the window is narrower than ``COMPACT_BELOW_PX`` it tells the
+server so (one rerun, the first time and whenever the window crosses that width: a tablet turned), and
+the pages lay themselves out for a small screen: the explanation folds into a closed expander and the
+settings into another (``settings``), so that the first figure is on the first screen. Until the
+browser has said anything, the page is laid out for a large screen, as it is on a desktop, where the
+component never reports and never causes a rerun.
+
+The component's stylesheet is the app's own (it is not isolated, so it applies to the whole page): a
+formula wider than its column scrolls inside its own box, with a shadow at the edge that has more to
+show, and sliders get a thumb large enough to drag with a finger on a touch screen.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+
+import streamlit as st
+
+COMPACT_BELOW_PX = 900  # a tablet held upright (768 - 834 px) is compact; a laptop (1280 px and up) is not
+COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
+KEY = "screen"
+
+_JS = """
+export default function ({ data, setStateValue }) {
+  // Report whether the window is compact, only when the server's idea of it is wrong.
+  const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
+  const report = () => { if (query.matches !== data.compact) setStateValue("compact", query.matches); };
+  report();
+  query.addEventListener("change", report);
+  return () => query.removeEventListener("change", report);
+}
+"""
+# The component's own element takes no room. A formula scrolls sideways in its box, and "scroll shadows"
+# (two backgrounds that scroll with the content, covering two that stay at the edges) show which edge
+# has more. On a touch screen a slider's thumb is 28 px and its row tall enough to grab.
+CSS = """
+.st-key-screen { display: none; }
+.katex-display {
+  overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;
+  background: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
+              linear-gradient(to left, #ffffff 30%, rgba(255, 255, 255, 0)) 100% 0,
+              radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.22), rgba(0, 0, 0, 0)),
+              radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.22), rgba(0, 0, 0, 0)) 100% 0;
+  background-repeat: no-repeat;
+  background-size: 40px 100%, 40px 100%, 14px 100%, 14px 100%;
+  background-attachment: local, local, scroll, scroll;
+}
+@media (pointer: coarse) {
+  [data-testid="stSlider"] [role="slider"] { width: 28px; height: 28px; }
+  [data-testid="stSlider"] [data-baseweb="slider"] { padding-top: 6px; padding-bottom: 6px; }
+}
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _watcher():
+    """The component, once per process."""
+    return st.components.v2.component("attention_lab_screen", js=_JS, css=CSS, isolate_styles=False)
+
+
+def _reported() -> None:
+    """on_change of the component's state: remember what the browser said, for every later run."""
+    st.session_state[COMPACT] = bool((st.session_state.get(KEY) or {}).get("compact", False))
+
+
+def watch_screen() -> None:
+    """Mount the component (once a run, above the page): it reports a compact window to the server."""
+    _watcher()(key=KEY, data={"below": COMPACT_BELOW_PX, "compact": compact()}, default={"compact": False},
+               on_compact_change=_reported, height=0)
+
+
+def compact() -> bool:
+    """True when the browser has said that its window is narrower than ``COMPACT_BELOW_PX``."""
+    return bool(st.session_state.get(COMPACT, False))
+
+
+def settings(label: str = "Settings") -> AbstractContextManager:
+    """Where a page's settings go: inline, or on a compact screen in a closed expander, so that the figure
+    they set is on the first screen (open it to change them)."""
+    return st.expander(label, expanded=False, icon=":material/tune:") if compact() else st.container()
+
+
+class FigureFirst:
+    """A section's explanation, placed around its figure: above it (the place is kept when this is made), or
+    on a compact screen below it (``text`` is then called after the figure is drawn)."""
+
+    def __init__(self):
+        self._above = None if compact() else st.container()
+
+    def text(self):
+        """The container the explanation goes in: the place kept above the figure, or a new one here."""
+        return self._above if self._above is not None else st.container()
+
+
+def figure_first() -> FigureFirst:
+    """Call before a section's controls and figure; fill ``.text()`` after drawing the figure."""
+    return FigureFirst()
