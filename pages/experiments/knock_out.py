@@ -14,6 +14,7 @@ from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity,
 from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions, scored,
                                       similarity)
 from transformer import PATTERNS, TaskBatch, score_heads
+from ui.cache import cached_figure
 from ui.classroom import chart
 from viz.experiments import before_after, head_grid, position_bars
 from viz.heads import compare_figure
@@ -91,10 +92,11 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     where = "your text" if subject.text_model else f"{len(evaluation_batch(subject.spec, seed).inputs)} fresh examples"
     left, right = st.columns(2)
     with left:
-        chart(before_after(["accuracy"], [before.accuracy], [after.accuracy],
-                           f"Accuracy, {where}, {count} head(s) knocked out", fixed_top=1.0))
+        chart(cached_figure(before_after, ("accuracy",), (before.accuracy,), (after.accuracy,),
+                            f"Accuracy, {where}, {count} head(s) knocked out", fixed_top=1.0))
     with right:
-        chart(before_after(["loss"], [before.loss], [after.loss], f"Loss (cross-entropy), {count} head(s) knocked out"))
+        chart(cached_figure(before_after, ("loss",), (before.loss,), (after.loss,),
+                            f"Loss (cross-entropy), {count} head(s) knocked out"))
     if subject.text_model:
         st.caption("Measured on your text: each position predicts the next token (accuracy: how often its most "
                    "probable token is the one that follows).")

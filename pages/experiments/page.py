@@ -13,6 +13,7 @@ from pages.experiments import knock_out, reading
 from pages.experiments.knock_out import Inputs
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
+from ui.cache import computation
 from ui.classroom import explanation
 from ui.screen import settings
 from ui.controls import section_picker
@@ -97,7 +98,7 @@ def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
     return int(np.argmax(previous[0])), later
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@computation
 def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str]:
     """The shipped induction model's layer-1 head with the highest previous-token score, on ``ids``."""
     spec = _shipped_induction().spec

@@ -2,8 +2,9 @@
 
 A task model (a checkpoint trained here, shipped or uploaded) is measured by its loss and accuracy on a
 fixed, seeded batch of its own task; an encoder-only model without a task (the pretrained one) by the
-cosine similarity of two sentences' embeddings. Results are cached per (model, input, knock-outs),
-shared by every session and read-only.
+cosine similarity of two sentences' embeddings. Results are cached per (model, input, knock-outs) in the
+app's computation cache (``ui.cache``), shared by every session and read-only; a sweep, drawn with a
+progress bar while it runs, keeps its own small store.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import torch
 from analysis.knockout import TaskScore, knockouts, sentence_similarity, task_score
 from transformer import Task, TaskBatch, make_task
 from transformer.spec import ModelSpec
+from ui.cache import computation, resource
 from ui.models import LoadedModel, load_model
 
 BATCH = 64        # examples in the evaluation batch of a task model
@@ -59,7 +61,7 @@ class Subject:
         return [tokenizer.decode([int(i)]) if hasattr(tokenizer, "decode") else str(int(i)) for i in ids]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@resource(max_entries=16)
 def subject_of(spec: ModelSpec) -> Subject:
     """The subject of ``spec``: its task from the checkpoint's metadata, or none (sentence similarity)."""
     metadata = load_model(spec).metadata
@@ -69,7 +71,7 @@ def subject_of(spec: ModelSpec) -> Subject:
     return Subject(spec, make_task(metadata["task"], metadata.get("kind"), text=setup.get("text")))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@resource(max_entries=16)
 def evaluation_batch(spec: ModelSpec, seed: int, ids: tuple[int, ...] = ()):
     """A fixed batch of ``BATCH`` examples of the model's task, drawn from ``seed`` (the same in every session);
     for a model without a task, the typed text ``ids``: each position predicts the next token."""
@@ -83,14 +85,14 @@ def as_interventions(knocked: KNOCKED, how: str) -> tuple:
     return knockouts({name: list(heads) for name, heads in knocked}, how)
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@computation
 def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = ()) -> TaskScore:
     """Loss and accuracy on the evaluation batch (see ``evaluation_batch``) with the ``knocked`` heads knocked out."""
     with torch.inference_mode():
         return task_score(load_model(spec).module, evaluation_batch(spec, seed, ids), as_interventions(knocked, how))
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@computation
 def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str) -> np.ndarray:
     """The next-token prediction ``[L]`` at each position of one input, with the ``knocked`` heads knocked out."""
     tensor = torch.tensor([ids])
@@ -99,7 +101,7 @@ def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: st
     return logits[0].argmax(-1).numpy()
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@computation
 def similarity(spec: ModelSpec, first: tuple[int, ...], second: tuple[int, ...], knocked: KNOCKED, how: str):
     """Two sentences' cosine similarity and hidden states with the ``knocked`` heads knocked out."""
     with torch.inference_mode():

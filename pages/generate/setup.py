@@ -14,6 +14,7 @@ import streamlit as st
 
 from transformer import EOS_ID, Generation, Task, generate, make_task
 from transformer.spec import ModelSpec
+from ui.cache import resource
 from ui.models import LoadedModel, load_model
 from ui.text import tokenize_text
 
@@ -53,7 +54,7 @@ class Vocabulary(Sequence):
         return self.writer.names([index])[0]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@resource(max_entries=16)
 def writer_of(spec: ModelSpec) -> Writer:
     metadata = load_model(spec).metadata
     if "task" not in metadata:
@@ -82,7 +83,7 @@ def prompt_ids(writer: Writer, text: str) -> tuple[int, ...] | None:
     return None if ids is None else tuple(ids)
 
 
-@st.cache_resource(max_entries=64, show_spinner="Generating…")
+@resource(max_entries=64, spinner="Generating…")
 def generation(spec: ModelSpec, ids: tuple[int, ...], max_new: int, strategy: str, temperature: float,
                top_k: int | None, top_p: float | None, beams: int, seed: int, eos_id: int) -> Generation:
     """The whole budget generated once per setting (shared, read-only)."""
