@@ -1,6 +1,6 @@
 """Browser-side timings against a real `streamlit run app.py`, in headless Chromium, as multiples of a floor.
 
-    python bench/browser.py [--changes 4] [--pages masks positional_encoding]
+    python bench/browser.py [--changes 4] [--navigations 3] [--pages masks positional_encoding]
 
 A browser rerun can never beat a bare Streamlit page with one slider and one small
 heatmap (``bench/floor_page.py``, served by its own ``streamlit run`` beside the app):
@@ -12,11 +12,21 @@ under the same load. A redraw is timed inside the page, from the input event to 
 last ``script_finished`` message of the rerun on the websocket, processed by the page,
 plus two painted frames (the charts of the finished run are on screen).
 
+Navigation: after its controls, each page is reached ``--navigations`` times from the
+sidebar (a click on its link after a visit to another page; plotly.js stays loaded), each
+followed by the same on the floor app (its second page, then back to the floor page), and
+then as many times by a full page load of its address (a shared link opened, plotly.js in
+the browser's cache), each followed by a full load of the floor page. The server's models
+are built by then. A navigation is timed from the click (the load's start) to the moment
+the page is idle after its last script run with every chart drawn (a Plotly plot for each
+chart element, an SVG for each Graphviz chart).
+
 Prints Markdown: one row per page and control (median redraw divided by the median of
 that page's interleaved floor nudges, and the median in ms), then one row per page:
 the time to its first chart (from the server answering its health check for the first
-page, from navigation for the others; "no chart" for a page without one), the floor, and
-the median and worst ratio over its controls.
+page, from navigation for the others; "no chart" for a page without one), the floor, the
+median and worst ratio over its controls, and its median navigation and load over the
+floor's in between.
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ import signal
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
@@ -57,6 +67,8 @@ WATCHER_JS = """
   const IDLE = %(idle)r;
   const bench = window.__redraw = {armed: false, start: null, finishes: 0, paints: 0, lastPaint: null,
     runs: 0, lastRun: null,  // every script_finished since the page loaded, and when the last one came
+    readyAt: null,  // when the page last became idle with every chart drawn, after a run past loadRuns
+    loadRuns: 0,
     arm() { Object.assign(this, {armed: true, start: null, finishes: 0, paints: 0, lastPaint: null}); }};
   const mark = () => { if (bench.armed) { bench.armed = false; bench.start = performance.now(); } };
   for (const type of ["pointerdown", "mousedown", "keydown", "click"]) addEventListener(type, mark, true);
@@ -75,6 +87,27 @@ WATCHER_JS = """
     setTimeout(afterPaint, 0);  // after Streamlit's own handler has taken the message
   };
   tapWebSockets(onFrame);
+
+  // While the page loads: each frame, is it idle after a run with every chart drawn? The last time it
+  // became so is the load's end. The watch stops when the bench calls loaded().
+  const ready = () => bench.runs > bench.loadRuns && document.querySelector(IDLE) !== null
+    && [...document.querySelectorAll("div.lab-chart")].every((plot) => plot.classList.contains("js-plotly-plot"))
+    && [...document.querySelectorAll("[data-testid=stGraphVizChart]")].every((chart) => chart.querySelector("svg"));
+  let wasReady = false, watching = true;
+  bench.loaded = () => { watching = false; return bench.readyAt; };
+  bench.watchLoad = () => {  // from now on, a load ends after the next run: an in-app navigation
+    Object.assign(bench, {loadRuns: bench.runs, readyAt: null});
+    wasReady = false;
+    if (!watching) { watching = true; requestAnimationFrame(watch); }
+  };
+  const watch = () => {
+    if (!watching) return;
+    const now = ready();
+    if (now && !wasReady) bench.readyAt = performance.now();
+    wasReady = now;
+    requestAnimationFrame(watch);
+  };
+  requestAnimationFrame(watch);
 })();
 """ % {"field": SCRIPT_FINISHED_FIELD, "idle": IDLE, "websocket": WEBSOCKET_JS}
 
@@ -90,6 +123,30 @@ FIRST_CHART = (f"() => document.querySelector({CHART!r}) !== null || (window.__r
 # Resolves once the page is idle and no run has finished for 1 s: every control of the page is drawn.
 SETTLED = (f"() => window.__redraw.runs > 0 && document.querySelector({IDLE!r}) !== null"
            " && performance.now() - window.__redraw.lastRun > 1000")
+
+# Resolves once the page has loaded: idle, every chart drawn, and no run finished for 1 s.
+LOADED = (f"() => window.__redraw.readyAt !== null && window.__redraw.runs > window.__redraw.loadRuns"
+          f" && document.querySelector({IDLE!r}) !== null"
+          " && performance.now() - Math.max(window.__redraw.lastRun, window.__redraw.readyAt) > 1000")
+SIDEBAR_LINK = "[data-testid=stSidebarNav] a:has-text({title!r})"
+
+
+def timed_load(page, url: str) -> float:
+    """Milliseconds from the start of a full page load of ``url`` to the page idle with every chart drawn."""
+    page.goto(url)
+    page.wait_for_function(LOADED, timeout=60_000)
+    return page.evaluate("() => window.__redraw.loaded()")
+
+
+def timed_navigation(page, away: str, title: str) -> float:
+    """Milliseconds from a click on the sidebar's link to page ``title`` (after a visit to page ``away``) to
+    that page idle with every chart drawn: a navigation inside the app, which keeps plotly.js loaded."""
+    for name in (away, title):
+        page.evaluate("() => { window.__redraw.watchLoad(); window.__redraw.arm(); }")
+        page.locator(SIDEBAR_LINK.format(title=name)).first.click()
+        page.wait_for_function(LOADED, timeout=60_000)
+    return page.evaluate("() => window.__redraw.loaded() - window.__redraw.start")
+
 
 def timed_change(page, act: Change) -> float | None:
     """Milliseconds from the input event ``act`` makes to its rerun's charts painted (None: no rerun)."""
@@ -127,6 +184,7 @@ class Floor:
     """The floor page in its own browser context: one slider nudged right and left in turn."""
 
     def __init__(self, browser, url: str):
+        self.url = url
         self.page = new_watched_page(browser)
         self.page.goto(url)
         self.page.wait_for_selector(IDLE, timeout=60_000)
@@ -139,6 +197,14 @@ class Floor:
         elapsed = change_control(self.page, self.control, self.nudges)
         self.nudges += 1
         return elapsed
+
+    def load(self) -> float:
+        """Load the floor page afresh; its load time in ms (see ``timed_load``)."""
+        return timed_load(self.page, self.url)
+
+    def navigate(self) -> float:
+        """Go to the floor app's other page and back to the floor page; the way back in ms."""
+        return timed_navigation(self.page, "elsewhere", "floor")
 
 
 def new_watched_page(browser):
@@ -156,6 +222,18 @@ class PageResult:
     first_chart: float | None  # seconds; None for a page without a chart
     by_control: dict[str, list[float]]
     floor: list[float]
+    loads: list[float] = field(default_factory=list)  # full loads of the page's address (ms)
+    floor_loads: list[float] = field(default_factory=list)  # the floor's, in between (ms)
+    navigations: list[float] = field(default_factory=list)  # in-app navigations to the page (ms)
+    floor_navigations: list[float] = field(default_factory=list)  # the floor app's, in between (ms)
+
+    @staticmethod
+    def ratio_cells(times: list[float], floor: list[float]) -> str:
+        """Median (ms), the floor's median (ms) and their ratio, as three Markdown cells."""
+        if not times or not floor:
+            return "n/a | n/a | n/a"
+        page, base = statistics.median(times), statistics.median(floor)
+        return f"{page:.0f} | {base:.0f} | {page / base:.2f}"
 
     def ratios(self) -> dict[str, float]:
         """Each control's median redraw divided by the median of this page's floor nudges."""
@@ -202,8 +280,9 @@ def print_summary(results: list[PageResult]) -> None:
               f"over {len(every_floor)} nudges, range of page medians "
               f"{min(statistics.median(r.floor) for r in results if r.floor):.0f}-"
               f"{max(statistics.median(r.floor) for r in results if r.floor):.0f} ms.\n")
-    print("| page | first chart (s) | controls | floor median (ms) | median ratio | worst ratio | worst control |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("| page | first chart (s) | controls | floor median (ms) | median ratio | worst ratio | worst control "
+          "| navigation (ms) | floor navigation (ms) | navigation ratio | load (ms) | floor load (ms) | load ratio |")
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for result in results:
         first = "no chart" if result.first_chart is None else f"{result.first_chart:.2f}"
         ratios = result.ratios() if result.floor else {}
@@ -213,7 +292,9 @@ def print_summary(results: list[PageResult]) -> None:
                      f"{ratios[worst]:.2f} | {worst}")
         else:
             cells = "n/a | n/a | n/a | "
-        print(f"| {result.title} | {first} | {len(ratios)} | {cells} |")
+        navigation = result.ratio_cells(result.navigations, result.floor_navigations)
+        print(f"| {result.title} | {first} | {len(ratios)} | {cells} | {navigation} | "
+              f"{result.ratio_cells(result.loads, result.floor_loads)} |")
 
 
 def stop_on_sigterm() -> None:
@@ -225,6 +306,8 @@ def main() -> None:
     stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=4, help="changes per control (there and back: even)")
+    parser.add_argument("--navigations", type=int, default=3,
+                        help="in-app navigations to each page and full loads of it (and as many of the floor's)")
     parser.add_argument("--pages", nargs="*", help="page addresses to time (default: every page)")
     args = parser.parse_args()
     args.changes += args.changes % 2  # there and back: every control ends where it started
@@ -252,9 +335,17 @@ def main() -> None:
                 page.wait_for_function(SETTLED, timeout=60_000)
                 floor = floor or Floor(browser, f"http://127.0.0.1:{floor_port}/")
                 by_control, floor_times = time_controls(page, floor, args.changes)
-                results.append(PageResult(info.title, first, by_control, floor_times))
+                result = PageResult(info.title, first, by_control, floor_times)
+                away = PAGES[1].title if info is PAGES[0] else PAGES[0].title
+                for _ in range(args.navigations):
+                    result.navigations.append(timed_navigation(page, away, info.title))
+                    result.floor_navigations.append(floor.navigate())
+                for _ in range(args.navigations):
+                    result.loads.append(timed_load(page, f"http://127.0.0.1:{port}/{url_path(info.path)}"))
+                    result.floor_loads.append(floor.load())
+                results.append(result)
                 if floor_times:
-                    print_controls(results[-1])
+                    print_controls(result)
             print_summary(results)
             browser.close()
     finally:

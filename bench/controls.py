@@ -1,5 +1,6 @@
 """The controls of a page for ``bench/browser.py``: how to find every visible, enabled control of a page's
-main area, and one change of each kind (slider, select, radio, segmented control, toggle, multiselect, number input)."""
+main area outside forms, and one change of each kind (slider, select, radio, segmented control, toggle,
+multiselect, number input)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CONTROLS_JS = """
   const main = document.querySelector("[data-testid=stMain]") || document;
   for (const el of main.querySelectorAll(Object.keys(kinds).map(k => `[data-testid=${k}]`).join(","))) {
     if (!el.checkVisibility() || el.querySelector("input:disabled")) continue;  // hidden, or off for now
+    if (el.closest("[data-testid=stForm]")) continue;  // in a form: no rerun until it is submitted
     const label = (el.querySelector("[data-testid=stWidgetLabel]")?.innerText || "").trim();
     const testid = el.dataset.testid, key = testid + "|" + label;
     seen[key] = (seen[key] ?? -1) + 1;
