@@ -15,7 +15,7 @@ from ui.controls import d_model_control, heads_control, layers_control, section_
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.classroom import explanation
-from ui.screen import settings
+from ui.screen import compact, settings
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -73,8 +73,14 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    st.caption(f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the "
-               "last three.")
+    (controls if compact() else st).caption(f"The batch of sentences feeds every section but the first; the model "
+                                            f"({loaded.label}) feeds the last three.")
+    open_section(batch, shown)
+
+
+@st.fragment
+def open_section(batch: sections.Batch | None, shown: sections.ShownHead) -> None:
+    """The row of sections and the open one: another section reruns this part only, not the settings."""
     section = section_picker(sections.SECTIONS)
     if section == "Causal":
         sections.render_causal()

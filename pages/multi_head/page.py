@@ -250,7 +250,13 @@ def heads_view() -> None:
     # layers and heads are numbered from 1 on screen, indexed from 0 here
     view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
                        layer - 1)
-    # Only the open section is built and sent, so a setting redraws that section's charts alone.
+    open_section(view)
+
+
+@st.fragment
+def open_section(view: HeadsOnText) -> None:
+    """The row of sections and the open one (only it is built and sent), then the download: another section
+    reruns this part only, not the model, the sentence and the layer."""
     SECTION_VIEWS[section_picker(SECTIONS)](view)
     download(view)
 

@@ -44,6 +44,12 @@ def positional_view() -> None:
                                  help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
     if d_model % 2:
         c1.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
+    open_section(positions, d_model, base)
+
+
+@st.fragment
+def open_section(positions: int, d_model: int, base: float) -> None:
+    """The row of sections and the open one: another section reruns this part only, not the settings."""
     section = section_picker(SECTIONS)
     if section == "Curves":
         render_curves(positions, d_model, base)

@@ -57,8 +57,14 @@ def pretrained_view() -> None:
             [t for t, s in zip(tokens, pieces.special) if not s]
         st.caption("[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
                    "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
-    li = layer - 1
+    open_section(pieces, reading, weights, shown_tokens, layer - 1, cap, hide)
 
+
+@st.fragment
+def open_section(pieces, reading: numbers.Reading, weights, shown_tokens: list[str], li: int, cap: int,
+                 hide: bool) -> None:
+    """The row of sections and the open one, then the CSV of layer ``li``: another section reruns this part
+    only, not the text and its settings."""
     section = section_picker(SECTIONS)
     if section == "Tokens":
         sections.tokens_section(pieces, numbers.piece_kinds(pieces))
