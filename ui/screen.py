@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 
 import streamlit as st
 
+from .cache import resource
 COMPACT_BELOW_PX = 900  # a tablet held upright (768 - 834 px) is compact; a laptop (1280 px and up) is not
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"
@@ -55,7 +56,7 @@ CSS = """
 """
 
 
-@st.cache_resource(show_spinner=False)
+@resource()
 def _watcher():
     """The component, once per process."""
     return st.components.v2.component("attention_lab_screen", js=_JS, css=CSS, isolate_styles=False)
