@@ -119,7 +119,7 @@ def requested_runs(page) -> int:
     return count
 
 
-def wait_idle(page, timeout: float = 30_000, after: int = 0) -> None:
+def wait_idle(page, timeout: float = 90_000, after: int = 0) -> None:
     """Wait until the page has asked for more than ``after`` script runs (see ``requested_runs``), every run
     it asked for has finished and the page shows it idle.
 
