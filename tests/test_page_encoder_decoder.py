@@ -54,7 +54,7 @@ def test_default_tab_is_attention_and_each_tab_draws_only_its_own_charts():
     at = open_section(at, "Output")
     titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]
     assert len(titles) == 1 and "next-token probabilities" in titles[0]
-    teacher = next(df.value for df in at.dataframe if "decoder input (reads)" in df.value.columns)
+    teacher = next(t.value for t in at.table if "decoder input (reads)" in t.value.columns)
     assert list(teacher["decoder input (reads)"]) == ["<s>"] + tokens(TGT)[0][:-1]
     assert list(teacher["target (must predict)"]) == tokens(TGT)[0]
     titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "One layer"))]

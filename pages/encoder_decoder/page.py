@@ -136,7 +136,7 @@ def teacher_forcing_section(pair: SentencePair):
         st.latex(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
         st.latex(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
     with tf_table:
-        st.dataframe(teacher_forcing_table(target.tokens, dec_tokens), hide_index=True, width="stretch")
+        st.table(teacher_forcing_table(target.tokens, dec_tokens).set_index("position"))
 
 
 @st.fragment
@@ -309,8 +309,13 @@ def model_view() -> None:
     if source is None or target is None or loaded is None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
-    pair = SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids)
-    # Only the open section is built and sent, so a model setting redraws its charts alone.
+    open_section(SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids))
+
+
+@st.fragment
+def open_section(pair: SentencePair) -> None:
+    """The row of sections and the open one (only it is built and sent): another section reruns this part only,
+    not the model and the sentences."""
     for draw in SECTION_DRAWS[section_picker(SECTIONS)]:
         draw(pair)
 
