@@ -10,7 +10,8 @@ component never reports and never causes a rerun.
 
 The component's stylesheet is the app's own (it is not isolated, so it applies to the whole page): a
 formula wider than its column scrolls inside its own box, with a shadow at the edge that has more to
-show, and sliders get a thumb large enough to drag with a finger on a touch screen.
+show; on a touch screen sliders get a thumb large enough to drag with a finger and rows of choices (a page's
+sections, the heads to knock out) buttons large enough to tap.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ export default function ({ data, setStateValue }) {
 """
 # The component's own element takes no room. A formula scrolls sideways in its box, and "scroll shadows"
 # (two backgrounds that scroll with the content, covering two that stay at the edges) show which edge
-# has more. On a touch screen a slider's thumb is 28 px and its row tall enough to grab.
+# has more. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), and
+# the buttons of a row of choices (sections, heads to knock out) are at least 40 px.
 CSS = """
 .st-key-screen { display: none; }
 .katex-display {
@@ -50,8 +52,8 @@ CSS = """
   background-attachment: local, local, scroll, scroll;
 }
 @media (pointer: coarse) {
-  [data-testid="stSlider"] [role="slider"] { width: 28px; height: 28px; }
-  [data-testid="stSlider"] [data-baseweb="slider"] { padding-top: 6px; padding-bottom: 6px; }
+  [data-testid="stSlider"] div:has(> div > input[type="range"]) { width: 24px; height: 24px; }
+  [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }
 }
 """
 
@@ -99,3 +101,12 @@ class FigureFirst:
 def figure_first() -> FigureFirst:
     """Call before a section's controls and figure; fill ``.text()`` after drawing the figure."""
     return FigureFirst()
+
+
+def button_row(count: int) -> list:
+    """Places for ``count`` buttons: one row of columns on a large screen; on a compact one a row that wraps,
+    as many buttons a line as fit (a phone's columns would stack, one button a line)."""
+    if not compact():
+        return list(st.columns(count))
+    row = st.container(horizontal=True)
+    return [row] * count

@@ -23,7 +23,7 @@ from ui.text import TokenizedText, sentence_input
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.classroom import chart, explanation
-from ui.screen import figure_first, settings as screen_settings
+from ui.screen import compact, figure_first, settings as screen_settings
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 require_navigation()
@@ -79,7 +79,8 @@ def attention_section(pair: SentencePair):
     config, source, dec_tokens, forward = pair.config, pair.source, pair.dec_tokens, pair.forward
     st.subheader("Three kinds of attention")
     intro = figure_first()
-    c1, c2, c3 = st.columns(3, wrap=False)  # one row, on a phone too
+    # a small screen: the kind of attention above the layer and the head (two rows instead of three)
+    c1, c2, c3 = (st.container(), *st.columns(2, wrap=False)) if compact() else st.columns(3)
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
     layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)
@@ -96,7 +97,7 @@ def attention_section(pair: SentencePair):
                    "grey cells are masked): target x target.",
             "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
                      "matrix is rectangular: target (rows) x source (columns)."}[kind]
-    st.caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
+    note = figure_first()  # what the kind is: above the figure, or below it on a small screen
     row_name = "target query" if kind != "enc" else "source query"
     col_name = "source key" if kind != "dec" else "target key"
     if head == "all":
@@ -106,6 +107,7 @@ def attention_section(pair: SentencePair):
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
     chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
           width="stretch")
+    note.text().caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
     with intro.text():
         st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
                     "keys and values come from, and the mask *M*.")

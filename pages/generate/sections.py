@@ -11,6 +11,7 @@ import torch
 
 from pages.generate.setup import STOPS, Vocabulary, Writer, generation
 from ui.classroom import chart
+from ui.screen import button_row
 from viz.generation import beam_tree, distribution_bars
 from viz.heatmap import matrix_heatmap
 
@@ -61,7 +62,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
         st.info("The budget or the model's max_len leaves no room for a new token; shorten the prompt.")
         return
     current = int(st.session_state.get("token", 1)) if str(st.session_state.get("token", "")).isdigit() else 1
-    buttons = st.columns(3, wrap=False)  # one row of buttons, on a phone too
+    buttons = button_row(3)
     buttons[0].button("Step", icon=":material/skip_next:", key="step_next", on_click=_advance, args=(current + 1, total),
                       disabled=current >= total, width="stretch")
     buttons[1].button("Generate all", icon=":material/fast_forward:", key="step_all", on_click=_advance, args=(total, total),

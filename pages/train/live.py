@@ -14,7 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
-from ui.screen import compact
+from ui.screen import button_row, compact
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
@@ -101,7 +101,7 @@ def media_buttons(trainer: Trainer) -> None:
     """Train / Pause / Step / Reset, like a media player."""
     running = st.session_state.get("running", False)
     # one row of buttons; on a small screen the note on a finished run goes below it
-    c = [*st.columns(4, wrap=False), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
+    c = [*button_row(4), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
     c[0].button("Train", icon=":material/play_arrow:", on_click=whole_page(_start), disabled=running or trainer.done,
                 key="train", type="primary", width="stretch")
     c[1].button("Pause", icon=":material/pause:", on_click=whole_page(pause), disabled=not running, key="pause",

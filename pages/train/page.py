@@ -52,9 +52,10 @@ def training_view() -> None:
     trainer = live.current_trainer(setup)
     if trainer is None:
         return
-    st.info(trainer.task.description)
+    task = st.container()  # what the task is: above the run, or below its figures on a small screen
     live.media_buttons(trainer)
     live.live_view(trainer, state.get("running", False))
+    (st.container() if compact() else task).info(trainer.task.description)
     if not state.get("running", False):
         after.after_training(trainer)
 
