@@ -114,16 +114,40 @@ function plotIn(parent) {
   plot.labObserver = new ResizeObserver((entries) => {
     if (!plot._fullLayout || !window.Plotly) return;
     if (isFullScreen(plot)) return fitToScreen(plot); // the window was resized or the phone turned
-    // Follow the column's width (sidebar opened or closed, window resized, an expander opened).
+    // Follow the column's width (sidebar opened or closed, window resized, an expander opened), and fit
+    // the figure to it again once the width has settled, if that changes what the figure needs.
     const width = Math.round(entries[0].contentRect.width);
     if (width > 0 && width !== plot.labWidth) {
       plot.labWidth = width;
       window.Plotly.Plots.resize(plot);
+      clearTimeout(plot.labRefit);
+      plot.labRefit = setTimeout(() => refit(plot), REFIT_AFTER_MS);
     }
   });
   plot.labObserver.observe(plot);
   plot.addEventListener("fullscreenchange", () => onFullScreenChange(plot));
   return plot;
+}
+
+// Touch screens: a drag over a plot scrolls the page (plotly_fit.js).
+const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)");
+const REFIT_AFTER_MS = 120;
+
+function fitted(plot, spec) {
+  // The figure of spec, fitted to the plot's width now (plotly_fit.js); plot.labFit says how.
+  const figure = JSON.parse(spec);
+  plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches);
+  return figure;
+}
+
+function refit(plot) {
+  // After a width change: draw the figure again if it fits the new width differently.
+  plot.labRefit = null;
+  if (!plot.labSpec || !plot._fullLayout || isFullScreen(plot)) return;
+  const shown = plot.labFit;
+  const figure = fitted(plot, plot.labSpec);
+  if (plot.labFit === shown) return;
+  window.Plotly.react(plot, figure.data, layoutForScreen(figure.layout, plot), { ...CONFIG, ...figure.config });
 }
 
 function draw(plot, spec) {
@@ -135,7 +159,7 @@ function draw(plot, spec) {
   loadPlotly()
     .then((Plotly) => {
       if (plot.textContent === FAILED) plot.textContent = "";
-      const figure = JSON.parse(spec);
+      const figure = fitted(plot, spec);
       return Plotly.react(plot, figure.data, layoutForScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
     })
     .then(() => { plot.labWidth = Math.round(plot.getBoundingClientRect().width); })
@@ -155,6 +179,7 @@ export default function (component) {
   return () => {
     if (plot.labOwner !== owner) return; // a later render of this element has the plot now
     plot.labObserver.disconnect();
+    clearTimeout(plot.labRefit);
     if (window.Plotly) window.Plotly.purge(plot);
     plot.remove();
   };

@@ -14,7 +14,7 @@ from .labels import escape, label_px, position_axis, position_label, token_label
 from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, reserve_margins, token_axis_px
 from .masking import masked_colors, masked_hover
 from .style import DIVERGING_SCALE, HEAD_COLORS, PROJECTOR_LABEL_PX, base_layout, projector_fonts, styled_figure
-from .tiles import gap_shapes, tile_maps, tile_titles, tiling
+from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
 
 
 # Dimensions are plain integers: an automatic numeric axis (upright, thinned ticks) reads well and
@@ -91,6 +91,7 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str
     return styled_figure([trace], title, height or int(min(720, max(360, 140 + 22 * length))),
                          xaxis=x_axis, yaxis=y_axis, shapes=gap_shapes(grid),
                          annotations=tile_titles(grid, names, size=PROJECTOR_LABEL_PX),
+                         meta=wrap_meta(grid, narrowest_tile_px(["K = X WK"], d_k)),
                          margin=dict(t=90, r=COLORBAR_PX, b=TITLED_X_AXIS_PX,
                                      l=int(token_axis_px(y_axis["ticktext"]))))
 

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import token_labels
-from .style import PROJECTOR_INK, base_layout, head_color, projector_fonts
+from .style import PANEL_NAMES_PX, PROJECTOR_INK, TITLE_TOP_PX, base_layout, head_color, projector_fonts
 
 LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
 MIN_WEIGHT = 0.01  # lines for smaller weights would be invisible; they are not drawn
@@ -65,7 +65,9 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
                                  customdata=token_labels(tokens), hovertemplate=f"{side} %{{y}}: %{{customdata}}<extra></extra>",
                                  textfont=dict(size=font, color=PROJECTOR_INK)))
     fig = go.Figure(traces)
-    base_layout(fig, title, int(max(320, 110 + px * length)))
+    # the column names sit above the first token, below the title: room for them as for a row of panel names
+    base_layout(fig, title, int(max(320, 110 + px * length)) + PANEL_NAMES_PX)
+    fig.update_layout(margin=dict(t=TITLE_TOP_PX + PANEL_NAMES_PX))
     fig.update_xaxes(visible=False, range=[-0.9, 1.9])
     fig.update_yaxes(visible=False, autorange="reversed")
     fig.update_layout(legend=dict(orientation="h", y=-0.02), hovermode="closest",

@@ -19,7 +19,7 @@ from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX, token_ax
 from .masking import allowed_cells, hide_masked, masked_hover, masked_overlay
 from .style import (ATTENTION_SCALE, DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
                     styled_figure)
-from .tiles import Tiling, gap_shapes, tile_maps, tile_titles, tiled_axis, tiling
+from .tiles import Tiling, gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiled_axis, tiling, wrap_meta
 
 MAX_HOVER_CELLS = 20_000  # above this many cells of a tiled grid, the hover names rows and columns only
 MAX_TICKS = 64  # more labels than this on one axis are not readable: the axis goes unlabelled
@@ -84,10 +84,11 @@ def head_grid_figure(weights: np.ndarray, row_tokens: Sequence[str], col_tokens:
                         title_text=f"{col_name}s (the same in every head)" if grid.cols > 1 else None)
     y_axis = tiled_axis(row_tokens, grid.row_starts, MAX_TICKS, autorange="reversed", automargin=False)
     bottom = token_axis_px(x_axis.get("ticktext", []), angle=-60) + (TITLED_X_AXIS_PX - UNTITLED_X_AXIS_PX)
+    names = [f"head {h + 1}" for h in range(heads)]
     fig = styled_figure([main, masked_overlay(tile_maps(stacked, grid, fill=True))], title,
                         int(80 + bottom + grid.rows * (tile_px + 30)), xaxis=x_axis, yaxis=y_axis,
-                        shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h + 1}" for h in range(heads)],
-                                                                       size=PROJECTOR_LABEL_PX),
+                        shapes=gap_shapes(grid), annotations=tile_titles(grid, names, size=PROJECTOR_LABEL_PX),
+                        meta=wrap_meta(grid, narrowest_tile_px(names, lk)),
                         margin=dict(t=80, r=COLORBAR_PX, l=int(token_axis_px(y_axis.get("ticktext", []))),
                                     b=int(bottom)))
     return fig

@@ -13,7 +13,7 @@ from .margins import (COLORAXIS_BAR_PX, COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X
                       UNTITLED_Y_AXIS_PX, legend_below_px, reserve_margins)
 from .masking import allowed_cells, masked_hover, masked_overlay
 from .style import DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, head_color, projector_fonts
-from .tiles import gap_shapes, tile_maps, tile_titles, tiling
+from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
 
 
 def _finite(values: np.ndarray) -> np.ndarray:
@@ -171,7 +171,9 @@ def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias
                                colorbar=dict(title=dict(text=value_name), thickness=14),
                                hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
     base_layout(fig, title, int(min(900, 120 + grid.rows * (rows + grid.gap) * max(8, 260 // max(rows, 1)))))
-    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, [f"head {h + 1}" for h in range(heads)]))
+    names = [f"head {h + 1}" for h in range(heads)]
+    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, names),
+                      meta=wrap_meta(grid, narrowest_tile_px(names, cols, cell_px=6)))
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
     reserve_margins(fig, right=COLORBAR_PX)

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape, label_px, unique_labels
+from .tiles import Tiling, wrap_meta
 from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
                     styled_figure)
 
@@ -38,8 +39,11 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
     legend = [go.Scatter(x=[None], y=[None], mode="markers", name=PIECE_KINDS[kind],  # a legend of the kinds
                          marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1)))
               for kind, color in enumerate(PIECE_COLORS)]
+    # each piece is a tile of one cell: a narrow screen wraps the rows to as many pieces as fit (viz.tiles)
+    pieces_grid = Tiling(count, 1, 1, per_row, gap=0)
     return styled_figure([heatmap, *legend], f"{count} WordPiece tokens, in reading order", 110 + 42 * rows,
                          xaxis=dict(visible=False), yaxis=dict(visible=False, autorange="reversed"),
+                         meta=wrap_meta(pieces_grid, label_px(pieces, 15) + 12),
                          legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right",
                                      font=dict(size=PROJECTOR_LABEL_PX, color=PROJECTOR_INK)))
 

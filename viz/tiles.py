@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .labels import position_axis
+from .labels import label_px, position_axis
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def gap_shapes(grid: Tiling, color: str = "white") -> list[dict]:
     """
     # a 1 px outline hides the anti-aliased seam where a band meets a tile (3 px: the line itself)
     style = dict(type="rect", fillcolor=color, line=dict(color=color, width=3 if grid.gap == 0 else 1),
-                 layer="above")
+                 layer="above", name="gap")
     shapes = [dict(xref="x", yref="paper", x0=c - grid.gap - 0.5, x1=c - 0.5, y0=0, y1=1, **style)
               for c in grid.col_starts[1:]]
     shapes += [dict(xref="paper", yref="y", x0=0, x1=1, y0=r - grid.gap - 0.5, y1=r - 0.5, **style)
@@ -112,3 +112,21 @@ def tiled_axis(tokens: Sequence[str], starts: Sequence[int], max_ticks: int = 64
     if len(tokens) * len(starts) > max_ticks:
         return dict(showticklabels=False, showgrid=False, zeroline=False, **extra)
     return position_axis(tokens, starts=starts, **extra)
+
+
+def wrap_meta(grid: Tiling, min_px: float) -> dict:
+    """``layout.meta`` that lets the browser wrap the grid to fewer tiles a row where the plot is too narrow
+    for ``grid.cols`` tiles of at least ``min_px`` px each (``ui/plotly_fit.js``, down to one a row): the
+    traces' cell grids (z, text, customdata) of ``grid.shape`` move tile by tile, the tick labels of the
+    first tile repeat on the tiles that had their own, titles and shapes go with their tiles, the "gap"
+    shapes are drawn again and every cell keeps its height."""
+    return dict(tiles=dict(count=grid.count, rows=grid.tile_rows, cols=grid.tile_cols, across=grid.cols,
+                           gap=grid.gap, min_px=round(float(min_px), 1)))
+
+
+def narrowest_tile_px(titles: Sequence[str], cells: int, title_px: float = 15.0, cell_px: float = 8.0,
+                      most: float = 150.0) -> float:
+    """The narrowest a tile may be drawn: its title must fit (``title_px`` font, ``label_px`` estimate) and a
+    cell be ``cell_px`` wide, but never more than ``most`` px is asked for (a long sentence's tiles
+    would otherwise wrap to one a row on a wide screen)."""
+    return min(most, max(label_px(titles, title_px) + 14, cell_px * cells))
