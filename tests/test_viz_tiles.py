@@ -154,3 +154,17 @@ def test_the_head_grid_is_laid_out_once_with_margins_that_hold_its_labels():
     assert fig.layout.margin.b >= np.sin(np.radians(60)) * 0.6 * 14 * len(long_token)  # the keys at -60 degrees
     assert [a.text for a in fig.layout.annotations] == [f"head {h}" for h in range(1, 5)]
     assert len(fig.data) == 2 and fig.data[1].name == "masked" and not np.asarray(fig.data[1].z).any()
+
+
+def test_a_tiled_figure_tells_the_browser_how_to_wrap_its_grid():
+    """layout.meta.tiles: the grid the figure was built on (ui/plotly_fit.js wraps it where the plot is narrow)
+    and the narrowest a tile may be drawn; the gaps it draws anew are the shapes named "gap"."""
+    fig = head_grid_figure(maps(6, 5, 7), list("abcde"), list("abcdefg"), "grid", max_cols=4)
+    # "head 6": 6 characters of 0.6 em at 15 px, and 14 px to spare, is wider than 7 keys of 8 px
+    assert fig.layout.meta["tiles"] == dict(count=6, rows=5, cols=7, across=4, gap=1, min_px=68.0)
+    assert np.asarray(fig.data[0].z).shape == tiling(6, (5, 7), 4).shape
+    assert {shape.name for shape in fig.layout.shapes} == {"gap"}
+    long = head_grid_figure(maps(2, 40, 40), ["t"] * 40, ["t"] * 40, "grid")
+    assert long.layout.meta["tiles"]["min_px"] == 150.0  # 8 px a key, but never more than 150 px asked for
+    alibi = tiled_heads_figure(-maps(3, 4, 4), "alibi", per_row=2)["layout"]["meta"]["tiles"]
+    assert (alibi["count"], alibi["across"], alibi["rows"], alibi["cols"]) == (3, 2, 4, 4)

@@ -1,0 +1,225 @@
+"""In a real browser, as a phone (390 x 844, touch) and a tablet held upright (768 x 1024): every page of the
+navigation reads without scrolling sideways, no two labels of a figure lie on each other, the first figure
+starts on the first screen, formulas scroll inside their own box, a finger can scroll past a chart and tap
+it for its numbers, and a link's presentation mode stays on the projector.
+
+One browser context per screen size serves every page in turn (a session that has reported its screen
+keeps its compact layout from page to page, as a student's phone does).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import IDLE, assert_no_exception, new_page, wait_for_chart, wait_idle, wait_settled
+from ui.pages_index import PAGES
+
+PHONE, TABLET = (390, 844), (768, 1024)
+SCREENS = {"phone": PHONE, "tablet": TABLET}
+
+# The page once the browser's report of a compact window has been answered: the classroom bar sits in the
+# sidebar and no script run is pending.
+COMPACT_LAID_OUT = f"""() => document.querySelector('[data-testid=stSidebar] .st-key-present') !== null
+    && document.querySelector('{IDLE}') !== null && window.__labRuns.answered === window.__labRuns.requested"""
+# Every chart element holds a drawn plot (the screen watcher, in .st-key-screen, draws nothing).
+CHARTS_DRAWN = """() => [...document.querySelectorAll('.stBidiComponent')]
+    .filter((element) => !element.closest('.st-key-screen'))
+    .every((element) => element.querySelector('div.lab-chart .main-svg'))"""
+
+# Click the sidebar's link to a page (by the last part of its address, "home" for the root) unless it is
+# the page shown; true when it clicked.
+GO_TO = """(name) => {
+  const last = (href) => new URL(href).pathname.split('/').filter(Boolean).pop() || 'home';
+  if (last(location.href) === name) return false;
+  [...document.querySelectorAll('[data-testid=stSidebarNav] a')].find((a) => last(a.href) === name).click();
+  return true;
+}"""
+
+# Sideways: how far the page itself scrolls, and every element that sticks out past the window's right edge
+# without a box of its own that scrolls it (a formula, a table or a code block scrolls inside its box).
+SIDEWAYS = """() => {
+  const main = document.querySelector('[data-testid=stMain]'), width = window.innerWidth;
+  const scrolls = [document.scrollingElement, main].map((el) => el.scrollWidth - el.clientWidth);
+  const inScrollingBox = (el) => {
+    for (let box = el.parentElement; box && box !== main; box = box.parentElement) {
+      const overflow = getComputedStyle(box).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') return true;
+      if (overflow === 'hidden' && box.getBoundingClientRect().right <= width + 1) return true;
+    }
+    return false;
+  };
+  const out = [...main.querySelectorAll('*')].filter((el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && box.right > width + 1 && !inScrollingBox(el);
+  }).map((el) => (el.getAttribute('data-testid') || el.tagName) + ': ' + (el.textContent || '').slice(0, 40));
+  return {scroll: Math.max(...scrolls), out: out.slice(0, 5)};
+}"""
+
+# Pairs of texts of one figure that lie on each other: tick labels, the title, panel and column names
+# (annotations), axis and colour-bar titles and legend entries, each as the rectangle the browser draws it
+# in, turned with its label. A text box is its font's ascent and descent, more than the ink: 18 % of its
+# height at the top and at the bottom and 1 px at each end do not count.
+OVERLAPS = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) => {
+  const selector = 'g[class$=tick] > text, g[class$=tick2] > text, .annotation-text, .gtitle, '
+    + '.g-xtitle text, .g-ytitle text, [class$=title] > text, .legendtext, .cbtitle text';
+  const shown = (text) => text.textContent.trim() && text.getAttribute('opacity') !== '0'
+    && getComputedStyle(text).display !== 'none' && getComputedStyle(text).visibility !== 'hidden';
+  const corners = (text) => {
+    const box = text.getBBox(), m = text.getScreenCTM();
+    if (!m || !box.width || !box.height) return null;
+    const sx = 1, sy = 0.18 * box.height;
+    return [[box.x + sx, box.y + sy], [box.x + box.width - sx, box.y + sy],
+            [box.x + box.width - sx, box.y + box.height - sy], [box.x + sx, box.y + box.height - sy]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const apart = (p, q) => [p, q].some((poly) => poly.some((start, i) => {
+    const end = poly[(i + 1) % 4], nx = end[1] - start[1], ny = start[0] - end[0];
+    const along = (points) => points.map(([x, y]) => x * nx + y * ny);
+    const a = along(p), b = along(q);
+    return Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a);
+  }));
+  const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown)
+    .map((text) => [text.textContent, corners(text)]).filter(([, box]) => box);
+  const pairs = [];
+  texts.forEach(([a, p], i) => texts.slice(i + 1).forEach(([b, q]) => { if (!apart(p, q)) pairs.push(a + ' | ' + b); }));
+  return {title: plot.layout?.title?.text, pairs};
+}).filter((plot) => plot.pairs.length)"""
+
+# The first chart's top, from the top of the page (scrolled to the top).
+FIRST_CHART_TOP = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const chart = document.querySelector('div.lab-chart');
+  return chart ? chart.getBoundingClientRect().top + main.scrollTop : null;
+}"""
+
+# Formulas shown: each fits its box or scrolls inside it, and its box ends inside the window.
+FORMULAS = """() => [...document.querySelectorAll('.katex-display')].filter((el) => el.offsetParent !== null)
+  .map((el) => ({right: el.getBoundingClientRect().right, wide: el.scrollWidth > el.clientWidth + 1,
+                 overflow: getComputedStyle(el).overflowX}))"""
+
+
+@pytest.fixture(scope="module", params=list(SCREENS))
+def screen(request, browser, server_url):
+    """A touch browser context of one size (its name, its page) with the app open and laid out for it,
+    shared by the tests of this module."""
+    width, height = SCREENS[request.param]
+    page = new_page(browser, viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    open_compact(page, server_url)
+    yield request.param, page
+    page.context.close()
+
+
+def open_compact(page, url: str) -> None:
+    """Open ``url`` and wait until it is laid out for the compact window and its charts are drawn."""
+    page.goto(url)
+    wait_idle(page, timeout=90_000)
+    page.wait_for_function(COMPACT_LAID_OUT, timeout=60_000)
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    wait_settled(page)
+
+
+def go_to(page, url_path: str) -> None:
+    """Move to another page by its link in the (closed) sidebar, in the same session, as a reader does, and
+    wait until it has run and its charts are drawn."""
+    before = page.evaluate("() => window.__labRuns.requested")
+    if page.evaluate(GO_TO, url_path):
+        wait_idle(page, timeout=90_000, after=before)
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    wait_settled(page)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
+def test_every_page_reads_on_a_phone_and_a_tablet(screen, info):
+    name, page = screen
+    width, height = SCREENS[name]
+    go_to(page, info.url_path)
+    assert_no_exception(page)
+    sideways = page.evaluate(SIDEWAYS)
+    assert sideways["scroll"] <= 0 and not sideways["out"], sideways
+    assert page.evaluate(OVERLAPS) == []
+    top = page.evaluate(FIRST_CHART_TOP)
+    if top is not None:  # Home and Lessons draw no chart
+        assert top < height - 60, f"the first figure starts at {top:.0f} px, below the first screen"
+    for formula in page.evaluate(FORMULAS):
+        assert formula["right"] <= width + 1, formula
+        assert not formula["wide"] or formula["overflow"] in ("auto", "scroll"), formula
+
+
+def swipe(page, x: float, y: float, dy: float) -> None:
+    """A finger put down at (x, y) and moved by dy px, in ten steps."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    for step in range(1, 11):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y + dy * step / 10}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+@pytest.mark.parametrize("screen", ["phone"], indirect=True)
+def test_a_finger_scrolls_past_a_chart_taps_it_for_its_numbers_and_reaches_every_control(screen):
+    """On a touch screen a drag over a plot scrolls the page (it does not zoom), a tap on a cell shows its
+    hover, slider thumbs are drawn 24 px in a row 40 px high and the buttons of a row of choices are at
+    least 40 px."""
+    page = screen[1]
+    go_to(page, "multi_head")
+    scroll_top = "() => document.querySelector('[data-testid=stMain]').scrollTop"
+    page.evaluate("() => document.querySelector('div.lab-chart').scrollIntoView({block: 'end'})")
+    page.wait_for_function(f"() => ({scroll_top})() > 0")
+    before = page.evaluate(scroll_top)
+    box = page.locator("div.lab-chart .nsewdrag").first.bounding_box()
+    swipe(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, 150)
+    page.wait_for_function(f"() => ({scroll_top})() < {before - 60}", timeout=5_000)
+
+    page.evaluate("() => document.querySelector('div.lab-chart').scrollIntoView({block: 'center'})")
+    box = page.locator("div.lab-chart .nsewdrag").first.bounding_box()
+    page.touchscreen.tap(box["x"] + 10, box["y"] + 10)
+    page.locator("div.lab-chart .hoverlayer .hovertext").first.wait_for(timeout=5_000)
+    assert "query" in page.locator("div.lab-chart .hoverlayer .hovertext").first.text_content()
+
+    sections = page.locator("[data-testid=stButtonGroup] button").evaluate_all(
+        "els => els.map(el => el.getBoundingClientRect()).map(r => [r.width, r.height])")
+    assert sections and all(w >= 40 and h >= 40 for w, h in sections), sections
+    page.get_by_text("Model, sentence and layer").click()
+    thumbs = page.locator("[data-testid=stSlider] input[type=range]")
+    thumbs.first.wait_for(state="attached")
+    sizes = thumbs.evaluate_all("els => els.map(el => [el.parentElement.parentElement, el.closest('[role=group]')])"
+                                ".map(([thumb, row]) => [thumb.getBoundingClientRect().width, row.getBoundingClientRect().height])")
+    assert sizes and all(thumb >= 24 and row >= 40 for thumb, row in sizes), sizes  # [thumb's width, its row's height]
+
+
+@pytest.mark.parametrize("screen", ["phone"], indirect=True)
+def test_a_link_in_presentation_mode_leaves_a_phone_at_its_own_size(screen, server_url):
+    """The teacher's link carries presentation mode; a phone opening it is switched back (figures at their
+    own fonts, the switch off, the address without it), and its reader may still switch it on."""
+    page = screen[1]
+    open_compact(page, f"{server_url}/multi_head?present=true")
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('present')", timeout=10_000)
+    assert page.evaluate("() => document.querySelector('div.lab-chart').layout.font.size") == 15
+    switch = page.locator("[data-testid=stSidebar] .st-key-present input")
+    assert not switch.is_checked()
+    page.locator("[data-testid=stSidebarCollapsedControl] button, [data-testid=stExpandSidebarButton]").first.click()
+    before = page.evaluate("() => window.__labRuns.requested")
+    page.locator("[data-testid=stSidebar] .st-key-present label").click()
+    wait_idle(page, after=before)
+    page.wait_for_function("() => document.querySelector('div.lab-chart').layout.font.size > 15", timeout=10_000)
+    assert "present=true" in page.url
+    open_compact(page, server_url)  # a fresh session for the tests that share this page
+
+
+# What of a figure's layout the fitting may change, as drawn and as built (the layout Plotly holds keeps
+# its own autorange and type besides).
+AS_BUILT = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) => {
+  const built = JSON.parse(plot.labSpec).layout, drawn = plot.layout;
+  const parts = (layout) => JSON.stringify([layout.height, layout.margin, layout.title, layout.legend,
+    layout.xaxis?.tickvals, layout.yaxis?.tickvals, layout.annotations, layout.shapes?.length, layout.meta]);
+  return [parts(built) === parts(drawn), plot.data.map((trace) => trace.colorbar?.orientation ?? null)];
+})"""
+
+
+def test_a_wide_screen_gets_each_figure_as_it_was_built(page, server_url):
+    """At 1400 px, with the sidebar open, the figures that fit are drawn exactly as the server built them:
+    four head tiles a row, every key labelled, the colour bar beside the plot."""
+    page.goto(f"{server_url}/multi_head")
+    wait_idle(page)
+    wait_for_chart(page, "4 heads", timeout=30_000)
+    assert page.evaluate(AS_BUILT) == [[True, [None, None]]]
