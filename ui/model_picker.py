@@ -95,23 +95,35 @@ def _plain(text: str) -> str:
 
 def _upload(key: str, fits: tuple[str, ...]) -> None:
     """Read an uploaded file, validate it and select it if it fits the page; otherwise leave a message
-    (shown once, beside the uploader) that says what is wrong."""
+    that says what is wrong (shown while the uploader holds that file, see ``_upload_message``)."""
     upload = st.session_state.get(f"{key}_upload")
     if upload is None:
+        st.session_state.pop(f"{key}_message", None)
         return
     try:
         entry = add_checkpoint(upload.name, upload.getvalue())
     except ValueError as error:
-        st.session_state[f"{key}_message"] = ("error", f"{upload.name} is not a checkpoint saved by this app, so it "
-                                                       f"was not loaded. What is wrong: {error}")
-        return
-    if entry.kind not in fits:
-        st.session_state[f"{key}_message"] = ("warning", f"{upload.name} holds a {KIND_NAMES[entry.kind]} model, "
-                                                         f"which this page cannot show; the pages for "
-                                                         f"{entry.kind} models now offer it.")
-        return
-    st.session_state[f"{key}_message"] = ("success", f"{upload.name} is checked and selected.")
-    st.session_state[f"{key}_select_next"] = entry.spec
+        message = ("error", f"{upload.name} is not a checkpoint saved by this app, so it was not loaded. "
+                            f"What is wrong: {error}")
+    else:
+        if entry.kind not in fits:
+            message = ("warning", f"{upload.name} holds a {KIND_NAMES[entry.kind]} model, which this page cannot "
+                                  f"show; the pages for {entry.kind} models now offer it.")
+        else:
+            message = ("success", f"{upload.name} is checked and selected.")
+            st.session_state[f"{key}_select_next"] = entry.spec
+    st.session_state[f"{key}_message"] = (upload.file_id, *message)
+
+
+def _upload_message(key: str) -> tuple[str, str] | None:
+    """The message about the file the uploader holds now, as (kind, text): it lasts as long as the file
+    stays in the uploader, so a later run of the page (another control, say) keeps it on screen."""
+    stored = st.session_state.get(f"{key}_message")
+    upload = st.session_state.get(f"{key}_upload")
+    if stored is None or upload is None or upload.file_id != stored[0]:
+        st.session_state.pop(f"{key}_message", None)
+        return None
+    return stored[1], stored[2]
 
 
 def _linked_model_unavailable(key: str, options: list[str], fallback: str) -> None:
@@ -143,7 +155,7 @@ def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = N
                            index=options.index(fallback),
                            help=help or "A random model shows the mechanics with seeded weights; a trained or "
                                         "pretrained model shows what attention learns.")
-    message = st.session_state.pop(f"{key}_message", None)
+    message = _upload_message(key)
     with upload.popover("Upload a checkpoint", width="stretch"):
         st.file_uploader("A checkpoint file (.safetensors) saved by this app", type=["safetensors"],
                          key=f"{key}_upload", on_change=_upload, args=(key, fits))

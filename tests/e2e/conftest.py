@@ -147,8 +147,10 @@ def wait_for_chart(page, title: str, timeout: float = 15_000) -> None:
 
 
 def nudge_slider(page, label: str, key: str = "ArrowRight"):
-    """Focus the slider labelled ``label`` and press an arrow key; returns the slider handle."""
-    slider = page.locator("[data-testid=stSlider]", has_text=label).locator("input[type=range]").first
+    """Focus the slider whose label starts with ``label`` and press an arrow key; returns the slider handle.
+    (Starts with: "heads" is the heads slider, not "layer (for the heads, ...)".)"""
+    label_starts = page.locator("[data-testid=stWidgetLabel]", has_text=re.compile("^" + re.escape(label)))
+    slider = page.locator("[data-testid=stSlider]").filter(has=label_starts).locator("input[type=range]").first
     slider.focus()
     slider.press(key)
     return slider

@@ -6,7 +6,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, requested_runs, wait_for_chart, wait_idle
 
 TITLE = ".js-plotly-plot .gtitle"
 MODEL = "[data-testid=stSelectbox]"
@@ -37,8 +37,9 @@ def upload(page, path) -> None:
     page.get_by_role("button", name="Upload a checkpoint").click()
     uploader = page.locator("[data-testid=stPopoverBody] input[type=file]")
     uploader.wait_for(state="attached", timeout=10_000)
+    before = requested_runs(page)
     uploader.set_input_files(str(path))
-    wait_idle(page)
+    wait_idle(page, after=before)  # the file is sent first, then the run it asks for
 
 
 def open_multi_head(page, server_url) -> None:
