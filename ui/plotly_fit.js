@@ -75,13 +75,29 @@ function grow(layout, px) {
 const TYPED = { f8: Float64Array, f4: Float32Array, u1: Uint8Array, i1: Int8Array, u2: Uint16Array, i2: Int16Array,
                 u4: Uint32Array, i4: Int32Array };
 
+function decoded(value) {
+  // The typed array a {dtype, bdata} block holds.
+  const text = atob(value.bdata), bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return new TYPED[value.dtype](bytes.buffer);
+}
+
+function gridShape(value) {
+  // [rows, columns] of a 2-D value (read from a typed block's shape, not decoded), or null.
+  if (value && value.bdata && TYPED[value.dtype]) {
+    const shape = String(value.shape || "").split(",").map((n) => parseInt(n, 10));
+    return shape.length === 2 ? shape : null;
+  }
+  const rows = gridRows(value);
+  return rows ? [rows.length, rows[0].length] : null;
+}
+
 function gridRows(value) {
   // A 2-D value as an array of rows (typed rows stay typed), or null when it is not 2-D.
   if (value && value.bdata && TYPED[value.dtype]) {
     const shape = String(value.shape || "").split(",").map((n) => parseInt(n, 10));
     if (shape.length !== 2) return null;
-    const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
-    const flat = new TYPED[value.dtype](bytes.buffer);
+    const flat = decoded(value);
     return Array.from({ length: shape[0] }, (_, r) => flat.subarray(r * shape[1], (r + 1) * shape[1]));
   }
   return Array.isArray(value) && value.length && (Array.isArray(value[0]) || ArrayBuffer.isView(value[0])) ? value : null;
@@ -90,10 +106,7 @@ function gridRows(value) {
 function plainArray(value) {
   // A 1-D value as a plain array (a typed block decoded), or null.
   if (Array.isArray(value)) return value;
-  if (value && value.bdata && TYPED[value.dtype]) {
-    const bytes = Uint8Array.from(atob(value.bdata), (c) => c.charCodeAt(0));
-    return Array.from(new TYPED[value.dtype](bytes.buffer));
-  }
+  if (value && value.bdata && TYPED[value.dtype]) return Array.from(decoded(value));
   return null;
 }
 
@@ -183,9 +196,9 @@ function retile(figure, plotWidth) {
   const from = tileGeometry(tiles, tiles.across), to = tileGeometry(tiles, across);
   for (const trace of figure.data) {
     for (const key of ["z", "text", "customdata"]) {
-      const rows = gridRows(trace[key]);
-      if (rows && rows.length === from.shape[0] && rows[0].length === from.shape[1]) {
-        trace[key] = moveCells(rows, tiles, from, to);
+      const shape = gridShape(trace[key]);
+      if (shape && shape[0] === from.shape[0] && shape[1] === from.shape[1]) {
+        trace[key] = moveCells(gridRows(trace[key]), tiles, from, to);
       }
     }
   }
@@ -438,8 +451,8 @@ function axisSpan(figure, key) {
   let span = 0;
   for (const trace of figure.data) {
     if ((trace[letter + "axis"] || letter) !== id) continue;
-    const rows = gridRows(trace.z);
-    if (rows && trace.type === "heatmap") span = Math.max(span, letter === "x" ? rows[0].length : rows.length);
+    const shape = trace.type === "heatmap" ? gridShape(trace.z) : null;
+    if (shape) span = Math.max(span, letter === "x" ? shape[1] : shape[0]);
     const values = trace[letter];
     if (Array.isArray(values)) span = Math.max(span, values.length);
     else if (values && values.shape) span = Math.max(span, parseInt(String(values.shape), 10));
@@ -517,12 +530,17 @@ function thinTicks(figure, width) {
     let angle = typeof axis.tickangle === "number" ? Math.abs(axis.tickangle) % 180 : 0;
     // from one label to the next: a line of text (labels side by side, turned or stacked), or the widest
     // label and a gap (upright labels in a row)
+    const widest = new Map(); // texts -> the widest of them, measured once
     const need = (texts) => {
       if (!horizontal) return font.size;
-      if (angle === 0) return Math.max(...texts.map((t) => textWidth(t, font.size, 400, font.family))) + 8;
-      return font.size / Math.sin((angle * Math.PI) / 180);
+      if (angle !== 0) return font.size / Math.sin((angle * Math.PI) / 180);
+      if (!widest.has(texts)) widest.set(texts, Math.max(...texts.map((t) => textWidth(t, font.size, 400, font.family))));
+      return widest.get(texts) + 8;
     };
-    const fits = (texts) => ticks.slice(1).every((tick, i) => (tick[0] - ticks[i][0]) * unitPx >= need(texts));
+    const fits = (texts) => {
+      const gap = need(texts);
+      return ticks.slice(1).every((tick, i) => (tick[0] - ticks[i][0]) * unitPx >= gap);
+    };
     let texts = ticks.map((tick) => String(tick[2]));
     if (fits(texts)) {
       // upright labels that fit stay upright on a narrow plot (Plotly would turn them, into what is below)
@@ -536,9 +554,9 @@ function thinTicks(figure, width) {
       axis.title = { ...title, text: shared.word };
     }
     if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !fits(texts)) angle = 45;
-    const kept = [];
+    const kept = [], gap = need(texts);
     ticks.forEach((tick, i) => {
-      if (!kept.length || (tick[0] - ticks[kept[kept.length - 1]][0]) * unitPx >= need(texts)) kept.push(i);
+      if (!kept.length || (tick[0] - ticks[kept[kept.length - 1]][0]) * unitPx >= gap) kept.push(i);
     });
     axis.tickmode = "array";
     axis.tickvals = kept.map((i) => ticks[i][1]);
