@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the test tools (a Chromium for the browser tests included) and runs the whole suite.
+# Installs the test tools (a Chromium for the browser tests, Redis and nginx included) and runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,16 @@ if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
   else
     python -m playwright install chromium
   fi
+fi
+
+# Redis and nginx for the tests of several app servers sharing their rooms (testing/redis_server.py,
+# testing/balancer.py): Debian's packages where apt is available (root); they run as the test's own
+# processes on free local ports, not as system services.
+missing_servers=()
+command -v redis-server >/dev/null 2>&1 || missing_servers+=(redis-server)
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_servers+=(nginx)
+if [ "${#missing_servers[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_servers[@]}" >/dev/null
 fi
 
 python -m pytest -q -p no:cacheprovider tests "$@"
