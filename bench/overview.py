@@ -9,8 +9,8 @@ time from navigation to the overview drawn on screen (median of 5 loads; the
 model and caches are warm after the first; this includes loading the whole app
 in the browser), and the time from a text edit (one word changed, Enter) to the
 new overview drawn (median of 5 edits, each a text no cache has seen: the model
-runs and the figure is built, sent and drawn). ``--section`` names the page's tab
-holding the overview, if the page has tabs.
+runs and the figure is built, sent and drawn). ``--section`` names the page's section
+holding the overview.
 """
 
 from __future__ import annotations

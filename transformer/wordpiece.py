@@ -96,8 +96,9 @@ def _engine(spec_json: str, max_length: int | None, model: str = "WordPiece") ->
     """A ``tokenizers.Tokenizer`` from the JSON text, no padding, cut at ``max_length`` (None: never);
     its model must be ``model`` ("WordPiece", or "BPE" for GPT-2's byte-level tokenizer).
 
-    Built once per (text, cap) and shared: building one parses the whole JSON (~50 ms for BERT's
-    vocabulary), and an engine is never changed after this function returns (encoding only reads it).
+    Built once per (text, cap) and shared: building one parses the whole JSON, which for a vocabulary of
+    BERT's size is too slow to repeat on every rerun (docs/performance.md), and an engine is never changed
+    after this function returns (encoding only reads it).
     """
     try:
         engine = Tokenizer.from_str(spec_json)

@@ -4,8 +4,8 @@ let a browser cache it (the server gzips it anew for every request that reaches 
 The app serves it from its static folder (``ui.plotly_in_place``), a route that sends Last-Modified
 and an ETag and no Cache-Control: browsers then keep the file fresh for a tenth of its age (the
 heuristic freshness of RFC 9111, section 4.2.2), here the age of the installed plotly package. Whether
-a later page load takes it from the cache is the browser's choice, so it is measured (see the README),
-not asserted: Chromium reused it in most runs, not in all.
+a later page load takes it from the cache is the browser's choice, so it is measured
+(docs/performance.md), not asserted: Chromium reused it in most runs, not in all.
 """
 
 from __future__ import annotations
