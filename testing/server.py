@@ -3,6 +3,8 @@
 ``running("app.py")`` starts a server, waits until it answers its health check, yields it and stops
 it on exit; ``start`` and ``AppServer.wait_healthy`` do the same in two steps, so that several
 servers can start at once. A server's output goes to a temporary file, shown when it fails to start.
+``env`` adds environment variables to the server's own (``ATTENTION_LAB_REDIS_URL``, say, so that several
+servers share their rooms through one Redis).
 """
 
 from __future__ import annotations
@@ -95,10 +97,17 @@ class AppServer:
             self.log.unlink()
 
 
+def child_environment(env: dict[str, str] | None) -> dict[str, str] | None:
+    """This process's environment with ``env`` on top, for a child process; None (inherit it as it is)
+    when ``env`` adds nothing."""
+    return {**os.environ, **env} if env else None
+
+
 def start(script: str = "app.py", port: int | None = None, base_path: str = "",
-          options: dict[str, str] | None = None) -> AppServer:
+          options: dict[str, str] | None = None, env: dict[str, str] | None = None) -> AppServer:
     """``streamlit run script`` from the repository root (its own .streamlit/config.toml) on ``port`` (default:
-    a free one), headless, under ``base_path``, with more ``--<option> <value>`` ``options``; not waited for.
+    a free one), headless, under ``base_path``, with more ``--<option> <value>`` ``options`` and the variables
+    ``env`` added to this process's environment; not waited for.
 
     Giving the port of a server that has just stopped starts the app again at the same address.
     """
@@ -110,15 +119,16 @@ def start(script: str = "app.py", port: int | None = None, base_path: str = "",
         command += [f"--{name}", value]
     handle, log = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
     with os.fdopen(handle, "wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
+                                   env=child_environment(env))
     return AppServer(process, port, base_path, Path(log))
 
 
 @contextlib.contextmanager
 def running(script: str = "app.py", port: int | None = None, base_path: str = "",
-            options: dict[str, str] | None = None) -> Iterator[AppServer]:
+            options: dict[str, str] | None = None, env: dict[str, str] | None = None) -> Iterator[AppServer]:
     """A started and healthy server (see ``start``), stopped on exit."""
-    server = start(script, port, base_path, options).wait_healthy()
+    server = start(script, port, base_path, options, env).wait_healthy()
     try:
         yield server
     finally:
