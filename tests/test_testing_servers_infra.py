@@ -1,16 +1,22 @@
-"""testing.redis_server and the ``env`` of testing.server: the real processes a test of several app servers
-sharing their rooms starts (redis-server, `streamlit run`).
+"""testing.redis_server, testing.balancer and the ``env`` of testing.server: the real processes a test of
+several app servers sharing their rooms starts (redis-server, nginx with deploy/nginx.conf, `streamlit run`).
 
 A tiny script stands in for the app: it counts its runs in the Redis that ``ATTENTION_LAB_REDIS_URL``
 names and writes which server ran it, so a session over Streamlit's websocket (as a browser tab's)
-shows that the server was given the Redis URL. Outside CI a missing redis-server skips these tests;
-under CI it fails them (scripts/test.sh installs it).
+shows where the balancer sent it and that the server was given the Redis URL. Outside CI a missing
+redis-server or nginx skips these tests; under CI it fails them (scripts/test.sh installs both).
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import os
+import socket
+import threading
 import time
+import urllib.request
+from collections.abc import Iterator
 
 import pytest
 import redis
@@ -18,6 +24,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
+from testing.balancer import ROUTE_COOKIE, nginx_running
 from testing.installed import require
 from testing.redis_server import answers_ping, redis_running
 from testing.server import child_environment, free_port, start
@@ -37,10 +44,20 @@ st.markdown(f"server {name}")
 
 # --- helpers ----------------------------------------------------------------------------------------------------
 
-def script_texts(stream: str, seconds: float = 60.0) -> list[str]:
+def get(url: str, cookie: str | None = None) -> tuple[int, str, str | None]:
+    """(status, body, Set-Cookie header) of a GET, sending ``lab_route=<cookie>`` when given."""
+    request = urllib.request.Request(url, headers={"Cookie": f"{ROUTE_COOKIE}={cookie}"} if cookie else {})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.status, response.read().decode(), response.headers.get("Set-Cookie")
+
+
+def script_texts(stream: str, cookie: str | None = None, seconds: float = 60.0) -> list[str]:
     """The markdown one run of the script writes, in a session over the websocket ``stream`` (a browser
-    tab's). A blocking client: the browser tests' Playwright may hold this thread's event loop."""
-    with connect(stream, subprotocols=["streamlit"], open_timeout=30, max_size=None) as session:
+    tab's, with ``lab_route=<cookie>`` when given). A blocking client: the browser tests' Playwright may
+    hold this thread's event loop."""
+    headers = {"Cookie": f"{ROUTE_COOKIE}={cookie}"} if cookie else None
+    with connect(stream, subprotocols=["streamlit"], additional_headers=headers, open_timeout=30,
+                 max_size=None) as session:
         request = BackMsg()
         request.rerun_script.query_string = ""
         session.send(request.SerializeToString())
@@ -56,6 +73,34 @@ def script_texts(stream: str, seconds: float = 60.0) -> list[str]:
                     texts.append(element.markdown.body)
             if kind == "script_finished" and reply.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return texts
+
+
+class _PortHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the port of the server that took it."""
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        body = str(self.server.server_address[1]).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def port_echo_servers(count: int) -> Iterator[list[int]]:
+    """``count`` small HTTP servers on free local ports, each answering its own port; yields the ports."""
+    servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PortHandler) for _ in range(count)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield [server.server_address[1] for server in servers]
+    finally:
+        for server in servers:
+            server.shutdown()
+            server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +174,50 @@ def test_an_app_server_runs_with_the_redis_url_it_was_given(two_app_servers, sha
     before = int(client.get("runs:a") or 0)
     assert script_texts(two_app_servers["a"].stream) == ["server a"]
     assert int(client.get("runs:a")) == before + 1  # the script reached the Redis it was given
+
+
+# --- nginx --------------------------------------------------------------------------------------------------------
+
+def test_the_balancer_gives_a_route_cookie_keeps_each_browser_on_its_server_and_spreads_browsers():
+    require("nginx")
+    with port_echo_servers(2) as ports, nginx_running(ports) as balancer:
+        status, served_by, set_cookie = get(balancer.url)
+        assert status == 200 and int(served_by) in ports
+        assert set_cookie and set_cookie.startswith(f"{ROUTE_COOKIE}=") and "Path=/" in set_cookie
+        route = set_cookie.split(";")[0].split("=", 1)[1]
+        for _ in range(5):  # the cookie leads back to the server that set it, and is not set again
+            assert get(balancer.url, route)[1:] == (served_by, None)
+        # every test client is 127.0.0.1: different browsers still reach different servers
+        reached = {get(balancer.url, f"browser-{index}")[1] for index in range(24)}
+        assert reached == {str(port) for port in ports}
+
+
+def test_the_balancer_passes_health_checks_and_websockets_to_two_app_servers(two_app_servers, shared_redis):
+    require("nginx")
+    client = redis.Redis.from_url(shared_redis.url, socket_timeout=5)
+    with nginx_running(server.port for server in two_app_servers.values()) as balancer:
+        assert get(f"{balancer.url}/_stcore/health")[:2] == (200, "ok")
+        before = {name: int(client.get(f"runs:{name}") or 0) for name in "ab"}
+        seen = {}
+        for index in range(24):
+            route = f"tab-{index}"
+            [text] = script_texts(balancer.stream, route)
+            seen.setdefault(text, route)
+            if len(seen) == 2:
+                break
+        assert sorted(seen) == ["server a", "server b"], balancer.log("access.log")
+        for text, route in seen.items():  # a tab's next session goes to the same server
+            assert script_texts(balancer.stream, route) == [text]
+        assert script_texts(balancer.stream)  # a first visit, without a cookie yet
+        runs = sum(int(client.get(f"runs:{name}") or 0) - before[name] for name in "ab")
+        assert runs == index + 1 + 2 + 1
+        assert '"GET /_stcore/stream HTTP/1.1" 101' in balancer.log("access.log")
+
+
+def test_a_balancer_that_cannot_listen_says_why():
+    require("nginx")
+    with port_echo_servers(1) as ports, socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))  # held, not listening: nginx cannot bind it, and nothing answers there
+        with pytest.raises(RuntimeError, match="(?s)exited.*Address already in use"):
+            with nginx_running(ports, port=taken.getsockname()[1]):
+                pass
