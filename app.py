@@ -7,6 +7,7 @@ import streamlit as st
 from ui.classroom import SIDEBAR_AT_START, classroom_bar, presenting, share_view
 from ui.lessons import arrive, lesson_bar
 from ui.pages_index import PAGES
+from ui.rooms.follow import after_page, class_button, class_strip, join_from_link
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
 # The sidebar's opening state is read once per session, from the link: one with present=true opens with
@@ -21,10 +22,14 @@ for page in PAGES:
         st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
 
 current = st.navigation(sections)
+join_from_link()  # ?room=CODE: this session follows a class
 arrive()  # a lesson step's link restores its view exactly
-share = classroom_bar(current)
+share, teach = classroom_bar(current)
+class_button(teach, current.url_path)
+class_strip(current.url_path)
 lesson_bar({page.url_path: page.path for page in PAGES})
 try:
     current.run()
 finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
     share_view(share, current.url_path)
+    after_page(current.url_path)

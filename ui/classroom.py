@@ -20,6 +20,7 @@ import streamlit as st
 
 from ui.cache import SharedFigure, computation
 from ui.plotly_in_place import call_site, figure_json, plotly_in_place
+from ui.rooms.membership import SESSION_KEYS as CLASS_STATE
 from ui.screen import COMPACT, KEY as SCREEN_KEY, compact, watch_screen
 from viz.style import presentation_spec
 
@@ -30,7 +31,9 @@ SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session op
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
 KEPT_STATE = frozenset({PRESENT, SWITCHED, SIDEBAR_AT_START, COMPACT, SCREEN_KEY, "session_id", "uploaded_checkpoints",
-                        "trainer", "running", "playing", "chunk_lock", "lesson_step_shown", "lesson_answers"})
+                        "trainer", "running", "playing", "chunk_lock", "lesson_step_shown", "lesson_answers",
+                        *CLASS_STATE})
+CLASS_KEYS = ("room", "teach")  # URL keys of a class (ui.rooms): a shared view carries neither
 
 
 def presenting() -> bool:
@@ -103,13 +106,14 @@ def _switched() -> None:
 
 
 def classroom_bar(page):
-    """One row above every page: the presentation switch, "share this view" and "reset this page"; on a
+    """One row above every page: the presentation switch, "share this view", "reset this page" and a place
+    for the class (``ui.rooms.follow.class_button``); on a
     compact screen (``ui.screen``) the three sit in the sidebar instead, so that the page's figure comes
     first, and presentation mode that came with a link is switched off (it is the projector's: a phone
     keeps its own size unless its reader switches it on).
 
-    Returns the share popover while it is open (else None): ``share_view`` fills it once the
-    page has run, so that the link holds the URL state of every control the page has drawn.
+    Returns the share popover while it is open (else None), and the class's place. ``share_view`` fills the
+    popover once the page has run, so that the link holds the URL state of every control the page has drawn.
     After "reset this page" it opens ``page`` (a ``st.Page``) again with an empty URL state.
     """
     if st.session_state.pop(RESETTING, False):
@@ -118,9 +122,9 @@ def classroom_bar(page):
     if compact():
         if presenting() and not st.session_state.get(SWITCHED):
             st.session_state[PRESENT] = False
-        left = middle = right = st.sidebar.container()
+        left = middle = right = teach = st.sidebar.container()
     else:
-        left, middle, right = st.columns([2, 1, 1], vertical_alignment="center")
+        left, teach, middle, right = st.columns([2, 1, 1, 1], vertical_alignment="center")
     left.toggle("Presentation mode", key=PRESENT, bind="query-params", on_change=_switched,
                 help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
                      "The numbers do not change. It is part of the link, so a prepared link can carry it.")
@@ -128,14 +132,14 @@ def classroom_bar(page):
                            on_change="rerun")
     right.button("Reset this page", icon=":material/restart_alt:", key="reset_page", on_click=_reset_page,
                  width="stretch", help="Every control of this page back to its default.")
-    return share if share.open else None
+    return (share if share.open else None), teach
 
 
 def share_view(share, url_path: str) -> None:
     """The current view's link and its QR code, in the open share popover."""
     if share is None:
         return
-    link = view_link(url_path, {key: st.query_params.get_all(key) for key in st.query_params})
+    link = view_link(url_path, {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS})
     with share:
         st.caption("Students scan the code or open the link, and see exactly this view.")
         st.image(qr_png(link), width=260, output_format="PNG")  # lossless: JPEG would blur the modules

@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from .lesson_catalogue import Choice, View
+from .rooms.membership import gate, send_answer
 
 ANSWERS = "lesson_answers"  # session state: {"<lesson id>/<step>": an option's index or a number}
 
@@ -25,10 +26,13 @@ def given_answer(lesson_id: str, step: int):
 
 
 def _record(key: str, widget: str) -> None:
-    """on_click of "Check": keep the input's value as the answer (an empty input answers nothing)."""
+    """on_click of "Check": keep the input's value as the answer (an empty input answers nothing); in a
+    class, it also goes to the teacher's chart of the class's answers."""
     value = st.session_state.get(widget)
     if value is not None:
         st.session_state[ANSWERS] = {**st.session_state.get(ANSWERS, {}), key: value}
+        lesson_id, step = key.rsplit("/", 1)
+        send_answer(lesson_id, int(step), value)
 
 
 def _forget(key: str) -> None:
@@ -62,6 +66,10 @@ def question(lesson_id: str, step: int, view: View, place: str = "bar") -> None:
             _answer_input(view, widget)
             st.form_submit_button("Check", icon=":material/done:", on_click=_record, args=(key, widget))
         return
+    if gate(lesson_id, step) is False:
+        st.info(f"Your answer, {view.ask.shown(given)}, is in. The answer shows when the teacher reveals it "
+                "to the class.", icon=":material/hourglass_top:")
+        return
     ask = view.ask
     if ask.is_right(given):
         st.success(f"Right: {ask.shown(given)}.", icon=":material/check_circle:")
@@ -70,3 +78,27 @@ def question(lesson_id: str, step: int, view: View, place: str = "bar") -> None:
     st.markdown(f"**Answer: {ask.solution}.** {view.answer}")
     st.button("Answer again", key=f"quiz_again_{place}_{key}", on_click=_forget, args=(key,),
               icon=":material/replay:")
+
+
+def tally(view: View, given: list[str]) -> tuple[list[str], list[int], list[bool]]:
+    """The class's answers to ``view``'s question, as stored by a room (each a string: an option's index
+    or a number): the answers as shown, how many gave each and whether each is right. A choice lists
+    every option in its order (none given: 0); a number lists the values given, smallest first.
+    Strings that are not an answer to this question are left out."""
+    ask = view.ask
+    if isinstance(ask, Choice):
+        counts = [0] * len(ask.options)
+        for text in given:
+            if text.isdigit() and int(text) < len(ask.options):
+                counts[int(text)] += 1
+        return list(ask.options), counts, [ask.is_right(i) for i in range(len(ask.options))]
+    values: dict[float, int] = {}
+    for text in given:
+        try:
+            number = float(text)
+        except ValueError:
+            continue
+        if number == number and abs(number) != float("inf"):
+            values[number] = values.get(number, 0) + 1
+    ordered = sorted(values)
+    return [ask.shown(v) for v in ordered], [values[v] for v in ordered], [ask.is_right(v) for v in ordered]

@@ -1,0 +1,67 @@
+"""Which URL keys each page's controls read, found by running every page and each of its sections (AppTest)
+and asking Streamlit which query parameters its widgets are bound to. ``ui/rooms/url_schema.json`` holds
+the result; ``python scripts/url_schema.py`` writes it again, and a test checks it is current.
+
+A number inside a key (``ko_decoder0_self_attn``: a control per layer) is written ``#``, so a model with
+more layers fits the same schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_FILE = ROOT / "ui" / "rooms" / "url_schema.json"
+APP = str(ROOT / "app.py")
+
+
+def general(key: str) -> str:
+    """A key with each run of digits as ``#``."""
+    return re.sub(r"\d+", "#", key)
+
+
+def _bound_keys(at) -> set[str]:
+    return set(at._session_state._state.query_params._bindings_by_param)
+
+
+def _sections(at) -> list[str]:
+    """The options of the page's row of sections (its ``section`` control), if it has one."""
+    for group in at.get("button_group"):
+        if group.key == "section":
+            return list(group.options)
+    return []
+
+
+def page_keys(page_path: str) -> set[str]:
+    """The URL keys bound on the page ``page_path`` in its default view and in each of its sections."""
+    from streamlit.testing.v1 import AppTest
+
+    def run(query: dict[str, str]):
+        at = AppTest.from_file(APP, default_timeout=120)
+        at.run()
+        at.switch_page(page_path)
+        for key, value in query.items():
+            at.query_params[key] = value
+        return at.run()
+
+    first = run({})
+    keys = _bound_keys(first)
+    for section in _sections(first):
+        keys |= _bound_keys(run({"section": section}))
+    return {general(key) for key in keys}
+
+
+def build_schema() -> dict[str, list[str]]:
+    """URL path -> sorted keys, for every page of the navigation."""
+    from ui.pages_index import PAGES
+
+    return {page.url_path: sorted(page_keys(page.path)) for page in PAGES}
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    SCHEMA_FILE.write_text(json.dumps(build_schema(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {SCHEMA_FILE}")

@@ -1,0 +1,73 @@
+"""This session's place in a class (none, teacher or student) and the server's store of classes: what the
+classroom bar, the lesson questions and the live class share (``ui.rooms.follow`` draws them)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+import streamlit as st
+
+from ui.cache import resource
+
+from .redis_store import RedisRooms
+from .store import MemoryRooms, RoomStore, RoomsUnavailable
+
+CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "following", "applied", ...}
+STUDENT = "class_student"  # session state: this session's anonymous id in a class
+NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
+JOINS = "class_joins"  # session state: times of this session's attempts to join a class
+SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS})
+REDIS_URL = "ATTENTION_LAB_REDIS_URL"
+
+
+@resource()
+def room_store() -> RoomStore:
+    """The server's rooms: in Redis when ATTENTION_LAB_REDIS_URL names one (classes shared by servers), else in
+    this process's memory."""
+    url = os.environ.get(REDIS_URL, "").strip()
+    return RedisRooms(url) if url else MemoryRooms()
+
+
+def current_class() -> dict | None:
+    return st.session_state.get(CLASS)
+
+
+def is_teacher() -> bool:
+    here = current_class()
+    return bool(here and here.get("secret"))
+
+
+def student_id() -> str:
+    """This session's anonymous id in a class (random, kept for the session)."""
+    return st.session_state.setdefault(STUDENT, secrets.token_hex(8))
+
+
+def notice(kind: str, text: str) -> None:
+    """A message (``st.<kind>``) for the next run of the page."""
+    st.session_state[NOTICE] = (kind, text)
+
+
+def take_notice() -> tuple[str, str] | None:
+    return st.session_state.pop(NOTICE, None)
+
+
+def gate(lesson_id: str, step: int) -> bool | None:
+    """For the question of step ``step`` (0-based) of ``lesson_id``: None outside a class (or for its
+    teacher); for a student, whether the teacher has revealed its answer."""
+    here = current_class()
+    if not here or here.get("secret"):
+        return None
+    revealed = here.get("revealed", frozenset())
+    return f"{lesson_id}/{step}" in revealed
+
+
+def send_answer(lesson_id: str, step: int, value) -> None:
+    """A student's answer to the class's question (a choice's index or a number), kept by the room."""
+    here = current_class()
+    if not here or here.get("secret"):
+        return
+    try:
+        room_store().answer(here["code"], f"{lesson_id}/{step}", student_id(), str(value))
+    except RoomsUnavailable:
+        notice("warning", "Your answer could not reach the class (its server cannot be reached); it is kept here.")

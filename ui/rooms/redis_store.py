@@ -1,0 +1,159 @@
+"""Rooms in Redis (``ui.rooms.store`` has the records, the rules and the in-memory store), shared by every
+app server that reads the same Redis: one class followed across several servers."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import time
+
+from .store import (ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS, PRESENT_SECONDS, RoomStore, RoomsUnavailable,
+                    RoomView, checked_view, secret_digest)
+
+
+class RedisRooms(RoomStore):
+    """Rooms in Redis, shared by every server that reads the same ``url``: one hash a room (its secret's
+    digest, view, version and revealed questions), one hash of students' last-seen times and one hash of
+    answers a question; every key expires IDLE_SECONDS after the teacher was last seen.
+
+    Connection problems become ``RoomsUnavailable`` after short timeouts, so a page never hangs on them.
+    """
+
+    PREFIX = "attention-lab:room:"
+
+    def __init__(self, url: str, timeout: float = 0.5):
+        import redis  # only a server that shares classes needs the client
+
+        self._errors = (redis.exceptions.RedisError, OSError)
+        self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
+                                           decode_responses=True, health_check_interval=5)
+
+    def _key(self, code: str, part: str = "") -> str:
+        return f"{self.PREFIX}{code}{part}"
+
+    def _keys(self, r, code: str) -> list[str]:
+        """Every key of a live room: the room, its students, its list of questions and their answers."""
+        questions = r.smembers(self._key(code, ":questions"))
+        return [self._key(code), self._key(code, ":students"), self._key(code, ":questions"),
+                *(self._key(code, f":answers:{q}") for q in questions)]
+
+    def _call(self, action):
+        try:
+            return action(self._redis)
+        except self._errors as error:
+            raise RoomsUnavailable(f"the Redis that holds the classes cannot be reached ({type(error).__name__})") \
+                from error
+
+    def _teacher(self, code: str, secret: str) -> bool:
+        """True if ``secret`` is the room's; then the room's keys live IDLE_SECONDS longer."""
+        def check(r):
+            digest = r.hget(self._key(code), "digest")
+            if digest is None or not hmac.compare_digest(digest, secret_digest(secret)):
+                return False
+            with r.pipeline() as pipe:
+                for key in self._keys(r, code):
+                    pipe.expire(key, IDLE_SECONDS)
+                pipe.execute()
+            return True
+        return self._call(check)
+
+    def _create(self, code, digest, page, query):
+        text = checked_view(page, query)
+
+        def create(r):
+            created = r.hsetnx(self._key(code), "digest", digest)
+            if created:
+                r.hset(self._key(code), mapping={"view": text, "version": 1, "revealed": "[]"})
+                r.expire(self._key(code), IDLE_SECONDS)
+            return bool(created)
+        return self._call(create)
+
+    def view(self, code):
+        fields = self._call(lambda r: r.hgetall(self._key(code)))
+        if not fields or "view" not in fields:
+            return None
+        view = json.loads(fields["view"])
+        return RoomView(view["page"], view["query"], int(fields["version"]),
+                        frozenset(json.loads(fields.get("revealed", "[]"))))
+
+    def ended(self, code):
+        return bool(self._call(lambda r: r.exists(self._key(code, ":ended"))))
+
+    def is_teacher(self, code, secret):
+        return self._teacher(code, secret)
+
+    def publish(self, code, secret, page, query):
+        text = checked_view(page, query)
+        if not self._teacher(code, secret):
+            return None
+
+        def write(r):
+            key = self._key(code)
+            if r.hget(key, "view") != text:
+                with r.pipeline() as pipe:
+                    pipe.hset(key, "view", text)
+                    pipe.hincrby(key, "version", 1)
+                    pipe.execute()
+            return int(r.hget(key, "version"))
+        return self._call(write)
+
+    def reveal(self, code, secret, question):
+        if not self._teacher(code, secret):
+            return False
+
+        def write(r):
+            key = self._key(code)
+            revealed = set(json.loads(r.hget(key, "revealed") or "[]")) | {question}
+            with r.pipeline() as pipe:
+                pipe.hset(key, "revealed", json.dumps(sorted(revealed)))
+                pipe.hincrby(key, "version", 1)
+                pipe.execute()
+            return True
+        return self._call(write)
+
+    def close(self, code, secret):
+        if not self._teacher(code, secret):
+            return False
+
+        def end(r):
+            r.delete(*self._keys(r, code))
+            r.set(self._key(code, ":ended"), 1, ex=ENDED_SECONDS)
+            return True
+        return self._call(end)
+
+    def seen(self, code, student):
+        def mark(r):
+            key, now = self._key(code, ":students"), time.time()
+            with r.pipeline() as pipe:
+                pipe.hset(key, student, now)
+                pipe.expire(key, IDLE_SECONDS)
+                pipe.execute()
+        self._call(mark)
+
+    def followers(self, code):
+        def count(r):
+            key, now = self._key(code, ":students"), time.time()
+            stale = [s for s, last in r.hgetall(key).items() if now - float(last) > PRESENT_SECONDS]
+            if stale:
+                r.hdel(key, *stale)
+            return r.hlen(key)
+        return self._call(count)
+
+    def answer(self, code, question, student, value):
+        view = self.view(code)
+        if view is None or question in view.revealed:
+            return False
+
+        def write(r):
+            key = self._key(code, f":answers:{question}")
+            with r.pipeline() as pipe:
+                pipe.hset(key, student, str(value)[:MAX_ANSWER_CHARS])
+                pipe.expire(key, IDLE_SECONDS)
+                pipe.sadd(self._key(code, ":questions"), question)
+                pipe.expire(self._key(code, ":questions"), IDLE_SECONDS)
+                pipe.execute()
+            return True
+        return self._call(write)
+
+    def answers(self, code, question):
+        return self._call(lambda r: r.hgetall(self._key(code, f":answers:{question}")))

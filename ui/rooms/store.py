@@ -1,0 +1,230 @@
+"""Where a class (a "room") lives: in this server's memory, or in Redis when several servers share classes.
+
+A room is a teacher's view (a page and its URL state, with a version that counts the teacher's changes),
+the questions the teacher has revealed, the students seen lately and their answers. Both stores keep the
+same records and offer the same operations (``RoomStore``); nothing here knows Streamlit.
+
+Who may do what is decided here, not by the caller: every operation that changes what the class sees
+(publish, reveal, close) takes the teacher's secret and is refused without it. The store keeps only the
+secret's SHA-256, never the secret.
+
+Codes and secrets:
+
+- a room's code is ``CODE_LENGTH`` characters from ``CODE_ALPHABET`` (31 letters and digits, none that a
+  reader confuses: no 0/O, 1/I/L), drawn by ``secrets``: 31^8 = 8.5e11 codes, 39.6 bits. Joining is
+  limited to ``ui.rooms.follow.JOINS_PER_MINUTE`` attempts a session, so a guesser who opens sessions
+  one after another still needs, with a thousand classes open, about 8.5e8 attempts for one hit;
+- the teacher's secret is 128 random bits (``secrets.token_urlsafe(16)``).
+
+A room ends when its teacher closes it, or when its teacher has not been seen for ``IDLE_SECONDS``.
+A closed room leaves a marker for ``ENDED_SECONDS``, so its students are told it ended rather than that
+it is unknown. A Redis that cannot be reached raises ``RoomsUnavailable``; a Redis that lost its data
+(restarted without persistence) is refilled by the teacher's session (``restore``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 8
+IDLE_SECONDS = 30 * 60
+ENDED_SECONDS = 60 * 60
+PRESENT_SECONDS = 5.0  # a student seen within this many seconds is following now
+MAX_VIEW_BYTES = 16_000  # a teacher's view (page + URL state) as JSON
+MAX_ANSWER_CHARS = 64
+
+
+class RoomsUnavailable(RuntimeError):
+    """The store that holds the classes cannot be reached (Redis down): each page works on its own."""
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def secret_digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def normal_code(text: str) -> str | None:
+    """A code as typed or linked (any case, spaces or dashes) in its stored form, or None if it cannot be one."""
+    code = "".join(c for c in str(text).upper() if c not in " -")
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
+@dataclass(frozen=True)
+class RoomView:
+    """What a room's students see: the teacher's page (its URL path), its URL state (key -> values, as a
+    shared link holds it) and the teacher's change count; the questions revealed ("<lesson>/<step>")."""
+
+    page: str
+    query: dict[str, list[str]]
+    version: int
+    revealed: frozenset[str] = frozenset()
+
+
+@dataclass
+class _MemoryRoom:
+    digest: str
+    view: RoomView
+    teacher_seen: float
+    students: dict[str, float] = field(default_factory=dict)
+    answers: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def checked_view(page: str, query: dict[str, list[str]]) -> str:
+    """The view as JSON, refused when larger than MAX_VIEW_BYTES."""
+    text = json.dumps({"page": page, "query": query}, sort_keys=True)
+    if len(text.encode()) > MAX_VIEW_BYTES:
+        raise ValueError(f"a view of {len(text.encode())} bytes is larger than the {MAX_VIEW_BYTES} a room carries")
+    return text
+
+
+class RoomStore:
+    """The operations on rooms; ``MemoryRooms`` and ``RedisRooms`` keep them."""
+
+    def open(self, page: str, query: dict[str, list[str]]) -> tuple[str, str]:
+        """A new room showing ``page`` with ``query``: returns (code, the teacher's secret)."""
+        secret = new_secret()
+        for _ in range(8):
+            code = new_code()
+            if self._create(code, secret_digest(secret), page, query):
+                return code, secret
+        raise RuntimeError("no free room code after 8 draws")
+
+    def restore(self, code: str, secret: str, page: str, query: dict[str, list[str]]) -> bool:
+        """Make the room exist again after its store lost it; False if the code is taken or was closed."""
+        if self.ended(code):
+            return False
+        return self._create(code, secret_digest(secret), page, query)
+
+    # implemented by each store
+    def _create(self, code: str, digest: str, page: str, query: dict[str, list[str]]) -> bool: ...
+    def view(self, code: str) -> RoomView | None: ...
+    def ended(self, code: str) -> bool: ...
+    def is_teacher(self, code: str, secret: str) -> bool: ...
+    def publish(self, code: str, secret: str, page: str, query: dict[str, list[str]]) -> int | None: ...
+    def reveal(self, code: str, secret: str, question: str) -> bool: ...
+    def close(self, code: str, secret: str) -> bool: ...
+    def seen(self, code: str, student: str) -> None: ...
+    def followers(self, code: str) -> int: ...
+    def answer(self, code: str, question: str, student: str, value: str) -> bool: ...
+    def answers(self, code: str, question: str) -> dict[str, str]: ...
+
+
+class MemoryRooms(RoomStore):
+    """Rooms in this server process's memory: the default, for one server (Community Cloud)."""
+
+    def __init__(self, clock=time.time):
+        self._rooms: dict[str, _MemoryRoom] = {}
+        self._ended: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def _live(self, code: str) -> _MemoryRoom | None:
+        """The room if it exists and its teacher was seen within IDLE_SECONDS (else it ends now). Hold the lock."""
+        room = self._rooms.get(code)
+        if room is not None and self._clock() - room.teacher_seen > IDLE_SECONDS:
+            del self._rooms[code]
+            room = None
+        return room
+
+    def _teacher(self, code: str, secret: str) -> _MemoryRoom | None:
+        room = self._live(code)
+        if room is None or not hmac.compare_digest(room.digest, secret_digest(secret)):
+            return None
+        room.teacher_seen = self._clock()
+        return room
+
+    def _create(self, code, digest, page, query):
+        checked_view(page, query)
+        with self._lock:
+            if self._live(code) is not None:
+                return False
+            self._rooms[code] = _MemoryRoom(digest, RoomView(page, query, 1), self._clock())
+            return True
+
+    def view(self, code):
+        with self._lock:
+            room = self._live(code)
+            return None if room is None else room.view
+
+    def ended(self, code):
+        with self._lock:
+            closed = self._ended.get(code)
+            return closed is not None and self._clock() - closed < ENDED_SECONDS
+
+    def is_teacher(self, code, secret):
+        with self._lock:
+            return self._teacher(code, secret) is not None
+
+    def publish(self, code, secret, page, query):
+        checked_view(page, query)
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room is None:
+                return None
+            if (room.view.page, room.view.query) != (page, query):
+                room.view = RoomView(page, query, room.view.version + 1, room.view.revealed)
+            return room.view.version
+
+    def reveal(self, code, secret, question):
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room is None:
+                return False
+            view = room.view
+            room.view = RoomView(view.page, view.query, view.version + 1, view.revealed | {question})
+            return True
+
+    def close(self, code, secret):
+        with self._lock:
+            if self._teacher(code, secret) is None:
+                return False
+            del self._rooms[code]
+            self._ended[code] = self._clock()
+            return True
+
+    def seen(self, code, student):
+        with self._lock:
+            room = self._live(code)
+            if room is not None:
+                now = self._clock()
+                room.students[student] = now
+                for other, last in list(room.students.items()):
+                    if now - last > PRESENT_SECONDS:
+                        del room.students[other]
+
+    def followers(self, code):
+        with self._lock:
+            room = self._live(code)
+            if room is None:
+                return 0
+            now = self._clock()
+            return sum(now - last <= PRESENT_SECONDS for last in room.students.values())
+
+    def answer(self, code, question, student, value):
+        with self._lock:
+            room = self._live(code)
+            if room is None or question in room.view.revealed:
+                return False
+            room.answers.setdefault(question, {})[student] = str(value)[:MAX_ANSWER_CHARS]
+            return True
+
+    def answers(self, code, question):
+        with self._lock:
+            room = self._live(code)
+            return {} if room is None else dict(room.answers.get(question, {}))

@@ -1,0 +1,31 @@
+"""The class's answers to a lesson question, as the teacher sees them: one bar per answer given."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from .style import HEAD_COLORS, MASKED_COLOR, styled_figure
+
+RIGHT_COLOR = HEAD_COLORS[2]  # green: the right answer, once revealed
+ANSWER_COLOR = HEAD_COLORS[0]
+
+
+def class_answers_figure(answers: list[str], counts: list[int], right: list[bool] | None, students: int) -> go.Figure:
+    """Horizontal bars: ``counts[i]`` students gave ``answers[i]`` (in the order given, the first at the top).
+
+    ``right``: for each answer whether it is right, coloured green once the teacher has revealed the
+    answer (None before: a projected chart must not give the answer away). ``students``: how many follow, for the title.
+    """
+    total = sum(counts)
+    if right is None:
+        colors = [ANSWER_COLOR] * len(answers)
+    else:
+        colors = [RIGHT_COLOR if is_right else MASKED_COLOR for is_right in right]
+    bars = go.Bar(x=counts, y=answers, orientation="h", marker=dict(color=colors),
+                  text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
+                  hovertemplate="%{y}: %{x} answers<extra></extra>")
+    title = f"The class's answers: {total} of {students} students following" if students else \
+        f"The class's answers: {total}"
+    return styled_figure([bars], title, height=140 + 34 * max(len(answers), 1),
+                         xaxis=dict(title="answers", rangemode="tozero", dtick=1 if max(counts, default=0) < 10 else None),
+                         yaxis=dict(autorange="reversed", automargin=True), showlegend=False)
