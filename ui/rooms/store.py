@@ -24,6 +24,7 @@ it is unknown. A Redis that cannot be reached raises ``RoomsUnavailable``; a Red
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import hmac
 import json
@@ -93,6 +94,12 @@ def checked_view(page: str, query: dict[str, list[str]]) -> str:
     return text
 
 
+def _own_query(page: str, query: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The checked query as a room keeps it: a copy of its own, as read back from JSON (what Redis keeps), so
+    that no caller's dict or list (a session's URL state) is shared with the room or its other readers."""
+    return json.loads(checked_view(page, query))["query"]
+
+
 class RoomStore:
     """The operations on rooms; ``MemoryRooms`` and ``RedisRooms`` keep them."""
 
@@ -150,7 +157,7 @@ class MemoryRooms(RoomStore):
         return room
 
     def _create(self, code, digest, page, query):
-        checked_view(page, query)
+        query = _own_query(page, query)
         with self._lock:
             if self._live(code) is not None:
                 return False
@@ -160,7 +167,9 @@ class MemoryRooms(RoomStore):
     def view(self, code):
         with self._lock:
             room = self._live(code)
-            return None if room is None else room.view
+            if room is None:
+                return None
+            return RoomView(room.view.page, copy.deepcopy(room.view.query), room.view.version, room.view.revealed)
 
     def ended(self, code):
         with self._lock:
@@ -172,7 +181,7 @@ class MemoryRooms(RoomStore):
             return self._teacher(code, secret) is not None
 
     def publish(self, code, secret, page, query):
-        checked_view(page, query)
+        query = _own_query(page, query)
         with self._lock:
             room = self._teacher(code, secret)
             if room is None:
