@@ -8,6 +8,9 @@
   ``data``, ``key``, ``width`` and ``height``, and ``StreamlitDuplicateElementKey`` for a repeated key.
 - tests/e2e and bench/: the page's ``[data-testid=stApp][data-test-script-state=notRunning]`` and the
   protocol's ``ForwardMsg.script_finished`` and ``BackMsg.rerun_script``.
+- ui/rooms/follow.py: a student opens the teacher's view by setting the whole URL state, after the page's
+  controls let go of their keys (``QueryParams._bindings_by_param``, ``unbind_widget``, reached through
+  ``get_script_run_ctx().session_state.query_params()``); a bound key is refused otherwise.
 - .streamlit/config.toml: every option it sets exists; every widget the app binds to the URL takes ``bind``.
 """
 
@@ -18,6 +21,7 @@ import inspect
 import tomllib
 from pathlib import Path
 
+import pytest
 import streamlit as st
 from packaging.requirements import Requirement
 from packaging.version import Version
@@ -45,6 +49,22 @@ def test_the_pages_directory_switch_that_routing_turns_off():
     assert "PagesManager.uses_pages_directory = Path(" in inspect.getsource(pages_manager)  # set from the folder
     assert "PagesManager.uses_pages_directory = False" in inspect.getsource(navigation)  # st.navigation's switch
     assert "if PagesManager.uses_pages_directory:" in inspect.getsource(script_runner)  # read on a first request
+
+
+def test_the_url_bindings_a_student_lets_go_of_to_open_the_teachers_view():
+    from streamlit.errors import StreamlitAPIException
+    from streamlit.runtime.state.query_params import QueryParams
+    from streamlit.runtime.state.safe_session_state import SafeSessionState
+
+    params = QueryParams()
+    params.bind_widget("heads", "widget-1", "int_value", "page-hash")
+    assert params._bindings_by_param["heads"].widget_id == "widget-1"
+    with pytest.raises(StreamlitAPIException):
+        params.from_dict({"heads": "8"})  # refused while bound
+    params.unbind_widget("widget-1")
+    params.set_with_no_forward_msg("heads", "8")
+    assert params.get_all("heads") == ["8"] and not params._bindings_by_param
+    assert inspect.isgeneratorfunction(inspect.unwrap(SafeSessionState.query_params))
 
 
 def test_the_bidirectional_component_api_the_charts_use():

@@ -89,7 +89,7 @@ def tally(view: View, given: list[str]) -> tuple[list[str], list[int], list[bool
     if isinstance(ask, Choice):
         counts = [0] * len(ask.options)
         for text in given:
-            if text.isdigit() and int(text) < len(ask.options):
+            if text.isascii() and text.isdigit() and int(text) < len(ask.options):
                 counts[int(text)] += 1
         return list(ask.options), counts, [ask.is_right(i) for i in range(len(ask.options))]
     values: dict[float, int] = {}

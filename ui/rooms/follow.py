@@ -8,8 +8,8 @@ adds ``&teach=SECRET``; the "Share this view" link carries neither.
 Following is a fragment that runs every ``POLL_SECONDS`` (``live``): a teacher's run publishes the view
 it shows (the page and its URL state) when it changed and counts the students; a student's run reads the
 room and, when the teacher's view changed, opens it (``st.switch_page`` with the view's URL state: one
-run of the page, no reload of the browser). A student who changes the view leaves it to explore; "Follow
-again" returns. The teacher's view is checked against the page's controls (``ui.rooms.schema``) before a
+run of the page, no reload of the browser). "Explore on my own" stops following and keeps the view;
+"Follow again" opens the teacher's view again. The teacher's view is checked against the page's controls (``ui.rooms.schema``) before a
 student opens it.
 """
 
@@ -240,44 +240,20 @@ def _student_run(page_path: str) -> None:
     st.button("Explore on my own", icon=":material/explore:", key="explore", on_click=_set_following, args=(False,))
     if view.version != here["applied"]:
         _open(view, here, page_path)
-    elif _changed_by_student(page_path):
-        st.rerun()
     elif view.revealed != revealed_before:
         st.rerun()  # the teacher revealed an answer: the lesson bar shows it
 
 
-def _changed_by_student(page_path: str) -> bool:
-    """True (and the student now explores) when the view shown is no longer the one opened from the teacher:
-    the student changed a control or went to another page."""
-    here = current_class()
-    opened = here.get("opened")
-    if opened is None or opened == _comparable(*shown_view(page_path)):
-        return False
-    _set_following(False)
-    return True
-
-
 def after_page(page_path: str) -> None:
-    """Call after the page has run: a teacher's view goes out at once; a student's view just opened from the
-    teacher becomes the one to compare with (the page's controls may have completed its URL state), and a
-    view the student changed means exploring."""
+    """Call after the page has run: a teacher's view goes out at once (the live part also sends it, for
+    controls that rerun only their own part of the page)."""
     here = current_class()
-    if not here:
+    if not here or not here.get("secret"):
         return
     try:
-        if here.get("secret"):
-            room_store().publish(here["code"], here["secret"], *shown_view(page_path))
-        elif here.get("following") and here.get("opened", ()) is None:
-            here["opened"] = _comparable(*shown_view(page_path))
-        elif here.get("following"):
-            _changed_by_student(page_path)
+        room_store().publish(here["code"], here["secret"], *shown_view(page_path))
     except RoomsUnavailable:
         pass  # said by the live part of the class
-
-
-def _comparable(page: str, query: dict[str, list[str]]) -> tuple:
-    """A view as followers compare it: presentation mode left out (a phone keeps its own size)."""
-    return page, tuple(sorted((k, tuple(v)) for k, v in query.items() if k != "present"))
 
 
 def _open(view: RoomView, here: dict, page_path: str) -> None:
@@ -288,24 +264,22 @@ def _open(view: RoomView, here: dict, page_path: str) -> None:
     if problem is not None:
         st.warning(f"The teacher's view could not be shown here: {problem}.")
         return
-    here["opened"] = None  # compared from the end of the page's run (``after_page``)
     forget_controls()
     query = {**view.query, ROOM: here["code"]}
+    _release_url_state()  # the URL state is set whole, so the controls let go of their keys first
     if view.page != page_path:
         st.switch_page(PAGE_PATHS[view.page], query_params=query)
-    _replace_url_state(query)  # the same page: switching to it from a fragment would not run it again
-    st.rerun()
+    st.query_params.from_dict(query)  # the same page: a rerun redraws its figures in place; a switch would
+    st.rerun()  # build the page anew
 
 
-def _replace_url_state(query: dict[str, list[str]]) -> None:
-    """Replace the whole URL state, bound controls' keys included, and send it to the browser. The public
-    ``st.query_params`` refuses to set a key a control is bound to, so this goes through the session's own
-    query parameters (Streamlit internals: tests/test_streamlit_internals.py)."""
+def _release_url_state() -> None:
+    """Let go of the URL keys this page's controls are bound to, so that ``st.switch_page`` may set them (it
+    refuses a bound key, which only the same page has: Streamlit internals, tests/test_streamlit_internals.py).
+    The controls bind them again as the page runs."""
     with get_script_run_ctx().session_state.query_params() as params:
-        params.clear_with_no_forward_msg(preserve_embed=True)
-        for key, values in query.items():
-            params.set_with_no_forward_msg(key, values)
-        params._send_query_param_msg()
+        for binding in list(params._bindings_by_param.values()):
+            params.unbind_widget(binding.widget_id)
 
 
 @st.fragment(run_every=POLL_SECONDS)
