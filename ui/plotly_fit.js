@@ -3,11 +3,14 @@
 //  - colour bars lie under the plot (below NARROW_PX) instead of taking a third of the width beside it,
 //  - tiled grids (layout.meta.tiles, see viz/tiles.py) wrap to fewer tiles a row, down to one,
 //  - panels side by side (subplots in one row) that would be too narrow are stacked, one a row,
-//  - a title too long for the width wraps, and a legend above the plot moves under the title,
+//  - a title too long for the width wraps (measured in the weight it is drawn in), and a legend above the
+//    plot moves under the title,
 //  - tick labels that would pile up are thinned out (a label every k cells; the hover still names every
 //    cell), and upright ones that do not fit are turned.
 // Nothing changes where everything fits, so a wide screen gets the figure as it was built. On a touch
-// screen a drag over a plot scrolls the page (dragmode false): zooming stays on the toolbar's buttons.
+// screen a drag over a plot scrolls the page (dragmode false): zooming stays on the toolbar's buttons; the
+// toolbar is always shown there, so a title of several lines, or one under a toolbar of two rows, is lowered
+// below it.
 
 const NARROW_PX = 420; // plots narrower than this (a phone's) get their colour bars and legends below
 const MIN_PANEL_PX = 100; // a panel narrower than this, or than its name, is stacked under its neighbour
@@ -15,6 +18,8 @@ const BAR_BELOW_PX = 58; // room for a horizontal colour bar: its title, the bar
 const TITLE_TOP_PX = 34; // where a title's first line starts (TITLE_BELOW_TOOLBAR in viz/style.py)
 const LEGEND_ROW_PX = 24;
 const PANEL_TITLE_PX = 30; // room above a stacked panel for its name
+const TOOLBAR_ONE_ROW_PX = 240; // a plot narrower than this has its toolbar (shown on a touch screen) in two rows
+const TOOLBAR_ROW_PX = 26;
 const FONT_FAMILY = "Source Sans Pro, Arial, sans-serif";
 
 let measurer = null;
@@ -373,8 +378,11 @@ function stackPanels(figure, width) {
 // ---- title and legend ----
 
 function wrapText(text, size, weight, available, family) {
-  // text (with Plotly's markup) broken at spaces into lines at most available px wide.
-  const words = String(text).split(/ (?![^<]*>)/);
+  // text (with Plotly's markup) broken at spaces into lines at most available px wide; not inside a product
+  // ("11 × 16") or a short bracket ("[11 × 16]", "(τ = 1)"), whose spaces are kept as no-break spaces.
+  const glued = String(text).replace(/\[[^\]<>]{1,16}\]|\([^)<>]{1,16}\)|\S+(?: × \S+)+/g,
+    (group) => group.replace(/ /g, "\u00a0"));
+  const words = glued.split(/ (?![^<]*>)/);
   const lines = [];
   for (const word of words) {
     const last = lines.length ? lines[lines.length - 1] + " " + word : null;
@@ -395,25 +403,33 @@ function legendWidth(figure, layout) {
     .map((trace) => 40 + textWidth(trace.name, font.size, 400, font.family));
 }
 
-function fitTitleAndLegend(figure, width) {
+function fitTitleAndLegend(figure, width, touch) {
   // Wrap a title wider than the figure; move a legend that would run into it under it, to the left.
   // Either takes more room at the top; the plot area keeps its height.
   const layout = figure.layout, margin = margins(layout);
   const title = typeof layout.title === "string" ? { text: layout.title } : layout.title || {};
   if (!title.text) return 0;
-  const font = fontOf(layout, title.font);
+  const templateTitle = ((layout.template || {}).layout || {}).title || {};
+  // drawn as bold as the template says (the lab's titles are semi-bold), so measured so
+  const font = fontOf(layout, { ...templateTitle.font, ...title.font });
   const size = (title.font && title.font.size) || font.size * 1.2, lineHeight = size * 1.3;
-  const available = width - 24;
+  const available = width - 8; // the title starts at the figure's left edge
   let lines = String(title.text).split(/<br\s*\/?>/i);
   const given = lines.length;
-  if (lines.some((line) => textWidth(line, size, font.weight, font.family) > available)) {
-    lines = lines.flatMap((line) => wrapText(line, size, font.weight, available, font.family));
-    // Plotly hangs a title of several lines from its top 0.7 em higher than one line (by the capital's
-    // height, which it adds only to one line): lower it by as much, so that it stays clear of the toolbar.
-    const pad = { ...(((layout.template || {}).layout || {}).title || {}).pad, ...title.pad };
-    layout.title = { ...title, text: lines.join("<br>"), pad: { ...pad, t: (pad.t ?? TITLE_TOP_PX) + 0.7 * size } };
+  const wrap = lines.some((line) => textWidth(line, size, font.weight, font.family) > available);
+  if (wrap) lines = lines.flatMap((line) => wrapText(line, size, font.weight, available, font.family));
+  // Plotly hangs a title of several lines from its top 0.7 em higher than one line (by the capital's height,
+  // which it adds only to one line), into the strip of the toolbar: a wrapped title is lowered by as much,
+  // and so is a title built with several lines where the toolbar is always shown (a touch screen).
+  // A toolbar narrower than its buttons takes two rows: the title goes under the second.
+  const toolbarRow = touch && width < TOOLBAR_ONE_ROW_PX ? TOOLBAR_ROW_PX : 0;
+  const lowered = wrap || (touch && given > 1) || toolbarRow > 0;
+  if (lowered) {
+    const pad = { ...templateTitle.pad, ...title.pad };
+    const hang = lines.length > 1 ? 0.7 * size : 0;
+    layout.title = { ...title, text: lines.join("<br>"), pad: { ...pad, t: (pad.t ?? TITLE_TOP_PX) + hang + toolbarRow } };
   }
-  let extra = (lines.length - given) * lineHeight;
+  let extra = (lines.length - given) * lineHeight + (lowered && given > 1 ? 0.7 * size : 0) + toolbarRow;
   if (legendAbove(layout)) {
     const entries = legendWidth(figure, layout), plotWidth = plotWidthOf(layout, width);
     const total = entries.reduce((a, b) => a + b, 0);
@@ -432,7 +448,7 @@ function fitTitleAndLegend(figure, width) {
     margin.t += Math.round(extra);
     grow(layout, Math.round(extra));
   }
-  return lines.length;
+  return lines.join("<br>"); // where the lines break, which may change with the width while their number does not
 }
 
 // ---- tick labels ----
@@ -667,7 +683,7 @@ function fitFigure(figure, width, touch) {
   const below = barsBelow(figure, width);
   const legendRows = legendBelow(figure, width, below);
   const across = retile(figure, width - margin.l - margin.r);
-  const lines = fitTitleAndLegend(figure, width);
+  const lines = fitTitleAndLegend(figure, width, touch);
   const rowsBelow = fitLegendBelow(figure, width);
   const titles = fitAxisTitles(figure, width);
   const thinned = thinTicks(figure, width);
