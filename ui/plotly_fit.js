@@ -2,7 +2,10 @@
 // projector's 1600. The figures are built for a wide column; where the plot is narrower than that,
 //  - colour bars lie under the plot (below NARROW_PX) instead of taking a third of the width beside it,
 //  - tiled grids (layout.meta.tiles, see viz/tiles.py) wrap to fewer tiles a row, down to one,
-//  - panels side by side (subplots in one row) that would be too narrow are stacked, one a row,
+//  - panels side by side (subplots in one row) that would be too narrow, or whose row labels would lie over
+//    the neighbouring panel, are stacked, one a row (labels the same as the neighbour's are shown once
+//    instead); a panel's name wider than the figure wraps, a colour bar runs along the panels it colours,
+//    and a legend under them stays as close under them,
 //  - a title too long for the width wraps (measured in the weight it is drawn in), and a legend above the
 //    plot moves under the title,
 //  - tick labels that would pile up are thinned out (a label every k cells; the hover still names every
@@ -333,6 +336,22 @@ function xLabelsPx(layout, axis) {
   return labels + 8 + (title ? font.size * 1.4 + 8 : 0);
 }
 
+function yLabelsPx(figure, layout, key) {
+  // The room a y axis's tick labels (and title) take left of its panel: 0 where it shows none there.
+  const axis = layout[key] || {};
+  if (axis.visible === false || (axis.side || "left") !== "left"
+      || String(axis.ticklabelposition || "").includes("inside")) return 0;
+  const font = fontOf(layout, axis.tickfont);
+  let labels = 0;
+  if (axis.showticklabels !== false) {
+    const ticks = axisTicks(figure, key, axis);
+    labels = ticks ? Math.max(0, ...ticks.map((tick) => textWidth(tick[2], font.size, 400, font.family)))
+      : 2.2 * font.size; // numbers, chosen by Plotly
+  }
+  const title = typeof axis.title === "string" ? axis.title : (axis.title || {}).text;
+  return labels + (title ? font.size * 1.3 + 12 : 0);
+}
+
 function stackPanels(figure, width) {
   const layout = figure.layout, margin = margins(layout);
   const pairs = new Map();
@@ -343,21 +362,52 @@ function stackPanels(figure, width) {
   const oneRow = panels.every((p) => p.dy[0] === panels[0].dy[0] && p.dy[1] === panels[0].dy[1]);
   const plotWidth = plotWidthOf(layout, width);
   if (!oneRow || panels.some((p) => p.dx[0] === 0 && p.dx[1] === 1)) return false;
+  panels.sort((a, b) => a.dx[0] - b.dx[0]);
   // a panel's name (a subplot title) sits centred over its top edge
   const nameOf = (panel) => (layout.annotations || []).filter((note) => note.xref === "paper"
     && note.yref === "paper" && Math.abs(note.y - panel.dy[1]) < 1e-6
     && Math.abs(note.x - (panel.dx[0] + panel.dx[1]) / 2) < 1e-6);
+  const nameFont = (note) => fontOf(layout, note.font);
   const nameWidth = (panel) => Math.max(0, ...nameOf(panel).flatMap((note) => String(note.text).split(/<br\s*\/?>/i)
-    .map((line) => textWidth(line, fontOf(layout, note.font).size, 400, fontOf(layout, note.font).family) + 8)));
-  if (panels.every((p) => (p.dx[1] - p.dx[0]) * plotWidth >= Math.max(MIN_PANEL_PX, nameWidth(p)))) return false;
-  panels.sort((a, b) => a.dx[0] - b.dx[0]);
-  const panelPx = (layout.height - margin.t - margin.b) * (panels[0].dy[1] - panels[0].dy[0]);
+    .map((line) => textWidth(line, nameFont(note).size, 400, nameFont(note).family) + 8)));
+  // a panel's y labels lie in the gap left of it, over its neighbour's plot where the gap is narrower: the
+  // same labels as its neighbour's (rows shared) are left out, others need the panels stacked
+  let labelsFit = true, hidden = false;
+  panels.slice(1).forEach((p, i) => {
+    if (yLabelsPx(figure, layout, p.y) + 6 <= (p.dx[0] - panels[i].dx[1]) * plotWidth) return;
+    const ticks = (key) => JSON.stringify((axisTicks(figure, key, layout[key] || (layout[key] = {})) || []).map((t) => t[2]));
+    const left = layout[panels[i].y] || {};
+    if (left.showticklabels !== false && ticks(p.y) === ticks(panels[i].y) && ticks(p.y) !== "[]") {
+      layout[p.y] = { ...layout[p.y], showticklabels: false };
+      hidden = true;
+    } else labelsFit = false;
+  });
+  if (labelsFit && panels.every((p) => (p.dx[1] - p.dx[0]) * plotWidth >= Math.max(MIN_PANEL_PX, nameWidth(p)))) {
+    return hidden ? "rows' labels once" : false;
+  }
+  const paperPx = layout.height - margin.t - margin.b;
+  const panelPx = paperPx * (panels[0].dy[1] - panels[0].dy[0]);
   const gapPx = Math.max(margin.b, xLabelsPx(layout, layout[panels[0].x] || {})) + PANEL_TITLE_PX;
-  const total = panels.length * panelPx + (panels.length - 1) * gapPx;
-  const firstY = layout[panels[0].y] || {};
+  // a name wider than the figure wraps (centred over the plot, as wide as it may be either side), and the
+  // room above its panel grows by its new lines
+  const plotLeft = width - margin.r - plotWidth, centre = plotLeft + plotWidth / 2;
+  const available = 2 * Math.min(centre, width - centre) - 8;
   const names = panels.map(nameOf);
+  const namesPx = names.map((notes) => Math.max(0, ...notes.map((note) => {
+    const font = nameFont(note), lines = String(note.text).split(/<br\s*\/?>/i);
+    if (lines.every((line) => textWidth(line, font.size, 400, font.family) <= available)) return 0;
+    const wrapped = lines.flatMap((line) => wrapText(line, font.size, 400, available, font.family));
+    note.text = wrapped.join("<br>");
+    return (wrapped.length - lines.length) * font.size * 1.3;
+  })));
+  const above = names.map((_, i) => (i ? gapPx : 0) + namesPx[i]); // room above each panel, the first's in the margin
+  const total = panels.length * panelPx + above.slice(1).reduce((a, b) => a + b, 0);
+  const firstY = layout[panels[0].y] || {};
+  let offset = 0;
   panels.forEach((panel, i) => {
-    const top = 1 - (i * (panelPx + gapPx)) / total, bottom = top - panelPx / total;
+    offset += i ? above[i] : 0;
+    const top = 1 - offset / total, bottom = top - panelPx / total;
+    offset += panelPx;
     for (const note of names[i]) {
       note.x = 0.5;
       note.y = top;
@@ -366,13 +416,26 @@ function stackPanels(figure, width) {
     layout[panel.y] = { ...(layout[panel.y] || {}), domain: [bottom, top] };
     if (firstY.showticklabels !== false && layout[panel.y].showticklabels === false) layout[panel.y].showticklabels = true;
   });
-  for (const name of Object.keys(layout)) { // colour bars placed beside the old panels keep to the plot
-    if (/^coloraxis\d*$/.test(name) && layout[name].colorbar && layout[name].colorbar.orientation !== "h") {
-      layout[name].colorbar = { ...layout[name].colorbar, y: 1, yanchor: "top", len: 1 / panels.length };
-    }
+  // a colour bar beside the plot runs along the panels it colours (a colour axis's, or its trace's), each
+  // panel's below its name
+  const panelOf = (trace) => panels.findIndex((p) => p.x === axisKey(trace.xaxis, "x") && p.y === axisKey(trace.yaxis, "y"));
+  for (const owner of colourBars(figure)) {
+    if ((owner.colorbar || {}).orientation === "h") continue;
+    const name = Object.keys(layout).find((key) => /^coloraxis\d*$/.test(key) && layout[key] === owner);
+    const coloured = figure.data.filter((trace) => (name ? trace.coloraxis === name : trace === owner)).map(panelOf)
+      .filter((i) => i >= 0);
+    if (!coloured.length) continue;
+    const domains = coloured.map((i) => layout[panels[i].y].domain);
+    const top = Math.max(...domains.map((d) => d[1])), bottom = Math.min(...domains.map((d) => d[0]));
+    owner.colorbar = { ...owner.colorbar, y: top, yanchor: "top", yref: "paper", lenmode: "fraction", len: top - bottom };
   }
-  grow(layout, total - panelPx);
-  return true;
+  // what lies under the plot at a fraction of its height (a legend, a note) stays as far under it in px
+  const grown = paperPx + total - panelPx, legend = layout.legend;
+  if (legend && (legend.yref || "paper") === "paper" && legend.y < 0) layout.legend = { ...legend, y: (legend.y * paperPx) / grown };
+  for (const note of layout.annotations || []) if (note.yref === "paper" && note.y < 0) note.y = (note.y * paperPx) / grown;
+  margin.t += Math.round(namesPx[0]);
+  grow(layout, total - panelPx + Math.round(namesPx[0]));
+  return names.flat().map((note) => note.text).join("|") || true; // the names' lines change with the width
 }
 
 // ---- title and legend ----
