@@ -9,7 +9,8 @@
 //  - a title too long for the width wraps (measured in the weight it is drawn in), and a legend above the
 //    plot moves under the title,
 //  - tick labels that would pile up are thinned out (a label every k cells; the hover still names every
-//    cell), and upright ones that do not fit are turned.
+//    cell), upright ones that do not fit are turned, and a log axis labels fewer of the digits between its
+//    powers of ten.
 // Nothing changes where everything fits, so a wide screen gets the figure as it was built. On a touch
 // screen a drag over a plot scrolls the page (dragmode false): zooming stays on the toolbar's buttons; the
 // toolbar is always shown there, so a title of several lines, or one under a toolbar of two rows, is lowered
@@ -578,6 +579,48 @@ function axisTicks(figure, key, axis) {
   return null;
 }
 
+function logRange(figure, key) {
+  // [lowest, highest] power of ten a log axis shows (its range, or its traces' values), or null.
+  const letter = key[0], id = key === letter + "axis" ? letter : letter + key.slice(5);
+  const axis = figure.layout[key] || {};
+  if (Array.isArray(axis.range)) return [Math.min(...axis.range), Math.max(...axis.range)];
+  const values = figure.data.filter((trace) => (trace[letter + "axis"] || letter) === id)
+    .flatMap((trace) => plainArray(trace[letter]) || []).filter((v) => v > 0).map(Math.log10);
+  return values.length ? [Math.min(...values), Math.max(...values)] : null;
+}
+
+function powerLabel(power) {
+  // A power of ten as Plotly writes it on a log axis: 0.01, 1, 1000, 10k, 100M.
+  if (power <= 3) return String(Number((10 ** power).toPrecision(1)));
+  return String(10 ** (power % 3)) + ["k", "M", "G", "T", "P"][Math.floor(power / 3) - 1];
+}
+
+function thinLogTicks(figure, key, axis, length, font) {
+  // A log axis whose ticks Plotly chooses, over more than a decade: Plotly labels the digits between powers of
+  // ten, in a smaller font ("2 3 ... 9", its "D1"), or some of them ("2 5", "D2"), by a count of ticks that
+  // does not look at the labels, so that on a short axis they may touch. Where they would, fewer are labelled:
+  // "2 5", else the powers alone, or every k-th power. True when the axis was changed.
+  if (axis.type !== "log" || axis.tickvals !== undefined || axis.dtick !== undefined || axis.tickmode === "array"
+      || axis.nticks) return false;
+  const span = logRange(figure, key), decades = axisSpan(figure, key);
+  if (!span || !(decades >= 1) || !(length > 0)) return false; // within a decade Plotly spaces its ticks evenly
+  const horizontal = key[0] === "x", small = 0.75 * font.size, decadePx = length / decades;
+  const powers = [];
+  for (let p = Math.floor(span[0]); p <= Math.ceil(span[1]); p++) powers.push(powerLabel(p));
+  const power = horizontal ? Math.max(...powers.map((t) => textWidth(t, font.size, 400, font.family))) : font.size;
+  const digit = horizontal ? textWidth("8", small, 400, font.family) : small;
+  const pad = horizontal ? 4 : 1;
+  const fits = (dtick) => (dtick === "D1" ? decadePx * Math.log10(10 / 9) >= (digit + power) / 2 + pad
+    : dtick === "D2" ? decadePx * Math.log10(2) >= (digit + power) / 2 + pad : decadePx * dtick >= power + pad);
+  // Plotly's own choice (axes.autoTicks): its count of ticks is the axis length over 40 px (y) or 80 px (x)
+  const rough = decades / (Math.min(9, Math.max(4, length / (horizontal ? 80 : 40))) + 1);
+  const chosen = rough > 0.7 ? Math.ceil(rough) : rough > 0.3 ? "D2" : "D1";
+  if (fits(chosen)) return false;
+  axis.dtick = chosen === "D1" && fits("D2") ? "D2" : Math.max(typeof chosen === "number" ? chosen : 1,
+                                                               Math.ceil((power + pad) / decadePx));
+  return true;
+}
+
 function thinTicks(figure, width) {
   // Tick labels that would touch: a shared first word moved to the axis title ("head 1" ... -> 1 ... under
   // "head"), upright labels turned by 45 degrees, and then every k-th label kept.
@@ -594,11 +637,15 @@ function thinTicks(figure, width) {
   for (const key of keys) {
     const axis = layout[key] || (layout[key] = {});
     if (!axis || axis.visible === false || axis.showticklabels === false) continue;
-    const ticks = axisTicks(figure, key, axis);
-    if (!ticks || ticks.length < 2) continue;
     const horizontal = key[0] === "x";
     const domain = axis.domain || [0, 1];
     const length = (horizontal ? plotWidth : plotHeight) * (domain[1] - domain[0]);
+    if (thinLogTicks(figure, key, axis, length, fontOf(layout, axis.tickfont))) {
+      changed += 1;
+      continue;
+    }
+    const ticks = axisTicks(figure, key, axis);
+    if (!ticks || ticks.length < 2) continue;
     const span = axis.type === "log" ? axisSpan(figure, key)
       : Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
     if (!(span > 0)) continue;
