@@ -37,8 +37,11 @@ export default function ({ data, setStateValue }) {
 """
 # The component's own element takes no room. A formula scrolls sideways in its box, and "scroll shadows"
 # (two backgrounds that scroll with the content, covering two that stay at the edges) show which edge
-# has more. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), and
-# the buttons of a row of choices (sections, heads to knock out) are at least 40 px.
+# has more. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), the
+# buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
+# (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
+# keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves
+# more of the first screen to the figure.
 CSS = """
 .st-key-screen { display: none; }
 .katex-display {
@@ -54,6 +57,10 @@ CSS = """
 @media (pointer: coarse) {
   [data-testid="stSlider"] div:has(> div > input[type="range"]) { width: 24px; height: 24px; }
   [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }
+  [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]) { margin-top: 28px; }
+}
+@media (max-width: 640px) {
+  [data-testid="stMain"] h1 { font-size: 2rem; }
 }
 """
 
