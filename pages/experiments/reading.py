@@ -15,6 +15,7 @@ from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import make_task
 from ui.classroom import chart
 from ui.controls import stops_slider
+from ui.screen import compact
 from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
 from viz.heads import compare_figure
@@ -108,6 +109,10 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
 
 
 def _recipe() -> HeadRecipe:
+    # "k" is also another page's control (Positional encoding's offset, top-k on Encoder-decoder and Generate),
+    # whose value the session may still hold: one outside this slider's range is forgotten, not an error.
+    if st.session_state.get("k", 1) not in range(1, 5):
+        st.session_state.pop("k", None)
     c = st.columns(5)
     same = c[0].slider("same token", -2.0, 2.0, 0.0, 0.5, key="w_same", bind="query-params")
     back = c[1].slider("k back", -2.0, 2.0, 1.0, 0.5, key="w_back", bind="query-params")
@@ -118,7 +123,9 @@ def _recipe() -> HeadRecipe:
 
 
 def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
-    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head."""
+    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
+    small screen the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
+    built = st.container() if compact() else None
     recipe = _recipe()
     task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
     ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))
@@ -127,7 +134,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     pattern = handmade_pattern(recipe, ids, vocab, positions)
     st.latex(r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
              r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})")
-    left, right = st.columns(2)
+    left, right = st.columns(2) if built is None else (built, st.container())
     with left:
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
     with right:
