@@ -16,6 +16,7 @@ from analysis.dropout import dropout_view, row_sums
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.cache import shared_figure
+from ui.screen import figure_first, settings
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
 SUBLAYERS = {"attn": "self-attention", "ffn": "feed-forward"}
@@ -42,7 +43,7 @@ def _explain(config) -> None:
         "a tensor is set to 0 with probability $p$, and the survivors are scaled by $1/(1-p)$ so that the "
         "expected value stays the same. **Evaluation** (every other figure of this dashboard, and the "
         "model at inference) turns it off: $\\mathrm{dropout}(x) = x$. Here the evaluation-mode numbers "
-        "of the forward pass go through one such random mask, drawn from the seed below; training draws "
+        "of the forward pass go through one such random mask, drawn from the mask seed; training draws "
         "a new mask at every step.")
     st.latex(r"\mathrm{dropout}(x)_i = \frac{m_i\,x_i}{1-p},\qquad m_i \sim \mathrm{Bernoulli}(1-p),"
              r"\qquad \mathbb{E}[\mathrm{dropout}(x)_i] = x_i")
@@ -89,10 +90,11 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     """Dropout on the chosen encoder layer of the model ``forward()`` ran (evaluation mode): one head's
     weights ``[L, L]`` and one sub-layer's output ``[L, d_model]``, before and after a seeded dropout mask."""
     st.subheader("Dropout: on in training, off in evaluation")
-    _explain(config)
-    layer, head, sublayer, seed, p = _controls(config, trained)
-    if not trained:
-        st.caption(f"p = {p:g}: the dropout setting of the model above.")
+    intro = figure_first()  # above the controls, or on a small screen after the figures
+    with settings("Layer, head, sub-layer and mask seed"):
+        layer, head, sublayer, seed, p = _controls(config, trained)
+        if not trained:
+            st.caption(f"p = {p:g}: the dropout setting of the model above.")
     view, prefix = forward(), f"encoder.layers.{layer - 1}"
     # one mask over the layer's [H, L, L] weights, as training draws it; one head shown
     weights = dropout_view(view.weights[f"{prefix}.self_attn"], p, seed, STREAMS["weights"]).part(head - 1)
@@ -113,3 +115,5 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     st.caption(f"{output.kept_fraction:.0%} of the {output.keep.size} entries kept (expected {1 - p:.0%}). "
                "Dropped entries (black) are 0; every other entry is its evaluation value × 1/(1 − p). "
                + ("With p = 0 nothing is dropped and both sides are the same." if p == 0 else ""))
+    with intro.text():
+        _explain(config)

@@ -233,15 +233,17 @@ def ffn_section(pair: SentencePair):
         return
     layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
-    st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
-                f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
-                + (" (ReLU sets every other unit to exactly 0)." if act == "ReLU" else
-                   " (GELU lets small negative values through, so we count those > 0)."))
-    st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
-             % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
+    intro = figure_first()  # what a unit firing is: above the figure, or below it on a small screen
     chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
                      f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
           width="stretch")
+    with intro.text():
+        st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
+                    f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
+                    + (" (ReLU sets every other unit to exactly 0)." if act == "ReLU" else
+                       " (GELU lets small negative values through, so we count those > 0)."))
+        st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
+                 % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
 
 
 def architecture_section(pair: SentencePair):
@@ -318,7 +320,10 @@ def model_view() -> None:
 def open_section(pair: SentencePair) -> None:
     """The row of sections and the open one (only it is built and sent): another section reruns this part only,
     not the model and the sentences."""
-    for draw in SECTION_DRAWS[section_picker(SECTIONS)]:
+    draws = SECTION_DRAWS[section_picker(SECTIONS)]
+    if compact() and draws == (teacher_forcing_section, output_section):
+        draws = draws[::-1]  # a small screen: the output's figure first, then why the decoder reads the target shifted
+    for draw in draws:
         draw(pair)
 
 

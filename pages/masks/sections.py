@@ -20,6 +20,7 @@ from ui.cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import TokenizedText, sentence_input
 from ui.classroom import chart
+from ui.screen import compact, figure_first
 
 # The page's tabs; the open one is the URL's ``section``.
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -166,7 +167,17 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     """A left pad under causal + padding: query 0 has no allowed key. torch.softmax gives a NaN
     row [L+1]; masked_softmax gives zeros."""
-    st.markdown(
+    intro = figure_first()  # the explanation: above, or on a small screen under the figure
+    real = batch.real
+    left_ids = (0,) + tuple(real.ids)
+    left_tokens = [mask_math.PAD] + list(real.tokens)
+    live = mask_ui.masked_forward(shown.spec, left_ids, "causal + padding")
+    compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
+    figure = cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
+                           "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask)
+    if compact():
+        chart(figure, width="stretch")
+    intro.text().markdown(
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 0, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "
         "$e^{-\\infty} / \\sum e^{-\\infty} = 0/0$, which is **NaN**, and the NaN spreads through the "
@@ -176,12 +187,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "rather than −∞, which gives that row a **uniform** spread, 1/n on every key. Both are harmless for a "
         "pad: no real query attends to it and the loss skips it; only NaN must not happen."
     )
-    real = batch.real
-    left_ids = (0,) + tuple(real.ids)
-    left_tokens = [mask_math.PAD] + list(real.tokens)
-    live = mask_ui.masked_forward(shown.spec, left_ids, "causal + padding")
-    compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
-    c1, c2 = st.columns([3, 2], gap="large")
+    c1, c2 = (st.container(), None) if compact() else st.columns([3, 2], gap="large")
     with c1:
         rows = min(3, len(left_tokens))
         st.dataframe(pd.DataFrame(
@@ -194,6 +200,5 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
                    f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "
                    f"−1e9 fill gives 1/{len(left_tokens)} = {1 / len(left_tokens):.3f} on every key of that row.")
-    chart(cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
-                        "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask),
-          width="stretch", container=c2)
+    if c2 is not None:
+        chart(figure, width="stretch", container=c2)

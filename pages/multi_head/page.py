@@ -22,7 +22,7 @@ from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.routing import require_navigation
 from ui.classroom import chart, explanation
-from ui.screen import settings
+from ui.screen import figure_first, settings
 from pages.multi_head.concat import concat_section
 
 require_navigation()
@@ -178,13 +178,19 @@ def stats_section(view: HeadsOnText) -> None:
 
 @st.fragment
 def compare(weights, tokens, spec, tokenizer, causal):
-    """Two heads, or one head on two sentences, side by side with their difference."""
-    st.markdown("Two heads side by side, or one head on two sentences, and their difference "
-                "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
+    """Two heads, or one head on two sentences, side by side with their difference. On a small screen the
+    heads (and the second sentence) fold into a closed expander, and the explanation follows the figure."""
+    intro = figure_first()
+
+    def explain() -> None:
+        intro.text().markdown("Two heads side by side, or one head on two sentences, and their difference "
+                              "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
+
     mode = st.segmented_control("compare", ["two heads", "one head, two sentences"], default="two heads",
                                 required=True, key="cmp", bind="query-params")
     layers, heads = weights.shape[:2]
-    cols = st.columns(4)
+    box = settings("Heads compared")
+    cols = box.columns(4)
     if mode == "two heads":
         la = stops_slider("first: layer", range(layers), "a_layer", container=cols[0], **ONE_BASED)
         ha = stops_slider("first: head", range(heads), "a_head", container=cols[1], **ONE_BASED)
@@ -193,10 +199,11 @@ def compare(weights, tokens, spec, tokenizer, causal):
         first, second, tokens_b = weights[la, ha], weights[lb, hb], tokens
         names = (f"layer {la + 1} · head {ha + 1}", f"layer {lb + 1} · head {hb + 1}")
     else:
-        other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=st, tokenizer=tokenizer)
+        other = sentence_input("Second sentence", SECOND_TEXT, key="text2", container=box, tokenizer=tokenizer)
         lc = stops_slider("layer", range(layers), "c_layer", container=cols[0], **ONE_BASED)
         hc = stops_slider("head", range(heads), "c_head", container=cols[1], **ONE_BASED)
         if other is None:
+            explain()
             return
         second_weights = self_attention_maps(spec, other.ids)
         first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
@@ -206,6 +213,7 @@ def compare(weights, tokens, spec, tokenizer, causal):
                     "the same number of tokens, so only the two maps are shown.")
     chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
                         f"Compare · {names[0]} vs {names[1]}", causal=causal), key="compare", **CHART)
+    explain()
 
 
 SECTION_VIEWS = {

@@ -12,6 +12,7 @@ from viz import positional as viz
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.classroom import chart
+from ui.screen import figure_first
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
@@ -93,16 +94,9 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
 @st.fragment
 def render_shift(positions: int, d_model: int, base: float) -> None:
     """The relative-position property PE[pos + k] = M_k PE[pos], verified on screen
-    (the offset and position sliders rerun this part only)."""
-    st.markdown(
-        "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
-        "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
-        "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
-        "hope: that attention could then easily learn relative positions)."
-    )
-    st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
-             r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-             r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}")
+    (the offset and position sliders rerun this part only). On a small screen the explanation follows
+    the figures."""
+    intro = figure_first()
     c1, c2 = st.columns(2)
     offset = c1.slider("offset k", 0, positions - 1, min(5, positions - 1), key="k", bind="query-params")
     at = c2.slider("position pos (for the vector comparison)", 0, positions - 1, min(10, positions - 1),
@@ -130,3 +124,13 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
                       "sin((pos + k)ω) is not a linear function of PE[pos] through that column: its "
                       "cell of M_k is drawn grey and the check covers the other "
                       f"{linear} dimensions." if linear < d_model else ""))
+    with intro.text():
+        st.markdown(
+            "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
+            "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
+            "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
+            "hope: that attention could then easily learn relative positions)."
+        )
+        st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
+                 r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+                 r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}")

@@ -14,6 +14,7 @@ from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import section_picker
+from ui.screen import figure_first
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
@@ -23,9 +24,17 @@ SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
     st.subheader("Five ways to give attention a sense of order")
-    st.markdown(
+    intro = figure_first()  # above the figure, or on a small screen under it
+    length = min(positions, 32)
+    panels = pos_ui.scheme_panels(length, d_model, base, 0)
+    names = ["sinusoidal<br>PE_m·PE_n", "learned (untrained)<br>P_m·P_n", "rotary<br>R(m)q·R(n)k",
+             "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
+    chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
+    st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
+               + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
+    intro.text().markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
-        "position $n$. Below, the part that comes from the positions alone, side by side (each panel "
+        "position $n$. The figure shows the part that comes from the positions alone, side by side (each panel "
         "scaled to ±1 so the patterns compare). The raw sinusoids' $PE_m \\cdot PE_n$ depends only on "
         "$n - m$ (constant along diagonals), but a model never scores them raw: the encoding is added to "
         "the token vectors and both are projected, so its score $(x_m + PE_m)W^Q (W^K)^\\top (x_n + PE_n)^\\top$ "
@@ -34,13 +43,6 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
         "encoding adds, and the reason it exists. ALiBi penalises distance, an untrained learned table is "
         "noise, and *none* gives every pair the same nothing."
     )
-    length = min(positions, 32)
-    panels = pos_ui.scheme_panels(length, d_model, base, 0)
-    names = ["sinusoidal<br>PE_m·PE_n", "learned (untrained)<br>P_m·P_n", "rotary<br>R(m)q·R(n)k",
-             "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
-    chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
-    st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
-               + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
     scheme = section_picker(SCHEMES, key="scheme", label="scheme")
     if scheme == "Learned":
         _learned(positions, d_model)

@@ -13,6 +13,7 @@ from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from ui.classroom import chart
+from ui.screen import compact, figure_first, settings
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
@@ -22,22 +23,29 @@ COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
 
 @st.fragment
 def render_word_order(base: float) -> None:
-    """Two sentences with the same words through the same model, without and with position."""
+    """Two sentences with the same words through the same model, without and with position. On a small screen
+    the sentences and the model's settings fold into a closed expander and the explanation follows the first
+    figure, which then comes before the table."""
     st.subheader("The cat sat on the mat / The mat sat on the cat")
-    st.markdown(
-        "The tutorials warn that without positional encoding the model would treat these two "
-        "sentences identically. Here both go through the same randomly initialised model "
-        "(bidirectional self-attention, same weights), once with **no** positional encoding and once "
-        "with the scheme you pick. Without position, a word's attention row holds exactly the same "
-        "numbers in both sentences, only in another order: $A_B = P\\,A_A\\,P^\\top$ for the "
-        "permutation $P$ that reorders the words. With position, the numbers themselves change."
-    )
-    c1, c2 = st.columns(2)
+    intro = figure_first()
+
+    def explain() -> None:
+        intro.text().markdown(
+            "The tutorials warn that without positional encoding the model would treat these two "
+            "sentences identically. Here both go through the same randomly initialised model "
+            "(bidirectional self-attention, same weights), once with **no** positional encoding and once "
+            "with the scheme you pick. Without position, a word's attention row holds exactly the same "
+            "numbers in both sentences, only in another order: $A_B = P\\,A_A\\,P^\\top$ for the "
+            "permutation $P$ that reorders the words. With position, the numbers themselves change."
+        )
+
+    box = settings("Sentences, model, layer and head")
+    c1, c2 = box.columns(2)
     with c1:
         a = sentence_input("sentence A", "The cat sat on the mat", key="text_a", max_tokens=MAX_WORDS)
     with c2:
         b = sentence_input("sentence B", "The mat sat on the cat", key="text_b", max_tokens=MAX_WORDS)
-    c1, c2, c3, c4, c5 = st.columns(5)
+    c1, c2, c3, c4, c5 = box.columns(5)
     scheme = c1.selectbox("compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe",
                           bind="query-params")
     d_model = d_model_control(key="wo_d", default=64, container=c2)
@@ -45,10 +53,11 @@ def render_word_order(base: float) -> None:
     layers = layers_control(key="wo_layers", default=2, max_value=4, container=c4)
     seed = seed_control(key="seed", container=c5)
     if a is None or b is None:
+        explain()
         return
     specs = {name: random_stack(stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base),
                                 seed, causal=False) for name in ("none", scheme)}
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3 = box.columns(3)
     layer = stops_slider("layer to show", range(1, layers + 1), "wo_layer", container=c1)
     head = stops_slider("head to show", range(1, heads + 1), "wo_head", container=c2)
     h = head - 1  # heads and layers are numbered from 1 on screen
@@ -63,6 +72,7 @@ def render_word_order(base: float) -> None:
             chart(cached_figure(attention_pair_figure,
       maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
       f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
+        explain()
         return
     word = c3.selectbox("word to follow", list(range(len(a.tokens))), index=min(1, len(a.tokens) - 1),
                         format_func=lambda i: f"{i}: {a.tokens[i]}", key="wo_word", bind="query-params")
@@ -73,6 +83,13 @@ def render_word_order(base: float) -> None:
                                                                          for r in results.values()],
         "permuted copy?": ["yes" if r.max_difference < 1e-5 else "no" for r in results.values()],
     })
+    rows_a = [r.a[layer - 1, h, word] for r in results.values()]
+    rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
+    rows = cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
+                         [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results], names)
+    if compact():
+        chart(rows, width="stretch")
+    explain()
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.dataframe(table, hide_index=True)
@@ -83,11 +100,8 @@ def render_word_order(base: float) -> None:
     if mapping.open:  # built only when opened
         mapping.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
                                         "A position": perm}), hide_index=True)
-    rows_a = [r.a[layer - 1, h, word] for r in results.values()]
-    rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
-    chart(cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
-                           [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
-                           names), width="stretch")
+    if not compact():
+        chart(rows, width="stretch")
     for name, result in results.items():
         chart(cached_figure(attention_pair_figure,
   result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,

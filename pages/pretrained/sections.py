@@ -12,6 +12,7 @@ from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
 from ui.classroom import chart
+from ui.screen import figure_first
 from ui.controls import stops_slider
 from viz.labels import escape
 from ui.cache import cached_figure
@@ -99,26 +100,28 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     """Scores per head for the named patterns, the 72 heads coloured by their strongest, and one head drawn."""
-    st.markdown("How much each head behaves like a pattern people name, from its weights on this text "
-                "(each score is between 0 and 1):")
-    st.latex(r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
-             r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
-             r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
-    st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
-               "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
-    st.markdown("The raw scores are not on one scale (most heads' entropy ratio is near 0.6, while a previous-token "
-                "weight of 0.3 is already rare), so a head is coloured by the role in which it **stands out most "
-                "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
-                "and the largest wins. A role with the same score in every head (same word, when no word is split) "
-                "is never chosen.")
-    st.latex(r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
-             r"\qquad \text{role}(h) = \arg\max_r z_{h,r}")
+    intro = figure_first()  # how the roles are scored: above the figure, or below it on a small screen
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
     strongest = np.array([ROLES.index(role) for role in frame["strongest role"]]).reshape(6, 12)
     chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
                         "Each head's strongest role, against the 72 heads (number: its z-score)",
                         frame[STANDING].to_numpy().reshape(6, 12)), width="stretch", key="roles")
+    with intro.text():
+        st.markdown("How much each head behaves like a pattern people name, from its weights on this text "
+                    "(each score is between 0 and 1):")
+        st.latex(r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
+                 r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
+                 r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
+        st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
+                   "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
+        st.markdown("The raw scores are not on one scale (most heads' entropy ratio is near 0.6, while a previous-token "
+                    "weight of 0.3 is already rare), so a head is coloured by the role in which it **stands out most "
+                    "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
+                    "and the largest wins. A role with the same score in every head (same word, when no word is split) "
+                    "is never chosen.")
+        st.latex(r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
+                 r"\qquad \text{role}(h) = \arg\max_r z_{h,r}")
     role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
                                 key="role", bind="query-params")
     best = frame.sort_values(role, ascending=False).iloc[0]
@@ -134,8 +137,13 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
 @st.fragment
 def two_sentences_section(cap: int, hide: bool) -> None:
     """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
-    st.markdown("The classic pair: only the last word differs. In which heads does **it** look at *animal* "
-                "in one and *street* in the other? And how close does the model find the two sentences?")
+    intro = figure_first()  # the question: above the sentences, or on a small screen under the figure
+
+    def ask() -> None:
+        intro.text().markdown("The classic pair: only the last word differs. In which heads does **it** look at "
+                              "*animal* in one and *street* in the other? And how close does the model find the two "
+                              "sentences?")
+
     c1, c2 = st.columns(2)
     first = c1.text_input("first sentence", "The animal didn't cross the street because it was too tired",
                           key="first", bind="query-params", max_chars=500)
@@ -143,6 +151,7 @@ def two_sentences_section(cap: int, hide: bool) -> None:
     a, b = numbers.wordpieces(first, cap), numbers.wordpieces(second, cap)
     if len(a) <= 2 or len(b) <= 2:
         st.info("Type both sentences to compare them.")
+        ask()
         return
     c1, c2 = st.columns(2)
     word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
@@ -156,12 +165,14 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         where = toks.index(word) if word in toks else None
         if where is None:
             st.warning(f"“{word}” is not a token of: {' '.join(toks)}. Pick a word from the sentence.")
+            ask()
             return
         rows.append(w[int(layer) - 1, :, where, :])
         tokens.append(toks)
     chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
                         f"Layer {layer} · what “{escape(word)}” attends to, head by head"),
           width="stretch", key="query_rows")
+    ask()
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
     st.latex(r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
