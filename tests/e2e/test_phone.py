@@ -1,7 +1,9 @@
 """In a real browser, as a phone (390 x 844, touch) and a tablet held upright (768 x 1024): every page of the
-navigation reads without scrolling sideways, no two labels of a figure lie on each other, the first figure
-starts on the first screen, formulas scroll inside their own box, a finger can scroll past a chart and tap
-it for its numbers, and a link's presentation mode stays on the projector.
+navigation, and every section of each, reads without scrolling sideways, no two labels of a figure lie on each
+other, no text of a figure is cut at its edge, lies under its toolbar or (a tick label) over a plot, a legend
+under a plot stays next to it, a table's toolbar covers nothing, the first figure starts on the first screen,
+formulas scroll inside their own box, a finger can scroll past a chart and tap it for its numbers, and a link's
+presentation mode stays on the projector.
 
 One browser context per screen size serves every page in turn (a session that has reported its screen
 keeps its compact layout from page to page, as a student's phone does).
@@ -97,6 +99,82 @@ FORMULAS = """() => [...document.querySelectorAll('.katex-display')].filter((el)
   .map((el) => ({right: el.getBoundingClientRect().right, wide: el.scrollWidth > el.clientWidth + 1,
                  overflow: getComputedStyle(el).overflowX}))"""
 
+# What else goes wrong with a figure's texts, each as the browser draws it (the rectangle of OVERLAPS, turned
+# with its text): cut, a text past the figure's left or right edge (a title or a panel name wider than the
+# figure); under its toolbar, a text that meets the toolbar's box where the toolbar is shown (always, on a touch
+# screen); on a plot, a tick label over a plot area (a panel's labels over its neighbour's cells); and the
+# legend's gap, from the lowest part of the figure above a legend under its plots to the legend, in px.
+FIGURE_TEXTS = """() => {
+  const selector = 'g[class$=tick] > text, g[class$=tick2] > text, .annotation-text, .gtitle, '
+    + '.g-xtitle text, .g-ytitle text, [class$=title] > text, .legendtext, .cbtitle text';
+  const shown = (text) => text.textContent.trim() && text.getAttribute('opacity') !== '0'
+    && getComputedStyle(text).display !== 'none' && getComputedStyle(text).visibility !== 'hidden';
+  const corners = (text) => {
+    const box = text.getBBox(), m = text.getScreenCTM();
+    if (!m || !box.width || !box.height) return null;
+    const sx = 1, sy = 0.18 * box.height;
+    return [[box.x + sx, box.y + sy], [box.x + box.width - sx, box.y + sy],
+            [box.x + box.width - sx, box.y + box.height - sy], [box.x + sx, box.y + box.height - sy]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const rectangle = (r, inset = 0) => [[r.left + inset, r.top + inset], [r.right - inset, r.top + inset],
+                                       [r.right - inset, r.bottom - inset], [r.left + inset, r.bottom - inset]];
+  const apart = (p, q) => [p, q].some((poly) => poly.some((start, i) => {
+    const end = poly[(i + 1) % 4], nx = end[1] - start[1], ny = start[0] - end[0];
+    const along = (points) => points.map(([x, y]) => x * nx + y * ny);
+    const a = along(p), b = along(q);
+    return Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a);
+  }));
+  return [...document.querySelectorAll('div.lab-chart')].map((plot) => {
+    const svg = plot.querySelector('.main-svg').getBoundingClientRect();
+    const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown);
+    const drawn = texts.map((text) => [text, text.textContent, corners(text)]).filter(([, , c]) => c);
+    const cut = texts.map((text) => [text.textContent, text.getBoundingClientRect()])
+      .filter(([, box]) => box.width && (box.left < svg.left - 1 || box.right > svg.right + 1))
+      .map(([text, box]) => `${text} [${Math.round(box.left - svg.left)}, ${Math.round(box.right - svg.left)}] of ${Math.round(svg.width)}`);
+    const bar = plot.querySelector('.modebar');
+    const barBox = bar && getComputedStyle(bar).opacity !== '0' ? bar.getBoundingClientRect() : null;
+    const underToolbar = barBox && barBox.width
+      ? drawn.filter(([, , c]) => !apart(c, rectangle(barBox))).map(([, text]) => text) : [];
+    const areas = [...plot.querySelectorAll('.nsewdrag')].map((el) => el.getBoundingClientRect()).filter((r) => r.width);
+    const onPlot = drawn.filter(([text, , c]) => text.matches('g[class$=tick] > text, g[class$=tick2] > text')
+      && areas.some((area) => !apart(c, rectangle(area, 2)))).map(([, text]) => text);
+    const legend = plot.querySelector('.legend .bg');
+    let legendGap = null;
+    if (legend && areas.length) {
+      const box = legend.getBoundingClientRect(), lowest = Math.max(...areas.map((area) => area.bottom));
+      if (box.height && box.top >= lowest - 1) {
+        const above = [...areas, ...texts.filter((t) => !t.closest('.legend')).map((t) => t.getBoundingClientRect())]
+          .filter((r) => r.height && r.bottom <= box.top + 2);
+        legendGap = Math.round(box.top - Math.max(...above.map((r) => r.bottom)));
+      }
+    }
+    return {title: plot.layout?.title?.text, cut, underToolbar, onPlot, legendGap};
+  });
+}"""
+LEGEND_GAP_PX = 40
+
+# The element toolbars shown (a touch screen always shows a table's, above it) that cover another element shown.
+TOOLBARS_OVER = """() => {
+  const elements = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementContainer]')];
+  return [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementToolbar]')]
+    .filter((bar) => getComputedStyle(bar).opacity !== '0' && bar.getBoundingClientRect().width)
+    .flatMap((bar) => {
+      const box = bar.getBoundingClientRect(), own = bar.closest('[data-testid=stElementContainer]');
+      return elements.filter((el) => el.checkVisibility() && !el.contains(own) && !own.contains(el))
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return Math.min(box.right, r.right) - Math.max(box.left, r.left) > 1
+            && Math.min(box.bottom, r.bottom) - Math.max(box.top, r.top) > 1;
+        }).map((el) => (el.textContent || el.firstElementChild?.getAttribute('data-testid') || '').slice(0, 40));
+    });
+}"""
+# The row of a page's sections (a segmented control).
+SECTIONS = ".st-key-section [data-testid=stButtonGroup] button"
+# Sections whose first results are not a figure: Generate's Compare shows the three texts written first, and the
+# beam search's tree under them.
+RESULTS_FIRST = {("generate", "Compare")}
+
 
 @pytest.fixture(scope="module", params=list(SCREENS))
 def screen(request, browser, server_url):
@@ -128,21 +206,61 @@ def go_to(page, url_path: str) -> None:
     wait_settled(page)
 
 
-@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
-def test_every_page_reads_on_a_phone_and_a_tablet(screen, info):
-    name, page = screen
-    width, height = SCREENS[name]
-    go_to(page, info.url_path)
+def assert_reads_well(page, screen: str, figure_first: bool = True) -> None:
+    """The page as shown reads on ``screen``: no exception, no sideways scroll, every figure's texts apart, inside
+    it, clear of its toolbar and (tick labels) off its plots, a legend next to its plot, no table's toolbar over
+    another element, the first figure on the first screen (with ``figure_first``), formulas in their boxes."""
+    width, height = SCREENS[screen]
     assert_no_exception(page)
     sideways = page.evaluate(SIDEWAYS)
     assert sideways["scroll"] <= 0 and not sideways["out"], sideways
     assert page.evaluate(OVERLAPS) == []
+    figures = page.evaluate(FIGURE_TEXTS)
+    assert [(f["title"], f["cut"]) for f in figures if f["cut"]] == [], "texts cut at the figure's edge"
+    assert [(f["title"], f["underToolbar"]) for f in figures if f["underToolbar"]] == [], "texts under the toolbar"
+    assert [(f["title"], f["onPlot"]) for f in figures if f["onPlot"]] == [], "tick labels over a plot"
+    assert [(f["title"], f["legendGap"]) for f in figures if (f["legendGap"] or 0) > LEGEND_GAP_PX] == [], \
+        "a legend far under its plot"
+    assert page.evaluate(TOOLBARS_OVER) == [], "a table's toolbar over another element"
     top = page.evaluate(FIRST_CHART_TOP)
-    if top is not None:  # Home and Lessons draw no chart
+    if top is not None and figure_first:  # Home and Lessons draw no chart
         assert top < height - 60, f"the first figure starts at {top:.0f} px, below the first screen"
     for formula in page.evaluate(FORMULAS):
         assert formula["right"] <= width + 1, formula
         assert not formula["wide"] or formula["overflow"] in ("auto", "scroll"), formula
+
+
+@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
+def test_every_page_reads_on_a_phone_and_a_tablet(screen, info):
+    name, page = screen
+    go_to(page, info.url_path)
+    assert_reads_well(page, name)
+
+
+def open_section_at(page, index: int) -> None:
+    """Click the ``index``-th button of the page's row of sections and wait until it has run and drawn."""
+    before = page.evaluate("() => window.__labRuns.requested")
+    page.locator(SECTIONS).nth(index).click()
+    wait_idle(page, after=before)
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    wait_settled(page)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
+def test_every_section_reads_on_a_phone_and_a_tablet(screen, info):
+    """Each section of the page's row, opened in turn as a student does (the first is the page's own test), reads
+    as well; the page is left on its first section."""
+    name, page = screen
+    go_to(page, info.url_path)
+    sections = page.locator(SECTIONS).evaluate_all("buttons => buttons.map((b) => b.innerText.trim())")
+    for index, section in enumerate(sections[1:], start=1):
+        open_section_at(page, index)
+        try:
+            assert_reads_well(page, name, figure_first=(info.url_path, section) not in RESULTS_FIRST)
+        except AssertionError as error:
+            raise AssertionError(f"{info.url_path}, section {section!r}: {error}") from error
+    if len(sections) > 1:
+        open_section_at(page, 0)
 
 
 def swipe(page, x: float, y: float, dy: float) -> None:
