@@ -20,7 +20,7 @@ from testing.redis_server import PROGRAM as REDIS_SERVER, redis_running
 from ui.lesson_catalogue import LESSONS, Choice, Number, Shipped, View
 from ui.quiz import tally
 from ui.rooms.redis_store import RedisRooms
-from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, page_keys, view_problem
+from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, PAGE_KEYS, view_problem
 from ui.rooms.store import (CODE_ALPHABET, CODE_LENGTH, ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS,
                             MAX_VIEW_BYTES, PRESENT_SECONDS, MemoryRooms, RoomStore, RoomsUnavailable, RoomView,
                             new_code, normal_code)
@@ -493,7 +493,7 @@ def test_view_problem_refuses_values_that_are_not_lists_of_text():
 
 
 def test_view_problem_takes_a_number_generalised_key():
-    assert "ko_decoder#_self_attn" in page_keys()["experiments"]
+    assert "ko_decoder#_self_attn" in PAGE_KEYS["experiments"]
     for key in ("ko_decoder0_self_attn", "ko_decoder7_self_attn", "ko_decoder12_self_attn"):
         assert view_problem("experiments", {key: ["true"]}) is None, key
     assert view_problem("experiments", {"ko_decoderX_self_attn": ["true"]}) is not None
@@ -524,8 +524,8 @@ def test_view_problem_takes_every_lesson_view():
 def test_the_schema_names_every_page_of_the_navigation():
     from ui.pages_index import PAGES
 
-    assert set(page_keys()) == {page.url_path for page in PAGES}
-    assert all("present" in keys for keys in page_keys().values())
+    assert set(PAGE_KEYS) == {page.url_path for page in PAGES}
+    assert all("present" in keys for keys in PAGE_KEYS.values())
 
 
 # --- the class's answers ----------------------------------------------------------------------------------

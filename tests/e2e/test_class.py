@@ -21,7 +21,7 @@ from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, wait
 # A teacher's change on a student's screen: the budget is 1.5 s at p95 (bench/classroom.py measures it on
 # a quiet machine); a test asserts it arrives, within a bound that a loaded test machine also keeps.
 FOLLOW_SECONDS = 10.0
-CHECK_TIMEOUT_MS = 20_000  # what a test waits before it fails (a loaded machine is slower than the budget)
+CHECK_TIMEOUT_MS = 45_000  # what a test waits before it fails (a loaded machine is slower than the budget)
 LESSON = "heads"  # "One sentence, many heads": step 1 is on Multi-head attention
 
 
@@ -45,6 +45,7 @@ def join(page, url: str, code: str, path: str) -> None:
     page.goto(f"{url}/?room={code}")
     page.wait_for_function("p => location.pathname.endsWith('/' + p)", arg=path, timeout=30_000)
     page.get_by_text("Following the teacher").first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    page.wait_for_selector(".js-plotly-plot .gtitle", timeout=CHECK_TIMEOUT_MS)  # the teacher's figure is drawn
 
 
 def seconds_until(page, condition: str, arg=None) -> float:
@@ -152,8 +153,20 @@ def two_servers_one_redis():
                 server.stop()
 
 
+def warm(browser, url: str) -> None:
+    """Run Multi-head attention once on a fresh server (its first run builds the model and imports torch)."""
+    page = new_page(browser)
+    try:
+        page.goto(f"{url}/multi_head?heads=8")
+        wait_for_chart(page, "Layer 1 · 8 heads", timeout=60_000)
+    finally:
+        page.context.close()
+
+
 def test_a_student_on_another_server_follows_and_a_lost_redis_is_survived(browser, two_servers_one_redis):
     redis, (server_a, server_b) = two_servers_one_redis
+    for url in (server_a, server_b):
+        warm(browser, url)
     teacher, student = new_page(browser), new_page(browser)
     try:
         code = open_class(teacher, server_a)

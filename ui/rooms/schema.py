@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from pathlib import Path
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "url_schema.json"
@@ -20,10 +19,9 @@ MAX_VALUES = 32  # values of one key (a row of toggles repeats its key)
 MAX_VALUE_CHARS = 2_000  # the longest text box takes fewer
 
 
-@lru_cache(maxsize=1)
-def page_keys() -> dict[str, frozenset[str]]:
-    """URL path -> the keys (numbers as ``#``) its controls read."""
-    return {page: frozenset(keys) for page, keys in json.loads(SCHEMA_FILE.read_text()).items()}
+# URL path -> the keys (numbers as ``#``) its controls read; read once, when the module is imported
+PAGE_KEYS: dict[str, frozenset[str]] = {page: frozenset(keys)
+                                        for page, keys in json.loads(SCHEMA_FILE.read_text()).items()}
 
 
 def _general(key: str) -> str:
@@ -32,7 +30,7 @@ def _general(key: str) -> str:
 
 def view_problem(page: str, query: dict[str, list[str]]) -> str | None:
     """What is wrong with showing ``query`` on ``page`` (None: nothing)."""
-    keys = page_keys().get(page)
+    keys = PAGE_KEYS.get(page)
     if keys is None:
         return f"there is no page “{str(page)[:40]}”"
     for key, values in query.items():
