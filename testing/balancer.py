@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
+from testing.processes import end
 from testing.server import ROOT, free_port
 
 PROGRAM = "nginx"
@@ -174,13 +175,7 @@ class Balancer:
 
     def stop(self) -> None:
         """Stop nginx (SIGQUIT would wait for open websockets to close: SIGTERM ends them now; kill after 10 s)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end(self.process)
 
 
 @contextlib.contextmanager

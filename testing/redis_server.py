@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
+from testing.processes import end
 from testing.server import free_port
 
 PROGRAM = "redis-server"
@@ -86,12 +87,7 @@ class RedisServer:
         """Terminate the server (kill it if it has not exited 10 s later); its port is free again after."""
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        end(self.process)
         self.process = None
 
     def kill(self) -> None:
