@@ -16,7 +16,8 @@ import pytest
 from testing.installed import require
 from testing.redis_server import redis_running
 from testing.server import start
-from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import (assert_no_exception, new_page, nudge_slider, requested_runs, wait_for_chart,
+                                wait_idle)
 
 # A teacher's change on a student's screen: the budget is 1.5 s at p95 (bench/classroom.py measures it on
 # a quiet machine); a test asserts it arrives, within a bound that a loaded test machine also keeps.
@@ -80,15 +81,14 @@ def test_a_student_follows_the_teacher_explores_and_follows_again(browser, serve
         took = follows_heads_then_page(teacher, student)
         print(f"a teacher's change on the student's screen after {took} s")
         assert max(took) < FOLLOW_SECONDS, took
-        assert student.get_by_text(f"Teaching class").count() == 0
-        assert teacher.get_by_text("1 student follows").count() == 1 or \
-            seconds_until(teacher, "() => document.body.innerText.includes('1 student follows')") >= 0
+        assert student.get_by_text("Teaching class").count() == 0
+        seconds_until(teacher, "() => document.body.innerText.includes('1 student follows')")
         # explore on my own: the teacher's next change does not move the student
         student.get_by_role("button", name="Explore on my own").click()
         student.get_by_role("button", name="Follow again").wait_for(timeout=CHECK_TIMEOUT_MS)
         teacher.get_by_role("link", name="Positional encoding").first.click()
         wait_idle(teacher, after=0)
-        time.sleep(2)  # four of the student's polls
+        wait_idle(student, after=requested_runs(student) + 4)  # four more of the student's polls, answered
         assert urlparse(student.url).path.endswith("/masks")
         # follow again: the student is taken to the teacher's view
         student.get_by_role("button", name="Follow again").click()
