@@ -11,6 +11,11 @@
 - ui/rooms/follow.py: a student opens the teacher's view by setting the whole URL state, after the page's
   controls let go of their keys (``QueryParams._bindings_by_param``, ``unbind_widget``, reached through
   ``get_script_run_ctx().session_state.query_params()``); a bound key is refused otherwise.
+- ui/rooms/membership.py: the server starts a student's run from its watcher thread, as the file watcher
+  does: ``Runtime.get_app_session`` (thread-safe), then on the server's event loop
+  (``Runtime._get_async_objs().eventloop``) ``AppSession.request_rerun(ClientState)`` with the session's
+  last ``_client_state`` (its URL and page); seeding the controls from a URL set in the same run is
+  ``QueryParams.set_initial_query_params_from_current``.
 - .streamlit/config.toml: every option it sets exists; every widget the app binds to the URL takes ``bind``.
 """
 
@@ -124,3 +129,23 @@ def test_every_option_the_config_file_sets_exists_and_widgets_bind_to_the_url():
     assert {"slider", "selectbox", "toggle"} <= bound
     for name in sorted(bound):
         assert "bind" in inspect.signature(getattr(st, name)).parameters, f"st.{name} no longer takes bind="
+
+
+def test_what_starting_a_students_run_from_another_thread_uses():
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.runtime import AsyncObjects
+    from streamlit.runtime.state.query_params import QueryParams
+
+    assert list(inspect.signature(Runtime.get_app_session).parameters) == ["self", "session_id"]
+    assert "Threading: SAFE" in inspect.getdoc(Runtime.get_app_session)
+    assert "eventloop" in AsyncObjects.__annotations__ and callable(Runtime._get_async_objs)
+    assert "self._client_state = ClientState()" in inspect.getsource(AppSession.__init__)
+    assert list(inspect.signature(AppSession.request_rerun).parameters) == ["self", "client_state"]
+    fields = set(ClientState.DESCRIPTOR.fields_by_name)
+    assert {"query_string", "page_script_hash", "page_name", "context_info", "fragment_id"} <= fields
+    params = QueryParams()
+    params.set_with_no_forward_msg("heads", "8")
+    params.set_initial_query_params_from_current()
+    assert params.get_initial_value("heads") == "8"

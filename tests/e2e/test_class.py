@@ -88,7 +88,9 @@ def test_a_student_follows_the_teacher_explores_and_follows_again(browser, serve
         student.get_by_role("button", name="Follow again").wait_for(timeout=CHECK_TIMEOUT_MS)
         teacher.get_by_role("link", name="Positional encoding").first.click()
         wait_idle(teacher, after=0)
-        wait_idle(student, after=requested_runs(student) + 4)  # four more of the student's polls, answered
+        # four more of the teacher's live runs answered: 2 s, in which the server looked at the room 20 times
+        wait_idle(teacher, after=requested_runs(teacher) + 4)
+        wait_idle(student)
         assert urlparse(student.url).path.endswith("/masks")
         # follow again: the student is taken to the teacher's view
         student.get_by_role("button", name="Follow again").click()

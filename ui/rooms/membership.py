@@ -7,11 +7,13 @@ import os
 import secrets
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.cache import resource
 
 from .redis_store import RedisRooms
 from .store import MemoryRooms, RoomStore, RoomsUnavailable
+from .watcher import RoomWatcher
 
 CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "following", "applied", ...}
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
@@ -19,6 +21,7 @@ NOTICE = "class_notice"  # session state: a message for the next run, (kind, tex
 JOINS = "class_joins"  # session state: times of this session's attempts to join a class
 SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS})
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
+ROOM, TEACH = "room", "teach"  # URL keys of a class
 
 
 @resource()
@@ -29,13 +32,50 @@ def room_store() -> RoomStore:
     return RedisRooms(url) if url else MemoryRooms()
 
 
+def rerun_session(session_id: str) -> bool:
+    """Start a run of session ``session_id``, as a widget's change would: its own URL state and page (the
+    last the server knows of it), its widgets' values kept. False if the session is gone. Thread-safe: the
+    request is handed to the server's event loop (Streamlit internals: tests/test_streamlit_internals.py)."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return False
+    runtime = Runtime.instance()
+    session = runtime.get_app_session(session_id)
+    if session is None:
+        return False
+
+    def start() -> None:
+        last = session._client_state
+        state = ClientState(query_string=last.query_string, page_script_hash=last.page_script_hash,
+                            page_name=last.page_name)
+        if last.HasField("context_info"):
+            state.context_info.CopyFrom(last.context_info)
+        session.request_rerun(state)
+
+    runtime._get_async_objs().eventloop.call_soon_threadsafe(start)
+    return True
+
+
+def session_alive(session_id: str) -> bool:
+    from streamlit.runtime import Runtime
+
+    return Runtime.exists() and Runtime.instance().is_active_session(session_id)
+
+
+@resource()
+def room_watcher() -> RoomWatcher:
+    """The server's watcher of its students' rooms (``ui.rooms.watcher``), running."""
+    return RoomWatcher(room_store(), rerun_session, session_alive).start()
+
+
+def this_session() -> str:
+    return get_script_run_ctx().session_id
+
+
 def current_class() -> dict | None:
     return st.session_state.get(CLASS)
-
-
-def is_teacher() -> bool:
-    here = current_class()
-    return bool(here and here.get("secret"))
 
 
 def student_id() -> str:
@@ -71,3 +111,22 @@ def send_answer(lesson_id: str, step: int, value) -> None:
         room_store().answer(here["code"], f"{lesson_id}/{step}", student_id(), str(value))
     except RoomsUnavailable:
         notice("warning", "Your answer could not reach the class (its server cannot be reached); it is kept here.")
+
+
+def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
+    """The view this session shows: its page's URL path and URL state, without the class's own keys."""
+    query = {key: st.query_params.get_all(key) for key in st.query_params if key not in (ROOM, TEACH)}
+    return page_path, query
+
+
+def leave() -> None:
+    if current_class() and not current_class().get("secret"):
+        room_watcher().forget(this_session())
+    st.session_state.pop(CLASS, None)
+    st.query_params.pop(ROOM, None)
+    st.query_params.pop(TEACH, None)
+
+
+def spaced(code: str) -> str:
+    """A code as shown to read aloud: two groups of four."""
+    return f"{code[:4]}-{code[4:]}"

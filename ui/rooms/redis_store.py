@@ -121,11 +121,14 @@ class RedisRooms(RoomStore):
             return True
         return self._call(end)
 
-    def seen(self, code, student):
+    def seen(self, code, *students):
+        if not students:
+            return
+
         def mark(r):
             key, now = self._key(code, ":students"), time.time()
             with r.pipeline() as pipe:
-                pipe.hset(key, student, now)
+                pipe.hset(key, mapping=dict.fromkeys(students, now))
                 pipe.expire(key, IDLE_SECONDS)
                 pipe.execute()
         self._call(mark)

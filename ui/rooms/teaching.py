@@ -1,0 +1,138 @@
+"""The teacher's side of a class: "Teach this class", the class's popover (join link, QR, "End the class"),
+the view sent to the students after every run (``after_page``) and every ``TEACHER_SECONDS`` (``teacher_live``,
+which also counts the students and draws the class's answers to a lesson's question, with "Reveal")."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.classroom import chart, qr_png, view_link
+from ui.lesson_catalogue import LESSONS
+from ui.quiz import tally
+
+from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store, room_watcher,
+                         shown_view, spaced)
+from .store import RoomsUnavailable
+
+TEACHER_SECONDS = 0.5
+
+
+def _teach(page_path: str) -> None:
+    """on_click of "Teach this class": a new room showing this session's view."""
+    try:
+        code, secret = room_store().open(*shown_view(page_path))
+    except RoomsUnavailable:
+        _notice("error", "The server that holds the classes cannot be reached, so no class was opened. "
+                         "Try again in a moment.")
+        return
+    st.session_state[CLASS] = {"code": code, "secret": secret, "published": None}
+    st.query_params[ROOM] = code
+    st.query_params[TEACH] = secret
+
+
+def _end() -> None:
+    """on_click of "End the class"."""
+    here = current_class()
+    try:
+        room_store().close(here["code"], here["secret"])
+    except RoomsUnavailable:
+        _notice("warning", "The class was left, but the server that holds the classes could not be told: "
+                           "students see that it ended once it is reachable again, or after its idle time.")
+    leave()
+
+
+def class_button(container, page_path: str) -> None:
+    """In the classroom bar: "Teach this class", or for the teacher the class's popover (join link, its QR
+    and "End the class"), or for a student the class's code."""
+    here = current_class()
+    if not here:
+        container.button("Teach this class", icon=":material/groups:", key="teach_class", width="stretch",
+                         on_click=_teach, args=(page_path,),
+                         help="Open a class: students who scan its code or open its link follow this screen "
+                              "on their own devices, and answer the lessons' questions.")
+        return
+    if not here.get("secret"):
+        container.markdown(f"Class **{spaced(here['code'])}**")
+        return
+    with container.popover(f"Class {spaced(here['code'])}", icon=":material/groups:", width="stretch"):
+        link = view_link("", {ROOM: here["code"]})
+        st.caption("Students scan the code or open the link, and follow this screen.")
+        st.image(qr_png(link), width=260, output_format="PNG")
+        st.code(link, language=None, wrap_lines=True)
+        st.button("End the class", icon=":material/logout:", key="end_class", on_click=_end,
+                  help="Students are told the class has ended and keep the view they have.")
+
+
+def _question_place(query: dict[str, list[str]]):
+    """The lesson view a URL state names, as (question key, view), or None."""
+    lesson_id, step = (query.get("lesson") or [""])[0], (query.get("step") or [""])[0]
+    lesson = next((item for item in LESSONS if item.id == lesson_id), None)
+    if lesson is None or not step.isdigit() or not 1 <= int(step) <= len(lesson.views):
+        return None
+    return f"{lesson_id}/{int(step) - 1}", lesson.views[int(step) - 1]
+
+
+def _reveal(question: str) -> None:
+    here = current_class()
+    try:
+        room_store().reveal(here["code"], here["secret"], question)
+    except RoomsUnavailable:
+        _notice("warning", "The answer could not be revealed: the server that holds the classes cannot be reached.")
+
+
+def _teacher_run(page_path: str) -> None:
+    """Publish the view when it changed (``restore`` the room if its store lost it), count the students and,
+    on a lesson view, draw the class's answers with "Reveal the answer"."""
+    here, store = current_class(), room_store()
+    page, query = shown_view(page_path)
+    version = store.publish(here["code"], here["secret"], page, query)
+    if version is not None and version != here.get("published"):
+        here["published"] = version
+        room_watcher().wake()  # this server's students see it at once
+    if version is None:
+        if store.ended(here["code"]) or not store.restore(here["code"], here["secret"], page, query):
+            leave()
+            _notice("warning", "The class ended (it was closed, or idle too long).")
+            st.rerun()
+        return
+    followers = store.followers(here["code"])
+    st.caption(f"Teaching class **{spaced(here['code'])}** · {followers} "
+               f"{'student follows' if followers == 1 else 'students follow'} this screen.")
+    place = _question_place(query)
+    if place is None:
+        return
+    question, view = place
+    labels, counts, right = tally(view, list(store.answers(here["code"], question).values()))
+    revealed = question in store.view(here["code"]).revealed
+    from viz.class_answers import class_answers_figure  # plotly only once a lesson is taught
+
+    chart(class_answers_figure(labels, counts, right if revealed else None, followers), key="class_answers")
+    if not revealed:
+        st.button("Reveal the answer to the class", icon=":material/visibility:", key="reveal_answer",
+                  on_click=_reveal, args=(question,))
+
+
+def after_page(page_path: str) -> None:
+    """Call after the page has run: a teacher's view goes out at once (the live part also sends it, for
+    controls that rerun only their own part of the page)."""
+    here = current_class()
+    if not here or not here.get("secret"):
+        return
+    try:
+        room_store().publish(here["code"], here["secret"], *shown_view(page_path))
+    except RoomsUnavailable:
+        return  # said by the live part of the class
+    room_watcher().wake()  # this server's students see it at once
+
+
+@st.fragment(run_every=TEACHER_SECONDS)
+def teacher_live(page_path: str) -> None:
+    """The teacher's class, live: every TEACHER_SECONDS the view goes out, the students are counted and,
+    on a lesson's question, their answers drawn."""
+    if not current_class():
+        return
+    try:
+        _teacher_run(page_path)
+    except RoomsUnavailable:
+        st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
+                   "the class resumes when it is back.", icon=":material/cloud_off:")

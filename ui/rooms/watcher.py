@@ -1,0 +1,154 @@
+"""Students are told of their class's changes instead of asking for them.
+
+One thread a server (``RoomWatcher``) reads, every ``WATCH_SECONDS``, the rooms that this server's students
+are in: one read a room, however many students. When a room's state differs from what a student's last run
+saw, it starts a run of that student's session (``rerun_session``: the run a widget's change would start,
+with the session's own URL and page), and that run opens the teacher's view before the page draws
+(``ui.rooms.follow.follow_teacher``). A student who does nothing costs the server nothing between the
+teacher's changes and one run for each change. The thread also marks the students present (one write a
+room every ``HEARTBEAT_SECONDS``), so the teacher's count of students needs no run of theirs either.
+
+A room's state, as a student's run and the thread both see it (``RoomState``): its view's version and its
+revealed questions; or that it is missing from its store (a Redis restarted empty: the teacher's session
+refills it; told again every ``MISSING_RECHECK_SECONDS`` so that a class whose teacher never comes back
+ends for its students), that it ended, or that its store cannot be reached. A student exploring on their
+own is not woken by the teacher's views, only by the rest.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .store import RoomStore, RoomsUnavailable, RoomView
+
+WATCH_SECONDS = 0.1
+HEARTBEAT_SECONDS = 2.0  # below store.PRESENT_SECONDS: a student stays counted between two marks
+MISSING_RECHECK_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class RoomState:
+    """What a run of a student saw of its room: ``kind`` is "view", "missing", "ended" or "unavailable";
+    ``version`` the view's (for "missing": the recheck period it was seen in); ``revealed`` the questions."""
+
+    kind: str
+    version: int = 0
+    revealed: frozenset[str] = frozenset()
+
+    def for_explorer(self) -> RoomState:
+        """The part that matters to a student exploring on their own: not the teacher's view."""
+        return RoomState(self.kind, 0, self.revealed) if self.kind == "view" else self
+
+
+def read_room(store: RoomStore, code: str, now: float) -> tuple[RoomState, RoomView | None]:
+    """The room's state now, and its view when it has one (``now``: a monotonic clock, for the "missing"
+    recheck period)."""
+    try:
+        view = store.view(code)
+        if view is not None:
+            return RoomState("view", view.version, view.revealed), view
+        if store.ended(code):
+            return RoomState("ended"), None
+    except RoomsUnavailable:
+        return RoomState("unavailable"), None
+    return RoomState("missing", int(now // MISSING_RECHECK_SECONDS)), None
+
+
+def room_state(store: RoomStore, code: str, now: float) -> RoomState:
+    return read_room(store, code, now)[0]
+
+
+@dataclass
+class _Student:
+    code: str
+    student: str
+    following: bool
+    saw: RoomState
+
+
+class RoomWatcher:
+    """The students of this server, by session, and the thread that wakes them when their room changes.
+
+    ``rerun(session_id) -> bool`` starts a run of a session (False: the session is gone);
+    ``alive(session_id) -> bool`` says whether it is still connected.
+    """
+
+    def __init__(self, store: RoomStore, rerun: Callable[[str], bool], alive: Callable[[str], bool],
+                 clock: Callable[[], float] = time.monotonic):
+        self._store, self._rerun, self._alive, self._clock = store, rerun, alive, clock
+        self._students: dict[str, _Student] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._last_heartbeat = float("-inf")
+        self._thread: threading.Thread | None = None
+
+    def listen(self, session_id: str, code: str, student: str, following: bool, saw: RoomState) -> None:
+        """A student's run: this session is in class ``code`` and has drawn what ``saw`` says."""
+        with self._lock:
+            self._students[session_id] = _Student(code, student, following, saw)
+
+    def forget(self, session_id: str) -> None:
+        with self._lock:
+            self._students.pop(session_id, None)
+
+    def listening(self) -> int:
+        with self._lock:
+            return len(self._students)
+
+    def wake(self) -> None:
+        """A room changed on this server: look now rather than at the next tick."""
+        self._wake.set()
+
+    def start(self) -> RoomWatcher:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._watch, name="attention-lab-class-watcher", daemon=True)
+            self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        while True:
+            self._wake.wait(WATCH_SECONDS)
+            self._wake.clear()
+            try:
+                self.watch_once()
+            except Exception:  # noqa: BLE001 - the thread outlives any one room's trouble; the next tick retries
+                time.sleep(WATCH_SECONDS)
+
+    def watch_once(self) -> None:
+        """One look at every room with students here: wake the students whose room changed since their run;
+        every HEARTBEAT_SECONDS mark the connected ones present and forget the rest."""
+        now = self._clock()
+        heartbeat = now - self._last_heartbeat >= HEARTBEAT_SECONDS
+        if heartbeat:
+            self._last_heartbeat = now
+        with self._lock:
+            rooms: dict[str, list[tuple[str, _Student]]] = {}
+            for session_id, student in self._students.items():
+                rooms.setdefault(student.code, []).append((session_id, student))
+        for code, students in rooms.items():
+            state = room_state(self._store, code, now)
+            for session_id, student in students:
+                seen = (state, student.saw) if student.following else (state.for_explorer(),
+                                                                       student.saw.for_explorer())
+                if seen[0] != seen[1]:
+                    student.saw = state  # one wake a change: the run it starts says what it saw
+                    if not self._rerun(session_id):
+                        self.forget(session_id)
+            if heartbeat:
+                self._mark_present(code, students)
+
+    def _mark_present(self, code: str, students: list[tuple[str, _Student]]) -> None:
+        present = []
+        for session_id, student in students:
+            if self._alive(session_id):
+                present.append(student.student)
+            else:
+                self.forget(session_id)
+        if present:
+            try:
+                self._store.seen(code, *present)
+            except RoomsUnavailable:
+                pass  # the students are told by their own runs' state
