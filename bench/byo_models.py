@@ -2,12 +2,17 @@
 
     python bench/byo_models.py
 
-Each model is made here with ``transformers`` (random weights at the real sizes, saved with
-``save_pretrained(safe_serialization=True)``, a small tokenizer beside it: nothing is
-downloaded). Then, in a fresh process per model, with one torch thread: the process's RSS before
-and after ``load_pretrained(folder)`` and its peak while loading (the weights file's pages, read
-through the page cache, count while it is open), and the median forward pass
-at 128 tokens, with the attention record and without. Last, a real ``streamlit run app.py`` with
+Each folder is written here as ``save_pretrained(safe_serialization=True)`` lays one out: a
+``config.json`` of the real sizes, ``model.safetensors`` holding the package's own model of those
+sizes (random weights from ``build_model``) under the checkpoint's tensor names and layout (the
+tables of ``transformer.weight_maps``, turned around), and a small tokenizer beside it; nothing is
+downloaded, and ``transformers`` is not used: that the package computes what it does on such
+folders is checked by tests/test_byo_models.py; this measures only the package's own code.
+
+In a fresh process per model, with one torch thread: the process's RSS before and after
+``load_pretrained(folder)`` and its peak while loading (the weights file's pages, read through the
+page cache, count while it is open), and the median forward pass at 128 tokens, with the attention
+record and without. Last, a real ``streamlit run app.py`` with
 ``ATTENTION_LAB_MODELS`` naming the folders: the server's RSS after Multi-head has drawn each
 model in turn (one model from a folder is held at a time). Prints Markdown tables.
 """
@@ -26,7 +31,19 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from bench.memory import rss_mb  # noqa: E402
-from tests.byo_folders import bpe_tokenizer, save_folder, wordpiece_tokenizer  # noqa: E402
+from tests.byo_folders import bpe_tokenizer, wordpiece_tokenizer  # noqa: E402
+
+# config.json of each model at its real size (transformers' defaults for GPT2Config, BertConfig and
+# DistilBertConfig, the keys transformer.hf_configs reads)
+SIZES = {
+    "GPT-2 small": {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12,
+                    "n_positions": 1024},
+    "BERT-base": {"model_type": "bert", "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12,
+                  "num_attention_heads": 12, "intermediate_size": 3072, "max_position_embeddings": 512,
+                  "type_vocab_size": 2},
+    "DistilBERT-base": {"model_type": "distilbert", "vocab_size": 30522, "dim": 768, "n_layers": 6, "n_heads": 12,
+                        "hidden_dim": 3072, "max_position_embeddings": 512},
+}
 
 MEASURE = r"""
 import json, statistics, sys, time
@@ -56,18 +73,50 @@ print(json.dumps({"parameters": sum(p.numel() for p in model.parameters()), "bef
 """
 
 
-def make_folders(root: Path) -> dict[str, Path]:
+def checkpoint_tensors(state: dict, weight_map, layers: int) -> dict:
+    """The model's tensors ``state`` under a checkpoint's names, in its layout: what ``weight_map`` reads
+    back into ``state`` (``transformer.weight_maps.renamed`` turned around: fused projections joined,
+    GPT-2's Conv1D weights transposed)."""
     import torch
-    import transformers
 
-    torch.manual_seed(0)
-    made = {
-        "GPT-2 small": (transformers.GPT2LMHeadModel(transformers.GPT2Config()), bpe_tokenizer()),
-        "BERT-base": (transformers.BertModel(transformers.BertConfig()), wordpiece_tokenizer()),
-        "DistilBERT-base": (transformers.DistilBertModel(transformers.DistilBertConfig()), wordpiece_tokenizer()),
-    }
-    return {name: save_folder(model.eval(), tokenizer, root / name.replace(" ", "-"))
-            for name, (model, tokenizer) in made.items()}
+    their_layers = [f"{weight_map.layers[0]}.{i}.{module}"
+                    for i in range(layers) for module in weight_map.layer_modules]
+    tensors = {}
+    for module in [*weight_map.modules, *their_layers]:
+        for parameter in ("weight", "bias"):
+            name = f"{module}.{parameter}"
+            ours = weight_map.targets(name)
+            if ours and all(part in state for part in ours):
+                tensor = torch.cat([state[part] for part in ours])
+                if weight_map.conv1d and tensor.dim() == 2 and module in their_layers:
+                    tensor = tensor.t()
+                tensors[name] = tensor.contiguous()
+    return tensors
+
+
+def make_folders(root: Path) -> dict[str, Path]:
+    """A folder per model of SIZES in ``root``: config.json, model.safetensors and tokenizer.json."""
+    from safetensors.torch import save_file
+
+    from transformer import build_model
+    from transformer.hf_configs import CONFIGS
+    from transformer.weight_maps import BERT, DISTILBERT, GPT2
+
+    kinds = {"gpt2": ("decoder-only", GPT2, bpe_tokenizer), "bert": ("encoder-only", BERT, wordpiece_tokenizer),
+             "distilbert": ("encoder-only", DISTILBERT, wordpiece_tokenizer)}
+    folders = {}
+    for name, hf_config in SIZES.items():
+        kind, weight_map, tokenizer = kinds[hf_config["model_type"]]
+        config = CONFIGS[hf_config["model_type"]](hf_config)
+        layers = config.num_decoder_layers if kind == "decoder-only" else config.num_encoder_layers
+        tensors = checkpoint_tensors(build_model(config, seed=0, kind=kind).state_dict(), weight_map, layers)
+        folder = root / name.replace(" ", "-")
+        folder.mkdir()
+        (folder / "config.json").write_text(json.dumps(hf_config))
+        save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+        tokenizer().save(str(folder / "tokenizer.json"))
+        folders[name] = folder
+    return folders
 
 
 def measure(folder: Path) -> dict:
