@@ -5,6 +5,7 @@ which also counts the students and draws the class's answers to a lesson's quest
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.classroom import chart, qr_png, view_link
 from ui.lesson_catalogue import LESSONS
@@ -85,10 +86,11 @@ def _teacher_run(page_path: str) -> None:
     on a lesson view, draw the class's answers with "Reveal the answer"."""
     here, store = current_class(), room_store()
     page, query = shown_view(page_path)
-    version = store.publish(here["code"], here["secret"], page, query)
-    if version is not None and version != here.get("published"):
-        here["published"] = version
-        room_watcher().wake()  # this server's students see it at once
+    if get_script_run_ctx().fragment_ids_this_run:  # the fragment's own run: the page's URL state is whole
+        version = _send_view(page_path)
+    else:  # a full run, before the page: its URL state is not settled yet (``after_page`` sends it)
+        view = store.view(here["code"])
+        version = None if view is None else view.version
     if version is None:
         if store.ended(here["code"]) or not store.restore(here["code"], here["secret"], page, query):
             leave()
@@ -112,6 +114,17 @@ def _teacher_run(page_path: str) -> None:
                   on_click=_reveal, args=(question,))
 
 
+def _send_view(page_path: str) -> int | None:
+    """Publish the teacher's view; when it is new, this server's students are woken at once. Its version, or
+    None if the store does not have the room."""
+    here = current_class()
+    version = room_store().publish(here["code"], here["secret"], *shown_view(page_path))
+    if version is not None and version != here.get("published"):
+        here["published"] = version
+        room_watcher().wake()
+    return version
+
+
 def after_page(page_path: str) -> None:
     """Call after the page has run: a teacher's view goes out at once (the live part also sends it, for
     controls that rerun only their own part of the page)."""
@@ -119,10 +132,9 @@ def after_page(page_path: str) -> None:
     if not here or not here.get("secret"):
         return
     try:
-        room_store().publish(here["code"], here["secret"], *shown_view(page_path))
+        _send_view(page_path)
     except RoomsUnavailable:
-        return  # said by the live part of the class
-    room_watcher().wake()  # this server's students see it at once
+        pass  # said by the live part of the class
 
 
 @st.fragment(run_every=TEACHER_SECONDS)
