@@ -38,6 +38,7 @@ from testing.server import ROOT, free_port
 PROGRAM = "nginx"
 SITE = ROOT / "deploy" / "nginx.conf"
 UPSTREAM = "attention_lab"
+LOG_POLL_SECONDS = 0.05  # how often Balancer.wait_for_log reads a log again
 ROUTE_COOKIE = "lab_route"
 START_SECONDS = 20.0
 
@@ -149,6 +150,18 @@ class Balancer:
         browser's cookie, or the one it was given), client, request line, status, ``->`` the server it went to."""
         path = self.folder / name
         return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def wait_for_log(self, text: str, count: int = 1, name: str = "access.log", seconds: float = 10.0) -> str:
+        """The text of log ``name`` once ``text`` stands in it ``count`` times. nginx writes a request's line
+        when the request ends (a websocket's when it closes) and tells no one, so the log is read again every
+        LOG_POLL_SECONDS; AssertionError with the log if ``seconds`` pass first."""
+        deadline = time.monotonic() + seconds
+        while (log := self.log(name)).count(text) < count:
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"after {seconds:g} s, {name} holds {text!r} {log.count(text)} times, "
+                                     f"not {count}:\n{log}")
+            time.sleep(LOG_POLL_SECONDS)
+        return log
 
     def wait_listening(self, seconds: float = START_SECONDS) -> Balancer:
         """Wait until nginx accepts connections; RuntimeError with its error log if it exits or does not

@@ -24,7 +24,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from websockets.sync.client import connect
 
-from testing.balancer import ROUTE_COOKIE, nginx_running
+from testing.balancer import ROUTE_COOKIE, Balancer, nginx_running
 from testing.installed import require
 from testing.redis_server import answers_ping, redis_running
 from testing.server import child_environment, free_port, start
@@ -221,3 +221,16 @@ def test_a_balancer_that_cannot_listen_says_why():
         with pytest.raises(RuntimeError, match="(?s)exited.*Address already in use"):
             with nginx_running(ports, port=taken.getsockname()[1]):
                 pass
+
+
+def test_waiting_for_a_log_line_returns_once_it_is_written_and_says_what_it_saw_if_it_is_not(tmp_path):
+    balancer = Balancer(process=None, port=0, folder=tmp_path)
+    line = '"GET /_stcore/stream HTTP/1.1" 101\n'
+    writer = threading.Timer(0.2, lambda: (tmp_path / "access.log").write_text(line * 2))
+    writer.start()
+    try:
+        assert balancer.wait_for_log("101", count=2, seconds=10) == line * 2
+    finally:
+        writer.cancel()
+    with pytest.raises(AssertionError, match="(?s)after 0.3 s, access.log holds '101' 2 times, not 3:.*101"):
+        balancer.wait_for_log("101", count=3, seconds=0.3)
