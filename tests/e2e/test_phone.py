@@ -57,12 +57,13 @@ SIDEWAYS = """() => {
   return {scroll: Math.max(...scrolls), out: out.slice(0, 5)};
 }"""
 
-# Pairs of texts of one figure that lie on each other: tick labels, the title, panel and column names
-# (annotations), axis and colour-bar titles and legend entries, each as the rectangle the browser draws it
-# in, turned with its label. A text box is its font's ascent and descent, more than the ink: 18 % of its
-# height at the top and at the bottom and 1 px at each end do not count.
-OVERLAPS = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) => {
-  const selector = 'g[class$=tick] > text, g[class$=tick2] > text, .annotation-text, .gtitle, '
+# The texts of a figure as the browser draws them, for the checks below (JavaScript declarations): ``selector``
+# finds tick labels, the title, panel and column names (annotations), axis and colour-bar titles and legend
+# entries; ``shown(text)`` says whether a text is drawn; ``corners(text)`` is the rectangle a text is drawn in,
+# turned with it, in the window's coordinates: its font's ascent and descent, more than the ink, so 18 % of its
+# height at the top and at the bottom and 1 px at each end do not count; ``apart(p, q)`` says whether two such
+# four-cornered shapes do not meet (an edge of one of them separates them).
+FIGURE_TEXT_BOXES = """  const selector = 'g[class$=tick] > text, g[class$=tick2] > text, .annotation-text, .gtitle, '
     + '.g-xtitle text, .g-ytitle text, [class$=title] > text, .legendtext, .cbtitle text';
   const shown = (text) => text.textContent.trim() && text.getAttribute('opacity') !== '0'
     && getComputedStyle(text).display !== 'none' && getComputedStyle(text).visibility !== 'hidden';
@@ -79,13 +80,20 @@ OVERLAPS = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) =
     const along = (points) => points.map(([x, y]) => x * nx + y * ny);
     const a = along(p), b = along(q);
     return Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a);
-  }));
-  const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown)
-    .map((text) => [text.textContent, corners(text)]).filter(([, box]) => box);
-  const pairs = [];
-  texts.forEach(([a, p], i) => texts.slice(i + 1).forEach(([b, q]) => { if (!apart(p, q)) pairs.push(a + ' | ' + b); }));
-  return {title: plot.layout?.title?.text, pairs};
-}).filter((plot) => plot.pairs.length)"""
+  }));"""
+
+# Pairs of texts of one figure (FIGURE_TEXT_BOXES) that lie on each other.
+OVERLAPS = """() => {
+""" + FIGURE_TEXT_BOXES + """
+  return [...document.querySelectorAll('div.lab-chart')].map((plot) => {
+    const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown)
+      .map((text) => [text.textContent, corners(text)]).filter(([, box]) => box);
+    const pairs = [];
+    texts.forEach(([a, p], i) => texts.slice(i + 1)
+      .forEach(([b, q]) => { if (!apart(p, q)) pairs.push(a + ' | ' + b); }));
+    return {title: plot.layout?.title?.text, pairs};
+  }).filter((plot) => plot.pairs.length);
+}"""
 
 # The first chart's top, from the top of the page (scrolled to the top).
 FIRST_CHART_TOP = """() => {
@@ -99,32 +107,15 @@ FORMULAS = """() => [...document.querySelectorAll('.katex-display')].filter((el)
   .map((el) => ({right: el.getBoundingClientRect().right, wide: el.scrollWidth > el.clientWidth + 1,
                  overflow: getComputedStyle(el).overflowX}))"""
 
-# What else goes wrong with a figure's texts, each as the browser draws it (the rectangle of OVERLAPS, turned
+# What else goes wrong with a figure's texts, each as the browser draws it (the rectangle of FIGURE_TEXT_BOXES, turned
 # with its text): cut, a text past the figure's left or right edge (a title or a panel name wider than the
 # figure); under its toolbar, a text that meets the toolbar's box where the toolbar is shown (always, on a touch
 # screen); on a plot, a tick label over a plot area (a panel's labels over its neighbour's cells); and the
 # legend's gap, from the lowest part of the figure above a legend under its plots to the legend, in px.
 FIGURE_TEXTS = """() => {
-  const selector = 'g[class$=tick] > text, g[class$=tick2] > text, .annotation-text, .gtitle, '
-    + '.g-xtitle text, .g-ytitle text, [class$=title] > text, .legendtext, .cbtitle text';
-  const shown = (text) => text.textContent.trim() && text.getAttribute('opacity') !== '0'
-    && getComputedStyle(text).display !== 'none' && getComputedStyle(text).visibility !== 'hidden';
-  const corners = (text) => {
-    const box = text.getBBox(), m = text.getScreenCTM();
-    if (!m || !box.width || !box.height) return null;
-    const sx = 1, sy = 0.18 * box.height;
-    return [[box.x + sx, box.y + sy], [box.x + box.width - sx, box.y + sy],
-            [box.x + box.width - sx, box.y + box.height - sy], [box.x + sx, box.y + box.height - sy]]
-      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
-  };
+""" + FIGURE_TEXT_BOXES + """
   const rectangle = (r, inset = 0) => [[r.left + inset, r.top + inset], [r.right - inset, r.top + inset],
                                        [r.right - inset, r.bottom - inset], [r.left + inset, r.bottom - inset]];
-  const apart = (p, q) => [p, q].some((poly) => poly.some((start, i) => {
-    const end = poly[(i + 1) % 4], nx = end[1] - start[1], ny = start[0] - end[0];
-    const along = (points) => points.map(([x, y]) => x * nx + y * ny);
-    const a = along(p), b = along(q);
-    return Math.max(...a) <= Math.min(...b) || Math.max(...b) <= Math.min(...a);
-  }));
   return [...document.querySelectorAll('div.lab-chart')].map((plot) => {
     const svg = plot.querySelector('.main-svg').getBoundingClientRect();
     const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown);
