@@ -92,7 +92,7 @@ def join_from_link() -> None:
         return
     st.query_params[ROOM] = code
     if teacher:
-        st.session_state[CLASS] = {"code": code, "secret": secret, "published": None}
+        st.session_state[CLASS] = {"code": code, "secret": secret}
         st.query_params[TEACH] = secret
     else:
         st.session_state[CLASS] = {"code": code, "following": True, "applied": 0}

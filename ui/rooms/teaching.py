@@ -11,7 +11,7 @@ from ui.classroom import chart, qr_png, view_link
 from ui.lesson_catalogue import LESSONS
 from ui.quiz import tally
 
-from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store, room_watcher,
+from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store,
                          shown_view, spaced)
 from .store import RoomsUnavailable
 
@@ -26,7 +26,7 @@ def _teach(page_path: str) -> None:
         _notice("error", "The server that holds the classes cannot be reached, so no class was opened. "
                          "Try again in a moment.")
         return
-    st.session_state[CLASS] = {"code": code, "secret": secret, "published": None}
+    st.session_state[CLASS] = {"code": code, "secret": secret}
     st.query_params[ROOM] = code
     st.query_params[TEACH] = secret
 
@@ -87,7 +87,7 @@ def _teacher_run(page_path: str) -> None:
     here, store = current_class(), room_store()
     page, query = shown_view(page_path)
     if get_script_run_ctx().fragment_ids_this_run:  # the fragment's own run: the page's URL state is whole
-        version = _send_view(page_path)
+        version = store.publish(here["code"], here["secret"], page, query)
     else:  # a full run, before the page: its URL state is not settled yet (``after_page`` sends it)
         view = store.view(here["code"])
         version = None if view is None else view.version
@@ -114,17 +114,6 @@ def _teacher_run(page_path: str) -> None:
                   on_click=_reveal, args=(question,))
 
 
-def _send_view(page_path: str) -> int | None:
-    """Publish the teacher's view; when it is new, this server's students are woken at once. Its version, or
-    None if the store does not have the room."""
-    here = current_class()
-    version = room_store().publish(here["code"], here["secret"], *shown_view(page_path))
-    if version is not None and version != here.get("published"):
-        here["published"] = version
-        room_watcher().wake()
-    return version
-
-
 def after_page(page_path: str) -> None:
     """Call after the page has run: a teacher's view goes out at once (the live part also sends it, for
     controls that rerun only their own part of the page)."""
@@ -132,7 +121,7 @@ def after_page(page_path: str) -> None:
     if not here or not here.get("secret"):
         return
     try:
-        _send_view(page_path)
+        room_store().publish(here["code"], here["secret"], *shown_view(page_path))
     except RoomsUnavailable:
         pass  # said by the live part of the class
 

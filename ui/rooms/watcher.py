@@ -81,7 +81,6 @@ class RoomWatcher:
         self._store, self._rerun, self._alive, self._clock = store, rerun, alive, clock
         self._students: dict[str, _Student] = {}
         self._lock = threading.Lock()
-        self._wake = threading.Event()
         self._last_heartbeat = float("-inf")
         self._thread: threading.Thread | None = None
 
@@ -98,10 +97,6 @@ class RoomWatcher:
         with self._lock:
             return len(self._students)
 
-    def wake(self) -> None:
-        """A room changed on this server: look now rather than at the next tick."""
-        self._wake.set()
-
     def start(self) -> RoomWatcher:
         if self._thread is None:
             self._thread = threading.Thread(target=self._watch, name="attention-lab-class-watcher", daemon=True)
@@ -110,8 +105,7 @@ class RoomWatcher:
 
     def _watch(self) -> None:
         while True:
-            self._wake.wait(WATCH_SECONDS)
-            self._wake.clear()
+            time.sleep(WATCH_SECONDS)  # a teacher's run that just sent its view finishes, and is drawn, first
             try:
                 self.watch_once()
             except Exception:  # noqa: BLE001 - the thread outlives any one room's trouble; the next tick retries
