@@ -7,8 +7,8 @@ import streamlit as st
 from ui.classroom import SIDEBAR_AT_START, classroom_bar, presenting, share_view
 from ui.lessons import arrive, lesson_bar
 from ui.pages_index import PAGES
-from ui.rooms.follow import class_strip, follow_teacher, join_from_link
-from ui.rooms.teaching import after_page, class_button
+from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
+from ui.rooms.teaching import class_button
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
 # The sidebar's opening state is read once per session, from the link: one with present=true opens with

@@ -11,6 +11,7 @@ from ui.rooms.store import PRESENT_SECONDS, MemoryRooms, RoomsUnavailable
 from ui.rooms.watcher import HEARTBEAT_SECONDS, MISSING_RECHECK_SECONDS, RoomState, RoomWatcher, room_state
 
 PAGE, QUERY = "multi_head", {"heads": ["4"]}
+WHERE = ("page-hash", "heads=4&room=CODE")  # what a student's last run drew, as it is rerun
 
 
 class Clock:
@@ -28,7 +29,8 @@ class Sessions:
         self.connected = set(connected)
         self.runs: list[str] = []
 
-    def rerun(self, session_id: str) -> bool:
+    def rerun(self, session_id: str, where: tuple[str, str]) -> bool:
+        assert where == WHERE
         if session_id not in self.connected:
             return False
         self.runs.append(session_id)
@@ -66,7 +68,7 @@ def setup():
 def listen_all(watcher, store, code, clock, following=(True, True, True)):
     saw = room_state(store, code, clock())
     for index, follows in enumerate(following, start=1):
-        watcher.listen(f"s{index}", code, f"student{index}", follows, saw)
+        watcher.listen(f"s{index}", code, WHERE, f"student{index}", follows, saw)
 
 
 def test_nothing_changed_wakes_nobody(setup):
@@ -129,7 +131,7 @@ def test_a_store_that_goes_away_and_comes_back_wakes_each_student_twice(setup):
 def test_a_missing_room_is_told_again_each_recheck_period(setup):
     store, clock, _, _, sessions, watcher = setup
     gone = "ABCDEFGH"  # no such room: as after a Redis restarted empty
-    watcher.listen("s1", gone, "student1", True, room_state(store, gone, clock()))
+    watcher.listen("s1", gone, WHERE, "student1", True, room_state(store, gone, clock()))
     watcher.watch_once()
     assert sessions.runs == []
     clock.now += MISSING_RECHECK_SECONDS

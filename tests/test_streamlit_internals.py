@@ -13,8 +13,9 @@
   ``get_script_run_ctx().session_state.query_params()``); a bound key is refused otherwise.
 - ui/rooms/membership.py: the server starts a student's run from its watcher thread, as the file watcher
   does: ``Runtime.get_app_session`` (thread-safe), then on the server's event loop
-  (``Runtime._get_async_objs().eventloop``) ``AppSession.request_rerun(ClientState)`` with the session's
-  last ``_client_state`` (its URL and page); seeding the controls from a URL set in the same run is
+  (``Runtime._get_async_objs().eventloop``) ``AppSession.request_rerun(ClientState)`` with the page and URL
+  the session's last run drew (``ScriptRunContext.page_script_hash`` and ``query_string``, which the run
+  keeps current as it writes the URL) and its browser's ``_client_state.context_info``; seeding the controls from a URL set in the same run is
   ``QueryParams.set_initial_query_params_from_current``.
 - .streamlit/config.toml: every option it sets exists; every widget the app binds to the URL takes ``bind``.
 """
@@ -141,7 +142,13 @@ def test_what_starting_a_students_run_from_another_thread_uses():
     assert list(inspect.signature(Runtime.get_app_session).parameters) == ["self", "session_id"]
     assert "Threading: SAFE" in inspect.getdoc(Runtime.get_app_session)
     assert "eventloop" in AsyncObjects.__annotations__ and callable(Runtime._get_async_objs)
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+    from streamlit.runtime.state import query_params
+
     assert "self._client_state = ClientState()" in inspect.getsource(AppSession.__init__)
+    assert "query_string" in ScriptRunContext.__annotations__
+    assert isinstance(inspect.getattr_static(ScriptRunContext, "page_script_hash"), property)
+    assert "ctx.query_string = " in inspect.getsource(query_params.QueryParams._send_query_param_msg)
     assert list(inspect.signature(AppSession.request_rerun).parameters) == ["self", "client_state"]
     fields = set(ClientState.DESCRIPTOR.fields_by_name)
     assert {"query_string", "page_script_hash", "page_name", "context_info", "fragment_id"} <= fields

@@ -29,7 +29,7 @@ from .membership import (CLASS, JOINS, ROOM, TEACH, current_class, leave, notice
                          room_watcher, spaced, student_id as _student_id, take_notice, this_session)
 from .schema import view_problem
 from .store import RoomsUnavailable, RoomView, normal_code
-from .teaching import teacher_live
+from .teaching import send_view, teacher_live
 from .watcher import RoomState, read_room
 
 JOINS_PER_MINUTE = 5
@@ -130,11 +130,9 @@ def follow_teacher(page_path: str) -> None:
 
 
 def _student_strip() -> None:
-    """Say whom the student follows, with "Explore on my own" or "Follow again"; tell the server's watcher
-    what this run saw."""
+    """Say whom the student follows, with "Explore on my own" or "Follow again"."""
     here = current_class()
     saw: RoomState = here.get("saw", RoomState("missing"))
-    room_watcher().listen(this_session(), here["code"], _student_id(), here["following"], saw)
     if saw.kind == "unavailable":
         st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
                    "the class resumes when it is back.", icon=":material/cloud_off:")
@@ -175,6 +173,20 @@ def _release_url_state() -> None:
     with get_script_run_ctx().session_state.query_params() as params:
         for binding in list(params._bindings_by_param.values()):
             params.unbind_widget(binding.widget_id)
+
+
+def after_page(page_path: str) -> None:
+    """Call after the page has run: the teacher's view goes out; a student's session tells the server's
+    watcher what this run drew (the room's state, its page and URL), for the run it starts on a change."""
+    here = current_class()
+    if not here:
+        return
+    if here.get("secret"):
+        send_view(page_path)
+        return
+    ctx = get_script_run_ctx()
+    room_watcher().listen(this_session(), here["code"], (ctx.page_script_hash, ctx.query_string), _student_id(),
+                          here["following"], here.get("saw", RoomState("missing")))
 
 
 def class_strip(page_path: str) -> None:

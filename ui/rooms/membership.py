@@ -32,10 +32,11 @@ def room_store() -> RoomStore:
     return RedisRooms(url) if url else MemoryRooms()
 
 
-def rerun_session(session_id: str) -> bool:
-    """Start a run of session ``session_id``, as a widget's change would: its own URL state and page (the
-    last the server knows of it), its widgets' values kept. False if the session is gone. Thread-safe: the
-    request is handed to the server's event loop (Streamlit internals: tests/test_streamlit_internals.py)."""
+def rerun_session(session_id: str, where: tuple[str, str]) -> bool:
+    """Start a run of session ``session_id``, as a widget's change would, on the page and with the URL query
+    string ``where`` (its last run's); its widgets keep their values. False if the session is gone.
+    Thread-safe: the request is handed to the server's event loop (Streamlit internals:
+    tests/test_streamlit_internals.py)."""
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime import Runtime
 
@@ -45,13 +46,12 @@ def rerun_session(session_id: str) -> bool:
     session = runtime.get_app_session(session_id)
     if session is None:
         return False
+    page_hash, query_string = where
 
     def start() -> None:
-        last = session._client_state
-        state = ClientState(query_string=last.query_string, page_script_hash=last.page_script_hash,
-                            page_name=last.page_name)
-        if last.HasField("context_info"):
-            state.context_info.CopyFrom(last.context_info)
+        state = ClientState(query_string=query_string, page_script_hash=page_hash)
+        if session._client_state.HasField("context_info"):
+            state.context_info.CopyFrom(session._client_state.context_info)
         session.request_rerun(state)
 
     runtime._get_async_objs().eventloop.call_soon_threadsafe(start)

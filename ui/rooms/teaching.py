@@ -114,12 +114,10 @@ def _teacher_run(page_path: str) -> None:
                   on_click=_reveal, args=(question,))
 
 
-def after_page(page_path: str) -> None:
-    """Call after the page has run: a teacher's view goes out at once (the live part also sends it, for
-    controls that rerun only their own part of the page)."""
+def send_view(page_path: str) -> None:
+    """After the page has run, in the teacher's session: the view goes out at once (the live part also sends
+    it, for controls that rerun only their own part of the page)."""
     here = current_class()
-    if not here or not here.get("secret"):
-        return
     try:
         room_store().publish(here["code"], here["secret"], *shown_view(page_path))
     except RoomsUnavailable:

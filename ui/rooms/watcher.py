@@ -64,6 +64,7 @@ def room_state(store: RoomStore, code: str, now: float) -> RoomState:
 @dataclass
 class _Student:
     code: str
+    where: tuple[str, str]  # the page (its script hash) and URL query string the session's last run drew
     student: str
     following: bool
     saw: RoomState
@@ -72,11 +73,12 @@ class _Student:
 class RoomWatcher:
     """The students of this server, by session, and the thread that wakes them when their room changes.
 
-    ``rerun(session_id) -> bool`` starts a run of a session (False: the session is gone);
+    ``rerun(session_id, where) -> bool`` starts a run of a session on the page and with the URL query string
+    ``where`` (False: the session is gone);
     ``alive(session_id) -> bool`` says whether it is still connected.
     """
 
-    def __init__(self, store: RoomStore, rerun: Callable[[str], bool], alive: Callable[[str], bool],
+    def __init__(self, store: RoomStore, rerun: Callable[[str, tuple[str, str]], bool], alive: Callable[[str], bool],
                  clock: Callable[[], float] = time.monotonic):
         self._store, self._rerun, self._alive, self._clock = store, rerun, alive, clock
         self._students: dict[str, _Student] = {}
@@ -84,10 +86,12 @@ class RoomWatcher:
         self._last_heartbeat = float("-inf")
         self._thread: threading.Thread | None = None
 
-    def listen(self, session_id: str, code: str, student: str, following: bool, saw: RoomState) -> None:
-        """A student's run: this session is in class ``code`` and has drawn what ``saw`` says."""
+    def listen(self, session_id: str, code: str, where: tuple[str, str], student: str, following: bool,
+               saw: RoomState) -> None:
+        """A student's run has drawn, for class ``code``, what ``saw`` says, on the page and with the URL
+        query string ``where``."""
         with self._lock:
-            self._students[session_id] = _Student(code, student, following, saw)
+            self._students[session_id] = _Student(code, where, student, following, saw)
 
     def forget(self, session_id: str) -> None:
         with self._lock:
@@ -129,7 +133,7 @@ class RoomWatcher:
                                                                        student.saw.for_explorer())
                 if seen[0] != seen[1]:
                     student.saw = state  # one wake a change: the run it starts says what it saw
-                    if not self._rerun(session_id):
+                    if not self._rerun(session_id, student.where):
                         self.forget(session_id)
             if heartbeat:
                 self._mark_present(code, students)
