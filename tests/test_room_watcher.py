@@ -1,7 +1,8 @@
 """The server's watcher of its students' rooms (ui/rooms/watcher.py): a student's session is started once for
 each change of its room, never while nothing changes; an explorer only for what is not the teacher's view;
-students are marked present in one write a room and forgotten once disconnected; a store that cannot be
-reached, a room missing from its store and a room that ended each wake the students once."""
+views sent one after another wake them once they settle; students are marked present in one write a room
+and forgotten once disconnected; a store that cannot be reached, a room missing from its store and a room
+that ended each wake the students once."""
 
 from __future__ import annotations
 
@@ -65,6 +66,12 @@ def setup():
     return store, clock, code, secret, sessions, watcher
 
 
+def look(watcher) -> None:
+    """Two looks of the watcher: a room's new state is acted on once it has held for two."""
+    watcher.watch_once()
+    watcher.watch_once()
+
+
 def listen_all(watcher, store, code, clock, following=(True, True, True)):
     saw = room_state(store, code, clock())
     for index, follows in enumerate(following, start=1):
@@ -89,15 +96,27 @@ def test_each_change_wakes_each_follower_once(setup):
     assert sorted(sessions.runs) == ["s1", "s2", "s3"]
     store.publish(code, secret, "masks", {})
     watcher.watch_once()
+    assert sorted(sessions.runs) == ["s1", "s2", "s3"]  # not yet: the state has been read once
     watcher.watch_once()
     assert sorted(sessions.runs) == ["s1", "s1", "s2", "s2", "s3", "s3"]
+
+
+def test_views_sent_one_after_another_wake_the_students_once_they_settle(setup):
+    store, clock, code, secret, sessions, watcher = setup
+    listen_all(watcher, store, code, clock)
+    for heads in ("1", "2", "8", "16"):  # a slider dragged through its values
+        store.publish(code, secret, PAGE, {"heads": [heads]})
+        watcher.watch_once()
+    assert sessions.runs == []
+    look(watcher)
+    assert sorted(sessions.runs) == ["s1", "s2", "s3"]
 
 
 def test_a_run_that_saw_the_change_already_is_not_woken_for_it(setup):
     store, clock, code, secret, sessions, watcher = setup
     store.publish(code, secret, PAGE, {"heads": ["2"]})
     listen_all(watcher, store, code, clock)  # their runs read version 2
-    watcher.watch_once()
+    look(watcher)
     assert sessions.runs == []
 
 
@@ -105,13 +124,13 @@ def test_an_explorer_is_woken_by_a_reveal_and_the_end_not_by_the_teachers_views(
     store, clock, code, secret, sessions, watcher = setup
     listen_all(watcher, store, code, clock, following=(True, False, False))
     store.publish(code, secret, PAGE, {"heads": ["8"]})
-    watcher.watch_once()
+    look(watcher)
     assert sessions.runs == ["s1"]
     assert store.reveal(code, secret, "heads/0")
-    watcher.watch_once()
+    look(watcher)
     assert sorted(sessions.runs) == ["s1", "s1", "s2", "s3"]
     assert store.close(code, secret)
-    watcher.watch_once()
+    look(watcher)
     assert sorted(sessions.runs) == ["s1", "s1", "s1", "s2", "s2", "s3", "s3"]
     assert room_state(store, code, clock()) == RoomState("ended")
 
@@ -124,7 +143,7 @@ def test_a_store_that_goes_away_and_comes_back_wakes_each_student_twice(setup):
         watcher.watch_once()
     assert sorted(sessions.runs) == ["s1", "s2", "s3"]  # told it is unreachable, once
     store.down = False
-    watcher.watch_once()
+    look(watcher)
     assert sorted(sessions.runs) == ["s1", "s1", "s2", "s2", "s3", "s3"]  # and that it is back
 
 
@@ -132,11 +151,11 @@ def test_a_missing_room_is_told_again_each_recheck_period(setup):
     store, clock, _, _, sessions, watcher = setup
     gone = "ABCDEFGH"  # no such room: as after a Redis restarted empty
     watcher.listen("s1", gone, WHERE, "student1", True, room_state(store, gone, clock()))
-    watcher.watch_once()
+    look(watcher)
     assert sessions.runs == []
     clock.now += MISSING_RECHECK_SECONDS
-    watcher.watch_once()
-    watcher.watch_once()
+    look(watcher)
+    look(watcher)
     assert sessions.runs == ["s1"]
 
 
@@ -150,7 +169,7 @@ def test_students_are_marked_present_together_and_disconnected_ones_forgotten(se
     watcher.watch_once()
     assert watcher.listening() == 2
     store.publish(code, secret, PAGE, {"heads": ["1"]})
-    watcher.watch_once()
+    look(watcher)
     assert sorted(sessions.runs) == ["s1", "s3"]
 
 
@@ -163,7 +182,7 @@ def test_a_session_gone_when_woken_is_forgotten(setup):
     listen_all(watcher, store, code, clock)
     sessions.connected.discard("s3")
     store.publish(code, secret, PAGE, {"heads": ["1"]})
-    watcher.watch_once()
+    look(watcher)
     assert watcher.listening() == 2 and sorted(sessions.runs) == ["s1", "s2"]
 
 

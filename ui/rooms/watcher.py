@@ -2,8 +2,9 @@
 
 One thread a server (``RoomWatcher``) reads, every ``WATCH_SECONDS``, the rooms that this server's students
 are in: one read a room, however many students. When a room's state differs from what a student's last run
-saw, it starts a run of that student's session (``rerun_session``: the run a widget's change would start,
-with the session's own URL and page), and that run opens the teacher's view before the page draws
+saw, and has held for two reads (so the teacher's own run has finished first, and a slider dragged
+through values is one change), it starts a run of that student's session (``rerun_session``: the run a
+widget's change would start, on the page and URL its last run drew), and that run opens the teacher's view before the page draws
 (``ui.rooms.follow.follow_teacher``). A student who does nothing costs the server nothing between the
 teacher's changes and one run for each change. The thread also marks the students present (one write a
 room every ``HEARTBEAT_SECONDS``), so the teacher's count of students needs no run of theirs either.
@@ -84,6 +85,7 @@ class RoomWatcher:
         self._students: dict[str, _Student] = {}
         self._lock = threading.Lock()
         self._last_heartbeat = float("-inf")
+        self._looked: dict[str, RoomState] = {}  # each room's state at the last look
         self._thread: threading.Thread | None = None
 
     def listen(self, session_id: str, code: str, where: tuple[str, str], student: str, following: bool,
@@ -109,26 +111,30 @@ class RoomWatcher:
 
     def _watch(self) -> None:
         while True:
-            time.sleep(WATCH_SECONDS)  # a teacher's run that just sent its view finishes, and is drawn, first
+            time.sleep(WATCH_SECONDS)
             try:
                 self.watch_once()
             except Exception:  # noqa: BLE001 - the thread outlives any one room's trouble; the next tick retries
                 time.sleep(WATCH_SECONDS)
 
     def watch_once(self) -> None:
-        """One look at every room with students here: wake the students whose room changed since their run;
-        every HEARTBEAT_SECONDS mark the connected ones present and forget the rest."""
+        """One look at every room with students here: wake the students whose room changed since their run,
+        once its state has held for two looks (the teacher's run that sent it has finished and been drawn;
+        a slider dragged through values wakes them once); every HEARTBEAT_SECONDS mark the connected
+        students present and forget the rest."""
         now = self._clock()
         heartbeat = now - self._last_heartbeat >= HEARTBEAT_SECONDS
         if heartbeat:
             self._last_heartbeat = now
+        looked: dict[str, RoomState] = {}
         with self._lock:
             rooms: dict[str, list[tuple[str, _Student]]] = {}
             for session_id, student in self._students.items():
                 rooms.setdefault(student.code, []).append((session_id, student))
         for code, students in rooms.items():
-            state = room_state(self._store, code, now)
-            for session_id, student in students:
+            state, before = room_state(self._store, code, now), self._looked.get(code)
+            looked[code] = state
+            for session_id, student in students if state == before else ():
                 seen = (state, student.saw) if student.following else (state.for_explorer(),
                                                                        student.saw.for_explorer())
                 if seen[0] != seen[1]:
@@ -137,6 +143,7 @@ class RoomWatcher:
                         self.forget(session_id)
             if heartbeat:
                 self._mark_present(code, students)
+        self._looked = looked
 
     def _mark_present(self, code: str, students: list[tuple[str, _Student]]) -> None:
         present = []
