@@ -197,3 +197,41 @@ def test_the_thread_wakes_students_without_being_asked(setup):
     while len(sessions.runs) < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert sorted(sessions.runs) == ["s1", "s2", "s3"]
+
+
+def test_woken_runs_go_a_few_at_a_time_each_back_when_its_session_says_what_it_drew():
+    import threading
+    import time
+
+    store, clock = MemoryRooms(), Clock()
+    code, secret = store.open(PAGE, QUERY)
+    under_way, most, runs, lock = set(), [0], [], threading.Lock()
+    watcher = None
+
+    def run(session_id: str) -> None:  # a student's run: it draws, then tells the watcher what it saw
+        time.sleep(0.02)
+        with lock:
+            under_way.discard(session_id)
+        watcher.listen(session_id, code, WHERE, session_id, True, room_state(store, code, clock()))
+
+    def rerun(session_id: str, where) -> bool:
+        with lock:
+            under_way.add(session_id)
+            most[0] = max(most[0], len(under_way))
+            runs.append(session_id)
+        threading.Thread(target=run, args=(session_id,)).start()
+        return True
+
+    watcher = RoomWatcher(store, rerun, lambda session_id: True, clock=clock, runs_at_once=3)
+    saw = room_state(store, code, clock())
+    for index in range(10):
+        watcher.listen(f"s{index}", code, WHERE, f"s{index}", True, saw)
+    store.publish(code, secret, PAGE, {"heads": ["8"]})
+    look(watcher)
+    deadline = time.monotonic() + 5
+    while under_way and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sorted(runs) == [f"s{index}" for index in range(10)]  # each once
+    assert most[0] == 3  # never more than three under way
+    look(watcher)
+    assert len(runs) == 10  # their runs said they saw the change: nobody is woken again

@@ -28,6 +28,8 @@ from .store import RoomStore, RoomsUnavailable, RoomView
 WATCH_SECONDS = 0.1
 HEARTBEAT_SECONDS = 2.0  # below store.PRESENT_SECONDS: a student stays counted between two marks
 MISSING_RECHECK_SECONDS = 10.0
+RUNS_AT_ONCE = 4  # students' runs under way at once: more only share the interpreter, and each takes longer
+RUN_WAIT_SECONDS = 5.0  # a woken student's run not back by then no longer holds up the next one
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,17 @@ class RoomWatcher:
 
     ``rerun(session_id, where) -> bool`` starts a run of a session on the page and with the URL query string
     ``where`` (False: the session is gone);
-    ``alive(session_id) -> bool`` says whether it is still connected.
+    ``alive(session_id) -> bool`` says whether it is still connected. Woken students' runs go
+    ``runs_at_once`` at a time: a run is back when its session tells ``listen`` what it drew.
     """
 
     def __init__(self, store: RoomStore, rerun: Callable[[str, tuple[str, str]], bool], alive: Callable[[str], bool],
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, runs_at_once: int = RUNS_AT_ONCE):
         self._store, self._rerun, self._alive, self._clock = store, rerun, alive, clock
+        self._runs_at_once = runs_at_once
         self._students: dict[str, _Student] = {}
         self._lock = threading.Lock()
+        self._listened = threading.Condition(self._lock)
         self._last_heartbeat = float("-inf")
         self._looked: dict[str, RoomState] = {}  # each room's state at the last look
         self._thread: threading.Thread | None = None
@@ -94,6 +99,7 @@ class RoomWatcher:
         query string ``where``."""
         with self._lock:
             self._students[session_id] = _Student(code, where, student, following, saw)
+            self._listened.notify_all()
 
     def forget(self, session_id: str) -> None:
         with self._lock:
@@ -127,6 +133,7 @@ class RoomWatcher:
         if heartbeat:
             self._last_heartbeat = now
         looked: dict[str, RoomState] = {}
+        due: list[tuple[str, _Student]] = []
         with self._lock:
             rooms: dict[str, list[tuple[str, _Student]]] = {}
             for session_id, student in self._students.items():
@@ -139,11 +146,29 @@ class RoomWatcher:
                                                                        student.saw.for_explorer())
                 if seen[0] != seen[1]:
                     student.saw = state  # one wake a change: the run it starts says what it saw
-                    if not self._rerun(session_id, student.where):
-                        self.forget(session_id)
+                    due.append((session_id, student))
             if heartbeat:
                 self._mark_present(code, students)
         self._looked = looked
+        self._wake(due)
+
+    def _wake(self, due: list[tuple[str, _Student]]) -> None:
+        """Start the runs of ``due`` students, ``runs_at_once`` under way at a time; returns once the last
+        has started."""
+        waiting, running = list(reversed(due)), {}  # session id -> (its record when woken, deadline)
+        while waiting:
+            while waiting and len(running) < self._runs_at_once:
+                session_id, student = waiting.pop()
+                if self._rerun(session_id, student.where):
+                    running[session_id] = (student, time.monotonic() + RUN_WAIT_SECONDS)
+                else:
+                    self.forget(session_id)
+            with self._lock:
+                if waiting and len(running) >= self._runs_at_once:
+                    self._listened.wait(0.05)
+                now = time.monotonic()
+                running = {session_id: (student, deadline) for session_id, (student, deadline) in running.items()
+                           if self._students.get(session_id) is student and now < deadline}
 
     def _mark_present(self, code: str, students: list[tuple[str, _Student]]) -> None:
         present = []
