@@ -28,7 +28,8 @@ from .store import RoomStore, RoomsUnavailable, RoomView
 WATCH_SECONDS = 0.1
 HEARTBEAT_SECONDS = 2.0  # below store.PRESENT_SECONDS: a student stays counted between two marks
 MISSING_RECHECK_SECONDS = 10.0
-RUNS_AT_ONCE = 4  # students' runs under way at once: more only share the interpreter, and each takes longer
+RUNS_AT_ONCE = 1  # students' runs one after another: runs at once share the interpreter with the server's event
+# loop, which sends every session's messages; 4 at once, 20 students' redraws all arrived after the last run
 RUN_WAIT_SECONDS = 5.0  # a woken student's run not back by then no longer holds up the next one
 
 
