@@ -49,3 +49,13 @@ def y_of(spec: dict, name: str, index: int = 0) -> np.ndarray:
 
 def head_maps(spec: dict) -> list[np.ndarray]:
     return head_tiles(spec)
+
+
+def sinusoid(pos: int, d_model: int = 64, base: float = 10000.0) -> np.ndarray:
+    """The paper's positional encoding of position ``pos``, written out: PE[2i] = sin(pos / base^(2i/d)),
+    PE[2i+1] = cos(the same), shape [d_model]."""
+    i = np.arange(d_model // 2)
+    angle = pos / base ** (2 * i / d_model)
+    out = np.empty(d_model)
+    out[0::2], out[1::2] = np.sin(angle), np.cos(angle)
+    return out

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, tiles_of
-from tests.test_lessons import lesson_of, link_query, open_view, sinusoid, trace, z_of
+from tests.lesson_views import lesson_of, link_query, open_view, sinusoid, trace, z_of
 from ui.lesson_catalogue import LESSONS, Choice, Number
 from ui.quiz import ANSWERS
 

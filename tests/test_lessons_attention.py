@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.apptest_helpers import chart_by_title, run_page
-from tests.lesson_views import head_maps, lesson_of, link_query, open_view, y_of, z_of
+from tests.lesson_views import head_maps, lesson_of, link_query, open_view, sinusoid, y_of, z_of
 
 
 def test_scaling_unscaled_softmax_gets_peaked_with_d_k_and_scaled_stays():
@@ -53,14 +53,6 @@ def test_without_positions_reordering_only_permutes_the_weights():
     np.testing.assert_allclose(np.sort(a, axis=None), np.sort(b, axis=None), atol=2e-3)
     c, d = z_of(sinusoidal, index=0), z_of(sinusoidal, index=1)
     assert np.abs(np.sort(c, axis=None) - np.sort(d, axis=None)).max() > 0.01
-
-
-def sinusoid(pos: int, d_model: int = 64, base: float = 10000.0) -> np.ndarray:
-    i = np.arange(d_model // 2)
-    angle = pos / base ** (2 * i / d_model)
-    out = np.empty(d_model)
-    out[0::2], out[1::2] = np.sin(angle), np.cos(angle)
-    return out
 
 
 def test_the_table_is_the_sinusoid_of_the_paper():
