@@ -1,0 +1,93 @@
+"""Classes (ui/rooms) on a real redis-server: two stores share their rooms, and Redis stopped, killed or
+paused is ``RoomsUnavailable`` within a second and works again once it is back."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+
+import pytest
+
+from ui.rooms.redis_store import RedisRooms
+from ui.rooms.store import RoomsUnavailable, RoomView
+
+from tests.test_rooms import QUERY, PAGE, QUESTION, UNAVAILABLE_SECONDS, redis_server, running_redis  # noqa: F401
+
+
+def test_two_redis_stores_share_their_rooms(running_redis):
+    """Two app servers on one Redis: one class."""
+    first, second = RedisRooms(running_redis.url), RedisRooms(running_redis.url)
+    code, secret = first.open(PAGE, QUERY)
+    assert second.view(code) == RoomView(PAGE, QUERY, 1)
+    assert second.publish(code, secret, "home", {}) == 2
+    second.seen(code, "ann")
+    first.seen(code, "bob")
+    assert first.answer(code, QUESTION, "ann", "1") and second.answer(code, QUESTION, "bob", "0")
+    assert first.view(code) == RoomView("home", {}, 2) and first.followers(code) == 2
+    assert first.answers(code, QUESTION) == second.answers(code, QUESTION) == {"ann": "1", "bob": "0"}
+    assert first.close(code, secret) and second.ended(code) and second.view(code) is None
+
+
+# --- Redis taken away -------------------------------------------------------------------------------------
+
+
+def _operations(rooms: RedisRooms, code: str, secret: str) -> dict[str, Callable[[], object]]:
+    return {
+        "view": lambda: rooms.view(code),
+        "publish": lambda: rooms.publish(code, secret, "home", {"present": ["true"]}),
+        "seen": lambda: rooms.seen(code, "ann"),
+        "open": lambda: rooms.open(PAGE, QUERY),
+        "ended": lambda: rooms.ended(code),
+        "is_teacher": lambda: rooms.is_teacher(code, secret),
+        "reveal": lambda: rooms.reveal(code, secret, QUESTION),
+        "followers": lambda: rooms.followers(code),
+        "answer": lambda: rooms.answer(code, QUESTION, "ann", "1"),
+        "answers": lambda: rooms.answers(code, QUESTION),
+        "restore": lambda: rooms.restore(code, secret, PAGE, QUERY),
+        "close": lambda: rooms.close(code, secret),
+    }
+
+
+def _assert_unavailable_quickly(rooms: RedisRooms, code: str, secret: str) -> None:
+    for name, operation in _operations(rooms, code, secret).items():
+        start = time.monotonic()
+        with pytest.raises(RoomsUnavailable):
+            operation()
+        assert time.monotonic() - start < UNAVAILABLE_SECONDS, name
+
+
+@pytest.mark.parametrize("how", ["stop", "kill"])
+def test_redis_down_is_rooms_unavailable_within_a_second_and_up_again_works(running_redis, how):
+    rooms = RedisRooms(running_redis.url)
+    code, secret = rooms.open(PAGE, QUERY)
+    getattr(running_redis, how)()
+    _assert_unavailable_quickly(rooms, code, secret)
+    running_redis.start()
+    # the same store (its connections broken by the restart) works again; the restarted Redis is empty
+    assert rooms.view(code) is None and not rooms.ended(code)
+    assert rooms.restore(code, secret, PAGE, QUERY)
+    assert rooms.publish(code, secret, "home", {}) == 2
+    rooms.seen(code, "ann")
+    assert rooms.followers(code) == 1
+
+
+def test_redis_that_stops_answering_is_rooms_unavailable_within_a_second(running_redis):
+    """A Redis that accepts no more (paused: as a stuck server or a lost network would) times out; when it
+    answers again the rooms are still there."""
+    rooms = RedisRooms(running_redis.url)
+    code, secret = rooms.open(PAGE, QUERY)
+    pid = running_redis.process.pid
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for name in ("view", "publish", "seen"):
+            start = time.monotonic()
+            with pytest.raises(RoomsUnavailable):
+                _operations(rooms, code, secret)[name]()
+            assert time.monotonic() - start < UNAVAILABLE_SECONDS, name
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    view = rooms.view(code)
+    assert view is not None and view.page in (PAGE, "home")  # the publish may have reached it before the pause
+    assert rooms.is_teacher(code, secret)
