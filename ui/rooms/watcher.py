@@ -4,10 +4,11 @@ One thread a server (``RoomWatcher``) reads, every ``WATCH_SECONDS``, the rooms 
 are in: one read a room, however many students. When a room's state differs from what a student's last run
 saw, and has held for two reads (so the teacher's own run has finished first, and a slider dragged
 through values is one change), it starts a run of that student's session (``rerun_session``: the run a
-widget's change would start, on the page and URL its last run drew), and that run opens the teacher's view before the page draws
-(``ui.rooms.follow.follow_teacher``). A student who does nothing costs the server nothing between the
-teacher's changes and one run for each change. The thread also marks the students present (one write a
-room every ``HEARTBEAT_SECONDS``), so the teacher's count of students needs no run of theirs either.
+widget's change would start, on the page and URL its last run drew), and that run opens the teacher's
+view before the page draws (``ui.rooms.follow.follow_teacher``). The runs go one after another
+(``RUNS_AT_ONCE``). A student who does nothing costs the server nothing between the teacher's changes
+and one run for each change. The thread also marks the students present (one write a room every
+``HEARTBEAT_SECONDS``), so the teacher's count of students needs no run of theirs either.
 
 A room's state, as a student's run and the thread both see it (``RoomState``): its view's version and its
 revealed questions; or that it is missing from its store (a Redis restarted empty: the teacher's session
