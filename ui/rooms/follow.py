@@ -17,6 +17,7 @@ the page), counts the students and draws the class's answers.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import streamlit as st
@@ -96,7 +97,8 @@ def join_from_link() -> None:
         st.query_params[TEACH] = secret
     else:
         st.session_state[CLASS] = {"code": code, "following": True, "applied": 0}
-        store.seen(code, _student_id())  # counted at once; the server's watcher keeps marking it present
+        with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
+            store.seen(code, _student_id())
         if secret is not None:
             _notice("warning", "That teacher's link does not belong to this class: you follow it as a student.")
 
