@@ -188,39 +188,41 @@ def test_a_session_gone_when_woken_is_forgotten(setup):
 
 
 def test_the_thread_wakes_students_without_being_asked(setup):
-    import time
+    import threading
 
-    store, clock, code, secret, sessions, watcher = setup
+    store, clock, code, secret, _, _ = setup
+    runs, woken = [], threading.Condition()
+
+    def rerun(session_id: str, where) -> bool:
+        with woken:
+            runs.append(session_id)
+            woken.notify_all()
+        return True
+
+    watcher = RoomWatcher(store, rerun, lambda session_id: True, clock=clock, runs_at_once=10)
     listen_all(watcher, store, code, clock)
     watcher.start()
     store.publish(code, secret, PAGE, {"heads": ["8"]})
-    deadline = time.monotonic() + 5
-    while len(sessions.runs) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert sorted(sessions.runs) == ["s1", "s2", "s3"]
+    with woken:
+        assert woken.wait_for(lambda: len(runs) == 3, timeout=5), runs
+    assert sorted(runs) == ["s1", "s2", "s3"]
 
 
 def test_woken_runs_go_a_few_at_a_time_each_back_when_its_session_says_what_it_drew():
+    """Ten students woken by one change, three runs at a time: the test ends each run (its session tells the
+    watcher what it drew) only once three are under way, so a fourth started early shows as four at once."""
     import threading
-    import time
 
     store, clock = MemoryRooms(), Clock()
     code, secret = store.open(PAGE, QUERY)
-    under_way, most, runs, lock = set(), [0], [], threading.Lock()
-    watcher = None
-
-    def run(session_id: str) -> None:  # a student's run: it draws, then tells the watcher what it saw
-        time.sleep(0.02)
-        with lock:
-            under_way.discard(session_id)
-        watcher.listen(session_id, code, WHERE, session_id, True, room_state(store, code, clock()))
+    started, most, changed = [], [0], threading.Condition()
+    ended: list[str] = []
 
     def rerun(session_id: str, where) -> bool:
-        with lock:
-            under_way.add(session_id)
-            most[0] = max(most[0], len(under_way))
-            runs.append(session_id)
-        threading.Thread(target=run, args=(session_id,)).start()
+        with changed:
+            started.append(session_id)
+            most[0] = max(most[0], len(started) - len(ended))
+            changed.notify_all()
         return True
 
     watcher = RoomWatcher(store, rerun, lambda session_id: True, clock=clock, runs_at_once=3)
@@ -228,11 +230,18 @@ def test_woken_runs_go_a_few_at_a_time_each_back_when_its_session_says_what_it_d
     for index in range(10):
         watcher.listen(f"s{index}", code, WHERE, f"s{index}", True, saw)
     store.publish(code, secret, PAGE, {"heads": ["8"]})
-    look(watcher)
-    deadline = time.monotonic() + 5
-    while under_way and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert sorted(runs) == [f"s{index}" for index in range(10)]  # each once
+    watcher.watch_once()  # the first look at the new view; the second (below) wakes the students
+    waking = threading.Thread(target=watcher.watch_once)
+    waking.start()
+    while len(ended) < 10:
+        with changed:
+            assert changed.wait_for(lambda: len(started) == min(10, len(ended) + 3), timeout=5), started
+            session_id = started[len(ended)]
+            ended.append(session_id)
+        watcher.listen(session_id, code, WHERE, session_id, True, room_state(store, code, clock()))  # run back
+    waking.join(timeout=5)
+    assert not waking.is_alive()
+    assert sorted(started) == [f"s{index}" for index in range(10)]  # each once
     assert most[0] == 3  # never more than three under way
     look(watcher)
-    assert len(runs) == 10  # their runs said they saw the change: nobody is woken again
+    assert len(started) == 10  # their runs said they saw the change: nobody is woken again
