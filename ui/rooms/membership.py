@@ -120,7 +120,10 @@ def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
 
 
 def leave() -> None:
-    if current_class() and not current_class().get("secret"):
+    """This session leaves its class: the URL drops the class's keys, and a student's session is no longer
+    woken by the server's watcher."""
+    here = current_class()
+    if here and not here.get("secret"):
         room_watcher().forget(this_session())
     st.session_state.pop(CLASS, None)
     st.query_params.pop(ROOM, None)

@@ -1,5 +1,5 @@
 """The teacher's side of a class: "Teach this class", the class's popover (join link, QR, "End the class"),
-the view sent to the students after every run (``after_page``) and every ``TEACHER_SECONDS`` (``teacher_live``,
+the view sent to the students after every run (``send_view``) and every ``TEACHER_SECONDS`` (``teacher_live``,
 which also counts the students and draws the class's answers to a lesson's question, with "Reveal")."""
 
 from __future__ import annotations
@@ -82,16 +82,14 @@ def _reveal(question: str) -> None:
 
 
 def _teacher_run(page_path: str) -> None:
-    """Publish the view when it changed (``restore`` the room if its store lost it), count the students and,
-    on a lesson view, draw the class's answers with "Reveal the answer"."""
+    """Publish the view in the fragment's own runs (``restore`` the room if its store lost it), count the
+    students and, on a lesson view, draw the class's answers with "Reveal the answer"."""
     here, store = current_class(), room_store()
     page, query = shown_view(page_path)
     if get_script_run_ctx().fragment_ids_this_run:  # the fragment's own run: the page's URL state is whole
-        version = store.publish(here["code"], here["secret"], page, query)
-    else:  # a full run, before the page: its URL state is not settled yet (``after_page`` sends it)
-        view = store.view(here["code"])
-        version = None if view is None else view.version
-    if version is None:
+        store.publish(here["code"], here["secret"], page, query)  # (in a full run ``send_view`` sends it)
+    room = store.view(here["code"])
+    if room is None:
         if store.ended(here["code"]) or not store.restore(here["code"], here["secret"], page, query):
             leave()
             _notice("warning", "The class ended (it was closed, or idle too long).")
@@ -105,7 +103,7 @@ def _teacher_run(page_path: str) -> None:
         return
     question, view = place
     labels, counts, right = tally(view, list(store.answers(here["code"], question).values()))
-    revealed = question in store.view(here["code"]).revealed
+    revealed = question in room.revealed
     from viz.class_answers import class_answers_figure  # plotly only once a lesson is taught
 
     chart(class_answers_figure(labels, counts, right if revealed else None, followers), key="class_answers")
