@@ -5,8 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (APP, TIMEOUT, assert_no_exception, chart_by_title, chart_specs, decode_array,
+                                   run_page)
 from transformer import Ablate, load_checkpoint, make_task
 from ui.lesson_catalogue import LESSONS, Shipped
 from ui.model_picker import offered_models, shipped_label
@@ -45,6 +47,24 @@ def test_every_section_draws_on_the_default_induction_model(section):
     assert not at.error
     assert at.selectbox(key="model").value == shipped_label("induction")
     assert chart_specs(at)
+
+
+def test_build_a_head_keeps_its_own_offset_whatever_another_pages_k_holds():
+    """Positional encoding's offset, Encoder-decoder's and Generate's top-k are URL key ``k``; the head
+    builder's offset is not, so a session arriving with k = 20 builds its head with its own offset."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    at.switch_page("pages/positional_encoding/page.py")
+    at.query_params["section"], at.query_params["k"] = "Offset map", "20"
+    at.run()
+    assert_no_exception(at)
+    assert at.slider(key="k").value == 20
+    at.switch_page(PAGE)
+    at.query_params.clear()
+    at.query_params["section"] = "Build a head"
+    at.run()
+    assert_no_exception(at)
+    assert at.slider(key="w_k").value == 1 and chart_specs(at)
 
 
 def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induction):

@@ -109,14 +109,10 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
 
 
 def _recipe() -> HeadRecipe:
-    # "k" is also another page's control (Positional encoding's offset, top-k on Encoder-decoder and Generate),
-    # whose value the session may still hold: one outside this slider's range is forgotten, not an error.
-    if st.session_state.get("k", 1) not in range(1, 5):
-        st.session_state.pop("k", None)
     c = st.columns(5)
     same = c[0].slider("same token", -2.0, 2.0, 0.0, 0.5, key="w_same", bind="query-params")
     back = c[1].slider("k back", -2.0, 2.0, 1.0, 0.5, key="w_back", bind="query-params")
-    offset = c[2].slider("k", 1, 4, 1, key="k", bind="query-params")
+    offset = c[2].slider("k", 1, 4, 1, key="w_k", bind="query-params")  # the recipe's own key, as its weights
     first = c[3].slider("first token", -2.0, 2.0, 0.0, 0.5, key="w_first", bind="query-params")
     sharpness = c[4].slider("sharpness β", 0.0, 10.0, 5.0, 0.5, key="beta", bind="query-params")
     return HeadRecipe(same, back, offset, first, sharpness)
