@@ -55,10 +55,15 @@ def _answer_input(view: View, widget: str) -> None:
 
 
 def question(lesson_id: str, step: int, view: View, place: str = "bar") -> None:
-    """The question of step ``step`` (0-based); unanswered: its input and "Check"; answered: right or wrong,
-    the answer and "Answer again". ``place`` tells apart two drawings of one question on a page."""
-    key = answer_key(lesson_id, step)
+    """The question of step ``step`` (0-based), then its answer part (``answer_part``)."""
     st.markdown(f"**Ask the class:** {view.question}")
+    answer_part(lesson_id, step, view, place)
+
+
+def answer_part(lesson_id: str, step: int, view: View, place: str) -> None:
+    """Unanswered: the question's input and "Check"; answered: right or wrong, the answer and "Answer again".
+    ``place`` tells apart two drawings of one question on a page."""
+    key = answer_key(lesson_id, step)
     given = given_answer(lesson_id, step)
     if given is None:
         widget = f"quiz_{place}_{key}"
