@@ -6,7 +6,7 @@ import streamlit as st
 from ui.classroom import explanation
 from ui.lessons import LESSONS, TOPIC, view_query
 from ui.pages_index import PAGES
-from ui.quiz import answer_part, given_answer
+from ui.quiz import answer_part
 from ui.routing import require_navigation
 
 require_navigation()
@@ -33,11 +33,10 @@ for step, view in enumerate(lesson.views):
         st.page_link(SCRIPTS[view.page], label=f"**Step {step + 1}: {view.title}**", icon=":material/play_circle:",
                      query_params=view_query(lesson, step))
         st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
-        # The answer's input is built only when its expander is open: a lesson of 16 steps sends 16 closed
-        # expanders, not 16 forms, when the lesson or the presentation mode changes.
-        answered = given_answer(lesson.id, step) is not None
-        answer = st.expander("Your answer, judged" if answered else "Answer here", key=f"answer_{lesson.id}/{step}",
-                             on_change="rerun", icon=":material/task_alt:" if answered else ":material/edit:")
+        # The answer's input is built only when its expander is open: a lesson of 30 steps sends 30 closed
+        # expanders, not 30 forms, when the lesson or the presentation mode changes.
+        answer = st.expander("Your answer", key=f"answer_{lesson.id}/{step}", on_change="rerun",
+                             icon=":material/edit:")  # one label and icon: it stays open when the answer is judged
         if answer.open:
             with answer:
                 answer_part(lesson.id, step, view, place="list")
