@@ -110,6 +110,13 @@ def figure_first() -> FigureFirst:
     return FigureFirst()
 
 
+def settings_row():
+    """A row of controls, each as wide as the row allows, wrapping onto more lines on a narrow screen: one
+    block for the row, where ``st.columns`` sends a block for each column too (each block is rendered again on
+    every rerun of the row, so a row of six controls costs six blocks fewer)."""
+    return st.container(horizontal=True)
+
+
 def button_row(count: int) -> list:
     """Places for ``count`` buttons: one row of columns on a large screen; on a compact one a row that wraps,
     as many buttons a line as fit (a phone's columns would stack, one button a line)."""

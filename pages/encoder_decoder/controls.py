@@ -12,6 +12,7 @@ from transformer.spec import ModelSpec
 from transformer.tokenizer import SPECIALS
 
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.screen import settings_row
 
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
@@ -38,26 +39,26 @@ def model_controls() -> ModelSpec | None:
     note.caption("The paper's base model: N = 6, d_model = 512, h = 8, d_ff = 2048, shared embeddings and "
                  "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
                  "here 46.2 M with 4,096 ids (see Architecture).")
-    row1 = st.columns(5)
-    enc = layers_control("encoder layers", key="enc", default=2, container=row1[0])
-    dec = layers_control("decoder layers", key="dec", default=2, container=row1[1])
-    d_model = d_model_control(container=row1[2])
-    pe = positional_control(container=row1[3])
-    heads = heads_control(d_model, pe, container=row1[4])
-    row2 = st.columns(5)
-    d_ff = row2[0].select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=256, key="d_ff",
-                                 bind="query-params", help="Hidden units of each position-wise feed-forward net.")
-    dropout = row2[1].slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
-                             help="Dropout only acts while training. The figures here run the model in "
-                                  "evaluation mode, where dropout does nothing; the Dropout section shows what "
-                                  "it would do in training.")
-    norm = row2[2].selectbox("add & norm", list(NORM_LABELS), format_func=NORM_LABELS.get, key="norm",
-                             bind="query-params", help="Post-LN: LN(x + sublayer(x)), as in the paper. "
-                                                       "Pre-LN: x + sublayer(LN(x)), as in most newer models.")
-    activation = row2[3].selectbox("feed-forward activation", ["relu", "gelu"],
-                                   format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get, key="act",
-                                   bind="query-params")
-    seed = seed_control(container=row2[4])
+    row1 = settings_row()
+    enc = layers_control("encoder layers", key="enc", default=2, container=row1)
+    dec = layers_control("decoder layers", key="dec", default=2, container=row1)
+    d_model = d_model_control(container=row1)
+    pe = positional_control(container=row1)
+    heads = heads_control(d_model, pe, container=row1)
+    row2 = settings_row()
+    d_ff = row2.select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=256, key="d_ff",
+                              bind="query-params", help="Hidden units of each position-wise feed-forward net.")
+    dropout = row2.slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
+                          help="Dropout only acts while training. The figures here run the model in "
+                               "evaluation mode, where dropout does nothing; the Dropout section shows what "
+                               "it would do in training.")
+    norm = row2.selectbox("add & norm", list(NORM_LABELS), format_func=NORM_LABELS.get, key="norm",
+                          bind="query-params", help="Post-LN: LN(x + sublayer(x)), as in the paper. "
+                                                    "Pre-LN: x + sublayer(LN(x)), as in most newer models.")
+    activation = row2.selectbox("feed-forward activation", ["relu", "gelu"],
+                                format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get, key="act",
+                                bind="query-params")
+    seed = seed_control(container=row2)
     try:
         config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=enc,
                                    num_decoder_layers=dec, d_ff=d_ff, dropout=float(dropout), positional=pe,

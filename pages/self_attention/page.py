@@ -16,7 +16,7 @@ from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.models import LoadedModel
 from ui.classroom import explanation
-from ui.screen import settings
+from ui.screen import settings, settings_row
 from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input
 
@@ -39,19 +39,19 @@ with explanation():
 
 def random_model() -> ModelSpec:
     """The settings row of a random model (d_model, heads, layers, seed, positions, causal) and its spec."""
-    c1, c2, c3, c4, c5, c6 = st.columns([1.3, 1, 1, 1, 1, 1])
-    d_model = c1.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
-                               bind="query-params", help="Width of each token vector x_i.")
-    positional = positional_control(container=c5)
+    row = settings_row()
+    d_model = row.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
+                                bind="query-params", help="Width of each token vector x_i.")
+    heads_place = row.empty()  # filled once the positions are known: rotary needs an even head size
+    n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", container=row)
+    seed = seed_control(container=row)
+    positional = positional_control(container=row)
     options = head_options(d_model, positional)
-    heads = stops_slider("heads h", options, "heads", options[min(1, len(options) - 1)], c2,
+    heads = stops_slider("heads h", options, "heads", options[min(1, len(options) - 1)], heads_place,
                          help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
-    n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", container=c3)
-    with c4:
-        seed = seed_control()
-    causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
-                       help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
-                            "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
+    causal = row.toggle("causal mask", value=False, key="causal", bind="query-params",
+                        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
+                             "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
     return random_stack(stack_config(n_layers, d_model=d_model, num_heads=heads,
                                      d_ff=4 * d_model, dropout=0.0, positional=positional), seed, causal)
 

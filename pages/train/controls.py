@@ -14,6 +14,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from transformer import TASK_NAMES, TrainingSetup, default_setup
 from ui.controls import POSITIONAL_LABELS, stops_slider
+from ui.screen import settings_row
 
 # widget key -> TrainingSetup field
 FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", "d_model": "d_model", "d_ff": "d_ff",
@@ -42,39 +43,39 @@ def setup_controls() -> TrainingSetup | None:
     """The settings panel; None (after st.error) for a combination that makes no model."""
     base = default_setup("induction")
     at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
-    row = st.columns([1.2, 1.6, 1, 1, 1])
-    task = row[0].selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
-                            help="Choosing a task loads its recommended settings below.")
+    row = settings_row()
+    task = row.selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
+                         help="Choosing a task loads its recommended settings below.")
     kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
-    kind = row[1].selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
-    layers = stops_slider("layers", OPTIONS["layers"], "layers", base.layers, row[2],
+    kind = row.selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
+    layers = stops_slider("layers", OPTIONS["layers"], "layers", base.layers, row,
                           help="Try 1 layer on induction: it never forms an induction head.")
-    heads = stops_slider("heads", OPTIONS["heads"], "heads", base.heads, row[3])
-    d_model = stops_slider("d_model", OPTIONS["d_model"], "d_model", base.d_model, row[4])
-    row = st.columns([1, 1.2, 1.2, 1, 1])
-    attention_only = row[0].toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
-                                   help="No feed-forward sub-layers: only attention moves information.")
-    d_ff = stops_slider("d_ff", OPTIONS["d_ff"], "d_ff", base.d_ff, row[1], disabled=attention_only)
-    positional = row[2].selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
-                                  bind="query-params", format_func=POSITIONAL_LABELS.get)
-    norm_first = row[3].toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
-                               help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
-    seed = int(row[4].number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
-    row = st.columns(6)
-    learning_rate = row[0].select_slider("learning rate", OPTIONS["lr"], value=base.learning_rate, key="lr",
-                                         bind="query-params", format_func=lambda v: f"{v:g}",
-                                         help="Changing it keeps the weights; every other setting starts a new model.")
-    warmup = row[1].select_slider("warm-up steps", OPTIONS["warmup"], value=base.warmup, key="warmup",
-                                  bind="query-params")
-    batch_size = row[2].select_slider("batch size", OPTIONS["batch"], value=base.batch_size, key="batch",
-                                      bind="query-params")
-    weight_decay = row[3].select_slider("weight decay", OPTIONS["wd"], value=base.weight_decay, key="wd",
-                                        bind="query-params")
-    dropout = row[4].select_slider("dropout", OPTIONS["dropout"], value=base.dropout, key="dropout",
-                                   bind="query-params", help="Acts only while training: watch the train and "
-                                                             "held-out losses part.")
-    max_steps = row[5].select_slider("step budget", OPTIONS["steps"], value=base.max_steps, key="steps",
+    heads = stops_slider("heads", OPTIONS["heads"], "heads", base.heads, row)
+    d_model = stops_slider("d_model", OPTIONS["d_model"], "d_model", base.d_model, row)
+    row = settings_row()
+    attention_only = row.toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
+                                help="No feed-forward sub-layers: only attention moves information.")
+    d_ff = stops_slider("d_ff", OPTIONS["d_ff"], "d_ff", base.d_ff, row, disabled=attention_only)
+    positional = row.selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
+                               bind="query-params", format_func=POSITIONAL_LABELS.get)
+    norm_first = row.toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
+                            help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
+    seed = int(row.number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
+    row = settings_row()
+    learning_rate = row.select_slider("learning rate", OPTIONS["lr"], value=base.learning_rate, key="lr",
+                                      bind="query-params", format_func=lambda v: f"{v:g}",
+                                      help="Changing it keeps the weights; every other setting starts a new model.")
+    warmup = row.select_slider("warm-up steps", OPTIONS["warmup"], value=base.warmup, key="warmup",
+                               bind="query-params")
+    batch_size = row.select_slider("batch size", OPTIONS["batch"], value=base.batch_size, key="batch",
+                                   bind="query-params")
+    weight_decay = row.select_slider("weight decay", OPTIONS["wd"], value=base.weight_decay, key="wd",
                                      bind="query-params")
+    dropout = row.select_slider("dropout", OPTIONS["dropout"], value=base.dropout, key="dropout",
+                                bind="query-params", help="Acts only while training: watch the train and "
+                                                          "held-out losses part.")
+    max_steps = row.select_slider("step budget", OPTIONS["steps"], value=base.max_steps, key="steps",
+                                  bind="query-params")
     values = dict(task=task, kind=kind if kind in kinds else "decoder-only", layers=int(layers), heads=int(heads),
                   d_model=int(d_model), d_ff=int(d_ff), attention_only=bool(attention_only), positional=positional,
                   norm_first=bool(norm_first), learning_rate=float(learning_rate), warmup=int(warmup),
