@@ -43,25 +43,25 @@ def setup_controls() -> TrainingSetup | None:
     """The settings panel; None (after st.error) for a combination that makes no model."""
     base = default_setup("induction")
     at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
-    row = settings_row()
+    row = settings_row()  # what is learned, and how
     task = row.selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
                          help="Choosing a task loads its recommended settings below.")
     kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
     kind = row.selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
+    attention_only = row.toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
+                                help="No feed-forward sub-layers: only attention moves information.")
+    norm_first = row.toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
+                            help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
+    row = settings_row()  # the sizes, the positions and the seed
     layers = stops_slider("layers", OPTIONS["layers"], "layers", base.layers, row,
                           help="Try 1 layer on induction: it never forms an induction head.")
     heads = stops_slider("heads", OPTIONS["heads"], "heads", base.heads, row)
     d_model = stops_slider("d_model", OPTIONS["d_model"], "d_model", base.d_model, row)
-    row = settings_row()
-    attention_only = row.toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
-                                help="No feed-forward sub-layers: only attention moves information.")
     d_ff = stops_slider("d_ff", OPTIONS["d_ff"], "d_ff", base.d_ff, row, disabled=attention_only)
     positional = row.selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
                                bind="query-params", format_func=POSITIONAL_LABELS.get)
-    norm_first = row.toggle("pre-LN", value=base.norm_first, key="norm_first", bind="query-params",
-                            help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.")
     seed = int(row.number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
-    row = settings_row()
+    row = settings_row()  # the optimiser
     learning_rate = row.select_slider("learning rate", OPTIONS["lr"], value=base.learning_rate, key="lr",
                                       bind="query-params", format_func=lambda v: f"{v:g}",
                                       help="Changing it keeps the weights; every other setting starts a new model.")
