@@ -7,7 +7,7 @@ import pytest
 
 from pages.train.slots import TrainingSlots
 from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
-from transformer import HashTokenizer, TransformerConfig, build_model, save_checkpoint
+from transformer import HashTokenizer, TrainingSetup, TransformerConfig, build_model, save_checkpoint
 
 PAGE = "pages/train/page.py"
 FAST = {"task": "copy", "kind": "decoder-only", "layers": "2", "heads": "2", "d_model": "32", "steps": "1000"}
@@ -140,3 +140,11 @@ def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
     save_checkpoint(build_model(config, 0, "decoder-only"), bare, {"tokenizer": HashTokenizer(20)})
     upload(at, "bare.safetensors", bare.read_bytes())
     assert "not saved by the Train page" in at.error[0].value and trainer(at) is before and before.step == 10
+
+
+def test_the_text_box_takes_no_more_than_the_text_task_reads():
+    at = run_page(PAGE, {"task": "text"})
+    assert_no_exception(at)
+    assert at.text_area(key="corpus").proto.max_chars == 100_000  # the text task's cap (transformer/text_corpus.py)
+    with pytest.raises(ValueError, match="at most 100000"):
+        TrainingSetup(task="text", text="ab " * 33_334)

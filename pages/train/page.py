@@ -8,6 +8,7 @@ from pages.train import after, controls, live
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
 from ui.screen import compact
+from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
 
 require_navigation()
@@ -45,7 +46,7 @@ def training_view() -> None:
         setup = controls.setup_controls()
         if st.session_state.get("task") == "text":
             st.text_area("training text (at least a few KB; empty = the built-in text about attention)",
-                         key="corpus", max_chars=200_000, height=100)
+                         key="corpus", max_chars=MAX_TEXT_CHARS, height=100)
     if setup is None:
         return
     state.setdefault("session_id", uuid.uuid4().hex)
