@@ -240,7 +240,7 @@ def soak(server: AppServer, pages: list, query: str, sessions: int, warmup: int,
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     print(f"| {sessions} | {rounds} | {len(runs)} | {start:.0f} | {end:.0f} | {min(values):.0f} | {max(values):.0f} | "
           f"{deviation:.1%} | {'yes' if deviation <= FLAT else 'no'} |")
-    print(f"\nRSS (MB) by round: " + ", ".join(f"{index}: {mb:.0f}" for index, mb in samples) + "\n")
+    print("\nRSS (MB) by round: " + ", ".join(f"{index}: {mb:.0f}" for index, mb in samples) + "\n")
     print("| page | reruns | median (ms) | p95 (ms) | errors |")
     print("|---|---:|---:|---:|---:|")
     for info in pages:
