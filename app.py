@@ -1,37 +1,60 @@
-"""Attention Lab: the router. Page config and navigation; the pages live in pages/."""
+"""Attention Lab: the router. Page config and navigation; the pages live in pages/.
+
+``streamlit run app.py`` finds ``app`` below, a ``st.App``: the web server that runs this same file as the
+script of every session (``route``), with one web route of its own, a class's drawn view
+(``classroom.routes``, docs/architecture.md "Classes")."""
 
 from pathlib import Path
 
 import streamlit as st
 
-from ui.classroom import SIDEBAR_AT_START, classroom_bar, presenting, share_view
-from ui.lessons import arrive, lesson_bar
-from ui.pages_index import PAGES
-from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
-from ui.rooms.teaching import class_button
+from ui.streamlit_internals import in_script_run
 
 ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: the browser fetches nothing from outside
-# The sidebar's opening state is read once per session, from the link: one with present=true opens with
-# the sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away
-# would widen the page after the figures were drawn, and every figure would be laid out a second time.
-sidebar = st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
-st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide", initial_sidebar_state=sidebar)
 
-sections: dict[str, list] = {}
-for page in PAGES:
-    sections.setdefault(page.section, []).append(
-        st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
 
-current = st.navigation(sections)
-join_from_link()  # ?room=CODE: this session follows a class
-follow_teacher(current.url_path)  # a student's run opens the teacher's view, if it changed
-arrive()  # a lesson step's link restores its view exactly
-share, teach = classroom_bar(current)
-class_button(teach, current.url_path)
-class_strip(current.url_path)
-lesson_bar({page.url_path: page.path for page in PAGES})
-try:
-    current.run()
-finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
-    share_view(share, current.url_path)
-    after_page(current.url_path)
+def route() -> None:
+    """One run of a session: page config, the navigation, the bars around the page, the page."""
+    from ui.classroom import SIDEBAR_AT_START, classroom_bar, keep_page_keys, presenting, share_view
+    from ui.lessons import arrive, lesson_bar
+    from ui.pages_index import PAGES
+    from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
+    from ui.rooms.teaching import class_button, start_drawing
+
+    # The sidebar's opening state is read once per session, from the link: one with present=true opens with
+    # the sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away
+    # would widen the page after the figures were drawn, and every figure would be laid out a second time.
+    sidebar = st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
+    st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide",
+                       initial_sidebar_state=sidebar)
+
+    sections: dict[str, list] = {}
+    for page in PAGES:
+        sections.setdefault(page.section, []).append(
+            st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
+
+    current = st.navigation(sections)
+    keep_page_keys(current.url_path)  # the URL holds this page's own keys, none another page's controls left
+    join_from_link()  # ?room=CODE: this session follows a class
+    follow_teacher(current.url_path)  # a student's run opens the teacher's view, if it changed
+    start_drawing()  # a teacher's run records what it draws, for the class
+    arrive()  # a lesson step's link restores its view exactly
+    share, teach = classroom_bar(current)
+    class_button(teach, current.url_path)
+    class_strip(current.url_path)
+    lesson_bar({page.url_path: page.path for page in PAGES})
+    try:
+        current.run()
+    finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
+        share_view(share, current.url_path)
+        after_page(current.url_path)
+
+
+if in_script_run():
+    route()
+else:  # imported by the web server: the app, with the route of a class's drawn view
+    from classroom.routes import class_routes
+    from ui.streamlit_internals import log_moved
+
+    log_moved()
+    app = st.App(__file__, routes=class_routes())

@@ -30,9 +30,14 @@ def chart_elements(at: AppTest) -> list:
     return [el for el in at.get("bidi_component") if el.proto.component_name == COMPONENT_NAME]
 
 
+def chart_name(element) -> str:
+    """The name a chart element is sent under (its first line: ``ui.plotly_in_place``)."""
+    return element.proto.bytes.split(b"\n", 1)[0].decode("utf-8")
+
+
 def chart_json(element) -> bytes:
-    """The Plotly figure JSON a chart element sends to the browser."""
-    return element.proto.bytes
+    """The Plotly figure JSON a chart element sends to the browser (after its name's line)."""
+    return element.proto.bytes.split(b"\n", 1)[1]
 
 
 def chart_specs(at: AppTest) -> list[dict]:

@@ -15,7 +15,8 @@ from streamlit.testing.v1 import AppTest
 import ui.classroom
 import ui.cache
 import ui.plotly_in_place
-from tests.apptest_helpers import assert_no_exception, chart_elements, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (assert_no_exception, chart_elements, chart_json, chart_specs, decode_array,
+                                  run_page)
 from ui.cache import SharedFigure, cached_figure
 from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
                                 serve_plotly_library)
@@ -163,8 +164,8 @@ def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
     presented = [el.proto.bytes for el in chart_elements(at)]
     assert len(serialisations) == 6
     for plain, shown in zip(first, presented):  # each is the plain figure's presentation spec
-        spec = json.loads(plain)
-        assert json.loads(shown) == json.loads(json.dumps(presentation_spec(spec)))
+        spec = json.loads(plain.split(b"\n", 1)[1])
+        assert json.loads(shown.split(b"\n", 1)[1]) == json.loads(json.dumps(presentation_spec(spec)))
     at.toggle(key="present").set_value(False).run()
     assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 6
 
@@ -207,7 +208,7 @@ def _a_figure_built_in_the_run():
 
 def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):
     """With ATTENTION_LAB_CHARTS=plotly_chart every chart is a plain st.plotly_chart of the same figure."""
-    drawn_in_place = [json.loads(el.proto.bytes) for el in chart_elements(run_page("pages/positional_encoding/page.py"))]
+    drawn_in_place = [json.loads(chart_json(el)) for el in chart_elements(run_page("pages/positional_encoding/page.py"))]
     monkeypatch.setenv(ui.plotly_in_place.CHARTS_ENV, "plotly_chart")
     at = run_page("pages/positional_encoding/page.py")
     assert not chart_elements(at)

@@ -20,7 +20,9 @@ import streamlit as st
 
 from ui.cache import SharedFigure, computation
 from ui.plotly_in_place import call_site, figure_json, plotly_in_place
+from ui.rooms.drawing import record_chart, recording
 from ui.rooms.membership import SESSION_KEYS as CLASS_STATE
+from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS, general_key
 from ui.screen import COMPACT, KEY as SCREEN_KEY, compact, watch_screen
 from viz.style import presentation_spec
 
@@ -53,12 +55,32 @@ def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, w
     and no chart theme rewrites it in the browser."""
     present = presenting()
 
-    def serialise(figure: go.Figure) -> bytes:
-        return figure_json(presentation_spec(figure.to_dict()) if present else figure, config)
+    def serialised(as_presented: bool) -> bytes:
+        def made(figure: go.Figure) -> bytes:
+            return figure_json(presentation_spec(figure.to_dict()) if as_presented else figure, config)
+        how = (as_presented, json.dumps(config, sort_keys=True))
+        return fig.json(how, made) if isinstance(fig, SharedFigure) else made(fig)
 
-    how = (present, json.dumps(config, sort_keys=True))
-    data = fig.json(how, serialise) if isinstance(fig, SharedFigure) else serialise(fig)
-    return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width)
+    data = serialised(present)
+
+    def drawn(name: str) -> None:  # a teacher's chart goes into the class's drawing (ui.rooms.drawing)
+        sent = {"present": data, "plain": serialised(False)} if present else {"plain": data}
+        record_chart(name, sent)
+
+    return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width,
+                           drawn=drawn if recording() else None)
+
+
+def keep_page_keys(page_path: str) -> None:
+    """Drop from the URL every key that no control of the page ``page_path`` reads (``ui.rooms.schema``): a
+    link, a teacher's view and a navigation carry the open page's own keys and the bars' (presentation, class,
+    lesson), never one another page's control left behind. A page the schema does not know keeps its URL."""
+    own = PAGE_KEYS.get(page_path)
+    if own is None:
+        return
+    for key in list(st.query_params):
+        if key not in CLASS_KEYS and key not in LESSON_KEYS and general_key(key) not in own:
+            del st.query_params[key]
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:

@@ -166,18 +166,41 @@ function draw(plot, spec) {
     .catch((error) => { console.error(error); failed(); });
 }
 
+// The charts on the page by name, for a class's drawing (ui/rooms/follower.js): a student's browser hands a
+// chart the teacher's newer figure with show(name, spec), and a run's own figure gives way to a newer one
+// the browser already shows (window.__attentionLabClass.figureFor).
+const CHARTS = (window.__attentionLabCharts = window.__attentionLabCharts || new Map());
+
+function show(plot, spec) {
+  if (spec !== plot.labSpec) {
+    plot.labSpec = spec;
+    draw(plot, spec);
+  }
+}
+
+if (!window.__attentionLabShow) {
+  window.__attentionLabShow = (name, spec) => {
+    const plot = CHARTS.get(name);
+    if (plot && plot.isConnected) show(plot, spec);
+    return Boolean(plot && plot.isConnected);
+  };
+}
+
 export default function (component) {
   const { data, parentElement } = component;
   const plot = plotIn(parentElement);
   const owner = Symbol("render");
   plot.labOwner = owner;
-  const spec = new TextDecoder().decode(data);
-  if (spec !== plot.labSpec) {
-    plot.labSpec = spec;
-    draw(plot, spec);
-  }
+  const text = new TextDecoder().decode(data);
+  const cut = text.indexOf("\n");
+  const name = text.slice(0, cut);
+  const following = window.__attentionLabClass;
+  plot.labName = name;
+  CHARTS.set(name, plot);
+  show(plot, (following && following.figureFor(name)) || text.slice(cut + 1));
   return () => {
     if (plot.labOwner !== owner) return; // a later render of this element has the plot now
+    if (CHARTS.get(plot.labName) === plot) CHARTS.delete(plot.labName);
     plot.labObserver.disconnect();
     clearTimeout(plot.labRefit);
     if (window.Plotly) window.Plotly.purge(plot);

@@ -129,7 +129,7 @@ def figure_json(figure: go.Figure | dict, config: dict | None = None) -> bytes:
 
 
 def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, key: str | None = None,
-                    width="stretch", config: dict | None = None):
+                    width="stretch", config: dict | None = None, drawn=None):
     """Draw ``figure`` in ``container`` (the page, a column, ...), updated in place on later runs;
     ``config`` is Plotly's plot configuration (for example the toolbar's image format). A figure
     given as bytes is already ``figure_json``'s output, its configuration included.
@@ -138,22 +138,29 @@ def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, k
     ``key`` is given; otherwise the line it is drawn from (``site``, see ``call_site``), numbered from
     the second chart that line draws in one run on: ``"chart:positional_encoding/curves.py:59"``,
     ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
-    inside and outside one fragment (no page does)."""
+    inside and outside one fragment (no page does). The component receives the name, a line break and
+    the figure's JSON: a class's drawing (``ui.rooms.drawing``) finds the chart by that name in a student's
+    browser. ``drawn(name)``, when given, is called with the name once the chart is placed."""
     data = figure if isinstance(figure, bytes) else figure_json(figure, config)
     draw = plotly_chart_drawer if os.environ.get(CHARTS_ENV) == "plotly_chart" else _drawer()
     name = f"chart:{key or site}"
     with nullcontext() if container is st else container:
         for count in itertools.count(1):
+            numbered = name if count == 1 else f"{name} #{count}"
             try:
-                return draw(data=data, key=name if count == 1 else f"{name} #{count}", width=width,
+                shown = draw(data=numbered.encode("utf-8") + b"\n" + data, key=numbered, width=width,
                              height="content")
             except StreamlitDuplicateElementKey:
                 if key:  # a name given by the caller is its own to keep unique
                     raise
+                continue
+            if drawn is not None:
+                drawn(numbered)
+            return shown
 
 
 def plotly_chart_drawer(data: bytes, key: str, width, height):
     """The component's call, drawn by ``st.plotly_chart`` instead (``CHARTS_ENV``): same figure, same name."""
-    spec = json.loads(data)
+    spec = json.loads(data.split(b"\n", 1)[1])
     config = spec.pop("config", None)
     return st.plotly_chart(spec, theme=None, config=config, key=key, width=width)

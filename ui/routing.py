@@ -16,11 +16,11 @@ would show Streamlit's "page not found" dialog before app.py takes over.
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
+
+from ui.streamlit_internals import leave_pages_directory_mode
 
 
 def require_navigation() -> None:
     """Call first in every page script: reruns once if app.py's navigation was bypassed."""
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
+    if leave_pages_directory_mode():
         st.rerun()

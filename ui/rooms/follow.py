@@ -5,14 +5,17 @@ A session is in at most one class (``st.session_state[CLASS]``), as its teacher 
 as a student. The URL says so too: ``?room=CODE`` joins a class on any page, and the teacher's own link
 adds ``&teach=SECRET``; the "Share this view" link carries neither.
 
-A student's session does not ask whether the teacher moved: the server's watcher (``ui.rooms.watcher``)
-starts a run of it when its room changes, and that run opens the teacher's view before the page draws
-(``follow_teacher``: the same page's controls take the view's URL state in that one run; another page is
-opened with ``st.switch_page``). "Explore on my own" stops following and keeps the view; "Follow again"
-opens the teacher's view again. The teacher's view is checked against the page's controls
-(``ui.rooms.schema``) before a student opens it. The teacher's own session runs a fragment every
-``TEACHER_SECONDS`` (``teacher_live``): it sends the view (also for controls that rerun only their part of
-the page), counts the students and draws the class's answers.
+A student's page does not run for each of the teacher's changes: the teacher's run publishes what it drew
+(``ui.rooms.drawing``), and the student's browser (``ui.rooms.follower``) takes each new drawing in place,
+the figures redrawn and the teacher's settings shown while the page's own controls are hidden. Where the page
+must change (another page, section, lesson step or model, presentation mode, a question revealed, the class
+ended), the browser starts a run of its session, and that run opens the teacher's view before the page
+draws (``follow_teacher``: the same page's controls take the view's URL state in that one run; another page
+is opened with ``st.switch_page``); those runs take turns on the server (``classroom.turns``). "Explore on
+my own" stops following, from the teacher's latest view; "Follow again" opens the teacher's view again. The
+teacher's view is checked against the page's controls (``ui.rooms.schema``) before a student opens it. The
+teacher's own session runs a fragment every ``TEACHER_SECONDS`` (``teacher_live``): it sends the view (also
+for controls that rerun only their part of the page), counts the students and draws the class's answers.
 """
 
 from __future__ import annotations
@@ -21,14 +24,19 @@ import contextlib
 import time
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.classroom import forget_controls
+from classroom.board import BOARD
+from classroom.turns import Turns
+from ui.classroom import PRESENT, forget_controls, presenting
 from ui.pages_index import PAGES
+from ui.screen import compact
+from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
+from .drawing import settings_of
+from .follower import follower
 from .membership import (CLASS, JOINS, ROOM, TEACH, current_class, leave, notice as _notice, room_store,
                          room_watcher, spaced, student_id as _student_id, take_notice, this_session)
-from .schema import view_problem
+from .schema import PAGE_KEYS, view_problem
 from .store import RoomsUnavailable, RoomView, normal_code
 from .teaching import send_view, teacher_live
 from .watcher import RoomState, read_room
@@ -36,6 +44,8 @@ from .watcher import RoomState, read_room
 JOINS_PER_MINUTE = 5
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)
 PAGE_PATHS = {page.url_path: page.path for page in PAGES}
+TURNS = Turns()  # this server's students' runs that open a new view, one after another
+UNHIDDEN = frozenset({"section", "present", "img"})  # controls shown while following (the sections, the bars')
 
 
 def _join_allowed() -> bool:
@@ -96,7 +106,7 @@ def join_from_link() -> None:
         st.session_state[CLASS] = {"code": code, "secret": secret}
         st.query_params[TEACH] = secret
     else:
-        st.session_state[CLASS] = {"code": code, "following": True, "applied": 0}
+        st.session_state[CLASS] = {"code": code, "following": True, "applied": 0, "token": store.view_token(code)}
         with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
             store.seen(code, _student_id())
         if secret is not None:
@@ -104,9 +114,11 @@ def join_from_link() -> None:
 
 
 def _set_following(following: bool) -> None:
+    """on_click of "Follow again" and "Explore on my own": either way this run opens the teacher's latest view
+    (the page's controls may be older than the figures the browser took in place)."""
     here = current_class()
     if here:
-        st.session_state[CLASS] = {**here, "following": following, "applied": 0 if following else here["applied"]}
+        st.session_state[CLASS] = {**here, "following": following, "applied": 0, "open_latest": True}
 
 
 def follow_teacher(page_path: str) -> None:
@@ -116,6 +128,10 @@ def follow_teacher(page_path: str) -> None:
     here = current_class()
     if not here or here.get("secret"):
         return
+    if not here.get("token"):
+        with contextlib.suppress(RoomsUnavailable):
+            here["token"] = room_store().view_token(here["code"])
+    here["after"] = BOARD.sequence(here["token"]) if here.get("token") else 0  # read before the room
     saw, view = read_room(room_store(), here["code"], time.monotonic())
     if saw.kind == "ended" or (saw.kind == "missing" and time.time() - here.setdefault("missing_since", time.time())
                                > MISSING_GRACE_SECONDS):
@@ -127,11 +143,12 @@ def follow_teacher(page_path: str) -> None:
         return
     here.pop("missing_since", None)
     here["revealed"] = saw.revealed
-    if here["following"] and view.version != here["applied"]:
+    here["teacher_present"] = view.query.get(PRESENT) == ["true"]
+    if here.pop("open_latest", False) or (here["following"] and view.version != here["applied"]):
         _open(view, here, page_path)
 
 
-def _student_strip() -> None:
+def _student_strip(page_path: str) -> None:
     """Say whom the student follows, with "Explore on my own" or "Follow again"."""
     here = current_class()
     saw: RoomState = here.get("saw", RoomState("missing"))
@@ -147,48 +164,55 @@ def _student_strip() -> None:
         st.caption(f"Following the teacher · class **{spaced(here['code'])}**.")
         st.button("Explore on my own", icon=":material/explore:", key="explore", on_click=_set_following,
                   args=(False,))
+    if here.get("token"):
+        _live_part(here, saw, page_path)
+
+
+def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
+    """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
+    version, layout = BOARD.drawn(here["token"])
+    follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "plain",
+              "after": here.get("after", 0), "version": here["applied"],
+              "layout": layout if version == here["applied"] else None, "present": here.get("teacher_present", False),
+              "followPresent": not compact(), "status": {**saw.status(), "version": saw.version},
+              "following": bool(here["following"]) and saw.kind == "view",
+              "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
+              "settings": settings_of({key: st.query_params.get_all(key) for key in st.query_params
+                                       if key not in (ROOM, TEACH)})})
 
 
 def _open(view: RoomView, here: dict, page_path: str) -> None:
     """Open the teacher's view in this run, before the page draws: its page with its URL state and the
-    class's code; the controls forget their values so that the URL's win. A view that does not fit its
-    page is not opened."""
+    class's code; the controls forget their values (presentation mode too) so that the URL's win. A view that
+    does not fit its page is not opened. The run takes its turn first (``TURNS``), given back after the page."""
     problem = view_problem(view.page, view.query)
     here["applied"] = view.version
     if problem is not None:
         _notice("warning", f"The teacher's view could not be shown here: {problem}.")
         return
+    TURNS.take(this_session())
     forget_controls()
+    st.session_state.pop(PRESENT, None)  # presentation mode is the teacher's too (a phone keeps its own size)
     query = {**view.query, ROOM: here["code"]}
-    _release_url_state()  # the URL state is set whole, so the controls let go of their keys first
+    release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
     if view.page != page_path:
         st.switch_page(PAGE_PATHS[view.page], query_params=query)
     st.query_params.from_dict(query)  # the same page: this run draws it with the view's settings
-    with get_script_run_ctx().session_state.query_params() as params:
-        params.set_initial_query_params_from_current()  # controls without a value take the URL's
-
-
-def _release_url_state() -> None:
-    """Let go of the URL keys this page's controls are bound to, so that ``st.switch_page`` may set them (it
-    refuses a bound key, which only the same page has: Streamlit internals, tests/test_streamlit_internals.py).
-    The controls bind them again as the page runs."""
-    with get_script_run_ctx().session_state.query_params() as params:
-        for binding in list(params._bindings_by_param.values()):
-            params.unbind_widget(binding.widget_id)
+    seed_controls_from_url()  # controls without a value take the URL's
 
 
 def after_page(page_path: str) -> None:
-    """Call after the page has run: the teacher's view goes out; a student's session tells the server's
-    watcher what this run drew (the room's state, its page and URL), for the run it starts on a change."""
+    """Call after the page has run: the teacher's view goes out; a student's run gives its turn back and tells
+    the server's watcher that the student is in the class (following or not), whose board it keeps current."""
     here = current_class()
     if not here:
         return
     if here.get("secret"):
         send_view(page_path)
         return
-    ctx = get_script_run_ctx()
-    room_watcher().listen(this_session(), here["code"], (ctx.page_script_hash, ctx.query_string), _student_id(),
-                          here["following"], here.get("saw", RoomState("missing")))
+    TURNS.give_back(this_session())
+    if here.get("token"):
+        room_watcher().listen(this_session(), here["code"], here["token"], _student_id(), here["following"])
 
 
 def class_strip(page_path: str) -> None:
@@ -201,4 +225,4 @@ def class_strip(page_path: str) -> None:
     if here and here.get("secret"):
         teacher_live(page_path)
     elif here:
-        _student_strip()
+        _student_strip(page_path)

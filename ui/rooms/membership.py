@@ -7,9 +7,10 @@ import os
 import secrets
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from classroom.board import BOARD
 from ui.cache import resource
+from ui.streamlit_internals import session_alive, session_id
 
 from .redis_store import RedisRooms
 from .store import MemoryRooms, RoomStore, RoomsUnavailable
@@ -19,7 +20,8 @@ CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "follow
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
 JOINS = "class_joins"  # session state: times of this session's attempts to join a class
-SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS})
+DRAWN, SENT = "class_drawn", "class_drawing_sent"  # the teacher's drawing (ui.rooms.drawing)
+SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS, DRAWN, SENT})
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
 ROOM, TEACH = "room", "teach"  # URL keys of a class
 
@@ -32,46 +34,14 @@ def room_store() -> RoomStore:
     return RedisRooms(url) if url else MemoryRooms()
 
 
-def rerun_session(session_id: str, where: tuple[str, str]) -> bool:
-    """Start a run of session ``session_id``, as a widget's change would, on the page and with the URL query
-    string ``where`` (its last run's); its widgets keep their values. False if the session is gone.
-    Thread-safe: the request is handed to the server's event loop (Streamlit internals:
-    tests/test_streamlit_internals.py)."""
-    from streamlit.proto.ClientState_pb2 import ClientState
-    from streamlit.runtime import Runtime
-
-    if not Runtime.exists():
-        return False
-    runtime = Runtime.instance()
-    session = runtime.get_app_session(session_id)
-    if session is None:
-        return False
-    page_hash, query_string = where
-
-    def start() -> None:
-        state = ClientState(query_string=query_string, page_script_hash=page_hash)
-        if session._client_state.HasField("context_info"):
-            state.context_info.CopyFrom(session._client_state.context_info)
-        session.request_rerun(state)
-
-    runtime._get_async_objs().eventloop.call_soon_threadsafe(start)
-    return True
-
-
-def session_alive(session_id: str) -> bool:
-    from streamlit.runtime import Runtime
-
-    return Runtime.exists() and Runtime.instance().is_active_session(session_id)
-
-
 @resource()
 def room_watcher() -> RoomWatcher:
     """The server's watcher of its students' rooms (``ui.rooms.watcher``), running."""
-    return RoomWatcher(room_store(), rerun_session, session_alive).start()
+    return RoomWatcher(room_store(), BOARD, session_alive).start()
 
 
 def this_session() -> str:
-    return get_script_run_ctx().session_id
+    return session_id()
 
 
 def current_class() -> dict | None:

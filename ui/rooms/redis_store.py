@@ -8,7 +8,7 @@ import json
 import time
 
 from .store import (ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS, PRESENT_SECONDS, RoomStore, RoomsUnavailable,
-                    RoomView, checked_view, secret_digest)
+                    RoomView, checked_drawings, checked_view, secret_digest, view_token)
 
 
 class RedisRooms(RoomStore):
@@ -34,7 +34,8 @@ class RedisRooms(RoomStore):
     def _keys(self, r, code: str) -> list[str]:
         """Every key of a live room: the room, its students, its list of questions and their answers."""
         questions = r.smembers(self._key(code, ":questions"))
-        return [self._key(code), self._key(code, ":students"), self._key(code, ":questions"),
+        return [self._key(code), self._key(code, ":students"), self._key(code, ":explorers"),
+                self._key(code, ":drawing"), self._key(code, ":questions"),
                 *(self._key(code, f":answers:{q}") for q in questions)]
 
     def _call(self, action):
@@ -121,26 +122,63 @@ class RedisRooms(RoomStore):
             return True
         return self._call(end)
 
-    def seen(self, code, *students):
-        if not students:
+    def seen(self, code, *students, exploring=()):
+        if not students and not exploring:
             return
 
         def mark(r):
-            key, now = self._key(code, ":students"), time.time()
+            now = time.time()
             with r.pipeline() as pipe:
-                pipe.hset(key, mapping=dict.fromkeys(students, now))
-                pipe.expire(key, IDLE_SECONDS)
+                for group, marked, other in ((":students", students, ":explorers"),
+                                             (":explorers", exploring, ":students")):
+                    if marked:
+                        pipe.hset(self._key(code, group), mapping=dict.fromkeys(marked, now))
+                        pipe.expire(self._key(code, group), IDLE_SECONDS)
+                        pipe.hdel(self._key(code, other), *marked)  # one student is in one of the two
                 pipe.execute()
         self._call(mark)
 
-    def followers(self, code):
+    def _present(self, code, group):
         def count(r):
-            key, now = self._key(code, ":students"), time.time()
+            key, now = self._key(code, group), time.time()
             stale = [s for s, last in r.hgetall(key).items() if now - float(last) > PRESENT_SECONDS]
             if stale:
                 r.hdel(key, *stale)
             return r.hlen(key)
         return self._call(count)
+
+    def followers(self, code):
+        return self._present(code, ":students")
+
+    def explorers(self, code):
+        return self._present(code, ":explorers")
+
+    def view_token(self, code):
+        digest = self._call(lambda r: r.hget(self._key(code), "digest"))
+        return None if digest is None else view_token(digest)
+
+    def publish_drawing(self, code, secret, version, drawings):
+        checked_drawings(drawings)
+        if not self._teacher(code, secret):
+            return False
+
+        def write(r):
+            if int(r.hget(self._key(code), "version") or 0) != version:
+                return False
+            key = self._key(code, ":drawing")
+            with r.pipeline() as pipe:
+                pipe.delete(key)
+                pipe.hset(key, mapping={"version": version, **drawings})
+                pipe.expire(key, IDLE_SECONDS)
+                pipe.execute()
+            return True
+        return self._call(write)
+
+    def drawing(self, code):
+        fields = self._call(lambda r: r.hgetall(self._key(code, ":drawing")))
+        if not fields or not str(fields.get("version", "")).isdigit():
+            return None
+        return int(fields.pop("version")), fields
 
     def answer(self, code, question, student, value):
         view = self.view(code)

@@ -24,7 +24,8 @@ PAGE_KEYS: dict[str, frozenset[str]] = {page: frozenset(keys)
                                         for page, keys in json.loads(SCHEMA_FILE.read_text()).items()}
 
 
-def _general(key: str) -> str:
+def general_key(key: str) -> str:
+    """A key as the schema writes it: each run of digits as ``#``."""
     return re.sub(r"\d+", "#", key)
 
 
@@ -34,7 +35,7 @@ def view_problem(page: str, query: dict[str, list[str]]) -> str | None:
     if keys is None:
         return f"there is no page “{str(page)[:40]}”"
     for key, values in query.items():
-        if key not in LESSON_KEYS and _general(key) not in keys:
+        if key not in LESSON_KEYS and general_key(key) not in keys:
             return f"the page {page} has no control “{str(key)[:40]}”"
         if not isinstance(values, list) or len(values) > MAX_VALUES:
             return f"“{key}” holds {len(values) if isinstance(values, list) else 'no list of'} values"

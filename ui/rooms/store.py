@@ -40,6 +40,8 @@ ENDED_SECONDS = 60 * 60
 PRESENT_SECONDS = 5.0  # a student seen within this many seconds is following now
 MAX_VIEW_BYTES = 16_000  # a teacher's view (page + URL state) as JSON
 MAX_ANSWER_CHARS = 64
+MAX_DRAWING_CHARS = 8_000_000  # the figures of one page as drawn (ui.rooms.drawing), for one mode
+DRAWING_MODES = ("plain", "present")
 
 
 class RoomsUnavailable(RuntimeError):
@@ -56,6 +58,12 @@ def new_secret() -> str:
 
 def secret_digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def view_token(digest: str) -> str:
+    """The address of a class's drawn view (``classroom.routes``): 128 bits derived from the teacher's secret's
+    digest, which only a server holding the class knows; nothing of it follows from the class's code."""
+    return hashlib.sha256(f"view:{digest}".encode()).hexdigest()[:32]
 
 
 def normal_code(text: str) -> str | None:
@@ -83,6 +91,8 @@ class _MemoryRoom:
     view: RoomView
     teacher_seen: float
     students: dict[str, float] = field(default_factory=dict)
+    explorers: dict[str, float] = field(default_factory=dict)
+    drawing: tuple[int, dict[str, str]] | None = None
     answers: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
@@ -92,6 +102,13 @@ def checked_view(page: str, query: dict[str, list[str]]) -> str:
     if len(text.encode()) > MAX_VIEW_BYTES:
         raise ValueError(f"a view of {len(text.encode())} bytes is larger than the {MAX_VIEW_BYTES} a room carries")
     return text
+
+
+def checked_drawings(drawings: dict[str, str]) -> None:
+    """Refuse drawings of an unknown mode or larger than MAX_DRAWING_CHARS."""
+    for mode, text in drawings.items():
+        if mode not in DRAWING_MODES or not isinstance(text, str) or len(text) > MAX_DRAWING_CHARS:
+            raise ValueError(f"a drawing is one of {DRAWING_MODES}, as text of at most {MAX_DRAWING_CHARS} characters")
 
 
 def _own_query(page: str, query: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -126,8 +143,12 @@ class RoomStore:
     def publish(self, code: str, secret: str, page: str, query: dict[str, list[str]]) -> int | None: ...
     def reveal(self, code: str, secret: str, question: str) -> bool: ...
     def close(self, code: str, secret: str) -> bool: ...
-    def seen(self, code: str, *students: str) -> None: ...
+    def seen(self, code: str, *students: str, exploring: tuple[str, ...] = ()) -> None: ...
     def followers(self, code: str) -> int: ...
+    def explorers(self, code: str) -> int: ...
+    def view_token(self, code: str) -> str | None: ...
+    def publish_drawing(self, code: str, secret: str, version: int, drawings: dict[str, str]) -> bool: ...
+    def drawing(self, code: str) -> tuple[int, dict[str, str]] | None: ...
     def answer(self, code: str, question: str, student: str, value: str) -> bool: ...
     def answers(self, code: str, question: str) -> dict[str, str]: ...
 
@@ -207,23 +228,53 @@ class MemoryRooms(RoomStore):
             self._ended[code] = self._clock()
             return True
 
-    def seen(self, code, *students):
+    def seen(self, code, *students, exploring=()):
         with self._lock:
             room = self._live(code)
             if room is not None:
                 now = self._clock()
+                for marked, other in ((students, room.explorers), (exploring, room.students)):
+                    for student in marked:
+                        other.pop(student, None)  # one student is in one of the two
                 room.students.update(dict.fromkeys(students, now))
-                for other, last in list(room.students.items()):
-                    if now - last > PRESENT_SECONDS:
-                        del room.students[other]
+                room.explorers.update(dict.fromkeys(exploring, now))
+                for group in (room.students, room.explorers):
+                    for other, last in list(group.items()):
+                        if now - last > PRESENT_SECONDS:
+                            del group[other]
 
-    def followers(self, code):
+    def _present(self, code, group: str) -> int:
         with self._lock:
             room = self._live(code)
             if room is None:
                 return 0
             now = self._clock()
-            return sum(now - last <= PRESENT_SECONDS for last in room.students.values())
+            return sum(now - last <= PRESENT_SECONDS for last in getattr(room, group).values())
+
+    def followers(self, code):
+        return self._present(code, "students")
+
+    def explorers(self, code):
+        return self._present(code, "explorers")
+
+    def view_token(self, code):
+        with self._lock:
+            room = self._live(code)
+            return None if room is None else view_token(room.digest)
+
+    def publish_drawing(self, code, secret, version, drawings):
+        checked_drawings(drawings)
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room is None or version != room.view.version:
+                return False
+            room.drawing = (version, dict(drawings))
+            return True
+
+    def drawing(self, code):
+        with self._lock:
+            room = self._live(code)
+            return None if room is None or room.drawing is None else (room.drawing[0], dict(room.drawing[1]))
 
     def answer(self, code, question, student, value):
         with self._lock:

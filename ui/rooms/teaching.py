@@ -5,11 +5,13 @@ which also counts the students and draws the class's answers to a lesson's quest
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.classroom import chart, qr_png, view_link
+from ui.classroom import chart, presenting, qr_png, view_link
 from ui.lesson_catalogue import LESSONS
 from ui.quiz import tally
+from ui.streamlit_internals import fragment_run
+
+from .drawing import begin_run, publish
 
 from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store,
                          shown_view, spaced)
@@ -86,8 +88,8 @@ def _teacher_run(page_path: str) -> None:
     students and, on a lesson view, draw the class's answers with "Reveal the answer"."""
     here, store = current_class(), room_store()
     page, query = shown_view(page_path)
-    if get_script_run_ctx().fragment_ids_this_run:  # the fragment's own run: the page's URL state is whole
-        store.publish(here["code"], here["secret"], page, query)  # (in a full run ``send_view`` sends it)
+    if fragment_run():  # the fragment's own run: the page's URL state is whole
+        publish(store, here["code"], here["secret"], page, query, presenting())  # (a full run: ``send_view``)
     room = store.view(here["code"])
     if room is None:
         if store.ended(here["code"]) or not store.restore(here["code"], here["secret"], page, query):
@@ -95,9 +97,10 @@ def _teacher_run(page_path: str) -> None:
             _notice("warning", "The class ended (it was closed, or idle too long).")
             st.rerun()
         return
-    followers = store.followers(here["code"])
+    followers, explorers = store.followers(here["code"]), store.explorers(here["code"])
     st.caption(f"Teaching class **{spaced(here['code'])}** · {followers} "
-               f"{'student follows' if followers == 1 else 'students follow'} this screen.")
+               f"{'student follows' if followers == 1 else 'students follow'} this screen"
+               + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else "."))
     place = _question_place(query)
     if place is None:
         return
@@ -112,12 +115,18 @@ def _teacher_run(page_path: str) -> None:
                   on_click=_reveal, args=(question,))
 
 
+def start_drawing() -> None:
+    """Call before the page, in every full run: a teacher's run records what it draws (``ui.rooms.drawing``)."""
+    here = current_class()
+    begin_run(bool(here and here.get("secret")))
+
+
 def send_view(page_path: str) -> None:
     """After the page has run, in the teacher's session: the view goes out at once (the live part also sends
     it, for controls that rerun only their own part of the page)."""
     here = current_class()
     try:
-        room_store().publish(here["code"], here["secret"], *shown_view(page_path))
+        publish(room_store(), here["code"], here["secret"], *shown_view(page_path), presenting())
     except RoomsUnavailable:
         pass  # said by the live part of the class
 

@@ -1,0 +1,103 @@
+"""What a teacher's run drew, as a *drawing* its students' browsers show without a run of their own.
+
+Every chart of a teacher's run is recorded by name (``record_chart``, called by ``ui.classroom.chart``) as
+the JSON it was sent as: in the teacher's mode, and in presentation mode also plain (a phone that follows keeps
+its own size). A full run starts a new record (``begin_run``); a fragment's run replaces the charts it draws.
+After the run the view goes out (``publish``): the room's view (page and URL state) to its store, then the
+drawing for each mode, to the store (which carries it to other servers) and to this server's board
+(``classroom.board``), which answers the students' browsers at once.
+
+A drawing is JSON: ``version`` (the room view's), ``page``, ``query`` (the teacher's URL state), ``settings``
+(what the student's strip shows), ``present``, ``layout`` (a digest of what a student's page must hold to take
+this drawing in place: the page, its section, lesson step and model, and its charts' names in order) and
+``charts`` (name -> Plotly figure). A student's browser that shows another layout starts a run of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import streamlit as st
+
+from classroom.board import BOARD
+
+from .membership import DRAWN, SENT  # session state: the teacher's run's charts, the last drawing sent
+LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
+QUIET_KEYS = frozenset({"present", "lesson", "step", "section"})  # not shown among the teacher's settings
+MAX_SETTING_CHARS = 60
+TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
+
+
+def begin_run(teaching: bool) -> None:
+    """Call at the start of every full run: the teacher's record starts empty; other sessions keep none."""
+    if teaching:
+        st.session_state[DRAWN] = {"charts": {}}
+    else:
+        st.session_state.pop(DRAWN, None)
+
+
+def recording() -> bool:
+    return DRAWN in st.session_state
+
+
+def record_chart(name: str, sent: dict[str, bytes]) -> None:
+    """The teacher's run drew chart ``name`` as ``sent`` (mode -> figure JSON); a later draw of it replaces it."""
+    drawn = st.session_state.get(DRAWN)
+    if drawn is not None:
+        if name in TEACHER_ONLY:
+            return
+        drawn["charts"].pop(name, None)  # a chart drawn again (a fragment's run) moves to its new place
+        drawn["charts"][name] = sent
+
+
+def layout_of(page: str, query: dict[str, list[str]], names: list[str]) -> str:
+    """The digest of what a page holds: the page, the URL values that change its parts, its charts in order."""
+    parts = [page, *(f"{key}={query.get(key, [''])}" for key in LAYOUT_KEYS), *names]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def settings_of(query: dict[str, list[str]]) -> list[list[str]]:
+    """The teacher's settings as the student's strip shows them: each URL key but the page's place, with its
+    value(s) cut to MAX_SETTING_CHARS."""
+    shown = []
+    for key, values in sorted(query.items()):
+        if key not in QUIET_KEYS:
+            text = ", ".join(values)
+            shown.append([key, text if len(text) <= MAX_SETTING_CHARS else text[:MAX_SETTING_CHARS - 1] + "…"])
+    return shown
+
+
+def compose(version: int, page: str, query: dict[str, list[str]], present: bool,
+            charts: dict[str, dict[str, bytes]]) -> dict[str, str]:
+    """The drawing of each mode the charts were sent in, as JSON text; a figure's JSON is put in as it is."""
+    names = list(charts)
+    head = {"version": version, "page": page, "query": query, "settings": settings_of(query), "present": present,
+            "layout": layout_of(page, query, names)}
+    modes = {mode for sent in charts.values() for mode in sent} or {"present" if present else "plain"}
+    drawings = {}
+    for mode in modes:
+        figures = b",".join(json.dumps(name).encode() + b":" + sent[mode]
+                            for name, sent in charts.items() if mode in sent)
+        text = json.dumps(head)[:-1].encode() + b',"charts":{' + figures + b"}}"
+        drawings[mode] = text.decode("utf-8")
+    return drawings
+
+
+def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]], present: bool) -> int | None:
+    """The teacher's view goes out: the room's view to ``store``, then this run's drawing to the store and to
+    this server's board. Returns the view's version (None: not the room's teacher)."""
+    version = store.publish(code, secret, page, query)
+    drawn = st.session_state.get(DRAWN)
+    if version is None or drawn is None:
+        return version
+    drawings = compose(version, page, query, present, drawn["charts"])
+    digest = hashlib.sha256("".join(drawings[mode] for mode in sorted(drawings)).encode()).hexdigest()
+    if st.session_state.get(SENT) == (code, digest):
+        return version  # the same drawing went out already: the students are not woken for nothing
+    token = store.view_token(code)
+    if token is not None and store.publish_drawing(code, secret, version, drawings):
+        BOARD.put(token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version,
+                  layout_of(page, query, list(drawn["charts"])))
+        st.session_state[SENT] = (code, digest)
+    return version

@@ -1,0 +1,156 @@
+// A student's class, live in the browser: waits on the server's board for the teacher's next drawing
+// (GET _class/<token>, answered when something changes) and takes it in place: each chart of the page gets the
+// teacher's figure (Plotly.react, through plotly_in_place.js), the strip shows the teacher's settings and the
+// address bar holds them. Where the page must change (another page, section, lesson step, model, presentation
+// mode, a question revealed, the class ended), it starts a run of this session instead (setTriggerValue), once
+// a change. While following, the page's own controls are hidden: the teacher's settings are shown instead.
+const MAX_CHARS = 8000000;
+const RETRY_MS = 1000;
+const NO_DRAWING_WAIT_MS = 1500; // a view with no drawing after this long: this page runs to show it
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * 250));
+
+function serverBase() {
+  const backend = window.__streamlit && window.__streamlit.BACKEND_BASE_URL;
+  if (!backend) return document.baseURI;
+  return backend.endsWith("/") ? backend : backend + "/";
+}
+
+function sameStatus(a, b) {
+  return a && b && a.kind === b.kind && a.recheck === b.recheck
+    && JSON.stringify(a.revealed || []) === JSON.stringify(b.revealed || []);
+}
+
+function readable(drawing) {
+  return drawing && typeof drawing === "object" && Number.isInteger(drawing.version) && typeof drawing.layout === "string"
+    && drawing.charts && typeof drawing.charts === "object" && Array.isArray(drawing.settings)
+    && drawing.query && typeof drawing.query === "object" && typeof drawing.page === "string";
+}
+
+function hideControls(keys, following) {
+  // The page's own controls (their elements carry st-key-<key>) are hidden while following.
+  let style = document.getElementById("lab-follow-style");
+  if (!style) {
+    style = document.createElement("style");
+    style.id = "lab-follow-style";
+    document.head.appendChild(style);
+  }
+  const selectors = keys.map((key) => key.includes("#")
+    ? `[data-testid="stMain"] [class*="st-key-${key.split("#")[0].replace(/[^a-zA-Z0-9_-]/g, "-")}"]`
+    : `[data-testid="stMain"] .st-key-${key.replace(/[^a-zA-Z0-9_-]/g, "-")}`);
+  style.textContent = following && selectors.length ? `${selectors.join(",\n")} { display: none !important; }` : "";
+}
+
+function settingsText(settings) {
+  if (!settings.length) return "The teacher's settings: the page's defaults.";
+  return "The teacher's settings: " + settings.map(([key, value]) => `${key} = ${value}`).join(" · ");
+}
+
+export default function ({ data, parentElement, setTriggerValue }) {
+  const shared = (window.__attentionLabClass = window.__attentionLabClass || { figures: new Map(), version: 0 });
+  if (data.version >= shared.version) {
+    shared.figures.clear(); // this run drew the teacher's view itself
+    shared.version = data.version;
+  }
+  shared.figureFor = (name) => (data.following ? shared.figures.get(name) : undefined);
+  hideControls(data.controls, data.following);
+
+  let line = parentElement.querySelector(":scope > p.lab-follow");
+  if (!line) {
+    line = document.createElement("p");
+    line.className = "lab-follow";
+    parentElement.appendChild(line);
+  }
+  line.textContent = data.following ? settingsText(data.settings) : "";
+  line.hidden = !data.following;
+
+  const url = new URL(data.url, serverBase());
+  let after = data.after;
+  let layout = data.layout;
+  let stopped = false;
+  let missingSince = null;
+  const woken = new Set();
+  const wake = (reason) => {
+    if (stopped || woken.has(reason)) return;
+    woken.add(reason);
+    setTriggerValue("sync", reason);
+  };
+  const notice = (text) => {
+    line.hidden = false;
+    line.textContent = text;
+  };
+
+  const apply = (drawing) => {
+    for (const [name, spec] of Object.entries(drawing.charts)) {
+      const text = JSON.stringify(spec);
+      shared.figures.set(name, text);
+      if (window.__attentionLabShow) window.__attentionLabShow(name, text);
+    }
+    shared.version = drawing.version;
+    line.textContent = settingsText(drawing.settings);
+    const query = new URLSearchParams();
+    for (const [key, values] of Object.entries(drawing.query)) for (const value of values) query.append(key, value);
+    query.set("room", data.code);
+    history.replaceState(history.state, "", `${location.pathname}?${query}`);
+  };
+
+  const handle = ({ status, drawing }) => {
+    if (!readable(drawing)) return notice("The teacher's latest view could not be read: this page keeps the last one.");
+    if (status && !sameStatus(status, data.status)) return wake(`status:${JSON.stringify(status)}`);
+    if (!data.following) return;
+    if (drawing.version <= data.version) {
+      if (drawing.version === data.version && layout === null) layout = drawing.layout;
+      return;
+    }
+    if (drawing.layout !== layout || (data.followPresent && drawing.present !== data.present)) {
+      return wake(`view:${drawing.version}`);
+    }
+    apply(drawing);
+  };
+
+  const watchVersion = (status, drawing) => {
+    // A view the board has no drawing of yet (its teacher's drawing did not come): after a while, run.
+    const behind = data.following && status && status.kind === "view" && status.version > Math.max(data.version,
+      readable(drawing) ? drawing.version : 0);
+    if (!behind) missingSince = null;
+    else if (missingSince === null) missingSince = Date.now();
+    else if (Date.now() - missingSince > NO_DRAWING_WAIT_MS) wake(`behind:${status.version}`);
+  };
+
+  (async () => {
+    while (!stopped) {
+      let response, body;
+      try {
+        url.search = `?after=${after}&mode=${data.mode}`;
+        response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+        if (stopped) return;
+        if (response.status === 204) continue;
+        if (response.status !== 200) {
+          await sleep(RETRY_MS);
+          continue;
+        }
+        const text = await response.text();
+        const sequence = Number(response.headers.get("X-Class-Sequence"));
+        if (!(sequence > after) || text.length > MAX_CHARS) {
+          await sleep(RETRY_MS);
+          continue;
+        }
+        after = sequence;
+        body = JSON.parse(text);
+      } catch (error) {
+        if (!stopped) notice("The class's view could not be fetched: this page keeps the last one and tries again.");
+        await sleep(RETRY_MS);
+        continue;
+      }
+      if (body && typeof body === "object") {
+        handle(body);
+        watchVersion(body.status, body.drawing);
+        if (missingSince !== null) setTimeout(() => watchVersion(body.status, body.drawing), NO_DRAWING_WAIT_MS + 50);
+      }
+    }
+  })();
+
+  return () => {
+    stopped = true;
+  };
+}

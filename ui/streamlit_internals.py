@@ -1,0 +1,121 @@
+"""The one door to Streamlit's private parts: every use of a name Streamlit does not document is here.
+
+Streamlit is pinned to one minor version (``streamlit~=1.67.0``). ``moved()`` says, one line each, which
+of the internals below an installed Streamlit no longer has (``tests/test_streamlit_internals.py`` calls it,
+and the app logs it once at start); each function falls back to the public way where one exists, rather
+than break a page:
+
+- ``in_script_run``, ``session_id``: the running script's context (``get_script_run_ctx``);
+- ``fragment_run``: whether this run reruns fragments only (``ScriptRunContext.fragment_ids_this_run``);
+- ``release_url_bindings``, ``seed_controls_from_url``: a session that opens a whole view lets its controls
+  go of their URL keys first (``QueryParams._bindings_by_param``, ``unbind_widget``), then seeds them from
+  the URL set in the same run (``set_initial_query_params_from_current``);
+- ``session_alive``: whether a session's browser is still connected (``Runtime.is_active_session``);
+- ``leave_pages_directory_mode``: the class-wide switch of the older file-based multipage mode
+  (``PagesManager.uses_pages_directory``, docs/architecture.md "Routing").
+"""
+
+from __future__ import annotations
+
+import logging
+
+_LOG = logging.getLogger(__name__)
+
+
+def _ctx():
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:  # moved: no script context known, as outside a run
+        return None
+    return get_script_run_ctx(suppress_warning=True)
+
+
+def in_script_run() -> bool:
+    """True inside a run of the app's script (a session's, or AppTest's); False when imported by the web server."""
+    return _ctx() is not None
+
+
+def session_id() -> str:
+    """The running session's id."""
+    return _ctx().session_id
+
+
+def fragment_run() -> bool:
+    """True when this run reruns only fragments (a fragment's own timer or control)."""
+    return bool(getattr(_ctx(), "fragment_ids_this_run", None))
+
+
+def _query_params():
+    return _ctx().session_state.query_params()
+
+
+def release_url_bindings() -> None:
+    """Let go of the URL keys this page's controls are bound to, so that the whole URL state may be set (a
+    bound key is refused); the controls bind them again as the page runs. Without the internals: nothing."""
+    with _query_params() as params:
+        bindings = getattr(params, "_bindings_by_param", None)
+        if bindings is None or not hasattr(params, "unbind_widget"):
+            return
+        for binding in list(bindings.values()):
+            params.unbind_widget(binding.widget_id)
+
+
+def seed_controls_from_url() -> None:
+    """Controls that have no value in this session take the URL's (set earlier in the same run)."""
+    with _query_params() as params:
+        seed = getattr(params, "set_initial_query_params_from_current", None)
+        if seed is not None:
+            seed()
+
+
+def session_alive(session: str) -> bool:
+    """True while session ``session``'s browser is connected to this server."""
+    try:
+        from streamlit.runtime import Runtime
+    except ImportError:
+        return True
+    return Runtime.exists() and Runtime.instance().is_active_session(session)
+
+
+def leave_pages_directory_mode() -> bool:
+    """Turn the older file-based multipage mode off; True if it was on (the page must then run again)."""
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return False
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        return True
+    return False
+
+
+def moved() -> list[str]:
+    """One line for each internal this module reaches that the installed Streamlit does not have."""
+    problems = []
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.pages_manager import PagesManager
+        from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: F401
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+        from streamlit.runtime.state.query_params import QueryParams
+    except ImportError as error:
+        return [f"a module moved: {error}"]
+    checks = {
+        "PagesManager.uses_pages_directory": "uses_pages_directory" in vars(PagesManager),
+        "ScriptRunContext.fragment_ids_this_run": "fragment_ids_this_run" in getattr(
+            ScriptRunContext, "__dataclass_fields__", {}),
+        "QueryParams._bindings_by_param": "_bindings_by_param" in getattr(QueryParams, "__dataclass_fields__", {}),
+        "QueryParams.unbind_widget": hasattr(QueryParams, "unbind_widget"),
+        "QueryParams.set_initial_query_params_from_current": hasattr(QueryParams,
+                                                                      "set_initial_query_params_from_current"),
+        "Runtime.is_active_session": hasattr(Runtime, "is_active_session"),
+    }
+    problems += [f"Streamlit internal {name} moved: see ui/streamlit_internals.py" for name, ok in checks.items()
+                 if not ok]
+    return problems
+
+
+def log_moved() -> None:
+    """Log, once a server, the internals that moved (nothing when none did)."""
+    for line in moved():
+        _LOG.warning(line)
