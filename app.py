@@ -15,7 +15,8 @@ ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: th
 
 def route() -> None:
     """One run of a session: page config, the navigation, the bars around the page, the page."""
-    from ui.classroom import SIDEBAR_AT_START, classroom_bar, keep_page_keys, presenting, share_view
+    from ui.classroom import (SIDEBAR_AT_START, classroom_bar, keep_page_keys, presenting, remember_url,
+                              share_view)
     from ui.lessons import arrive, lesson_bar
     from ui.pages_index import PAGES
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
@@ -47,6 +48,7 @@ def route() -> None:
         current.run()
     finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
         share_view(share, current.url_path)
+        remember_url(current.url_path)
         after_page(current.url_path)
 
 

@@ -63,6 +63,7 @@ from bench.classroom_report import (FOLLOW_TIMEOUT, Change, Result, load_average
                                     profiled, report)
 from bench.classroom_tab import (FIRST_PAGE, OTHER_PAGE, SLIDER, Finished, Tab, change_heads,  # noqa: E402
                                  change_page, open_class, opened, teacher_run)
+from bench.classroom_viewer import follow_board  # noqa: E402
 from bench.load import connected, memory_mb, p95, timed_rerun  # noqa: E402
 from bench.train_load import cpu_seconds  # noqa: E402
 from testing.redis_server import redis_running  # noqa: E402
@@ -111,9 +112,9 @@ def cpu_total(servers: Servers) -> float:
 
 
 def shown(tab: Tab) -> tuple[str, str | None]:
-    """What a view is recognised by on screen: its page and the heads slider's value (both pages have one)."""
-    run = tab.last_full_run()
-    return (run.page, run.slider) if run else ("", None)
+    """What a view is recognised by on screen: its page and the heads slider's value (both pages have one),
+    from the tab's last full run or a drawing taken in place since."""
+    return tab.shown()
 
 
 def query_of(run: Finished) -> dict[str, list[str]]:
@@ -131,11 +132,16 @@ async def settled(followers: list[Tab], target, timeout: float = FOLLOW_TIMEOUT)
     return False
 
 
-def reached(follower: Tab, since: int, target) -> Finished | None:
-    """The follower's first full run after its ``since`` first runs that shows ``target``."""
-    for run in follower.finished[since:]:
+def reached(follower: Tab, since: tuple[int, int], target) -> tuple[float, bool] | None:
+    """When the follower first showed ``target`` after its ``since`` (runs, views taken in place), and whether
+    it took it in place (True) or by a full run of its own (False)."""
+    runs, views = since
+    for at, page, slider in follower.views[views:]:
+        if (page, slider) == target:
+            return at, True
+    for run in follower.finished[runs:]:
         if run.status == ForwardMsg.FINISHED_SUCCESSFULLY and (run.page, run.slider) == target:
-            return run
+            return run.at, False
     return None
 
 
@@ -144,37 +150,39 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
     """The teacher's change (``action``), timed to each follower's redraw; CPU over the change's window."""
     cpu_before, began = cpu_total(servers), time.monotonic()
     counts = [(f.full_runs, f.early_runs, f.fell_out) for f in followers]
-    since = [len(f.finished) for f in followers]
+    since = [(len(f.finished), len(f.views)) for f in followers]
     try:
         await action()
     except TimeoutError as error:  # the teacher's own run did not finish: every follower missed the change
         print(f"  the teacher's {kind} change: {error}", file=sys.stderr)
-        return Change(kind, [], [], [], len(followers), [0] * len(followers), [0] * len(followers),
+        return Change(kind, [], [], [], len(followers), 0, [0] * len(followers), [0] * len(followers),
                       cpu_total(servers) - cpu_before, time.monotonic() - began, 0, 0, teacher_failed=True)
     published = teacher.last_full_run().at  # the teacher's browser has the new view
     target, url = shown(teacher), query_of(teacher.last_full_run())
-    runs: dict[int, Finished] = {}
+    runs: dict[int, tuple[float, bool]] = {}
     deadline = published + FOLLOW_TIMEOUT  # a follower can only be told once it is published
     while len(runs) < len(followers) and time.monotonic() < deadline:
         for index, follower in enumerate(followers):
             if index not in runs and (run := reached(follower, since[index], target)):
                 runs[index] = run
         await asyncio.sleep(0.02)
-    done = max([run.at for run in runs.values()] + [published])
+    done = max([at for at, _ in runs.values()] + [published])
     await asyncio.sleep(max(0.0, done + settle - time.monotonic()))
     window = time.monotonic() - began
     cpu = cpu_total(servers) - cpu_before
     latencies, detect, redraw = [], [], []
-    for index, run in runs.items():
-        latencies.append(run.at - began)
-        changed = [t for t in followers[index].url_changes if began <= t <= run.at]
+    for index, (at, in_place) in runs.items():
+        latencies.append(at - began)
+        changed = [t for t in followers[index].url_changes if began <= t <= at]
         if changed:
             detect.append(changed[0] - began)
-            redraw.append(run.at - changed[0])
+            redraw.append(at - changed[0])
     return Change(kind, latencies, detect, redraw, len(followers) - len(runs),
+                  sum(in_place for _, in_place in runs.values()),
                   [f.full_runs - before for f, (before, _, _) in zip(followers, counts)],
                   [f.early_runs - before for f, (_, before, _) in zip(followers, counts)],
-                  cpu, window, sum(query_of(run) != url for run in runs.values()),
+                  cpu, window, sum(query_of(follower.last_full_run()) != url for index, follower in enumerate(followers)
+                                   if index in runs and not runs[index][1]),
                   sum(f.fell_out - before for f, (_, _, before) in zip(followers, counts)), teacher=published - began)
 
 
@@ -203,6 +211,8 @@ async def join(follower_servers: list[AppServer], code: str, stack: contextlib.A
     followers = []
     for server in follower_servers:
         tab = await stack.enter_async_context(opened(server))
+        viewer = asyncio.ensure_future(follow_board(tab, server.url))
+        stack.callback(viewer.cancel)
         tab.send_rerun(query=f"room={code}", page_hash="", page_name="")
         followers.append(tab)
         if len(followers) % JOIN_BATCH == 0:
@@ -230,6 +240,12 @@ async def classroom(servers: Servers, followers: int, changes: int, idle: float,
         teacher = await stack.enter_async_context(opened(servers.apps[0]))
         code = await open_class(teacher)
         idle_teacher, _ = await cpu_rate(servers, min(idle, 5.0), [teacher])
+        alone = []  # the teacher's own runs with no follower: the same changes of the heads slider
+        for _ in range(changes):
+            began = time.monotonic()
+            await change_heads(teacher)
+            alone.append(teacher.last_full_run().at - began)
+            await asyncio.sleep(0.3)
         homes = [servers.apps[i * len(servers.apps) // followers] for i in range(followers)]
         began = time.monotonic()
         tabs = await join(homes, code, stack)
@@ -270,7 +286,8 @@ async def classroom(servers: Servers, followers: int, changes: int, idle: float,
         recording.close()
         everyone = [teacher, *tabs]
         return Result(
-            changes=results, idle_teacher=idle_teacher, idle=idle_rate, idle_runs_per_second=idle_runs, solo=solo,
+            changes=results, idle_teacher=idle_teacher, teacher_alone=alone, idle=idle_rate,
+            idle_runs_per_second=idle_runs, solo=solo,
             joined=joined, join_errors=join_errors,
             errors=sum(c.missing + c.fell_out for c in results) + join_errors,
             exceptions=sum(t.exceptions for t in everyone), pressed=pressed,
@@ -283,8 +300,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--followers", type=int, default=60)
     parser.add_argument("--changes", type=int, default=10, help="changes of the heads slider (and 2 page changes)")
-    parser.add_argument("--servers", type=int, choices=(1, 2), default=1,
-                        help="2: two app servers sharing Redis, the followers split evenly, the teacher on the first")
+    parser.add_argument("--servers", type=int, choices=(1, 2, 3), default=1,
+                        help="2 or 3: app servers sharing Redis, the followers split evenly, the teacher on the first")
     parser.add_argument("--idle", type=float, default=10.0, help="s measured with nothing changing")
     parser.add_argument("--settle", type=float, default=1.5,
                         help="s after the last follower's redraw, in a change's window")

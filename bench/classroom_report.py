@@ -26,6 +26,7 @@ class Change:
     detect: list[float]
     redraw: list[float]
     missing: int
+    in_place: int  # followers that took the change in place (no run of their own)
     full_runs: list[int]  # per follower, in the window: runs to the end
     early_runs: list[int]  # per follower, in the window: runs ended early for a rerun (st.rerun, st.switch_page)
     cpu: float  # s, every server process, the whole window
@@ -40,6 +41,7 @@ class Change:
 class Result:
     changes: list[Change]
     idle_teacher: float
+    teacher_alone: list[float]  # s, the teacher's own runs (heads changes) before any follower joined
     idle: float
     idle_runs_per_second: float  # the followers' runs while nothing changes (none: nothing polls)
     solo: float
@@ -141,14 +143,14 @@ def report(result: Result, args, load_before: str) -> None:
           f"{args.changes + 2} planned ({args.changes} of the heads slider, 2 of the page); load average "
           f"{load_before} before, "
           f"{load_average()} after.\n")
-    print("| change | teacher's run (ms) | reached | median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
+    print("| change | teacher's run (ms) | reached | in place | median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
           "| redraw p50 / p95 (ms) "
           "| full runs per follower | ended early per follower | fell out | URL not the teacher's | window (s) "
           "| CPU (s) | CPU less idle (s) |")
-    print("|---|---:|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
     for index, (change, cost) in enumerate(zip(changes, extra), 1):
         kind = change.kind + (f" (the teacher's run took over {RUN_TIMEOUT:.0f} s)" if change.teacher_failed else "")
-        print(f"| {index} {kind} | {change.teacher * 1000:.0f} | {len(change.latencies)}/{followers} "
+        print(f"| {index} {kind} | {change.teacher * 1000:.0f} | {len(change.latencies)}/{followers} | {change.in_place} "
               f"| {ms(change.latencies, statistics.median)} | {ms(change.latencies, p95)} "
               f"| {ms(change.latencies, max)} | {ms(change.detect, statistics.median)} / {ms(change.detect, p95)} "
               f"| {ms(change.redraw, statistics.median)} / {ms(change.redraw, p95)} | {runs_cell(change.full_runs)} "
@@ -160,14 +162,15 @@ def report(result: Result, args, load_before: str) -> None:
     redraw = [x for c in changes for x in c.redraw]
     cost = statistics.median(extra)
     print("\n| app servers | followers | changes | median (ms) | p95 (ms) | max (ms) | detect p95 (ms) "
-          "| redraw p95 (ms) | errors | teacher's run, median (ms) | CPU idle: teacher alone / class (s per s) "
+          "| redraw p95 (ms) | errors | teacher's run, median (ms) | alone (ms) | CPU idle: teacher alone / class (s per s) "
           "| followers' runs per s, idle "
           "| CPU per change less idle (s) | per follower (ms) | one rerun alone (ms) | per follower, in reruns alone "
           "| full runs per follower and change | peak RSS (MB) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
     print(f"| {args.servers} | {followers} | {len(changes)} | {ms(latencies, statistics.median)} "
           f"| {ms(latencies, p95)} | {ms(latencies, max)} | {ms(detect, p95)} | {ms(redraw, p95)} | {result.errors} "
           f"| {ms([c.teacher for c in changes if not c.teacher_failed], statistics.median)} "
+          f"| {ms(result.teacher_alone, statistics.median)} "
           f"| {result.idle_teacher:.3f} / {result.idle:.2f} | {result.idle_runs_per_second:.1f} "
           f"| {cost:.2f} | {cost / followers * 1000:.0f} | {result.solo * 1000:.0f} "
           f"| {cost / followers / result.solo if result.solo else float('nan'):.2f} "

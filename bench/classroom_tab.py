@@ -3,13 +3,15 @@ in it: open a class, move the heads slider, change page. What a tab sends is wha
 would send: the URL's query string and the page the server last said (``page_info_changed``,
 ``navigation``, a run's ``new_session``) with every rerun it asks for, and a rerun of each fragment the
 server gives a timer (``auto_rerun``: every interval, all timers cleared when a full run starts,
-``stop_auto_rerun``): the teacher's ``teacher_live`` fragment. A run the server starts by itself (a
-student's, when the class changed) arrives as any run does."""
+``stop_auto_rerun``): the teacher's ``teacher_live`` fragment. A student's tab also waits on its server's
+board for the teacher's drawings (``bench/classroom_viewer.py``, as ``ui/rooms/follower.js`` does), takes
+them in place (``views``) and asks for a run of its own where the page must change."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 import time
 import urllib.parse
@@ -63,6 +65,8 @@ class Tab:
     fragment_runs: int = 0
     exceptions: int = 0
     closed: bool = False
+    follower: dict | None = None  # the data of the student's live part, as the last full run drew it
+    views: list[tuple[float, str, str | None]] = field(default_factory=list)  # (when, page, slider): in place
     _slider: str | None = None
     _fragment_run: bool = False
     listener: asyncio.Task | None = None
@@ -168,11 +172,27 @@ class Tab:
                 self._slider = select_slider_value(widget, self.chosen.get(widget.id))
             if getattr(widget, "query_param_key", ""):
                 self.bound.add(widget.query_param_key)
+        elif kind == "bidi_component" and element.bidi_component.component_name == "attention_lab_follower":
+            self.follower = json.loads(element.bidi_component.json)
         elif kind is not None:
             widget = getattr(element, kind)
             key = getattr(widget, "query_param_key", "")
             if key:
                 self.bound.add(key)
+
+    def take_in_place(self, drawing: dict, now: float) -> None:
+        """A drawing taken in place (no run): the page stays, the heads slider shows the teacher's value."""
+        slider = self.widgets.get(SLIDER)
+        default = slider.options[int(slider.default[0])] if slider is not None else None
+        self.views.append((now, self.page_hash, (drawing["query"].get(SLIDER) or [default])[0]))
+        self.url_changes.append(now)
+
+    def shown(self) -> tuple[str, str | None]:
+        """What the tab shows: its last full run's page and slider, or a drawing taken in place since."""
+        run = self.last_full_run()
+        if self.views and (run is None or self.views[-1][0] > run.at):
+            return self.views[-1][1:]
+        return (run.page, run.slider) if run else ("", None)
 
     def last_full_run(self) -> Finished | None:
         return next((run for run in reversed(self.finished) if run.status == ForwardMsg.FINISHED_SUCCESSFULLY),

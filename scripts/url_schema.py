@@ -24,7 +24,9 @@ def general(key: str) -> str:
 
 
 def _bound_keys(at) -> set[str]:
-    return set(at._session_state._state.query_params._bindings_by_param)
+    from ui.streamlit_internals import bound_url_keys
+
+    return bound_url_keys(at)
 
 
 def _sections(at) -> list[str]:

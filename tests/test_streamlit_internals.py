@@ -1,22 +1,17 @@
 """The Streamlit internals the app relies on, checked one by one: Streamlit is pinned to one minor version
 (``streamlit~=1.67.0``), and an upgrade that moves any of these fails here, by name, before a page breaks.
 
-- ui/routing.py: ``PagesManager.uses_pages_directory``, the class-wide switch of the older file-based
-  multipage mode; Streamlit sets it from the main script's folder, ``st.navigation`` turns it off and
-  the script runner reads it to resolve a first request.
+- ui/routing.py (through ui/streamlit_internals.py): ``PagesManager.uses_pages_directory``, the class-wide
+  switch of the older file-based multipage mode; Streamlit sets it from the main script's folder,
+  ``st.navigation`` turns it off and the script runner reads it to resolve a first request.
 - ui/plotly_in_place.py: ``st.components.v2.component(name, js=, css=, isolate_styles=)``, its renderer's
   ``data``, ``key``, ``width`` and ``height``, and ``StreamlitDuplicateElementKey`` for a repeated key.
 - tests/e2e and bench/: the page's ``[data-testid=stApp][data-test-script-state=notRunning]`` and the
   protocol's ``ForwardMsg.script_finished`` and ``BackMsg.rerun_script``.
-- ui/rooms/follow.py: a student opens the teacher's view by setting the whole URL state, after the page's
-  controls let go of their keys (``QueryParams._bindings_by_param``, ``unbind_widget``, reached through
-  ``get_script_run_ctx().session_state.query_params()``); a bound key is refused otherwise.
-- ui/rooms/membership.py: the server starts a student's run from its watcher thread, as the file watcher
-  does: ``Runtime.get_app_session`` (thread-safe), then on the server's event loop
-  (``Runtime._get_async_objs().eventloop``) ``AppSession.request_rerun(ClientState)`` with the page and URL
-  the session's last run drew (``ScriptRunContext.page_script_hash`` and ``query_string``, which the run
-  keeps current as it writes the URL) and its browser's ``_client_state.context_info``; seeding the controls from a URL set in the same run is
-  ``QueryParams.set_initial_query_params_from_current``.
+- ui/streamlit_internals.py: every other private name (the script's context, fragment runs, the URL bindings
+  a student lets go of to open the teacher's view, whether a session is connected, the file-based multipage
+  switch); its ``moved()`` names any that an upgrade moved, and no other module reaches one.
+- app.py: ``st.App`` with a route of its own, which ``streamlit run app.py`` finds (public since 1.5x).
 - .streamlit/config.toml: every option it sets exists; every widget the app binds to the URL takes ``bind``.
 """
 
@@ -132,27 +127,42 @@ def test_every_option_the_config_file_sets_exists_and_widgets_bind_to_the_url():
         assert "bind" in inspect.signature(getattr(st, name)).parameters, f"st.{name} no longer takes bind="
 
 
-def test_what_starting_a_students_run_from_another_thread_uses():
-    from streamlit.proto.ClientState_pb2 import ClientState
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.app_session import AppSession
-    from streamlit.runtime.runtime import AsyncObjects
+PRIVATE = ("streamlit.runtime", "_client_state", "_bindings_by_param", "_get_async_objs", "uses_pages_directory",
+           "fragment_ids_this_run", "unbind_widget", "set_initial_query_params")
+
+
+def test_the_app_reaches_streamlits_private_names_through_one_door_only():
+    reaching = sorted(str(path.relative_to(ROOT)) for folder in ("ui", "pages", "classroom", "viz", "analysis")
+                      for path in (ROOT / folder).rglob("*.py")
+                      if any(name in path.read_text(encoding="utf-8") for name in PRIVATE))
+    assert reaching == ["ui/streamlit_internals.py"]
+    assert not any(name in (ROOT / "app.py").read_text(encoding="utf-8") for name in PRIVATE)
+
+
+def test_every_internal_behind_the_door_is_where_it_was():
+    from ui import streamlit_internals
+
+    assert streamlit_internals.moved() == []
+
+
+def test_the_door_falls_back_outside_a_run():
+    from ui import streamlit_internals
+
+    assert not streamlit_internals.in_script_run()  # what the web server sees when it imports app.py
+    assert streamlit_internals.session_alive("no such session") is False
+
+
+def test_the_door_seeds_controls_from_a_url_set_in_the_same_run():
     from streamlit.runtime.state.query_params import QueryParams
 
-    assert list(inspect.signature(Runtime.get_app_session).parameters) == ["self", "session_id"]
-    assert "Threading: SAFE" in inspect.getdoc(Runtime.get_app_session)
-    assert "eventloop" in AsyncObjects.__annotations__ and callable(Runtime._get_async_objs)
-    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
-    from streamlit.runtime.state import query_params
-
-    assert "self._client_state = ClientState()" in inspect.getsource(AppSession.__init__)
-    assert "query_string" in ScriptRunContext.__annotations__
-    assert isinstance(inspect.getattr_static(ScriptRunContext, "page_script_hash"), property)
-    assert "ctx.query_string = " in inspect.getsource(query_params.QueryParams._send_query_param_msg)
-    assert list(inspect.signature(AppSession.request_rerun).parameters) == ["self", "client_state"]
-    fields = set(ClientState.DESCRIPTOR.fields_by_name)
-    assert {"query_string", "page_script_hash", "page_name", "context_info", "fragment_id"} <= fields
     params = QueryParams()
     params.set_with_no_forward_msg("heads", "8")
     params.set_initial_query_params_from_current()
     assert params.get_initial_value("heads") == "8"
+
+
+def test_streamlit_run_finds_the_app_and_its_route_in_app_py():
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"

@@ -30,11 +30,14 @@ PRESENT = "present"
 SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
 RESETTING = "resetting_page"
 SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session opened (app.py)
+LAST_PAGE, LAST_URL = "last_page", "last_url"  # session state: the last run's page and URL (keep_page_keys)
+OPENED_WITH_VIEW = "opened_with_view"  # session state: the page a switch opened with a whole view
+LESSON_KEY = "lesson"
 LOCAL_ADDRESS = "http://localhost:8501"
 # Session state that is not a control: "reset this page" keeps it (models, uploads, a training run).
 KEPT_STATE = frozenset({PRESENT, SWITCHED, SIDEBAR_AT_START, COMPACT, SCREEN_KEY, "session_id", "uploaded_checkpoints",
                         "trainer", "running", "playing", "chunk_lock", "lesson_step_shown", "lesson_answers",
-                        *CLASS_STATE})
+                        LAST_PAGE, LAST_URL, OPENED_WITH_VIEW, *CLASS_STATE})
 CLASS_KEYS = ("room", "teach")  # URL keys of a class (ui.rooms): a shared view carries neither
 
 
@@ -72,15 +75,37 @@ def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, w
 
 
 def keep_page_keys(page_path: str) -> None:
-    """Drop from the URL every key that no control of the page ``page_path`` reads (``ui.rooms.schema``): a
-    link, a teacher's view and a navigation carry the open page's own keys and the bars' (presentation, class,
-    lesson), never one another page's control left behind. A page the schema does not know keeps its URL."""
+    """The URL holds the open page's own keys and the bars' (presentation, class, lesson), never a key another
+    page's control left behind. Keys that no control of the page reads (``ui.rooms.schema``) are dropped; so
+    are, after a navigation from another page, the keys the browser carried along from that page with the
+    values it had there (``remember_url``): a key of the same name on this page is another setting. A page
+    opened with a view (a lesson's link, a class's view: ``open_with_view``) keeps it. After a navigation the
+    last page's controls forget their values: a control of the same key here takes the URL's, or its default."""
     own = PAGE_KEYS.get(page_path)
+    last_page, last_url = st.session_state.get(LAST_PAGE), st.session_state.get(LAST_URL, {})
+    if last_page is not None and last_page != page_path:
+        forget_controls()
+    opened_with_view = st.session_state.pop(OPENED_WITH_VIEW, None) == page_path or LESSON_KEY in st.query_params
     if own is None:
         return
+    carried = last_page is not None and last_page != page_path and not opened_with_view
     for key in list(st.query_params):
-        if key not in CLASS_KEYS and key not in LESSON_KEYS and general_key(key) not in own:
+        if key in CLASS_KEYS or key == PRESENT:
+            continue
+        if (key not in LESSON_KEYS and general_key(key) not in own) or (
+                carried and last_url.get(key) == st.query_params.get_all(key)):
             del st.query_params[key]
+
+
+def remember_url(page_path: str) -> None:
+    """Call after the page: its URL state, for the next run's ``keep_page_keys``."""
+    st.session_state[LAST_PAGE] = page_path
+    st.session_state[LAST_URL] = {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def open_with_view(page_path: str) -> None:
+    """Call before ``st.switch_page(..., query_params=view)``: the page keeps the view's keys."""
+    st.session_state[OPENED_WITH_VIEW] = page_path
 
 
 def explanation(label: str = "What this page shows") -> AbstractContextManager:

@@ -10,6 +10,7 @@ than break a page:
 - ``release_url_bindings``, ``seed_controls_from_url``: a session that opens a whole view lets its controls
   go of their URL keys first (``QueryParams._bindings_by_param``, ``unbind_widget``), then seeds them from
   the URL set in the same run (``set_initial_query_params_from_current``);
+- ``bound_url_keys``: the URL keys an ``AppTest`` run's widgets are bound to (the URL schema's tooling);
 - ``session_alive``: whether a session's browser is still connected (``Runtime.is_active_session``);
 - ``leave_pages_directory_mode``: the class-wide switch of the older file-based multipage mode
   (``PagesManager.uses_pages_directory``, docs/architecture.md "Routing").
@@ -66,6 +67,12 @@ def seed_controls_from_url() -> None:
         seed = getattr(params, "set_initial_query_params_from_current", None)
         if seed is not None:
             seed()
+
+
+def bound_url_keys(app_test) -> set[str]:
+    """The URL keys the widgets of an ``AppTest``'s last run are bound to (``scripts/url_schema.py``)."""
+    params = app_test._session_state._state.query_params
+    return set(getattr(params, "_bindings_by_param", {}))
 
 
 def session_alive(session: str) -> bool:

@@ -27,7 +27,7 @@ import streamlit as st
 
 from classroom.board import BOARD
 from classroom.turns import Turns
-from ui.classroom import PRESENT, forget_controls, presenting
+from ui.classroom import PRESENT, forget_controls, open_with_view, presenting
 from ui.pages_index import PAGES
 from ui.screen import compact
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
@@ -196,6 +196,7 @@ def _open(view: RoomView, here: dict, page_path: str) -> None:
     query = {**view.query, ROOM: here["code"]}
     release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
     if view.page != page_path:
+        open_with_view(view.page)
         st.switch_page(PAGE_PATHS[view.page], query_params=query)
     st.query_params.from_dict(query)  # the same page: this run draws it with the view's settings
     seed_controls_from_url()  # controls without a value take the URL's

@@ -1,0 +1,135 @@
+"""A class in AppTest sessions of the real app: the teacher's run publishes what it drew (every chart as its own
+page sent it), a student's run hands its browser what it needs to take the next drawing in place; the three
+findings of a lecture hall: presentation mode switched off and another page in quick succession reaches every
+one of ten followers, the teacher's count tells followers from explorers, and no key another page's control
+left behind reaches the teacher's address or the published view."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from classroom.board import BOARD
+from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name
+from ui.rooms.membership import room_store
+from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS
+from ui.pages_index import PAGES
+
+PAGE_SCRIPTS = {page.url_path: page.path for page in PAGES}
+
+
+def session(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(PAGE_SCRIPTS[page]).run()
+    return at
+
+
+def teach(at: AppTest) -> tuple[str, str]:
+    """Press "Teach this class": the class's code and the teacher's secret."""
+    at.button(key="teach_class").click().run()
+    assert_no_exception(at)
+    return first(at, "room"), first(at, "teach")
+
+
+def first(at: AppTest, key: str) -> str:
+    value = at.query_params[key]
+    return value if isinstance(value, str) else value[0]
+
+
+def follower_data(at: AppTest) -> dict:
+    found = [el for el in at.get("bidi_component") if el.proto.component_name == "attention_lab_follower"]
+    assert len(found) == 1
+    return json.loads(found[0].proto.json)
+
+
+def query_of(at: AppTest) -> dict[str, list[str]]:
+    values = {key: at.query_params[key] for key in at.query_params}
+    return {key: [value] if isinstance(value, str) else list(value) for key, value in values.items()}
+
+
+def test_the_teachers_drawing_holds_every_chart_as_the_page_sent_it_and_the_board_serves_it():
+    teacher = session(page="multi_head")
+    code, secret = teach(teacher)
+    sent = {chart_name(el): json.loads(chart_json(el)) for el in chart_elements(teacher)}
+    version, drawings = room_store().drawing(code)
+    drawing = json.loads(drawings["plain"])
+    assert drawing["version"] == version == room_store().view(code).version
+    assert drawing["page"] == "multi_head" and drawing["query"] == {}
+    assert {name: spec for name, spec in drawing["charts"].items()} == sent
+    token = room_store().view_token(code)
+    assert BOARD.drawn(token) == (version, drawing["layout"])
+    served = json.loads(BOARD.latest(token, "plain")[1])
+    assert served["drawing"] == drawing
+
+
+def test_a_students_run_tells_its_browser_what_it_drew_and_which_controls_to_hide():
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    student = session({"room": code})
+    assert_no_exception(student)
+    data = follower_data(student)
+    view = room_store().view(code)
+    assert data["url"] == f"_class/{room_store().view_token(code)}" and data["code"] == code
+    assert data["version"] == view.version and data["following"] is True
+    assert data["layout"] == json.loads(room_store().drawing(code)[1]["plain"])["layout"]
+    assert "heads" in data["controls"] and "section" not in data["controls"]
+    assert set(data["controls"]) <= PAGE_KEYS["multi_head"]
+    # the teacher moves the heads: the new drawing has the same layout, so the student's page takes it in place
+    teacher.query_params["heads"] = "8"  # as the browser writes a bound control's value into the URL
+    teacher.select_slider(key="heads").set_value(8).run()
+    drawing = json.loads(room_store().drawing(code)[1]["plain"])
+    assert drawing["layout"] == data["layout"] and drawing["version"] > data["version"]
+    assert "8 heads" in drawing["charts"]["chart:grid"]["layout"]["title"]["text"]
+    assert drawing["query"] == {"heads": ["8"]} and ["heads", "8"] in drawing["settings"]
+
+
+def test_ten_followers_leave_presentation_mode_with_the_teacher_and_a_quick_change_of_page():
+    teacher = session({"present": "true"}, page="multi_head")
+    code, secret = teach(teacher)
+    students = [session({"room": code}) for _ in range(10)]
+    assert all(student.toggle(key="present").value for student in students)
+    del teacher.query_params["present"]  # as the browser drops a bound control's value at its default
+    teacher.toggle(key="present").set_value(False).run()  # presentation off, then at once another page
+    teacher.switch_page(PAGE_SCRIPTS["masks"]).run()
+    assert "present" not in teacher.query_params
+    for student in students:
+        student.run()  # the run its browser starts: the page must change
+        assert_no_exception(student)
+        assert not student.toggle(key="present").value
+        assert "present" not in student.query_params and query_of(student).get("room") == [code]
+
+
+def test_the_teachers_count_tells_students_following_from_students_exploring():
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    room_store().seen(code, "student-a", exploring=("student-b",))
+    teacher.run()
+    captions = " ".join(caption.value for caption in teacher.caption)
+    assert "1 student follows this screen · 1 explores on their own." in captions
+
+
+@pytest.mark.parametrize("last", ["self_attention", "generate", "positional_encoding", "experiments", "masks"])
+def test_no_key_of_another_pages_control_reaches_the_teachers_address_or_view(last):
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    for path, settings in (("self_attention", {"section": "Q, K, V"}), ("generate", {"temp": "0.5", "k": "5"}),
+                           ("positional_encoding", {"k": "20"}), ("masks", {"heads": "2", "section": "Padding"})):
+        teacher.switch_page(PAGE_SCRIPTS[path])
+        for key, value in settings.items():
+            teacher.query_params[key] = value
+        teacher.run()
+        if path == last:
+            break
+    teacher.switch_page(PAGE_SCRIPTS["multi_head"]).run()
+    assert_no_exception(teacher)
+    here = query_of(teacher)
+    assert set(here) <= {"room", "teach", "present"}, here
+    view = room_store().view(code)
+    assert view.page == "multi_head" and view.query == {}, view
+    assert set(view.query) <= PAGE_KEYS["multi_head"] | LESSON_KEYS
