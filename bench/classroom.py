@@ -132,10 +132,15 @@ async def settled(followers: list[Tab], target, timeout: float = FOLLOW_TIMEOUT)
     return False
 
 
-def reached(follower: Tab, since: tuple[int, int], target) -> tuple[float, bool] | None:
+def panel_shown(follower: Tab, since: int, target) -> float | None:
+    """When the follower first showed the teacher's figures of ``target``'s page in its panel after ``since``."""
+    return next((at for at, page in follower.panels[since:] if page == target[0]), None)
+
+
+def reached(follower: Tab, since: tuple[int, int, int], target) -> tuple[float, bool] | None:
     """When the follower first showed ``target`` after its ``since`` (runs, views taken in place), and whether
     it took it in place (True) or by a full run of its own (False)."""
-    runs, views = since
+    runs, views, _ = since
     for at, page, slider in follower.views[views:]:
         if (page, slider) == target:
             return at, True
@@ -150,7 +155,7 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
     """The teacher's change (``action``), timed to each follower's redraw; CPU over the change's window."""
     cpu_before, began = cpu_total(servers), time.monotonic()
     counts = [(f.full_runs, f.early_runs, f.fell_out) for f in followers]
-    since = [(len(f.finished), len(f.views)) for f in followers]
+    since = [(len(f.finished), len(f.views), len(f.panels)) for f in followers]
     try:
         await action()
     except TimeoutError as error:  # the teacher's own run did not finish: every follower missed the change
@@ -171,6 +176,8 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
     window = time.monotonic() - began
     cpu = cpu_total(servers) - cpu_before
     latencies, detect, redraw = [], [], []
+    panels = [at - began for index, follower in enumerate(followers)
+              if (at := panel_shown(follower, since[index][2], target)) is not None]
     for index, (at, in_place) in runs.items():
         latencies.append(at - began)
         changed = [t for t in followers[index].url_changes if began <= t <= at]
@@ -183,7 +190,8 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
                   [f.early_runs - before for f, (_, before, _) in zip(followers, counts)],
                   cpu, window, sum(query_of(follower.last_full_run()) != url for index, follower in enumerate(followers)
                                    if index in runs and not runs[index][1]),
-                  sum(f.fell_out - before for f, (_, _, before) in zip(followers, counts)), teacher=published - began)
+                  sum(f.fell_out - before for f, (_, _, before) in zip(followers, counts)), teacher=published - began,
+                  panels=panels)
 
 
 async def cpu_rate(servers: Servers, seconds: float, tabs: list[Tab]) -> tuple[float, float]:

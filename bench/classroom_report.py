@@ -9,7 +9,7 @@ import re
 import statistics
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.classroom_tab import RUN_TIMEOUT
@@ -35,6 +35,8 @@ class Change:
     fell_out: int  # followers whose caption turned to "Exploring on my own" (they did nothing)
     teacher_failed: bool = False  # the teacher's own run did not finish within RUN_TIMEOUT
     teacher: float = float("nan")  # s, the teacher's input -> the teacher's own script_finished
+    panels: list[float] = field(default_factory=list)  # s, the teacher's input -> the teacher's figures shown above
+    # a follower's page whose own run opens the teacher's other page
 
 
 @dataclass
@@ -143,14 +145,17 @@ def report(result: Result, args, load_before: str) -> None:
           f"{args.changes + 2} planned ({args.changes} of the heads slider, 2 of the page); load average "
           f"{load_before} before, "
           f"{load_average()} after.\n")
-    print("| change | teacher's run (ms) | reached | in place | median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
+    print("| change | teacher's run (ms) | reached | in place | figures first: p95 / max (ms) "
+          "| view complete: median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
           "| redraw p50 / p95 (ms) "
           "| full runs per follower | ended early per follower | fell out | URL not the teacher's | window (s) "
           "| CPU (s) | CPU less idle (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
     for index, (change, cost) in enumerate(zip(changes, extra), 1):
         kind = change.kind + (f" (the teacher's run took over {RUN_TIMEOUT:.0f} s)" if change.teacher_failed else "")
+        first = change.panels or change.latencies
         print(f"| {index} {kind} | {change.teacher * 1000:.0f} | {len(change.latencies)}/{followers} | {change.in_place} "
+              f"| {ms(first, p95)} / {ms(first, max)} "
               f"| {ms(change.latencies, statistics.median)} | {ms(change.latencies, p95)} "
               f"| {ms(change.latencies, max)} | {ms(change.detect, statistics.median)} / {ms(change.detect, p95)} "
               f"| {ms(change.redraw, statistics.median)} / {ms(change.redraw, p95)} | {runs_cell(change.full_runs)} "
@@ -162,14 +167,15 @@ def report(result: Result, args, load_before: str) -> None:
     redraw = [x for c in changes for x in c.redraw]
     cost = statistics.median(extra)
     print("\n| app servers | followers | changes | median (ms) | p95 (ms) | max (ms) | detect p95 (ms) "
-          "| redraw p95 (ms) | errors | teacher's run, median (ms) | alone (ms) | CPU idle: teacher alone / class (s per s) "
+          "| redraw p95 (ms) | figures first p95 (ms) | errors | teacher's run, heads, median (ms) | alone (ms) | CPU idle: teacher alone / class (s per s) "
           "| followers' runs per s, idle "
           "| CPU per change less idle (s) | per follower (ms) | one rerun alone (ms) | per follower, in reruns alone "
           "| full runs per follower and change | peak RSS (MB) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
     print(f"| {args.servers} | {followers} | {len(changes)} | {ms(latencies, statistics.median)} "
-          f"| {ms(latencies, p95)} | {ms(latencies, max)} | {ms(detect, p95)} | {ms(redraw, p95)} | {result.errors} "
-          f"| {ms([c.teacher for c in changes if not c.teacher_failed], statistics.median)} "
+          f"| {ms(latencies, p95)} | {ms(latencies, max)} | {ms(detect, p95)} | {ms(redraw, p95)} "
+          f"| {ms([x for c in changes for x in (c.panels or c.latencies)], p95)} | {result.errors} "
+          f"| {ms([c.teacher for c in changes if not c.teacher_failed and c.kind == 'heads'], statistics.median)} "
           f"| {ms(result.teacher_alone, statistics.median)} "
           f"| {result.idle_teacher:.3f} / {result.idle:.2f} | {result.idle_runs_per_second:.1f} "
           f"| {cost:.2f} | {cost / followers * 1000:.0f} | {result.solo * 1000:.0f} "

@@ -67,6 +67,7 @@ class Tab:
     closed: bool = False
     follower: dict | None = None  # the data of the student's live part, as the last full run drew it
     views: list[tuple[float, str, str | None]] = field(default_factory=list)  # (when, page, slider): in place
+    panels: list[tuple[float, str]] = field(default_factory=list)  # (when, page): the teacher's figures shown
     _slider: str | None = None
     _fragment_run: bool = False
     listener: asyncio.Task | None = None
@@ -124,6 +125,7 @@ class Tab:
             if message.new_session.page_script_hash and message.new_session.page_script_hash != self.page_hash:
                 self.page_hash = message.new_session.page_script_hash
                 self.url_changes.append(now)
+                self.chosen = {}  # another page: the frontend forgets the values its user set
         elif kind == "navigation":
             self.pages = {page.url_pathname: page.page_script_hash for page in message.navigation.app_pages}
             if message.navigation.page_script_hash != self.page_hash:
@@ -186,6 +188,10 @@ class Tab:
         default = slider.options[int(slider.default[0])] if slider is not None else None
         self.views.append((now, self.page_hash, (drawing["query"].get(SLIDER) or [default])[0]))
         self.url_changes.append(now)
+
+    def show_panel(self, drawing: dict, now: float) -> None:
+        """The teacher's figures shown above the page while its own run opens the teacher's page."""
+        self.panels.append((now, self.pages.get(drawing["page"], drawing["page"])))
 
     def shown(self) -> tuple[str, str | None]:
         """What the tab shows: its last full run's page and slider, or a drawing taken in place since."""

@@ -1,8 +1,9 @@
 """The student's live part of ``bench/classroom.py``, as ``ui/rooms/follower.js`` behaves in a browser: it waits on
 its server's board (``GET _class/<token>?after=N``, one keep-alive connection) and takes each new drawing in
 place, or asks for a run of its session where the page must change (another layout or presentation mode, a
-changed state of the class), once a change. What a tab shows after a drawing taken in place is recorded as
-the follower's view (``Tab.views``), with when it arrived."""
+changed state of the class), once a change, showing the teacher's figures meanwhile. What a tab shows after a
+drawing taken in place, or in that panel, is recorded as the follower's view (``Tab.views``), with when it
+arrived."""
 
 from __future__ import annotations
 
@@ -87,6 +88,8 @@ async def follow_board(tab, server_url: str) -> None:
             elif data["following"] and drawing["version"] > data["version"]:
                 if drawing["layout"] != layout or (data["followPresent"] and drawing["present"] != data["present"]):
                     reason = f"view:{drawing['version']}"
+                    if drawing["layout"] != layout:
+                        tab.show_panel(drawing, time.monotonic())
                 else:
                     tab.take_in_place(drawing, time.monotonic())
             elif data["following"] and drawing["version"] == data["version"] and layout is None:

@@ -184,6 +184,8 @@ if (!window.__attentionLabShow) {
     if (plot && plot.isConnected) show(plot, spec);
     return Boolean(plot && plot.isConnected);
   };
+  // A figure drawn into an element of another part of the page (the class's panel of the teacher's screen).
+  window.__attentionLabPlotInto = (parent, spec) => show(plotIn(parent), spec);
 }
 
 export default function (component) {

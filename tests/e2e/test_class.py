@@ -62,13 +62,26 @@ def chart_title(title: str) -> str:
 
 
 def follows_heads_then_page(teacher, student) -> list[float]:
-    """The teacher changes the heads slider, then goes to Masks; the student's view follows. Returns seconds."""
+    """The teacher changes the heads slider, then goes to Masks; the student's view follows. Returns seconds.
+    The heads arrive in place (no run of the student's page), the teacher's settings beside them, the page's
+    own controls hidden while following and the bars' buttons shown."""
+    wait_idle(student)
+    runs = requested_runs(student)
+    heads = student.locator("[data-testid=stMain] .st-key-heads")
+    assert heads.count() == 1 and heads.is_hidden()
+    assert student.get_by_role("button", name="Explore on my own").is_visible()
     nudge_slider(teacher, "heads")  # 4 -> 8
     took = [seconds_until(student, *chart_title("Layer 1 · 8 heads"))]
     assert query(student)["heads"] == ["8"]  # the address bar holds the teacher's settings too
+    student.get_by_text("The teacher's settings: heads = 8").first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    assert requested_runs(student) == runs  # taken in place: the student's page did not run
     teacher.get_by_role("link", name="Masks").first.click()
     took.append(seconds_until(student, "() => location.pathname.endsWith('/masks')"))
     wait_for_chart(student, "Causal mask for", timeout=CHECK_TIMEOUT_MS)
+    wait_idle(student)
+    tokens = student.locator("[data-testid=stMain] .st-key-n")  # Masks' own control of the sequence length
+    assert tokens.count() == 1 and tokens.is_hidden()
+    assert student.get_by_role("button", name="Reset this page").is_visible()
     return took
 
 

@@ -3,9 +3,11 @@
 // teacher's figure (Plotly.react, through plotly_in_place.js), the strip shows the teacher's settings and the
 // address bar holds them. Where the page must change (another page, section, lesson step, model, presentation
 // mode, a question revealed, the class ended), it starts a run of this session instead (setTriggerValue), once
-// a change. While following, the page's own controls are hidden: the teacher's settings are shown instead.
+// a change; until that run has drawn the page, the teacher's figures are shown at once in a panel above it.
+// While following, the page's own controls are hidden: the teacher's settings are shown instead.
 const MAX_CHARS = 8000000;
 const RETRY_MS = 1000;
+const NUMBERED = 32; // the controls a numbered URL key can stand for (ui/rooms/schema.py's MAX_VALUES)
 const NO_DRAWING_WAIT_MS = 1500; // a view with no drawing after this long: this page runs to show it
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * 250));
@@ -35,10 +37,32 @@ function hideControls(keys, following) {
     style.id = "lab-follow-style";
     document.head.appendChild(style);
   }
-  const selectors = keys.map((key) => key.includes("#")
-    ? `[data-testid="stMain"] [class*="st-key-${key.split("#")[0].replace(/[^a-zA-Z0-9_-]/g, "-")}"]`
-    : `[data-testid="stMain"] .st-key-${key.replace(/[^a-zA-Z0-9_-]/g, "-")}`);
+  // A key with "#" stands for a control per number (a sentence, a layer): each of 0..NUMBERED - 1.
+  const names = keys.flatMap((key) => (key.includes("#")
+    ? Array.from({ length: NUMBERED }, (_, n) => key.replaceAll("#", String(n))) : [key]));
+  const selectors = names.map((name) => `[data-testid="stMain"] .st-key-${name.replace(/[^a-zA-Z0-9_-]/g, "-")}`);
   style.textContent = following && selectors.length ? `${selectors.join(",\n")} { display: none !important; }` : "";
+}
+
+function showPanel(parentElement, drawing) {
+  // The teacher's figures, at once, while this page's own run opens the teacher's page.
+  let panel = parentElement.querySelector(":scope > div.lab-teacher-screen");
+  if (!panel) {
+    panel = document.createElement("div");
+    panel.className = "lab-teacher-screen";
+    parentElement.appendChild(panel);
+  }
+  panel.replaceChildren();
+  const note = document.createElement("p");
+  note.className = "lab-follow";
+  note.textContent = `The teacher's screen (${drawing.page.replaceAll("_", " ")}): this page opens it in a moment.`;
+  panel.appendChild(note);
+  if (!window.__attentionLabPlotInto) return;
+  for (const spec of Object.values(drawing.charts)) {
+    const place = document.createElement("div");
+    panel.appendChild(place);
+    window.__attentionLabPlotInto(place, JSON.stringify(spec));
+  }
 }
 
 function settingsText(settings) {
@@ -63,6 +87,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
   }
   line.textContent = data.following ? settingsText(data.settings) : "";
   line.hidden = !data.following;
+  const panel = parentElement.querySelector(":scope > div.lab-teacher-screen");
+  if (panel) panel.remove(); // this run drew the page itself
 
   const url = new URL(data.url, serverBase());
   let after = data.after;
@@ -103,6 +129,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
       return;
     }
     if (drawing.layout !== layout || (data.followPresent && drawing.present !== data.present)) {
+      if (drawing.layout !== layout) showPanel(parentElement, drawing);
       return wake(`view:${drawing.version}`);
     }
     apply(drawing);
