@@ -7,8 +7,9 @@ the KV cache, only on the new token), reads the last position's logits ``z``, an
 - greedy: ``argmax z``;
 - sample: a draw from ``softmax(z / T)`` cut to the top k and the top p and renormalised
   (``sampling.next_distribution``), from a generator seeded with ``seed``;
-- beam: the ``num_beams`` best continuations by the sum of log-probabilities, finished ones
-  ranked by ``sum log p / length ** length_penalty``.
+- beam: the ``num_beams`` best continuations by the sum of log-probabilities; the end token finishes
+  a hypothesis, and finished and live ones compete by ``sum log p / length ** length_penalty``
+  (``length`` the number of new tokens).
 
 It stops after the end token, after ``max_new_tokens``, or when the next step would read more
 than the model's ``max_len`` tokens, and says which.
@@ -140,41 +141,102 @@ def generate(model: nn.Module, ids, max_new_tokens: int, strategy: str = "greedy
     return Generation(tuple(prompt), tuple(sequence[len(prompt):]), tuple(steps), stopped)
 
 
+@dataclass(frozen=True)
+class _Hypothesis:
+    """A beam: the tokens written after the prompt, their sum of log-probabilities and its node in the tree."""
+
+    tokens: tuple[int, ...]
+    score: float
+    node: int
+
+
+def _normalised(hypothesis: _Hypothesis, length_penalty: float) -> float:
+    """The length-normalised score ``sum log p / length ** length_penalty``, ``length`` the number of new
+    tokens, the end token included (at least 1, so an empty continuation is not divided by 0)."""
+    return hypothesis.score / max(1, len(hypothesis.tokens)) ** length_penalty
+
+
+def _best_reachable(hypothesis: _Hypothesis, longest: int, length_penalty: float) -> float:
+    """The highest normalised score a live hypothesis (sum ``s``, ``length`` new tokens) can still reach with
+    at most ``longest`` new tokens: ``s / max((length + 1) ** a, longest ** a)``, ``a`` the length penalty.
+
+    Each continuation to ``l`` tokens (``length < l <= longest``) adds log-probabilities ``<= 0``, so its sum
+    is ``s' <= s <= 0`` and ``s' / l ** a <= s / l ** a``; dividing a number ``<= 0`` by a larger positive
+    denominator brings it closer to 0, so the bound takes the largest ``l ** a``: ``longest ** a`` for
+    ``a >= 0``, ``(length + 1) ** a`` for ``a < 0``. With ``a = 0`` it is ``s``: no continuation beats it."""
+    length = len(hypothesis.tokens)
+    return hypothesis.score / max((length + 1) ** length_penalty, longest ** length_penalty)
+
+
+def _settled(alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: int, longest: int,
+             length_penalty: float) -> bool:
+    """Whether the search can stop: ``num_beams`` hypotheses have finished and no live one can beat the worst of
+    them, ``max over alive of _best_reachable <= min over finished of s / length ** length_penalty``."""
+    if len(finished) < num_beams:
+        return False
+    worst = min(_normalised(hypothesis, length_penalty) for hypothesis in finished)
+    return all(_best_reachable(hypothesis, longest, length_penalty) <= worst for hypothesis in alive)
+
+
+def _extend(alive: list[_Hypothesis], log_p: torch.Tensor, num_beams: int, eos_id: int, step: int,
+            nodes: list[BeamNode]) -> tuple[list[_Hypothesis], list[int], list[_Hypothesis]]:
+    """One step: the live hypotheses that go on, the rows of ``alive`` they come from, and those that end.
+
+    The continuations are ranked by ``s + log p(token)``; of the first ``2 x num_beams`` the end token
+    finishes its hypothesis only if it ranks among the first ``num_beams``, and the first ``num_beams`` other
+    tokens go on. A token of log-probability ``-inf`` (impossible) is never taken. Each kept continuation
+    becomes a node, appended to ``nodes``."""
+    totals = torch.tensor([hypothesis.score for hypothesis in alive], dtype=torch.float64)[:, None] + log_p.double()
+    ranked = totals.flatten().argsort(descending=True)[:2 * num_beams].tolist()
+    going_on, parents, ended = [], [], []
+    for rank, flat in enumerate(ranked):
+        if len(going_on) == num_beams:
+            break
+        row, token = divmod(flat, totals.shape[1])
+        score = float(totals[row, token])
+        if not score > float("-inf") or (token == eos_id and rank >= num_beams):
+            continue
+        nodes.append(BeamNode(step, alive[row].node, token, score, token == eos_id))
+        hypothesis = _Hypothesis(alive[row].tokens + (token,), score, len(nodes) - 1)
+        if token == eos_id:
+            ended.append(hypothesis)
+        else:
+            going_on.append(hypothesis)
+            parents.append(row)
+    return going_on, parents, ended
+
+
 def _beam_search(model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int,
                  length_penalty: float, eos_id: int) -> Generation:
+    """Beam search, as in Hugging Face's ``BeamSearchScorer``: ``num_beams`` live hypotheses, ranked by their
+    sum ``s`` of log-probabilities, and at most ``num_beams`` finished ones (ended by the end token), ranked by
+    ``s / length ** length_penalty`` (``_normalised``). At the end finished and live hypotheses compete by that
+    normalised score and the best is returned (ties go to a finished one).
+
+    The search stops early once ``num_beams`` have finished and no live hypothesis can beat the worst of them:
+    with log p ``<= 0`` a continuation's normalised score is at most ``_best_reachable`` (``s / longest ** a``
+    for a length penalty ``a >= 0``), ``longest`` the most new tokens the search can write (the budget, or the
+    model's ``max_len + 1`` minus the prompt). ``stopped`` says why the returned text ends."""
+    longest = min(max_new_tokens, max(0, model.config.max_len + 1 - len(prompt)))
     nodes: list[BeamNode] = []
-    alive = [(list(prompt), 0.0, -1)]                          # (sequence, sum of log p, its node)
-    finished: list[tuple[list[int], float, int]] = []
-    stopped = "max_new_tokens"
+    alive, finished = [_Hypothesis((), 0.0, -1)], []
+    ran_out = "max_new_tokens"
     for step in range(max_new_tokens):
-        if len(alive[0][0]) > model.config.max_len:
-            stopped = "max_len"
+        if len(prompt) + step > model.config.max_len:
+            ran_out = "max_len"
             break
-        logits, _ = runner(torch.tensor([sequence for sequence, _, _ in alive]))
-        totals = torch.tensor([score for _, score, _ in alive])[:, None] + torch.log_softmax(logits.float(), -1)
-        ranked = totals.flatten().argsort(descending=True)[:2 * num_beams].tolist()
-        survivors, parents = [], []
-        for flat in ranked:
-            row, token = divmod(flat, totals.shape[1])
-            sequence, _, parent = alive[row]
-            score = float(totals[row, token])
-            nodes.append(BeamNode(step, parent, token, score, token == eos_id))
-            if token == eos_id:
-                finished.append((sequence + [token], score, len(nodes) - 1))
-            else:
-                survivors.append((sequence + [token], score, len(nodes) - 1))
-                parents.append(row)
-            if len(survivors) == num_beams:
-                break
-        if len(finished) >= num_beams or not survivors:
-            stopped = "end token"
+        if _settled(alive, finished, num_beams, longest, length_penalty):
+            alive = []
+            break
+        logits, _ = runner(torch.tensor([prompt + list(hypothesis.tokens) for hypothesis in alive]))
+        going_on, parents, ended = _extend(alive, torch.log_softmax(logits.float(), -1), num_beams, eos_id, step,
+                                           nodes)
+        finished = sorted(finished + ended, key=lambda h: _normalised(h, length_penalty), reverse=True)[:num_beams]
+        if not going_on:  # nothing can follow: the last live beams stand only if none has finished
+            alive = [] if finished else alive
             break
         runner.keep(torch.tensor(parents))
-        alive = survivors
-    candidates = finished or alive
-
-    def normalised(candidate) -> float:
-        return candidate[1] / max(1, len(candidate[0]) - len(prompt)) ** length_penalty
-
-    best = max(candidates, key=normalised)
-    return Generation(tuple(prompt), tuple(best[0][len(prompt):]), (), stopped, tuple(nodes), best[2])
+        alive = going_on
+    best = max(finished + alive, key=lambda h: _normalised(h, length_penalty))
+    stopped = "end token" if best.node >= 0 and nodes[best.node].finished else ran_out
+    return Generation(tuple(prompt), best.tokens, (), stopped, tuple(nodes), best.node)
