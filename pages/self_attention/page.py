@@ -30,9 +30,11 @@ st.title("Self-attention, step by step")
 with explanation():
     st.markdown(
         "Self-attention turns a sequence of token vectors into a new sequence of the same length: each "
-        "position takes a weighted combination of all positions, and the weights say how much each other "
-        "token influences this one. Below, one real head of a model runs on your sentence (pick the layer and "
-        "the head), and every intermediate matrix is drawn with its shape."
+        "position takes a weighted combination of the value vectors of the positions it may attend to (all of "
+        "them, unless a mask hides some), and the weights say how much of each value vector is mixed in. How "
+        "much one token then influences another also depends on the values themselves, on W^O and on the "
+        "layers after this one. Below, one real head of a model runs on your sentence (pick the layer and the "
+        "head), and every intermediate matrix is drawn with its shape."
     )
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 

@@ -64,6 +64,16 @@ class HeadOnText:
         return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, self.matrix_height)
 
 
+# Without positions, what tells word order apart: nothing (no mask), or the causal mask (by causal).
+NO_POSITIONS = {
+    False: " There is no positional encoding and no causal mask, so the head cannot tell word order: reordering "
+           "the tokens only reorders the rows and columns of its weights.",
+    True: " There is no positional encoding, but the causal mask still tells positions apart: token i sees only "
+          "the i + 1 tokens up to itself, so reordering the tokens changes the weights themselves, not only their "
+          "order.",
+}
+
+
 def dimension_labels(count: int) -> list[str]:
     """Column labels "0".."count-1" of a [T, count] matrix of vectors."""
     return [str(i) for i in range(count)]
@@ -79,7 +89,7 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
     embed = f"\\mathrm{{LN}}({embed})" if config.embed_norm else embed
     where = {"rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
              "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
-             "none": " There is no positional encoding: the head cannot tell word order."}.get(config.positional, "")
+             "none": NO_POSITIONS[view.causal]}.get(config.positional, "")
     if layer == 1:
         text = ("**1 · Token vectors.** Each token's embedding"
                 + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")

@@ -1,0 +1,50 @@
+"""Self-attention's sentences about word order, checked on the weights the page draws: without positions and
+without a causal mask, reordering the words only reorders the drawn weights; with the causal mask it does not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+
+PAGE = "pages/self_attention/page.py"
+A, B = "the cat sat on the mat", "the mat sat on the cat"
+PERMUTATION = [0, 5, 2, 3, 4, 1]  # B's token j is A's token PERMUTATION[j]
+
+
+def drawn_weights(text: str, causal: bool) -> tuple[np.ndarray, list[str]]:
+    at = run_page(PAGE, {"section": "Scores and softmax", "pe": "none", "causal": str(causal).lower(), "text": text})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Attention weights A")
+    return np.nan_to_num(decode_array(spec["data"][0]["z"]).astype(np.float64)), spec["layout"]["yaxis"]["ticktext"]
+
+
+def input_text(causal: bool) -> str:
+    at = run_page(PAGE, {"section": "Q, K, V", "pe": "none", "causal": str(causal).lower(), "text": A})
+    assert_no_exception(at)
+    return " ".join(m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_without_positions_word_order_is_told_apart_by_the_causal_mask_alone(causal):
+    a, tokens_a = drawn_weights(A, causal)
+    b, tokens_b = drawn_weights(B, causal)
+    assert [tokens_a[i] for i in PERMUTATION] == tokens_b
+    inverse = np.argsort(PERMUTATION)
+    b_in_a_order = b[np.ix_(inverse, inverse)]
+    gap = np.abs(a - b_in_a_order).max()
+    text = input_text(causal)
+    if causal:
+        assert "the causal mask still tells positions apart" in text and "cannot tell word order" not in text
+        assert gap > 0.05, gap  # not a reordered copy: the first row is all on itself, whatever the word
+        assert a[0, 0] == pytest.approx(1.0, abs=1e-3) and b[0, 0] == pytest.approx(1.0, abs=1e-3)
+    else:
+        assert "no positional encoding and no causal mask, so the head cannot tell word order" in text
+        assert gap < 2e-3, gap  # the same numbers, rows and columns reordered
+
+
+def test_the_weights_are_said_to_mix_values_not_to_measure_influence():
+    at = run_page(PAGE)
+    text = " ".join(m.value for m in at.markdown)
+    assert "how much of each value vector is mixed in" in text and "influences this one" not in text
