@@ -20,6 +20,9 @@ import threading
 from dataclasses import dataclass, field
 
 MODES = ("plain", "present")
+WAKE_AFTER_SECONDS = 0.05  # the teacher's own run sends its messages first: its redraw does not wait for the class
+WAKE_BATCH = 25  # waiters answered at once; the next batch after WAKE_BATCH_SECONDS, so that every session's
+WAKE_BATCH_SECONDS = 0.01  # messages (the teacher's next change among them) go out between the batches
 MAX_DRAWING_BYTES = 8_000_000  # one mode's drawing: the figures of one page, float32 arrays in base64
 
 
@@ -85,7 +88,7 @@ class Board:
             sequence, waiters, entry.waiters = entry.sequence, entry.waiters, []
             loop = self._loop
         if waiters and loop is not None:
-            loop.call_soon_threadsafe(_answer, waiters)
+            loop.call_soon_threadsafe(_answer_in_batches, loop, waiters)
         return sequence
 
     def sequence(self, token: str) -> int:
@@ -148,6 +151,13 @@ def _answer(waiters) -> None:
     for waiter in waiters:
         if not waiter.done():
             waiter.set_result(None)
+
+
+def _answer_in_batches(loop: asyncio.AbstractEventLoop, waiters: list) -> None:
+    """Answer ``waiters`` WAKE_AFTER_SECONDS from now, WAKE_BATCH at a time, WAKE_BATCH_SECONDS apart."""
+    for start in range(0, len(waiters), WAKE_BATCH):
+        delay = WAKE_AFTER_SECONDS + WAKE_BATCH_SECONDS * (start // WAKE_BATCH)
+        loop.call_later(delay, _answer, waiters[start:start + WAKE_BATCH])
 
 
 BOARD = Board()  # this server process's board

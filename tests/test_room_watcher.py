@@ -68,7 +68,7 @@ def test_a_room_state_goes_to_the_board_once_and_not_again_while_nothing_changes
     store, clock, board, watcher, code, secret, token, _ = setup
     watcher.watch_once()
     first = board.sequence(token)
-    assert status(board, token) == {"kind": "view", "revealed": [], "recheck": 0}
+    assert status(board, token) == {"kind": "view", "revealed": [], "recheck": 0, "version": 1}
     for _ in range(5):
         clock.now += 0.1
         watcher.watch_once()
@@ -177,3 +177,12 @@ def test_the_state_a_run_saw_is_the_rooms():
     store, clock = MemoryRooms(), Clock()
     code, secret = store.open(PAGE, QUERY)
     assert room_state(store, code, clock()) == RoomState("view", 1)
+
+
+def test_a_drawing_that_cannot_be_read_is_not_served(setup):
+    store, clock, board, watcher, code, secret, token, _ = setup
+    version = store.publish(code, secret, PAGE, {"heads": ["8"]})
+    assert store.publish_drawing(code, secret, version, {"plain": "{not json"})
+    watcher.watch_once()
+    assert board.drawn(token) == (0, "") and board.latest(token, "plain") is None
+    assert status(board, token)["kind"] == "view"  # the students' pages are told; each opens the view itself

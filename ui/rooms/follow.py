@@ -174,7 +174,7 @@ def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
     follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "plain",
               "after": here.get("after", 0), "version": here["applied"],
               "layout": layout if version == here["applied"] else None, "present": here.get("teacher_present", False),
-              "followPresent": not compact(), "status": {**saw.status(), "version": saw.version},
+              "followPresent": not compact(), "status": saw.status(),
               "following": bool(here["following"]) and saw.kind == "view",
               "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
               "settings": settings_of({key: st.query_params.get_all(key) for key in st.query_params

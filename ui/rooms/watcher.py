@@ -42,9 +42,11 @@ class RoomState:
     revealed: frozenset[str] = frozenset()
 
     def status(self) -> dict:
-        """What a student's browser compares with what its run saw: all but a view's version."""
+        """What a student's browser compares with what its run saw (``kind``, ``revealed``, ``recheck``), and the
+        view's ``version``: a view whose drawing does not come is opened by the student's own run."""
         return {"kind": self.kind, "revealed": sorted(self.revealed),
-                "recheck": self.version if self.kind == "missing" else 0}
+                "recheck": self.version if self.kind == "missing" else 0,
+                "version": self.version if self.kind == "view" else 0}
 
 
 def read_room(store: RoomStore, code: str, now: float) -> tuple[RoomState, RoomView | None]:
