@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 
 MODES = ("plain", "present")
+LAYOUTS_KEPT = 32
 WAKE_AFTER_SECONDS = 0.05  # the teacher's own run sends its messages first: its redraw does not wait for the class
 WAKE_BATCH = 25  # waiters answered at once; the next batch after WAKE_BATCH_SECONDS, so that every session's
 WAKE_BATCH_SECONDS = 0.01  # messages (the teacher's next change among them) go out between the batches
@@ -32,6 +33,7 @@ class _Entry:
     drawings: dict[str, bytes] = field(default_factory=dict)  # mode -> JSON text of the drawing
     version: int = 0  # the room view's version the drawings show
     layout: str = ""  # their layout's digest (ui.rooms.drawing.layout_of)
+    layouts: dict[int, str] = field(default_factory=dict)  # the last LAYOUTS_KEPT versions' layouts
     status: bytes = b"null"  # JSON text: the class's state as this server's watcher last saw it
     bodies: dict[str, bytes] = field(default_factory=dict)  # mode -> what is served: status and drawing
     waiters: list = field(default_factory=list)  # asyncio futures on the bound loop
@@ -64,6 +66,12 @@ class Board:
             raise ValueError(f"a drawing must be one of {MODES} and at most {MAX_DRAWING_BYTES} bytes")
         return self._change(token, drawings=(dict(drawings), version, layout))
 
+    def layout_at(self, token: str, version: int) -> str | None:
+        """The layout of the token's drawing of the room view's ``version``, if the board had it lately."""
+        with self._lock:
+            entry = self._entries.get(token)
+            return None if entry is None else entry.layouts.get(version)
+
     def drawn(self, token: str) -> tuple[int, str]:
         """The room view's version the token's drawings show and their layout ((0, "") before any)."""
         with self._lock:
@@ -82,6 +90,9 @@ class Board:
             entry.sequence += 1
             if drawings is not None:
                 entry.drawings, entry.version, entry.layout = drawings
+                entry.layouts[entry.version] = entry.layout
+                for old in sorted(entry.layouts)[:-LAYOUTS_KEPT]:
+                    del entry.layouts[old]
             if status is not None:
                 entry.status = status
             entry.compose()

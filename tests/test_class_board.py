@@ -123,3 +123,13 @@ def test_a_turn_not_given_back_is_taken_after_its_time_and_a_holder_takes_it_aga
     assert turns.take("b", wait_seconds=5)
     assert 0.15 <= time.monotonic() - began < 2
     assert not turns.take("c", wait_seconds=0.05)
+
+
+def test_the_board_remembers_the_layout_of_the_latest_views():
+    board = Board()
+    for version, layout in ((1, "A"), (2, "B"), (3, "B")):
+        board.put(TOKEN, {"plain": b"{}"}, version, layout)
+    assert [board.layout_at(TOKEN, v) for v in (1, 2, 3, 4)] == ["A", "B", "B", None]
+    for version in range(4, 60):
+        board.put(TOKEN, {"plain": b"{}"}, version, "C")
+    assert board.layout_at(TOKEN, 1) is None and board.layout_at(TOKEN, 59) == "C"

@@ -170,10 +170,9 @@ def _student_strip(page_path: str) -> None:
 
 def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
-    version, layout = BOARD.drawn(here["token"])
     follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "plain",
               "after": here.get("after", 0), "version": here["applied"],
-              "layout": layout if version == here["applied"] else None, "present": here.get("teacher_present", False),
+              "layout": BOARD.layout_at(here["token"], here["applied"]), "present": here.get("teacher_present", False),
               "followPresent": not compact(), "status": saw.status(),
               "following": bool(here["following"]) and saw.kind == "view",
               "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
