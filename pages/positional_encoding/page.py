@@ -24,10 +24,11 @@ st.title("Positional encoding")
 with explanation():
     st.markdown(
         "Attention compares every token with every other one, but nothing in $QK^\\top$ knows where a "
-        "token sits: without help, *The cat sat on the mat* and *The mat sat on the cat* look the same "
-        "to it. The Transformer therefore **adds** a position vector to each token's embedding. The "
-        "paper's choice is a fixed table of sines and cosines whose wavelengths form a geometric "
-        "progression from $2\\pi$ to $2\\pi \\cdot \\text{base}$ (the tutorials' $l = 10000$):"
+        "token sits: without help (and without a causal mask, which tells places apart on its own), *The cat "
+        "sat on the mat* and *The mat sat on the cat* look the same to it. The Transformer therefore **adds** a "
+        "position vector to each token's embedding. The paper's choice is a fixed table of sines and cosines "
+        "whose wavelengths form a geometric progression from $2\\pi$ to $2\\pi \\cdot \\text{base}$ (the "
+        "tutorials' $l = 10000$):"
     )
     st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
              r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)")

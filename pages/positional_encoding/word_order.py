@@ -21,6 +21,37 @@ MAX_WORDS = 24
 COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
 
 
+EXPLAIN = {
+    False: "The tutorials warn that without positional encoding the model would treat these two sentences "
+           "identically. Here both go through the same randomly initialised model (bidirectional self-attention, "
+           "same weights), once with **no** positional encoding and once with the scheme you pick. Without "
+           "position, a word's attention row holds exactly the same numbers in both sentences, only in another "
+           "order: $A_B = P\\,A_A\\,P^\\top$ for the permutation $P$ that reorders the words. With position, the "
+           "numbers themselves change. That holds without a mask only: switch on the causal mask.",
+    True: "The causal mask is on: both sentences go through the same randomly initialised decoder (each word sees "
+          "only itself and the words before it, same weights), once with **no** positional encoding and once "
+          "with the scheme you pick. Even without position the mask tells places apart: the first word can only "
+          "attend to itself, the last one sees every word, so a word moved to another place sees other words, and "
+          "its weights and its output change: $A_B \\ne P\\,A_A\\,P^\\top$ (the table measures by how much).",
+}
+TOLERANCE = 1e-5  # float32 rounding: below this a difference is none
+
+
+def permuted(result) -> bool:
+    """True when undoing the permutation turns B's weights and outputs into A's (up to float32 rounding)."""
+    return result.max_difference < TOLERANCE and result.output_difference < 10 * TOLERANCE
+
+
+def table_note(none, causal: bool) -> str:
+    """What the 'none' row of the table says, from its numbers."""
+    if permuted(none):
+        return ("Zero (up to float32 rounding) without positional encoding: undoing the word permutation turns "
+                "sentence B's attention into sentence A's, in every layer and head, and B's outputs into A's.")
+    return (f"Not zero even without positional encoding{' (the causal mask is on)' if causal else ''}: undoing the "
+            f"word permutation leaves sentence B's attention up to {none.max_difference:.2f} and its outputs up to "
+            f"{none.output_difference:.2f} away from sentence A's.")
+
+
 @st.fragment
 def render_word_order(base: float) -> None:
     """Two sentences with the same words through the same model, without and with position. On a small screen
@@ -30,14 +61,7 @@ def render_word_order(base: float) -> None:
     intro = figure_first()
 
     def explain() -> None:
-        intro.text().markdown(
-            "The tutorials warn that without positional encoding the model would treat these two "
-            "sentences identically. Here both go through the same randomly initialised model "
-            "(bidirectional self-attention, same weights), once with **no** positional encoding and once "
-            "with the scheme you pick. Without position, a word's attention row holds exactly the same "
-            "numbers in both sentences, only in another order: $A_B = P\\,A_A\\,P^\\top$ for the "
-            "permutation $P$ that reorders the words. With position, the numbers themselves change."
-        )
+        intro.text().markdown(EXPLAIN[causal])
 
     box = settings("Sentences, model, layer and head")
     c1, c2 = box.columns(2)
@@ -45,18 +69,21 @@ def render_word_order(base: float) -> None:
         a = sentence_input("sentence A", "The cat sat on the mat", key="text_a", max_tokens=MAX_WORDS)
     with c2:
         b = sentence_input("sentence B", "The mat sat on the cat", key="text_b", max_tokens=MAX_WORDS)
-    c1, c2, c3, c4, c5 = box.columns(5)
+    c1, c2, c3, c4, c5, c6 = box.columns(6)
     scheme = c1.selectbox("compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe",
                           bind="query-params")
     d_model = d_model_control(key="wo_d", default=64, container=c2)
     heads = heads_control(d_model, scheme, key="wo_heads", default=4, container=c3)
     layers = layers_control(key="wo_layers", default=2, max_value=4, container=c4)
     seed = seed_control(key="seed", container=c5)
+    causal = c6.toggle("causal mask", value=False, key="wo_causal", bind="query-params",
+                       help="Off: bidirectional self-attention (an encoder). On: each word sees only itself and "
+                            "the words before it (a decoder). Same weights either way.")
     if a is None or b is None:
         explain()
         return
     specs = {name: random_stack(stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base),
-                                seed, causal=False) for name in ("none", scheme)}
+                                seed, causal) for name in ("none", scheme)}
     c1, c2, c3 = box.columns(3)
     layer = stops_slider("layer to show", range(1, layers + 1), "wo_layer", container=c1)
     head = stops_slider("head to show", range(1, heads + 1), "wo_head", container=c2)
@@ -79,9 +106,9 @@ def render_word_order(base: float) -> None:
     results = {name: word_order_attention(spec, a.ids, b.ids, perm) for name, spec in specs.items()}
     table = pd.DataFrame({
         "positional encoding": [POSITIONAL_LABELS[n] for n in results],
-        "max |A − P⁻¹B|": [f"{r.max_difference:.1e}"
-                                                                         for r in results.values()],
-        "permuted copy?": ["yes" if r.max_difference < 1e-5 else "no" for r in results.values()],
+        "max |A − P⁻¹B| (weights)": [f"{r.max_difference:.1e}" for r in results.values()],
+        "max |h_A − P⁻¹h_B| (outputs)": [f"{r.output_difference:.1e}" for r in results.values()],
+        "permuted copy?": ["yes" if permuted(r) else "no" for r in results.values()],
     })
     rows_a = [r.a[layer - 1, h, word] for r in results.values()]
     rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
@@ -93,8 +120,7 @@ def render_word_order(base: float) -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.dataframe(table, hide_index=True)
-        st.caption("Zero (up to float32 rounding) without positional encoding: undoing the word "
-                   "permutation turns sentence B's attention into sentence A's, in every layer and head.")
+        st.caption(table_note(results["none"], causal))
     mapping = right.expander("How sentence B's words map onto sentence A's (token by position)", key="wo_map",
                              bind="query-params")
     if mapping.open:  # built only when opened
@@ -105,5 +131,5 @@ def render_word_order(base: float) -> None:
     for name, result in results.items():
         chart(cached_figure(attention_pair_figure,
   result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,
-  f"Layer {layer} · head {head} · self-attention, {POSITIONAL_LABELS[name]}", names),
+  f"Layer {layer} · head {head} · {'causal ' if causal else ''}self-attention, {POSITIONAL_LABELS[name]}", names),
   width="stretch")

@@ -6,7 +6,8 @@ from __future__ import annotations
 from .kinds import Choice, Lesson, Number, View
 
 WORD_ORDER = Lesson("word-order", "Word order and positional encoding",
-                    "Without positions, attention cannot tell 'dog bites man' from 'man bites dog'.", (
+                    "Without positions or a causal mask, attention cannot tell 'dog bites man' from 'man bites "
+                    "dog'.", (
     View("positional_encoding", {"section": "Word order"}, "Two sentences, same words",
          "Without positional encoding, a word attends to the other words with the same weights in both "
          "sentences; with the sinusoidal encoding the weights differ.",
@@ -15,7 +16,19 @@ WORD_ORDER = Lesson("word-order", "Word order and positional encoding",
                  "and columns", "The softmax sorts the scores", "The model is untrained"), 0),
          "Each score is q_i·k_j, computed from the token vectors alone; reordering the tokens only reorders the "
          "rows and columns of the same numbers (attention is permutation-equivariant). A trained model would be "
-         "just as blind to order."),
+         "just as blind to order, as long as nothing else tells positions apart: a causal mask does (next step)."),
+    View("positional_encoding", {"section": "Word order", "wo_causal": "true"}, "A causal mask, still no positions",
+         "The same model with the causal mask on: each word sees only itself and the words before it. Without "
+         "positional encoding the weights are no longer a reordered copy, and neither are the outputs: the table's "
+         "'none' row says no.",
+         "Without positional encoding, what can a word under a causal mask still tell about its place?",
+         Choice(("How many words come before it: its row may use those keys and itself, no others",
+                 "Nothing: without positions every place looks the same",
+                 "Its exact position, read from its embedding"), 0),
+         "How many words come before it: its row of weights is spread over that many keys plus itself, and "
+         "the first word can only attend to itself. So a causal model without positional encoding still tells "
+         "some word order apart; models such as GPT add positions all the same, which gives each token its place "
+         "directly."),
     View("positional_encoding", {"section": "Curves"}, "The sinusoidal encoding",
          "Each pair of dimensions is a sine and a cosine of one frequency; the frequencies fall "
          "geometrically from the first pair to the last, so every position gets a distinct vector.",

@@ -1,0 +1,59 @@
+"""The word-order demo's sentences, checked on what it draws: without positions and without a mask the weights
+and outputs are a reordered copy; with the causal mask (a URL switch of its own) they are not."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from tests.lesson_views import open_view, z_of
+
+PERMUTATION = [0, 5, 2, 3, 4, 1]  # "The mat sat on the cat": B's token j is A's token PERMUTATION[j]
+
+
+def none_row(at) -> dict:
+    table = next(df.value for df in at.dataframe if "positional encoding" in df.value.columns)
+    return table[table["positional encoding"] == "none"].iloc[0].to_dict()
+
+
+def drawn_gap(at, title: str) -> float:
+    """max |A − P⁻¹B| of the drawn pair of maps (one layer and head)."""
+    spec = chart_by_title(at, title)
+    a, b = np.nan_to_num(z_of(spec, index=0)), np.nan_to_num(z_of(spec, index=1))
+    assert [spec["layout"]["yaxis"]["ticktext"][i] for i in PERMUTATION] == spec["layout"]["yaxis2"]["ticktext"]
+    inverse = np.argsort(PERMUTATION)
+    return float(np.abs(a - b[np.ix_(inverse, inverse)]).max())
+
+
+def test_bidirectional_without_positions_is_a_reordered_copy_weights_and_outputs():
+    at = open_view("word-order", 0)
+    row = none_row(at)
+    assert row["permuted copy?"] == "yes"
+    assert float(row["max |A − P⁻¹B| (weights)"]) < 1e-5 and float(row["max |h_A − P⁻¹h_B| (outputs)"]) < 1e-4
+    assert drawn_gap(at, "self-attention, none") < 2e-3
+    assert any(c.value.startswith("Zero (up to float32 rounding)") for c in at.caption)
+    assert any("That holds without a mask only" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("query", [{}, {"wo_layer": "2", "wo_head": "3", "wo_pe": "rotary"}])
+def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
+    at = open_view("word-order", 1) if not query else run_page(
+        "pages/positional_encoding/page.py", {"section": "Word order", "wo_causal": "true", **query})
+    assert_no_exception(at)
+    assert at.toggle(key="wo_causal").value is True
+    spec = chart_by_title(at, "causal self-attention, none")
+    for index in (0, 1):  # the mask: nothing above the diagonal, the first word all on itself
+        weights = np.nan_to_num(z_of(spec, index=index))
+        assert np.allclose(np.triu(weights, 1), 0.0) and weights[0, 0] == pytest.approx(1.0, abs=1e-3)
+    gap = drawn_gap(at, "causal self-attention, none")
+    row = none_row(at)
+    weights, outputs = float(row["max |A − P⁻¹B| (weights)"]), float(row["max |h_A − P⁻¹h_B| (outputs)"])
+    assert row["permuted copy?"] == "no" and gap > 0.05 and outputs > 0.05
+    assert weights >= float(f"{gap:.1e}")  # the table's maximum runs over every layer and head, the drawn one among them
+    note = next(c.value for c in at.caption if c.value.startswith("Not zero even without positional encoding"))
+    said = [float(n) for n in re.findall(r"up to (\d+\.\d+)", note)]
+    assert said == pytest.approx([weights, outputs], rel=0.06, abs=0.006)  # the table shows two digits
+    assert any("The causal mask is on" in m.value for m in at.markdown)
