@@ -64,3 +64,26 @@ def softmax_comparison(scores: np.ndarray, mask: np.ndarray) -> SoftmaxCompariso
 def as_text(values: np.ndarray) -> list[list[str]]:
     """Numbers as strings to 3 decimals, with NaN spelled "NaN" (for tables, never figures)."""
     return [["NaN" if np.isnan(v) else f"{v:.3f}" for v in row] for row in np.atleast_2d(values)]
+
+
+@dataclass(frozen=True)
+class KeptWeights:
+    """The weights a mask keeps (``allowed`` cells), compared with the same cells without the mask:
+    how many are ``larger``, ``same`` (within ``SAME``) and ``smaller``, of ``kept`` in all."""
+    larger: int
+    same: int
+    smaller: int
+
+    @property
+    def kept(self) -> int:
+        return self.larger + self.same + self.smaller
+
+
+SAME = 1e-5  # float32 rounding of two softmaxes of the same scores
+
+
+def kept_weights(masked: np.ndarray, unmasked: np.ndarray, allowed: np.ndarray) -> KeptWeights:
+    """Compare ``masked`` and ``unmasked`` weights ``[T, T]`` on the ``allowed`` cells ``[T, T]`` (bool)."""
+    difference = (np.asarray(masked, dtype=np.float64) - np.asarray(unmasked, dtype=np.float64))[np.asarray(allowed)]
+    larger, smaller = int((difference > SAME).sum()), int((difference < -SAME).sum())
+    return KeptWeights(larger, len(difference) - larger - smaller, smaller)

@@ -160,8 +160,21 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
                         f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch", container=c1)
     chart(cached_figure(readable_heatmap, side[False], real.tokens, real.tokens,
                         f"Bidirectional (encoder, BERT-style)<br>{shown.where}"), width="stretch", container=c2)
-    st.caption("The first token can only attend to itself under the causal mask (weight 1), and every row "
-               "spreads its attention over fewer keys, so the weights that remain are larger.")
+    st.caption(causal_note(side[True], side[False], causal_mask, shown.layer))
+
+
+def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarray, layer: int) -> str:
+    """What the two maps on screen show: the first token's weight on itself, and how many of the weights the
+    causal mask keeps are larger, the same or smaller than without it (and why, for the layer shown)."""
+    count = mask_math.kept_weights(causal, bidirectional, allowed)
+    why = ("In layer 1 both read the same token vectors, so each row has the same scores and only spreads its "
+           "weight over fewer keys: no kept weight can shrink, and the last row, which sees every key either way, "
+           "keeps its weights." if layer == 1 else
+           f"In layer {layer} the two read different inputs (the layers below ran with the mask in one and without "
+           "it in the other), so a kept weight can also shrink.")
+    return (f"Under the causal mask the first token can only attend to itself (weight {causal[0, 0]:.2f}). Of the "
+            f"{count.kept} weights the mask keeps, {count.larger} are larger here than without the mask, "
+            f"{count.same} the same and {count.smaller} smaller. {why}")
 
 
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
