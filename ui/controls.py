@@ -13,6 +13,8 @@ import streamlit as st
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer import POSITIONAL_ENCODINGS, divisors
 
+from .model_sizes import SHARED
+
 D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
 MAX_HEADS = 16
 POSITIONAL_LABELS = {"sinusoidal": "sinusoidal (paper)", "learned": "learned (untrained)",
@@ -25,7 +27,7 @@ def head_options(d_model: int, positional: str = "sinusoidal") -> list[int]:
             if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]
 
 
-def d_model_control(key: str = "d_model", default: int = 64, options=D_MODEL_OPTIONS,
+def d_model_control(key: str = "d_model", default: int = SHARED.d_model, options=D_MODEL_OPTIONS,
                     container=st, help: str | None = None) -> int:
     return container.select_slider("d_model (embedding size)", options=list(options), value=default,
                                    key=key, bind="query-params",
@@ -48,7 +50,7 @@ def stops_slider(label: str, options: Sequence, key: str, value=None, container=
                                    format_func=format_func)
 
 
-def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = 4,
+def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = SHARED.heads,
                   container=st) -> int:
     options = head_options(d_model, positional)
     value = default if default in options else options[len(options) // 2]
@@ -57,7 +59,7 @@ def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "head
                              f"dimensions.")
 
 
-def layers_control(label: str = "layers", key: str = "layers", default: int = 2, max_value: int = 6,
+def layers_control(label: str = "layers", key: str = "layers", default: int = SHARED.layers, max_value: int = 6,
                    container=st) -> int:
     return container.slider(label, 1, max_value, default, key=key, bind="query-params")
 

@@ -12,6 +12,7 @@ from transformer.spec import ModelSpec
 from transformer.tokenizer import SPECIALS
 
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.model_sizes import ENCODER_DECODER_D_FF
 from ui.screen import settings_row
 
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
@@ -40,13 +41,13 @@ def model_controls() -> ModelSpec | None:
                  "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
                  "here 46.2 M with 4,096 ids (see Architecture).")
     row1 = settings_row()
-    enc = layers_control("encoder layers", key="enc", default=2, container=row1)
-    dec = layers_control("decoder layers", key="dec", default=2, container=row1)
+    enc = layers_control("encoder layers", key="enc", container=row1)
+    dec = layers_control("decoder layers", key="dec", container=row1)
     d_model = d_model_control(container=row1)
     pe = positional_control(container=row1)
     heads = heads_control(d_model, pe, container=row1)
     row2 = settings_row()
-    d_ff = row2.select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=256, key="d_ff",
+    d_ff = row2.select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=ENCODER_DECODER_D_FF, key="d_ff",
                               bind="query-params", help="Hidden units of each position-wise feed-forward net.")
     dropout = row2.slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
                           help="Dropout only acts while training. The figures here run the model in "

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui import model_sizes as sizes
 from ui.lessons import lesson_by_id, view_query
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
@@ -10,6 +11,21 @@ from ui.routing import require_navigation
 require_navigation()
 
 PAGES_BY_URL = {page.url_path: page.path for page in PAGES}
+
+
+def described(size: sizes.Size, stacks: int = 1) -> str:
+    """A default size as the caption reads it: "2 layers, d_model = 64, 4 heads" ("2 + 2 layers" for two stacks)."""
+    layers = " + ".join([str(size.layers)] * stacks)
+    return (f"{layers} layer{'' if layers == '1' else 's'}, d_model = {size.d_model}, {size.heads} "
+            f"head{'' if size.heads == 1 else 's'}")
+
+
+CLASSROOM_SIZES = (
+    "The pages run the same design at classroom sizes; their random models start at "
+    f"{described(sizes.SHARED, 2)} and d_ff = {sizes.ENCODER_DECODER_D_FF} on the Encoder-decoder page, whose "
+    f"“Paper's sizes” runs this one; {described(sizes.SHARED)} on Multi-head attention, Masks and Positional "
+    f"encoding's word order; {described(sizes.SELF_ATTENTION)} on Self-attention."
+)
 
 st.title("Attention Lab")
 st.markdown(
@@ -35,8 +51,11 @@ with left:
     )
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
     st.markdown(
-        "Attention itself ignores word order, so the token embeddings are multiplied by $\\sqrt{d_{model}}$ "
-        "and a **positional encoding** is added to them, $x_{pos} = E[\\text{token}]\\sqrt{d_{model}} + PE_{pos}$:"
+        "Attention without a causal mask ignores word order (reordering the tokens only reorders its outputs), "
+        "so a **positional encoding** is added to the token embeddings, "
+        "$x_{pos} = E[\\text{token}]\\sqrt{d_{model}} + PE_{pos}$. The factor $\\sqrt{d_{model}}$ has nothing to "
+        "do with order: the paper multiplies its embedding weights by it, and shares that one matrix between "
+        "the two embedding layers and the pre-softmax linear layer."
     )
     st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     st.latex(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
@@ -58,7 +77,5 @@ with right:
     st.caption("The encoder-decoder of *Attention Is All You Need* at the paper's base sizes: N = 6 layers per "
                "stack, d_model = 512, h = 8 heads, d_ff = 2048, one embedding matrix shared by both embeddings and "
                "the pre-softmax layer over about 37,000 tokens (the paper reports about 65 M parameters). Shapes "
-               "for a 6-token source and a 5-token target; read from the bottom up. The pages run the same design "
-               "at classroom sizes (2 layers, d_model = 64 by default); the Encoder-decoder page's “Paper's sizes” "
-               "runs this one.")
+               "for a 6-token source and a 5-token target; read from the bottom up. " + CLASSROOM_SIZES)
     st.graphviz_chart(architecture_dot(ArchitectureSpec(6, 6, 512, 8, 2048, vocab_size=37000)), width="stretch")

@@ -81,13 +81,13 @@ def random_model() -> ModelSpec:
     """The settings row of a random stack (layers, d_model, heads, positions, seed, causal) and its spec."""
     c1, c2, c3, c4, c5, c6 = st.columns([1, 1.3, 1, 1.3, 1, 1.1])
     with c1:
-        layers = layers_control(default=2)
+        layers = layers_control()
     with c2:
-        d_model = d_model_control(default=64)
+        d_model = d_model_control()
     with c4:
         positional = positional_control()
     with c3:
-        heads = heads_control(d_model, positional, default=4)
+        heads = heads_control(d_model, positional)
     with c5:
         seed = seed_control()
     causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",

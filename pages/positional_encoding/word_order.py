@@ -72,9 +72,9 @@ def render_word_order(base: float) -> None:
     c1, c2, c3, c4, c5, c6 = box.columns(6)
     scheme = c1.selectbox("compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe",
                           bind="query-params")
-    d_model = d_model_control(key="wo_d", default=64, container=c2)
-    heads = heads_control(d_model, scheme, key="wo_heads", default=4, container=c3)
-    layers = layers_control(key="wo_layers", default=2, max_value=4, container=c4)
+    d_model = d_model_control(key="wo_d", container=c2)
+    heads = heads_control(d_model, scheme, key="wo_heads", container=c3)
+    layers = layers_control(key="wo_layers", max_value=4, container=c4)
     seed = seed_control(key="seed", container=c5)
     causal = c6.toggle("causal mask", value=False, key="wo_causal", bind="query-params",
                        help="Off: bidirectional self-attention (an encoder). On: each word sees only itself and "

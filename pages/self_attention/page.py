@@ -14,6 +14,7 @@ from transformer.spec import ModelSpec
 from ui.controls import head_options, positional_control, section_picker, seed_control, stops_slider
 from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
+from ui.model_sizes import SELF_ATTENTION
 from ui.models import LoadedModel
 from ui.classroom import explanation
 from ui.screen import settings, settings_row
@@ -42,14 +43,14 @@ with explanation():
 def random_model() -> ModelSpec:
     """The settings row of a random model (d_model, heads, layers, seed, positions, causal) and its spec."""
     row = settings_row()
-    d_model = row.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=16, key="d_model",
-                                bind="query-params", help="Width of each token vector x_i.")
+    d_model = row.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=SELF_ATTENTION.d_model,
+                                key="d_model", bind="query-params", help="Width of each token vector x_i.")
     heads_place = row.empty()  # filled once the positions are known: rotary needs an even head size
-    n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", container=row)
+    n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", SELF_ATTENTION.layers, container=row)
     seed = seed_control(container=row)
     positional = positional_control(container=row)
     options = head_options(d_model, positional)
-    heads = stops_slider("heads h", options, "heads", options[min(1, len(options) - 1)], heads_place,
+    heads = stops_slider("heads h", options, "heads", SELF_ATTENTION.heads, heads_place,
                          help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
     causal = row.toggle("causal mask", value=False, key="causal", bind="query-params",
                         help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "

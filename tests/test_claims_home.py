@@ -1,0 +1,54 @@
+"""Home's sentences: the classroom sizes it names are the ones the pages' controls start at (read from each page's
+controls, not from the constants), and the √d_model scaling is not tied to word order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, run_page
+
+
+def home_caption() -> str:
+    at = run_page("pages/home/page.py")
+    assert_no_exception(at)
+    return next(c.value for c in at.caption if "classroom sizes" in c.value)
+
+
+def started_at(page: str, keys: tuple[str, ...], query: dict | None = None) -> list[int]:
+    """The values the page's controls ``keys`` show when it opens with nothing in the URL (but ``query``)."""
+    at = run_page(f"pages/{page}/page.py", query or {})
+    assert_no_exception(at)
+    found = {w.key: w.value for kind in ("slider", "select_slider") for w in at.get(kind)}
+    return [int(found[key]) for key in keys]
+
+
+def said(caption: str, where: str) -> list[int]:
+    """The layers (both stacks'), d_model and heads the caption gives ``where``."""
+    match = re.search(r"([\d + ]+) layers?, d_model = (\d+), (\d+) heads?[^;]*? on " + re.escape(where), caption)
+    assert match, (where, caption)
+    return [int(n) for n in match[1].split(" + ")] + [int(match[2]), int(match[3])]
+
+
+@pytest.mark.parametrize(("page", "where", "keys", "query"), [
+    ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), None),
+    ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), None),
+    ("masks", "Multi-head attention, Masks", ("layers", "d_model", "heads"), None),
+    ("positional_encoding", "Multi-head attention, Masks and Positional encoding's word order",
+     ("wo_layers", "wo_d", "wo_heads"), {"section": "Word order"}),
+    ("self_attention", "Self-attention", ("layers", "d_model", "heads"), None),
+])
+def test_the_classroom_sizes_home_names_are_where_the_pages_start(page, where, keys, query):
+    caption = home_caption()
+    assert said(caption, where) == started_at(page, keys, query)
+    if page == "encoder_decoder":
+        d_ff = int(re.search(r"d_ff = (\d+) on the Encoder-decoder page", caption)[1])
+        assert [d_ff] == started_at(page, ("d_ff",))
+
+
+def test_the_embedding_scale_is_not_said_to_be_about_word_order():
+    at = run_page("pages/home/page.py")
+    text = " ".join(m.value for m in at.markdown)
+    assert "has nothing to do with order" in text and "pre-softmax linear layer" in text
+    assert "ignores word order, so the token embeddings are multiplied" not in text
