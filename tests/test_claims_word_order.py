@@ -52,7 +52,7 @@ def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
     row = none_row(at)
     weights, outputs = float(row["max |A − P⁻¹B| (weights)"]), float(row["max |h_A − P⁻¹h_B| (outputs)"])
     assert row["permuted copy?"] == "no" and gap > 0.05 and outputs > 0.05
-    assert weights >= float(f"{gap:.1e}")  # the table's maximum runs over every layer and head, the drawn one among them
+    assert weights >= float(f"{gap:.1e}")  # the table's maximum is over every layer and head, the drawn one too
     note = next(c.value for c in at.caption if c.value.startswith("Not zero even without positional encoding"))
     said = [float(n) for n in re.findall(r"up to (\d+\.\d+)", note)]
     assert said == pytest.approx([weights, outputs], rel=0.06, abs=0.006)  # the table shows two digits
