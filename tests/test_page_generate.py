@@ -37,7 +37,7 @@ def test_every_section_draws_on_the_default_text_model(section):
 def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, temperature):
     model, task = text_model
     at = run_page(PAGE, {"section": "Next token", "t": temperature, "prompt": "the model "})
-    spec = chart_by_title(at, "Token 1: softmax(z / T)")
+    spec = chart_by_title(at, "Token 1: softmax(z / τ)")
     heights = decode_array(spec["data"][0]["y"]).astype(float)
     with torch.inference_mode():
         logits = model(torch.tensor([task.encode_user_input("the model ")])).logits[0, -1]

@@ -15,8 +15,8 @@ KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
 
 def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities: np.ndarray, kept: np.ndarray,
                       chosen: int | None, title: str, shown: int = 20) -> go.Figure:
-    """The ``shown`` most probable tokens of softmax(z/T) ``[V]`` as bars and the rest as one bar: kept
-    tokens blue, tokens cut by top-k or top-p grey, the chosen one red; a second trace marks the
+    """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as bars and the rest as one
+    bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one red; a second trace marks the
     renormalised probability each kept token is drawn with."""
     tempered, probabilities = np.asarray(tempered, np.float32), np.asarray(probabilities, np.float32)
     order = np.argsort(-tempered, kind="stable")[:shown]
@@ -25,8 +25,8 @@ def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities:
     colors = [CHOSEN if i == chosen else (KEPT if kept[i] else CUT) for i in order] + [CUT]
     heights = np.append(tempered[order], rest).astype(np.float32)
     x = np.arange(len(labels))
-    bars = go.Bar(x=x, y=heights, marker_color=colors, name="softmax(z / T)", customdata=labels,
-                  hovertemplate="%{customdata}<br>softmax(z / T) %{y:.3f}<extra></extra>")
+    bars = go.Bar(x=x, y=heights, marker_color=colors, name="softmax(z / τ)", customdata=labels,
+                  hovertemplate="%{customdata}<br>softmax(z / τ) %{y:.3f}<extra></extra>")
     drawn = go.Scatter(x=x[:-1], y=probabilities[order], mode="markers", name="renormalised, drawn from",
                        marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
                        customdata=labels[:-1], hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>")

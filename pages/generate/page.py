@@ -27,11 +27,11 @@ with explanation():
     st.markdown(
         "A decoder writes one token at a time. It reads everything written so far, turns the last position's "
         "logits $z$ into probabilities, picks a token, appends it and goes again, until it writes the end "
-        "token or runs out of budget. **Temperature** $T$ sharpens ($T<1$) or flattens ($T>1$) the "
+        "token or runs out of budget. **Temperature** $\\tau$ sharpens ($\\tau<1$) or flattens ($\\tau>1$) the "
         "distribution; **top-k** keeps the $k$ most probable tokens and **top-p** the fewest whose "
         "probabilities add up to $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
         "the same draw.")
-    st.latex(r"p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)},\qquad "
+    st.latex(r"p_i = \frac{\exp(z_i / \tau)}{\sum_j \exp(z_j / \tau)},\qquad "
              r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)")
 
 

@@ -36,13 +36,13 @@ def sampling_settings() -> Sampling:
     c = st.columns([2, 3, 2, 3])
     strategy = c[0].segmented_control("strategy", ["greedy", "sample"], default="sample", required=True,
                                       key="strategy", bind="query-params", help=STRATEGY_HELP) or "sample"
-    temperature = c[1].slider("temperature T", 0.0, 2.0, 1.0, 0.05, key="t", bind="query-params",
+    temperature = c[1].slider("temperature τ", 0.0, 2.0, 1.0, 0.05, key="t", bind="query-params",
                               help="Divides the logits before the softmax: below 1 sharper, above 1 flatter; "
                                    "0 is greedy.")
     top_k = int(c[2].number_input("top-k (0 = all)", 0, 500, 0, key="k", bind="query-params"))
     top_p = c[3].slider("top-p (1 = all)", 0.0, 1.0, 1.0, 0.05, key="p", bind="query-params")
     if strategy == "sample" and temperature == 0:
-        st.caption("T = 0 is greedy: the most probable token every time, whatever the seed.")
+        st.caption("τ = 0 is greedy: the most probable token every time, whatever the seed.")
     return Sampling(strategy, temperature, top_k, top_p)
 
 
@@ -81,7 +81,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     dist = shown.distribution
     kept = int(dist.kept.sum())
     chart(distribution_bars(names, dist.tempered.numpy(), dist.probabilities.numpy(), dist.kept.numpy(), shown.token,
-                            f"Token {step}: softmax(z / T) with T = {settings.temperature:g}; {kept} of "
+                            f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of "
                             f"{len(names)} tokens kept"))
     st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
                f"the cut (grey bars are cut by top-k or top-p; the black marks are the renormalised probabilities "
@@ -109,7 +109,7 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
     columns = st.columns(3)
     for column, title, out, score in (
             (columns[0], "greedy", greedy, _log_probability(greedy)),
-            (columns[1], f"sampled (T = {settings.temperature:g}, seed {seed})", sampled, _log_probability(sampled)),
+            (columns[1], f"sampled (τ = {settings.temperature:g}, seed {seed})", sampled, _log_probability(sampled)),
             (columns[2], f"beam search, {beams} beam(s)", beam, beam.beams[beam.chosen].score if beam.beams else 0.0)):
         column.markdown(f"**{title}**")
         column.code(_joined(writer.names(out.tokens)) or " ", language=None, wrap_lines=True)

@@ -6,11 +6,11 @@ from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, 
 def test_stepping_writes_one_token_at_a_time(page, server_url):
     page.goto(f"{server_url}/generate")
     wait_idle(page)
-    wait_for_chart(page, "Token 1: softmax(z / T) with T = 1", timeout=60_000)
+    wait_for_chart(page, "Token 1: softmax(z / τ) with τ = 1", timeout=60_000)
     written = page.locator("[data-testid=stCode]").first.inner_text()
 
     page.locator(".st-key-step_next button").click()
-    wait_for_chart(page, "Token 2: softmax(z / T)", timeout=20_000)
+    wait_for_chart(page, "Token 2: softmax(z / τ)", timeout=20_000)
     wait_idle(page)
     after = page.locator("[data-testid=stCode]").first.inner_text()
     assert after != written and "token=2" in page.url
@@ -20,8 +20,8 @@ def test_stepping_writes_one_token_at_a_time(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
 
-    nudge_slider(page, "temperature T", "Home")             # T = 0: greedy, said so
-    page.wait_for_selector("text=T = 0 is greedy", timeout=20_000)
+    nudge_slider(page, "temperature τ", "Home")             # τ = 0: greedy, said so
+    page.wait_for_selector("text=τ = 0 is greedy", timeout=20_000)
     wait_idle(page)
     assert_no_exception(page)
 
