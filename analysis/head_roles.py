@@ -13,7 +13,9 @@ Each score is in [0, 1], but the scores are not on one scale: most heads' entrop
 which it stands out most among all the heads given: each score is turned into a z-score against
 that role's scores over the heads, z = (s - mean) / std, and the largest z wins. A role with the
 same score in every head (same word, when no word is split) tells no head apart and is never
-chosen; with a single head, or no role that varies, the highest raw score wins.
+chosen; with a single head, or no role that varies, the highest raw score wins. A head whose largest
+z-score is below ``CLEAR_ROLE`` (it stands out by less than one standard deviation in every role) has
+no clear role.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from .head_stats import normalised_entropy
 
 ROLES = ("previous token", "next token", "[CLS]/[SEP] sink", "same word", "broad")
 STANDING = "stands out by (z)"
+ROLE = "role"  # the strongest role, or NO_CLEAR_ROLE when the head stands out by less than CLEAR_ROLE
+NO_CLEAR_ROLE = "no clear role"
+CLEAR_ROLE = 1.0
 
 
 def role_standing(scores: np.ndarray) -> np.ndarray:
@@ -59,7 +64,8 @@ def _same_word(weights: np.ndarray, word_ids: Sequence[int | None]) -> np.ndarra
 
 def head_role_scores(weights: np.ndarray, special: Sequence[bool], word_ids: Sequence[int | None]) -> pd.DataFrame:
     """One row per (layer, head), both numbered from 1: a score per role of ``ROLES``, the strongest role
-    (``strongest_roles``) and its z-score (``STANDING``, NaN when chosen by the raw score)."""
+    (``strongest_roles``), its z-score (``STANDING``, NaN when chosen by the raw score) and the head's ``ROLE``:
+    the strongest role, or ``NO_CLEAR_ROLE`` when that z-score is below ``CLEAR_ROLE``."""
     w = np.asarray(weights, dtype=np.float64)
     layers, heads, length, _ = w.shape
     special = np.asarray(special, dtype=bool)
@@ -77,6 +83,7 @@ def head_role_scores(weights: np.ndarray, special: Sequence[bool], word_ids: Seq
     strongest = strongest_roles(flat)
     frame["strongest role"] = [ROLES[k] for k in strongest]
     frame[STANDING] = np.take_along_axis(role_standing(flat), strongest[:, None], -1)[:, 0]
+    frame[ROLE] = np.where(frame[STANDING] < CLEAR_ROLE, NO_CLEAR_ROLE, frame["strongest role"])
     return frame
 
 
@@ -93,9 +100,11 @@ def without_specials(weights: np.ndarray, special: Sequence[bool]) -> np.ndarray
 
 
 def block_mean(weights: np.ndarray, tokens: Sequence[str], max_cells: int = 64) -> tuple[np.ndarray, list[str], int]:
-    """Average ``[..., T, T]`` over square blocks of k x k token pairs so that at most ``max_cells``
-    remain per side (k = ceil(T / max_cells)); labels name each block's tokens. Rows still sum to 1
-    (up to the last, shorter block). Returns the pooled weights, the labels and k."""
+    """Pool ``[..., T, T]`` into blocks of k queries x k keys so that at most ``max_cells`` remain per side
+    (k = ceil(T / max_cells)): a block's cell is the weight its queries put on its keys, summed over the keys
+    and averaged over the queries (the last blocks may be shorter), so a pooled row sums to the mean of its
+    queries' row sums: 1 for rows of attention weights. Labels name each block's first token. Returns the
+    pooled weights, the labels and k."""
     length = len(tokens)
     k = max(1, -(-length // max_cells))
     if k == 1:

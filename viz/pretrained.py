@@ -15,6 +15,7 @@ from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL
 
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
+NO_ROLE_COLOR = "#c8c8c8"  # a head with no clear role
 
 
 def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int],
@@ -50,20 +51,24 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
 
 def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str,
                      standing: np.ndarray | None = None) -> go.Figure:
-    """Layers x heads ``[L, H]`` coloured by each head's strongest role (``strongest`` indexes ``roles``),
-    labelled with that role's score, or with ``standing`` ``[L, H]`` when given (how far the head stands out
-    in that role, a z-score, signed); hover lists every role's score (``scores`` ``[L, H, R]``)."""
-    layers, heads, _ = scores.shape
-    colors = [HEAD_COLORS[k] for k in range(len(roles))]
+    """Layers x heads ``[L, H]`` coloured by each head's role (``strongest`` indexes ``roles``, which may name one
+    band more than ``scores`` has roles, drawn grey: heads with no clear role), labelled with that role's score,
+    or with ``standing`` ``[L, H]`` when given (how far the head stands out in its strongest role, a z-score,
+    signed); hover lists every role's score (``scores`` ``[L, H, R]``)."""
+    layers, heads, scored = scores.shape
+    colors = [HEAD_COLORS[k] for k in range(scored)] + [NO_ROLE_COLOR] * (len(roles) - scored)
     n = len(roles)
     scale = [[edge, colors[k]] for k in range(n) for edge in (k / n, (k + 1) / n)]  # one flat band per role
-    best = np.take_along_axis(scores, strongest[..., None], -1)[..., 0]
-    label = best if standing is None else np.nan_to_num(standing)
+    if standing is None:
+        label = np.take_along_axis(scores, strongest[..., None], -1)[..., 0]
+    else:
+        label = np.nan_to_num(standing)
     pattern = "{:.2f}" if standing is None else "{:+.1f}"
     text = np.array([[pattern.format(label[l, h]) for h in range(heads)] for l in range(layers)], dtype=object)
     extra = (lambda l, h: []) if standing is None else (lambda l, h: [f"stands out by z = {label[l, h]:+.2f}"])
     hover = np.array([["<br>".join([f"layer {l + 1} · head {h + 1}"]
-                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles)] + extra(l, h))
+                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles[:scored])]
+                                   + extra(l, h))
                        for h in range(heads)] for l in range(layers)], dtype=object)
     fig = go.Figure(go.Heatmap(z=(strongest + 0.5) / n, text=text, customdata=hover, texttemplate="%{text}",
                                colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,

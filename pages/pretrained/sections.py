@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.export import weights_long_frame
-from analysis.head_roles import ROLES, STANDING, head_role_scores, without_specials
+from analysis.head_roles import (CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores,
+                                 without_specials)
 from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
@@ -44,10 +45,17 @@ def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
                                       "kind": [PIECE_KINDS[k] for k in kinds]}), width="stretch")
 
 
-def _pooled_note(k: int) -> None:
+def _pooled_note(pooled: np.ndarray, k: int) -> None:
+    """What a cell of a pooled figure is, and how many of its rows sum to 1 (all, unless [CLS] and [SEP] are
+    hidden and some rows were all on them)."""
     if k > 1:
-        st.caption(f"Long input: each cell shows the mean over blocks of {k} × {k} token pairs (rows still sum to "
-                   "1), so the figure stays light; the hover names the block's tokens.")
+        sums = pooled.sum(-1)
+        whole = int((np.abs(sums - 1) < 1e-3).sum())
+        rest = "" if whole == sums.size else (f" ({whole} of the {sums.size} rows here; the others hold queries whose "
+                                             "rows are blank with [CLS] and [SEP] hidden)")
+        st.caption(f"Long input: each cell is the weight a block of {k} queries puts on a block of {k} keys, summed "
+                   f"over the keys and averaged over the queries, so each row still sums to 1{rest} and the figure "
+                   "stays light; the hover names each block's positions and first token.")
 
 
 def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
@@ -57,7 +65,7 @@ def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
                 "the main one (the previous token), a broad haze (averaging).")
     chart(cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
           width="stretch", key="overview")
-    _pooled_note(k)
+    _pooled_note(weights, k)
 
 
 def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
@@ -65,7 +73,7 @@ def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> No
     st.latex(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
     chart(cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
           width="stretch", key="grid")
-    _pooled_note(k)
+    _pooled_note(weights, k)
 
 
 @st.fragment
@@ -103,10 +111,13 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     intro = figure_first()  # how the roles are scored: above the figure, or below it on a small screen
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
-    strongest = np.array([ROLES.index(role) for role in frame["strongest role"]]).reshape(6, 12)
-    chart(cached_figure(role_grid_figure, scores, strongest, ROLES,
-                        "Each head's strongest role, against the 72 heads (number: its z-score)",
-                        frame[STANDING].to_numpy().reshape(6, 12)), width="stretch", key="roles")
+    bands = (*ROLES, NO_CLEAR_ROLE)
+    shown = np.array([bands.index(role) for role in frame[ROLE]]).reshape(6, 12)
+    unclear = int((frame[ROLE] == NO_CLEAR_ROLE).sum())
+    chart(cached_figure(role_grid_figure, scores, shown, bands,
+                        f"Each head's strongest role, against the 72 heads (number: its z-score; grey: below "
+                        f"{CLEAR_ROLE:g}, no clear role)", frame[STANDING].to_numpy().reshape(6, 12)),
+          width="stretch", key="roles")
     with intro.text():
         st.markdown("How much each head behaves like a pattern people name, from its weights on this text "
                     "(each score is between 0 and 1):")
@@ -121,7 +132,11 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
                     "and the largest wins. A role with the same score in every head (same word, when no word is split) "
                     "is never chosen.")
         st.latex(r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
-                 r"\qquad \text{role}(h) = \arg\max_r z_{h,r}")
+                 r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge " f"{CLEAR_ROLE:g}"
+                 r",\ \text{else none}")
+        st.markdown(f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
+                    f"deviation in every role: it is grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
+                    f"72 heads; the table keeps each head's strongest role and its z-score all the same.")
     role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
                                 key="role", bind="query-params")
     best = frame.sort_values(role, ascending=False).iloc[0]

@@ -51,7 +51,8 @@ PRETRAINED = Lesson("pretrained", "A real pretrained model's heads", "all-MiniLM
     View("pretrained", {"section": "Head roles"}, "Head roles",
          "Every head scored for patterns people name: previous token, next token, [CLS]/[SEP] sink, same "
          "word, broad. The scores are not on one scale, so each head is coloured by the role in which it "
-         "stands out most among the 72 heads (its largest z-score); no role takes half of the heads.",
+         "stands out most among the 72 heads (its largest z-score), or grey, no clear role, when that z-score is "
+         "below 1: about half of the heads on this sentence. No named role takes half of the heads.",
          "Why compare a head with the other heads instead of reading its raw scores?",
          Choice(("The raw scores are on different scales", "The raw scores take too long to compute",
                  "The raw scores of all heads are the same"), 0),
