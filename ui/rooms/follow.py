@@ -45,6 +45,7 @@ JOINS_PER_MINUTE = 5
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)
 PAGE_PATHS = {page.url_path: page.path for page in PAGES}
 TURNS = Turns()  # this server's students' runs that open a new view, one after another
+STRIP = "class_strip"  # the student's strip (ui/rooms/follower.js hides what follows it while a page opens)
 UNHIDDEN = frozenset({"section", "present", "img"})  # controls shown while following (the sections, the bars')
 
 
@@ -225,4 +226,5 @@ def class_strip(page_path: str) -> None:
     if here and here.get("secret"):
         teacher_live(page_path)
     elif here:
-        _student_strip(page_path)
+        with st.container(key=STRIP):  # the page below it is hidden while the student's browser opens another
+            _student_strip(page_path)

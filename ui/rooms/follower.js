@@ -53,6 +53,7 @@ function showPanel(parentElement, drawing) {
     parentElement.appendChild(panel);
   }
   panel.replaceChildren();
+  document.body.classList.add("lab-opening"); // the old page below is hidden until this page's run draws the new
   const note = document.createElement("p");
   note.className = "lab-follow";
   note.textContent = `The teacher's screen (${drawing.page.replaceAll("_", " ")}): this page opens it in a moment.`;
@@ -89,6 +90,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   line.hidden = !data.following;
   const panel = parentElement.querySelector(":scope > div.lab-teacher-screen");
   if (panel) panel.remove(); // this run drew the page itself
+  document.body.classList.remove("lab-opening");
 
   const url = new URL(data.url, serverBase());
   let after = data.after;
@@ -179,5 +181,6 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
   return () => {
     stopped = true;
+    document.body.classList.remove("lab-opening");
   };
 }

@@ -10,8 +10,11 @@ import streamlit as st
 from ui.cache import resource
 
 KEY = "class_follower"
+# While the page opens the teacher's other page (the teacher's figures are in the panel), the page below the
+# student's strip is the old one: hidden until the run that opens the new one has drawn it.
 CSS = """
 .st-key-class_follower p.lab-follow { margin: 0; font-size: 0.875rem; color: rgba(49, 51, 63, 0.75); }
+body.lab-opening .st-key-class_strip ~ * { display: none !important; }
 """
 
 
