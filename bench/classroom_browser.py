@@ -5,7 +5,7 @@
 Two `streamlit run app.py` servers given one ``redis-server``; the teacher in Chromium on server A opens
 Multi-head attention and presses "Teach this class"; ``students`` Chromium tabs (each in a context of its own)
 open the join link, half on server A and half on server B. The teacher moves the heads slider ``changes``
-times (its next option, then back down), and for each change the time from the key press to the moment each
+times (up to its next option and back, in turn), and for each change the time from the key press to the moment each
 student's heads map shows the new number of heads is measured in the student's own page (a ``requestAnimationFrame``
 after the chart's title changed), and so is the teacher's own redraw. Prints a Markdown table.
 """
@@ -78,7 +78,7 @@ def main() -> None:
                 students.append(page)
             rows, current = [], "4"
             for change in range(args.changes):
-                up = change < args.changes // 2
+                up = change % 2 == 0  # 4 -> 8 -> 4 -> 8 ...
                 target = HEADS[HEADS.index(current) + (1 if up else -1)]
                 for page in (teacher, *students):  # each page starts watching for the new title
                     page.evaluate(f"text => {{ window.__labSeen = ({SEEN})(text); }}", f"{target} heads")
