@@ -20,7 +20,7 @@ def route() -> None:
     from ui.lessons import arrive, lesson_bar
     from ui.pages_index import PAGES
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
-    from ui.rooms.teaching import class_button, start_drawing
+    from ui.rooms.teaching import bars_write, class_button, page_begins, start_drawing
 
     # The sidebar's opening state is read once per session, from the link: one with present=true opens with
     # the sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away
@@ -44,10 +44,12 @@ def route() -> None:
     class_button(teach, current.url_path)
     class_strip(current.url_path)
     lesson_bar({page.url_path: page.path for page in PAGES})
+    page_begins()  # what the page writes from here on is the page's (a teacher's view, for the class)
     try:
         current.run()
     finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
-        share_view(share, current.url_path)
+        with bars_write():
+            share_view(share, current.url_path)
         remember_url(current.url_path)
         after_page(current.url_path)
 

@@ -94,12 +94,16 @@ async def follow_board(tab, server_url: str) -> None:
             if state and not same_status(state, data["status"]):
                 reason = f"status:{json.dumps(state, sort_keys=True)}"
             elif data["following"] and drawing["version"] > data["version"]:
-                if drawing["layout"] != layout or (data["followPresent"] and drawing["present"] != data["present"]):
+                parts, text = drawing["layout"].split("|")
+                own_parts, own_text = (layout or "|").split("|")
+                if parts != own_parts or (data["followPresent"] and drawing["present"] != data["present"]):
                     reason = f"view:{drawing['version']}"
-                    if drawing["layout"] != layout:
+                    if parts != own_parts:
                         tab.show_panel(drawing, time.monotonic())
                 else:
                     tab.take_in_place(drawing, time.monotonic())
+                    if text != own_text:
+                        reason = f"text:{drawing['version']}"  # the page runs again for its sentences
             elif data["following"] and drawing["version"] == data["version"] and layout is None:
                 layout = drawing["layout"]
             if reason and reason not in woken:

@@ -133,3 +133,15 @@ def test_no_key_of_another_pages_control_reaches_the_teachers_address_or_view(la
     view = room_store().view(code)
     assert view.page == "multi_head" and view.query == {}, view
     assert set(view.query) <= PAGE_KEYS["multi_head"] | LESSON_KEYS
+
+
+def test_a_change_that_changes_what_the_page_writes_changes_the_drawings_text_not_its_parts():
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    before = json.loads(room_store().drawing(code)[1]["plain"])["layout"]
+    teacher.query_params["causal"] = "true"  # the explanation above the heads says that grey cells are masked
+    teacher.toggle(key="causal").set_value(True).run()
+    after = json.loads(room_store().drawing(code)[1]["plain"])["layout"]
+    assert before.split("|")[0] == after.split("|")[0]  # the same charts: the figures are taken in place
+    assert before.split("|")[1] != after.split("|")[1]  # other sentences: the student's page runs again
+    assert any("grey cells are masked" in md.value for md in teacher.markdown)

@@ -11,6 +11,8 @@ than break a page:
   go of their URL keys first (``QueryParams._bindings_by_param``, ``unbind_widget``), then seeds them from
   the URL set in the same run (``set_initial_query_params_from_current``);
 - ``bound_url_keys``: the URL keys an ``AppTest`` run's widgets are bound to (the URL schema's tooling);
+- ``watch_elements``: every element a run sends, with its content hash (``ScriptRunContext.enqueue``): what a
+  teacher's page wrote, so that a student's page runs again where it changed (``ui.rooms.drawing``);
 - ``session_alive``: whether a session's browser is still connected (``Runtime.is_active_session``);
 - ``leave_pages_directory_mode``: the class-wide switch of the older file-based multipage mode
   (``PagesManager.uses_pages_directory``, docs/architecture.md "Routing").
@@ -75,6 +77,31 @@ def bound_url_keys(app_test) -> set[str]:
     return set(getattr(params, "_bindings_by_param", {}))
 
 
+def watch_elements(on_element) -> bool:
+    """Once a process: every delta a run sends is shown to ``on_element(session_id, delta_path, element_type,
+    message_hash)`` after it is queued (``ScriptRunContext.enqueue``, which gives every message its content
+    hash). False, and nothing watched, where that method moved."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
+    except ImportError:
+        return False
+    original = getattr(ScriptRunContext, "enqueue", None)
+    if original is None:
+        return False
+    if getattr(original, "lab_watched", False):
+        return True
+
+    def enqueue(self, msg) -> None:
+        original(self, msg)
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            on_element(self.session_id, tuple(msg.metadata.delta_path), msg.delta.new_element.WhichOneof("type"),
+                       msg.hash)
+
+    enqueue.lab_watched = True
+    ScriptRunContext.enqueue = enqueue
+    return True
+
+
 def session_alive(session: str) -> bool:
     """True while session ``session``'s browser is connected to this server."""
     try:
@@ -116,6 +143,7 @@ def moved() -> list[str]:
         "QueryParams.set_initial_query_params_from_current": hasattr(QueryParams,
                                                                       "set_initial_query_params_from_current"),
         "Runtime.is_active_session": hasattr(Runtime, "is_active_session"),
+        "ScriptRunContext.enqueue": hasattr(ScriptRunContext, "enqueue"),
     }
     problems += [f"Streamlit internal {name} moved: see ui/streamlit_internals.py" for name, ok in checks.items()
                  if not ok]

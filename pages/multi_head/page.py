@@ -231,10 +231,10 @@ def download(view: HeadsOnText) -> None:
     st.header("Download")
     st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),
                        file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
-                       help="One row per layer, head, query and key: layer, head, query position, query token, "
-                            "key position, key token, weight.")
-    st.caption(f"{layers * heads * n * n:,} rows. Each figure's toolbar saves it as an image (camera icon; "
-               f"PNG or SVG, chosen in the sidebar).")
+                       help=f"One row per layer, head, query and key ({layers * heads * n * n:,} rows): layer, head, "
+                            "query position, query token, key position, key token, weight.")
+    st.caption("One row per layer, head, query and key. Each figure's toolbar saves it as an image (camera icon; "
+               "PNG or SVG, chosen in the sidebar).")
 
 
 @st.fragment

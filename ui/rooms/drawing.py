@@ -9,7 +9,8 @@ drawing for each mode, to the store (which carries it to other servers) and to t
 
 A drawing is JSON: ``version`` (the room view's), ``page``, ``query`` (the teacher's URL state), ``settings``
 (what the student's strip shows), ``present``, ``layout`` (a digest of what a student's page must hold to take
-this drawing in place: the page, its section, lesson step and model, and its charts' names in order) and
+this drawing in place: the page, its section, lesson step and model, its charts' names in order and the
+digest of everything else its page wrote: ``ui.rooms.page_text``) and
 ``charts`` (name -> Plotly figure). A student's browser that shows another layout starts a run of its own.
 """
 
@@ -22,7 +23,11 @@ import streamlit as st
 
 from classroom.board import BOARD
 
+from ui.streamlit_internals import session_id
+
 from .membership import DRAWN, SENT  # session state: the teacher's run's charts, the last drawing sent
+from .page_text import page_text
+
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
 QUIET_KEYS = frozenset({"present", "lesson", "step", "section"})  # not shown among the teacher's settings
 MAX_SETTING_CHARS = 60
@@ -30,11 +35,14 @@ TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn 
 
 
 def begin_run(teaching: bool) -> None:
-    """Call at the start of every full run: the teacher's record starts empty; other sessions keep none."""
+    """Call at the start of every full run: the teacher's record (charts, and the page's text:
+    ``ui.rooms.page_text``) starts empty; other sessions keep none."""
     if teaching:
         st.session_state[DRAWN] = {"charts": {}}
+        page_text().start(session_id())
     else:
-        st.session_state.pop(DRAWN, None)
+        if st.session_state.pop(DRAWN, None) is not None:
+            page_text().stop(session_id())
 
 
 def recording() -> bool:
@@ -51,10 +59,12 @@ def record_chart(name: str, sent: dict[str, bytes]) -> None:
         drawn["charts"][name] = sent
 
 
-def layout_of(page: str, query: dict[str, list[str]], names: list[str]) -> str:
-    """The digest of what a page holds: the page, the URL values that change its parts, its charts in order."""
+def layout_of(page: str, query: dict[str, list[str]], names: list[str], text: str = "") -> str:
+    """What a page holds, as ``"<parts>|<text>"``: a digest of the page, the URL values that change its parts
+    and its charts in order, then the digest of what it wrote besides (``ui.rooms.page_text``). A student's
+    page with the same parts takes the figures in place; where the text differs, it also runs again."""
     parts = [page, *(f"{key}={query.get(key, [''])}" for key in LAYOUT_KEYS), *names]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16] + "|" + text
 
 
 def settings_of(query: dict[str, list[str]]) -> list[list[str]]:
@@ -69,11 +79,10 @@ def settings_of(query: dict[str, list[str]]) -> list[list[str]]:
 
 
 def compose(version: int, page: str, query: dict[str, list[str]], present: bool,
-            charts: dict[str, dict[str, bytes]]) -> dict[str, str]:
+            charts: dict[str, dict[str, bytes]], layout: str) -> dict[str, str]:
     """The drawing of each mode the charts were sent in, as JSON text; a figure's JSON is put in as it is."""
-    names = list(charts)
     head = {"version": version, "page": page, "query": query, "settings": settings_of(query), "present": present,
-            "layout": layout_of(page, query, names)}
+            "layout": layout}
     modes = {mode for sent in charts.values() for mode in sent} or {"present" if present else "plain"}
     drawings = {}
     for mode in modes:
@@ -91,13 +100,13 @@ def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]
     drawn = st.session_state.get(DRAWN)
     if version is None or drawn is None:
         return version
-    drawings = compose(version, page, query, present, drawn["charts"])
+    layout = layout_of(page, query, list(drawn["charts"]), page_text().digest(session_id()))
+    drawings = compose(version, page, query, present, drawn["charts"], layout)
     digest = hashlib.sha256("".join(drawings[mode] for mode in sorted(drawings)).encode()).hexdigest()
     if st.session_state.get(SENT) == (code, digest):
         return version  # the same drawing went out already: the students are not woken for nothing
     token = store.view_token(code)
     if token is not None and store.publish_drawing(code, secret, version, drawings):
-        BOARD.put(token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version,
-                  layout_of(page, query, list(drawn["charts"])))
+        BOARD.put(token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version, layout)
         st.session_state[SENT] = (code, digest)
     return version

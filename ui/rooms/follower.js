@@ -130,11 +130,15 @@ export default function ({ data, parentElement, setTriggerValue }) {
       if (drawing.version === data.version && layout === null) layout = drawing.layout;
       return;
     }
-    if (drawing.layout !== layout || (data.followPresent && drawing.present !== data.present)) {
-      if (drawing.layout !== layout) showPanel(parentElement, drawing);
+    // A layout is "<the page's parts>|<what it wrote besides its charts>" (ui/rooms/drawing.py).
+    const [parts, text] = drawing.layout.split("|");
+    const [ownParts, ownText] = (layout || "|").split("|");
+    if (parts !== ownParts || (data.followPresent && drawing.present !== data.present)) {
+      if (parts !== ownParts) showPanel(parentElement, drawing);
       return wake(`view:${drawing.version}`);
     }
-    apply(drawing);
+    apply(drawing); // the same parts: the figures in place at once
+    if (text !== ownText) wake(`text:${drawing.version}`); // and the page runs again for its sentences
   };
 
   const watchVersion = (status, drawing) => {

@@ -9,9 +9,10 @@ import streamlit as st
 from ui.classroom import chart, presenting, qr_png, view_link
 from ui.lesson_catalogue import LESSONS
 from ui.quiz import tally
-from ui.streamlit_internals import fragment_run
+from ui.streamlit_internals import fragment_run, session_id
 
 from .drawing import begin_run, publish
+from .page_text import page_text, writing
 
 from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store,
                          shown_view, spaced)
@@ -116,9 +117,20 @@ def _teacher_run(page_path: str) -> None:
 
 
 def start_drawing() -> None:
-    """Call before the page, in every full run: a teacher's run records what it draws (``ui.rooms.drawing``)."""
+    """Call before the bars, in every full run: a teacher's run records what it draws (``ui.rooms.drawing``)."""
     here = current_class()
     begin_run(bool(here and here.get("secret")))
+
+
+def page_begins() -> None:
+    """Call just before the page runs: what it writes is the page's (``ui.rooms.page_text``), and so is what its
+    fragments write after it, until the next full run."""
+    page_text().set_writing(session_id(), True)
+
+
+def bars_write():
+    """Around what is drawn after the page but is not the page's (the share popover)."""
+    return writing(False)
 
 
 def send_view(page_path: str) -> None:
@@ -138,7 +150,8 @@ def teacher_live(page_path: str) -> None:
     if not current_class():
         return
     try:
-        _teacher_run(page_path)
+        with writing(False):  # the class's counts and answers are not the page's
+            _teacher_run(page_path)
     except RoomsUnavailable:
         st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
                    "the class resumes when it is back.", icon=":material/cloud_off:")
