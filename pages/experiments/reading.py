@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 import torch
 
@@ -103,9 +104,42 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
     chart(head_grid(shares.heads, f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
                     "share of the logit"))
     chart(share_bars(shares.others, "The other parts' shares"))
-    st.caption(f"Heads {shares.heads.sum():.2f} + other parts {sum(shares.others.values()):.2f} = "
-               f"{shares.total:.2f}; the model's logit is {shares.logit:.2f}. Each LayerNorm's scale is taken as "
-               "it was in this pass, which makes the sum exact.")
+    st.caption(f"Direct effects only: what each part writes straight into the residual stream at this position, "
+               f"read through the LayerNorms after it and the unembedding. Heads {shares.heads.sum():.2f} + other "
+               f"parts {sum(shares.others.values()):.2f} = {shares.total:.2f}; the model's logit is "
+               f"{shares.logit:.2f}. Each LayerNorm's scale is taken as it was in this pass, which makes the sum "
+               "exact. What a head writes for later heads to read is not counted.")
+    direct_and_total(subject, inputs, position, shares)
+
+
+def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) -> None:
+    """Each head's direct share beside what patching it restores (its total effect, through later layers too),
+    on the Patching section's default corruption of a task model's input; the head with the widest gap named."""
+    task = subject.task
+    if task is None:
+        st.caption("The Patching section measures a head's whole effect, through later layers too.")
+        return
+    corrupted_text = corrupted_input(task, inputs.text)
+    corrupted = task.encode_user_input(corrupted_text)
+    if corrupted is None:
+        return
+    try:
+        with torch.inference_mode():
+            run = patching_run(subject.module, list(inputs.ids), corrupted, position)
+            restored = restored_by_head(subject.module, run, sublayer_names(subject.module, "self_attn")).reshape(-1)
+    except ValueError:  # the corruption changes nothing at this position: no total effect to compare
+        return
+    heads = shares.heads.shape[1]
+    labels = [head_label(i // heads, i % heads) for i in range(len(restored))]
+    direct = shares.heads.reshape(-1)
+    st.dataframe(pd.DataFrame({"head": labels, "direct share of the logit": direct.round(2),
+                               "patching restores": restored.round(2)}), hide_index=True)
+    widest = int(np.argmax(restored - direct / shares.logit))
+    st.caption(f"Patching a head (corrupted input “{corrupted_text}”, the Patching section's) restores a fraction "
+               "of the logit difference: its whole effect, through the heads after it too. "
+               f"{labels[widest].capitalize()} writes {direct[widest]:.2f} of the logit {shares.logit:.2f} directly "
+               f"({direct[widest] / shares.logit:.0%}), yet patching it restores {restored[widest]:.2f} of the "
+               "difference: direct attribution misses what a head does through the heads after it.")
 
 
 def _recipe() -> HeadRecipe:

@@ -73,7 +73,7 @@ PRETRAINED = Lesson("pretrained", "A real pretrained model's heads", "all-MiniLM
 ))
 
 CIRCUIT = Lesson("circuit", "Test a circuit", "Knock out and patch the heads of the shipped induction model: two steps "
-                 "that only work together.", (
+                 "that work together, and what each experiment can and cannot show.", (
     View("experiments", {"model": INDUCTION, "section": "Importance"}, "Which heads matter",
          "An attention map shows where information may flow, not what the model needs (Jain & Wallace, 2019); "
          "to test a head, take it away. Each head knocked out alone, the change in accuracy on 64 fresh "
@@ -94,22 +94,27 @@ CIRCUIT = Lesson("circuit", "Test a circuit", "Knock out and patch the heads of 
          "after its earlier occurrence; only layer-2 heads do that."),
     View("experiments", {"model": INDUCTION, "section": "Knock out", "ko_decoder0_self_attn": ("head 2",)},
          "Knock out the previous-token head",
-         "Layer 1 · head 2 attends to the previous token. Without it, accuracy falls to about 0.6, though "
-         "the induction heads themselves are untouched.",
-         "How can a layer-1 head matter to what the layer-2 heads do?",
-         Choice(("It writes each token's predecessor into its position, which the induction heads look for",
-                 "It predicts the next letter itself", "It does not: the drop is noise"), 0),
-         "The induction heads look for the key whose previous token equals the current one; layer 1 · head 2 "
-         "is what writes 'my previous token' into each position. The next step shows it."),
+         "Layer 1 · head 2 attends to the previous token. Without it, accuracy falls from 1.00 to about 0.64, "
+         "though the induction heads themselves are untouched; yet 0.64 is far above chance (1/26 = 0.04).",
+         "Accuracy falls to about 0.64, not to chance. What does that say about layer 1 · head 2?",
+         Choice(("The induction heads use what it writes, but some of that reaches them another way",
+                 "It alone writes each token's predecessor: without it the induction heads cannot work",
+                 "It does nothing: the drop is noise"), 0),
+         "The induction heads look for the key whose previous token equals the current one, and layer 1 · head 2 "
+         "writes most of that 'previous token' into each position: without it, about a third of the predictions "
+         "fail. But two in three stay right, so it is not the only way. Knock out layer 1 · head 1 as well: "
+         "accuracy falls to about 0.12, though head 1 alone costs almost nothing (a later step)."),
     View("experiments", {"model": INDUCTION, "section": "Circuit", "head_a": "layer 1 · head 2",
                          "head_b": "layer 2 · head 1"}, "The stripe needs the previous-token head",
          "Layer 2 · head 1's diagonal stripe (each token attends to the token after its earlier occurrence) "
          "fades when layer 1 · head 2 is knocked out: its prefix-matching score falls from 0.98 to about 0.5.",
          "What does that say about the two heads?",
-         Choice(("They form a circuit: neither does the task alone", "Layer 2 · head 1 copies layer 1 · head 2's map",
-                 "The induction head was never needed"), 0),
-         "They form a circuit: layer 1 · head 2 writes each token's predecessor, and the induction head "
-         "matches the current token against it. Neither does the task alone."),
+         Choice(("They form a circuit: the induction head's stripe depends on the previous-token head",
+                 "Layer 2 · head 1 copies layer 1 · head 2's map", "The induction head was never needed"), 0),
+         "They form a circuit: layer 2 · head 1's stripe depends on what layer 1 · head 2 writes. What a knock-out "
+         "cannot show is how layer 2 · head 1 reads it: its keys, its queries and its values all lose head 2's "
+         "output at once. The usual account, keys that carry 'my previous token' matched by the current token's "
+         "query, needs a finer test, such as patching only what the keys read."),
     View("experiments", {"model": INDUCTION, "section": "Knock out", "ko_decoder0_self_attn": ("head 1",)},
          "A head that is not in the circuit",
          "Knock out layer 1 · head 1 instead: accuracy stays at about 0.98.",
@@ -121,12 +126,27 @@ CIRCUIT = Lesson("circuit", "Test a circuit", "Knock out and patch the heads of 
     View("experiments", {"model": INDUCTION, "section": "Patching"}, "Patch it back",
          "The corrupted input changes the first letter of the repeated block, so at its second occurrence "
          "the model no longer predicts the letter that followed. Patching layer 1 · head 2 from the clean "
-         "run restores about 0.9 of the logit difference, and by position it all happens at one place: the "
-         "letter right after the changed one.",
-         "Why is it that position, and not the position of the changed letter itself?",
-         Choice(("The previous-token head at the next position reads the changed letter and writes it there",
-                 "Patching always acts one position late", "The changed letter's own position is masked"), 0),
-         "The previous-token head at the next position is what reads the changed letter and writes it "
-         "there; the induction head later looks for exactly that. Patching its output there restores the "
-         "match."),
+         "run restores about 0.91 of the logit difference. Patched one position at a time, it restores about "
+         "0.94 at the letter right after the changed one and about 0.25 at the changed letter itself; "
+         "nearly nothing anywhere else.",
+         "What does layer 1 · head 2 carry at each of those two places?",
+         Choice(("Right after: the letter before it, the changed one; at the changed letter: a little of that "
+                 "letter itself", "At both: the letter the model should predict",
+                 "Nothing: patching acts one position late"), 0),
+         "Right after the changed letter, the previous-token head writes which letter came before: the original "
+         "in the clean run, the changed one in the corrupted run, and the induction heads look for exactly that "
+         "(0.94). At the changed letter itself its query is the changed letter and it puts part of its weight "
+         "on that letter itself, so the clean run's output there carries a little of the original letter, which "
+         "the induction heads can partly match instead (0.25). Elsewhere the two runs give this head nearly the "
+         "same output, so patching there restores almost nothing."),
+    View("experiments", {"model": INDUCTION, "section": "Attribution"}, "Direct is not all",
+         "Direct logit attribution splits the logit of the predicted letter into what each part writes straight "
+         "into the residual stream there. Layer 1 · head 2's direct share is about 0.21 of a logit of about "
+         "10.4, yet patching it restores about 0.91 of the logit difference (the table under the figures).",
+         "Why is the previous-token head's direct share so small when patching it restores almost everything?",
+         Choice(("The layer-2 heads read what it writes and write the answer: an effect direct attribution does "
+                 "not count", "Direct attribution is wrong for small heads", "Patching overstates every head"), 0),
+         "Its effect is indirect: it writes each token's predecessor, the induction heads read that and write "
+         "the answer, and only their writing counts as direct. Direct attribution measures the last step alone; "
+         "patching measures a head's whole effect, through the heads after it."),
 ))

@@ -1,0 +1,95 @@
+"""The circuit lesson's and the Experiments page's sentences, on the numbers their views draw: the previous-token
+head knocked out leaves accuracy far above chance; a knock-out says that, not how the induction head reads it;
+patching restores at two places; direct attribution is the direct effect only, far below what patching restores."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.lesson_views import lesson_of, open_view
+from transformer import load_checkpoint, make_task
+from ui.model_picker import shipped_label
+
+PAGE = "pages/experiments/page.py"
+CIRCUIT = lesson_of("circuit")
+CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
+
+
+def after_bar(at) -> float:
+    bars = [decode_array(t["y"]).astype(float) for t in chart_by_title(at, "Accuracy")["data"] if t["type"] == "bar"]
+    return float(bars[1][0])
+
+
+def test_without_the_previous_token_head_accuracy_stays_far_above_chance():
+    view = CIRCUIT.views[2]
+    at = open_view("circuit", 2)
+    accuracy = after_bar(at)
+    chance = next(c.value for c in at.caption if "would score" in c.value)
+    symbols = int(re.search(r"1/(\d+) = ", chance)[1])
+    assert accuracy == pytest.approx(0.64, abs=0.02) and accuracy > 10 / symbols  # "0.64 ... far above chance"
+    assert "about 0.64" in view.notice and f"1/{symbols} = {1 / symbols:.2f}" in view.notice
+    both = run_page(PAGE, {"model": shipped_label("induction"), "section": "Knock out",
+                           "ko_decoder0_self_attn": ["head 1", "head 2"]})
+    assert_no_exception(both)
+    assert after_bar(both) == pytest.approx(0.12, abs=0.02) and "about 0.12" in view.answer
+    alone = after_bar(open_view("circuit", 4))  # "head 1 alone costs almost nothing (a later step)"
+    assert alone > 0.95 and CIRCUIT.views[4].settings["ko_decoder0_self_attn"] == ("head 1",)
+
+
+def test_the_knock_out_is_said_to_show_a_dependence_not_the_keys():
+    view = CIRCUIT.views[3]
+    scores = open_view("circuit", 3).dataframe[0].value
+    prefix = scores[scores["pattern score of head B"] == "prefix matching"].iloc[0]
+    assert prefix["before"] > 0.95 and prefix["head A knocked out"] == pytest.approx(0.5, abs=0.05)
+    assert "What a knock-out cannot show is how layer 2 · head 1 reads it" in view.answer
+    assert "writes each token's predecessor, and the induction head matches" not in view.answer
+
+
+def test_patching_the_previous_token_head_restores_at_two_places():
+    view = CIRCUIT.views[5]
+    at = open_view("circuit", 5)
+    restored = decode_array(chart_by_title(at, "Fraction of the logit difference restored")["data"][0]["z"])
+    by_position = decode_array(chart_by_title(at, "patched at one position")["data"][0]["y"]).astype(float)
+    clean, corrupted = at.text_input(key="input").value, at.text_input(key="corrupted").value
+    changed = next(i for i, (a, b) in enumerate(zip(clean, corrupted)) if a != b)
+    assert float(restored[0, 1]) == pytest.approx(0.91, abs=0.02) and "about 0.91" in view.notice
+    assert by_position[changed + 1] == pytest.approx(0.94, abs=0.02) and "about 0.94" in view.notice
+    assert by_position[changed] == pytest.approx(0.25, abs=0.02) and "about 0.25" in view.notice
+    elsewhere = np.delete(by_position, [changed, changed + 1])
+    assert np.abs(elsewhere).max() < 0.02  # "nearly nothing anywhere else"
+    assert "each of those two places" in view.question and "all happens at one place" not in view.notice
+    assert "(0.94)" in view.answer and "(0.25)" in view.answer  # the answer answers for both places
+    # "it puts part of its weight on that letter itself": layer 1 · head 2's row at the changed letter
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    with torch.inference_mode():
+        for text in (clean, corrupted):
+            weights = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention.weights
+            row = weights["decoder.layers.0.self_attn"][0, 1, changed]
+            assert 0.1 < float(row[changed]) < 0.5 and int(row.argmax()) == changed - 1
+
+
+def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
+    view = CIRCUIT.views[6]
+    at = open_view("circuit", 6)
+    direct = decode_array(chart_by_title(at, "direct share of the logit")["data"][0]["z"]).astype(float)
+    note = next(c.value for c in at.caption if c.value.startswith("Direct effects only"))
+    logit = float(re.search(r"the model's logit is (-?\d+\.\d+)", note)[1])
+    table = at.dataframe[0].value
+    row = table[table["head"] == "layer 1 · head 2"].iloc[0]
+    patched = run_page(PAGE, {"model": shipped_label("induction"), "section": "Patching"})
+    restored = decode_array(chart_by_title(patched, "Fraction of the logit difference restored")["data"][0]["z"])
+    assert direct[0, 1] == pytest.approx(0.21, abs=0.01) and logit == pytest.approx(10.4, abs=0.05)
+    assert row["direct share of the logit"] == pytest.approx(direct[0, 1], abs=0.006)
+    assert row["patching restores"] == pytest.approx(float(restored[0, 1]), abs=0.006)  # the Patching section's
+    assert float(restored[0, 1]) == pytest.approx(0.91, abs=0.02)
+    assert "about 0.21" in view.notice and "about 10.4" in view.notice and "about 0.91" in view.notice
+    gap = next(c.value for c in at.caption if c.value.startswith("Patching a head"))
+    assert (f"Layer 1 · head 2 writes {direct[0, 1]:.2f} of the logit {logit:.2f} directly" in gap
+            and f"patching it restores {float(restored[0, 1]):.2f}" in gap)
