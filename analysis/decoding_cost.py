@@ -74,13 +74,14 @@ def next_token_seconds(model: torch.nn.Module, lengths, repeats: int = 5, seed: 
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to share keys and values: its label, config, cache bytes at the final length and median
-    milliseconds per generated token (with the cache)."""
+    """One way to share keys and values: its label, config, cache bytes at the final length, median
+    milliseconds per generated token (with the cache) and the model's parameters (weights and biases)."""
 
     label: str
     config: TransformerConfig
     cache_bytes: int
     ms_per_token: float
+    parameters: int
 
 
 def variants(config: TransformerConfig, window: int) -> dict[str, TransformerConfig]:
@@ -98,11 +99,12 @@ def variants(config: TransformerConfig, window: int) -> dict[str, TransformerCon
 def measure_variants(config: TransformerConfig, prompt: list[int], steps: int, window: int,
                      seed: int = 0) -> list[Variant]:
     """Random decoder-only models of each variant (same sizes, seeded): cache bytes after the prompt and
-    ``steps`` tokens, and the median time per token with the cache."""
+    ``steps`` tokens, the median time per token with the cache, and the parameters."""
     found = []
     for label, variant in variants(config, window).items():
         model = build_model(variant, seed=seed, kind="decoder-only")
         times = step_times(model, prompt, steps, use_cache=True)
         total = int(cache_bytes(variant, len(prompt) + steps - 1))
-        found.append(Variant(label, variant, total, float(np.median(times[1:] if steps > 1 else times)) * 1000))
+        found.append(Variant(label, variant, total, float(np.median(times[1:] if steps > 1 else times)) * 1000,
+                             sum(p.numel() for p in model.parameters())))
     return found

@@ -41,3 +41,32 @@ def test_the_temperature_is_tau_and_the_value_named_is_the_slider_s(section, tem
     else:
         assert any(f"sampled (τ = {value}, seed 0)" in m.value for m in at.markdown)
     assert any(r"\exp(z_i / \tau)" in x.value for x in at.latex)
+
+
+def test_what_sharing_keys_and_values_and_a_window_save_is_read_from_the_table():
+    """The Generate summary: cache memory is saved, parameters by sharing keys and values, time per token not at
+    these sizes; the caption says the same from the table's numbers."""
+    from ui.pages_index import PAGES
+
+    summary = next(page.summary for page in PAGES if page.path == PAGE)
+    assert "cache memory (sharing keys and values also saves parameters), but not, at these sizes, time per token" \
+        in summary
+    at = run_page(PAGE, {"section": "KV cache"})
+    assert_no_exception(at)
+    table = next(df.value for df in at.dataframe if "parameters" in df.value.columns)
+    full, others = table.iloc[0], table.iloc[1:]
+    shared = others[others["K/V heads"] < full["K/V heads"]]
+    window = others[others["variant"].str.startswith("sliding window")]
+    assert len(shared) and len(window)
+    assert (others["cache (bytes)"] < full["cache (bytes)"]).all()  # every variant saves cache memory
+    assert (shared["parameters"] < full["parameters"]).all() and (window["parameters"] == full["parameters"]).all()
+    assert (others["ms per token"] > 0.5 * full["ms per token"]).all()  # no variant halves the time per token
+    note = next(c.value for c in at.caption if c.value.startswith("Random models of this model's sizes"))
+    fewer = int((others["parameters"] < full["parameters"]).sum())
+    assert f"{fewer} of the {len(others)} {'has' if fewer == 1 else 'have'} fewer parameters" in note
+    assert f"({others['cache (bytes)'].min():,} bytes at the least, against {full['cache (bytes)']:,})" in note
+    ratio = others["ms per token"] / full["ms per token"]  # rounded to 0.01 ms: only clear cases are checked
+    if (ratio < 0.78).any():
+        assert "took under 0.8 of its time per token" in note
+    elif (ratio > 0.82).all():
+        assert "none took under 0.8 of its time per token" in note and "here they save memory, not time" in note

@@ -58,8 +58,9 @@ PAGES: tuple[PageInfo, ...] = (
              "heads on your text, WordPiece tokens, head roles, two sentences compared."),
     PageInfo("Trained models", "pages/generate/page.py", "Generate", ":material/edit_note:",
              "A decoder writes token by token: the distribution at each step under temperature, top-k and top-p, "
-             "greedy, sampling and beam search side by side, the new token's attention, the KV cache and what "
-             "multi-query, grouped-query and windowed attention save, measured live."),
+             "greedy, sampling and beam search side by side, the new token's attention, the KV cache, and what "
+             "multi-query, grouped-query and windowed attention save, measured live: cache memory (sharing keys "
+             "and values also saves parameters), but not, at these sizes, time per token."),
     PageInfo("Trained models", "pages/experiments/page.py", "Experiments", ":material/science:",
              "Test what a head does: knock heads out, rank them by what their loss costs, watch one head's "
              "pattern without another, patch a clean run into a corrupted one, read each layer's guess (logit "

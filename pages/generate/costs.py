@@ -77,9 +77,7 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     with right:
         chart(labelled_bars([v.label for v in found], [v.ms_per_token for v in found], "Time per token (cache on)",
                             "ms", ".2f"))
-    st.caption(f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}): "
-               f"multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads; the window "
-               f"keeps at most {window} positions.")
+    st.caption(saved_note(found, config, window))
     windowed = build_model(found[-1].config, seed=0, kind="decoder-only")
     sequence = (prompt * (1 + 24 // len(prompt)))[:24]
     with torch.inference_mode():
@@ -91,9 +89,25 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
                          f"A window of {window}: each query sees its {window} most recent keys (layer 1 · head 1)",
                          mask=band))
     table = pd.DataFrame({"variant": [v.label for v in found], "K/V heads": [v.config.kv_heads for v in found],
-                          "cache (bytes)": [v.cache_bytes for v in found],
+                          "cache (bytes)": [v.cache_bytes for v in found], "parameters": [v.parameters for v in found],
                           "ms per token": [round(v.ms_per_token, 2) for v in found]})
     st.dataframe(table, hide_index=True)
+
+
+def saved_note(found, config: TransformerConfig, window: int) -> str:
+    """What the variants save against multi-head attention (the first), from the measured numbers."""
+    full, others = found[0], found[1:]
+    fewer = [v for v in others if v.parameters < full.parameters]
+    faster = [v for v in others if v.ms_per_token < 0.8 * full.ms_per_token]
+    time = (f"{', '.join(v.label for v in faster)} took under 0.8 of its time per token" if faster else
+            f"none took under 0.8 of its time per token ({full.ms_per_token:.2f} ms): here they save memory, "
+            "not time")
+    have = "has" if len(fewer) == 1 else "have"
+    return (f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}), against "
+            f"{full.label}: multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads and "
+            f"the window keeps at most {window} positions ({min(v.cache_bytes for v in others):,} bytes at the "
+            f"least, against {full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters "
+            f"(shared keys and values: fewer W_K and W_V columns; a window shares none); {time}.")
 
 
 @st.cache_resource(max_entries=1, show_spinner="Timing full and windowed attention at four lengths…")
