@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.lesson_views import lesson_of, open_view, y_of
 
 PAGE = "pages/self_attention/page.py"
 A, B = "the cat sat on the mat", "the mat sat on the cat"
@@ -48,3 +49,21 @@ def test_the_weights_are_said_to_mix_values_not_to_measure_influence():
     at = run_page(PAGE)
     text = " ".join(m.value for m in at.markdown)
     assert "how much of each value vector is mixed in" in text and "influences this one" not in text
+
+
+def test_the_scaling_lesson_says_what_its_view_draws_and_that_learning_is_slow_not_impossible():
+    answer = lesson_of("scaling").views[0].answer
+    assert "learns which keys to prefer only slowly" in answer and "cannot learn" not in answer
+    assert "the view draws the weights, not the gradients" in answer
+    spec = chart_by_title(open_view("scaling", 0), "Softmax peakedness vs d_k")
+    unscaled = y_of(spec, "unscaled: q·k", 0), y_of(spec, "unscaled: q·k", 1)  # entropy, largest weight
+    scaled = y_of(spec, "scaled: q·k / √d_k", 0), y_of(spec, "scaled: q·k / √d_k", 1)
+    assert unscaled[0][-1] < 0.2 * unscaled[0][0] and unscaled[1][-1] > 0.9  # "climbs towards 1"
+    assert np.ptp(scaled[0][1:]) < 0.2 and np.ptp(scaled[1][1:]) < 0.1  # "both stay level" (after d_k = 1)
+
+
+def test_minilm_is_said_to_be_pre_trained_and_then_fine_tuned_on_a_billion_pairs():
+    at = run_page("pages/pretrained/page.py")
+    text = " ".join(m.value for m in at.markdown)
+    assert "first pre-trained on general text, by distillation" in text
+    assert "then fine-tuned contrastively on about a billion sentence pairs" in text

@@ -32,9 +32,10 @@ SCALING = Lesson("scaling", "Why divide by √d_k", "What the scaling in softmax
          "Queries and keys have d_k = 64 independent entries of mean 0 and variance 1. What is the variance of q·k?",
          Number(64),
          "64: q·k is a sum of d_k products, each of variance 1, so its variance is d_k (its spread √64 = 8). Dividing "
-         "by √d_k brings it back to 1. Unscaled, the softmax saturates: almost all weight on one key, and a "
-         "saturated softmax barely changes when its inputs change, so its gradients nearly vanish and the model "
-         "cannot learn which keys to prefer."),
+         "by √d_k brings it back to 1. The view shows the effect on the softmax: unscaled, its entropy falls and "
+         "its largest weight climbs towards 1 as d_k grows, while scaled both stay about level. A saturated softmax "
+         "barely changes when its inputs change, so its gradients are tiny and the model learns which keys to "
+         "prefer only slowly (the view draws the weights, not the gradients)."),
     View("self_attention", {"section": "Scores and softmax", "scale": "false", "d_model": "128", "heads": "2"},
          "A wide head without the scaling",
          "With d_model = 128 in 2 heads (d_k = 64) and the division switched off, most rows of the attention "
