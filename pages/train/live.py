@@ -77,6 +77,12 @@ def own_trainer(trainer: Trainer) -> Trainer:
     return mine
 
 
+def session_trainer(trainer: Trainer) -> Trainer:
+    """This session's own trainer of ``trainer``'s model if it has one, else ``trainer`` itself."""
+    mine = st.session_state.get("trainer")
+    return mine if mine is not None and controls.same_model(mine.setup, trainer.setup) else trainer
+
+
 def _start() -> None:
     st.session_state.running = True
 
@@ -188,9 +194,11 @@ def live_view(trainer: Trainer, running: bool) -> None:
 
     @st.fragment(run_every=REFRESH if running else None)
     def tick() -> None:
-        shown = trainer
+        # The session's own trainer, not the one of the page's last full run: a tick that comes between a
+        # Pause and the page's rerun would otherwise show the untrained model the page started from.
+        shown = session_trainer(trainer)
         if st.session_state.get("running", False):
-            shown = _train_a_chunk(trainer)
+            shown = _train_a_chunk(shown)
             if shown.done:
                 st.session_state.running = False
                 st.rerun()  # the whole page: the timer stops and the buttons change
