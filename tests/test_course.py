@@ -80,15 +80,18 @@ def test_the_lessons_page_opens_on_the_course():
     at = run_page("pages/lessons/page.py")
     assert_no_exception(at)
     assert at.selectbox(key="topic").value == COURSE.title
-    assert [e.label for e in at.expander] == ["Your answer"] * len(COURSE.views)
+    assert [e.label for e in at.expander] == ["What to notice, the question, your answer"] * len(COURSE.views)
+    assert not [m for m in at.markdown if m.value.startswith("**Notice:")]  # built when a step's is opened
     assert not [b for b in at.button if b.label == "Check"]  # an answer's input is built when its step's is opened
 
 
 def test_a_question_answered_in_the_list_is_judged_there_and_on_the_steps_page():
     at = run_page("pages/lessons/page.py")
-    at.session_state["answer_start/0"] = True  # the first step's "Your answer", opened
+    at.session_state["answer_start/0"] = True  # the first step's details, opened
     at.run()
     assert len([b for b in at.button if b.label == "Check"]) == 1
+    notice = [m.value for m in at.markdown if m.value.startswith("**Notice:")]
+    assert notice == [f"**Notice:** {COURSE.views[0].notice}\n\n**Ask the class:** {COURSE.views[0].question}"]
     at.radio(key="quiz_list_start/0").set_value(1)
     check(at)
     at.session_state["answer_start/0"] = True  # open (a browser keeps it open; the test client reports closed)

@@ -12,6 +12,7 @@ from ui.routing import require_navigation
 require_navigation()
 
 SCRIPTS = {page.url_path: page.path for page in PAGES}
+STEP_DETAILS = "What to notice, the question, your answer"
 
 st.title("Lessons")
 with explanation("How a lesson runs"):
@@ -29,14 +30,13 @@ by_title = {lesson.title: lesson for lesson in LESSONS}
 lesson = by_title[st.selectbox("lesson", list(by_title), key=TOPIC, bind="query-params")]
 st.markdown(f"**{lesson.title}.** {lesson.summary}")
 for step, view in enumerate(lesson.views):
-    with st.container(border=True):
-        st.page_link(SCRIPTS[view.page], label=f"**Step {step + 1}: {view.title}**", icon=":material/play_circle:",
-                     query_params=view_query(lesson, step))
-        st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
-        # The answer's input is built only when its expander is open: a lesson of 30 steps sends 30 closed
-        # expanders, not 30 forms, when the lesson or the presentation mode changes.
-        answer = st.expander("Your answer", key=f"answer_{lesson.id}/{step}", on_change="rerun",
-                             icon=":material/edit:")  # one label and icon: it stays open when the answer is judged
-        if answer.open:
-            with answer:
-                answer_part(lesson.id, step, view, place="list")
+    st.page_link(SCRIPTS[view.page], label=f"**Step {step + 1}: {view.title}**", icon=":material/play_circle:",
+                 query_params=view_query(lesson, step))
+    # What to notice, the question and the answer's input are built only when the step's expander is open: a
+    # lesson of 31 steps sends 31 links and 31 closed expanders when the lesson or the presentation mode changes.
+    more = st.expander(STEP_DETAILS, key=f"answer_{lesson.id}/{step}", on_change="rerun",
+                       icon=":material/quiz:")  # one label and icon: it stays open when the answer is judged
+    if more.open:
+        with more:
+            st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
+            answer_part(lesson.id, step, view, place="list")
