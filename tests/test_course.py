@@ -14,6 +14,7 @@ from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_ar
 from tests.lesson_views import lesson_of, link_query, open_view, sinusoid, trace, z_of
 from ui.lesson_catalogue import LESSONS, Choice, Number
 from ui.quiz import ANSWERS
+from ui.screen import COMPACT
 
 COURSE = lesson_of("start")
 # The course's topics in the order a first-time student meets them; the first four steps are the course's own.
@@ -80,18 +81,44 @@ def test_the_lessons_page_opens_on_the_course():
     at = run_page("pages/lessons/page.py")
     assert_no_exception(at)
     assert at.selectbox(key="topic").value == COURSE.title
-    assert [e.label for e in at.expander] == ["What to notice, the question, your answer"] * len(COURSE.views)
-    assert not [m for m in at.markdown if m.value.startswith("**Notice:")]  # built when a step's is opened
+    steps = at.radio(key="steps_start")
+    assert steps.options == [f"Step {n + 1}: {v.title}" for n, v in enumerate(COURSE.views)]
+    assert step_shown(at, 0)
+    assert [e.label for e in at.expander] == ["Your answer"]
     assert not [b for b in at.button if b.label == "Check"]  # an answer's input is built when its step's is opened
+
+
+def step_shown(at, step: int) -> bool:
+    """The Lessons page shows ``step`` of the course: its link, what to notice and its question."""
+    view = COURSE.views[step]
+    link = next(link.proto for link in at.get("page_link"))
+    notice = [m.value for m in at.markdown if m.value.startswith("**Notice:")]
+    return (link.label == f"**Step {step + 1}: {view.title}**" and link.query_string.endswith(f"step={step + 1}")
+            and notice == [f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}"])
+
+
+def test_a_step_picked_in_the_list_shows_its_link_notice_and_question():
+    at = run_page("pages/lessons/page.py")
+    at.radio(key="steps_start").set_value(4).run()
+    assert_no_exception(at)
+    assert step_shown(at, 4)
+
+
+def test_on_a_phone_the_steps_are_a_drop_down_with_the_chosen_step_below():
+    at = run_page("pages/lessons/page.py")
+    at.session_state[COMPACT] = True
+    at.run()
+    assert not at.radio and at.selectbox(key="step_of_start").value == 0
+    at.selectbox(key="step_of_start").set_value(30).run()
+    assert_no_exception(at)
+    assert step_shown(at, 30)
 
 
 def test_a_question_answered_in_the_list_is_judged_there_and_on_the_steps_page():
     at = run_page("pages/lessons/page.py")
-    at.session_state["answer_start/0"] = True  # the first step's details, opened
+    at.session_state["answer_start/0"] = True  # the first step's "Your answer", opened
     at.run()
     assert len([b for b in at.button if b.label == "Check"]) == 1
-    notice = [m.value for m in at.markdown if m.value.startswith("**Notice:")]
-    assert notice == [f"**Notice:** {COURSE.views[0].notice}\n\n**Ask the class:** {COURSE.views[0].question}"]
     at.radio(key="quiz_list_start/0").set_value(1)
     check(at)
     at.session_state["answer_start/0"] = True  # open (a browser keeps it open; the test client reports closed)

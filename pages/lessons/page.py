@@ -8,11 +8,11 @@ from ui.lessons import LESSONS, TOPIC, view_query
 from ui.pages_index import PAGES
 from ui.quiz import answer_part
 from ui.routing import require_navigation
+from ui.screen import compact
 
 require_navigation()
 
 SCRIPTS = {page.url_path: page.path for page in PAGES}
-STEP_DETAILS = "What to notice, the question, your answer"
 
 st.title("Lessons")
 with explanation("How a lesson runs"):
@@ -29,14 +29,24 @@ with explanation("How a lesson runs"):
 by_title = {lesson.title: lesson for lesson in LESSONS}
 lesson = by_title[st.selectbox("lesson", list(by_title), key=TOPIC, bind="query-params")]
 st.markdown(f"**{lesson.title}.** {lesson.summary}")
-for step, view in enumerate(lesson.views):
-    st.page_link(SCRIPTS[view.page], label=f"**Step {step + 1}: {view.title}**", icon=":material/play_circle:",
+titles = [f"Step {number + 1}: {view.title}" for number, view in enumerate(lesson.views)]
+# The steps as one list to pick from, and the chosen step's link, what to notice and question beside it: a change
+# of lesson redraws one list and one step, not every step of a 31-step course.
+if compact():  # a phone: the steps in a drop-down, the chosen one right below it
+    step = st.selectbox("step", range(len(titles)), format_func=titles.__getitem__, key=f"step_of_{lesson.id}")
+    chosen = st.container(border=True)
+else:
+    steps, chosen = st.columns([2, 3], border=True)
+    step = steps.radio("the lesson's steps", range(len(titles)), format_func=titles.__getitem__,
+                       key=f"steps_{lesson.id}", label_visibility="collapsed")
+view = lesson.views[step]
+with chosen:
+    st.page_link(SCRIPTS[view.page], label=f"**{titles[step]}**", icon=":material/play_circle:",
                  query_params=view_query(lesson, step))
-    # What to notice, the question and the answer's input are built only when the step's expander is open: a
-    # lesson of 31 steps sends 31 links and 31 closed expanders when the lesson or the presentation mode changes.
-    more = st.expander(STEP_DETAILS, key=f"answer_{lesson.id}/{step}", on_change="rerun",
-                       icon=":material/quiz:")  # one label and icon: it stays open when the answer is judged
-    if more.open:
-        with more:
-            st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
+    st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
+    # The answer's input is built only when its expander is open.
+    answer = st.expander("Your answer", key=f"answer_{lesson.id}/{step}", on_change="rerun",
+                         icon=":material/edit:")  # one label and icon: it stays open when the answer is judged
+    if answer.open:
+        with answer:
             answer_part(lesson.id, step, view, place="list")
