@@ -23,8 +23,10 @@ import torch
 
 from transformer import Patch
 
-# below this (in logits) the corruption did not move the answer, and the fraction has no meaning
-MIN_DIFFERENCE = 1e-3
+# The least change of the logit difference a corruption must make for a fraction of it to mean anything: the
+# fraction restored divides by this change, and a smaller one (numerical noise, or a prediction the corruption
+# hardly touches) turns any patch into fractions far outside 0..1.
+MIN_DIFFERENCE = 1.0  # logits
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,10 @@ def patching_run(model: torch.nn.Module, clean: list[int], corrupted: list[int],
     clean_difference = logit_difference(clean_pass.logits, position, answer, foil)
     corrupted_difference = logit_difference(corrupted_logits, position, answer, foil)
     if abs(clean_difference - corrupted_difference) < MIN_DIFFERENCE:
-        raise ValueError(f"the corruption does not change the prediction at position {position + 1}: pick a "
-                         f"position after the changed token, or change a token the prediction depends on.")
+        raise ValueError(f"the corruption moves the logit difference at position {position + 1} by "
+                         f"{abs(clean_difference - corrupted_difference):.2f}, less than {MIN_DIFFERENCE:g}: too "
+                         f"little for a fraction of it to be restored. Pick a position whose prediction depends "
+                         f"on the changed token, or change a token this prediction depends on.")
     return PatchingRun(clean_ids, corrupted_ids, position, answer, foil, clean_difference, corrupted_difference,
                        clean_pass.attention)
 

@@ -170,6 +170,34 @@ def test_the_circuit_lesson_claims_hold_on_the_drawn_numbers():
     assert int(np.argmax(by_position)) == changed + 1 and by_position.max() > 0.8
 
 
+def patching_sentence(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("At position"))
+
+
+def test_patching_says_which_answer_the_corrupted_run_predicts_and_refuses_a_change_too_small():
+    """On the default input (``qphnxodajf…``, its 4th letter changed): at position 12 the corrupted run predicts
+    another letter than the clean one, at position 8 the same one with a smaller margin, and at position 14 the
+    corruption moves the logit difference by less than a logit, which no fraction can be read from."""
+    model, _ = load_checkpoint(CHECKPOINTS / "induction.safetensors")
+    task = make_task("induction")
+    for position, still in ((12, False), (8, True)):
+        at = run_page(PAGE, {"section": "Patching", "position": str(position)})
+        assert_no_exception(at)
+        clean, corrupted = (task.encode_user_input(at.text_input(key=key).value) for key in ("input", "corrupted"))
+        with torch.inference_mode():
+            answer, predicted = (int(model(torch.tensor([ids])).logits[0, position - 1].argmax())
+                                 for ids in (clean, corrupted))
+        assert (predicted == answer) is still
+        symbol = task.symbols([answer])[0]
+        expected = f"the corrupted one still **{symbol}**" if still else f"the corrupted one **{task.symbols([predicted])[0]}**"
+        assert expected in patching_sentence(at)
+        restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
+        assert (np.abs(restored) <= 1.05).all()
+    at = run_page(PAGE, {"section": "Patching", "position": "14"})
+    assert_no_exception(at)
+    assert "less than 1" in at.error[0].value and not chart_specs(at)
+
+
 @pytest.fixture(scope="module")
 def trained_here():
     """An induction model trained as the Train page trains it, until it meets its target, as file bytes."""

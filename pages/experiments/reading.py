@@ -60,8 +60,10 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         return
     symbols = subject.symbols
     answer, foil = symbols([run.answer])[0], symbols([run.foil])[0]
+    corrupted_says = (f"the corrupted one **{foil}**" if run.corrupted_difference < 0 else
+                      f"the corrupted one still **{answer}**, with **{foil}** next")
     st.markdown(f"At position {position + 1} (token “{inputs.tokens[position]}”) the clean input predicts "
-                f"**{answer}** and the corrupted one **{foil}**: logit difference "
+                f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
                 f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
     names = sublayer_names(module, "self_attn")
     with torch.inference_mode():
@@ -79,8 +81,9 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     changed = [i for i, (a, b) in enumerate(zip(inputs.ids, corrupted)) if a != b]
     chart(position_bars(by_position, inputs.tokens, f"{chosen}: patched at one position at a time",
                         "restored", highlight=changed))
-    st.caption("Highlighted: the positions the corruption changed. A bar near 1 is the position where this head "
-               "carries the information the corruption destroyed.")
+    st.caption("Highlighted: the positions the corruption changed. A bar near 1: patching this head at that one "
+               "position restores the clean logit difference, so there the head carries what the corruption "
+               "changed about this prediction.")
 
 
 def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
