@@ -137,7 +137,22 @@ def test_output_bars_are_the_top_k_of_the_model_distribution():
     ids = np.argsort(-probs[6])[:5]
     known = {i: t for t, i in zip(*tokens(SRC + " " + TGT))}
     assert labels == [known.get(int(i), f"id {int(i)}") for i in ids]
-    assert any("untrained" in el.value for el in at.info)
+    note = next(el.value for el in at.info if "untrained" in el.value)
+    assert f"{probs[6].max() * 4096:.1f} × the uniform probability 1/4096" in note and "tied" not in note
+
+
+def test_a_random_model_with_a_tied_output_says_its_distribution_is_far_from_uniform():
+    at = run_page(PAGE, {"section": "Output", "pos": "position 6", "shared": "true"})
+    assert_no_exception(at)
+    config = TransformerConfig(share_embeddings=True, output_head="tied")
+    _, probs = reference(config)
+    peak = probs[6].max() * probs.shape[1]
+    _, untied = reference(TransformerConfig())
+    assert peak > 5 * untied[6].max() * untied.shape[1]  # what the note says: far wider than with its own matrix
+    note = next(el.value for el in at.info if "untrained" in el.value)
+    assert f"{peak:.1f} × the uniform probability 1/{probs.shape[1]}" in note and "(tied)" in note
+    open_section(at, "Architecture")
+    assert any(r"\text{generator: } V \text{ (tied" in el.value for el in at.latex)
 
 
 @pytest.mark.parametrize("params,title", [

@@ -163,9 +163,14 @@ def output_section(pair: SentencePair):
                         int(hits[0]) if hits.size else None)
     chart(fig, width="stretch")
     if not trained:
-        st.info("The weights here are random and untrained, so this distribution is close to uniform and its "
-                "top tokens are arbitrary. Training would push up the probability of the target token (red bar "
-                "when it is in the top k).")
+        vocabulary = probabilities.shape[0]
+        peak = float(probabilities.max()) * vocabulary
+        why = (" The output layer is the target embedding matrix itself (tied), which spreads a random model's "
+               "logits wider than an output matrix of its own does: far from uniform, yet still arbitrary."
+               if pair.config.output_head == "tied" else "")
+        st.info(f"The weights here are random and untrained: the most probable token has {peak:.1f} × the "
+                f"uniform probability 1/{vocabulary}, and which tokens lead is arbitrary.{why} Training would push "
+                "up the probability of the target token (red bar when it is in the top k).")
     st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
             f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
             f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
@@ -266,8 +271,9 @@ def architecture_section(pair: SentencePair):
     st.subheader("Parameters")
     st.markdown("Where the weights are. Each count is computed twice: from the formula in the "
                 "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
+    generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0 \text{ (none)}"}
     st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
-             r"\text{LayerNorm: } 2d,\quad \text{generator: } dV + V")
+             r"\text{LayerNorm: } 2d,\quad \text{generator: } " + generator.get(config.output_head, "dV + V"))
     params = parameter_table(pair.spec)
     st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
                  column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
