@@ -9,6 +9,10 @@ const MAX_CHARS = 8000000;
 const RETRY_MS = 1000;
 const NUMBERED = 32; // the controls a numbered URL key can stand for (ui/rooms/schema.py's MAX_VALUES)
 const NO_DRAWING_WAIT_MS = 1500; // a view with no drawing after this long: this page runs to show it
+// Another page: the teacher's figures go into the panel at once, and this page's own run starts a moment later,
+// at a random point of OPEN_AFTER_MS. Every student's run starts the page script on the server; started all
+// at once, they would hold up the board's answers to the rest of the class, and so the figures in its panels.
+const OPEN_AFTER_MS = [300, 1000];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * 250));
 
@@ -133,10 +137,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
     // A layout is "<the page's parts>|<what it wrote besides its charts>" (ui/rooms/drawing.py).
     const [parts, text] = drawing.layout.split("|");
     const [ownParts, ownText] = (layout || "|").split("|");
-    if (parts !== ownParts || (data.followPresent && drawing.present !== data.present)) {
-      if (parts !== ownParts) showPanel(parentElement, drawing);
-      return wake(`view:${drawing.version}`);
+    if (parts !== ownParts) {
+      showPanel(parentElement, drawing);
+      const [least, most] = OPEN_AFTER_MS;
+      return setTimeout(() => wake(`view:${drawing.version}`), least + Math.random() * (most - least));
     }
+    if (data.followPresent && drawing.present !== data.present) return wake(`view:${drawing.version}`);
     apply(drawing); // the same parts: the figures in place at once
     if (text !== ownText) wake(`text:${drawing.version}`); // and the page runs again for its sentences
   };
