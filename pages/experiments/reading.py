@@ -92,8 +92,10 @@ def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
     top = [subject.symbols(row) for row in lens.top]
     chart(lens_figure(lens.top_probability, top, inputs.tokens, lens.stages,
                       "Logit lens: each stage's best guess of the next token, and its probability"))
-    st.caption("Each row reads the residual stream after that stage through the final LayerNorm and the "
-               "unembedding; the last row is the model's own prediction.")
+    norm = ("the final LayerNorm and the unembedding" if subject.module.decoder.norm is not None
+            else "the unembedding (this model has no final LayerNorm)")
+    st.caption(f"Each row reads the residual stream after that stage through {norm}; the last row is the model's "
+               "own prediction.")
 
 
 def render_attribution(subject: Subject, inputs: Inputs) -> None:
@@ -180,4 +182,5 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
                          "The head you built and the trained model's previous-token head", causal=True))
     st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. With "
-               "“k back” = 1 and k = 1 the hand-made head attends to the previous token, as the trained one learned to.")
+               "“k back” = 1, k = 1, the other weights at 0 and a sharpness β of about 3 or more, the hand-made head "
+               "attends to the previous token, as the trained one learned to.")

@@ -56,8 +56,10 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
                 f"prompt's {len(prompt)} token(s), {config.num_decoder_layers} layer(s): "
                 f"{cache.nbytes():,} bytes (the formula gives {int(cache_bytes(config, len(prompt))):,}).")
     lengths = np.arange(1, config.max_len + 1)
+    window = config.attention_window  # a windowed model keeps only the last w tokens' K and V
+    upto, kept = ("", "t") if window is None else (f" up to its window of {window}", f"min(t, {window})")
     chart(lines(lengths, {"KV cache": cache_bytes(config, lengths) / 1024}, "The cache grows by one K and V per token "
-                f"and layer: 2 · {config.num_decoder_layers} · {config.kv_heads} · t · {config.d_head} · 4 bytes",
+                f"and layer{upto}: 2 · {config.num_decoder_layers} · {config.kv_heads} · {kept} · {config.d_head} · 4 bytes",
                 "tokens t", "KiB"))
     with_cache, without = timed_next_token(config)
     chart(lines(np.asarray(LENGTHS), {"with the cache": with_cache * 1000, "without (all tokens again)": without * 1000},
@@ -86,7 +88,7 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     band = np.tril(np.ones((len(sequence), len(sequence)), dtype=bool)) & ~np.tril(
         np.ones((len(sequence), len(sequence)), dtype=bool), -window)
     chart(matrix_heatmap(weights["decoder.layers.0.self_attn"][0, 0].numpy(), labels, labels,
-                         f"A window of {window}: each query sees its {window} most recent keys (layer 1 · head 1)",
+                         f"A window of {window}: each query sees at most its {window} most recent keys (layer 1 · head 1)",
                          mask=band))
     table = pd.DataFrame({"variant": [v.label for v in found], "K/V heads": [v.config.kv_heads for v in found],
                           "cache (bytes)": [v.cache_bytes for v in found], "parameters": [v.parameters for v in found],

@@ -29,7 +29,7 @@ with explanation():
         "logits $z$ into probabilities, picks a token, appends it and goes again, until it writes the end "
         "token or runs out of budget. **Temperature** $\\tau$ sharpens ($\\tau<1$) or flattens ($\\tau>1$) the "
         "distribution; **top-k** keeps the $k$ most probable tokens and **top-p** the fewest whose "
-        "probabilities add up to $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
+        "probabilities add up to at least $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
         "the same draw.")
     st.latex(r"p_i = \frac{\exp(z_i / \tau)}{\sum_j \exp(z_j / \tau)},\qquad "
              r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)")

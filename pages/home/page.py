@@ -46,7 +46,8 @@ with left:
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
     st.markdown(
         "Each token asks a **query** and offers a **key** and a **value**. A token's output is the "
-        "average of all values, weighted by how well its query matches each key. Several **heads** do "
+        "average of the values it may attend to (all of them, or under a causal mask those up to its own), "
+        "weighted by how well its query matches each key. Several **heads** do "
         "this in parallel, each with its own projections:"
     )
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")

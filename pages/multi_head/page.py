@@ -101,14 +101,28 @@ def random_model() -> ModelSpec:
         st.stop()
 
 
+def head_formula(config) -> str:
+    """Head i's weights as ``config``'s model computes them: projections with or without biases, RoPE's rotation
+    R of queries and keys by position, ALiBi's penalty -m_i |t - s| on the scores."""
+    bias = config.bias
+    def projection(name: str) -> str:
+        plain = f"XW_i^{name}" + (f" + b_i^{name}" if bias else "")
+        return f"R({plain})" if config.positional == "rotary" else plain
+    q, k = f"Q_i = {projection('Q')}", f"K_i = {projection('K')}"
+    penalty = r" - m_i D" if config.positional == "alibi" else ""
+    where = {"rotary": r",\quad R: \text{each row turned by its position (RoPE)}",
+             "alibi": r",\quad D_{ts} = |t - s| \text{ (ALiBi)}"}.get(config.positional, "")
+    return (r"A^{(i)} = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}" + penalty + r"\right),\quad "
+            + q + r",\quad " + k + r",\quad d_k = d_{model}/h" + where)
+
+
 def grid_section(view: HeadsOnText) -> None:
     """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
     li, heads = view.li, view.weights.shape[1]
     st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
                 "(first token at the top), columns are keys; each row sums to 1"
                 + ("; grey cells are masked (the future)." if view.causal else "."))
-    st.latex(r"A^{(i)} = \mathrm{softmax}\!\left(\frac{(XW_i^Q)(XW_i^K)^\top}{\sqrt{d_k}}\right),"
-             r"\quad d_k = d_{model}/h")
+    st.latex(head_formula(view.loaded.config))
     chart(cached_figure(head_grid_figure, view.weights[li], view.tokens, view.tokens,
                         f"Layer {li + 1} · {heads} heads · {view.kind}", view.mask), key="grid", **CHART)
 

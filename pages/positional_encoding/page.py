@@ -27,7 +27,8 @@ with explanation():
         "token sits: without help (and without a causal mask, which tells places apart on its own), *The cat "
         "sat on the mat* and *The mat sat on the cat* look the same to it. The Transformer therefore **adds** a "
         "position vector to each token's embedding. The paper's choice is a fixed table of sines and cosines "
-        "whose wavelengths form a geometric progression from $2\\pi$ to $2\\pi \\cdot \\text{base}$ (the "
+        "whose wavelengths form a geometric progression from $2\\pi$ up to "
+        "$2\\pi \\cdot \\text{base}^{(d-2)/d}$, nearly $2\\pi \\cdot \\text{base}$ for a large $d$ (the "
         "tutorials' $l = 10000$):"
     )
     st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "

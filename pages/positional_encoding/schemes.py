@@ -81,8 +81,8 @@ def _rotary(positions: int, base: float) -> None:
     st.markdown(
         "Rotary encoding (RoPE) adds nothing to the embeddings. Inside attention it **rotates** each "
         "pair of query and key dimensions by an angle proportional to the position, "
-        "$\\theta_{pos,i} = pos \\cdot \\text{base}^{-2i/d}$. A rotation by $m$ followed by the "
-        "transpose of a rotation by $n$ is a rotation by $n - m$, so the score depends on the "
+        "$\\theta_{pos,i} = pos \\cdot \\text{base}^{-2i/d}$. The transpose of a rotation by $m$ "
+        "times a rotation by $n$ is a rotation by $n - m$, so the score depends on the "
         "positions only through their **offset**:"
     )
     st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n\, k = q^\top R_{n-m}\, k")

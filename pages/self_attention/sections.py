@@ -124,16 +124,36 @@ def vectors_section(view: HeadOnText) -> None:
     st.markdown("**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
                 "**query** is what this token looks for, the **key** what it offers to be found by, the "
                 "**value** what it passes on.")
-    st.latex(r"Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}")
+    st.latex(projection_formula(view.config))
     chart(cached_figure(qkv_figure, steps.q, steps.k, steps.v, tokens,
                         f"Queries, keys and values · each {n} × {view.d_k}", view.matrix_height), key="qkv")
+
+
+def projection_formula(config: TransformerConfig) -> str:
+    """Q, K and V as this model computes them: with its biases, and with RoPE's rotation of q and k."""
+    bias = config.bias
+    plain = [f"{name} = XW_{name}" + (f" + b_{name}" if bias else "") for name in "QKV"]
+    if config.positional == "rotary":  # RoPE turns each query and key by its position before the scores
+        plain[0] = r"q_i = R_i\,(W_Q^\top x_i" + (" + b_Q)" if bias else ")")
+        plain[1] = r"k_j = R_j\,(W_K^\top x_j" + (" + b_K)" if bias else ")")
+    return r",\quad ".join(plain) + r",\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}"
+
+
+def scaled_scores_formula(scale: bool, alibi: bool) -> str:
+    """The scores the softmax reads: QK^T, divided by sqrt(d_k) when ``scale``, with ALiBi's distance penalty
+    -m|i - j| when ``alibi``, all over the temperature tau."""
+    scores = r"\frac{QK^\top}{\sqrt{d_k}}" if scale else r"QK^\top"
+    if alibi:
+        scores += r" - m\,|i - j|"
+    return r"\tilde S_{ij} = \Big(" + scores.replace("QK^\top", "(QK^\top)_{ij}") + r"\Big) \big/ \tau"
 
 
 def scores_section(view: HeadOnText) -> None:
     """Step 3: raw scores Q K^T, scaled, masked and softmaxed, all [T, T]."""
     steps, tokens, n = view.steps, view.tokens, view.n
+    scaled = "the scores are scaled by 1/√d_k" if view.scale else "the scores are left unscaled (switched off above)"
     st.markdown("**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
-                "product; the scores are scaled, the mask hides forbidden keys, and a softmax turns each row "
+                f"product; {scaled}, the mask hides forbidden keys, and a softmax turns each row "
                 "into weights that sum to 1.")
     factor = "/ √d_k" if view.scale else ""
     left, right = st.columns(2)
@@ -142,7 +162,7 @@ def scores_section(view: HeadOnText) -> None:
         chart(view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"),
               key="raw")
     with right:
-        st.latex(r"\tilde S = \frac{QK^\top}{\sqrt{d_k}\,\tau}" if view.scale else r"\tilde S = \frac{QK^\top}{\tau}")
+        st.latex(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
         chart(view.signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / τ "
                           f"(τ = {view.temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
     left, right = st.columns(2)

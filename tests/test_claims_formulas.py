@@ -1,0 +1,86 @@
+"""The formulas and sentences beside a figure say what that figure computed: ALiBi's distance penalty and RoPE's
+rotation in the score formulas, the scaling only when it is on, a logit lens read through the LayerNorm the model
+has, top-p's "at least p", a window's cache and the sinusoids' longest wavelength."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer.positional import alibi_slopes
+
+SELF_ATTENTION = "pages/self_attention/page.py"
+
+
+def latex(at) -> str:
+    return "\n".join(element.value for element in at.latex)
+
+
+def drawn(at, title: str) -> np.ndarray:
+    return decode_array(chart_by_title(at, title)["data"][0]["z"]).astype(np.float64)
+
+
+@pytest.mark.parametrize("head", [1, 2])
+def test_alibis_penalty_is_in_the_formula_and_in_the_drawn_scores(head):
+    at = run_page(SELF_ATTENTION, {"section": "Scores and softmax", "pe": "ALiBi", "head": str(head)})
+    assert_no_exception(at)
+    assert r"- m\,|i - j|" in latex(at)
+    raw, scaled = drawn(at, "Raw scores Q Kᵀ"), drawn(at, "Scaled scores")
+    d_model, heads = (int(at.session_state[key]) for key in ("d_model", "heads"))  # the page's random model
+    d_k = d_model // heads
+    distance = np.abs(np.subtract.outer(np.arange(len(raw)), np.arange(len(raw))))
+    slope = float(alibi_slopes(heads)[head - 1])
+    np.testing.assert_allclose(scaled, raw / math.sqrt(d_k) - slope * distance, atol=2e-3)
+
+
+def test_without_alibi_the_formula_has_no_penalty_and_rope_rotates_q_and_k():
+    plain = run_page(SELF_ATTENTION, {"section": "Scores and softmax"})
+    assert "m\\," not in latex(plain) and r"\sqrt{d_k}" in latex(plain)
+    rotary = run_page(SELF_ATTENTION, {"section": "Q, K, V", "pe": "rotary (RoPE)"})
+    assert_no_exception(rotary)
+    assert r"q_i = R_i" in latex(rotary) and r"k_j = R_j" in latex(rotary)
+
+
+def test_the_scaling_is_named_only_when_it_is_on():
+    on = run_page(SELF_ATTENTION, {"section": "Scores and softmax"})
+    off = run_page(SELF_ATTENTION, {"section": "Scores and softmax", "scale": "false"})
+    assert_no_exception(off)
+    text = lambda at: " ".join(m.value for m in at.markdown)  # noqa: E731
+    assert "scaled by 1/√d_k" in text(on) and "left unscaled" in text(off)
+    assert r"\sqrt{d_k}" not in latex(off).split(r"\tilde S")[1].split("\n")[0]
+    np.testing.assert_allclose(drawn(off, "Scaled scores"), drawn(off, "Raw scores Q Kᵀ"), atol=2e-3)
+
+
+@pytest.mark.parametrize("pe,expected", [("ALiBi", r"- m_i D"), ("rotary (RoPE)", r"R(XW_i^Q")])
+def test_the_multi_head_formula_follows_the_positional_scheme(pe, expected):
+    at = run_page("pages/multi_head/page.py", {"pe": pe})
+    assert_no_exception(at)
+    assert expected in latex(at)
+
+
+def test_top_p_keeps_the_fewest_tokens_whose_probabilities_reach_at_least_p():
+    import torch
+
+    from transformer.sampling import next_distribution
+
+    at = run_page("pages/generate/page.py")
+    assert "add up to at least $p$" in " ".join(m.value for m in at.markdown)
+    probabilities = torch.tensor([0.5, 0.3, 0.15, 0.05])
+    kept = next_distribution(probabilities.log(), top_p=0.6).probabilities > 0
+    assert kept.tolist() == [True, True, False, False]  # 0.5 alone falls short of 0.6; 0.5 + 0.3 reaches it
+
+
+def test_the_sinusoids_longest_wavelength_is_the_one_the_text_names():
+    at = run_page("pages/positional_encoding/page.py")
+    assert_no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert r"\text{base}^{(d-2)/d}" in text
+    d, base = 64, 10000.0  # the page's defaults
+    spec = next(s for s in chart_specs(at) if s["data"][0].get("name") == "wavelength")
+    wavelengths = decode_array(spec["data"][0]["y"]).astype(np.float64)
+    assert wavelengths[0] == pytest.approx(2 * math.pi, rel=1e-5)
+    assert wavelengths[-1] == pytest.approx(2 * math.pi * base ** ((d - 2) / d), rel=1e-5)
+    assert wavelengths[-1] < 0.8 * 2 * math.pi * base  # short of 2π · base, as the text says
