@@ -17,7 +17,9 @@ WHY_ATTENTION = Lesson("why-attention", "Why attention", "One step between any t
          "parallel, which is also why it trains fast on parallel hardware."),
     View("self_attention", {"section": "Why attention"}, "The price: n² scores",
          "Right: the measured CPU time of one layer on this server, on log-log axes, where a power law t ∝ n^p is a "
-         "straight line of slope p. The attention layer's fitted exponent is near 2, the recurrence's near 1.",
+         "straight line of slope p; the table reads both slopes. The recurrence's is near 1. The attention layer's is "
+         "steeper, and it nears 2 only as n grows: at d_model = 64 the projections' n · d² part still weighs at "
+         "these lengths, and at short lengths attention can even be the faster of the two.",
          "Doubling the sequence length multiplies the number of scores a head computes by how much?",
          Number(4),
          "4: (2n)² = 4n², since each of the 2n queries scores each of the 2n keys. The measured time follows, not "

@@ -61,8 +61,8 @@ PRETRAINED = Lesson("pretrained", "A real pretrained model's heads", "all-MiniLM
     View("pretrained", {"section": "Two sentences"}, "What does 'it' refer to?",
          "Only the last word differs (tired / wide). In layer 5, with 'wide', 'it' moves weight from "
          "'animal' towards 'street' in most heads, yet most heads still give 'animal' more than 'street'. "
-         "Set the layer to 1 or 2: the two sentences' rows barely differ. The shift is relative and "
-         "depends on the layer.",
+         "Set the layer to 1 or 2: the two sentences' rows differ far less there than in layer 5. The shift is "
+         "relative and depends on the layer.",
          "Does this show the model working out what 'it' refers to?",
          Choice(("Yes: the heads' weight on 'street' is the model's answer",
                  "No: attention weights show where information may flow, not what the model concluded or why",
