@@ -251,6 +251,21 @@ def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
     assert restored[0].max() > 0.5
 
 
+@pytest.mark.parametrize("pre_ln", [True, False])
+def test_the_logit_lens_names_the_final_layernorm_only_where_the_model_has_one(tmp_path, pre_ln):
+    from transformer import TransformerConfig, build_model, save_checkpoint
+
+    config = TransformerConfig(d_model=16, num_heads=2, src_vocab_size=50, tgt_vocab_size=50, norm_first=pre_ln)
+    model = build_model(config, kind="decoder-only")
+    assert (model.decoder.norm is not None) is pre_ln
+    save_checkpoint(model, tmp_path / "lens.safetensors", {})
+    at = run_with_upload((tmp_path / "lens.safetensors").read_bytes(), "lens", {"section": "Logit lens"})
+    assert_no_exception(at)
+    caption = next(c.value for c in at.caption if c.value.startswith("Each row reads"))
+    assert ("through the final LayerNorm and the unembedding" in caption) is pre_ln
+    assert ("has no final LayerNorm" in caption) is not pre_ln
+
+
 def test_a_checkpoint_without_a_task_is_measured_on_the_typed_text_or_says_what_to_pick(tmp_path):
     from transformer import TransformerConfig, build_model, save_checkpoint
 
