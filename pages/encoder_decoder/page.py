@@ -7,15 +7,15 @@ import pandas as pd
 import streamlit as st
 
 from ui.controls import section_picker, stops_slider
-from pages.encoder_decoder.controls import (id_names, matrix_frame, model_controls, numbered, rank_of, shifted_right,
-                                teacher_forcing_table, three_decimals, top_k)
-from pages.encoder_decoder.figures import (attention_figure, ffn_figure, layernorm_stats_figure, norms_figure,
-                                        output_figure)
+from pages.encoder_decoder.controls import (matrix_frame, model_controls, numbered, shifted_right,
+                                           teacher_forcing_table, three_decimals)
+from pages.encoder_decoder.figures import attention_figure, ffn_figure, layernorm_stats_figure, norms_figure
 from ui.forward import run_model
 from ui.model_picker import model_choice
 from ui.models import load_model
 from pages.encoder_decoder.layer_steps import layer_steps
 from pages.encoder_decoder.dropout import dropout_section
+from pages.encoder_decoder.output import output_section
 from analysis.parameters import shape_table
 from pages.encoder_decoder.tables import parameter_table
 from ui.routing import require_navigation
@@ -141,45 +141,6 @@ def teacher_forcing_section(pair: SentencePair):
         st.table(teacher_forcing_table(target.tokens, dec_tokens).set_index("position"))
 
 
-@st.fragment
-def output_section(pair: SentencePair):
-    """The output distribution at one target position, as top-k bars."""
-    source, target, tgt_len, trained, forward = pair.source, pair.target, pair.tgt_len, pair.trained, pair.forward
-    st.subheader("The output: a distribution over the target vocabulary")
-    st.latex(r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
-             r"W_{out} \in \mathbb{R}^{d_{model} \times V}")
-    c1, c2 = st.columns(2)
-    pos = c1.selectbox("target position", list(range(tgt_len)), key="pos", bind="query-params",
-                       format_func=lambda t: f"position {t}")
-    k = c2.slider("top k", 1, 20, 10, key="k", bind="query-params")
-    pos = min(int(pos or 0), tgt_len - 1)
-    probabilities = forward().probabilities[pos]
-    names = id_names((source.tokens, source.ids), (target.tokens, target.ids))
-    table = top_k(probabilities, k, names)
-    want = target.ids[pos]
-    hits = np.flatnonzero(table["id"].to_numpy() == want)
-    fig = output_figure(tuple(table["token"]), table["probability"].to_numpy(),
-                        f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
-                        int(hits[0]) if hits.size else None)
-    chart(fig, width="stretch")
-    if not trained:
-        vocabulary = probabilities.shape[0]
-        peak = float(probabilities.max()) * vocabulary
-        why = (" The output layer is the target embedding matrix itself (tied), which spreads a random model's "
-               "logits wider than an output matrix of its own does: far from uniform, yet still arbitrary."
-               if pair.config.output_head == "tied" else "")
-        st.info(f"The weights here are random and untrained: the most probable token has {peak:.1f} × the "
-                f"uniform probability 1/{vocabulary}, and which tokens lead is arbitrary.{why} Training would push "
-                "up the probability of the target token (red bar when it is in the top k).")
-    st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
-            f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
-            f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
-    numbers = st.expander("The numbers behind this figure", key="output_numbers", bind="query-params")
-    if numbers.open:  # built only when opened
-        with numbers:
-            st.dataframe(table, hide_index=True, width="stretch")
-
-
 def pick_encoder_layer(pair: SentencePair):
     """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key
     ``enc_layer`` (a lesson link uses ``step``)."""
@@ -271,9 +232,9 @@ def architecture_section(pair: SentencePair):
     st.subheader("Parameters")
     st.markdown("Where the weights are. Each count is computed twice: from the formula in the "
                 "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
-    generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0 \text{ (none)}"}
-    st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad "
-             r"\text{LayerNorm: } 2d,\quad \text{generator: } " + generator.get(config.output_head, "dV + V"))
+    generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0"}.get(config.output_head, "dV + V")
+    st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad \text{LayerNorm: } 2d,\quad "
+             r"\text{generator: } " + generator)
     params = parameter_table(pair.spec)
     st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
                  column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
