@@ -1,13 +1,15 @@
 """Train every toy task with a fixed seed and write the shipped checkpoints, checkpoints/<task>.safetensors.
 
-    python scripts/train_checkpoints.py [--tasks induction copy ...] [--out checkpoints] [--steps N]
+    python scripts/train_checkpoints.py [--tasks induction copy ... digits_vit] [--out checkpoints] [--steps N]
 
 Each model starts from its task's ``default_setup`` (the page's defaults; reverse as an
 encoder-decoder, trained long enough for its cross-attention to become a clear anti-diagonal),
 trains a fixed number of steps past its target with a stepped learning rate (the last phases
 at lower rates settle the weights) and is saved with its setup, steps, schedule and held-out
 metrics in the file's metadata. ``--steps N`` trains each task N steps at its first rate instead
-(a quick run).
+(a quick run). ``digits_vit`` is the Vision Transformer: ``digits_vit_config()`` trained by
+``train_vision`` on the 8 x 8 digits' training split (``VISION_PLAN``: cosine-decayed AdamW, images
+moved by up to a pixel), written to checkpoints/digits_vit.safetensors with its held-out accuracy.
 
 What repeats: the data, the initial weights and dropout come from generators seeded by the setup,
 and training runs on one thread with PyTorch's deterministic algorithms, so on one machine (the
@@ -32,7 +34,8 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transformer import TASK_NAMES, Trainer, default_setup  # noqa: E402
+from transformer import (TASK_NAMES, Trainer, checkpoint_data, default_setup, digits_vit_config,  # noqa: E402
+                         train_vision)
 
 SEED = 0
 # task -> (changes to the default setup, [(steps, learning rate), ...])
@@ -43,6 +46,12 @@ PLANS = {
     "sort": ({}, [(800, 3e-3), (400, 1e-3)]),
     "text": ({}, [(3000, 3e-3), (1000, 1e-3), (500, 3e-4)]),   # 49 KB of training text: longer than the others
 }
+VISION = "digits_vit"
+VISION_PLAN = dict(steps=3000, learning_rate=3e-3, weight_decay=0.05, warmup=30, augment=True)
+VISION_TARGET = 0.97
+# The digits ViTs: the shipped model, and the same trained without position embeddings (a bag of patches),
+# which the Vision Transformer page measures against it.
+VISIONS = {VISION: digits_vit_config, f"{VISION}_nopos": lambda: digits_vit_config(positional="none")}
 
 
 def deterministic() -> None:
@@ -69,9 +78,36 @@ def train(task: str, schedule: list[tuple[int, float]] | None = None) -> tuple[T
     return trainer, time.perf_counter() - start
 
 
+def vision_checkpoint(steps: int | None = None, name: str = VISION) -> tuple[bytes, dict, float]:
+    """(the file's bytes, the last history row, seconds) of the digits ViT ``name`` (``VISIONS``) trained by
+    ``VISION_PLAN`` (``steps`` instead of its steps for a quick run)."""
+    plan = {**VISION_PLAN, "steps": steps or VISION_PLAN["steps"]}
+    start = time.perf_counter()
+    model, history = train_vision(VISIONS[name](), seed=SEED, eval_every=500, **plan)
+    seconds = time.perf_counter() - start
+    target = VISION_TARGET if name == VISION else None  # the model without positions is there to compare
+    metadata = {"name": name, "task": "digits", "steps": plan["steps"], "metrics": history[-1], "seed": SEED,
+                "plan": plan, "target": target, "target_metric": "val_accuracy",
+                "data": "transformer/data/digits.safetensors (held-out split)",
+                "trained_by": "scripts/train_checkpoints.py"}
+    return checkpoint_data(model, metadata), history[-1], seconds
+
+
+def write_vision(out: Path, steps: int | None, name: str = VISION) -> None:
+    """Train and write checkpoints/<name>.safetensors, and print its row of the table."""
+    data, last, seconds = vision_checkpoint(steps, name)
+    path = out / f"{name}.safetensors"
+    path.write_bytes(data)
+    config = VISIONS[name]()
+    model = (f"vision, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, {config.positional}, "
+             f"patch {config.patch_size}")
+    print(f"| {path.name} | {model} | {last['step']} | {seconds:.1f} | accuracy {last['val_accuracy']:.4f} | "
+          f"- | {len(data) / 1024:.0f} KB |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="*", default=list(TASK_NAMES), choices=TASK_NAMES)
+    parser.add_argument("--tasks", nargs="*", default=[*TASK_NAMES, *VISIONS], choices=[*TASK_NAMES, *VISIONS])
     parser.add_argument("--out", default=str(ROOT / "checkpoints"))
     parser.add_argument("--steps", type=int, help="train each task this many steps at its first rate (a quick run)")
     args = parser.parse_args()
@@ -80,6 +116,9 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     print("| checkpoint | model | steps | seconds | held-out | head score | size |\n|---|---|---|---|---|---|---|")
     for task in args.tasks:
+        if task in VISIONS:
+            write_vision(out, args.steps, task)
+            continue
         plan = [(args.steps, PLANS[task][1][0][1])] if args.steps else PLANS[task][1]
         trainer, seconds = train(task, plan)
         schedule = [{"steps": steps, "learning_rate": rate} for steps, rate in plan]

@@ -53,6 +53,8 @@ def test_a_default_model_computes_what_the_paper_writes():
     ({"type_vocab_size": -1}, "type_vocab_size must be a whole number >= 0"),
     ({"layer_norm_eps": 0.0}, "layer_norm_eps must be positive"),
     ({"output_bias": 1}, "output_bias must be True or False"),
+    ({"patch_size": 3}, "patch_size 3 does not divide image_size 8: pick 1, 2, 4 or 8"),
+    ({"channels": 0}, "channels must be at least 1"),
 ])
 def test_bad_config_says_what_to_change(kwargs, fragment):
     with pytest.raises(ValueError) as error:
@@ -65,7 +67,8 @@ CHANGED = {"d_model": 32, "num_heads": 2, "num_encoder_layers": 1, "num_decoder_
            "activation": "gelu", "scale_scores": False, "src_vocab_size": 100, "tgt_vocab_size": 200, "bias": False,
            "layer_norm_eps": 1e-12, "embed_scale": False, "type_vocab_size": 2, "embed_norm": True,
            "output_head": "tied", "feed_forward": False, "share_embeddings": True,
-           "output_bias": False, "num_kv_heads": 2, "attention_window": 8}
+           "output_bias": False, "num_kv_heads": 2, "attention_window": 8, "image_size": 16, "patch_size": 4,
+           "channels": 3, "num_classes": 5}
 
 
 def test_config_keys_a_cache_by_every_field_and_cannot_change():

@@ -9,7 +9,8 @@ from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, padding_mask
 from .interventions import ABLATIONS, Ablate, Patch
-from .model import (ARCHITECTURES, Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
+from .architectures import ARCHITECTURES
+from .model import (Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
                     OutputHead, SelfAttentionStack, Transformer)
 from .generation import STRATEGIES, BeamNode, Generation, Step, generate
 from .kv_cache import KVCache
@@ -36,6 +37,9 @@ from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabToke
                         tokenizer_from_dict, truncate, words)
 from .training import Snapshot, Trainer
 from .training_setup import TrainingSetup, default_setup
+from .digits import Digits, load_digits
+from .vision import PatchEmbedding, VisionTransformer, patch_count, patches
+from .vision_training import classification_metrics, digits_vit_config, train_vision
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
@@ -52,4 +56,6 @@ __all__ = [
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
     "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",
     "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
+    "Digits", "PatchEmbedding", "VisionTransformer", "classification_metrics", "digits_vit_config", "load_digits",
+    "patch_count", "patches", "train_vision",
 ]

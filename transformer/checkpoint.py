@@ -29,12 +29,13 @@ from torch import nn
 
 from .checkpoint_metadata import FIX as _FIX, metadata_entries, read_metadata
 from .config import TransformerConfig
-from .model import ARCHITECTURES
+from .architectures import ARCHITECTURES
 
 MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024
 MAX_HEADER_BYTES = 1024 * 1024
 _LAYER_FIELDS = {"encoder-decoder": ("num_encoder_layers", "num_decoder_layers"),
-                 "decoder-only": ("num_decoder_layers",), "encoder-only": ("num_encoder_layers",)}
+                 "decoder-only": ("num_decoder_layers",), "encoder-only": ("num_encoder_layers",),
+                 "vision": ("num_encoder_layers",)}
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
            "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
 
@@ -68,8 +69,8 @@ def checkpoint_data(model: nn.Module, metadata: dict | None = None) -> bytes:
     """The bytes of the checkpoint file of ``model`` (one of ARCHITECTURES) and ``metadata``.
 
     ``metadata`` is JSON-serialisable; its "tokenizer" (an object with ``to_dict()``, or that
-    dict) defaults to ``hash_tokenizer`` of the model's config. The header is checked as the
-    loader checks it, so what is returned can be loaded.
+    dict) defaults to ``hash_tokenizer`` of the model's config (a vision model has none). The
+    header is checked as the loader checks it, so what is returned can be loaded.
     """
     if getattr(model, "kind", None) not in ARCHITECTURES:
         raise ValueError(f"only the package's models can be saved ({sorted(ARCHITECTURES)}).")

@@ -2,14 +2,16 @@
 
     format     "attention-lab-checkpoint" (marks our files)
     version    "1"
-    kind       "encoder-decoder", "decoder-only" or "encoder-only" (a key of ARCHITECTURES)
+    kind       "encoder-decoder", "decoder-only", "encoder-only" or "vision" (a key of ARCHITECTURES)
     config     JSON of TransformerConfig.to_dict()
     tokenizer  JSON of the tokenizer's to_dict() (rebuilt by tokenizer_from_dict); without one the
-               model's own hash tokenizer (``hash_tokenizer``)
+               model's own hash tokenizer (``hash_tokenizer``); ``null`` for a vision model, which
+               reads images
     metadata   JSON object: the caller's metadata without "kind", "config" and "tokenizer"
 
 ``metadata_entries`` writes that map and ``read_metadata`` reads it back, checking every entry:
-the caller's metadata with "kind" (str), "config" (TransformerConfig) and "tokenizer" (object).
+the caller's metadata with "kind" (str), "config" (TransformerConfig) and "tokenizer" (object, None
+for a vision model).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import json
 from torch import nn
 
 from .config import TransformerConfig
-from .model import ARCHITECTURES
+from .architectures import ARCHITECTURES
 from .tokenizer import HashTokenizer, tokenizer_from_dict
 
 FORMAT = "attention-lab-checkpoint"
@@ -30,9 +32,12 @@ VOCAB_FIELDS = {"encoder-decoder": ("src_vocab_size", "tgt_vocab_size"), "decode
 FIX = "Use a .safetensors checkpoint saved by this dashboard (transformer.save_checkpoint)."
 
 
-def hash_tokenizer(config: TransformerConfig, kind: str) -> HashTokenizer:
+def hash_tokenizer(config: TransformerConfig, kind: str) -> HashTokenizer | None:
     """The model's own tokenizer when it has no other: word-level hashing over the ids every input
-    embedding of ``kind`` has (an encoder-decoder's smaller of its two vocabularies)."""
+    embedding of ``kind`` has (an encoder-decoder's smaller of its two vocabularies); None for a
+    vision model, which reads pixels, not ids."""
+    if kind == "vision":
+        return None
     return HashTokenizer(min(getattr(config, field) for field in VOCAB_FIELDS[kind]))
 
 
@@ -41,6 +46,16 @@ def _tokenizer_dict(tokenizer) -> dict:
     values = tokenizer.to_dict() if hasattr(tokenizer, "to_dict") else tokenizer
     tokenizer_from_dict(values)
     return values
+
+
+def _tokenizer_entry(model: nn.Module, tokenizer) -> dict | None:
+    """What the header stores as the tokenizer: ``tokenizer`` (or the model's hash tokenizer) as a dict;
+    None for a vision model, which must be given none."""
+    if model.kind == "vision":
+        if tokenizer is not None:
+            raise ValueError("a vision model reads images and has no tokenizer; drop metadata['tokenizer'].")
+        return None
+    return _tokenizer_dict(tokenizer or hash_tokenizer(model.config, model.kind))
 
 
 def metadata_entries(model: nn.Module, metadata: dict) -> dict[str, str]:
@@ -53,7 +68,7 @@ def metadata_entries(model: nn.Module, metadata: dict) -> dict[str, str]:
         raise ValueError("metadata['kind'] / metadata['config'] differ from the model's; drop them "
                          "(the model's own are saved).")
     rest = {key: value for key, value in metadata.items() if key not in RESERVED_KEYS}
-    tokenizer = _tokenizer_dict(metadata.get("tokenizer") or hash_tokenizer(model.config, model.kind))
+    tokenizer = _tokenizer_entry(model, metadata.get("tokenizer"))
     try:
         return {"format": FORMAT, "version": VERSION, "kind": model.kind,
                 "config": json.dumps(model.config.to_dict(), allow_nan=False),
@@ -93,6 +108,13 @@ def read_metadata(metadata: dict[str, str] | None) -> dict:
         raise ValueError(f"the checkpoint's config is invalid: {error}.") from None
     except ValueError as error:
         raise ValueError(f"the checkpoint's config is invalid: {error}") from None
+    tokenizer = _no_tokenizer(metadata) if kind == "vision" else _read_tokenizer(metadata, config, kind)
+    rest = _json_entry(metadata, "metadata", dict) if "metadata" in metadata else {}
+    return {**rest, "kind": kind, "config": config, "tokenizer": tokenizer}
+
+
+def _read_tokenizer(metadata: dict[str, str], config: TransformerConfig, kind: str):
+    """The tokenizer the header describes, checked against the model's vocabulary."""
     try:
         tokenizer = tokenizer_from_dict(_json_entry(metadata, "tokenizer", dict))
     except (ValueError, OverflowError) as error:
@@ -101,5 +123,12 @@ def read_metadata(metadata: dict[str, str] | None) -> dict:
     if tokenizer.vocab_size > vocab:
         raise ValueError(f"the checkpoint's tokenizer makes {tokenizer.vocab_size} ids but the model has "
                          f"only {vocab} embeddings; save the model with its own tokenizer.")
-    rest = _json_entry(metadata, "metadata", dict) if "metadata" in metadata else {}
-    return {**rest, "kind": kind, "config": config, "tokenizer": tokenizer}
+    return tokenizer
+
+
+def _no_tokenizer(metadata: dict[str, str]) -> None:
+    """A vision checkpoint's tokenizer entry, which must be JSON null (the model reads images)."""
+    if metadata.get("tokenizer") != "null":
+        raise ValueError("the checkpoint holds a vision model, whose 'tokenizer' entry must be null; save the "
+                         "model again.")
+    return None

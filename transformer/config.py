@@ -45,6 +45,12 @@ class TransformerConfig:
     ``num_heads / num_kv_heads`` query heads (1 = multi-query attention, a divisor = grouped-query);
     ``attention_window`` (None = full) lets each query of a causal self-attention see at most its
     ``w`` most recent keys, itself included (a sliding window).
+    A vision model (``build_model(..., kind="vision")``, a ViT) reads square images of
+    ``channels`` x ``image_size`` x ``image_size`` pixels cut into non-overlapping
+    ``patch_size`` x ``patch_size`` patches, ``(image_size / patch_size)^2`` tokens after its
+    [CLS] token, and sorts them into ``num_classes`` classes; it uses ``num_encoder_layers`` and
+    no vocabulary. The defaults (8 x 8 grey images, 2 x 2 patches, 10 classes) are the
+    handwritten digits of ``transformer.digits``; the other kinds ignore these four fields.
     """
 
     d_model: int = 64
@@ -72,10 +78,15 @@ class TransformerConfig:
     num_kv_heads: int | None = None
     attention_window: int | None = None
     output_bias: bool = True
+    image_size: int = 8
+    patch_size: int = 2
+    channels: int = 1
+    num_classes: int = 10
 
     def __post_init__(self) -> None:
         for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
-                     "d_ff", "max_len", "src_vocab_size", "tgt_vocab_size"):
+                     "d_ff", "max_len", "src_vocab_size", "tgt_vocab_size",
+                     "image_size", "patch_size", "channels", "num_classes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be a whole number, got {value!r}.")
@@ -110,6 +121,9 @@ class TransformerConfig:
         if not isinstance(self.output_bias, bool):
             raise ValueError(f"output_bias must be True or False, got {self.output_bias!r}.")
         self._check_efficient_attention()
+        if self.image_size % self.patch_size:
+            raise ValueError(f"patch_size {self.patch_size} does not divide image_size {self.image_size}: "
+                             f"pick {spoken_list(divisors(self.image_size))}.")
         if not isinstance(self.share_embeddings, bool):
             raise ValueError(f"share_embeddings must be True or False, got {self.share_embeddings!r}.")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
@@ -165,6 +179,12 @@ def from_known_fields(cls, values: dict, what: str):
     if unknown:
         raise ValueError(f"unknown {what}(s) {unknown}; valid {what}s are {sorted(known)}.")
     return cls(**values)
+
+
+def spoken_list(values: list) -> str:
+    """``[1, 2, 4, 8]`` as "1, 2, 4 or 8" (one value alone as itself)."""
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def divisors(n: int) -> list[int]:

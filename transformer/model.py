@@ -1,4 +1,7 @@
-"""Stacks and whole models: encoder-decoder (the paper), decoder-only (GPT), encoder-only (BERT)."""
+"""Stacks and whole models: encoder-decoder (the paper), decoder-only (GPT), encoder-only (BERT).
+
+The vision kind (a ViT) is in ``vision``; ``architectures.ARCHITECTURES`` names them all by kind.
+"""
 
 from __future__ import annotations
 
@@ -255,7 +258,3 @@ class EncoderOnly(nn.Module):
             mask = look_ahead if mask is None else mask & look_ahead
         hidden = self.encoder(self.embed(input_ids, token_type_ids), mask, record, "encoder")
         return ModelOutput(_logits(self.generator, hidden), returned(record), hidden)
-
-
-ARCHITECTURES: dict[str, type[nn.Module]] = {
-    model.kind: model for model in (Transformer, DecoderOnly, EncoderOnly)}

@@ -30,7 +30,9 @@ class ForwardRecord:
     under the same names in ``scores``. With ``keep_internals`` ``internals`` holds,
     per layer ``P = <stack>.layers.<i>``:
 
-    - ``<stack>.embed``: the embedded input ``[B, L, d]`` (tokens, positions, types);
+    - ``<stack>.embed``: the embedded input ``[B, L, d]`` (tokens, positions, types; a vision
+      model's [CLS] and patches with positions), and for a vision model ``encoder.patches``, its
+      projected patches ``[B, N, d]`` before [CLS] and the positions join them;
     - ``P.input`` and ``P.after_self_attn``, ``P.after_cross_attn``,
       ``P.after_feed_forward`` (= the layer's output): the residual stream ``[B, L, d]``;
     - ``P.self_attn.q|k|v|heads`` ``[B, H, L, d_head]`` and ``P.self_attn.out`` ``[B, L, d]``

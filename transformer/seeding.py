@@ -8,7 +8,8 @@ import torch
 from torch import nn
 
 from .config import TransformerConfig
-from .model import ARCHITECTURES, OutputHead
+from .architectures import ARCHITECTURES
+from .model import OutputHead
 
 
 @torch.no_grad()
@@ -45,7 +46,9 @@ def init_parameters(module: nn.Module, seed: int) -> nn.Module:
 
 
 def build_model(config: TransformerConfig, seed: int = 0, kind: str = "encoder-decoder") -> nn.Module:
-    """A freshly initialised model in eval mode: "encoder-decoder", "decoder-only" or "encoder-only".
+    """A freshly initialised model in eval mode: "encoder-decoder", "decoder-only", "encoder-only"
+    or "vision" (a ViT, ``vision.VisionTransformer``: its patch embedding and head are linear
+    layers, its [CLS] vector and learned positions embeddings, drawn as above).
 
     Decoder-only and encoder-only models have the same modules in the same order,
     so with the same layer count, vocabulary and seed they get the same weights:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import TransformerConfig
-from .model import ARCHITECTURES
+from .architectures import ARCHITECTURES
 
 SOURCES = ("random", "checkpoint", "pretrained", "folder")
 
@@ -14,7 +14,8 @@ SOURCES = ("random", "checkpoint", "pretrained", "folder")
 class ModelSpec:
     """A model by identity, never by weights, so it can key a cache and travel in a URL.
 
-    - random: ``config`` + ``seed`` + ``kind`` (freshly initialised, the same in every session);
+    - random: ``config`` + ``seed`` + ``kind`` (freshly initialised, the same in every session; any
+      kind of ``ARCHITECTURES``: "encoder-decoder", "decoder-only", "encoder-only", "vision");
     - checkpoint: ``digest`` (SHA-256 of the file's bytes) and a display ``name``; shipped
       with the app or uploaded or trained in this session;
     - pretrained: ``name`` (e.g. "all-MiniLM-L6-v2");
