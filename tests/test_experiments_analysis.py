@@ -154,7 +154,7 @@ def test_patching_says_what_to_change(induction):
     clean = task.encode_user_input("qphnxodajfbnxodajfbn")
     with pytest.raises(ValueError, match="same length"):
         patching_run(model, clean, clean[:-1], 5)
-    with pytest.raises(ValueError, match="does not change"):
+    with pytest.raises(ValueError, match="by 0.00, less than 1"):
         patching_run(model, clean, clean, 12)
     with pytest.raises(ValueError, match="outside"):
         patching_run(model, clean, clean, 40)
