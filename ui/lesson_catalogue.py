@@ -11,8 +11,9 @@ from ui.catalogue.kinds import Choice, Lesson, Number, Shipped, View
 from ui.catalogue.model import CROSS_ATTENTION, ENCODER_DECODER, LAYER
 from ui.catalogue.position import CAUSAL, OFFSET, PADDING, WORD_ORDER
 from ui.catalogue.trained import CIRCUIT, PRETRAINED, TRAINED
+from ui.catalogue.vision import FROM_WORDS_TO_PATCHES
 
 __all__ = ["LESSONS", "Choice", "Lesson", "Number", "Shipped", "View"]
 
 LESSONS: tuple[Lesson, ...] = (START_HERE, WHY_ATTENTION, SCALING, HEADS, WORD_ORDER, OFFSET, CAUSAL, PADDING, LAYER,
-                               ENCODER_DECODER, CROSS_ATTENTION, TRAINED, PRETRAINED, CIRCUIT)
+                               ENCODER_DECODER, CROSS_ATTENTION, TRAINED, PRETRAINED, CIRCUIT, FROM_WORDS_TO_PATCHES)

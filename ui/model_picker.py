@@ -23,7 +23,7 @@ RANDOM = "random model (settings below)"
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
 PRETRAINED = {name: "encoder-only" for name in PRETRAINED_MODELS}
 KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-only (GPT-style)",
-              "encoder-only": "encoder-only (BERT-style)"}
+              "encoder-only": "encoder-only (BERT-style)", "vision": "Vision Transformer"}
 
 
 @resource()

@@ -61,6 +61,10 @@ PAGES: tuple[PageInfo, ...] = (
              "greedy, sampling and beam search side by side, the new token's attention, the KV cache, and what "
              "multi-query, grouped-query and windowed attention save, measured live: cache memory (sharing keys "
              "and values also saves parameters), but not, at these sizes, time per token."),
+    PageInfo("Trained models", "pages/vision/page.py", "Vision Transformer", ":material/image:",
+             "Attention over image patches: draw a digit (mouse or finger) and watch a ViT read it; patches and "
+             "[CLS], every head's attention over the image, the learned 2-D position embeddings, attention "
+             "distance, patch filters, and heads knocked out."),
     PageInfo("Trained models", "pages/experiments/page.py", "Experiments", ":material/science:",
              "Test what a head does: knock heads out, rank them by what their loss costs, watch one head's "
              "pattern without another, patch a clean run into a corrupted one, read each layer's guess (logit "

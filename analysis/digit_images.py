@@ -1,0 +1,64 @@
+"""A drawn or uploaded picture made into the kind of image the digits model was trained on.
+
+The handwritten digits are 8 x 8 images of 0..16 counts (scaled here to 0..1): each digit was drawn, its
+bitmap normalised to fill a 32 x 32 box, and the ink counted in 4 x 4 blocks. A picture goes the same way:
+
+    ink = grey levels in 0..1 (1 = ink), light backgrounds inverted
+    box = the smallest rectangle holding the ink, scaled (aspect kept) so its longer side fills 32 cells, centred
+    digit[r, c] = mean of box[4r : 4r + 4, 4c : 4c + 4]          -> [8, 8] in 0..1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+BOX = 32  # the normalised bitmap's side
+BLOCK = 4  # cells counted into one pixel of the 8 x 8 digit
+INK = 0.2  # a cell with at least this much ink counts as drawn on
+MOSTLY_INK = 0.6  # above this share of inked cells the picture is not one digit on paper
+
+
+@dataclass(frozen=True)
+class DigitImage:
+    """The ``[8, 8]`` float32 image (0..1) a picture makes, or None with ``problem`` saying what to change;
+    ``notes`` say what was done to the picture on the way."""
+
+    image: np.ndarray | None
+    problem: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def as_digit(ink: np.ndarray, notes: tuple[str, ...] = ()) -> DigitImage:
+    """``ink`` ``[H, W]`` in 0..1 (1 = ink) as the model's 8 x 8 digit (see the module's equations)."""
+    ink = np.nan_to_num(np.asarray(ink, dtype=np.float32), nan=0.0).clip(0.0, 1.0)
+    inked = ink >= INK
+    if not inked.any():
+        return DigitImage(None, "The picture is blank: draw a digit (or pick one from the held-out set).", notes)
+    if inked.mean() > MOSTLY_INK:
+        return DigitImage(None, f"{inked.mean():.0%} of the picture is ink: clear it and draw one digit, dark on "
+                                "light, filling most of the box.", notes)
+    rows, cols = np.flatnonzero(inked.any(1)), np.flatnonzero(inked.any(0))
+    crop = torch.from_numpy(np.ascontiguousarray(ink[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]))
+    height, width = crop.shape
+    scale = BOX / max(height, width)
+    size = (max(1, round(height * scale)), max(1, round(width * scale)))
+    resized = F.interpolate(crop[None, None], size=size, mode="area" if scale < 1 else "bilinear",
+                            **({} if scale < 1 else {"align_corners": False}))[0, 0]
+    box = torch.zeros(BOX, BOX)
+    top, left = (BOX - size[0]) // 2, (BOX - size[1]) // 2
+    box[top:top + size[0], left:left + size[1]] = resized.clamp(0.0, 1.0)
+    digit = F.avg_pool2d(box[None, None], BLOCK)[0, 0]
+    return DigitImage(digit.numpy().astype(np.float32), "", notes)
+
+
+def picture_ink(grey: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Grey levels ``[H, W]`` in 0..1 of any picture as ink (1 = ink): a light background (mean above 0.5) is
+    inverted, so that dark ink on white paper and light ink on black both give ink = 1."""
+    grey = np.asarray(grey, dtype=np.float32).clip(0.0, 1.0)
+    if grey.mean() > 0.5:
+        return 1.0 - grey, ("inverted: dark ink on a light background",)
+    return grey, ()

@@ -1,0 +1,50 @@
+"""A canvas to draw a digit on (``canvas.js``): mouse, pen or finger; each finished stroke sends the
+drawing, reduced to ``GRID`` x ``GRID`` grey levels, and reruns the page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from ui.cache import resource
+
+GRID = 32  # the grid the drawing is sent at: the handwritten digits were 32 x 32 bitmaps before their 8 x 8 counts
+BRUSH_CELLS = 2.5  # the pen's width, in grid cells
+CSS = """
+canvas.lab-draw { display: block; width: min(280px, 100%); aspect-ratio: 1; touch-action: none; cursor: crosshair;
+  border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; background: #ffffff; }
+button.lab-draw-clear { margin-top: 0.5rem; min-height: 40px; min-width: 80px; padding: 0.25rem 1rem;
+  border: 1px solid rgba(49, 51, 63, 0.25); border-radius: 0.5rem; background: #ffffff; font: inherit;
+  cursor: pointer; }
+"""
+
+
+@resource()
+def _component():
+    """The component, once per process."""
+    js = (Path(__file__).parent / "canvas.js").read_text(encoding="utf-8")
+    return st.components.v2.component("attention_lab_drawing", js=js, css=CSS, isolate_styles=False)
+
+
+def drawing_canvas(key: str, label: str) -> np.ndarray | None:
+    """Mount the canvas; the last drawing sent, ``[GRID, GRID]`` float32 in 0..1 (1 = ink), or None before any.
+
+    A state that is not ``GRID * GRID`` numbers (it comes from the browser) counts as no drawing."""
+    state = _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label},
+                         on_image_change=lambda: None, height="content")
+    return drawn_grid(getattr(state, "image", None) if state is not None else None)
+
+
+def drawn_grid(values) -> np.ndarray | None:
+    """A list of ``GRID * GRID`` grey levels 0..255 as ``[GRID, GRID]`` float32 in 0..1; None for anything else."""
+    if not isinstance(values, (list, tuple)) or len(values) != GRID * GRID:
+        return None
+    try:
+        grid = np.asarray(values, dtype=np.float32).reshape(GRID, GRID)
+    except (TypeError, ValueError):
+        return None
+    if not np.isfinite(grid).all():
+        return None
+    return np.clip(grid / 255.0, 0.0, 1.0)

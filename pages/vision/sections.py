@@ -1,0 +1,197 @@
+"""The Vision Transformer page's sections: each draws from the model and the chosen image."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from analysis import vision
+from analysis.head_stats import attention_rollout
+from pages.vision import numbers
+from pages.vision.picture import ChosenImage
+from ui.cache import cached_figure
+from ui.classroom import chart
+from ui.controls import stops_slider
+from ui.models import LoadedModel
+from viz.experiments import head_grid
+from viz.vision import (attention_distance_figure, attention_over_image_figure, class_probabilities_figure,
+                        patch_filters_figure, patch_grid_figure, patch_sequence_figure, position_similarity_figure)
+
+PATCH_SIZES = (1, 2, 4, 8)  # the sizes that divide an 8 x 8 image
+ROLLOUT_CAVEAT = ("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
+                  "and the values, W^O, the feed-forward networks and LayerNorm are ignored.")
+
+
+def _layer_names(layers: int) -> list[str]:
+    return [f"layer {i + 1}" for i in range(layers)]
+
+
+def _head_names(heads: int) -> list[str]:
+    return [f"head {h + 1}" for h in range(heads)]
+
+
+def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """The 8 x 8 image the model reads and its 10 class probabilities."""
+    reading = numbers.reading(loaded.spec, image.pixels)
+    best = int(np.argmax(reading.probabilities))
+    left, right = st.columns([2, 3])
+    chart(cached_figure(patch_grid_figure, image.square, loaded.config.patch_size, "What the model reads: 8 × 8"),
+          container=left, key="seen")
+    chart(cached_figure(class_probabilities_figure, reading.probabilities,
+                        f"Prediction for {image.name}: {best} ({reading.probabilities[best]:.0%})", image.truth),
+          container=right, key="probabilities")
+    verdict = "" if image.truth is None else (" It is right." if best == image.truth else
+                                              f" It is wrong: this is a {image.truth}.")
+    st.caption(f"The model gives {best} a probability of {reading.probabilities[best]:.2f}.{verdict} Its held-out "
+               f"accuracy is {numbers.heldout_accuracy(loaded.spec):.1%} over "
+               f"{len(numbers.digits().heldout_labels)} digits it never saw in training.")
+
+
+def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """The image cut into patches of a chosen size, and the sequence of tokens the encoder reads."""
+    model_patch = loaded.config.patch_size
+    size = stops_slider("patch size p (pixels)", PATCH_SIZES, "patch", model_patch,
+                        help=f"Any size that divides 8. This model was trained on patches of {model_patch}.")
+    side = 8 // size
+    st.markdown(f"Patches of {size} × {size} pixels: a {side} × {side} grid, **N = {side * side} patches**, each "
+                f"flattened to a vector of {size * size} numbers and projected to d_model = {loaded.config.d_model}. "
+                f"With [CLS] in front the encoder reads **{side * side + 1} tokens**: [CLS], then patch 1, 2, … in "
+                "row-major order (along the first row, then the next).")
+    st.latex(r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in \mathbb{R}^{p^2} "
+             r"= \mathbb{R}^{%d}" % (size, side * side, size * size))
+    left, _ = st.columns([2, 3])
+    chart(cached_figure(patch_grid_figure, image.square, size, f"{side} × {side} patches of {size} × {size}"),
+          container=left, key="grid")
+    chart(cached_figure(patch_sequence_figure, image.square, size,
+                        f"The sequence the encoder reads: [CLS], then patches 1 to {side * side}"), key="sequence")
+    st.caption("[CLS] is not a patch: it is a learned vector, the same for every image, whose final state the "
+               "classifier reads." + ("" if size == model_patch else
+                                       f" This model reads patches of {model_patch}: the other sizes show the cut."))
+
+
+def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """One token's attention over the patches in every layer and head, drawn over the image; and rollout."""
+    config = loaded.config
+    weights = numbers.reading(loaded.spec, image.pixels).weights  # [L, H, 1+N, 1+N]
+    count = weights.shape[-1] - 1
+    tokens = ["[CLS]", *[f"patch {i + 1}" for i in range(count)]]
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    token = tokens.index(left.selectbox("the query: whose attention", tokens, key="query", bind="query-params"))
+    rollout = right.toggle("attention rollout", value=False, key="rollout", bind="query-params",
+                           help="All layers at once, by Abnar & Zuidema's heuristic.")
+    if rollout:
+        rolled = attention_rollout(weights)  # [1+N, 1+N]
+        maps = vision.row_over_patches(rolled, token)[None, None]
+        chart(cached_figure(attention_over_image_figure, image.square, maps, config.patch_size,
+                            f"Attention rollout: where {tokens[token]} reads from, over all layers",
+                            ["rollout"], [""]), key="attention")
+        st.caption(ROLLOUT_CAVEAT)
+        return
+    maps = vision.row_over_patches(weights, token)  # [L, H, g, g]
+    chart(cached_figure(attention_over_image_figure, image.square, maps, config.patch_size,
+                        f"{tokens[token]}'s attention over the patches, each layer and head",
+                        _layer_names(config.num_encoder_layers), _head_names(config.num_heads)), key="attention")
+    on_cls = weights[:, :, token, 0]
+    st.caption(f"Each patch's {config.patch_size} × {config.patch_size} pixels glow with the weight {tokens[token]} "
+               "gives it; the glow's scale is shared by all maps. Its weight on [CLS] itself is not drawn: "
+               f"from {on_cls.min():.2f} to {on_cls.max():.2f} across these heads.")
+
+
+def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """The learned position embeddings' cosine similarity, patch by patch, and the model trained without them."""
+    config = loaded.config
+    if config.positional != "learned":
+        st.info(f"This model's positions are {config.positional}, not learned: pick the shipped digits model.")
+        return
+    table = loaded.module.embed.position.table.weight.detach().numpy()
+    side = config.image_size // config.patch_size
+    similarity = vision.position_similarity(table)
+    chart(cached_figure(position_similarity_figure, similarity, side,
+                        "Cosine similarity of each patch's position embedding with every other"), key="positions")
+    rows, columns = np.divmod(np.arange(side * side), side)
+    steps = np.abs(rows[:, None] - rows[None, :]) + np.abs(columns[:, None] - columns[None, :])  # grid distance
+    near, far = similarity[steps == 1].mean(), similarity[steps >= side].mean()
+    same_row = similarity[(rows[:, None] == rows[None, :]) & (steps > 0)].mean()
+    same_column = similarity[(columns[:, None] == columns[None, :]) & (steps > 0)].mean()
+    learned = "more" if near > far else "no more"
+    st.markdown("The model was given positions 1 to N in a line, never the grid. Each small map sits at its patch's "
+                "place and shows how alike that patch's position vector is to every other's (its own cell is 1). "
+                f"If training taught it the 2-D layout, neighbouring patches should be the most alike. Measured "
+                f"here: neighbours {near:.2f} on average, patches {side} or more steps apart {far:.2f}, the same row "
+                f"{same_row:.2f}, the same column {same_column:.2f}: neighbours are {learned} alike than distant "
+                "patches. (The ViT paper's models, trained on millions of images, show the grid clearly; this one "
+                "saw about 1,400 small digits.)")
+    none_spec = numbers.no_position_model()
+    if none_spec is not None:
+        with_positions, without = numbers.heldout_accuracy(loaded.spec), numbers.heldout_accuracy(none_spec)
+        st.caption(f"The same model trained without position embeddings (the shipped digits_vit_nopos): held-out "
+                   f"accuracy {without:.1%}, against {with_positions:.1%} with them.")
+
+
+def distance_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """The mean distance over which each head attends, per layer, over the held-out digits."""
+    config = loaded.config
+    distance = numbers.attention_distance(loaded.spec)
+    side = config.image_size // config.patch_size
+    centres = vision.patch_centres(side, config.patch_size)
+    uniform = float(np.linalg.norm(centres[:, None] - centres[None], axis=-1).mean())
+    chart(cached_figure(attention_distance_figure, distance, "Mean attention distance of each head, per layer "
+                        "(held-out digits)", uniform), key="distance")
+    st.latex(r"d = \frac{1}{N}\sum_i \sum_{j \ne \text{CLS}} \hat a_{ij}\,\lVert c_i - c_j\rVert,\quad "
+             r"\hat a_{ij} = \frac{a_{ij}}{\sum_{k \ne \text{CLS}} a_{ik}}")
+    short, long_ = np.unravel_index(np.argmin(distance), distance.shape), np.unravel_index(np.argmax(distance),
+                                                                                          distance.shape)
+    st.caption(f"c_i is patch i's centre in pixels. The most local head is layer {short[0] + 1} · head "
+               f"{short[1] + 1} ({distance[short]:.2f} pixels), the widest layer {long_[0] + 1} · head "
+               f"{long_[1] + 1} ({distance[long_]:.2f}); a head that spread its weight evenly would reach "
+               f"{uniform:.2f}.")
+
+
+def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """The leading principal components of the patch embedding's filters."""
+    config = loaded.config
+    projection = loaded.module.embed.projection.weight.detach().numpy()  # [d_model, C p p]
+    found = vision.patch_filters(projection, config.channels, config.patch_size, 8)
+    chart(cached_figure(patch_filters_figure, found.components, found.explained,
+                        f"Principal components of the {config.d_model} patch filters ({config.patch_size} × "
+                        f"{config.patch_size} pixels each)"), key="filters")
+    st.caption(f"Each row of E is a filter over one patch's {config.patch_size * config.patch_size} pixels. With "
+               f"patches this small there are only {len(found.explained)} components; the first "
+               f"{min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the filters' variance.")
+
+
+def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
+    """Held-out accuracy with each head knocked out; one image's heads patched into another's."""
+    baseline, grid = numbers.knockouts(loaded.spec)
+    chart(head_grid(grid - baseline, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
+                    "change in accuracy"), key="knockout")
+    worst = np.unravel_index(np.argmin(grid), grid.shape)
+    st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} held-out "
+               f"accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
+    st.markdown("**Patch one image into another.** The heads chosen below take their output from a held-out "
+                "digit instead of this image; the rest of the model reads this image.")
+    config = loaded.config
+    c1, c2, c3 = st.columns(3)
+    count = len(numbers.digits().heldout_labels)
+    source_index = c1.number_input(f"source: held-out digit (1 to {count})", 1, count, 2, key="src_digit",
+                                   bind="query-params") - 1
+    layer = stops_slider("layer", range(1, config.num_encoder_layers + 1), "patch_layer", container=c2) - 1
+    heads = c3.multiselect("heads", list(range(1, config.num_heads + 1)), default=list(range(1, config.num_heads + 1)),
+                           key="patch_heads", bind="query-params")
+    data = numbers.digits()
+    source = tuple(float(v) for v in data.heldout_images[int(source_index), 0].numpy().ravel())
+    before = numbers.reading(loaded.spec, image.pixels).probabilities
+    after = numbers.patched(loaded.spec, image.pixels, source, int(layer), tuple(h - 1 for h in heads))
+    truth = int(data.heldout_labels[int(source_index)])
+    left, right = st.columns(2)
+    chart(cached_figure(class_probabilities_figure, before, f"{image.name}: as read", image.truth),
+          container=left, key="before")
+    chart(cached_figure(class_probabilities_figure, after,
+                        f"Layer {layer + 1}, {len(heads)} head(s) from held-out digit {source_index + 1} (a {truth})"),
+          container=right, key="after")
+    st.caption(f"Prediction {int(np.argmax(before))} as read, {int(np.argmax(after))} with the patched heads.")
+
+
+RENDER = {"Draw a digit": draw_section, "Patches": patches_section, "Attention on the image": attention_section,
+          "Position embeddings": positions_section, "Attention distance": distance_section,
+          "Patch filters": filters_section, "Knock out": knockout_section}

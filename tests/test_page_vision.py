@@ -1,0 +1,339 @@
+"""The Vision Transformer page in AppTest: what each section draws, against the shipped digits ViT run here,
+and the pictures it is given (drawn, uploaded, bad)."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from analysis.digit_images import as_digit, picture_ink
+from pages.vision.canvas import GRID, drawn_grid
+from pages.vision.upload import MAX_BYTES, read_picture
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from transformer import Ablate, load_checkpoint, load_digits
+
+PAGE = "pages/vision/page.py"
+ROOT = Path(__file__).resolve().parent.parent
+SECTIONS = ("Draw a digit", "Patches", "Attention on the image", "Position embeddings", "Attention distance",
+            "Patch filters", "Knock out")
+DIGIT = 8  # the held-out digit the page opens on (counted from 1)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    model, _ = load_checkpoint(ROOT / "checkpoints" / "digits_vit.safetensors")
+    return model, load_digits()
+
+
+def heldout(digits, number: int) -> torch.Tensor:
+    return digits.heldout_images[number - 1:number]
+
+
+def z(spec: dict, index: int = 0) -> np.ndarray:
+    return decode_array(spec["data"][index]["z"]).astype(np.float64)
+
+
+def bars(spec: dict) -> np.ndarray:
+    return decode_array(spec["data"][0]["y"]).astype(np.float64)
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_every_section_draws_on_the_shipped_model(section):
+    at = run_page(PAGE, {"section": section})
+    assert_no_exception(at)
+    assert chart_specs(at), section
+
+
+def test_the_prediction_is_the_models_own_on_the_held_out_digit(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Draw a digit"})
+    with torch.inference_mode():
+        expected = torch.softmax(model(heldout(digits, DIGIT)).logits[0], -1).numpy()
+    spec = chart_by_title(at, "Prediction for held-out digit 8")
+    np.testing.assert_allclose(bars(spec), expected, atol=1e-5)
+    truth = int(digits.heldout_labels[DIGIT - 1])
+    assert spec["layout"]["title"]["text"].startswith(f"Prediction for held-out digit {DIGIT} (a {truth}): {truth} ")
+    seen = z(chart_by_title(at, "What the model reads"))
+    np.testing.assert_allclose(seen, heldout(digits, DIGIT)[0, 0].numpy(), atol=1e-6)
+    caption = " ".join(c.value for c in at.caption)
+    with torch.inference_mode():
+        accuracy = float((model(digits.heldout_images).logits.argmax(-1) == digits.heldout_labels).float().mean())
+    assert f"held-out accuracy is {accuracy:.1%}" in caption and "It is right." in caption
+
+
+def test_the_patches_are_the_images_pixels_in_row_major_order():
+    at = run_page(PAGE, {"section": "Patches", "patch": "4"})
+    assert_no_exception(at)
+    image = load_digits().heldout_images[DIGIT - 1, 0].numpy()
+    strip = z(chart_by_title(at, "The sequence the encoder reads"))
+    # token t (t = 0 is [CLS]) sits at columns 5t .. 5t + 3 (4 pixels and a gap); patch i = token i + 1
+    for i in range(4):
+        r, s = divmod(i, 2)
+        np.testing.assert_allclose(strip[0:4, 5 * (i + 1):5 * (i + 1) + 4], image[4 * r:4 * r + 4, 4 * s:4 * s + 4])
+    text = " ".join(m.value for m in at.markdown)
+    assert "**N = 4 patches**" in text and "**5 tokens**" in text
+
+
+def test_a_patch_size_that_does_not_divide_the_image_falls_back_to_one_that_does():
+    at = run_page(PAGE, {"section": "Patches", "patch": "3"})
+    assert_no_exception(at)
+    assert at.select_slider(key="patch").value in (1, 2, 4, 8)
+
+
+@pytest.mark.parametrize("query,token", [("[CLS]", 0), ("patch 6", 6)])
+def test_each_heads_map_is_the_querys_row_over_the_patches(shipped, query, token):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Attention on the image", "query": query})
+    assert_no_exception(at)
+    with torch.inference_mode():
+        record = model(heldout(digits, DIGIT), return_attention=True).attention
+    spec = chart_by_title(at, "attention over the patches")
+    for layer in range(2):
+        weights = record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy()  # [H, 17, 17]
+        for head in range(4):
+            glow = z(spec, 2 * (layer * 4 + head) + 1)  # traces: image, glow, image, glow, ...
+            expected = np.kron(weights[head, token, 1:].reshape(4, 4), np.ones((2, 2)))
+            np.testing.assert_allclose(glow, expected, atol=1e-5)
+
+
+def test_rollout_is_the_mean_heads_with_the_residual_multiplied_through_the_layers(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Attention on the image", "rollout": "true"})
+    assert_no_exception(at)
+    with torch.inference_mode():
+        record = model(heldout(digits, DIGIT), return_attention=True).attention
+    rolled = np.eye(17)
+    for layer in range(2):
+        mixed = 0.5 * record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy().mean(0) + 0.5 * np.eye(17)
+        rolled = (mixed / mixed.sum(-1, keepdims=True)) @ rolled
+    glow = z(chart_by_title(at, "Attention rollout"), 1)
+    np.testing.assert_allclose(glow, np.kron(rolled[0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-5)
+    assert any("heuristic" in c.value for c in at.caption)
+
+
+def test_position_similarity_is_the_cosine_of_the_learned_table_and_the_text_reads_it(shipped):
+    model, _ = shipped
+    at = run_page(PAGE, {"section": "Position embeddings"})
+    assert_no_exception(at)
+    table = model.embed.position.table.weight.detach().numpy()[1:].astype(np.float64)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    cosine = unit @ unit.T
+    board = z(chart_by_title(at, "Cosine similarity of each patch's position embedding"))
+    for i in range(16):  # patch i's small map sits at its own place in the 4 x 4 arrangement, 5 cells a step
+        r, s = divmod(i, 4)
+        np.testing.assert_allclose(board[5 * r:5 * r + 4, 5 * s:5 * s + 4], cosine[i].reshape(4, 4), atol=1e-5)
+    rows, columns = np.divmod(np.arange(16), 4)
+    steps = np.abs(rows[:, None] - rows[None]) + np.abs(columns[:, None] - columns[None])
+    text = " ".join(m.value for m in at.markdown)
+    near, far = cosine[steps == 1].mean(), cosine[steps >= 4].mean()
+    assert f"neighbours {near:.2f} on average, patches 4 or more steps apart {far:.2f}" in text
+    assert ("neighbours are more alike" in text) is bool(near > far)
+
+
+def test_the_model_without_positions_is_measured_and_worse(shipped):
+    model, digits = shipped
+    twin, _ = load_checkpoint(ROOT / "checkpoints" / "digits_vit_nopos.safetensors")
+    assert twin.config.positional == "none"
+    with torch.inference_mode():
+        scores = [float((m(digits.heldout_images).logits.argmax(-1) == digits.heldout_labels).float().mean())
+                  for m in (model, twin)]
+    at = run_page(PAGE, {"section": "Position embeddings"})
+    caption = " ".join(c.value for c in at.caption)
+    assert f"held-out accuracy {scores[1]:.1%}, against {scores[0]:.1%} with them" in caption
+    assert scores[1] < scores[0] - 0.2
+
+
+def test_attention_distance_is_the_renormalised_weighted_pixel_distance(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Attention distance"})
+    assert_no_exception(at)
+    with torch.inference_mode():
+        record = model(digits.heldout_images, return_attention=True).attention
+    centres = np.array([[2 * (i // 4) + 1.0, 2 * (i % 4) + 1.0] for i in range(16)])
+    distance = np.array([[math.dist(a, b) for b in centres] for a in centres])
+    spec = chart_by_title(at, "Mean attention distance")
+    for layer in range(2):
+        weights = record.weights[f"encoder.layers.{layer}.self_attn"].numpy().astype(np.float64)[:, :, 1:, 1:]
+        shares = weights / weights.sum(-1, keepdims=True)
+        expected = (shares * distance).sum(-1).mean(axis=(0, 2))  # [H]
+        drawn = [decode_array(spec["data"][head]["y"])[layer] for head in range(4)]
+        np.testing.assert_allclose(drawn, expected, atol=1e-4)
+    assert spec["layout"]["shapes"][0]["y0"] == pytest.approx(distance.mean())
+
+
+def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shipped):
+    model, _ = shipped
+    at = run_page(PAGE, {"section": "Patch filters"})
+    assert_no_exception(at)
+    filters = model.embed.projection.weight.detach().numpy().astype(np.float64)  # [64, 4]
+    centred = filters - filters.mean(0)
+    values, vectors = np.linalg.eigh(centred.T @ centred)  # the covariance's eigenvectors, independently of SVD
+    order = np.argsort(values)[::-1]
+    spec = chart_by_title(at, "Principal components")
+    for k in range(4):
+        drawn = z(spec, k).ravel()
+        expected = vectors[:, order[k]]
+        assert min(np.abs(drawn - expected).max(), np.abs(drawn + expected).max()) < 1e-4  # up to its sign
+    shares = values[order] / values.sum()
+    assert [a["text"] for a in spec["layout"]["annotations"][:4]] == [f"PC {k + 1}: {shares[k]:.0%}" for k in range(4)]
+
+
+def test_knocking_out_each_head_is_zeroing_its_output(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Knock out"})
+    assert_no_exception(at)
+    with torch.inference_mode():
+        def accuracy(interventions=()):
+            out = model(digits.heldout_images, interventions=interventions).logits
+            return float((out.argmax(-1) == digits.heldout_labels).float().mean())
+        base = accuracy()
+        expected = np.array([[accuracy([Ablate(f"encoder.layers.{layer}.self_attn", [head])]) - base
+                              for head in range(4)] for layer in range(2)])
+    np.testing.assert_allclose(z(chart_by_title(at, "Held-out accuracy change")), expected, atol=1e-6)
+    assert (expected < 0).any()
+
+
+def test_patching_every_head_of_the_last_layer_from_another_digit_moves_the_prediction(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Knock out", "patch_layer": "2"})
+    assert_no_exception(at)
+    source = heldout(digits, 2)
+    with torch.inference_mode():
+        from transformer import Patch
+        record = model(source, return_internals=True).attention
+        patched = model(heldout(digits, DIGIT), interventions=[Patch("encoder.layers.1.self_attn", [0, 1, 2, 3],
+                                                                     record)]).logits
+    expected = torch.softmax(patched[0], -1).numpy()
+    np.testing.assert_allclose(bars(chart_by_title(at, "Layer 2, 4 head(s) from held-out digit 2")), expected,
+                               atol=1e-5)
+
+
+# Pictures: drawn, uploaded, and what is refused.
+
+def stroke_grid() -> list[int]:
+    """A drawn "1": one vertical stroke, as the canvas sends it (GRID x GRID grey levels 0..255)."""
+    grid = np.zeros((GRID, GRID), dtype=np.int64)
+    grid[4:28, 14:18] = 255
+    return grid.ravel().tolist()
+
+
+def blocks(box: np.ndarray) -> np.ndarray:
+    """A 32 x 32 bitmap counted in 4 x 4 blocks, as the digits were made: [8, 8] in 0..1."""
+    return box.reshape(8, 4, 8, 4).mean(axis=(1, 3))
+
+
+def test_a_drawing_is_cut_to_its_ink_centred_and_counted_in_four_by_four_blocks():
+    made = as_digit(drawn_grid(stroke_grid()))
+    # the stroke, 24 x 4 cells, grows to 32 rows (x 4/3) and round(5.33) = 5 columns, centred: columns 13 .. 17
+    box = np.zeros((32, 32))
+    box[:, 13:18] = 1.0
+    np.testing.assert_allclose(made.image, blocks(box), atol=1e-6)
+
+
+def test_the_canvas_state_is_checked_before_use():
+    assert drawn_grid(None) is None and drawn_grid([0] * 5) is None and drawn_grid(["x"] * GRID * GRID) is None
+    assert drawn_grid([float("nan")] * GRID * GRID) is None
+    assert drawn_grid([300] * GRID * GRID).max() == 1.0
+
+
+def test_a_blank_or_inked_over_picture_says_what_to_change():
+    assert "blank" in as_digit(np.zeros((32, 32))).problem
+    assert "ink" in as_digit(np.ones((32, 32))).problem and as_digit(np.ones((32, 32))).image is None
+
+
+def png(image: np.ndarray, mode: str = "L") -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(image).convert(mode).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_an_uploaded_picture_of_another_size_and_colour_is_converted_and_says_so():
+    picture = np.full((120, 90), 255, dtype=np.uint8)  # dark ink on white paper, RGB
+    picture[10:110, 40:50] = 0
+    read = read_picture(png(picture, "RGB"))
+    assert read.grey.shape == (120, 90) and "converted from RGB to grey" in read.notes
+    assert "90 x 120 pixels reduced to 8 x 8" in read.notes
+    ink, notes = picture_ink(read.grey)
+    assert notes == ("inverted: dark ink on a light background",) and ink.max() == 1.0
+    # the stroke, 100 x 10 pixels, shrinks to 32 rows and round(3.2) = 3 columns, centred: columns 14 .. 16
+    box = np.zeros((32, 32))
+    box[:, 14:17] = 1.0
+    np.testing.assert_allclose(as_digit(ink).image, blocks(box), atol=1e-6)
+
+
+def test_what_is_not_a_picture_or_too_large_is_refused_with_a_message():
+    assert "not a picture" in read_picture(b"%PDF-1.4 not an image").problem
+    assert "at most 5 MB" in read_picture(b"\0" * (MAX_BYTES + 1)).problem
+
+
+def test_the_page_refuses_a_text_model_and_a_text_page_refuses_the_vision_model():
+    from ui.model_picker import offered_models
+
+    vision_labels = list(offered_models(("vision",)))
+    assert vision_labels and all("Vision Transformer" in label for label in vision_labels)
+    assert not [label for label in offered_models(("encoder-only", "decoder-only", "encoder-decoder"))
+                if "Vision" in label]
+
+
+# The lesson "From words to patches": each view opens as linked and draws what its text says.
+
+def test_the_lessons_first_view_counts_the_tokens_it_names():
+    from tests.lesson_views import lesson_of, open_view
+
+    lesson = lesson_of("patches")
+    assert [view.page for view in lesson.views] == ["vision"] * 4
+    at = open_view("patches", 0)
+    text = " ".join(m.value for m in at.markdown)
+    assert "**N = 16 patches**" in text and "**17 tokens**" in text  # "16 patch tokens ... reads 17 tokens"
+    at.select_slider(key="patch").set_value(4).run()
+    assert "**5 tokens**" in " ".join(m.value for m in at.markdown)  # the question's answer, drawn
+    assert lesson.views[0].ask.is_right(5)
+
+
+def test_the_lessons_cls_view_draws_rows_that_sum_to_one_with_heads_that_differ(shipped):
+    from tests.lesson_views import open_view
+
+    model, digits = shipped
+    at = open_view("patches", 1)
+    glows = [z(chart_by_title(at, "[CLS]'s attention over the patches"), 2 * k + 1)[::2, ::2] for k in range(8)]
+    with torch.inference_mode():
+        record = model(heldout(digits, DIGIT), return_attention=True).attention
+    for layer in range(2):
+        rows = record.weights[f"encoder.layers.{layer}.self_attn"][0, :, 0].numpy()  # [H, 17]: [CLS]'s rows
+        np.testing.assert_allclose(rows.sum(-1), 1.0, atol=1e-5)
+        for head in range(4):
+            np.testing.assert_allclose(glows[4 * layer + head].ravel(), rows[head, 1:], atol=1e-5)
+    peaks = [g.max() / g.sum() for g in glows]  # "some spread over the strokes, some settle on a few patches"
+    assert max(peaks) > 2 * min(peaks)
+
+
+def test_the_lessons_positions_view_and_its_answer_hold(shipped):
+    from tests.lesson_views import open_view
+
+    twin, _ = load_checkpoint(ROOT / "checkpoints" / "digits_vit_nopos.safetensors")
+    image = heldout(shipped[1], DIGIT)
+    order = torch.randperm(16, generator=torch.Generator().manual_seed(0))
+    shuffled = image.reshape(1, 1, 4, 2, 4, 2).permute(0, 1, 2, 4, 3, 5).reshape(1, 1, 16, 2, 2)[:, :, order]
+    shuffled = shuffled.reshape(1, 1, 4, 4, 2, 2).permute(0, 1, 2, 4, 3, 5).reshape(1, 1, 8, 8)
+    with torch.inference_mode():  # the same patches in another order: the same output without positions
+        np.testing.assert_allclose(twin(shuffled).logits.numpy(), twin(image).logits.numpy(), atol=1e-5)
+    at = open_view("patches", 2)
+    assert any("trained without position embeddings" in c.value for c in at.caption)
+
+
+def test_the_lessons_knock_out_view_puts_the_costliest_head_in_layer_one():
+    from tests.lesson_views import lesson_of, open_view
+
+    at = open_view("patches", 3)
+    change = z(chart_by_title(at, "Held-out accuracy change"))
+    layer, head = np.unravel_index(np.argmin(change), change.shape)
+    assert layer == 0 and change[1].min() > change[0].min()  # "every layer-2 head costs less"
+    caption = " ".join(c.value for c in at.caption)
+    assert f"Knocking out layer 1 · head {head + 1} costs most" in caption
+    assert lesson_of("patches").views[3].ask.is_right(0)
