@@ -112,7 +112,7 @@ def test_rollout_is_the_mean_heads_with_the_residual_multiplied_through_the_laye
     for layer in range(2):
         mixed = 0.5 * record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy().mean(0) + 0.5 * np.eye(17)
         rolled = (mixed / mixed.sum(-1, keepdims=True)) @ rolled
-    glow = z(chart_by_title(at, "Attention rollout"), 1)
+    glow = z(chart_by_title(at, "Rollout: where"), 1)
     np.testing.assert_allclose(glow, np.kron(rolled[0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-5)
     assert any("heuristic" in c.value for c in at.caption)
 

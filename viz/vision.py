@@ -99,37 +99,34 @@ def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int
 
 
 def attention_over_image_figure(image: np.ndarray, maps: np.ndarray, patch_size: int, title: str,
-                                row_names: list[str], column_names: list[str]) -> go.Figure:
-    """``maps [R, C, g, g]`` (e.g. layers x heads) each drawn as a glow over the grey image ``[S, S]``: a patch's
-    weight colours its ``p x p`` pixels, from transparent (0) to orange at the largest weight of all maps."""
+                                names: list[str], columns: int) -> go.Figure:
+    """``maps [K, g, g]`` (e.g. every layer's heads) each drawn as a glow over the grey image ``[S, S]``, ``columns``
+    panels a row, panel k titled ``names[k]``: a patch's weight colours its ``p x p`` pixels, from transparent
+    (0) to orange at the largest weight of all maps."""
     maps = np.nan_to_num(np.asarray(maps, dtype=np.float32))
-    rows, columns = maps.shape[:2]
+    count = len(maps)
+    columns = max(1, min(columns, count))
+    rows = -(-count // columns)
     size = image.shape[0]
     top = float(max(maps.max(), 1e-6))
-    titles = [f"{row_names[r]} · {column_names[c]}" if column_names[c] else row_names[r]
-              for r in range(rows) for c in range(columns)]
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=titles, horizontal_spacing=0.03,
-                        vertical_spacing=0.12 / max(rows, 1) + 0.04)
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=names, horizontal_spacing=0.04,
+                        vertical_spacing=min(0.2, 0.5 / max(rows, 1)))
     block = np.ones((patch_size, patch_size), dtype=np.float32)
-    for r in range(rows):
-        for c in range(columns):
-            pixels = np.kron(maps[r, c], block)
-            fig.add_trace(_image_trace(image), row=r + 1, col=c + 1)
-            fig.add_trace(go.Heatmap(z=pixels, zmin=0.0, zmax=top, colorscale=GLOW_SCALE,
-                                     showscale=(r == 0 and c == columns - 1),
-                                     colorbar=dict(title=dict(text="weight"), thickness=14),
-                                     hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>"),
-                          row=r + 1, col=c + 1)
+    for k in range(count):
+        row, column = divmod(k, columns)
+        fig.add_trace(_image_trace(image), row=row + 1, col=column + 1)
+        fig.add_trace(go.Heatmap(z=np.kron(maps[k], block), zmin=0.0, zmax=top, colorscale=GLOW_SCALE,
+                                 showscale=k == 0, colorbar=dict(title=dict(text="weight"), thickness=14),
+                                 hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>"),
+                      row=row + 1, col=column + 1)
+        fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=row + 1, col=column + 1)
     axis = dict(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, size - 0.5])
     fig.update_xaxes(**axis, constrain="domain")
     fig.update_yaxes(**{**axis, "range": [size - 0.5, -0.5]}, constrain="domain")
-    for index in range(1, rows * columns + 1):
-        fig.update_yaxes(scaleanchor=f"x{'' if index == 1 else index}", row=(index - 1) // columns + 1,
-                         col=(index - 1) % columns + 1)
-    height = int(90 + rows * min(260, max(150, 900 / columns)))
-    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0),
-                      height=height, margin=dict(l=10, r=70, t=90, b=10), paper_bgcolor="white",
-                      plot_bgcolor="white", font=dict(size=15))
+    height = int(100 + rows * (900 / columns if columns >= 3 else 250))  # two a row: a phone or a tablet
+    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0), height=height,
+                      margin=dict(l=10, r=70, t=90, b=10), paper_bgcolor="white", plot_bgcolor="white",
+                      font=dict(size=15))
     fig.update_annotations(font_size=14)
     return fig
 

@@ -13,6 +13,7 @@ from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
+from ui.screen import compact
 from viz.experiments import head_grid
 from viz.vision import (attention_distance_figure, attention_over_image_figure, class_probabilities_figure,
                         patch_filters_figure, patch_grid_figure, patch_sequence_figure, position_similarity_figure)
@@ -20,14 +21,6 @@ from viz.vision import (attention_distance_figure, attention_over_image_figure, 
 PATCH_SIZES = (1, 2, 4, 8)  # the sizes that divide an 8 x 8 image
 ROLLOUT_CAVEAT = ("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
                   "and the values, W^O, the feed-forward networks and LayerNorm are ignored.")
-
-
-def _layer_names(layers: int) -> list[str]:
-    return [f"layer {i + 1}" for i in range(layers)]
-
-
-def _head_names(heads: int) -> list[str]:
-    return [f"head {h + 1}" for h in range(heads)]
 
 
 def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
@@ -82,15 +75,17 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
     if rollout:
         rolled = attention_rollout(weights)  # [1+N, 1+N]
         maps = vision.row_over_patches(rolled, token)[None, None]
-        chart(cached_figure(attention_over_image_figure, image.square, maps, config.patch_size,
-                            f"Attention rollout: where {tokens[token]} reads from, over all layers",
-                            ["rollout"], [""]), key="attention")
+        chart(cached_figure(attention_over_image_figure, image.square, maps.reshape(1, *maps.shape[-2:]),
+                            config.patch_size, f"Rollout: where {tokens[token]} reads from", ["all layers"], 1),
+              key="attention")
         st.caption(ROLLOUT_CAVEAT)
         return
     maps = vision.row_over_patches(weights, token)  # [L, H, g, g]
-    chart(cached_figure(attention_over_image_figure, image.square, maps, config.patch_size,
-                        f"{tokens[token]}'s attention over the patches, each layer and head",
-                        _layer_names(config.num_encoder_layers), _head_names(config.num_heads)), key="attention")
+    names = [f"layer {layer + 1} · head {head + 1}" for layer in range(config.num_encoder_layers)
+             for head in range(config.num_heads)]
+    chart(cached_figure(attention_over_image_figure, image.square, maps.reshape(-1, *maps.shape[-2:]),
+                        config.patch_size, f"{tokens[token]}'s attention over the patches", names,
+                        2 if compact() else config.num_heads), key="attention")
     on_cls = weights[:, :, token, 0]
     st.caption(f"Each patch's {config.patch_size} × {config.patch_size} pixels glow with the weight {tokens[token]} "
                "gives it; the glow's scale is shared by all maps. Its weight on [CLS] itself is not drawn: "
@@ -166,8 +161,8 @@ def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
     chart(head_grid(grid - baseline, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
                     "change in accuracy"), key="knockout")
     worst = np.unravel_index(np.argmin(grid), grid.shape)
-    st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} held-out "
-               f"accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
+    st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} "
+               f"held-out accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
     st.markdown("**Patch one image into another.** The heads chosen below take their output from a held-out "
                 "digit instead of this image; the rest of the model reads this image.")
     config = loaded.config
