@@ -175,7 +175,7 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     centred = filters - filters.mean(0)
     values, vectors = np.linalg.eigh(centred.T @ centred)  # the covariance's eigenvectors, independently of SVD
     order = np.argsort(values)[::-1]
-    spec = chart_by_title(at, "Principal components")
+    spec = chart_by_title(at, "Patch filters: principal components")
     for k in range(4):
         drawn = z(spec, k).ravel()
         expected = vectors[:, order[k]]

@@ -179,25 +179,29 @@ def attention_distance_figure(distance: np.ndarray, title: str, reference: float
     return fig
 
 
-def patch_filters_figure(components: np.ndarray, explained: np.ndarray, title: str) -> go.Figure:
+def patch_filters_figure(components: np.ndarray, explained: np.ndarray, title: str, columns: int = 4) -> go.Figure:
     """The leading principal components ``[k, 1, p, p]`` of the patch embedding's filters, each a small
-    image on the diverging scale, titled with the share of variance it explains."""
+    image on the diverging scale titled with the share of variance it explains, ``columns`` a row."""
     count = len(components)
-    fig = make_subplots(rows=1, cols=count, subplot_titles=[f"PC {k + 1}: {explained[k]:.0%}" for k in range(count)],
-                        horizontal_spacing=0.04)
+    columns = max(1, min(columns, count))
+    rows = -(-count // columns)
+    fig = make_subplots(rows=rows, cols=columns, horizontal_spacing=0.06, vertical_spacing=0.5 / max(rows, 2),
+                        subplot_titles=[f"PC {k + 1}: {explained[k]:.0%}" for k in range(count)])
     limit = float(max(np.abs(components).max(), 1e-6))
-    for k in range(count):
-        fig.add_trace(go.Heatmap(z=components[k, 0], zmin=-limit, zmax=limit, zmid=0.0, colorscale=DIVERGING_SCALE,
-                                 showscale=k == count - 1, colorbar=dict(title=dict(text="weight"), thickness=14),
-                                 hovertemplate="row %{y}, column %{x}<br>%{z:.3f}<extra></extra>"), row=1, col=k + 1)
     side = components.shape[-1]
+    for k in range(count):
+        row, column = divmod(k, columns)
+        fig.add_trace(go.Heatmap(z=components[k, 0], zmin=-limit, zmax=limit, zmid=0.0, colorscale=DIVERGING_SCALE,
+                                 showscale=k == 0, colorbar=dict(title=dict(text="weight"), thickness=14),
+                                 hovertemplate="row %{y}, column %{x}<br>%{z:.3f}<extra></extra>"),
+                      row=row + 1, col=column + 1)
+        fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=row + 1, col=column + 1)
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_xaxes(**axis, range=[-0.5, side - 0.5], constrain="domain")
     fig.update_yaxes(**axis, range=[side - 0.5, -0.5], constrain="domain")
-    for k in range(count):
-        fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=1, col=k + 1)
-    fig.update_layout(title=dict(text=title, x=0.0), height=300, margin=dict(l=10, r=70, t=90, b=10),
-                      paper_bgcolor="white", plot_bgcolor="white", font=dict(size=15))
+    height = int(110 + rows * 1000 / (columns + 1))
+    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0), height=height,
+                      margin=dict(l=10, r=70, t=90, b=10), paper_bgcolor="white", plot_bgcolor="white")
     fig.update_annotations(font_size=15)
     return fig
 

@@ -11,7 +11,7 @@ import streamlit as st
 from ui.cache import resource
 
 GRID = 32  # the grid the drawing is sent at: the handwritten digits were 32 x 32 bitmaps before their 8 x 8 counts
-BRUSH_CELLS = 2.5  # the pen's width, in grid cells
+BRUSH_CELLS = 4  # the pen's width, in grid cells: the data set's digits are thick strokes (a 1 fills two blocks)
 CSS = """
 canvas.lab-draw { display: block; width: min(280px, 100%); aspect-ratio: 1; touch-action: none; cursor: crosshair;
   border: 1px solid rgba(49, 51, 63, 0.35); border-radius: 0.5rem; background: #ffffff; }

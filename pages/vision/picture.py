@@ -7,11 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from analysis.digit_images import as_digit, picture_ink
+from analysis.digit_images import INK, as_digit, picture_ink
 from pages.vision import numbers
 from pages.vision.canvas import drawing_canvas
 from pages.vision.upload import UPLOAD_TYPES, read_picture
 from ui.models import LoadedModel
+from ui.screen import settings
 
 SOURCES = ("held-out digit", "draw", "upload")
 FIRST_SHOWN = 8  # the held-out digit a page opens on: a 3, read right (digit 1 is one of the few it gets wrong)
@@ -51,7 +52,9 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
                  f"{config.image_size} x {config.image_size}. Pick a model trained on the digits.")
         return None
     count = len(numbers.digits().heldout_labels)
-    left, right = st.columns([3, 2], vertical_alignment="bottom")
+    # On a phone, outside the drawing section, the image's row folds away so that the section's figure comes first.
+    with (st.container() if drawing else settings("The image")):
+        left, right = st.columns([3, 2], vertical_alignment="bottom")
     source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
                                     bind="query-params") or SOURCES[0]
     index = right.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
@@ -75,7 +78,7 @@ def _drawn() -> ChosenImage | None:
     grid = drawing_canvas("canvas", "Draw a digit here")
     st.caption("Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. "
                "**Clear** starts again.")
-    if grid is None:
+    if grid is None or not (grid >= INK).any():  # nothing drawn yet, or cleared
         st.session_state.pop(DRAWN, None)
         st.info("The canvas is blank: draw a digit on it.")
         return None

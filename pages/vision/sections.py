@@ -13,7 +13,7 @@ from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
-from ui.screen import compact
+from ui.screen import compact, figure_first, settings
 from viz.experiments import head_grid
 from viz.vision import (attention_distance_figure, attention_over_image_figure, class_probabilities_figure,
                         patch_filters_figure, patch_grid_figure, patch_sequence_figure, position_similarity_figure)
@@ -43,20 +43,22 @@ def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
 def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The image cut into patches of a chosen size, and the sequence of tokens the encoder reads."""
     model_patch = loaded.config.patch_size
+    intro = figure_first()  # the count of patches and tokens: above the figures, or below them on a small screen
     size = stops_slider("patch size p (pixels)", PATCH_SIZES, "patch", model_patch,
                         help=f"Any size that divides 8. This model was trained on patches of {model_patch}.")
     side = 8 // size
-    st.markdown(f"Patches of {size} × {size} pixels: a {side} × {side} grid, **N = {side * side} patches**, each "
-                f"flattened to a vector of {size * size} numbers and projected to d_model = {loaded.config.d_model}. "
-                f"With [CLS] in front the encoder reads **{side * side + 1} tokens**: [CLS], then patch 1, 2, … in "
-                "row-major order (along the first row, then the next).")
-    st.latex(r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in \mathbb{R}^{p^2} "
-             r"= \mathbb{R}^{%d}" % (size, side * side, size * size))
     left, _ = st.columns([2, 3])
     chart(cached_figure(patch_grid_figure, image.square, size, f"{side} × {side} patches of {size} × {size}"),
           container=left, key="grid")
     chart(cached_figure(patch_sequence_figure, image.square, size,
                         f"The sequence the encoder reads: [CLS], then patches 1 to {side * side}"), key="sequence")
+    with intro.text():
+        st.markdown(f"Patches of {size} × {size} pixels: a {side} × {side} grid, **N = {side * side} patches**, each "
+                    f"flattened to a vector of {size * size} numbers and projected to d_model = "
+                    f"{loaded.config.d_model}. With [CLS] in front the encoder reads **{side * side + 1} tokens**: "
+                    "[CLS], then patch 1, 2, … in row-major order (along the first row, then the next).")
+        st.latex(r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in "
+                 r"\mathbb{R}^{p^2} = \mathbb{R}^{%d}" % (size, side * side, size * size))
     st.caption("[CLS] is not a patch: it is a learned vector, the same for every image, whose final state the "
                "classifier reads." + ("" if size == model_patch else
                                        f" This model reads patches of {model_patch}: the other sizes show the cut."))
@@ -68,7 +70,8 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
     weights = numbers.reading(loaded.spec, image.pixels).weights  # [L, H, 1+N, 1+N]
     count = weights.shape[-1] - 1
     tokens = ["[CLS]", *[f"patch {i + 1}" for i in range(count)]]
-    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    with settings("The query and rollout"):  # folded on a phone: the maps come first
+        left, right = st.columns([2, 1], vertical_alignment="bottom")
     token = tokens.index(left.selectbox("the query: whose attention", tokens, key="query", bind="query-params"))
     rollout = right.toggle("attention rollout", value=False, key="rollout", bind="query-params",
                            help="All layers at once, by Abnar & Zuidema's heuristic.")
@@ -148,9 +151,9 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
     projection = loaded.module.embed.projection.weight.detach().numpy()  # [d_model, C p p]
     found = vision.patch_filters(projection, config.channels, config.patch_size, 8)
     chart(cached_figure(patch_filters_figure, found.components, found.explained,
-                        f"Principal components of the {config.d_model} patch filters ({config.patch_size} × "
-                        f"{config.patch_size} pixels each)"), key="filters")
-    st.caption(f"Each row of E is a filter over one patch's {config.patch_size * config.patch_size} pixels. With "
+                        "Patch filters: principal components", 2 if compact() else 4), key="filters")
+    st.caption(f"Each of the {config.d_model} rows of E is a filter over one patch's {config.patch_size} × "
+               f"{config.patch_size} = {config.patch_size * config.patch_size} pixels. With "
                f"patches this small there are only {len(found.explained)} components; the first "
                f"{min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the filters' variance.")
 
