@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .labels import log_axis
 from .style import HEAD_COLORS, base_layout, projector_fonts
 
 ATTENTION_COLOR, RECURRENCE_COLOR = HEAD_COLORS[0], HEAD_COLORS[1]
@@ -39,10 +40,11 @@ def attention_cost_figure(lengths: np.ndarray, recurrence_steps: np.ndarray, att
                             hover="%{y:.2f} ms"), row=1, col=2)
         fig.add_trace(_line(dense, c * dense ** p, f"{name}: fit t ∝ n^{p:.2f}", color, "dash", markers=False,
                             hover="%{y:.2f} ms"), row=1, col=2)
-    ticks = [int(v) for v in n]
-    fig.update_xaxes(type="log", title_text="sequence length n", tickvals=ticks, ticktext=[str(t) for t in ticks])
-    fig.update_yaxes(type="log", title_text="steps", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="milliseconds", row=1, col=2)
+    fig.update_xaxes(**log_axis(n, exact=True, title_text="sequence length n"))
+    steps = np.concatenate([np.ravel(recurrence_steps), np.ravel(attention_steps)])
+    fig.update_yaxes(**log_axis(steps, title_text="steps"), row=1, col=1)
+    fig.update_yaxes(**log_axis(np.concatenate([np.ravel(attention_ms), np.ravel(recurrence_ms)]),
+                                title_text="milliseconds"), row=1, col=2)
     base_layout(fig, title, 420)
     fig.update_layout(legend=dict(orientation="h", y=-0.3))
     return projector_fonts(fig)

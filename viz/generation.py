@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .labels import escape
+from .labels import escape, log_axis
 from .style import HEAD_COLORS, styled_figure
 
 KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
@@ -70,9 +70,13 @@ def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str
                          name=escape(name), line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
                          hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>")
               for i, (name, values) in enumerate(series.items())]
-    axis_type = "log" if log else "linear"
-    return styled_figure(traces, title, 380, xaxis=dict(title_text=x_title, type=axis_type),
-                         yaxis=dict(title_text=y_title, type=axis_type),
+    if log:  # log-log, every tick written out in full
+        measured = np.unique(np.asarray(x, np.float64))
+        xaxis = log_axis(measured, exact=len(measured) <= 8, title_text=x_title)
+        yaxis = log_axis(np.concatenate([np.ravel(v) for v in series.values()]), title_text=y_title)
+    else:
+        xaxis, yaxis = dict(title_text=x_title), dict(title_text=y_title)
+    return styled_figure(traces, title, 380, xaxis=xaxis, yaxis=yaxis,
                          legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
 
 

@@ -84,3 +84,37 @@ def label_px(labels: Sequence[str], font: float) -> float:
     """Estimated pixel width of the longest of the displayed ``labels`` at ``font`` px (0.6 em a
     character; 1 character when there are none), for fixed margins instead of automargin."""
     return 0.6 * font * max((len(label) for label in labels), default=1)
+
+
+def full_number(value: float) -> str:
+    """A tick label written out: 0.5, 2, 1,024, 20,000 (never 2e+04 or a bare leading digit)."""
+    if value >= 1 and float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:.6g}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def log_ticks(values, max_ticks: int = 9) -> tuple[list[float], list[str]]:
+    """Ticks for a log axis over the positive, finite ``values``, each labelled in full: the 1-2-5 steps of every
+    decade between the smallest and the largest, every decade's 1 alone when that gives more than ``max_ticks``."""
+    finite = np.asarray(values, dtype=np.float64).ravel()
+    finite = finite[np.isfinite(finite) & (finite > 0)]
+    if not finite.size:
+        return [], []
+    low, high = float(finite.min()), float(finite.max())
+    decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
+    ticks = [m * 10.0 ** d for d in decades for m in (1, 2, 5) if low / 1.5 <= m * 10.0 ** d <= high * 1.5]
+    if len(ticks) > max_ticks:
+        ticks = [10.0 ** d for d in decades if low / 3 <= 10.0 ** d <= high * 3]
+    ticks = [float(f"{t:.6g}") for t in ticks]
+    return ticks, [full_number(t) for t in ticks]
+
+
+def log_axis(values, exact: bool = False, **extra) -> dict:
+    """A logarithmic axis over ``values`` with full-number ticks: the 1-2-5 steps (``log_ticks``), or with
+    ``exact`` the values themselves (a few measured lengths: 256, 512, 1,024). ``extra`` adds to it."""
+    if exact:
+        ticks = sorted({float(v) for v in np.asarray(values, dtype=np.float64).ravel() if np.isfinite(v) and v > 0})
+        labels = [full_number(t) for t in ticks]
+    else:
+        ticks, labels = log_ticks(values)
+    return dict(type="log", tickmode="array", tickvals=ticks, ticktext=labels, **extra)
