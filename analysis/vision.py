@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer import Ablate, Patch
+from transformer import Ablate, AttentionName, Patch, attention_names
 
 
 def grid_side(tokens: int) -> int:
@@ -91,7 +91,7 @@ def accuracy(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
 def knockout_accuracy(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
                       progress=None) -> tuple[float, np.ndarray]:
     """Accuracy with no head knocked out, and ``[L, H]`` with each head's output zeroed alone."""
-    names = [f"encoder.layers.{layer}.self_attn" for layer in range(model.config.num_encoder_layers)]
+    names = attention_names(model)
     heads = model.config.num_heads
     baseline = accuracy(model, images, labels)
     grid = np.zeros((len(names), heads), dtype=np.float32)
@@ -109,5 +109,5 @@ def patched_probabilities(model: torch.nn.Module, target: torch.Tensor, source: 
     """Class probabilities ``[num_classes]`` of the ``target`` image ``[1, C, H, W]`` with ``heads`` of layer
     ``layer`` (from 0) given their outputs on the ``source`` image, at every token."""
     record = model(source, return_internals=True).attention
-    patch = Patch(f"encoder.layers.{layer}.self_attn", heads, record)
+    patch = Patch(str(AttentionName("encoder", layer, "self_attn")), heads, record)
     return torch.softmax(model(target, interventions=[patch]).logits[0], -1).numpy()

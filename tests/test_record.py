@@ -190,3 +190,14 @@ def test_names_are_selected_by_stack_and_kind_in_record_order():
     for name in reversed(names):
         record.add(name, torch.zeros(1, 1, 1, 1))
     assert record.names("decoder", "self_attn") == ["decoder.layers.1.self_attn", "decoder.layers.0.self_attn"]
+
+
+def test_an_attention_name_is_read_and_written_in_one_place():
+    from transformer import AttentionName
+
+    name = AttentionName.parse("decoder.layers.12.cross_attn")
+    assert (name.stack, name.layer, name.kind) == ("decoder", 12, "cross_attn")
+    assert str(name) == "decoder.layers.12.cross_attn"
+    for bad in ("decoder.layers.x.self_attn", "decoder.norm", "encoder.layers.0.feed_forward", ""):
+        with pytest.raises(ValueError, match="not an attention sublayer"):
+            AttentionName.parse(bad)

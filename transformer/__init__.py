@@ -30,7 +30,7 @@ from .positional import (
 from .hf_folder import MAX_MODEL_BYTES, FolderModel, inspect_folder, load_folder
 from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert_state_dict, load_bert_weights,
                          load_pretrained, model_files, pretrained_tokenizer)
-from .record import ForwardRecord
+from .record import AttentionName, ForwardRecord
 from .seeding import build_model, init_parameters
 from .tasks import TASK_KINDS, TASK_NAMES, Task, TaskBatch, make_task
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
@@ -44,7 +44,7 @@ from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
 
 __all__ = [
     "ABLATIONS", "ACTIVATIONS", "ARCHITECTURES", "Ablate", "BOS_ID", "BPETokenizer", "FolderModel", "MAX_MODEL_BYTES", "Decoder", "DecoderLayer", "DecoderOnly", "EOS_ID", "Encoder",
-    "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache", "STRATEGIES", "BeamNode", "Generation", "Step", "generate",
+    "AttentionName", "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache", "STRATEGIES", "BeamNode", "Generation", "Step", "generate",
     "Distribution", "next_distribution",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
     "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",

@@ -13,6 +13,27 @@ from .interventions import apply_interventions
 KINDS = ("self_attn", "cross_attn")
 
 
+@dataclass(frozen=True)
+class AttentionName:
+    """An attention sublayer's record name, ``"<stack>.layers.<layer>.<kind>"`` (layer counted from 0), read in
+    one place: ``AttentionName.parse("decoder.layers.1.self_attn").layer == 1``; ``str()`` writes it back."""
+
+    stack: str
+    layer: int
+    kind: str
+
+    @classmethod
+    def parse(cls, name: str) -> "AttentionName":
+        """ValueError for a name that is not an attention sublayer's."""
+        parts = name.split(".")
+        if len(parts) != 4 or parts[1] != "layers" or not parts[2].isdigit() or parts[3] not in KINDS:
+            raise ValueError(f"{name!r} is not an attention sublayer's record name (<stack>.layers.<n>.<kind>).")
+        return cls(parts[0], int(parts[2]), parts[3])
+
+    def __str__(self) -> str:
+        return f"{self.stack}.layers.{self.layer}.{self.kind}"
+
+
 def select_names(names: Iterable[str], stack: str | None = None, kind: str | None = None) -> list[str]:
     """The record names among ``names`` (in their order) of one stack ("encoder", "decoder") and one kind
     ("self_attn", "cross_attn"); None for either keeps every stack or kind."""

@@ -13,7 +13,7 @@ from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity,
                                token_change)
 from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions, scored,
                                       similarity)
-from transformer import PATTERNS, TaskBatch, score_heads
+from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure
 from ui.classroom import chart
 from viz.experiments import before_after, head_grid, position_bars
@@ -53,7 +53,7 @@ def knocked_heads(subject: Subject) -> KNOCKED:
     heads = [f"head {h + 1}" for h in range(module.config.num_heads)]
     for kind in ("self_attn", "cross_attn"):
         for name in sublayer_names(module, kind):
-            layer = int(name.split(".")[2])
+            layer = AttentionName.parse(name).layer
             stack = "" if module.kind != "encoder-decoder" else f"{name.split('.')[0]} "
             label = f"{stack}layer {layer + 1}" + (" cross-attention" if kind == "cross_attn" else "")
             key = "ko_" + name.replace(".layers.", "").replace(".", "_")
@@ -164,7 +164,7 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
     module = subject.module
     choices = head_choices(module)
-    labels = [head_label(int(name.split(".")[2]), h) for name, h in choices]
+    labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
     a_col, b_col = st.columns(2)
     first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
     second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
@@ -182,7 +182,7 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     batch = evaluation_batch(subject.spec, seed)
     patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
                                                   not in PATTERNS[:2] else ())
-    layer = int(watched[0].split(".")[2])
+    layer = AttentionName.parse(watched[0]).layer
     with torch.inference_mode():
         scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
             subject.task, record, batch, p)[layer, watched[1]], patterns)

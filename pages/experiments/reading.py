@@ -13,7 +13,7 @@ from analysis.logit_lens import direct_logit_attribution, logit_lens
 from analysis.patching import patching_run, restored_by_head, restored_by_position
 from pages.experiments.knock_out import Inputs, head_choices, head_label
 from pages.experiments.subject import Subject, corrupted_input, default_input
-from transformer import make_task
+from transformer import AttentionName, make_task
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.screen import compact
@@ -71,7 +71,7 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     chart(head_grid(grid, "Fraction of the logit difference restored by patching one clean head", "restored",
                     zrange=(-1.0, 1.0)))
     choices = head_choices(module)
-    labels = [head_label(int(name.split(".")[2]), h) for name, h in choices]
+    labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
     best = int(np.argmax(grid.reshape(-1)))
     chosen = st.selectbox("head to patch one position at a time", labels, index=best, key="patch_head",
                           bind="query-params")

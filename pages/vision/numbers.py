@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from analysis import vision
-from transformer import load_digits
+from transformer import attention_names, load_digits
 from transformer.spec import ModelSpec
 from ui.cache import computation, resource
 from ui.model_picker import shipped_entry
@@ -39,7 +39,7 @@ def reading(spec: ModelSpec, image: tuple[float, ...]) -> Reading:
     pixels = torch.tensor(image, dtype=torch.float32).reshape(1, 1, 8, 8)
     with torch.inference_mode():
         out = module(pixels, return_attention=True)
-    names = [f"encoder.layers.{i}.self_attn" for i in range(module.config.num_encoder_layers)]
+    names = attention_names(module)
     weights = np.stack([out.attention.weights[name][0].float().numpy() for name in names])
     return Reading(torch.softmax(out.logits[0], -1).numpy(), weights)
 
@@ -50,7 +50,7 @@ def heldout_weights(spec: ModelSpec) -> np.ndarray:
     module = load_model(spec).module
     with torch.inference_mode():
         out = module(digits().heldout_images, return_attention=True)
-    names = [f"encoder.layers.{i}.self_attn" for i in range(module.config.num_encoder_layers)]
+    names = attention_names(module)
     return np.stack([out.attention.weights[name].float().numpy().transpose(1, 0, 2, 3) for name in names])
 
 
