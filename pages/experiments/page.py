@@ -28,6 +28,12 @@ DECODER_ONLY = ("Patching", "Logit lens", "Attribution")
 SENTENCES = ("A man is playing a guitar on the stage.", "Someone performs music with an instrument.")
 TEXT = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store,"
 
+# Layers and heads on screen count from 1; the package, its record names and papers' code (TransformerLens)
+# count from 0, so "layer 1 · head 2" here is L0H1 there.
+NUMBERING = ("Numbering: layers and heads count from 1 on this page; the package's record names "
+             "(encoder.layers.0.self_attn) and TransformerLens count from 0, so layer 1 · head 2 here is "
+             "L0H1 in a paper's figure.")
+
 st.title("Experiments")
 with explanation():
     st.markdown(
@@ -38,6 +44,7 @@ with explanation():
         "comes back.")
     st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
              r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O")
+    st.caption(NUMBERING)
 
 
 def _shipped_induction():
