@@ -337,3 +337,20 @@ def test_the_lessons_knock_out_view_puts_the_costliest_head_in_layer_one():
     caption = " ".join(c.value for c in at.caption)
     assert f"Knocking out layer 1 · head {head + 1} costs most" in caption
     assert lesson_of("patches").views[3].ask.is_right(0)
+
+
+def test_an_uploaded_picture_is_read_on_the_page_and_a_bad_file_gets_a_message():
+    picture = np.full((60, 40), 255, dtype=np.uint8)
+    picture[5:55, 15:27] = 0  # a dark "1" on white paper, written with a thick pen as the digits were
+    at = run_page(PAGE, {"section": "Draw a digit", "source": "upload"})
+    assert_no_exception(at)
+    assert any("Upload a picture" in i.value for i in at.info)
+    at.file_uploader(key="vision_upload").set_value(("one.png", png(picture, "RGB"), "image/png")).run()
+    assert_no_exception(at)
+    notes = " ".join(c.value for c in at.caption)
+    assert "converted from RGB to grey" in notes and "inverted: dark ink on a light background" in notes
+    title = chart_by_title(at, "Prediction for your picture")["layout"]["title"]["text"]
+    assert title.startswith("Prediction for your picture: 1 ")
+    at.file_uploader(key="vision_upload").set_value(("bad.png", b"not a picture", "image/png")).run()
+    assert_no_exception(at)
+    assert "not a picture this page can read" in at.error[0].value

@@ -112,5 +112,6 @@ def _uploaded() -> ChosenImage | None:
 
 
 def _nothing_uploaded() -> None:
-    st.info("Upload a picture of one digit, dark on light or light on dark.")
+    st.info("Upload a picture of one digit, dark on light or light on dark, written large with a thick pen as the "
+            "digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
     return None
