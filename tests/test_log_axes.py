@@ -56,3 +56,18 @@ def test_every_log_axis_on_the_page_is_written_out(page, section):
                            if v is not None and math.isfinite(float(v)) and float(v) > 0]
         assert values, (section, name)
         assert_written_out(axis, min(values), max(values))
+
+
+def test_tokens_of_one_or_two_characters_are_written_level():
+    from viz.labels import position_axis
+
+    assert position_axis(list("abcdef"), tickangle=-60)["tickangle"] == 0
+    assert position_axis(["ab", "c"], tickangle=-45)["tickangle"] == 0
+    assert position_axis(["the", "cat"], tickangle=-45)["tickangle"] == -45  # words may turn to fit
+    at = run_page("pages/experiments/page.py", {"section": "Circuit"})  # the induction model's letters
+    assert_no_exception(at)
+    spec = next(spec for spec in chart_specs(at) if "attends to" in spec["layout"]["title"]["text"])
+    keys = {str(x).rstrip("\u200b") for trace in spec["data"] if isinstance(trace.get("x"), list) for x in trace["x"]}
+    assert keys and max(map(len, keys)) == 1  # the keys are single letters (repeats carry zero-width spaces)
+    angles = [axis.get("tickangle") for name, axis in spec["layout"].items() if name.startswith("xaxis")]
+    assert angles and all(angle == 0 for angle in angles), angles

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import ZERO_WIDTH, cell_labels, label_px, unique_labels
+from .labels import SHORT_LABEL, ZERO_WIDTH, cell_labels, label_px, unique_labels
 from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX, token_axis_px
 from .masking import allowed_cells, hide_masked, masked_hover, masked_overlay
 from .style import (ATTENTION_SCALE, DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
@@ -33,7 +33,9 @@ def _category_axes(fig: go.Figure, length: int) -> None:
     projector_fonts(fig)
     tick_size = 14 if length <= 24 else 11 if length <= 40 else 9
     every = dict(dtick=1) if length <= 24 else {}
-    fig.update_xaxes(type="category", tickangle=-60, tickfont=dict(size=tick_size), showgrid=False, **every)
+    keys = [str(t).rstrip(ZERO_WIDTH) for trace in fig.data for t in (trace.x if trace.x is not None else ())]
+    angle = 0 if keys and max(map(len, keys)) <= SHORT_LABEL else -60  # single letters read level
+    fig.update_xaxes(type="category", tickangle=angle, tickfont=dict(size=tick_size), showgrid=False, **every)
     fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=tick_size), showgrid=False, **every)
     # Fixed margins sized to the longest label instead of automargin: the browser lays the figure out once.
     labels = [str(t).rstrip(ZERO_WIDTH) for trace in fig.data for t in (trace.y if trace.y is not None else ())]

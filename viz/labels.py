@@ -60,13 +60,20 @@ def cell_labels(row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: 
     return np.array([[f"{r}<br>{c}" for c in cols] for r in rows], dtype=object).reshape(len(rows), len(cols))
 
 
+SHORT_LABEL = 2  # characters: a label this short stays level, never turned (the browser thins level labels that
+# do not fit, ui/plotly_fit.js, and the hover names every token)
+
+
 def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) -> dict:
     """Axis settings: integer positions labelled with the escaped tokens.
 
     ``starts`` repeats the ``n`` labels at each offset (tiles of a tiled heatmap): tick
-    ``s + i`` reads token i. Extra keyword arguments are added to the returned dict.
+    ``s + i`` reads token i. Extra keyword arguments are added to the returned dict; a ``tickangle`` is
+    dropped to 0 when every token is at most ``SHORT_LABEL`` characters (single letters read level).
     """
     labels = token_labels(tokens)
+    if "tickangle" in extra and max((len(str(t)) for t in tokens), default=0) <= SHORT_LABEL:
+        extra = {**extra, "tickangle": 0}
     values = [int(s) + i for s in starts for i in range(len(labels))]
     return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
                 showgrid=False, zeroline=False, **extra)
