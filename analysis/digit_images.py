@@ -20,6 +20,7 @@ BOX = 32  # the normalised bitmap's side
 BLOCK = 4  # cells counted into one pixel of the 8 x 8 digit
 INK = 0.2  # a cell with at least this much ink counts as drawn on
 MOSTLY_INK = 0.6  # above this share of inked cells the picture is not one digit on paper
+SMALLEST = 0.25  # a digit's ink must span at least this share of the picture's longer side (a tap is not a digit)
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,12 @@ def as_digit(ink: np.ndarray, notes: tuple[str, ...] = ()) -> DigitImage:
     if not inked.any():
         return DigitImage(None, "The picture is blank: draw a digit (or pick one from the held-out set).", notes)
     if inked.mean() > MOSTLY_INK:
-        return DigitImage(None, f"{inked.mean():.0%} of the picture is ink: clear it and draw one digit, dark on "
-                                "light, filling most of the box.", notes)
+        return DigitImage(None, f"{inked.mean():.0%} of the picture is ink: it should be one digit on paper "
+                                "(clear the canvas and draw one, or upload another picture).", notes)
     rows, cols = np.flatnonzero(inked.any(1)), np.flatnonzero(inked.any(0))
+    if max(rows[-1] - rows[0], cols[-1] - cols[0]) + 1 < SMALLEST * max(ink.shape):
+        return DigitImage(None, "The digit is too small to read: make it fill most of the box (draw it larger, or "
+                                "crop the picture around it).", notes)
     crop = torch.from_numpy(np.ascontiguousarray(ink[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]))
     height, width = crop.shape
     scale = BOX / max(height, width)
@@ -56,9 +60,18 @@ def as_digit(ink: np.ndarray, notes: tuple[str, ...] = ()) -> DigitImage:
 
 
 def picture_ink(grey: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Grey levels ``[H, W]`` in 0..1 of any picture as ink (1 = ink): a light background (mean above 0.5) is
-    inverted, so that dark ink on white paper and light ink on black both give ink = 1."""
-    grey = np.asarray(grey, dtype=np.float32).clip(0.0, 1.0)
-    if grey.mean() > 0.5:
-        return 1.0 - grey, ("inverted: dark ink on a light background",)
-    return grey, ()
+    """Grey levels ``[H, W]`` in 0..1 of any picture as ink (1 = ink), measured from its paper: the background is
+    the median level b (most of a picture of one digit is paper), and
+
+        ink = clip((b - grey) / (b - darkest), 0, 1)      on light paper (b > 0.5): dark ink, inverted
+        ink = clip((grey - b) / (brightest - b), 0, 1)    on dark paper: light ink
+
+    so grey paper in a photo reads as no ink, and the darkest (brightest) stroke as full ink."""
+    grey = np.nan_to_num(np.asarray(grey, dtype=np.float32), nan=0.0).clip(0.0, 1.0)
+    if not grey.size:
+        return grey, ()
+    paper = float(np.median(grey))
+    if paper > 0.5:
+        return ((paper - grey) / max(paper - float(grey.min()), 1e-6)).clip(0.0, 1.0), \
+            ("inverted: dark ink on a light background",)
+    return ((grey - paper) / max(float(grey.max()) - paper, 1e-6)).clip(0.0, 1.0), ()

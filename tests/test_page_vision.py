@@ -354,3 +354,34 @@ def test_an_uploaded_picture_is_read_on_the_page_and_a_bad_file_gets_a_message()
     at.file_uploader(key="vision_upload").set_value(("bad.png", b"not a picture", "image/png")).run()
     assert_no_exception(at)
     assert "not a picture this page can read" in at.error[0].value
+
+
+def test_a_photo_on_grey_paper_reads_its_stroke_and_a_tap_is_too_small():
+    photo = np.full((64, 64), 0.72, dtype=np.float32)  # grey paper, as a phone photographs white paper
+    photo[8:56, 28:36] = 0.15  # a dark stroke
+    ink, notes = picture_ink(photo)
+    assert notes == ("inverted: dark ink on a light background",)
+    assert ink[0, 0] == 0.0 and ink[30, 30] == 1.0  # the paper is no ink, the darkest stroke is full ink
+    made = as_digit(ink)
+    assert made.image is not None and made.image[:, 3:5].min() > 0.2
+    tap = np.zeros((32, 32))
+    tap[15:18, 15:18] = 1.0  # a 3-cell dot on the 32-cell canvas
+    assert as_digit(tap).image is None and "too small" in as_digit(tap).problem
+
+
+def test_a_transparent_or_sideways_or_sixteen_bit_picture_is_read_as_seen():
+    stroke = np.zeros((40, 40, 4), dtype=np.uint8)
+    stroke[4:36, 17:23] = (0, 0, 0, 255)  # a black stroke on a transparent background
+    buffer = io.BytesIO()
+    Image.fromarray(stroke, "RGBA").save(buffer, format="PNG")
+    read = read_picture(buffer.getvalue())
+    assert "transparent parts read as white paper" in read.notes
+    assert read.grey[0, 0] == 1.0 and read.grey[20, 20] == 0.0  # white paper, black ink
+    deep = (np.zeros((40, 40)) + 60000).astype(np.uint16)
+    deep[4:36, 17:23] = 1000
+    buffer = io.BytesIO()
+    Image.fromarray(deep).save(buffer, format="PNG")
+    read = read_picture(buffer.getvalue())
+    assert read.grey.max() == 1.0 and read.grey[20, 20] == pytest.approx(1000 / 60000)
+    big = np.full((3000, 2000), 255, dtype=np.uint8)  # a phone photo's size: read at most 512 a side
+    assert max(read_picture(png(big)).grey.shape) == 512

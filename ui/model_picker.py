@@ -18,6 +18,7 @@ from transformer.spec import ModelSpec
 from .cache import resource
 from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
+from .text import as_typed
 
 RANDOM = "random model (settings below)"
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
@@ -84,13 +85,10 @@ def _folder_problems() -> None:
     """Name the model folders that cannot be offered, each with its reason (nothing when all load)."""
     problems = local_models().problems
     if problems:
-        st.warning("Model folders not offered:\n" + "\n".join(f"- **{_plain(name)}**: {_plain(reason)}"
+        st.warning("Model folders not offered:\n" + "\n".join(f"- **{as_typed(name)}**: {as_typed(reason)}"
                                                               for name, reason in problems))
 
 
-def _plain(text: str) -> str:
-    """Text shown as typed in Markdown: its special characters escaped."""
-    return "".join(f"\\{c}" if c in "\\`*_{}[]<>()#+-.!|~$" else c for c in text)
 
 
 def _upload(key: str, fits: tuple[str, ...]) -> None:

@@ -56,3 +56,8 @@ def sentence_input(label: str, default: str, key: str, max_tokens: int = MAX_TOK
         container.warning(f"The text has {result.cut_from} tokens; only the first {max_tokens} "
                           f"are used, to keep the figures readable and fast.")
     return result
+
+
+def as_typed(text: str) -> str:
+    """Text shown as typed inside Markdown: its special characters escaped (never maths, links or bold)."""
+    return "".join(f"\\{c}" if c in "\\`*_{}[]<>()#+-.!|~$" else c for c in text)

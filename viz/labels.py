@@ -112,6 +112,8 @@ def log_ticks(values, max_ticks: int = 9) -> tuple[list[float], list[str]]:
     ticks = [m * 10.0 ** d for d in decades for m in (1, 2, 5) if low / 1.5 <= m * 10.0 ** d <= high * 1.5]
     if len(ticks) > max_ticks:
         ticks = [10.0 ** d for d in decades if low / 3 <= 10.0 ** d <= high * 3]
+    if sum(low <= t <= high for t in ticks) < 2:  # a narrow range (3.1 .. 3.3): its ends, to two figures
+        ticks = sorted({float(f"{low:.2g}"), float(f"{high:.2g}")} | {t for t in ticks if low <= t <= high})
     ticks = [float(f"{t:.6g}") for t in ticks]
     return ticks, [full_number(t) for t in ticks]
 

@@ -14,6 +14,7 @@ from analysis.patching import patching_run, restored_by_head, restored_by_positi
 from pages.experiments.knock_out import Inputs, head_choices, head_label
 from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import AttentionName, make_task
+from ui.text import as_typed
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.screen import compact
@@ -59,10 +60,11 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         st.error(str(error))
         return
     symbols = subject.symbols
-    answer, foil = symbols([run.answer])[0], symbols([run.foil])[0]
+    answer, foil = (as_typed(symbol) for symbol in symbols([run.answer, run.foil]))  # tokens are never Markdown
     corrupted_says = (f"the corrupted one **{foil}**" if run.corrupted_difference < 0 else
                       f"the corrupted one still **{answer}**, with **{foil}** next")
-    st.markdown(f"At position {position + 1} (token “{inputs.tokens[position]}”) the clean input predicts "
+    token = as_typed(inputs.tokens[position])
+    st.markdown(f"At position {position + 1} (token “{token}”) the clean input predicts "
                 f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
                 f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
     names = sublayer_names(module, "self_attn")

@@ -2,7 +2,8 @@
 // finger draws instead of scrolling the page). The strokes are drawn at DRAWN_PX x DRAWN_PX; when a stroke
 // ends, the drawing is reduced to data.grid x data.grid grey levels (0 = paper, 255 = ink; the browser's own
 // smoothing averages each cell) and sent to the server as the component's "image" state: one rerun a stroke.
-// "Clear" empties it and sends an image of zeros.
+// "Clear" empties it and sends an image of zeros. One pointer draws at a time (the first finger, or the main
+// mouse button); a second finger or a palm is ignored until it lifts.
 const DRAWN_PX = 256;
 
 function cell(parentElement, tag, className) {
@@ -15,24 +16,50 @@ function cell(parentElement, tag, className) {
   return element;
 }
 
+function keptPicture(data) {
+  // The drawing the server kept (data.kept: data.grid * data.grid grey levels 0..255), as a small canvas.
+  if (!Array.isArray(data.kept) || data.kept.length !== data.grid * data.grid) return null;
+  const small = document.createElement("canvas");
+  small.width = small.height = data.grid;
+  const context = small.getContext("2d");
+  const pixels = context.createImageData(data.grid, data.grid);
+  data.kept.forEach((ink, i) => {
+    const level = 255 - Math.max(0, Math.min(255, Number(ink) || 0));
+    pixels.data.set([level, level, level, 255], 4 * i);
+  });
+  context.putImageData(pixels, 0, 0);
+  return small;
+}
+
 export default function ({ data, parentElement, setStateValue }) {
   const board = cell(parentElement, "canvas", "lab-draw");
   const clear = cell(parentElement, "button", "lab-draw-clear");
+  if (board.detach) board.detach(); // called again on the same element (new data): its old handlers go first
   clear.type = "button";
   clear.textContent = "Clear";
+  clear.setAttribute("aria-label", "Clear the drawing");
   board.width = board.height = DRAWN_PX;
   board.setAttribute("aria-label", data.label);
-  board.setAttribute("role", "img");
   const pen = board.getContext("2d");
   const brush = (DRAWN_PX / data.grid) * data.brush; // the stroke's width, in grid cells
-  const paint = (strokes) => {
+  // The strokes live in the element, so that a rerun (which calls this function again) keeps the drawing; a
+  // canvas mounted anew (the page came back to it) starts from the picture the server kept.
+  if (!board.strokes) {
+    board.strokes = [];
+    board.base = keptPicture(data);
+  }
+  const paint = () => {
     pen.fillStyle = "#ffffff";
     pen.fillRect(0, 0, DRAWN_PX, DRAWN_PX);
+    if (board.base) {
+      pen.imageSmoothingEnabled = true;
+      pen.drawImage(board.base, 0, 0, DRAWN_PX, DRAWN_PX);
+    }
     pen.strokeStyle = "#000000";
     pen.fillStyle = "#000000";
     pen.lineCap = pen.lineJoin = "round";
     pen.lineWidth = brush;
-    for (const stroke of strokes) {
+    for (const stroke of board.strokes) {
       pen.beginPath();
       pen.moveTo(stroke[0][0], stroke[0][1]);
       for (const [x, y] of stroke.slice(1)) pen.lineTo(x, y);
@@ -40,9 +67,7 @@ export default function ({ data, parentElement, setStateValue }) {
       stroke.length === 1 ? pen.fill() : pen.stroke();
     }
   };
-  // The strokes live in the element, so that a rerun (which mounts this function again) keeps the drawing.
-  board.strokes = board.strokes || [];
-  paint(board.strokes);
+  paint();
 
   const reduced = () => {
     const small = document.createElement("canvas");
@@ -62,29 +87,32 @@ export default function ({ data, parentElement, setStateValue }) {
     const box = board.getBoundingClientRect();
     return [((event.clientX - box.left) / box.width) * DRAWN_PX, ((event.clientY - box.top) / box.height) * DRAWN_PX];
   };
-  let drawing = null;
+  let drawing = null, pointer = null;
   const down = (event) => {
     event.preventDefault();
-    board.setPointerCapture(event.pointerId);
+    if (drawing || !event.isPrimary || event.button !== 0) return; // one pointer, the main button
+    pointer = event.pointerId;
+    board.setPointerCapture(pointer);
     drawing = [point(event)];
     board.strokes.push(drawing);
-    paint(board.strokes);
+    paint();
   };
   const move = (event) => {
-    if (!drawing) return;
+    if (!drawing || event.pointerId !== pointer) return;
     event.preventDefault();
     drawing.push(point(event));
-    paint(board.strokes);
+    paint();
   };
   const up = (event) => {
-    if (!drawing) return;
+    if (!drawing || event.pointerId !== pointer) return;
     event.preventDefault();
-    drawing = null;
+    drawing = pointer = null;
     send();
   };
   const wipe = () => {
     board.strokes = [];
-    paint(board.strokes);
+    board.base = null;
+    paint();
     send();
   };
   board.addEventListener("pointerdown", down);
@@ -92,11 +120,13 @@ export default function ({ data, parentElement, setStateValue }) {
   board.addEventListener("pointerup", up);
   board.addEventListener("pointercancel", up);
   clear.addEventListener("click", wipe);
-  return () => {
+  board.detach = () => {
     board.removeEventListener("pointerdown", down);
     board.removeEventListener("pointermove", move);
     board.removeEventListener("pointerup", up);
     board.removeEventListener("pointercancel", up);
     clear.removeEventListener("click", wipe);
+    board.detach = null;
   };
+  return board.detach;
 }

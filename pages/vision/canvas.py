@@ -28,11 +28,13 @@ def _component():
     return st.components.v2.component("attention_lab_drawing", js=js, css=CSS, isolate_styles=False)
 
 
-def drawing_canvas(key: str, label: str) -> np.ndarray | None:
+def drawing_canvas(key: str, label: str, kept: np.ndarray | None = None) -> np.ndarray | None:
     """Mount the canvas; the last drawing sent, ``[GRID, GRID]`` float32 in 0..1 (1 = ink), or None before any.
+    ``kept`` (the same shape) is drawn on a canvas mounted anew, so that a drawing outlives a visit elsewhere.
 
     A state that is not ``GRID * GRID`` numbers (it comes from the browser) counts as no drawing."""
-    state = _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label},
+    picture = None if kept is None else [int(round(v * 255)) for v in np.asarray(kept, dtype=np.float32).ravel()]
+    state = _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label, "kept": picture},
                          on_image_change=lambda: None, height="content")
     return drawn_grid(getattr(state, "image", None) if state is not None else None)
 

@@ -88,3 +88,11 @@ def no_position_model() -> ModelSpec | None:
         return shipped_entry(NO_POSITIONS).spec
     except KeyError:
         return None
+
+
+def is_shipped_digits_model(spec: ModelSpec) -> bool:
+    """True for the shipped digits ViT, the model whose twin without positions is shipped beside it."""
+    try:
+        return shipped_entry("digits_vit").spec == spec
+    except KeyError:
+        return False

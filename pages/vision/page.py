@@ -21,8 +21,8 @@ with explanation():
         "Words*): cut the image into $p \\times p$ patches, flatten each into a vector, project it to $d_{model}$ "
         "with one learned matrix $E$, put a learned **[CLS]** vector in front and add a position embedding to "
         "every token. The encoder's attention then lets every patch read every other, and a linear layer on "
-        "[CLS]'s final vector names the digit. Here the images are 8 × 8 handwritten digits, read in 2 × 2 "
-        "patches: 16 patch tokens after [CLS]."
+        "[CLS]'s final vector names the digit. Here the images are 8 × 8 handwritten digits; the model shipped "
+        "here reads them in 2 × 2 patches, 16 patch tokens after [CLS]."
     )
     st.latex(r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
              r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}")

@@ -17,6 +17,7 @@ from ui.screen import settings
 SOURCES = ("held-out digit", "draw", "upload")
 FIRST_SHOWN = 8  # the held-out digit a page opens on: a 3, read right (digit 1 is one of the few it gets wrong)
 DRAWN, UPLOADED = "vision_drawn", "vision_uploaded"  # session state: the last drawing's and upload's 8 x 8 image
+DRAWN_GRID = "vision_drawn_grid"  # session state: the last drawing as the canvas sent it, to draw it again
 
 
 @dataclass(frozen=True)
@@ -75,13 +76,19 @@ def _kept(key: str, what: str) -> ChosenImage | None:
 
 
 def _drawn() -> ChosenImage | None:
-    grid = drawing_canvas("canvas", "Draw a digit here")
+    kept = st.session_state.get(DRAWN_GRID)
+    grid = drawing_canvas("canvas", "Draw a digit here with a mouse, a pen or a finger (or pick a held-out digit, "
+                                    "or upload a picture, above)", kept)
     st.caption("Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. "
                "**Clear** starts again.")
+    if grid is None and kept is not None:  # the canvas mounted again: the drawing it shows is the kept one
+        grid = kept
     if grid is None or not (grid >= INK).any():  # nothing drawn yet, or cleared
         st.session_state.pop(DRAWN, None)
+        st.session_state.pop(DRAWN_GRID, None)
         st.info("The canvas is blank: draw a digit on it.")
         return None
+    st.session_state[DRAWN_GRID] = grid
     made = as_digit(grid)
     if made.image is None:
         st.session_state.pop(DRAWN, None)

@@ -103,6 +103,9 @@ def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
         return
     table = loaded.module.embed.position.table.weight.detach().numpy()
     side = config.image_size // config.patch_size
+    if side < 2:
+        st.info("This model reads the whole image as one patch: there is no layout of patches to learn.")
+        return
     similarity = vision.position_similarity(table)
     chart(cached_figure(position_similarity_figure, similarity, side,
                         "Cosine similarity of each patch's position embedding with every other"), key="positions")
@@ -117,10 +120,10 @@ def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
                 f"If training taught it the 2-D layout, neighbouring patches should be the most alike. Measured "
                 f"here: neighbours {near:.2f} on average, patches {side} or more steps apart {far:.2f}, the same row "
                 f"{same_row:.2f}, the same column {same_column:.2f}: neighbours are {learned} alike than distant "
-                "patches. (The ViT paper's models, trained on millions of images, show the grid clearly; this one "
-                "saw about 1,400 small digits.)")
+                f"patches. (The ViT paper's models, trained on millions of images, show the grid clearly; the digits "
+                f"model here saw {len(numbers.digits().train_labels):,} small digits.)")
     none_spec = numbers.no_position_model()
-    if none_spec is not None:
+    if none_spec is not None and numbers.is_shipped_digits_model(loaded.spec):  # its twin: the same but positions
         with_positions, without = numbers.heldout_accuracy(loaded.spec), numbers.heldout_accuracy(none_spec)
         st.caption(f"The same model trained without position embeddings (the shipped digits_vit_nopos): held-out "
                    f"accuracy {without:.1%}, against {with_positions:.1%} with them.")
@@ -152,9 +155,9 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
     found = vision.patch_filters(projection, config.channels, config.patch_size, 8)
     chart(cached_figure(patch_filters_figure, found.components, found.explained,
                         "Patch filters: principal components", 2 if compact() else 4), key="filters")
-    st.caption(f"Each of the {config.d_model} rows of E is a filter over one patch's {config.patch_size} × "
-               f"{config.patch_size} = {config.patch_size * config.patch_size} pixels. With "
-               f"patches this small there are only {len(found.explained)} components; the first "
+    pixels = config.channels * config.patch_size * config.patch_size
+    st.caption(f"Each of the {config.d_model} rows of E is a filter over one patch's {pixels} pixel values, so "
+               f"there are at most {pixels} components; the first {len(found.explained)} are drawn, and the first "
                f"{min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the filters' variance.")
 
 
@@ -164,8 +167,12 @@ def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
     chart(head_grid(grid - baseline, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
                     "change in accuracy"), key="knockout")
     worst = np.unravel_index(np.argmin(grid), grid.shape)
-    st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} "
-               f"held-out accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
+    if grid[worst] < baseline:
+        st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} "
+                   f"held-out accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
+    else:
+        st.caption(f"No single head's knock-out lowers held-out accuracy ({baseline:.1%}) here. A knock-out zeroes "
+                   "the head's output before W^O.")
     st.markdown("**Patch one image into another.** The heads chosen below take their output from a held-out "
                 "digit instead of this image; the rest of the model reads this image.")
     config = loaded.config

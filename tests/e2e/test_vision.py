@@ -204,6 +204,22 @@ def test_a_plain_vertical_stroke_is_read_as_a_1(page, server_url):
     bars = prediction(page)
     assert assert_a_prediction(bars) == 1, probabilities(bars)
 
+    # Away to another section and back: the canvas is mounted anew with the drawing, which is still read.
+    for section in ("Patches", "Draw a digit"):
+        before = requested_runs(page)
+        open_section(page, section)
+        wait_idle(page, timeout=RUN_TIMEOUT, after=before)
+    assert prediction(page)["y"] == bars["y"]
+    ink = page.evaluate(f"""() => {{
+      const board = document.querySelector('{CANVAS}');
+      const pixels = board.getContext('2d').getImageData(0, 0, board.width, board.height).data;
+      let dark = 0;
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark += 1;
+      return dark;
+    }}""")
+    assert ink > 500  # the kept drawing is painted on the new canvas
+    assert_no_exception(page)
+
 
 def test_a_finger_draws_on_a_phone_without_scrolling_the_page(browser, server_url):
     page = new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
