@@ -81,7 +81,7 @@ def test_the_lessons_page_opens_on_the_course():
     at = run_page("pages/lessons/page.py")
     assert_no_exception(at)
     assert at.selectbox(key="topic").value == COURSE.title
-    steps = at.radio(key="steps_start")
+    steps = at.radio(key="at_step")
     assert steps.options == [f"Step {n + 1}: {v.title}" for n, v in enumerate(COURSE.views)]
     assert step_shown(at, 0)
     assert [e.label for e in at.expander] == ["Your answer"]
@@ -99,19 +99,19 @@ def step_shown(at, step: int) -> bool:
 
 def test_a_step_picked_in_the_list_shows_its_link_notice_and_question():
     at = run_page("pages/lessons/page.py")
-    at.radio(key="steps_start").set_value(4).run()
+    at.radio(key="at_step").set_value(4).run()
     assert_no_exception(at)
     assert step_shown(at, 4)
 
 
-def test_on_a_phone_the_steps_are_a_drop_down_with_the_chosen_step_below():
-    at = run_page("pages/lessons/page.py")
+def test_on_a_phone_the_chosen_step_comes_first_and_a_link_restores_it():
+    at = run_page("pages/lessons/page.py", {"at_step": f"Step 31: {COURSE.views[30].title}"})
+    assert_no_exception(at)
+    assert at.radio(key="at_step").value == 30 and step_shown(at, 30)  # a shared link opens on its step
     at.session_state[COMPACT] = True
     at.run()
-    assert not at.radio and at.selectbox(key="step_of_start").value == 0
-    at.selectbox(key="step_of_start").set_value(30).run()
     assert_no_exception(at)
-    assert step_shown(at, 30)
+    assert step_shown(at, 30) and at.radio(key="at_step").value == 30  # the same control and step on a phone
 
 
 def test_a_question_answered_in_the_list_is_judged_there_and_on_the_steps_page():

@@ -32,13 +32,13 @@ st.markdown(f"**{lesson.title}.** {lesson.summary}")
 titles = [f"Step {number + 1}: {view.title}" for number, view in enumerate(lesson.views)]
 # The steps as one list to pick from, and the chosen step's link, what to notice and question beside it: a change
 # of lesson redraws one list and one step, not every step of a 31-step course.
-if compact():  # a phone: the steps in a drop-down, the chosen one right below it
-    step = st.selectbox("step", range(len(titles)), format_func=titles.__getitem__, key=f"step_of_{lesson.id}")
-    chosen = st.container(border=True)
+if compact():  # a phone: the chosen step first, the list of steps below it
+    chosen, steps = st.container(border=True), st.container()
 else:
     steps, chosen = st.columns([2, 3], border=True)
-    step = steps.radio("the lesson's steps", range(len(titles)), format_func=titles.__getitem__,
-                       key=f"steps_{lesson.id}", label_visibility="collapsed")
+# In the URL (a class following the teacher sees the step the teacher picked); options change with the lesson.
+step = steps.radio("the lesson's steps", range(len(titles)), format_func=titles.__getitem__, key="at_step",
+                   bind="query-params", label_visibility="collapsed")
 view = lesson.views[step]
 with chosen:
     st.page_link(SCRIPTS[view.page], label=f"**{titles[step]}**", icon=":material/play_circle:",
