@@ -78,7 +78,7 @@ async def follow_board(tab, server_url: str) -> None:
                 await asyncio.sleep(0.05)
                 continue
             if data is not seen_data:  # a new run drew the page: start from what it says
-                seen_data, after, layout, woken = data, data["after"], data["layout"], set()
+                seen_data, after, layout, woken = data, 0, data["layout"], set()  # the latest first, as the browser
             try:
                 status, headers, body = await client.get(f"/{data['url']}?after={after}&mode={data['mode']}")
             except (ConnectionError, OSError, asyncio.IncompleteReadError):

@@ -97,7 +97,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
   document.body.classList.remove("lab-opening");
 
   const url = new URL(data.url, serverBase());
-  let after = data.after;
+  // The first request asks for the board's latest (after 0), not for what follows this run's number: a view
+  // that reached the board while this run was drawing an older one (a run for another reason, while a page
+  // change waited for its moment) is then seen at once. A drawing this run already shows changes nothing.
+  let after = 0;
   let layout = data.layout;
   let stopped = false;
   let missingSince = null;
