@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer import Ablate, AttentionName, Patch, attention_names
+from transformer import AttentionName, Patch
 
 
 def grid_side(tokens: int) -> int:
@@ -86,21 +86,6 @@ def accuracy(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
     """Share of ``images [N, C, H, W]`` whose most probable class is ``labels [N]``, under ``interventions``."""
     predicted = model(images, interventions=interventions).logits.argmax(-1)
     return float((predicted == labels).float().mean())
-
-
-def knockout_accuracy(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
-                      progress=None) -> tuple[float, np.ndarray]:
-    """Accuracy with no head knocked out, and ``[L, H]`` with each head's output zeroed alone."""
-    names = attention_names(model)
-    heads = model.config.num_heads
-    baseline = accuracy(model, images, labels)
-    grid = np.zeros((len(names), heads), dtype=np.float32)
-    for layer, name in enumerate(names):
-        for head in range(heads):
-            grid[layer, head] = accuracy(model, images, labels, (Ablate(name, [head]),))
-            if progress is not None:
-                progress(layer * heads + head + 1, len(names) * heads)
-    return baseline, grid
 
 
 @torch.inference_mode()

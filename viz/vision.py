@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .tiles import gap_shapes, tile_maps, tile_titles, tiling
 from .style import ATTENTION_SCALE, DIVERGING_SCALE, LAB_TEMPLATE, head_color, styled_figure
 
 INK_SCALE = [[0.0, "#ffffff"], [1.0, "#111111"]]  # 0 = paper, 1 = ink
@@ -45,44 +46,31 @@ def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figu
 
 
 def patch_sequence_figure(image: np.ndarray, patch_size: int, title: str, per_row: int = 17) -> go.Figure:
-    """The sequence the encoder reads: [CLS] (a learned vector, drawn as a labelled blue cell), then patch 1, 2,
-    ... in row-major order, each drawn as its pixels, ``per_row`` tokens a row."""
-    size = image.shape[0]
-    side = size // patch_size
-    tokens = side * side + 1
-    columns = min(per_row, tokens)
-    rows = -(-tokens // columns)
-    cell = patch_size + 1  # a patch and a one-pixel gap
-    strip = np.zeros((rows * cell, columns * cell), dtype=np.float32)
-    notes, shapes = [], []
-    for token in range(tokens):
-        row, column = divmod(token, columns)
-        top, left = row * cell, column * cell
-        if token:
-            r, s = divmod(token - 1, side)
-            strip[top:top + patch_size, left:left + patch_size] = \
-                image[r * patch_size:(r + 1) * patch_size, s * patch_size:(s + 1) * patch_size]
-        else:
-            shapes.append(dict(type="rect", x0=left - 0.5, x1=left + patch_size - 0.5, y0=top - 0.5,
-                               y1=top + patch_size - 0.5, fillcolor="#9ecae1", line=dict(color="#1f77b4"),
-                               layer="above"))
-        notes.append(dict(x=left + (patch_size - 1) / 2, y=top - 0.5, text="CLS" if token == 0 else str(token),
-                          showarrow=False, yanchor="bottom", font=dict(size=13)))
-    for column in range(columns):  # the gaps between tokens
-        shapes.append(dict(type="rect", x0=column * cell + patch_size - 0.5, x1=(column + 1) * cell - 0.5, y0=-1.5,
-                           y1=rows * cell - 0.5, fillcolor="white", line=dict(width=0), layer="above"))
-    for row in range(rows):
-        shapes.append(dict(type="rect", y0=row * cell + patch_size - 0.5, y1=(row + 1) * cell - 0.5, x0=-0.5,
-                           x1=columns * cell - 0.5, fillcolor="white", line=dict(width=0), layer="above"))
-    frames = [dict(type="rect", x0=(t % columns) * cell - 0.5, x1=(t % columns) * cell + patch_size - 0.5,
-                   y0=(t // columns) * cell - 0.5, y1=(t // columns) * cell + patch_size - 0.5,
-                   line=dict(color="#bbbbbb", width=1)) for t in range(1, tokens)]
+    """The sequence the encoder reads: [CLS] (a learned vector, drawn as a labelled blue tile), then patch 1, 2,
+    ... in row-major order, each drawn as its pixels (``viz.tiles``: one tile a token, ``per_row`` a row)."""
+    side = image.shape[0] // patch_size
+    pieces = patches_of(image, patch_size)  # [N, p, p]
+    grid = tiling(len(pieces) + 1, (patch_size, patch_size), max_cols=per_row)
+    strip = tile_maps(np.concatenate([np.zeros((1, patch_size, patch_size), np.float32), pieces]), grid, fill=0.0)
+    top, left = grid.origin(0)
+    cls = dict(type="rect", x0=left - 0.5, x1=left + patch_size - 0.5, y0=top - 0.5, y1=top + patch_size - 0.5,
+               fillcolor="#9ecae1", line=dict(color="#1f77b4"), layer="above")
+    frames = [dict(type="rect", x0=c - 0.5, x1=c + patch_size - 0.5, y0=r - 0.5, y1=r + patch_size - 0.5,
+                   line=dict(color="#bbbbbb", width=1)) for r, c in map(grid.origin, range(1, grid.count))]
+    names = tile_titles(grid, ["CLS", *[str(i + 1) for i in range(side * side)]])
     trace = go.Heatmap(z=strip, zmin=0.0, zmax=1.0, colorscale=INK_SCALE, showscale=False, hoverinfo="skip")
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
-    return styled_figure([trace], title, int(110 + rows * 1000 / columns), shapes=shapes + frames,
-                         annotations=notes, margin=dict(l=10, r=10, t=70, b=10),
-                         xaxis={**axis, "range": [-0.5, columns * cell - 1.5]},
-                         yaxis={**axis, "range": [rows * cell - 1.5, -2.5], "scaleanchor": "x"})
+    return styled_figure([trace], title, int(110 + grid.rows * 1000 / grid.cols),
+                         shapes=[*gap_shapes(grid), cls, *frames], annotations=names,
+                         margin=dict(l=10, r=10, t=70, b=10), xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5]},
+                         yaxis={**axis, "range": [grid.shape[0] - 0.5, -2.5], "scaleanchor": "x"})
+
+
+def patches_of(image: np.ndarray, patch_size: int) -> np.ndarray:
+    """The ``p x p`` patches ``[N, p, p]`` of a square image ``[S, S]``, in row-major order."""
+    side = image.shape[0] // patch_size
+    blocks = np.asarray(image, dtype=np.float32).reshape(side, patch_size, side, patch_size)
+    return blocks.transpose(0, 2, 1, 3).reshape(side * side, patch_size, patch_size)
 
 
 def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int | None = None) -> go.Figure:
@@ -132,32 +120,23 @@ def attention_over_image_figure(image: np.ndarray, maps: np.ndarray, patch_size:
 
 
 def position_similarity_figure(similarity: np.ndarray, side: int, title: str) -> go.Figure:
-    """``similarity [N, N]`` as a ``g x g`` grid of small ``g x g`` maps: the map at patch i's place shows the
-    cosine of i's position embedding with every patch's (the ViT paper's figure 7, centre). The colour range is
-    the largest similarity between two different patches, so each patch's own cell (1) is drawn at its end."""
+    """``similarity [N, N]`` as a ``g x g`` grid of small ``g x g`` maps (``viz.tiles``): the map at patch i's place
+    shows the cosine of i's position embedding with every patch's (the ViT paper's figure 7, centre). The colour
+    range is the largest similarity between two different patches, so each patch's own cell (1) is drawn at its end."""
     count = side * side
-    gap = 1
-    cell = side + gap
-    board = np.zeros((side * cell, side * cell), dtype=np.float32)
-    owner = np.zeros_like(board, dtype=np.int32)
-    for i in range(count):
-        r, s = divmod(i, side)
-        board[r * cell:r * cell + side, s * cell:s * cell + side] = similarity[i].reshape(side, side)
-        owner[r * cell:r * cell + side, s * cell:s * cell + side] = i + 1
-    gaps = [dict(type="rect", x0=k * cell - 1.5, x1=k * cell - 0.5, y0=-0.5, y1=side * cell - 0.5, fillcolor="white",
-                 line=dict(width=0), layer="above") for k in range(1, side + 1)]
-    gaps += [dict(type="rect", y0=k * cell - 1.5, y1=k * cell - 0.5, x0=-0.5, x1=side * cell - 0.5, fillcolor="white",
-                  line=dict(width=0), layer="above") for k in range(1, side + 1)]
+    grid = tiling(count, (side, side), max_cols=side)
+    board = tile_maps(np.asarray(similarity, dtype=np.float32).reshape(count, side, side), grid, fill=0.0)
+    owner = tile_maps(np.repeat(np.arange(1, count + 1), side * side).reshape(count, side, side), grid, fill=0)
     others = similarity[~np.eye(count, dtype=bool)]
-    limit = float(max(np.abs(others).max(), 1e-6)) if others.size else 1.0  # a patch's own cell (1) saturates
+    limit = float(max(np.abs(others).max(), 1e-6)) if others.size else 1.0
     trace = go.Heatmap(z=board, zmin=-limit, zmax=limit, zmid=0.0, colorscale=DIVERGING_SCALE, customdata=owner,
                        colorbar=dict(title=dict(text="cosine<br>(own: 1)"), thickness=14),
                        hovertemplate="map of patch %{customdata}<br>cosine %{z:.2f}<extra></extra>")
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
-    return styled_figure([trace], title, 560, shapes=gaps,
-                         xaxis={**axis, "range": [-0.5, side * cell - 1.5], "constrain": "domain",
+    return styled_figure([trace], title, 560, shapes=gap_shapes(grid),
+                         xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5], "constrain": "domain",
                                 "title_text": "patch column →"},
-                         yaxis={**axis, "range": [side * cell - 1.5, -0.5], "scaleanchor": "x",
+                         yaxis={**axis, "range": [grid.shape[0] - 0.5, -0.5], "scaleanchor": "x",
                                 "constrain": "domain", "title_text": "patch row ↓"})
 
 

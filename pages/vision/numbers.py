@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from analysis import vision
+from analysis.knockout import knockout_sweep
 from transformer import attention_names, load_digits
 from transformer.spec import ModelSpec
 from ui.cache import computation, resource
@@ -68,9 +69,13 @@ def heldout_accuracy(spec: ModelSpec) -> float:
 
 @computation
 def knockouts(spec: ModelSpec) -> tuple[float, np.ndarray]:
-    """Held-out accuracy with no head knocked out, and ``[L, H]`` with each head knocked out alone."""
-    data = digits()
-    return vision.knockout_accuracy(load_model(spec).module, data.heldout_images, data.heldout_labels)
+    """Held-out accuracy with no head knocked out, and its change ``[L, H]`` with each head knocked out alone
+    (``analysis.knockout.knockout_sweep``)."""
+    module, data = load_model(spec).module, digits()
+    measure = lambda interventions: vision.accuracy(module, data.heldout_images, data.heldout_labels,  # noqa: E731
+                                                    interventions)
+    change = knockout_sweep(attention_names(module), module.config.num_heads, measure)
+    return measure(()), change
 
 
 @computation

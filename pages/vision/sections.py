@@ -163,13 +163,14 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
 
 def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """Held-out accuracy with each head knocked out; one image's heads patched into another's."""
-    baseline, grid = numbers.knockouts(loaded.spec)
-    chart(head_grid(grid - baseline, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
+    baseline, change = numbers.knockouts(loaded.spec)
+    chart(head_grid(change, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
                     "change in accuracy"), key="knockout")
-    worst = np.unravel_index(np.argmin(grid), grid.shape)
-    if grid[worst] < baseline:
-        st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves {grid[worst]:.1%} "
-                   f"held-out accuracy, from {baseline:.1%}. A knock-out zeroes the head's output before W^O.")
+    worst = np.unravel_index(np.argmin(change), change.shape)
+    if change[worst] < 0:
+        st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves "
+                   f"{baseline + change[worst]:.1%} held-out accuracy, from {baseline:.1%}. A knock-out zeroes the "
+                   "head's output before W^O.")
     else:
         st.caption(f"No single head's knock-out lowers held-out accuracy ({baseline:.1%}) here. A knock-out zeroes "
                    "the head's output before W^O.")
