@@ -58,13 +58,13 @@ class RedisRooms(RoomStore):
             return True
         return self._call(check)
 
-    def _create(self, code, digest, page, query):
+    def _create(self, code, digest, page, query, version=1):
         text = checked_view(page, query)
 
         def create(r):
             created = r.hsetnx(self._key(code), "digest", digest)
             if created:
-                r.hset(self._key(code), mapping={"view": text, "version": 1, "revealed": "[]"})
+                r.hset(self._key(code), mapping={"view": text, "version": version, "revealed": "[]"})
                 r.expire(self._key(code), IDLE_SECONDS)
             return bool(created)
         return self._call(create)

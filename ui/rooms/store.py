@@ -130,13 +130,17 @@ class RoomStore:
         raise RuntimeError("no free room code after 8 draws")
 
     def restore(self, code: str, secret: str, page: str, query: dict[str, list[str]]) -> bool:
-        """Make the room exist again after its store lost it; False if the code is taken or was closed."""
+        """Make the room exist again after its store lost it; False if the code is taken or was closed.
+
+        Its version starts past every version it had before (``restored_version``): the servers' boards and the
+        students' browsers take only views newer than the last they saw, and a restored room that counted from 1
+        again would go unseen until it passed its old count."""
         if self.ended(code):
             return False
-        return self._create(code, secret_digest(secret), page, query)
+        return self._create(code, secret_digest(secret), page, query, restored_version())
 
     # implemented by each store
-    def _create(self, code: str, digest: str, page: str, query: dict[str, list[str]]) -> bool: ...
+    def _create(self, code: str, digest: str, page: str, query: dict[str, list[str]], version: int = 1) -> bool: ...
     def view(self, code: str) -> RoomView | None: ...
     def ended(self, code: str) -> bool: ...
     def is_teacher(self, code: str, secret: str) -> bool: ...
@@ -151,6 +155,12 @@ class RoomStore:
     def drawing(self, code: str) -> tuple[int, dict[str, str]] | None: ...
     def answer(self, code: str, question: str, student: str, value: str) -> bool: ...
     def answers(self, code: str, question: str) -> dict[str, str]: ...
+
+
+def restored_version(clock=time.time) -> int:
+    """The first version of a room made again after its store lost it: the time in milliseconds, past any count of
+    changes a class makes from 1 (a change a second would need 50 years to reach it) and past earlier restores."""
+    return int(clock() * 1000)
 
 
 class MemoryRooms(RoomStore):
@@ -177,12 +187,12 @@ class MemoryRooms(RoomStore):
         room.teacher_seen = self._clock()
         return room
 
-    def _create(self, code, digest, page, query):
+    def _create(self, code, digest, page, query, version=1):
         query = _own_query(page, query)
         with self._lock:
             if self._live(code) is not None:
                 return False
-            self._rooms[code] = _MemoryRoom(digest, RoomView(page, query, 1), self._clock())
+            self._rooms[code] = _MemoryRoom(digest, RoomView(page, query, version), self._clock())
             return True
 
     def view(self, code):
