@@ -75,3 +75,26 @@ def picture_ink(grey: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
         return ((paper - grey) / max(paper - float(grey.min()), 1e-6)).clip(0.0, 1.0), \
             ("inverted: dark ink on a light background",)
     return ((grey - paper) / max(float(grey.max()) - paper, 1e-6)).clip(0.0, 1.0), ()
+
+
+LEVELS = 16  # the digits' pixels are counts 0..16 (ink cells of a 4 x 4 block): 17 grey levels
+CODE_DIGITS = "0123456789abcdefg"  # one character a pixel: its level, 0 (paper) to g = 16 (full ink)
+
+
+def image_code(image: np.ndarray) -> str:
+    """An 8 x 8 image in 0..1 as 64 characters, row-major: pixel v as ``CODE_DIGITS[round(16 v)]``. It goes in
+    a link: a drawing or a picture travels with the view, at the digits' own 17 grey levels."""
+    levels = np.rint(np.nan_to_num(np.asarray(image, dtype=np.float32), nan=0.0).clip(0.0, 1.0) * LEVELS)
+    return "".join(CODE_DIGITS[int(v)] for v in levels.ravel())
+
+
+def image_from_code(code: str) -> DigitImage:
+    """The image ``image_code`` wrote (``[8, 8]`` float32, level / 16), or None with what to change."""
+    text = str(code).strip().lower()
+    side = BOX // BLOCK
+    if len(text) != side * side or any(ch not in CODE_DIGITS for ch in text):
+        return DigitImage(None, f"An image code is {side * side} characters, one a pixel row by row, each 0-9 or a-g "
+                                f"(0 is paper, g full ink); this one has {len(text)}: draw the digit again or "
+                                "copy the whole code.")
+    levels = np.array([CODE_DIGITS.index(ch) for ch in text], dtype=np.float32).reshape(side, side)
+    return DigitImage(levels / LEVELS)

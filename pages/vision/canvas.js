@@ -43,11 +43,14 @@ export default function ({ data, parentElement, setStateValue }) {
   const pen = board.getContext("2d");
   const brush = (DRAWN_PX / data.grid) * data.brush; // the stroke's width, in grid cells
   // The strokes live in the element, so that a rerun (which calls this function again) keeps the drawing; a
-  // canvas mounted anew (the page came back to it) starts from the picture the server kept.
-  if (!board.strokes) {
+  // canvas mounted anew (the page came back to it) starts from the picture the server kept, and so does one
+  // whose kept picture changed to one it did not send itself (an image code typed, or the teacher's drawing).
+  const kept = Array.isArray(data.kept) ? data.kept.join(",") : "";
+  if (!board.strokes || (kept !== board.kept && kept !== board.sent)) {
     board.strokes = [];
     board.base = keptPicture(data);
   }
+  board.kept = kept;
   const paint = () => {
     pen.fillStyle = "#ffffff";
     pen.fillRect(0, 0, DRAWN_PX, DRAWN_PX);
@@ -81,7 +84,11 @@ export default function ({ data, parentElement, setStateValue }) {
     for (let i = 0; i < pixels.length; i += 4) grey.push(255 - pixels[i]); // ink is dark: 255 - red
     return grey;
   };
-  const send = () => setStateValue("image", reduced());
+  const send = () => {
+    const grey = reduced();
+    board.sent = grey.join(",");
+    setStateValue("image", grey);
+  };
 
   const point = (event) => {
     const box = board.getBoundingClientRect();

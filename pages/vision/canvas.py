@@ -28,15 +28,21 @@ def _component():
     return st.components.v2.component("attention_lab_drawing", js=js, css=CSS, isolate_styles=False)
 
 
-def drawing_canvas(key: str, label: str, kept: np.ndarray | None = None) -> np.ndarray | None:
-    """Mount the canvas; the last drawing sent, ``[GRID, GRID]`` float32 in 0..1 (1 = ink), or None before any.
-    ``kept`` (the same shape) is drawn on a canvas mounted anew, so that a drawing outlives a visit elsewhere.
-
-    A state that is not ``GRID * GRID`` numbers (it comes from the browser) counts as no drawing."""
+def drawing_canvas(key: str, label: str, kept: np.ndarray | None = None, on_change=None) -> None:
+    """Mount the canvas; ``on_change`` is called (before the rerun) when a stroke ends or Clear is pressed, and
+    ``canvas_grid(key)`` then reads the drawing. ``kept`` (``[GRID, GRID]`` in 0..1) is what a canvas mounted anew,
+    or one whose kept picture changed to one it did not send, shows (the drawing outlives a visit elsewhere)."""
     picture = None if kept is None else [int(round(v * 255)) for v in np.asarray(kept, dtype=np.float32).ravel()]
-    state = _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label, "kept": picture},
-                         on_image_change=lambda: None, height="content")
-    return drawn_grid(getattr(state, "image", None) if state is not None else None)
+    _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label, "kept": picture},
+                 on_image_change=on_change or (lambda: None), height="content")
+
+
+def canvas_grid(key: str) -> np.ndarray | None:
+    """The last drawing the canvas ``key`` sent, ``[GRID, GRID]`` float32 in 0..1 (1 = ink), or None before any.
+    A state that is not ``GRID * GRID`` numbers (it comes from the browser) counts as no drawing."""
+    state = st.session_state.get(key)
+    values = state.get("image") if isinstance(state, dict) else getattr(state, "image", None)
+    return drawn_grid(values)
 
 
 def drawn_grid(values) -> np.ndarray | None:

@@ -7,17 +7,18 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from analysis.digit_images import INK, as_digit, picture_ink
+from analysis.digit_images import INK, as_digit, image_code, image_from_code, picture_ink
 from pages.vision import numbers
-from pages.vision.canvas import drawing_canvas
+from pages.vision.canvas import canvas_grid, drawing_canvas
 from pages.vision.upload import UPLOAD_TYPES, read_picture
 from ui.models import LoadedModel
 from ui.screen import settings
 
 SOURCES = ("held-out digit", "draw", "upload")
 FIRST_SHOWN = 8  # the held-out digit a page opens on: a 3, read right (digit 1 is one of the few it gets wrong)
-DRAWN, UPLOADED = "vision_drawn", "vision_uploaded"  # session state: the last drawing's and upload's 8 x 8 image
-DRAWN_GRID = "vision_drawn_grid"  # session state: the last drawing as the canvas sent it, to draw it again
+CODE = "pixels"  # the control (and URL key) holding a drawn or uploaded image as its code (image_code)
+KEPT_CODE = {"draw": "vision_drawn_code", "upload": "vision_uploaded_code"}  # each source's last code, this session
+DRAWN_GRID = "vision_drawn_grid"  # session state: (code, the drawing as the canvas sent it), to draw it again
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,10 @@ def _heldout(index: int) -> ChosenImage:
 
 
 def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
-    """The image row (source and held-out number, every section) and, in the drawing section (``drawing``),
-    the canvas or the uploader. None, with a message saying what to do, when there is no image yet."""
+    """The image row (source, held-out number and image code, every section) and, in the drawing section
+    (``drawing``), the canvas or the uploader. A drawn or uploaded image lives in the row's code (``CODE``, in
+    the URL), so a link or a class following the teacher shows the same image. None, with a message saying
+    what to do, when there is no image yet."""
     config = loaded.config
     if (config.image_size, config.channels) != (8, 1):
         st.error(f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
@@ -55,70 +58,103 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
     count = len(numbers.digits().heldout_labels)
     # On a phone, outside the drawing section, the image's row folds away so that the section's figure comes first.
     with (st.container() if drawing else settings("The image")):
-        left, right = st.columns([3, 2], vertical_alignment="bottom")
+        left, middle, right = st.columns([3, 2, 3], vertical_alignment="bottom")
     source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
-                                    bind="query-params") or SOURCES[0]
-    index = right.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
-                               bind="query-params", disabled=source != SOURCES[0],
-                               help="The digits the model never saw in training, in a fixed order.") - 1
-    if source == "draw":
-        return _drawn() if drawing else _kept(DRAWN, "draw a digit")
-    if source == "upload":
-        return _uploaded() if drawing else _kept(UPLOADED, "upload a picture")
-    return _heldout(int(index))
+                                    bind="query-params", on_change=_source_changed) or SOURCES[0]
+    index = middle.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
+                                bind="query-params", disabled=source != SOURCES[0],
+                                help="The digits the model never saw in training, in a fixed order.") - 1
+    own = source in KEPT_CODE
+    typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own, max_chars=64,
+                             placeholder="64 characters, 0-9 and a-g", help=CODE_HELP)
+    code = str(typed or "").strip()
+    if own and drawing:
+        (_canvas if source == "draw" else _uploader)(code)
+    if not own:
+        return _heldout(int(index))
+    st.session_state[KEPT_CODE[source]] = code
+    if not code:
+        if not drawing:
+            st.info("No image yet: open **Draw a digit** and draw one or upload a picture, or pick a held-out digit.")
+        return None
+    made = image_from_code(code)
+    if made.image is None:
+        st.error(made.problem)
+        return None
+    return ChosenImage(_as_pixels(made.image), None, "your drawing" if source == "draw" else "your picture")
 
 
-def _kept(key: str, what: str) -> ChosenImage | None:
-    kept = st.session_state.get(key)
-    if kept is None:
-        st.info(f"No image yet: open **Draw a digit** and {what}, or pick a held-out digit.")
-    return kept
+CODE_HELP = ("The drawn or uploaded image as the model reads it: 8 rows of 8 pixels, one character a pixel, 0 (paper) "
+             "to g (full ink), 17 levels as in the handwritten digits. It travels with a link: copy it, or type one.")
+CANVAS, UPLOAD = "canvas", "vision_upload"  # the canvas's and the uploader's keys
+SAID = "vision_picture_said"  # session state: (the code it is about, what the last drawing or picture's reading said)
 
 
-def _drawn() -> ChosenImage | None:
+def _source_changed() -> None:
+    """A click on another source: the code shows that source's last image in this session (none: empty)."""
+    st.session_state[CODE] = st.session_state.get(KEPT_CODE.get(st.session_state.get("source")), "")
+
+
+def _say(code: str, kind: str, text: str) -> None:
+    st.session_state[CODE] = code
+    st.session_state[SAID] = (code, kind, text)
+
+
+def _stroke() -> None:
+    """The canvas sent a drawing (a stroke ended, or Clear): its digit's code, or an empty one with what to do."""
+    grid = canvas_grid(CANVAS)
+    if grid is None or not (grid >= INK).any():
+        st.session_state.pop(DRAWN_GRID, None)
+        return _say("", "info", "The canvas is blank: draw a digit on it.")
+    made = as_digit(grid)
+    code = "" if made.image is None else image_code(made.image)
+    st.session_state[DRAWN_GRID] = (code, grid)
+    _say(code, "warning" if made.image is None else "", made.problem)
+
+
+def _canvas(code: str) -> None:
+    """The canvas, showing the drawing behind the code: the strokes as sent where the code is theirs, otherwise
+    (a code from a link, the teacher or the keyboard) each pixel as the 4 x 4 cells it counts."""
     kept = st.session_state.get(DRAWN_GRID)
-    grid = drawing_canvas("canvas", "Draw a digit here with a mouse, a pen or a finger (or pick a held-out digit, "
-                                    "or upload a picture, above)", kept)
+    if kept is not None and kept[0] == code:
+        shown = kept[1]
+    else:
+        made = image_from_code(code) if code else None
+        shown = None if made is None or made.image is None else np.kron(made.image, np.ones((4, 4), np.float32))
+    drawing_canvas(CANVAS, "Draw a digit here with a mouse, a pen or a finger (or pick a held-out digit, or upload "
+                           "a picture, above)", shown, on_change=_stroke)
     st.caption("Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. "
                "**Clear** starts again.")
-    if grid is None and kept is not None:  # the canvas mounted again: the drawing it shows is the kept one
-        grid = kept
-    if grid is None or not (grid >= INK).any():  # nothing drawn yet, or cleared
-        st.session_state.pop(DRAWN, None)
-        st.session_state.pop(DRAWN_GRID, None)
-        st.info("The canvas is blank: draw a digit on it.")
-        return None
-    st.session_state[DRAWN_GRID] = grid
-    made = as_digit(grid)
-    if made.image is None:
-        st.session_state.pop(DRAWN, None)
-        st.warning(made.problem)
-        return None
-    st.session_state[DRAWN] = ChosenImage(_as_pixels(made.image), None, "your drawing")
-    return st.session_state[DRAWN]
+    _said(code, "The canvas is blank: draw a digit on it.")
 
 
-def _uploaded() -> ChosenImage | None:
-    upload = st.file_uploader("a picture of one digit (at most 5 MB)", type=UPLOAD_TYPES, key="vision_upload",
-                              help="Read by Pillow as grey levels; nothing in the file is executed.")
+def _picture() -> None:
+    """The uploader got a file (or lost it): its digit's code, or an empty one with what is wrong."""
+    upload = st.session_state.get(UPLOAD)
     if upload is None:
-        return st.session_state.get(UPLOADED) or _nothing_uploaded()
+        return _say("", "", "")
     picture = read_picture(upload.getvalue())  # the file's name is never shown: it is not ours to render
     if picture.grey is None:
-        st.error(picture.problem)
-        return None
+        return _say("", "error", picture.problem)
     ink, inverted = picture_ink(picture.grey)
     made = as_digit(ink, picture.notes + inverted)
     if made.image is None:
-        st.warning(made.problem)
-        return None
-    st.caption("The picture was " + "; ".join((*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks "
-                                                             "as the digits were")) + ".")
-    st.session_state[UPLOADED] = ChosenImage(_as_pixels(made.image), None, "your picture")
-    return st.session_state[UPLOADED]
+        return _say("", "warning", made.problem)
+    _say(image_code(made.image), "caption", "The picture was " + "; ".join(
+        (*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks as the digits were")) + ".")
 
 
-def _nothing_uploaded() -> None:
-    st.info("Upload a picture of one digit, dark on light or light on dark, written large with a thick pen as the "
-            "digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
-    return None
+def _uploader(code: str) -> None:
+    st.file_uploader("a picture of one digit (at most 5 MB)", type=UPLOAD_TYPES, key=UPLOAD, on_change=_picture,
+                     help="Read by Pillow as grey levels; nothing in the file is executed.")
+    _said(code, "Upload a picture of one digit, dark on light or light on dark, written large with a thick pen as the "
+                "digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
+
+
+def _said(code: str, empty: str) -> None:
+    """What the last drawing or picture's reading said, while the code is still its; ``empty`` when no code."""
+    said_code, kind, text = st.session_state.get(SAID, ("", "", ""))
+    if said_code == code and kind and text:
+        getattr(st, kind)(text)
+    elif not code:
+        st.info(empty)

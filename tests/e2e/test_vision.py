@@ -50,6 +50,14 @@ SEEN_PIXELS = """(start) => {
   if (!image || !plot.querySelector('.main-svg') || !image.z) return null;
   return Array.from(image.z, (row) => Array.from(row));
 }"""
+# The dark pixels the canvas shows.
+CANVAS_INK = f"""() => {{
+  const board = document.querySelector('{CANVAS}');
+  const pixels = board.getContext('2d').getImageData(0, 0, board.width, board.height).data;
+  let dark = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark += 1;
+  return dark;
+}}"""
 # The strokes the canvas holds (canvas.js keeps them on the element).
 STROKES = f"() => document.querySelector('{CANVAS}').strokes?.length ?? 0"
 SCROLL = "() => [document.querySelector('[data-testid=stMain]').scrollTop, document.scrollingElement.scrollTop]"
@@ -210,15 +218,32 @@ def test_a_plain_vertical_stroke_is_read_as_a_1(page, server_url):
         open_section(page, section)
         wait_idle(page, timeout=RUN_TIMEOUT, after=before)
     assert prediction(page)["y"] == bars["y"]
-    ink = page.evaluate(f"""() => {{
-      const board = document.querySelector('{CANVAS}');
-      const pixels = board.getContext('2d').getImageData(0, 0, board.width, board.height).data;
-      let dark = 0;
-      for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark += 1;
-      return dark;
-    }}""")
-    assert ink > 500  # the kept drawing is painted on the new canvas
+    assert page.evaluate(CANVAS_INK) > 500  # the kept drawing is painted on the new canvas
     assert_no_exception(page)
+
+
+def test_a_drawing_travels_in_its_link(browser, server_url):
+    """After a stroke the address holds the image's code (``pixels``: each of the 64 pixels the model reads as a
+    level 0-g); that link, opened in another tab, draws the same image, prediction and an inked canvas."""
+    page = new_page(browser)
+    other = new_page(browser)
+    try:
+        open_drawing(page, server_url)
+        mouse_stroke(page, VERTICAL_ONE)
+        bars = prediction(page)
+        seen = page.evaluate(SEEN_PIXELS, SEEN)
+        code = "".join("0123456789abcdefg"[round(16 * v)] for row in seen for v in row)
+        page.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code", arg=code,
+                               timeout=CHART_TIMEOUT)
+        other.goto(page.url)
+        wait_idle(other, timeout=RUN_TIMEOUT)
+        assert prediction(other)["y"] == bars["y"]
+        assert other.evaluate(SEEN_PIXELS, SEEN) == seen
+        assert other.evaluate(CANVAS_INK) > 500  # the linked image painted on the canvas, pixel by pixel
+        assert_no_exception(other)
+    finally:
+        page.context.close()
+        other.context.close()
 
 
 def test_a_finger_draws_on_a_phone_without_scrolling_the_page(browser, server_url):

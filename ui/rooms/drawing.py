@@ -29,7 +29,7 @@ from .membership import DRAWN, SENT  # session state: the teacher's run's charts
 from .page_text import page_text
 
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
-QUIET_KEYS = frozenset({"present", "lesson", "step", "section"})  # not shown among the teacher's settings
+QUIET_KEYS = frozenset({"present", "lesson", "step", "section", "pixels"})  # not shown among the teacher's settings (pixels: an image as 64 characters)
 MAX_SETTING_CHARS = 60
 TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
 
