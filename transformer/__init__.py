@@ -32,7 +32,8 @@ from .pretrained import (PRETRAINED_MODELS, bert_config, bert_from_tensors, bert
                          load_pretrained, model_files, pretrained_tokenizer)
 from .record import AttentionName, ForwardRecord
 from .seeding import build_model, init_parameters
-from .tasks import TASK_KINDS, TASK_NAMES, Task, TaskBatch, make_task
+from .tasks import TASK_KINDS, TASK_NAMES, TRAINING_TASKS, Task, TaskBatch, make_task
+from .digits_task import DIGITS_TASK, DigitsTask
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
                         tokenizer_from_dict, truncate, words)
 from .training import Snapshot, Trainer
@@ -48,7 +49,7 @@ __all__ = [
     "Distribution", "next_distribution",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
     "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
-    "TASK_KINDS", "TASK_NAMES", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
+    "TASK_KINDS", "TASK_NAMES", "TRAINING_TASKS", "DIGITS_TASK", "DigitsTask", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
     "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",
     "causal_mask", "characters", "inspect_folder", "load_folder", "checkpoint_data", "checkpoint_info", "combine_masks", "default_setup", "divisors",

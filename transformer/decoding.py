@@ -12,12 +12,16 @@ from .tokenizer import BOS_ID, EOS_ID
 
 
 def forward_logits(model: nn.Module, batch, record: bool = False):
-    """Logits ``[B, L, V]`` of ``model`` on a ``TaskBatch`` (teacher forcing), and the record if asked.
+    """Logits ``[B, L, V]`` of ``model`` on a ``TaskBatch`` (teacher forcing; a vision model's ``[B, 1, classes]``),
+    and the record if asked.
 
     Without a record the attention runs fused (no weights kept): the fast path for training.
     """
     if model.kind == "encoder-decoder":
         out = model(batch.inputs, batch.decoder_inputs, return_attention=record)
+    elif model.kind == "vision":  # one prediction an image, from [CLS]: logits [B, 1, classes]
+        out = model(batch.inputs, return_attention=record)
+        return (out.logits[:, None], out.attention) if record else out.logits[:, None]
     else:
         out = model(batch.inputs, return_attention=record)
     return (out.logits, out.attention) if record else out.logits

@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from .digits_task import cls_focus
 from .record import ForwardRecord
 
 SOURCE_PATTERNS = ("same-position mass", "mirrored-position mass", "content (sorted-rank) mass")
@@ -119,6 +120,8 @@ def score_heads(task, record: ForwardRecord, batch, score_name: str | None = Non
     The pattern defaults to ``task.score_name``; any of ``PATTERNS`` can be asked for, e.g.
     "previous-token" for the first layer of an induction model.
     """
+    if task.kind == "vision":  # the digits: how sharply [CLS] reads the image, per head (digits_task.cls_focus)
+        return np.stack([cls_focus(record.weights[name]) for name in record.names("encoder", "self_attn")])
     pattern = score_name or task.score_name
     names = scored_maps(task, record, pattern)
     if not names:

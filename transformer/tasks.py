@@ -28,10 +28,12 @@ from functools import lru_cache, partial
 import numpy as np
 import torch
 
+from .digits_task import DIGITS_TASK, DigitsTask
 from .tokenizer import BOS_ID, EOS_ID, SPECIALS, UNK_ID, VocabTokenizer, normalize
 from .text_corpus import TextSource, text_source
 
 TASK_NAMES = ("induction", "copy", "reverse", "sort", "text")
+TRAINING_TASKS = (*TASK_NAMES, DIGITS_TASK)  # what the Train page trains: the token tasks and the digits (a ViT)
 TASK_KINDS = ("decoder-only", "encoder-decoder")
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 FIRST_ID = len(SPECIALS)
@@ -101,6 +103,10 @@ class Task:
     score_name: str
     description: str
     source: TextSource | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.tokenizer.vocab_size
 
     @property
     def target_metric(self) -> str:
@@ -221,24 +227,31 @@ _TRANSFORMS = {"copy": lambda s: s.clone(), "reverse": partial(torch.flip, dims=
 
 def check_kind(name: str, kind: str) -> str:
     """``kind`` if the task ``name`` exists in that architecture, else a ValueError saying what fits."""
-    if name not in TASK_NAMES:
-        raise ValueError(f"task {name!r} is unknown; use one of {TASK_NAMES}.")
+    if name not in TRAINING_TASKS:
+        raise ValueError(f"task {name!r} is unknown; use one of {TRAINING_TASKS}.")
+    if name == DIGITS_TASK or kind == "vision":
+        if (name, kind) != (DIGITS_TASK, "vision"):
+            raise ValueError(f"kind={kind!r} does not fit the {name} task; the digits task is kind 'vision' and the "
+                             f"others are one of {TASK_KINDS}.")
+        return kind
     if kind not in TASK_KINDS or (kind != "decoder-only" and name in ("induction", "text")):
         allowed = TASK_KINDS if name in ("copy", "reverse", "sort") else ("decoder-only",)
         raise ValueError(f"kind={kind!r} does not fit the {name} task; use one of {allowed}.")
     return kind
 
 
-def make_task(name: str, kind: str | None = None, text: str | None = None) -> Task:
+def make_task(name: str, kind: str | None = None, text: str | None = None) -> Task | DigitsTask:
     """The task ``name`` (one of TASK_NAMES) as ``kind`` (default decoder-only).
 
     copy, reverse and sort exist as "decoder-only" and "encoder-decoder"; induction and text are
-    decoder-only. ``text`` is the text task's corpus (None = the built-in one). Anything else
+    decoder-only; digits is "vision" (``transformer.digits_task``). ``text`` is the text task's corpus (None = the built-in one). Anything else
     is a ValueError saying what to change.
     """
-    kind = check_kind(name, kind or "decoder-only")
+    kind = check_kind(name, kind or ("vision" if name == DIGITS_TASK else "decoder-only"))
     if text is not None and name != "text":
         raise ValueError("only the text task reads a text.")
+    if name == DIGITS_TASK:
+        return DigitsTask()
     common = dict(name=name, kind=kind, score_name=SCORE_NAMES[name], description=DESCRIPTIONS[name])
     if name == "text":
         source = text_source(text)

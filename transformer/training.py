@@ -65,7 +65,7 @@ class Trainer:
         if min(eval_every, snapshot_every) < 1:
             raise ValueError("eval_every and snapshot_every must be at least 1.")
         self.task: Task = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
-        self.config = model_config(setup, self.task.context, self.task.tokenizer.vocab_size)
+        self.config = model_config(setup, self.task.context, self.task.vocab_size)
         self.model: nn.Module = build_model(self.config, setup.seed, setup.kind).train()
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,
                                            weight_decay=setup.weight_decay, fused=True)

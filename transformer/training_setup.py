@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .config import POSITIONAL_ENCODINGS, TransformerConfig, from_known_fields
-from .tasks import TASK_NAMES, check_kind, make_task
+from .digits_task import DIGITS_TASK
+from .tasks import TRAINING_TASKS, check_kind, make_task
+from .vision_training import digits_vit_config
 
 MODEL_MAX_LEN = 128          # the longest input the app's pages give a model (see model_config)
 
@@ -74,6 +76,8 @@ _DEFAULTS = {
     "sort": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
     "text": dict(attention_only=False, d_model=64, heads=2, d_ff=128, positional="rotary", dropout=0.2,
                  max_steps=2000),
+    DIGITS_TASK: dict(kind="vision", attention_only=False, d_model=64, heads=4, d_ff=128, batch_size=64,
+                      weight_decay=0.01, max_steps=1000),
 }
 
 
@@ -87,7 +91,7 @@ def default_setup(task: str) -> TrainingSetup:
     steps for induction, 2000 for the others (training stops earlier, at the target).
     """
     if task not in _DEFAULTS:
-        raise ValueError(f"task {task!r} is unknown; use one of {TASK_NAMES}.")
+        raise ValueError(f"task {task!r} is unknown; use one of {TRAINING_TASKS}.")
     return TrainingSetup(task=task, **_DEFAULTS[task])
 
 
@@ -98,6 +102,10 @@ def model_config(setup: TrainingSetup, context: int, vocab_size: int) -> Transfo
     run the trained model on a user's text of up to 128 tokens, like a random model (rotary,
     ALiBi and sinusoidal positions cost nothing for it; a learned table's extra rows stay untrained).
     """
+    if setup.task == DIGITS_TASK:  # a ViT on the 8 x 8 digits in 2 x 2 patches: no vocabulary, 17 tokens
+        return digits_vit_config(d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
+                                 d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,
+                                 norm_first=setup.norm_first, feed_forward=not setup.attention_only)
     return TransformerConfig(
         d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
         num_decoder_layers=setup.layers, d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,

@@ -112,8 +112,13 @@ def after_training(trainer: Trainer) -> None:
     if len(trainer.snapshots) > 1:
         st.subheader("Scrub through training")
         scrub(trainer)
-    st.subheader("Try it on your own input")
-    try_it(trainer)
+    if trainer.task.kind == "vision":
+        st.subheader("Draw for it")
+        st.markdown("**Use it on every page** (below), then open the **Vision Transformer** page and pick it in the "
+                    "model picker: draw a digit for it, see which patches each head reads, knock heads out.")
+    else:
+        st.subheader("Try it on your own input")
+        try_it(trainer)
     st.subheader("Keep the model")
     name = f"{trainer.task.name}-{trainer.setup.layers}L{trainer.setup.heads}H-step{trainer.step}"
     left, middle, right = st.columns(3)

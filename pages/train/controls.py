@@ -12,7 +12,7 @@ import math
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
-from transformer import TASK_NAMES, TrainingSetup, default_setup
+from transformer import DIGITS_TASK, TRAINING_TASKS, TrainingSetup, default_setup
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from ui.screen import settings_row
 
@@ -21,7 +21,8 @@ FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", 
           "attn_only": "attention_only", "pe": "positional", "norm_first": "norm_first", "lr": "learning_rate",
           "warmup": "warmup", "batch": "batch_size", "wd": "weight_decay", "dropout": "dropout", "seed": "seed",
           "steps": "max_steps"}
-KINDS = {"decoder-only": "decoder-only (GPT-style): source SEP target", "encoder-decoder": "encoder-decoder"}
+KINDS = {"decoder-only": "decoder-only (GPT-style): source SEP target", "encoder-decoder": "encoder-decoder",
+         "vision": "Vision Transformer: 2 × 2 patches and [CLS]"}
 SEQ2SEQ = ("copy", "reverse", "sort")
 LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 # widget key -> the values it offers (the keys not named here are free: seed, toggles, task, kind)
@@ -44,9 +45,10 @@ def setup_controls() -> TrainingSetup | None:
     base = default_setup("induction")
     at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
     row = settings_row()  # what is learned, and how
-    task = row.selectbox("task", TASK_NAMES, key="task", bind="query-params", on_change=_load_task_defaults,
+    task = row.selectbox("task", TRAINING_TASKS, key="task", bind="query-params", on_change=_load_task_defaults,
                          help="Choosing a task loads its recommended settings below.")
-    kinds = list(KINDS) if task in SEQ2SEQ else ["decoder-only"]
+    kinds = (["decoder-only", "encoder-decoder"] if task in SEQ2SEQ
+             else ["vision"] if task == DIGITS_TASK else ["decoder-only"])
     kind = row.selectbox("architecture", kinds, format_func=KINDS.get, key="kind", bind="query-params")
     attention_only = row.toggle("attention only", value=base.attention_only, key="attn_only", bind="query-params",
                                 help="No feed-forward sub-layers: only attention moves information.")
@@ -76,7 +78,7 @@ def setup_controls() -> TrainingSetup | None:
                                                           "held-out losses part.")
     max_steps = row.select_slider("step budget", OPTIONS["steps"], value=base.max_steps, key="steps",
                                   bind="query-params")
-    values = dict(task=task, kind=kind if kind in kinds else "decoder-only", layers=int(layers), heads=int(heads),
+    values = dict(task=task, kind=kind if kind in kinds else kinds[0], layers=int(layers), heads=int(heads),
                   d_model=int(d_model), d_ff=int(d_ff), attention_only=bool(attention_only), positional=positional,
                   norm_first=bool(norm_first), learning_rate=float(learning_rate), warmup=int(warmup),
                   batch_size=int(batch_size), weight_decay=float(weight_decay), dropout=float(dropout), seed=seed,

@@ -23,8 +23,9 @@ with explanation():
         "CPU, and you watch its heads form: on **induction**, a "
         "previous-token head in layer 1 and, as the loss stops falling slowly and plunges (the *phase change*), an "
         "induction head in layer 2 that looks at the token after the last occurrence of the current one. "
-        "Training minimises the cross-entropy of the next token on the positions that count; perplexity is "
-        "its exponential."
+        "On **digits** a Vision Transformer learns to name handwritten digits, and [CLS]'s attention moves from "
+        "an even wash over the image to the strokes. Training minimises the cross-entropy of the next token on "
+        "the positions that count (digits: of each image's digit); perplexity is its exponential."
     )
     st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
              r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")

@@ -6,10 +6,13 @@ import numpy as np
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
+from analysis.vision import row_over_patches
 from transformer import Trainer
 from ui.classroom import chart
 from ui.cache import cached_figure
+from ui.screen import compact
 from viz.heads import head_grid_figure
+from viz.vision import attention_over_image_figure
 
 
 def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str) -> None:
@@ -49,9 +52,26 @@ def _probe_labels(trainer: Trainer):
 
 
 def snapshot_figure(trainer: Trainer, index: int, key: str) -> None:
-    """The probe's attention in every head of a chosen map, at snapshot ``index``."""
+    """The probe's attention in every head of a chosen map, at snapshot ``index`` (a vision model: [CLS]'s)."""
     snapshot = trainer.snapshots[index]
+    if trainer.task.kind == "vision":
+        cls_over_image(trainer, snapshot.weights, f"Step {snapshot.step} · [CLS]'s attention over a held-out digit",
+                       key)
+        return
     attention_tiles(snapshot.weights, _probe_labels(trainer), f"Step {snapshot.step} · the probe input", key)
+
+
+def cls_over_image(trainer: Trainer, weights: dict[str, np.ndarray], title: str, key: str) -> None:
+    """[CLS]'s attention over the patches of the probe image in every layer and head (``weights`` name ->
+    ``[H, 1+N, 1+N]``, encoder layers in order), each drawn over the image as on the Vision page."""
+    probe = trainer.task.probe()
+    names = list(weights)
+    maps = np.concatenate([row_over_patches(weights[name], 0) for name in names])  # [L * H, g, g]
+    heads = weights[names[0]].shape[0]
+    panels = [f"layer {layer + 1} · head {head + 1}" for layer in range(len(names)) for head in range(heads)]
+    chart(cached_figure(attention_over_image_figure, probe.inputs[0, 0].numpy(), maps, trainer.config.patch_size,
+                        f"{title} (a {int(probe.targets[0, 0])})", panels, 2 if compact() else heads),
+          width="stretch", key=f"tiles_{key}")
 
 
 def readable_name(name: str) -> str:
