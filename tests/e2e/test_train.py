@@ -2,6 +2,7 @@
 Play steps through the snapshots by itself."""
 
 import re
+import time
 
 from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
 
@@ -46,4 +47,29 @@ def test_train_advances_and_pause_stops(page, server_url):
     last = f"Step {stopped // 20 * 20} · the probe input"  # a snapshot every 20 steps
     probes = [t for t in titles if "the probe input" in t]
     assert len(probes) == 2 and all(t.startswith(last) for t in probes), titles  # the live view and the scrubber
+    assert_no_exception(page)
+
+
+def test_the_digits_vit_trains_live_to_its_target_within_thirty_seconds(page, server_url):
+    """The digits task with its recommended settings: Train runs until the held-out accuracy reaches 95 %,
+    [CLS]'s attention over the digit redrawn at each snapshot; Play steps through them."""
+    page.goto(f"{server_url}/train")
+    wait_idle(page, timeout=60_000)
+    page.locator(".st-key-task input[role=combobox]").click()
+    if page.get_by_role("option").count() == 0:  # the click only moved the focus
+        page.keyboard.press("ArrowDown")
+    page.get_by_role("option", name="digits", exact=True).click()
+    wait_for_chart(page, "attention over a held-out digit", timeout=60_000)
+    wait_idle(page, timeout=60_000)
+    started = time.monotonic()
+    page.locator("[data-testid=stButton] button", has_text="Train").first.click()
+    page.locator("[data-testid=stAlert]", has_text="the target is reached").wait_for(timeout=60_000)
+    seconds = time.monotonic() - started
+    print(f"digits: the target reached in the browser after {seconds:.1f} s")
+    assert seconds <= 30, seconds
+    wait_idle(page, timeout=60_000)
+    accuracy = page.locator("[data-testid=stMetric]", has_text="held-out accuracy").inner_text()
+    assert float(re.search(r"([\d.]+)%", accuracy).group(1)) >= 95.0, accuracy
+    titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
+    assert any(t.startswith("Step ") and "[CLS]'s attention over a held-out digit (a 3)" in t for t in titles), titles
     assert_no_exception(page)
