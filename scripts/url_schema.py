@@ -1,5 +1,6 @@
-"""Which URL keys each page's controls read, found by running every page and each of its sections (AppTest)
-and asking Streamlit which query parameters its widgets are bound to. ``ui/rooms/url_schema.json`` holds
+"""Which URL keys each page's controls read, found by running every page and each of its sections (AppTest),
+also with a model of another kind where the page draws other controls for it (``OTHER_MODELS``), and asking
+Streamlit which query parameters its widgets are bound to. ``ui/rooms/url_schema.json`` holds
 the result; ``python scripts/url_schema.py`` writes it again, and a test checks it is current.
 
 A number inside a key (``ko_decoder0_self_attn``: a control per layer) is written ``#``, so a model with
@@ -16,6 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "ui" / "rooms" / "url_schema.json"
 APP = str(ROOT / "app.py")
+# Pages whose controls depend on the kind of model picked: the shipped checkpoint of each other kind to run too.
+OTHER_MODELS = {"pages/experiments/page.py": ("digits_vit",)}
 
 
 def general(key: str) -> str:
@@ -53,6 +56,13 @@ def page_keys(page_path: str) -> set[str]:
     keys = _bound_keys(first)
     for section in _sections(first):
         keys |= _bound_keys(run({"section": section}))
+    for shipped in OTHER_MODELS.get(page_path, ()):  # a model of another kind draws other controls
+        from ui.model_picker import shipped_label
+
+        model = {"model": shipped_label(shipped)}
+        keys |= _bound_keys(run(model))
+        for section in _sections(first):
+            keys |= _bound_keys(run({**model, "section": section}))
     return {general(key) for key in keys}
 
 

@@ -184,17 +184,23 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     assert [a["text"] for a in spec["layout"]["annotations"][:4]] == [f"PC {k + 1}: {shares[k]:.0%}" for k in range(4)]
 
 
-def test_knocking_out_each_head_is_zeroing_its_output(shipped):
-    model, digits = shipped
-    at = run_page(PAGE, {"section": "Knock out"})
-    assert_no_exception(at)
+def knock_out_by_hand(model, digits) -> tuple[float, np.ndarray]:
+    """Held-out accuracy, and its change ``[layers, heads]`` with each head ablated alone, run here."""
     with torch.inference_mode():
         def accuracy(interventions=()):
             out = model(digits.heldout_images, interventions=interventions).logits
             return float((out.argmax(-1) == digits.heldout_labels).float().mean())
         base = accuracy()
-        expected = np.array([[accuracy([Ablate(f"encoder.layers.{layer}.self_attn", [head])]) - base
-                              for head in range(4)] for layer in range(2)])
+        return base, np.array([[accuracy([Ablate(f"encoder.layers.{layer}.self_attn", [head])]) - base
+                                for head in range(model.config.num_heads)]
+                               for layer in range(model.config.num_encoder_layers)])
+
+
+def test_knocking_out_each_head_is_zeroing_its_output(shipped):
+    model, digits = shipped
+    at = run_page(PAGE, {"section": "Knock out"})
+    assert_no_exception(at)
+    _, expected = knock_out_by_hand(model, digits)
     np.testing.assert_allclose(z(chart_by_title(at, "Held-out accuracy change")), expected, atol=1e-6)
     assert (expected < 0).any()
 

@@ -11,6 +11,7 @@ import torch
 
 from pages.experiments import knock_out, reading
 from pages.experiments.knock_out import Inputs
+from pages.experiments.vision import vision_experiment
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
 from ui.cache import computation
@@ -123,9 +124,12 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
 reference = _shipped_induction()
 box = settings("Model and input")
 with box:
-    loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only"), "induction",
+    loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only", "vision"), "induction",
                            help="Trained models only: a random model has no behaviour to break. Train one on the Train "
                                 "page, upload a checkpoint, or pick a shipped one.")
+if loaded.kind == "vision":  # an image model: knock-outs and patching over the held-out digits
+    vision_experiment(loaded, SECTIONS)
+    st.stop()
 spec = loaded.spec
 subject = subject_of(spec)
 if subject.task is None and loaded.kind == "encoder-decoder":

@@ -1,1 +1,2 @@
-"""The Vision Transformer page: page.py, the image it reads, its sections and their cached numbers."""
+"""The Vision Transformer page: page.py, the image it reads and its sections (their cached numbers are
+``ui.vision_numbers``)."""

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from analysis.digit_images import INK, as_digit, image_code, image_from_code, picture_ink
-from pages.vision import numbers
+from ui import vision_numbers
 from pages.vision.canvas import canvas_grid, drawing_canvas
 from pages.vision.upload import UPLOAD_TYPES, read_picture
 from ui.models import LoadedModel
@@ -39,7 +39,7 @@ def _as_pixels(image: np.ndarray) -> tuple[float, ...]:
 
 
 def _heldout(index: int) -> ChosenImage:
-    data = numbers.digits()
+    data = vision_numbers.digits()
     truth = int(data.heldout_labels[index])
     return ChosenImage(_as_pixels(data.heldout_images[index, 0].numpy()), truth,
                        f"held-out digit {index + 1} (a {truth})")
@@ -55,7 +55,7 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
         st.error(f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
                  f"{config.image_size} x {config.image_size}. Pick a model trained on the digits.")
         return None
-    count = len(numbers.digits().heldout_labels)
+    count = len(vision_numbers.digits().heldout_labels)
     # On a phone, outside the drawing section, the image's row folds away so that the section's figure comes first.
     with (st.container() if drawing else settings("The image")):
         left, middle, right = st.columns([3, 2, 3], vertical_alignment="bottom")

@@ -7,14 +7,14 @@ import streamlit as st
 
 from analysis import vision
 from analysis.head_stats import attention_rollout
-from pages.vision import numbers
+from ui import vision_numbers
 from pages.vision.picture import ChosenImage
 from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
 from ui.screen import compact, figure_first, settings
-from viz.experiments import head_grid
+from ui.vision_experiments import knock_out_sweep, patch_images
 from viz.vision import (attention_distance_figure, attention_over_image_figure, class_probabilities_figure,
                         patch_filters_figure, patch_grid_figure, patch_sequence_figure, position_similarity_figure)
 
@@ -25,7 +25,7 @@ ROLLOUT_CAVEAT = ("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for
 
 def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The 8 x 8 image the model reads and its 10 class probabilities."""
-    reading = numbers.reading(loaded.spec, image.pixels)
+    reading = vision_numbers.reading(loaded.spec, image.pixels)
     best = int(np.argmax(reading.probabilities))
     left, right = st.columns([2, 3])
     chart(cached_figure(patch_grid_figure, image.square, loaded.config.patch_size, "What the model reads: 8 × 8"),
@@ -36,8 +36,8 @@ def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
     verdict = "" if image.truth is None else (" It is right." if best == image.truth else
                                               f" It is wrong: this is a {image.truth}.")
     st.caption(f"The model gives {best} a probability of {reading.probabilities[best]:.2f}.{verdict} Its held-out "
-               f"accuracy is {numbers.heldout_accuracy(loaded.spec):.1%} over "
-               f"{len(numbers.digits().heldout_labels)} digits it never saw in training.")
+               f"accuracy is {vision_numbers.heldout_accuracy(loaded.spec):.1%} over "
+               f"{len(vision_numbers.digits().heldout_labels)} digits it never saw in training.")
 
 
 def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
@@ -67,7 +67,7 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
 def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """One token's attention over the patches in every layer and head, drawn over the image; and rollout."""
     config = loaded.config
-    weights = numbers.reading(loaded.spec, image.pixels).weights  # [L, H, 1+N, 1+N]
+    weights = vision_numbers.reading(loaded.spec, image.pixels).weights  # [L, H, 1+N, 1+N]
     count = weights.shape[-1] - 1
     tokens = ["[CLS]", *[f"patch {i + 1}" for i in range(count)]]
     with settings("The query and rollout"):  # folded on a phone: the maps come first
@@ -121,10 +121,10 @@ def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
                 f"here: neighbours {near:.2f} on average, patches {side} or more steps apart {far:.2f}, the same row "
                 f"{same_row:.2f}, the same column {same_column:.2f}: neighbours are {learned} alike than distant "
                 f"patches. (The ViT paper's models, trained on millions of images, show the grid clearly; the digits "
-                f"model here saw {len(numbers.digits().train_labels):,} small digits.)")
-    none_spec = numbers.no_position_model()
-    if none_spec is not None and numbers.is_shipped_digits_model(loaded.spec):  # its twin: the same but positions
-        with_positions, without = numbers.heldout_accuracy(loaded.spec), numbers.heldout_accuracy(none_spec)
+                f"model here saw {len(vision_numbers.digits().train_labels):,} small digits.)")
+    none_spec = vision_numbers.no_position_model()
+    if none_spec is not None and vision_numbers.is_shipped_digits_model(loaded.spec):  # its twin: the same but positions
+        with_positions, without = vision_numbers.heldout_accuracy(loaded.spec), vision_numbers.heldout_accuracy(none_spec)
         st.caption(f"The same model trained without position embeddings (the shipped digits_vit_nopos): held-out "
                    f"accuracy {without:.1%}, against {with_positions:.1%} with them.")
 
@@ -132,7 +132,7 @@ def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
 def distance_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The mean distance over which each head attends, per layer, over the held-out digits."""
     config = loaded.config
-    distance = numbers.attention_distance(loaded.spec)
+    distance = vision_numbers.attention_distance(loaded.spec)
     side = config.image_size // config.patch_size
     centres = vision.patch_centres(side, config.patch_size)
     uniform = float(np.linalg.norm(centres[:, None] - centres[None], axis=-1).mean())
@@ -163,39 +163,10 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
 
 def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """Held-out accuracy with each head knocked out; one image's heads patched into another's."""
-    baseline, change = numbers.knockouts(loaded.spec)
-    chart(head_grid(change, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
-                    "change in accuracy"), key="knockout")
-    worst = np.unravel_index(np.argmin(change), change.shape)
-    if change[worst] < 0:
-        st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves "
-                   f"{baseline + change[worst]:.1%} held-out accuracy, from {baseline:.1%}. A knock-out zeroes the "
-                   "head's output before W^O.")
-    else:
-        st.caption(f"No single head's knock-out lowers held-out accuracy ({baseline:.1%}) here. A knock-out zeroes "
-                   "the head's output before W^O.")
+    knock_out_sweep(loaded)
     st.markdown("**Patch one image into another.** The heads chosen below take their output from a held-out "
                 "digit instead of this image; the rest of the model reads this image.")
-    config = loaded.config
-    c1, c2, c3 = st.columns(3)
-    count = len(numbers.digits().heldout_labels)
-    source_index = c1.number_input(f"source: held-out digit (1 to {count})", 1, count, 2, key="src_digit",
-                                   bind="query-params") - 1
-    layer = stops_slider("layer", range(1, config.num_encoder_layers + 1), "patch_layer", container=c2) - 1
-    heads = c3.multiselect("heads", list(range(1, config.num_heads + 1)), default=list(range(1, config.num_heads + 1)),
-                           key="patch_heads", bind="query-params")
-    data = numbers.digits()
-    source = tuple(float(v) for v in data.heldout_images[int(source_index), 0].numpy().ravel())
-    before = numbers.reading(loaded.spec, image.pixels).probabilities
-    after = numbers.patched(loaded.spec, image.pixels, source, int(layer), tuple(h - 1 for h in heads))
-    truth = int(data.heldout_labels[int(source_index)])
-    left, right = st.columns(2)
-    chart(cached_figure(class_probabilities_figure, before, f"{image.name}: as read", image.truth),
-          container=left, key="before")
-    chart(cached_figure(class_probabilities_figure, after,
-                        f"Layer {layer + 1}, {len(heads)} head(s) from held-out digit {source_index + 1} (a {truth})"),
-          container=right, key="after")
-    st.caption(f"Prediction {int(np.argmax(before))} as read, {int(np.argmax(after))} with the patched heads.")
+    patch_images(loaded, image.pixels, image.name, image.truth)
 
 
 RENDER = {"Draw a digit": draw_section, "Patches": patches_section, "Attention on the image": attention_section,

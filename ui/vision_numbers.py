@@ -1,5 +1,5 @@
-"""The Vision Transformer page's computations, cached for every session: the held-out digits, one image's
-forward pass, and the measurements over the held-out set."""
+"""A Vision Transformer's computations, cached for every session (the Vision and Experiments pages): the
+held-out digits, one image's forward pass, and the measurements over the held-out set."""
 
 from __future__ import annotations
 
