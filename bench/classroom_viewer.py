@@ -1,7 +1,8 @@
 """The student's live part of ``bench/classroom.py``, as ``ui/rooms/follower.js`` behaves in a browser: it waits on
 its server's board (``GET _class/<token>?after=N``, one keep-alive connection) and takes each new drawing in
 place, or asks for a run of its session where the page must change (another layout or presentation mode, a
-changed state of the class), once a change, showing the teacher's figures meanwhile. What a tab shows after a
+changed state of the class), once a change, showing the teacher's figures meanwhile (another page's run a
+moment later, as the browser's). What a tab shows after a
 drawing taken in place, or in that panel, is recorded as the follower's view (``Tab.views``), with when it
 arrived."""
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import time
 import urllib.parse
 
 RETRY_SECONDS = 1.0
+OPEN_AFTER_SECONDS = (0.3, 1.0)  # follower.js's OPEN_AFTER_MS: another page's own run starts within this
 
 
 class BoardClient:
@@ -75,7 +78,7 @@ async def follow_board(tab, server_url: str) -> None:
                 await asyncio.sleep(0.05)
                 continue
             if data is not seen_data:  # a new run drew the page: start from what it says
-                seen_data, after, layout, woken = data, data["after"], data["layout"], set()
+                seen_data, after, layout, woken = data, 0, data["layout"], set()  # the latest first, as the browser
             try:
                 status, headers, body = await client.get(f"/{data['url']}?after={after}&mode={data['mode']}")
             except (ConnectionError, OSError, asyncio.IncompleteReadError):
@@ -96,10 +99,14 @@ async def follow_board(tab, server_url: str) -> None:
             elif data["following"] and drawing["version"] > data["version"]:
                 parts, text = drawing["layout"].split("|")
                 own_parts, own_text = (layout or "|").split("|")
-                if parts != own_parts or (data["followPresent"] and drawing["present"] != data["present"]):
+                if parts != own_parts:  # the panel at once, the page's own run a moment later
+                    tab.show_panel(drawing, time.monotonic())
+                    delayed = f"view:{drawing['version']}"
+                    if delayed not in woken:
+                        woken.add(delayed)
+                        asyncio.get_running_loop().call_later(random.uniform(*OPEN_AFTER_SECONDS), tab.send_rerun)
+                elif data["followPresent"] and drawing["present"] != data["present"]:
                     reason = f"view:{drawing['version']}"
-                    if parts != own_parts:
-                        tab.show_panel(drawing, time.monotonic())
                 else:
                     tab.take_in_place(drawing, time.monotonic())
                     if text != own_text:

@@ -9,6 +9,10 @@ const MAX_CHARS = 8000000;
 const RETRY_MS = 1000;
 const NUMBERED = 32; // the controls a numbered URL key can stand for (ui/rooms/schema.py's MAX_VALUES)
 const NO_DRAWING_WAIT_MS = 1500; // a view with no drawing after this long: this page runs to show it
+// Another page: the teacher's figures go into the panel at once, and this page's own run starts a moment later,
+// at a random point of OPEN_AFTER_MS. Every student's run starts the page script on the server; started all
+// at once, they would hold up the board's answers to the rest of the class, and so the figures in its panels.
+const OPEN_AFTER_MS = [300, 1000];
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * 250));
 
@@ -93,7 +97,10 @@ export default function ({ data, parentElement, setTriggerValue }) {
   document.body.classList.remove("lab-opening");
 
   const url = new URL(data.url, serverBase());
-  let after = data.after;
+  // The first request asks for the board's latest (after 0), not for what follows this run's number: a view
+  // that reached the board while this run was drawing an older one (a run for another reason, while a page
+  // change waited for its moment) is then seen at once. A drawing this run already shows changes nothing.
+  let after = 0;
   let layout = data.layout;
   let stopped = false;
   let missingSince = null;
@@ -133,10 +140,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
     // A layout is "<the page's parts>|<what it wrote besides its charts>" (ui/rooms/drawing.py).
     const [parts, text] = drawing.layout.split("|");
     const [ownParts, ownText] = (layout || "|").split("|");
-    if (parts !== ownParts || (data.followPresent && drawing.present !== data.present)) {
-      if (parts !== ownParts) showPanel(parentElement, drawing);
-      return wake(`view:${drawing.version}`);
+    if (parts !== ownParts) {
+      showPanel(parentElement, drawing);
+      const [least, most] = OPEN_AFTER_MS;
+      return setTimeout(() => wake(`view:${drawing.version}`), least + Math.random() * (most - least));
     }
+    if (data.followPresent && drawing.present !== data.present) return wake(`view:${drawing.version}`);
     apply(drawing); // the same parts: the figures in place at once
     if (text !== ownText) wake(`text:${drawing.version}`); // and the page runs again for its sentences
   };
