@@ -102,11 +102,17 @@ export default function ({ data, parentElement, setTriggerValue }) {
   // change waited for its moment) is then seen at once. A drawing this run already shows changes nothing.
   let after = 0;
   let layout = data.layout;
+  // Each run calls this function again (with or without the last call's cleanup): only the latest call's
+  // loop and timers may act. An older one's wake would rerun the page with the controls' values from before
+  // the latest run opened the teacher's view, and so undo it.
+  shared.calls = (shared.calls || 0) + 1;
+  const call = shared.calls;
   let stopped = false;
+  const current = () => !stopped && call === shared.calls;
   let missingSince = null;
   const woken = new Set();
   const wake = (reason) => {
-    if (stopped || woken.has(reason)) return;
+    if (!current() || woken.has(reason)) return;
     woken.add(reason);
     setTriggerValue("sync", reason);
   };
@@ -160,12 +166,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   (async () => {
-    while (!stopped) {
+    while (current()) {
       let response, body;
       try {
         url.search = `?after=${after}&mode=${data.mode}`;
         response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
-        if (stopped) return;
+        if (!current()) return;
         if (response.status === 204) continue;
         if (response.status !== 200) {
           await sleep(RETRY_MS);
@@ -180,7 +186,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
         after = sequence;
         body = JSON.parse(text);
       } catch (error) {
-        if (!stopped) notice("The class's view could not be fetched: this page keeps the last one and tries again.");
+        if (current()) notice("The class's view could not be fetched: this page keeps the last one and tries again.");
         await sleep(RETRY_MS);
         continue;
       }
