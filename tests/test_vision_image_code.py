@@ -78,7 +78,7 @@ def test_a_typed_code_that_does_not_read_is_said_and_nothing_is_drawn():
     assert chart_specs(at) == []  # no figure of an image that is not there
 
 
-def test_an_upload_writes_its_code_and_each_source_keeps_its_own_image():
+def test_an_upload_writes_its_code_and_picking_a_held_out_digit_empties_it():
     picture = np.full((60, 40), 255, dtype=np.uint8)
     picture[5:55, 15:27] = 0  # a dark "1" on white paper
     at = run_page(PAGE, {"section": "Draw a digit", "source": "upload"})
@@ -88,12 +88,19 @@ def test_an_upload_writes_its_code_and_each_source_keeps_its_own_image():
     ink, notes = picture_ink(read_picture(png(picture, "RGB")).grey)
     expected = image_code(as_digit(ink, notes).image)
     assert at.text_input(key="pixels").value == expected
-
-    at.button_group(key="source").set_value("draw").run()  # the drawing has no image yet: an empty code
-    assert at.text_input(key="pixels").value == ""
-    assert any("canvas is blank" in i.value for i in at.info)
+    at.button_group(key="source").set_value("draw").run()  # one image code: the canvas starts from the picture
+    assert at.text_input(key="pixels").value == expected and not at.info
+    assert chart_by_title(at, "Prediction for your drawing")
     at.button_group(key="source").set_value("held-out digit").run()
-    assert at.text_input(key="pixels").disabled
-    at.button_group(key="source").set_value("upload").run()  # back: the picture's image again
-    assert at.text_input(key="pixels").value == expected
+    assert at.text_input(key="pixels").value == "" and at.text_input(key="pixels").disabled
+    assert chart_by_title(at, "Prediction for held-out digit 8")
     assert_no_exception(at)
+
+
+def test_a_link_of_just_a_code_shows_that_image():
+    image = load_digits().heldout_images[3, 0].numpy()
+    at = run_page(PAGE, {"pixels": image_code(image)})
+    assert_no_exception(at)
+    seen = chart_by_title(at, "What the model reads")
+    assert np.allclose(decode_array(seen["data"][0]["z"]).astype(np.float64), image, atol=1e-6)
+    assert at.number_input(key="digit").disabled and not at.text_input(key="pixels").disabled

@@ -17,7 +17,7 @@ from ui.screen import settings
 SOURCES = ("held-out digit", "draw", "upload")
 FIRST_SHOWN = 8  # the held-out digit a page opens on: a 3, read right (digit 1 is one of the few it gets wrong)
 CODE = "pixels"  # the control (and URL key) holding a drawn or uploaded image as its code (image_code)
-KEPT_CODE = {"draw": "vision_drawn_code", "upload": "vision_uploaded_code"}  # each source's last code, this session
+OWN = ("draw", "upload")  # the sources whose image is the code's
 DRAWN_GRID = "vision_drawn_grid"  # session state: (code, the drawing as the canvas sent it), to draw it again
 
 
@@ -61,18 +61,23 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
         left, middle, right = st.columns([3, 2, 3], vertical_alignment="bottom")
     source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
                                     bind="query-params", on_change=_source_changed) or SOURCES[0]
+    # A code is an image of one's own whatever the row says: a link of just ?pixels=... shows it, and so does a
+    # view whose source the address lost (a held-out digit empties the code when it is picked).
+    held = st.session_state[CODE] if CODE in st.session_state else st.query_params.get(CODE, "")  # before its control
+    own = source in OWN or bool(str(held or "").strip())
     index = middle.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
-                                bind="query-params", disabled=source != SOURCES[0],
+                                bind="query-params", disabled=own,
                                 help="The digits the model never saw in training, in a fixed order.") - 1
-    own = source in KEPT_CODE
     typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own, max_chars=64,
                              placeholder="64 characters, 0-9 and a-g", help=CODE_HELP)
     code = str(typed or "").strip()
+    own = own or bool(code)
+    if own and source not in OWN:
+        source = "draw"
     if own and drawing:
         (_canvas if source == "draw" else _uploader)(code)
     if not own:
         return _heldout(int(index))
-    st.session_state[KEPT_CODE[source]] = code
     if not code:
         if not drawing:
             st.info("No image yet: open **Draw a digit** and draw one or upload a picture, or pick a held-out digit.")
@@ -87,12 +92,14 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
 CODE_HELP = ("The drawn or uploaded image as the model reads it: 8 rows of 8 pixels, one character a pixel, 0 (paper) "
              "to g (full ink), 17 levels as in the handwritten digits. It travels with a link: copy it, or type one.")
 CANVAS, UPLOAD = "canvas", "vision_upload"  # the canvas's and the uploader's keys
+SENT_GRID = "vision_sent_grid"  # session state: the last drawing the canvas sent, as bytes
 SAID = "vision_picture_said"  # session state: (the code it is about, what the last drawing or picture's reading said)
 
 
 def _source_changed() -> None:
-    """A click on another source: the code shows that source's last image in this session (none: empty)."""
-    st.session_state[CODE] = st.session_state.get(KEPT_CODE.get(st.session_state.get("source")), "")
+    """A held-out digit picked: the image code empties (it would otherwise stand for the image)."""
+    if st.session_state.get("source") not in OWN:
+        st.session_state[CODE] = ""
 
 
 def _say(code: str, kind: str, text: str) -> None:
@@ -103,7 +110,10 @@ def _say(code: str, kind: str, text: str) -> None:
 def _stroke() -> None:
     """The canvas sent a drawing (a stroke ended, or Clear): its digit's code, or an empty one with what to do."""
     grid = canvas_grid(CANVAS)
-    if grid is None or not (grid >= INK).any():
+    if grid is None or grid.tobytes() == st.session_state.get(SENT_GRID):
+        return  # the canvas sent nothing new (its state met again after the page forgot its controls)
+    st.session_state[SENT_GRID] = grid.tobytes()
+    if not (grid >= INK).any():
         st.session_state.pop(DRAWN_GRID, None)
         return _say("", "info", "The canvas is blank: draw a digit on it.")
     made = as_digit(grid)

@@ -13,6 +13,8 @@ nothing.
 from __future__ import annotations
 
 import math
+import time
+from urllib.parse import parse_qs, urlparse
 import re
 
 
@@ -298,3 +300,42 @@ def test_every_section_draws_for_a_held_out_digit(page, server_url):
         assert len(titles) == count and any(title in t for t in titles), (section, titles)
         assert page.locator(CANVAS).count() == 0, section  # a held-out digit: no canvas
         assert_no_exception(page)
+
+
+def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
+    """The teacher draws; each student's page shows the same 8 x 8 image and prediction (the drawing travels as
+    its image code in the teacher's view), and a student who then explores starts from that image, on its canvas."""
+    from tests.e2e.test_class import CHECK_TIMEOUT_MS, join, open_class
+
+    teacher, student = new_page(browser), new_page(browser)
+    try:
+        code = open_class(teacher, server_url, "vision?section=Draw+a+digit", "Prediction for held-out digit 8")
+        join(student, server_url, code, "vision")
+        before = requested_runs(teacher)
+        teacher.locator(".st-key-source button", has_text="draw").click()
+        wait_idle(teacher, timeout=RUN_TIMEOUT, after=before)
+        teacher.locator(CANVAS).wait_for(timeout=CHART_TIMEOUT)
+        mouse_stroke(teacher, VERTICAL_ONE)
+        bars, seen = prediction(teacher), teacher.evaluate(SEEN_PIXELS, SEEN)
+        same_bars = ("([read, start, want]) => { const bars = (eval(read))(start); "
+                     "return bars && JSON.stringify(bars.y) === JSON.stringify(want); }")
+        student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
+        teacher_code = parse_qs(urlparse(teacher.url).query)["pixels"][0]
+        student.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code",
+                                  arg=teacher_code, timeout=CHECK_TIMEOUT_MS)
+        wait_idle(student, timeout=RUN_TIMEOUT)
+        time.sleep(1.5)  # past the moment a page change's run starts (0.3-1 s): nothing may undo the view
+        wait_idle(student, timeout=RUN_TIMEOUT)
+        assert student.evaluate(SEEN_PIXELS, SEEN) == seen
+
+        before = requested_runs(student)  # exploring: the student's own page, from the teacher's view
+        student.get_by_role("button", name="Explore on my own").click()
+        wait_idle(student, timeout=RUN_TIMEOUT, after=before)
+        student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
+        assert student.evaluate(SEEN_PIXELS, SEEN) == seen
+        student.wait_for_function(f"() => document.querySelector('{CANVAS}') && ({CANVAS_INK})() > 500",
+                                  timeout=CHECK_TIMEOUT_MS)
+        assert_no_exception(student)
+    finally:
+        teacher.context.close()
+        student.context.close()
