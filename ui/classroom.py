@@ -23,10 +23,9 @@ from ui.plotly_in_place import call_site, figure_json, plotly_in_place
 from ui.rooms.drawing import record_chart, recording
 from ui.rooms.membership import SESSION_KEYS as CLASS_STATE
 from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS, general_key
-from ui.screen import COMPACT, KEY as SCREEN_KEY, compact, watch_screen
+from ui.screen import COMPACT, KEY as SCREEN_KEY, PRESENT, compact, presenting, watch_screen
 from viz.style import presentation_spec
 
-PRESENT = "present"
 SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
 RESETTING = "resetting_page"
 SIDEBAR_AT_START = "sidebar_at_start"  # the sidebar's state when the session opened (app.py)
@@ -39,12 +38,6 @@ KEPT_STATE = frozenset({PRESENT, SWITCHED, SIDEBAR_AT_START, COMPACT, SCREEN_KEY
                         "trainer", "running", "playing", "chunk_lock", "lesson_step_shown", "lesson_answers",
                         LAST_PAGE, LAST_URL, OPENED_WITH_VIEW, *CLASS_STATE})
 CLASS_KEYS = ("room", "teach")  # URL keys of a class (ui.rooms): a shared view carries neither
-
-
-def presenting() -> bool:
-    """True when the URL (or the switch, which writes it) asks for presentation mode."""
-    value = st.session_state.get(PRESENT, st.query_params.get(PRESENT, "false"))
-    return str(value).lower() in ("true", "1", "on", "yes")
 
 
 def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch",

@@ -22,12 +22,15 @@ import streamlit as st
 
 from .cache import resource
 COMPACT_BELOW_PX = 900  # a tablet held upright (768 - 834 px) is compact; a laptop (1280 px and up) is not
+PRESENT = "present"  # the URL key (and session state) of presentation mode
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"
 
 _JS = """
 export default function ({ data, setStateValue }) {
   // Report whether the window is compact, only when the server's idea of it is wrong.
+  // Presentation mode: the page's top margin and title shrink, so that a projector's first screen has its figure.
+  document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   const report = () => { if (query.matches !== data.compact) setStateValue("compact", query.matches); };
   report();
@@ -41,7 +44,7 @@ export default function ({ data, setStateValue }) {
 # buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
 # (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
 # keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves
-# more of the first screen to the figure.
+# more of the first screen to the figure; so, in presentation mode, are the page's top margin and title.
 CSS = """
 .st-key-screen { display: none; }
 .katex-display {
@@ -59,6 +62,8 @@ CSS = """
   [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }
   [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]) { margin-top: 28px; }
 }
+body.lab-presenting [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
+body.lab-presenting [data-testid="stMain"] h1 { font-size: 2.25rem; padding-top: 0.25rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
 }
@@ -78,7 +83,7 @@ def _reported() -> None:
 
 def watch_screen() -> None:
     """Mount the component (once a run, above the page): it reports a compact window to the server."""
-    _watcher()(key=KEY, data={"below": COMPACT_BELOW_PX, "compact": compact()}, default={"compact": False},
+    _watcher()(key=KEY, data={"below": COMPACT_BELOW_PX, "compact": compact(), "present": presenting()}, default={"compact": False},
                on_compact_change=_reported, height=0)
 
 
@@ -87,18 +92,30 @@ def compact() -> bool:
     return bool(st.session_state.get(COMPACT, False))
 
 
+def presenting() -> bool:
+    """True when the URL (or the switch, which writes it) asks for presentation mode: a projector's screen."""
+    value = st.session_state.get(PRESENT, st.query_params.get(PRESENT, "false"))
+    return str(value).lower() in ("true", "1", "on", "yes")
+
+
+def figure_on_top() -> bool:
+    """True where the first screen must show the figure: a compact screen, or a projector (presentation
+    mode, whose 1280 x 720 has no room for settings and prose above the figure)."""
+    return compact() or presenting()
+
+
 def settings(label: str = "Settings") -> AbstractContextManager:
-    """Where a page's settings go: inline, or on a compact screen in a closed expander, so that the figure
-    they set is on the first screen (open it to change them)."""
-    return st.expander(label, expanded=False, icon=":material/tune:") if compact() else st.container()
+    """Where a page's settings go: inline, or on a compact screen and in presentation mode in a closed
+    expander, so that the figure they set is on the first screen (open it to change them)."""
+    return st.expander(label, expanded=False, icon=":material/tune:") if figure_on_top() else st.container()
 
 
 class FigureFirst:
     """A section's explanation, placed around its figure: above it (the place is kept when this is made), or
-    on a compact screen below it (``text`` is then called after the figure is drawn)."""
+    on a compact screen and in presentation mode below it (``text`` is then called after the figure)."""
 
     def __init__(self):
-        self._above = None if compact() else st.container()
+        self._above = None if figure_on_top() else st.container()
 
     def text(self):
         """The container the explanation goes in: the place kept above the figure, or a new one here."""

@@ -23,7 +23,7 @@ from ui.text import TokenizedText, sentence_input
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.classroom import chart, explanation
-from ui.screen import compact, figure_first, settings as screen_settings
+from ui.screen import compact, figure_on_top, figure_first, settings as screen_settings
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 require_navigation()
@@ -288,7 +288,7 @@ def open_section(pair: SentencePair) -> None:
     """The row of sections and the open one (only it is built and sent): another section reruns this part only,
     not the model and the sentences."""
     draws = SECTION_DRAWS[section_picker(SECTIONS)]
-    if compact() and draws == (teacher_forcing_section, output_section):
+    if figure_on_top() and draws == (teacher_forcing_section, output_section):
         draws = draws[::-1]  # a small screen: the output's figure first, then why the decoder reads the target shifted
     for draw in draws:
         draw(pair)

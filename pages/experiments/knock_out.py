@@ -16,6 +16,7 @@ from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluatio
 from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure
 from ui.classroom import chart
+from ui.screen import settings_row
 from viz.experiments import before_after, head_grid, position_bars
 from viz.heads import compare_figure
 
@@ -38,16 +39,17 @@ def head_label(layer: int, head: int) -> str:
     return f"layer {layer + 1} · head {head + 1}"
 
 
-def how_control() -> str:
-    return st.segmented_control("knock out by", HOWS, default="zero", required=True, key="how",
+def how_control(place=st) -> str:
+    return place.segmented_control("knock out by", HOWS, default="zero", required=True, key="how",
                                 bind="query-params",
                                 help="Zero: the head's output A·V is replaced by zeros. Mean: by its mean over "
                                      "every position (and example) of the same input, which keeps the average "
                                      "signal and removes what depends on the input.") or "zero"
 
 
-def knocked_heads(subject: Subject) -> KNOCKED:
-    """A row of head toggles per attention sublayer (bound to the URL); the heads switched on are knocked out."""
+def knocked_heads(subject: Subject, place=st) -> KNOCKED:
+    """A row of head toggles per attention sublayer in ``place`` (bound to the URL); the heads switched on are
+    knocked out."""
     module = subject.module
     chosen = []
     heads = [f"head {h + 1}" for h in range(module.config.num_heads)]
@@ -57,7 +59,7 @@ def knocked_heads(subject: Subject) -> KNOCKED:
             stack = "" if module.kind != "encoder-decoder" else f"{name.split('.')[0]} "
             label = f"{stack}layer {layer + 1}" + (" cross-attention" if kind == "cross_attn" else "")
             key = "ko_" + name.replace(".layers.", "").replace(".", "_")
-            picked = st.pills(label, heads, selection_mode="multi", key=key, bind="query-params") or []
+            picked = place.pills(label, heads, selection_mode="multi", key=key, bind="query-params") or []
             chosen.append((name, tuple(sorted(heads.index(h) for h in picked if h in heads))))
     return tuple((name, hs) for name, hs in chosen if hs)
 
@@ -68,8 +70,9 @@ def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
 
 
 def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
-    how = how_control()
-    knocked = knocked_heads(subject)
+    row = settings_row()  # how, and each layer's heads: one row that wraps, so the figures come up the screen
+    how = how_control(row)
+    knocked = knocked_heads(subject, row)
     total = subject.module.config.num_heads * len(sublayer_names(subject.module, "self_attn")
                                                   + sublayer_names(subject.module, "cross_attn"))
     count = sum(len(h) for _, h in knocked)

@@ -17,7 +17,7 @@ from transformer import AttentionName, make_task
 from ui.text import as_typed
 from ui.classroom import chart
 from ui.controls import stops_slider
-from ui.screen import compact
+from ui.screen import figure_on_top
 from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
 from viz.heads import compare_figure
@@ -162,7 +162,7 @@ def _recipe() -> HeadRecipe:
 def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
     small screen the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
-    built = st.container() if compact() else None
+    built = st.container() if figure_on_top() else None
     recipe = _recipe()
     task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
     ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))

@@ -15,7 +15,7 @@ from ui.controls import d_model_control, heads_control, layers_control, section_
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.classroom import explanation
-from ui.screen import compact, settings
+from ui.screen import figure_on_top, settings
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -73,7 +73,7 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    (controls if compact() else st).caption(f"The batch of sentences feeds every section but the first; the model "
+    (controls if figure_on_top() else st).caption(f"The batch of sentences feeds every section but the first; the model "
                                             f"({loaded.label}) feeds the last three.")
     open_section(batch, shown)
 

@@ -20,7 +20,7 @@ from ui.cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import TokenizedText, sentence_input
 from ui.classroom import chart
-from ui.screen import compact, figure_first
+from ui.screen import figure_on_top, figure_first
 
 # The page's tabs; the open one is the URL's ``section``.
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -188,7 +188,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
     figure = cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
                            "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask)
-    if compact():
+    if figure_on_top():
         chart(figure, width="stretch")
     intro.text().markdown(
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 0, "
@@ -200,7 +200,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "rather than −∞, which gives that row a **uniform** spread, 1/n on every key. Both are harmless for a "
         "pad: no real query attends to it and the loss skips it; only NaN must not happen."
     )
-    c1, c2 = (st.container(), None) if compact() else st.columns([3, 2], gap="large")
+    c1, c2 = (st.container(), None) if figure_on_top() else st.columns([3, 2], gap="large")
     with c1:
         rows = min(3, len(left_tokens))
         st.dataframe(pd.DataFrame(

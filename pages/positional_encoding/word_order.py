@@ -13,7 +13,7 @@ from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from ui.classroom import chart
-from ui.screen import compact, figure_first, settings
+from ui.screen import figure_on_top, figure_first, settings
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
@@ -114,7 +114,7 @@ def render_word_order(base: float) -> None:
     rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
     rows = cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
                          [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results], names)
-    if compact():
+    if figure_on_top():
         chart(rows, width="stretch")
     explain()
     left, right = st.columns([2, 3], gap="large")
@@ -126,7 +126,7 @@ def render_word_order(base: float) -> None:
     if mapping.open:  # built only when opened
         mapping.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
                                         "A position": perm}), hide_index=True)
-    if not compact():
+    if not figure_on_top():
         chart(rows, width="stretch")
     for name, result in results.items():
         chart(cached_figure(attention_pair_figure,

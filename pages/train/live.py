@@ -14,7 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
-from ui.screen import button_row, compact
+from ui.screen import button_row, compact, figure_on_top
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
@@ -202,11 +202,11 @@ def live_view(trainer: Trainer, running: bool) -> None:
             if shown.done:
                 st.session_state.running = False
                 st.rerun()  # the whole page: the timer stops and the buttons change
-        if not compact():
+        if not figure_on_top():
             _progress(shown)
         if shown.snapshots:
             snapshot_figure(shown, len(shown.snapshots) - 1, "live")
-        if compact():  # a small screen shows the heads first, then the numbers and curves
+        if figure_on_top():  # a small screen or a projector: the heads first, then the numbers and curves
             _progress(shown)
 
     tick()

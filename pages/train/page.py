@@ -7,7 +7,7 @@ import streamlit as st
 from pages.train import after, controls, live
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
-from ui.screen import compact
+from ui.screen import figure_on_top
 from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
 
@@ -39,7 +39,7 @@ def training_view() -> None:
     state = st.session_state
     if state.pop(live.WHOLE_PAGE, False):
         st.rerun()
-    if compact() and "settings" not in st.query_params and not state.get(FOLDED):
+    if figure_on_top() and "settings" not in st.query_params and not state.get(FOLDED):
         state[FOLDED] = True  # on a small screen the settings start folded: the figures come first
         state["settings"] = False
     with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
@@ -57,7 +57,7 @@ def training_view() -> None:
     task = st.container()  # what the task is: above the run, or below its figures on a small screen
     live.media_buttons(trainer)
     live.live_view(trainer, state.get("running", False))
-    (st.container() if compact() else task).info(trainer.task.description)
+    (st.container() if figure_on_top() else task).info(trainer.task.description)
     if not state.get("running", False):
         after.after_training(trainer)
 

@@ -1,0 +1,57 @@
+"""In a real browser, as a projector (1280 x 720, presentation mode from the link): every section of every page
+shows its first figure on the first screen, its settings and explanation folded away above it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
+from tests.e2e.test_phone import CHARTS_DRAWN, FIRST_CHART_TOP, GO_TO, RESULTS_FIRST, SECTIONS
+from ui.pages_index import PAGES
+
+PROJECTOR = (1280, 720)
+@pytest.fixture(scope="module")
+def projector(browser, server_url):
+    """One browser context at the projector's size, presentation mode switched on by the first link."""
+    width, height = PROJECTOR
+    page = new_page(browser, viewport={"width": width, "height": height})
+    page.goto(f"{server_url}/?present=true")
+    wait_idle(page, timeout=90_000)
+    yield page
+    page.context.close()
+
+
+def shown(page, url_path: str) -> None:
+    before = page.evaluate("() => window.__labRuns.requested")
+    if page.evaluate(GO_TO, url_path):
+        wait_idle(page, timeout=90_000, after=before)
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    wait_settled(page)
+
+
+def assert_figure_on_the_first_screen(page, where: str) -> None:
+    assert_no_exception(page)
+    top = page.evaluate(FIRST_CHART_TOP)
+    if top is None:  # Home and Lessons draw no chart
+        return
+    assert top < PROJECTOR[1] - 120, f"{where}: the first figure starts at {top:.0f} px, below the first screen"
+
+
+@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
+def test_every_section_shows_its_figure_on_a_projectors_first_screen(projector, info):
+    page = projector
+    shown(page, info.url_path)
+    assert page.evaluate("() => new URL(location.href).searchParams.get('present')") == "true"
+    sections = page.locator(SECTIONS).evaluate_all("buttons => buttons.map((b) => b.innerText.trim())")
+    assert_figure_on_the_first_screen(page, f"{info.url_path}, first section")
+    for index, section in enumerate(sections[1:], start=1):
+        before = page.evaluate("() => window.__labRuns.requested")
+        page.locator(SECTIONS).nth(index).click()
+        wait_idle(page, after=before)
+        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        wait_settled(page)
+        if (info.url_path, section) not in RESULTS_FIRST:
+            assert_figure_on_the_first_screen(page, f"{info.url_path}, section {section!r}")
+    if len(sections) > 1:
+        page.locator(SECTIONS).nth(0).click()
+        wait_idle(page)
