@@ -106,6 +106,12 @@ def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_
     for glow, cls in zip(glows, expected):
         assert np.allclose(glow, np.kron(cls, np.ones((2, 2))), atol=1e-6)
     assert any("Vision Transformer" in m.value for m in at.markdown)
+    at.select_slider(key="snap").set_value(0).run()  # scrub back: the untrained model's even wash
+    assert_no_exception(at)
+    first = chart_by_title(at, "Step 0 · [CLS]'s attention over a held-out digit (a 3)")
+    start = run.snapshots[0].weights
+    assert np.allclose(decode_array(first["data"][1]["z"]),
+                       np.kron(start["encoder.layers.0.self_attn"][0, 0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-6)
     at.button(key="use").click().run()
     assert_no_exception(at)
     at.switch_page("pages/vision/page.py")
