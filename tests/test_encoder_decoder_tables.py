@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from transformer import BOS_ID, TransformerConfig, build_model
-from pages.encoder_decoder.controls import id_names, shifted_right, top_k
+from analysis.decoder_tables import id_names, shifted_right, top_k
 from pages.encoder_decoder.layer_steps import layer_steps
 from ui.forward import ForwardView
 from analysis.parameters import closed_form_parameters, counted_parameters, shape_table

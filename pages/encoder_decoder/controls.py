@@ -1,15 +1,12 @@
-"""The encoder-decoder page's controls and small data helpers (teacher forcing, output top-k)."""
+"""The encoder-decoder page's model controls (its tables' data come from ``analysis.decoder_tables``)."""
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import BOS_ID, TransformerConfig
+from transformer import TransformerConfig
 from transformer.spec import ModelSpec
-from transformer.tokenizer import SPECIALS
 
 from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
 from ui.model_sizes import ENCODER_DECODER_D_FF
@@ -69,51 +66,6 @@ def model_controls() -> ModelSpec | None:
         st.error(f"These settings do not make a model: {error}")
         return None
     return ModelSpec.random(config, seed, "encoder-decoder")
-
-
-def shifted_right(tokens: tuple[str, ...], ids: tuple[int, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Teacher forcing's decoder input: [<s>] + target[:-1] (same length as the target)."""
-    return (SPECIALS[BOS_ID],) + tuple(tokens[:-1]), (BOS_ID,) + tuple(ids[:-1])
-
-
-def teacher_forcing_table(target: tuple[str, ...], decoder_input: tuple[str, ...]) -> pd.DataFrame:
-    """One row per target position: what the decoder reads there and what it must predict."""
-    return pd.DataFrame({"position": range(len(target)), "decoder input (reads)": list(decoder_input),
-                         "target (must predict)": list(target)})
-
-
-def id_names(*token_lists: tuple[tuple[str, ...], tuple[int, ...]]) -> dict[int, str]:
-    """Map ids back to the tokens seen with them (special tokens included); colliding tokens joined by " / "."""
-    names: dict[int, list[str]] = {i: [t] for i, t in enumerate(SPECIALS)}
-    for tokens, ids in token_lists:
-        for token, token_id in zip(tokens, ids):
-            seen = names.setdefault(token_id, [])
-            if token not in seen:
-                seen.append(token)
-    return {i: " / ".join(ts) for i, ts in names.items()}
-
-
-def top_k(probabilities: np.ndarray, k: int, names: dict[int, str]) -> pd.DataFrame:
-    """The ``k`` most probable ids of one position's distribution ``[V]``, most probable first."""
-    k = max(1, min(int(k), probabilities.shape[-1]))
-    order = np.argsort(-probabilities, kind="stable")[:k]
-    return pd.DataFrame({"token": [names.get(int(i), f"id {int(i)}") for i in order], "id": order.astype(int),
-                         "probability": probabilities[order].astype(np.float32)})
-
-
-def rank_of(probabilities: np.ndarray, token_id: int) -> int:
-    """1-based rank of ``token_id`` in a distribution ``[V]`` (1 = most probable)."""
-    return int((probabilities > probabilities[token_id]).sum()) + 1
-
-
-def numbered(tokens: tuple[str, ...]) -> list[str]:
-    """Unique table labels "position: token", so a repeated word stays its own row or column."""
-    return [f"{i}: {t}" for i, t in enumerate(tokens)]
-
-
-def matrix_frame(matrix: np.ndarray, rows: tuple[str, ...], cols: tuple[str, ...]) -> pd.DataFrame:
-    """A ``[rows, cols]`` matrix as a table labelled by numbered tokens."""
-    return pd.DataFrame(matrix, index=numbered(rows), columns=numbered(cols))
 
 
 def three_decimals(columns) -> dict:

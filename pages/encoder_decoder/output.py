@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from pages.encoder_decoder.controls import id_names, rank_of, top_k
+from analysis.decoder_tables import id_names, rank_of, top_k
 from pages.encoder_decoder.figures import output_figure
 from ui.classroom import chart
 

@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from ui.controls import section_picker, stops_slider
-from pages.encoder_decoder.controls import (matrix_frame, model_controls, numbered, shifted_right,
-                                           teacher_forcing_table, three_decimals)
+from analysis.decoder_tables import matrix_frame, numbered, shifted_right, teacher_forcing_table
+from pages.encoder_decoder.controls import model_controls, three_decimals
 from pages.encoder_decoder.figures import attention_figure, ffn_figure, layernorm_stats_figure, norms_figure
 from ui.forward import run_model
 from ui.model_picker import model_choice
