@@ -55,9 +55,9 @@ def knocked_heads(subject: Subject, place=st) -> KNOCKED:
     heads = [f"head {h + 1}" for h in range(module.config.num_heads)]
     for kind in ("self_attn", "cross_attn"):
         for name in sublayer_names(module, kind):
-            layer = AttentionName.parse(name).layer
-            stack = "" if module.kind != "encoder-decoder" else f"{name.split('.')[0]} "
-            label = f"{stack}layer {layer + 1}" + (" cross-attention" if kind == "cross_attn" else "")
+            parsed = AttentionName.parse(name)
+            stack = "" if module.kind != "encoder-decoder" else f"{parsed.stack} "
+            label = f"{stack}layer {parsed.layer + 1}" + (" cross-attention" if kind == "cross_attn" else "")
             key = "ko_" + name.replace(".layers.", "").replace(".", "_")
             picked = place.pills(label, heads, selection_mode="multi", key=key, bind="query-params") or []
             chosen.append((name, tuple(sorted(heads.index(h) for h in picked if h in heads))))

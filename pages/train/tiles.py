@@ -7,7 +7,7 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from analysis.vision import row_over_patches
-from transformer import Trainer
+from transformer import AttentionName, Trainer
 from ui.classroom import chart
 from ui.cache import cached_figure
 from ui.screen import compact
@@ -76,5 +76,5 @@ def cls_over_image(trainer: Trainer, weights: dict[str, np.ndarray], title: str,
 
 def readable_name(name: str) -> str:
     """``decoder.layers.1.self_attn`` -> "decoder layer 2 · self-attention"."""
-    stack, _, index, kind = name.split(".")
-    return f"{stack} layer {int(index) + 1} · {kind.replace('_attn', '-attention')}"
+    parsed = AttentionName.parse(name)
+    return f"{parsed.stack} layer {parsed.layer + 1} · {parsed.kind.replace('_attn', '-attention')}"
