@@ -107,8 +107,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
   // the latest run opened the teacher's view, and so undo it.
   shared.calls = (shared.calls || 0) + 1;
   const call = shared.calls;
+  if (shared.abort) shared.abort.abort(); // the older call's waiting request ends: one connection a page
+  const aborter = (shared.abort = new AbortController());
   let stopped = false;
   const current = () => !stopped && call === shared.calls;
+  let opening = null; // the one pending start of this page's run for another page (the latest view's)
   let missingSince = null;
   const woken = new Set();
   const wake = (reason) => {
@@ -136,6 +139,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const handle = ({ status, drawing }) => {
+    if (!current()) return;
     if (!readable(drawing)) return notice("The teacher's latest view could not be read: this page keeps the last one.");
     if (status && !sameStatus(status, data.status)) return wake(`status:${JSON.stringify(status)}`);
     if (!data.following) return;
@@ -148,8 +152,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
     const [ownParts, ownText] = (layout || "|").split("|");
     if (parts !== ownParts) {
       showPanel(parentElement, drawing);
-      const [least, most] = OPEN_AFTER_MS;
-      return setTimeout(() => wake(`view:${drawing.version}`), least + Math.random() * (most - least));
+      if (opening === null) { // one run for the latest view, at its moment (the run opens the room's latest)
+        const [least, most] = OPEN_AFTER_MS;
+        opening = setTimeout(() => wake(`view:${drawing.version}`), least + Math.random() * (most - least));
+      }
+      return;
     }
     if (data.followPresent && drawing.present !== data.present) return wake(`view:${drawing.version}`);
     apply(drawing); // the same parts: the figures in place at once
@@ -170,7 +177,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
       let response, body;
       try {
         url.search = `?after=${after}&mode=${data.mode}`;
-        response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+        response = await fetch(url, { cache: "no-store", credentials: "same-origin", signal: aborter.signal });
         if (!current()) return;
         if (response.status === 204) continue;
         if (response.status !== 200) {
@@ -178,6 +185,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
           continue;
         }
         const text = await response.text();
+        if (!current()) return;
         const sequence = Number(response.headers.get("X-Class-Sequence"));
         if (!(sequence > after) || text.length > MAX_CHARS) {
           await sleep(RETRY_MS);
@@ -200,6 +208,8 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
   return () => {
     stopped = true;
+    if (opening !== null) clearTimeout(opening);
+    if (shared.abort === aborter) aborter.abort();
     document.body.classList.remove("lab-opening");
   };
 }
