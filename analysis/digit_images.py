@@ -90,11 +90,15 @@ def image_code(image: np.ndarray) -> str:
 
 def image_from_code(code: str) -> DigitImage:
     """The image ``image_code`` wrote (``[8, 8]`` float32, level / 16), or None with what to change."""
-    text = str(code).strip().lower()
+    text = str(code).strip()
     side = BOX // BLOCK
-    if len(text) != side * side or any(ch not in CODE_DIGITS for ch in text):
-        return DigitImage(None, f"An image code is {side * side} characters, one a pixel row by row, each 0-9 or a-g "
-                                f"(0 is paper, g full ink); this one has {len(text)}: draw the digit again or "
-                                "copy the whole code.")
-    levels = np.array([CODE_DIGITS.index(ch) for ch in text], dtype=np.float32).reshape(side, side)
+    if len(text) != side * side:
+        return DigitImage(None, f"An image code is {side * side} characters, one a pixel row by row; this one has "
+                                f"{len(text)}: draw the digit again or copy the whole code.")
+    lowered = "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
+    wrong = next((i for i, ch in enumerate(lowered) if ch not in CODE_DIGITS), None)
+    if wrong is not None:
+        return DigitImage(None, f"Each character of an image code is a pixel's level, 0-9 or a-g (0 is paper, g full "
+                                f"ink); pixel {wrong + 1} is not: draw the digit again or copy the whole code.")
+    levels = np.array([CODE_DIGITS.index(ch) for ch in lowered], dtype=np.float32).reshape(side, side)
     return DigitImage(levels / LEVELS)

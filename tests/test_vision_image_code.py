@@ -44,11 +44,18 @@ def test_a_drawing_between_levels_is_rounded_to_the_nearest_of_the_seventeen():
     assert image_code(np.full((8, 8), np.nan)) == "0" * 64  # nothing that is not a number is ink
 
 
-@pytest.mark.parametrize("code", ["", "12", "0" * 63, "0" * 65, "h" * 64, "0" * 63 + "-", "<b>" * 21 + "0"])
-def test_a_code_of_the_wrong_length_or_characters_says_what_to_change(code):
+@pytest.mark.parametrize("code", ["", "12", "0" * 63, "0" * 65])
+def test_a_code_of_the_wrong_length_says_how_long_it_is(code):
     made = image_from_code(code)
     assert made.image is None
-    assert "64 characters" in made.problem and f"this one has {len(code.strip())}" in made.problem
+    assert "64 characters" in made.problem and f"this one has {len(code)}" in made.problem
+
+
+@pytest.mark.parametrize("code, pixel", [("h" * 64, 1), ("0" * 63 + "-", 64), ("<b>" * 21 + "0", 1),
+                                         ("0" * 10 + "ģ" + "0" * 53, 11), ("İ" * 64, 1)])
+def test_a_code_with_a_character_that_is_no_level_names_its_pixel(code, pixel):
+    made = image_from_code(code)
+    assert made.image is None and f"pixel {pixel} is not" in made.problem
 
 
 def test_a_link_with_a_code_draws_that_image_in_every_section_and_the_model_reads_it():
@@ -103,4 +110,7 @@ def test_a_link_of_just_a_code_shows_that_image():
     assert_no_exception(at)
     seen = chart_by_title(at, "What the model reads")
     assert np.allclose(decode_array(seen["data"][0]["z"]).astype(np.float64), image, atol=1e-6)
+    assert at.button_group(key="source").value == "draw"  # the row says where the image is from
     assert at.number_input(key="digit").disabled and not at.text_input(key="pixels").disabled
+    at.button_group(key="source").set_value("held-out digit").run()
+    assert at.text_input(key="pixels").value == "" and chart_by_title(at, "Prediction for held-out digit 8")

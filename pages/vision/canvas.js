@@ -45,8 +45,12 @@ export default function ({ data, parentElement, setStateValue }) {
   // The strokes live in the element, so that a rerun (which calls this function again) keeps the drawing; a
   // canvas mounted anew (the page came back to it) starts from the picture the server kept, and so does one
   // whose kept picture changed to one it did not send itself (an image code typed, or the teacher's drawing).
+  // Its own drawings come back in the order sent, perhaps after a later stroke: those are not a change.
   const kept = Array.isArray(data.kept) ? data.kept.join(",") : "";
-  if (!board.strokes || (kept !== board.kept && kept !== board.sent)) {
+  board.pending = board.pending || [];
+  const echoed = board.pending.indexOf(kept);
+  if (echoed >= 0) board.pending.splice(0, echoed + 1);
+  else if (!board.strokes || kept !== board.kept) {
     board.strokes = [];
     board.base = keptPicture(data);
   }
@@ -86,7 +90,7 @@ export default function ({ data, parentElement, setStateValue }) {
   };
   const send = () => {
     const grey = reduced();
-    board.sent = grey.join(",");
+    board.pending.push(grey.join(","));
     setStateValue("image", grey);
   };
 

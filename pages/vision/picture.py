@@ -50,30 +50,28 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
     (``drawing``), the canvas or the uploader. A drawn or uploaded image lives in the row's code (``CODE``, in
     the URL), so a link or a class following the teacher shows the same image. None, with a message saying
     what to do, when there is no image yet."""
-    config = loaded.config
-    if (config.image_size, config.channels) != (8, 1):
-        st.error(f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
-                 f"{config.image_size} x {config.image_size}. Pick a model trained on the digits.")
+    problem = vision_numbers.digits_problem(loaded.config)
+    if problem:
+        st.error(problem)
         return None
     count = len(vision_numbers.digits().heldout_labels)
     # On a phone, outside the drawing section, the image's row folds away so that the section's figure comes first.
     with (st.container() if drawing else settings("The image")):
         left, middle, right = st.columns([3, 2, 3], vertical_alignment="bottom")
+    # A code is an image of one's own: a link of just ?pixels=... shows it, and so does a view whose source the
+    # address lost, with the row saying "draw" (picking a held-out digit then empties the code).
+    held = st.session_state[CODE] if CODE in st.session_state else st.query_params.get(CODE, "")  # before its control
+    if str(held or "").strip() and st.session_state.get("source", st.query_params.get("source")) not in OWN:
+        st.session_state["source"] = "draw"
     source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
                                     bind="query-params", on_change=_source_changed) or SOURCES[0]
-    # A code is an image of one's own whatever the row says: a link of just ?pixels=... shows it, and so does a
-    # view whose source the address lost (a held-out digit empties the code when it is picked).
-    held = st.session_state[CODE] if CODE in st.session_state else st.query_params.get(CODE, "")  # before its control
-    own = source in OWN or bool(str(held or "").strip())
+    own = source in OWN
     index = middle.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
                                 bind="query-params", disabled=own,
                                 help="The digits the model never saw in training, in a fixed order.") - 1
-    typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own, max_chars=64,
+    typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own,
                              placeholder="64 characters, 0-9 and a-g", help=CODE_HELP)
     code = str(typed or "").strip()
-    own = own or bool(code)
-    if own and source not in OWN:
-        source = "draw"
     if own and drawing:
         (_canvas if source == "draw" else _uploader)(code)
     if not own:
@@ -102,9 +100,9 @@ def _source_changed() -> None:
         st.session_state[CODE] = ""
 
 
-def _say(code: str, kind: str, text: str) -> None:
+def _say(code: str, kind: str, text: str, source: str) -> None:
     st.session_state[CODE] = code
-    st.session_state[SAID] = (code, kind, text)
+    st.session_state[SAID] = (code, kind, text, source)
 
 
 def _stroke() -> None:
@@ -115,11 +113,11 @@ def _stroke() -> None:
     st.session_state[SENT_GRID] = grid.tobytes()
     if not (grid >= INK).any():
         st.session_state.pop(DRAWN_GRID, None)
-        return _say("", "info", "The canvas is blank: draw a digit on it.")
+        return _say("", "info", "The canvas is blank: draw a digit on it.", "draw")
     made = as_digit(grid)
     code = "" if made.image is None else image_code(made.image)
     st.session_state[DRAWN_GRID] = (code, grid)
-    _say(code, "warning" if made.image is None else "", made.problem)
+    _say(code, "warning" if made.image is None else "", made.problem, "draw")
 
 
 def _canvas(code: str) -> None:
@@ -135,36 +133,37 @@ def _canvas(code: str) -> None:
                            "a picture, above)", shown, on_change=_stroke)
     st.caption("Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. "
                "**Clear** starts again.")
-    _said(code, "The canvas is blank: draw a digit on it.")
+    _said(code, "draw", "The canvas is blank: draw a digit on it.")
 
 
 def _picture() -> None:
     """The uploader got a file (or lost it): its digit's code, or an empty one with what is wrong."""
     upload = st.session_state.get(UPLOAD)
     if upload is None:
-        return _say("", "", "")
+        return _say("", "", "", "upload")
     picture = read_picture(upload.getvalue())  # the file's name is never shown: it is not ours to render
     if picture.grey is None:
-        return _say("", "error", picture.problem)
+        return _say("", "error", picture.problem, "upload")
     ink, inverted = picture_ink(picture.grey)
     made = as_digit(ink, picture.notes + inverted)
     if made.image is None:
-        return _say("", "warning", made.problem)
+        return _say("", "warning", made.problem, "upload")
     _say(image_code(made.image), "caption", "The picture was " + "; ".join(
-        (*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks as the digits were")) + ".")
+        (*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks as the digits were")) + ".", "upload")
 
 
 def _uploader(code: str) -> None:
     st.file_uploader("a picture of one digit (at most 5 MB)", type=UPLOAD_TYPES, key=UPLOAD, on_change=_picture,
                      help="Read by Pillow as grey levels; nothing in the file is executed.")
-    _said(code, "Upload a picture of one digit, dark on light or light on dark, written large with a thick pen as the "
-                "digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
+    _said(code, "upload", "Upload a picture of one digit, dark on light or light on dark, written large with a "
+                          "thick pen as the digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
 
 
-def _said(code: str, empty: str) -> None:
-    """What the last drawing or picture's reading said, while the code is still its; ``empty`` when no code."""
-    said_code, kind, text = st.session_state.get(SAID, ("", "", ""))
-    if said_code == code and kind and text:
+def _said(code: str, source: str, empty: str) -> None:
+    """What the last drawing or picture's reading said, while the code is still its and its source is shown;
+    ``empty`` when there is no code."""
+    said_code, kind, text, said_source = st.session_state.get(SAID, ("", "", "", ""))
+    if said_code == code and said_source == source and kind and text:
         getattr(st, kind)(text)
     elif not code:
         st.info(empty)
