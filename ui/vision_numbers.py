@@ -101,3 +101,11 @@ def is_shipped_digits_model(spec: ModelSpec) -> bool:
         return shipped_entry("digits_vit").spec == spec
     except KeyError:
         return False
+
+
+def digits_problem(config) -> str | None:
+    """What stops a vision model from reading the 8 x 8 grey digits (None: nothing)."""
+    if (config.image_size, config.channels) == (8, 1):
+        return None
+    return (f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
+            f"{config.image_size} x {config.image_size}. Pick a model trained on the digits.")

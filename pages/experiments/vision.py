@@ -17,7 +17,10 @@ TARGET_SHOWN = 8  # the held-out digit patched into by default (a 3), as the Vis
 def vision_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> None:
     """The page's row of sections, for a ViT: a change inside reruns this part only."""
     section = section_picker(sections)
-    if section == "Knock out":
+    problem = vision_numbers.digits_problem(loaded.config)
+    if problem:
+        st.error(problem)
+    elif section == "Knock out":
         st.markdown("Each head of the model is knocked out alone, and the model reads all "
                     f"{len(vision_numbers.digits().heldout_labels)} held-out digits: a head whose loss costs "
                     "accuracy carries something the prediction needs.")
@@ -31,6 +34,8 @@ def vision_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> None:
         pixels = tuple(float(v) for v in data.heldout_images[index, 0].numpy().ravel())
         patch_images(loaded, pixels, f"held-out digit {index + 1} (a {truth})", truth)
     else:
-        st.info(f"{section} reads a token model's next-token prediction or its text; {loaded.label} is a Vision "
-                "Transformer, which names an image. For it this page has **Knock out** and **Patching**, and the "
-                "Vision Transformer page draws its attention over the image.")
+        reads = ("builds a head over the induction task's letters" if section == "Build a head"
+                 else "reads a token model's next-token prediction or its text")
+        st.info(f"{section} {reads}; {loaded.label} is a Vision Transformer, which names an image. For it this page "
+                "has **Knock out** and **Patching**, and the Vision Transformer page draws its attention over the "
+                "image.")
