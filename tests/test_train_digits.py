@@ -14,7 +14,7 @@ import torch
 from torch.nn import functional as F
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
-from transformer import DigitsTask, Trainer, TrainingSetup, default_setup, load_digits, make_task
+from transformer import DigitsTask, Trainer, TrainingSetup, build_model, default_setup, load_digits, make_task
 from transformer.digits_task import PROBE_INDEX, cls_focus
 
 PAGE = "pages/train/page.py"
@@ -74,16 +74,29 @@ def test_the_trainers_metrics_are_the_models_own_on_the_held_out_digits():
 
 
 def test_the_digits_vit_reaches_ninety_five_percent_within_thirty_seconds_on_two_threads():
+    threads = torch.get_num_threads()
     torch.set_num_threads(2)
     start = time.perf_counter()
     trainer = Trainer(default_setup("digits"))
     while not trainer.done:
         trainer.train(20)
     seconds = time.perf_counter() - start
+    torch.set_num_threads(threads)
     assert trainer.task.reached(trainer.history[-1]), trainer.history[-1]
     assert trainer.history[-1]["val_accuracy"] >= 0.95 and seconds < 30, (trainer.step, seconds)
     first, last = np.asarray(trainer.history[0]["head_scores"]), np.asarray(trainer.history[-1]["head_scores"])
     assert last.max() > first.max()  # [CLS] reads the image more sharply once trained
+
+
+def cls_rows(model, image: torch.Tensor) -> list[np.ndarray]:
+    """[CLS]'s attention over the 4 x 4 patches, ``[layer][head] -> [4, 4]``, of ``model`` (eval mode) on ``image``."""
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        record = model(image, return_attention=True).attention
+    model.train(was_training)
+    return [[record.weights[f"encoder.layers.{layer}.self_attn"][0, head, 0, 1:].reshape(4, 4).numpy()
+             for head in range(model.config.num_heads)] for layer in range(model.config.num_encoder_layers)]
 
 
 def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_the_vision_page():
@@ -99,9 +112,8 @@ def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_
     assert run.step == 20 and run.task.kind == "vision"
     spec = chart_by_title(at, "Step 20 · [CLS]'s attention over a held-out digit (a 3)")
     glows = [decode_array(trace["z"]) for trace in spec["data"][1::2]]  # image, glow, image, glow, ...
-    weights = run.snapshots[-1].weights
-    expected = [weights[f"encoder.layers.{layer}.self_attn"][head, 0, 1:].reshape(4, 4)
-                for layer in range(2) for head in range(4)]
+    weights = cls_rows(run.model, run.task.probe().inputs)  # the model as it is now, at step 20, run here
+    expected = [weights[layer][head] for layer in range(2) for head in range(4)]
     assert len(glows) == 8
     for glow, cls in zip(glows, expected):
         assert np.allclose(glow, np.kron(cls, np.ones((2, 2))), atol=1e-6)
@@ -109,9 +121,9 @@ def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_
     at.select_slider(key="snap").set_value(0).run()  # scrub back: the untrained model's even wash
     assert_no_exception(at)
     first = chart_by_title(at, "Step 0 · [CLS]'s attention over a held-out digit (a 3)")
-    start = run.snapshots[0].weights
-    assert np.allclose(decode_array(first["data"][1]["z"]),
-                       np.kron(start["encoder.layers.0.self_attn"][0, 0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-6)
+    untrained = build_model(run.config, run.setup.seed, "vision")  # the same seed: the weights at step 0
+    start = cls_rows(untrained, run.task.probe().inputs)
+    assert np.allclose(decode_array(first["data"][1]["z"]), np.kron(start[0][0], np.ones((2, 2))), atol=1e-6)
     at.button(key="use").click().run()
     assert_no_exception(at)
     at.switch_page("pages/vision/page.py")

@@ -241,7 +241,7 @@ def check_kind(name: str, kind: str) -> str:
 
 
 def make_task(name: str, kind: str | None = None, text: str | None = None) -> Task | DigitsTask:
-    """The task ``name`` (one of TASK_NAMES) as ``kind`` (default decoder-only).
+    """The task ``name`` (one of TRAINING_TASKS) as ``kind`` (default decoder-only; digits: vision).
 
     copy, reverse and sort exist as "decoder-only" and "encoder-decoder"; induction and text are
     decoder-only; digits is "vision" (``transformer.digits_task``). ``text`` is the text task's corpus (None = the built-in one). Anything else

@@ -27,6 +27,7 @@ from .decoding import forward_logits, greedy_decode, masked_loss, merge_batches
 from .head_scores import score_heads
 from .record import ForwardRecord
 from .seeding import build_model
+from .digits_task import DigitsTask
 from .tasks import Task, TaskBatch, make_task
 from .training_setup import TrainingSetup, model_config
 
@@ -64,7 +65,7 @@ class Trainer:
         self.stop_at_target = stop_at_target
         if min(eval_every, snapshot_every) < 1:
             raise ValueError("eval_every and snapshot_every must be at least 1.")
-        self.task: Task = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
+        self.task: Task | DigitsTask = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
         self.config = model_config(setup, self.task.context, self.task.vocab_size)
         self.model: nn.Module = build_model(self.config, setup.seed, setup.kind).train()
         self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,

@@ -88,7 +88,9 @@ def default_setup(task: str) -> TrainingSetup:
     about 5x the steps to reach 99 %); copy: d_model 64, d_ff 128; reverse, sort: d_model 32,
     d_ff 64, learned positions; text: d_model 64, d_ff 128, rotary, dropout 0.2 (a text of tens
     of KB is memorised quickly without it). All: lr 3e-3, batch 32, 20 warm-up steps; at most 1000
-    steps for induction, 2000 for the others (training stops earlier, at the target).
+    steps for induction, 2000 for the others (training stops earlier, at the target). digits: a Vision
+    Transformer (kind "vision") of 2 layers of 4 heads, d_model 64, d_ff 128, learned positions, batch 64,
+    weight decay 0.01, at most 1000 steps (95 % held out at about step 400).
     """
     if task not in _DEFAULTS:
         raise ValueError(f"task {task!r} is unknown; use one of {TRAINING_TASKS}.")

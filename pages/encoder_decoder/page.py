@@ -289,7 +289,7 @@ def open_section(pair: SentencePair) -> None:
     not the model and the sentences."""
     draws = SECTION_DRAWS[section_picker(SECTIONS)]
     if figure_on_top() and draws == (teacher_forcing_section, output_section):
-        draws = draws[::-1]  # a small screen: the output's figure first, then why the decoder reads the target shifted
+        draws = draws[::-1]  # a small screen or a projector: the output's figure first, then the shifted target
     for draw in draws:
         draw(pair)
 

@@ -161,7 +161,7 @@ def _recipe() -> HeadRecipe:
 
 def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
-    small screen the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
+    small screen or a projector the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
     built = st.container() if figure_on_top() else None
     recipe = _recipe()
     task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")

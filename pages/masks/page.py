@@ -73,8 +73,8 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    (controls if figure_on_top() else st).caption(f"The batch of sentences feeds every section but the first; the model "
-                                            f"({loaded.label}) feeds the last three.")
+    (controls if figure_on_top() else st).caption(f"The batch of sentences feeds every section but the first; the "
+                                                  f"model ({loaded.label}) feeds the last three.")
     open_section(batch, shown)
 
 

@@ -13,7 +13,7 @@ from ui.routing import require_navigation
 
 require_navigation()
 
-FOLDED = "settings_folded"  # session state: the settings were folded once for a small screen
+FOLDED = "settings_folded"  # session state: the settings were folded once for a small screen or a projector
 
 st.title("Train a tiny Transformer")
 with explanation():
@@ -40,7 +40,7 @@ def training_view() -> None:
     if state.pop(live.WHOLE_PAGE, False):
         st.rerun()
     if figure_on_top() and "settings" not in st.query_params and not state.get(FOLDED):
-        state[FOLDED] = True  # on a small screen the settings start folded: the figures come first
+        state[FOLDED] = True  # on a small screen or a projector the settings start folded: the figures come first
         state["settings"] = False
     with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
                      "the same run)", expanded=True, key="settings", bind="query-params"):
@@ -54,7 +54,7 @@ def training_view() -> None:
     trainer = live.current_trainer(setup)
     if trainer is None:
         return
-    task = st.container()  # what the task is: above the run, or below its figures on a small screen
+    task = st.container()  # what the task is: above the run, or below its figures on a small screen or a projector
     live.media_buttons(trainer)
     live.live_view(trainer, state.get("running", False))
     (st.container() if figure_on_top() else task).info(trainer.task.description)

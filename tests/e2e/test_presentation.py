@@ -10,6 +10,8 @@ from tests.e2e.test_phone import CHARTS_DRAWN, FIRST_CHART_TOP, GO_TO, RESULTS_F
 from ui.pages_index import PAGES
 
 PROJECTOR = (1280, 720)
+
+
 @pytest.fixture(scope="module")
 def projector(browser, server_url):
     """One browser context at the projector's size, presentation mode switched on by the first link."""

@@ -65,7 +65,6 @@ def test_the_digits_vit_trains_live_to_its_target_within_thirty_seconds(page, se
     page.locator("[data-testid=stButton] button", has_text="Train").first.click()
     page.locator("[data-testid=stAlert]", has_text="the target is reached").wait_for(timeout=60_000)
     seconds = time.monotonic() - started
-    print(f"digits: the target reached in the browser after {seconds:.1f} s")
     assert seconds <= 30, seconds
     wait_idle(page, timeout=60_000)
     accuracy = page.locator("[data-testid=stMetric]", has_text="held-out accuracy").inner_text()

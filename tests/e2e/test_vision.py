@@ -319,7 +319,15 @@ def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
         bars, seen = prediction(teacher), teacher.evaluate(SEEN_PIXELS, SEEN)
         same_bars = ("([read, start, want]) => { const bars = (eval(read))(start); "
                      "return bars && JSON.stringify(bars.y) === JSON.stringify(want); }")
-        student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
+        try:
+            student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]],
+                                      timeout=CHECK_TIMEOUT_MS)
+        except Exception:
+            print("DEBUG", teacher.url, "\n", student.url, student.locator("[data-testid=stAlert]").all_inner_texts(),
+                  student.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p.layout?.title?.text)"),
+                  student.evaluate(PREDICTION_BARS, PREDICTION), bars["y"],
+                  student.evaluate("() => document.body.className"), student.locator(".lab-follow").all_inner_texts())
+            raise
         teacher_code = parse_qs(urlparse(teacher.url).query)["pixels"][0]
         student.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code",
                                   arg=teacher_code, timeout=CHECK_TIMEOUT_MS)
