@@ -319,28 +319,28 @@ def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
         bars, seen = prediction(teacher), teacher.evaluate(SEEN_PIXELS, SEEN)
         same_bars = ("([read, start, want]) => { const bars = (eval(read))(start); "
                      "return bars && JSON.stringify(bars.y) === JSON.stringify(want); }")
+        same_pixels = ("([read, start, want]) => JSON.stringify((eval(read))(start)) === JSON.stringify(want)")
         try:
             student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]],
                                       timeout=CHECK_TIMEOUT_MS)
-        except Exception:
-            print("DEBUG", teacher.url, "\n", student.url, student.locator("[data-testid=stAlert]").all_inner_texts(),
-                  student.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p.layout?.title?.text)"),
-                  student.evaluate(PREDICTION_BARS, PREDICTION), bars["y"],
-                  student.evaluate("() => document.body.className"), student.locator(".lab-follow").all_inner_texts())
-            raise
+        except Exception as error:  # say what the student shows instead
+            shown = student.evaluate("() => [...document.querySelectorAll('div.lab-chart')]"
+                                     ".map((p) => p.layout?.title?.text)")
+            raise AssertionError(f"the student shows {shown} at {student.url}, alerts "
+                                 f"{student.locator('[data-testid=stAlert]').all_inner_texts()}") from error
         teacher_code = parse_qs(urlparse(teacher.url).query)["pixels"][0]
         student.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code",
                                   arg=teacher_code, timeout=CHECK_TIMEOUT_MS)
         wait_idle(student, timeout=RUN_TIMEOUT)
         time.sleep(1.5)  # past the moment a page change's run starts (0.3-1 s): nothing may undo the view
         wait_idle(student, timeout=RUN_TIMEOUT)
-        assert student.evaluate(SEEN_PIXELS, SEEN) == seen
+        student.wait_for_function(same_pixels, arg=[SEEN_PIXELS, SEEN, seen], timeout=CHECK_TIMEOUT_MS)
 
         before = requested_runs(student)  # exploring: the student's own page, from the teacher's view
         student.get_by_role("button", name="Explore on my own").click()
         wait_idle(student, timeout=RUN_TIMEOUT, after=before)
         student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
-        assert student.evaluate(SEEN_PIXELS, SEEN) == seen
+        student.wait_for_function(same_pixels, arg=[SEEN_PIXELS, SEEN, seen], timeout=CHECK_TIMEOUT_MS)
         student.wait_for_function(f"() => document.querySelector('{CANVAS}') && ({CANVAS_INK})() > 500",
                                   timeout=CHECK_TIMEOUT_MS)
         assert_no_exception(student)
