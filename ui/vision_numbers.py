@@ -11,12 +11,14 @@ import torch
 from analysis import vision
 from analysis.knockout import knockout_sweep
 from transformer import attention_names, load_digits
+from transformer.digits_task import PROBE_INDEX
 from transformer.spec import ModelSpec
 from ui.cache import computation, resource
 from ui.model_picker import shipped_entry
 from ui.models import load_model
 
-NO_POSITIONS = "digits_vit_nopos"  # the shipped digits ViT's twin trained without position embeddings
+NO_POSITIONS = "digits_vit_nopos"
+SHOWN_DIGIT = PROBE_INDEX + 1  # the held-out digit pages open on, counted from 1: a 3, read right (the Train probe)  # the shipped digits ViT's twin trained without position embeddings
 
 
 @resource(max_entries=1)

@@ -10,8 +10,6 @@ from ui.controls import section_picker
 from ui.models import LoadedModel
 from ui.vision_experiments import knock_out_sweep, patch_images
 
-TARGET_SHOWN = 8  # the held-out digit patched into by default (a 3), as the Vision page opens on
-
 
 @st.fragment
 def vision_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> None:
@@ -28,7 +26,7 @@ def vision_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> None:
     elif section == "Patching":
         data = vision_numbers.digits()
         count = len(data.heldout_labels)
-        index = st.number_input(f"the image read: held-out digit (1 to {count})", 1, count, TARGET_SHOWN,
+        index = st.number_input(f"the image read: held-out digit (1 to {count})", 1, count, vision_numbers.SHOWN_DIGIT,
                                 key="target_digit", bind="query-params") - 1
         truth = int(data.heldout_labels[index])
         pixels = tuple(float(v) for v in data.heldout_images[index, 0].numpy().ravel())

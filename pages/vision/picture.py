@@ -15,7 +15,6 @@ from ui.models import LoadedModel
 from ui.screen import settings
 
 SOURCES = ("held-out digit", "draw", "upload")
-FIRST_SHOWN = 8  # the held-out digit a page opens on: a 3, read right (digit 1 is one of the few it gets wrong)
 CODE = "pixels"  # the control (and URL key) holding a drawn or uploaded image as its code (image_code)
 OWN = ("draw", "upload")  # the sources whose image is the code's
 DRAWN_GRID = "vision_drawn_grid"  # session state: (code, the drawing as the canvas sent it), to draw it again
@@ -66,7 +65,7 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
     source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
                                     bind="query-params", on_change=_source_changed) or SOURCES[0]
     own = source in OWN
-    index = middle.number_input(f"held-out digit (1 to {count})", 1, count, FIRST_SHOWN, key="digit",
+    index = middle.number_input(f"held-out digit (1 to {count})", 1, count, vision_numbers.SHOWN_DIGIT, key="digit",
                                 bind="query-params", disabled=own,
                                 help="The digits the model never saw in training, in a fixed order.") - 1
     typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own,

@@ -13,7 +13,6 @@ nothing.
 from __future__ import annotations
 
 import math
-import time
 from urllib.parse import parse_qs, urlparse
 import re
 
@@ -331,8 +330,9 @@ def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
         teacher_code = parse_qs(urlparse(teacher.url).query)["pixels"][0]
         student.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code",
                                   arg=teacher_code, timeout=CHECK_TIMEOUT_MS)
-        wait_idle(student, timeout=RUN_TIMEOUT)
-        time.sleep(1.5)  # past the moment a page change's run starts (0.3-1 s): nothing may undo the view
+        # No page-change run is still to start (follower.js waits 0.3-1 s before one): nothing may undo the view.
+        student.wait_for_function("() => window.__attentionLabClass && !window.__attentionLabClass.opening",
+                                  timeout=CHECK_TIMEOUT_MS)
         wait_idle(student, timeout=RUN_TIMEOUT)
         student.wait_for_function(same_pixels, arg=[SEEN_PIXELS, SEEN, seen], timeout=CHECK_TIMEOUT_MS)
 

@@ -112,6 +112,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   let stopped = false;
   const current = () => !stopped && call === shared.calls;
   let opening = null; // the one pending start of this page's run for another page (the latest view's)
+  shared.opening = false; // whether the latest call waits to start such a run (read by the browser tests)
   let missingSince = null;
   const woken = new Set();
   const wake = (reason) => {
@@ -154,7 +155,12 @@ export default function ({ data, parentElement, setTriggerValue }) {
       showPanel(parentElement, drawing);
       if (opening === null) { // one run for the latest view, at its moment (the run opens the room's latest)
         const [least, most] = OPEN_AFTER_MS;
-        opening = setTimeout(() => wake(`view:${drawing.version}`), least + Math.random() * (most - least));
+        shared.opening = true;
+        opening = setTimeout(() => {
+          opening = null;
+          if (current()) shared.opening = false;
+          wake(`view:${drawing.version}`);
+        }, least + Math.random() * (most - least));
       }
       return;
     }
@@ -209,6 +215,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   return () => {
     stopped = true;
     if (opening !== null) clearTimeout(opening);
+    if (call === shared.calls) shared.opening = false;
     if (shared.abort === aborter) aborter.abort();
     document.body.classList.remove("lab-opening");
   };
