@@ -161,6 +161,38 @@ def test_the_door_seeds_controls_from_a_url_set_in_the_same_run():
     assert params.get_initial_value("heads") == "8"
 
 
+def _bound_controls_script():
+    import streamlit as st
+
+    from ui.streamlit_internals import url_state_of_bound_controls
+
+    st.selectbox("Image", ["held-out digit", "draw"], key="source", bind="query-params")
+    st.slider("Heads", 1, 10, 3, key="heads", bind="query-params")
+    st.checkbox("Causal", key="causal", bind="query-params")
+    st.multiselect("Knocked out", ["a", "b", "c"], key="off", bind="query-params")
+    st.session_state["written"] = url_state_of_bound_controls()
+
+
+def test_the_url_state_written_from_the_controls_values_opens_the_same_controls():
+    """What a teacher's view says when a timer's run took an older address: every control away from its
+    default, written as Streamlit reads it back (a fresh session opened with it shows the same values)."""
+    teacher = AppTest.from_function(_bound_controls_script).run()
+    assert teacher.session_state["written"] == {}  # defaults are not written
+    teacher.selectbox(key="source").select("draw").run()
+    teacher.slider(key="heads").set_value(7).run()
+    teacher.checkbox(key="causal").check().run()
+    teacher.multiselect(key="off").select("b").select("c").run()
+    written = teacher.session_state["written"]
+    assert set(written) == {"source", "heads", "causal", "off"}
+    student = AppTest.from_function(_bound_controls_script)
+    student.query_params.update(written)
+    student.run()
+    assert student.selectbox(key="source").value == "draw"
+    assert student.slider(key="heads").value == 7
+    assert student.checkbox(key="causal").value is True
+    assert student.multiselect(key="off").value == ["b", "c"]
+
+
 def test_streamlit_run_finds_the_app_and_its_route_in_app_py():
     from streamlit.web.server.app_discovery import discover_asgi_app
 

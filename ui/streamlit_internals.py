@@ -11,6 +11,8 @@ than break a page:
   go of their URL keys first (``QueryParams._bindings_by_param``, ``unbind_widget``), then seeds them from
   the URL set in the same run (``set_initial_query_params_from_current``);
 - ``bound_url_keys``: the URL keys an ``AppTest`` run's widgets are bound to (the URL schema's tooling);
+- ``url_state_of_bound_controls``: the URL state a session's bound controls stand for, from their values
+  (``QueryParams._bindings_by_widget``, the widgets' metadata: serializer, default, value type);
 - ``watch_elements``: every element a run sends, with its content hash (``ScriptRunContext.enqueue``): what a
   teacher's page wrote, so that a student's page runs again where it changed (``ui.rooms.drawing``);
 - ``session_alive``: whether a session's browser is still connected (``Runtime.is_active_session``);
@@ -77,6 +79,33 @@ def bound_url_keys(app_test) -> set[str]:
     return set(getattr(params, "_bindings_by_param", {}))
 
 
+def url_state_of_bound_controls() -> dict[str, list[str]]:
+    """The URL state of this session's controls bound to the URL, from their values as they stand: a control
+    whose value differs from its default gives its key, written as Streamlit writes it. A fragment's run (a
+    timer's) can take an older address from the browser, without a key a control set a moment before; the
+    controls' values still hold it. Without the internals: nothing."""
+    try:
+        from streamlit.runtime.state.query_params import _coerce_value_for_query_url
+    except ImportError:
+        return {}
+    state = getattr(_ctx().session_state, "_state", None)
+    bindings = getattr(getattr(state, "query_params", None), "_bindings_by_widget", None)
+    metadata = getattr(getattr(state, "_new_widget_state", None), "widget_metadata", None)
+    if bindings is None or metadata is None:
+        return {}
+    found = {}
+    for widget_id, binding in list(bindings.items()):
+        control = metadata.get(widget_id)
+        if control is None or binding.param_key not in state:
+            continue
+        value = state[binding.param_key]
+        if value == control.deserializer(None):
+            continue
+        written = _coerce_value_for_query_url(control.serializer(value), control.value_type)
+        found[binding.param_key] = (written or [""]) if isinstance(written, list) else [written]
+    return found
+
+
 def watch_elements(on_element) -> bool:
     """Once a process: every delta a run sends is shown to ``on_element(session_id, delta_path, element_type,
     message_hash)`` after it is queued (``ScriptRunContext.enqueue``, which gives every message its content
@@ -131,7 +160,7 @@ def moved() -> list[str]:
         from streamlit.runtime.pages_manager import PagesManager
         from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: F401
         from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
-        from streamlit.runtime.state.query_params import QueryParams
+        from streamlit.runtime.state.query_params import QueryParams, _coerce_value_for_query_url  # noqa: F401
     except ImportError as error:
         return [f"a module moved: {error}"]
     checks = {
@@ -140,6 +169,7 @@ def moved() -> list[str]:
             ScriptRunContext, "__dataclass_fields__", {}),
         "QueryParams._bindings_by_param": "_bindings_by_param" in getattr(QueryParams, "__dataclass_fields__", {}),
         "QueryParams.unbind_widget": hasattr(QueryParams, "unbind_widget"),
+        "QueryParams._bindings_by_widget": "_bindings_by_widget" in getattr(QueryParams, "__dataclass_fields__", {}),
         "QueryParams.set_initial_query_params_from_current": hasattr(QueryParams,
                                                                       "set_initial_query_params_from_current"),
         "Runtime.is_active_session": hasattr(Runtime, "is_active_session"),

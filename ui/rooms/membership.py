@@ -10,9 +10,10 @@ import streamlit as st
 
 from classroom.board import BOARD
 from ui.cache import resource
-from ui.streamlit_internals import session_alive, session_id
+from ui.streamlit_internals import session_alive, session_id, url_state_of_bound_controls
 
 from .redis_store import RedisRooms
+from .schema import PAGE_KEYS, general_key
 from .store import MemoryRooms, RoomStore, RoomsUnavailable
 from .watcher import RoomWatcher
 
@@ -84,9 +85,14 @@ def send_answer(lesson_id: str, step: int, value) -> None:
 
 
 def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
-    """The view this session shows: its page's URL path and URL state, without the class's own keys."""
+    """The view this session shows: its page's URL path and URL state, without the class's own keys. A key
+    a control stands for but the URL state lacks (a fragment's run took an older address) is taken from the
+    control's value."""
     query = {key: st.query_params.get_all(key) for key in st.query_params if key not in (ROOM, TEACH)}
-    return page_path, query
+    page_keys = PAGE_KEYS.get(page_path, frozenset())
+    missing = {key: value for key, value in url_state_of_bound_controls().items()
+               if key not in query and general_key(key) in page_keys}
+    return page_path, {**query, **missing}
 
 
 def leave() -> None:
