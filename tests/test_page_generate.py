@@ -128,3 +128,20 @@ def test_the_timings_are_finite_and_the_fits_have_their_shape():
     assert np.isfinite([cost.full_fit.exponent, cost.window_fit.exponent]).all()
     np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths ** 2)
     np.testing.assert_array_equal(cost.window_bytes, 4 * 8 * cost.lengths)
+
+
+def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1():
+    at = run_page(PAGE, {"section": "Compare", "new": "8", "beams": "3", "prompt": "the keys "})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "The beam search's tree")
+    lines = [trace for trace in spec["data"] if trace.get("mode") == "lines"]
+    strong = [trace for trace in lines if trace["line"]["width"] == max(line["line"]["width"] for line in lines)]
+    path = [trace for trace in spec["data"] if trace.get("mode") == "markers+text"]
+    assert len(strong) == 1 and len(path) == 1
+    steps = decode_array(path[0]["x"]).astype(int)
+    order = np.argsort(steps)
+    assert steps[order].tolist() == list(range(1, len(steps) + 1))  # one node a token, the first is token 1
+    written = "".join(path[0]["text"][i] for i in order).replace("▁", " ")
+    assert written == at.code[2].value  # the strong path spells the beam's text
+    faint = [trace for trace in spec["data"] if trace.get("mode") == "markers"]
+    assert faint and decode_array(faint[0]["x"]).min() >= 1

@@ -27,6 +27,8 @@ const TOOLBAR_ROW_PX = 26;
 const FONT_FAMILY = "Source Sans Pro, Arial, sans-serif";
 
 let measurer = null;
+const LINE = 1.25; // a label's box across its baseline, in font sizes: a line with its ascenders and descenders
+
 function textWidth(text, size, weight = 400, family = FONT_FAMILY) {
   // The width of text as the browser draws it (markup removed, entities decoded), in px.
   measurer = measurer || document.createElement("canvas").getContext("2d");
@@ -56,10 +58,19 @@ function yAxesOnTheLeft(layout) {
     && ((layout[key].side || "left") === "left"));
 }
 
-function plotWidthOf(layout, width) {
+function plotWidthOf(layout, width, figure = null) {
   // The plot area's width: the figure's less its margins, the left one at least what Plotly will grow it
-  // to (automargin) for a y axis's tick labels and title.
+  // to (automargin) for a y axis's tick labels and title, the right one for the colour bars at the right
+  // of the figure (given).
   const margin = margins(layout);
+  let right = margin.r;
+  for (const owner of figure ? colourBars(figure) : []) {
+    const bar = owner.colorbar || {}, font = fontOf(layout, bar.tickfont);
+    if (bar.orientation === "h") continue;
+    const title = typeof bar.title === "string" ? bar.title : (bar.title || {}).text;
+    right = Math.max(right, (bar.thickness ?? 30) + (bar.xpad ?? 10) + 6 + 2.6 * font.size
+                            + (title ? LINE * fontOf(layout, (bar.title || {}).font).size : 0));
+  }
   let left = margin.l;
   for (const key of yAxesOnTheLeft(layout)) {
     const axis = layout[key];
@@ -71,7 +82,7 @@ function plotWidthOf(layout, width) {
     const title = typeof axis.title === "string" ? axis.title : (axis.title || {}).text;
     left = Math.max(left, labels + 12 + (title ? font.size * 1.3 + 12 : 0));
   }
-  return width - left - margin.r;
+  return width - left - right;
 }
 
 function grow(layout, px) {
@@ -333,8 +344,10 @@ function xLabelsPx(layout, axis) {
   const widest = Math.max(...texts.map((t) => textWidth(t, font.size, 400, font.family)));
   const angle = typeof axis.tickangle === "number" ? Math.abs(axis.tickangle) % 180 : 0;
   const labels = axis.showticklabels === false ? 0 : font.size * 1.4 + widest * Math.sin((angle * Math.PI) / 180);
-  const title = typeof axis.title === "string" ? axis.title : (axis.title || {}).text;
-  return labels + 8 + (title ? font.size * 1.4 + 8 : 0);
+  const title = typeof axis.title === "string" ? { text: axis.title } : axis.title || {};
+  const titleFont = fontOf(layout, title.font);
+  // the title: its line, its standoff from the labels and Plotly's own padding around it
+  return labels + 8 + (title.text ? LINE * titleFont.size + (title.standoff ?? 12) + 16 : 0);
 }
 
 function yLabelsPx(figure, layout, key) {
@@ -388,7 +401,8 @@ function stackPanels(figure, width) {
   }
   const paperPx = layout.height - margin.t - margin.b;
   const panelPx = paperPx * (panels[0].dy[1] - panels[0].dy[0]);
-  const gapPx = Math.max(margin.b, xLabelsPx(layout, layout[panels[0].x] || {})) + PANEL_TITLE_PX;
+  const nameLine = Math.max(0, ...panels.flatMap(nameOf).map((note) => LINE * nameFont(note).size + 8));
+  const gapPx = Math.max(margin.b, xLabelsPx(layout, layout[panels[0].x] || {})) + Math.max(PANEL_TITLE_PX, nameLine);
   // a name wider than the figure wraps (centred over the plot, as wide as it may be either side), and the
   // room above its panel grows by its new lines
   const plotLeft = width - margin.r - plotWidth, centre = plotLeft + plotWidth / 2;
@@ -625,7 +639,7 @@ function thinTicks(figure, width) {
   // Tick labels that would touch: a shared first word moved to the axis title ("head 1" ... -> 1 ... under
   // "head"), upright labels turned by 45 degrees, and then every k-th label kept.
   const layout = figure.layout, margin = margins(layout);
-  const plotWidth = plotWidthOf(layout, width), plotHeight = (layout.height || 450) - margin.t - margin.b;
+  const plotWidth = plotWidthOf(layout, width, figure), plotHeight = (layout.height || 450) - margin.t - margin.b;
   let changed = 0;
   const keys = new Set(Object.keys(layout).filter((name) => /^[xy]axis\d*$/.test(name)));
   for (const trace of figure.data) {
@@ -658,8 +672,8 @@ function thinTicks(figure, width) {
     // label and a gap (upright labels in a row)
     const widest = new Map(); // texts -> the widest of them, measured once
     const need = (texts) => {
-      if (!horizontal) return font.size;
-      if (angle !== 0) return font.size / Math.sin((angle * Math.PI) / 180);
+      if (!horizontal) return LINE * font.size;
+      if (angle !== 0) return (LINE * font.size) / Math.sin((angle * Math.PI) / 180);
       if (!widest.has(texts)) widest.set(texts, Math.max(...texts.map((t) => textWidth(t, font.size, 400, font.family))));
       return widest.get(texts) + 8;
     };
@@ -679,7 +693,11 @@ function thinTicks(figure, width) {
       texts = shared.rest;
       axis.title = { ...title, text: shared.word };
     }
-    if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !fits(texts)) angle = 45;
+    // short labels (letters, one-character tokens) stay level, thinned: only an axis of words turns
+    const short = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
+    if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !short && !fits(texts)) {
+      angle = 45;
+    }
     const kept = [], gap = need(texts);
     ticks.forEach((tick, i) => {
       if (!kept.length || (tick[0] - ticks[kept[kept.length - 1]][0]) * unitPx >= gap) kept.push(i);
@@ -781,6 +799,25 @@ function fitLegendBelow(figure, width) {
 
 // ---- all of it ----
 
+function dropCellTexts(figure, width) {
+  // Values written in a heatmap's cells: where the widest no longer fits its cell at its text size, the
+  // cells go without (the hover still gives each value), rather than be shrunk below a readable size.
+  const layout = figure.layout, plotWidth = plotWidthOf(layout, width, figure);
+  let dropped = 0;
+  for (const trace of figure.data) {
+    if (trace.type !== "heatmap" || !trace.texttemplate || !Array.isArray(trace.text)) continue;
+    const rows = trace.text.filter(Array.isArray), columns = Math.max(0, ...rows.map((row) => row.length));
+    const key = axisKey(trace.xaxis, "x"), domain = (layout[key] || {}).domain || [0, 1];
+    const font = fontOf(layout, trace.textfont);
+    const widest = Math.max(0, ...rows.flat().map((text) => textWidth(text, font.size, 400, font.family)));
+    if (columns && widest + 4 > (plotWidth * (domain[1] - domain[0])) / columns) {
+      trace.texttemplate = "";
+      dropped += 1;
+    }
+  }
+  return dropped;
+}
+
 function fitFigure(figure, width, touch) {
   // figure ({data, layout}) changed in place to read well at width px; returns what was changed, which is
   // the same for every width at which the figure comes out the same.
@@ -798,6 +835,7 @@ function fitFigure(figure, width, touch) {
   const titles = fitAxisTitles(figure, width);
   const thinned = thinTicks(figure, width);
   const headers = fitHeaderRows(figure, width);
-  return JSON.stringify([stacked, below, legendRows, across, lines, rowsBelow, titles, thinned, headers,
+  const cells = dropCellTexts(figure, width);
+  return JSON.stringify([stacked, below, legendRows, across, lines, rowsBelow, titles, thinned, headers, cells,
                          layout.height]);
 }

@@ -92,9 +92,13 @@ def share_bars(shares: dict[str, float], title: str) -> go.Figure:
     values = np.asarray(list(shares.values()), dtype=np.float32)
     trace = go.Bar(x=values, y=names, orientation="h", marker_color=[AFTER_COLOR if v >= 0 else "#1f77b4"
                                                                       for v in values],
-                   texttemplate="%{x:.2f}", textposition="outside", hovertemplate="%{y}: %{x:.3f}<extra></extra>")
+                   texttemplate="%{x:.2f}", textposition="outside", cliponaxis=False,
+                   hovertemplate="%{y}: %{x:.3f}<extra></extra>")
+    # room past the longest bar, either way, for its value written outside it
+    low, high = min(0.0, float(values.min(initial=0.0))), max(0.0, float(values.max(initial=0.0)))
+    pad = 0.35 * max(high - low, 1e-6)
     return styled_figure([trace], title, int(140 + 40 * len(names)), yaxis=dict(autorange="reversed"),
-                         xaxis=dict(title_text="share of the logit"))
+                         xaxis=dict(title_text="share of the logit", range=[low - (pad if low < 0 else 0), high + pad]))
 
 
 def weight_matrix(matrix: np.ndarray, names: Sequence[str], title: str, max_labels: int = 16) -> go.Figure:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .labels import escape, log_axis
+from .labels import escape, label_angle, log_axis
 from .style import HEAD_COLORS, styled_figure
 
 KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
@@ -32,35 +32,54 @@ def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities:
                        customdata=labels[:-1], hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>")
     top = float(max(heights.max(), probabilities[order].max(), 1e-6))
     return styled_figure([bars, drawn], title, 380, xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
-                                                                 tickangle=-45),
+                                                                 tickangle=label_angle(labels, -45)),
                          yaxis=dict(range=[0, top * 1.12], title_text="probability"),
                          legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
 
 
 def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str], scores: Sequence[float],
               chosen_path: set[int], title: str) -> go.Figure:
-    """The nodes a beam search kept, one column per step (best score at the top), each joined to its
-    parent; the chosen hypothesis's path red, finished ones marked with a square."""
+    """The nodes a beam search kept, one column per generated token (counted from 1; ``steps`` from 0), best
+    score at the top (rank 1), each joined to its parent. The chosen hypothesis's path is drawn strongly, its
+    tokens written beside it; every other node and edge faintly, its token in the hover."""
     steps, scores = np.asarray(steps), np.asarray(scores, dtype=np.float64)
     rank = np.zeros(len(steps))
     for step in np.unique(steps):
         members = np.flatnonzero(steps == step)
         rank[members[np.argsort(-scores[members], kind="stable")]] = np.arange(len(members))
-    xs, ys = [], []
-    for node, parent in enumerate(parents):
-        if parent >= 0:
-            xs += [steps[parent], steps[node], None]
-            ys += [rank[parent], rank[node], None]
-    edges = go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=CUT, width=1.5), hoverinfo="skip", showlegend=False)
-    colors = [CHOSEN if node in chosen_path else KEPT for node in range(len(steps))]
-    nodes = go.Scatter(x=steps, y=rank, mode="markers+text", text=[escape(label) for label in labels],
-                       textposition="middle right", marker=dict(size=11, color=colors), showlegend=False,
-                       customdata=scores, hovertemplate="step %{x}: %{text}<br>sum of log p %{customdata:.2f}"
-                                                        "<extra></extra>")
-    height = int(200 + 34 * (rank.max() + 1 if len(rank) else 1))
-    return styled_figure([edges, nodes], title, height,
-                         xaxis=dict(title_text="step", dtick=1), yaxis=dict(autorange="reversed", title_text="rank",
-                                                                              dtick=1))
+    x, y = steps + 1, rank + 1
+
+    def edges(on_path: bool) -> go.Scatter:
+        xs, ys = [], []
+        for node, parent in enumerate(parents):
+            if parent >= 0 and (node in chosen_path) == on_path:
+                xs += [x[parent], x[node], None]
+                ys += [y[parent], y[node], None]
+        line = dict(color=CHOSEN, width=3) if on_path else dict(color=CUT, width=1)
+        return go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip", showlegend=False)
+
+    on = np.array([node in chosen_path for node in range(len(steps))], dtype=bool)
+    names = np.array([escape(label) for label in labels], dtype=object)
+
+    def nodes(on_path: bool) -> go.Scatter:
+        pick = on == on_path
+        marker = dict(size=11, color=CHOSEN) if on_path else dict(size=7, color=CUT)
+        return go.Scatter(x=x[pick], y=y[pick], mode="markers+text" if on_path else "markers",
+                          text=names[pick] if on_path else None, textposition="top center", marker=marker,
+                          showlegend=False, customdata=np.stack([scores[pick].astype(object), names[pick]], axis=-1),
+                          hovertemplate="token %{x} · rank %{y}: %{customdata[1]}<br>sum of log p "
+                                        "%{customdata[0]:.2f}<extra></extra>")
+
+    count = int(x.max()) if len(x) else 1
+    ranks = int(y.max()) if len(y) else 1
+    height = int(200 + 34 * ranks)
+    token_ticks = list(range(1, count + 1))
+    return styled_figure([edges(False), edges(True), nodes(False), nodes(True)], title, height,
+                         xaxis=dict(title_text="generated token", tickmode="array", tickvals=token_ticks,
+                                    ticktext=[str(t) for t in token_ticks], range=[0.5, count + 0.5]),
+                         yaxis=dict(autorange="reversed", title_text="rank at that token", tickmode="array",
+                                    tickvals=list(range(1, ranks + 1)),
+                                    ticktext=[str(r) for r in range(1, ranks + 1)]))
 
 
 def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,

@@ -131,7 +131,8 @@ def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence
                                           colorbar=dict(title=dict(text="difference"), x=1.01, y=0.0,
                                                         yanchor="bottom", len=0.48, thickness=14)))
     length = max(first.shape[0], second.shape[0])
-    base_layout(fig, title, int(min(560, max(330, 130 + 14 * length))))
+    # two colour bars one above the other: tall enough for each title to read up the side of its own bar
+    base_layout(fig, title, int(min(560, max(440 if same else 330, 130 + 14 * length))))
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
                                      colorbar=dict(title=dict(text="weight"), x=1.01, y=1.0, yanchor="top",
                                                    len=0.48 if same else 1.0, thickness=14)))

@@ -64,16 +64,23 @@ SHORT_LABEL = 2  # characters: a label this short stays level, never turned (the
 # do not fit, ui/plotly_fit.js, and the hover names every token)
 
 
+def label_angle(labels: Sequence[str], angle: float) -> float:
+    """The angle of an axis's labels: 0 (level) when half of them or more are at most ``SHORT_LABEL``
+    characters (letters, one-character tokens), else ``angle``: an axis of words turns its labels together."""
+    short = sum(len(str(label)) <= SHORT_LABEL for label in labels)
+    return 0 if 2 * short >= len(labels) else angle
+
+
 def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) -> dict:
     """Axis settings: integer positions labelled with the escaped tokens.
 
     ``starts`` repeats the ``n`` labels at each offset (tiles of a tiled heatmap): tick
     ``s + i`` reads token i. Extra keyword arguments are added to the returned dict; a ``tickangle`` is
-    dropped to 0 when every token is at most ``SHORT_LABEL`` characters (single letters read level).
+    dropped to 0 for an axis of short labels (``label_angle``).
     """
     labels = token_labels(tokens)
-    if "tickangle" in extra and max((len(str(t)) for t in tokens), default=0) <= SHORT_LABEL:
-        extra = {**extra, "tickangle": 0}
+    if "tickangle" in extra:
+        extra = {**extra, "tickangle": label_angle(tokens, extra["tickangle"])}
     values = [int(s) + i for s in starts for i in range(len(labels))]
     return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
                 showgrid=False, zeroline=False, **extra)

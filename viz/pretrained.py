@@ -71,7 +71,7 @@ def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[
                                    + extra(l, h))
                        for h in range(heads)] for l in range(layers)], dtype=object)
     fig = go.Figure(go.Heatmap(z=(strongest + 0.5) / n, text=text, customdata=hover, texttemplate="%{text}",
-                               colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,
+                               textfont=dict(size=14), colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,
                                hovertemplate="%{customdata}<extra></extra>",
                                x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)]))
     for k, role in enumerate(roles):
@@ -79,7 +79,8 @@ def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[
                                  marker=dict(symbol="square", size=14, color=colors[k])))
     base_layout(fig, title, 150 + 48 * layers)
     fig.update_yaxes(autorange="reversed")
-    fig.update_layout(legend=dict(orientation="h", y=-0.12, yanchor="top"))
+    # the legend starts below the heads' numbers and the axis title (about 70 px under the plot)
+    fig.update_layout(legend=dict(orientation="h", y=-70 / (48 * layers), yanchor="top"))
     return projector_fonts(fig)
 
 

@@ -29,12 +29,14 @@ _AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS
 TITLE_BELOW_TOOLBAR = dict(yref="container", y=1.0, yanchor="top", pad=dict(t=34))
 # Above the plot: the toolbar's strip and the title; then, in a figure of panels, the row of panel names.
 TITLE_TOP_PX, PANEL_NAMES_PX = 60, 30
+# A colour bar's title reads up its right side: on top, Plotly sets it over the bar's highest tick label.
+_COLOUR_BAR = dict(outlinewidth=0, ticks="", title=dict(side="right"))
 LAB_TEMPLATE = go.layout.Template(
     layout=dict(font=FONT, title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR), colorway=list(HEAD_COLORS),
                 paper_bgcolor="white", plot_bgcolor="white",
                 xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(family=FONT["family"])),
-                coloraxis=dict(colorbar=dict(outlinewidth=0, ticks="")), hovermode="closest"),
-    data=dict(heatmap=[go.Heatmap(colorbar=dict(outlinewidth=0, ticks=""))]))
+                coloraxis=dict(colorbar=_COLOUR_BAR), hovermode="closest"),
+    data=dict(heatmap=[go.Heatmap(colorbar=_COLOUR_BAR)]))
 
 
 def head_color(head: int) -> str:

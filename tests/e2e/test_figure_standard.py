@@ -1,0 +1,96 @@
+"""In a real browser: every chart of every section of every page meets the figure standard as drawn
+(``tests.e2e.figure_standard``), on a desktop (1280 x 800), a phone (390 x 844) and a projector in presentation
+mode (1280 x 720, chart text at least 14 px)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import new_page, wait_idle, wait_settled
+from tests.e2e.figure_standard import DEFECTS
+from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
+from ui.pages_index import PAGES
+
+# name: (viewport, the first link's query, smallest text in px, a touch screen)
+SCREENS = {"desktop": ((1280, 800), "", 10, False), "phone": ((390, 844), "", 10, True),
+           "projector": ((1280, 720), "?present=true", 14, False)}
+
+
+@pytest.fixture(scope="module", params=list(SCREENS))
+def screen(request, browser, server_url):
+    (width, height), query, smallest, touch = SCREENS[request.param]
+    page = new_page(browser, viewport={"width": width, "height": height}, is_mobile=touch, has_touch=touch)
+    page.goto(f"{server_url}/{query}")
+    wait_idle(page, timeout=90_000)
+    yield request.param, page, smallest
+    page.context.close()
+
+
+def drawn(page) -> None:
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    wait_settled(page)
+
+
+@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
+def test_every_section_meets_the_figure_standard(screen, info):
+    name, page, smallest = screen
+    before = page.evaluate("() => window.__labRuns.requested")
+    if page.evaluate(GO_TO, info.url_path):
+        wait_idle(page, timeout=90_000, after=before)
+    drawn(page)
+    sections = page.locator(SECTIONS).evaluate_all("buttons => buttons.map((b) => b.innerText.trim())") or [""]
+    found = {}
+    for index, section in enumerate(sections):
+        if index:
+            before = page.evaluate("() => window.__labRuns.requested")
+            page.locator(SECTIONS).nth(index).click()
+            wait_idle(page, after=before)
+            drawn(page)
+        defects = page.evaluate(DEFECTS, smallest)
+        if defects:
+            found[section or "(the page)"] = defects
+    if len(sections) > 1:
+        page.locator(SECTIONS).nth(0).click()
+        wait_idle(page)
+    assert not found, f"{info.url_path} on the {name}: " + "; ".join(
+        f"{section}: {d['kind']} {d['text']!r} ({d['detail']}) in {d['chart']!r}"
+        for section, defects in found.items() for d in defects[:6])
+
+
+# Figures drawn on a bare page with the app's own plotly.js, each breaking one rule, and one that breaks none.
+BAD_FIGURES = {
+    "small": {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}],
+               "layout": {"width": 400, "height": 300, "font": {"size": 8}}},
+    "sideways": {"data": [{"type": "bar", "x": list("abcdefgh"), "y": [1] * 8}],
+                 "layout": {"width": 400, "height": 300, "xaxis": {"tickangle": -90}}},
+    "overlap": {"data": [{"type": "bar", "x": [f"a long word {i}" for i in range(12)], "y": [1] * 12}],
+                "layout": {"width": 300, "height": 300, "xaxis": {"tickangle": 0}}},
+    "log ticks": {"data": [{"type": "scatter", "x": [1, 1000], "y": [1, 2]}],
+                  "layout": {"width": 600, "height": 300, "xaxis": {"type": "log", "dtick": "D1"}}},
+    "clipped": {"data": [{"type": "bar", "x": ["a"], "y": [1]}],
+                "layout": {"width": 300, "height": 300, "annotations": [
+                    {"text": "a note past the edge", "x": 2.5, "xref": "paper", "y": 1, "yref": "paper",
+                     "showarrow": False}]}},
+}
+GOOD_FIGURE = {"data": [{"type": "bar", "x": ["first", "second"], "y": [1, 2]}],
+               "layout": {"width": 500, "height": 300, "title": {"text": "Readable"}, "font": {"size": 12}}}
+DRAW = """async ([library, figures]) => {
+  await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = library;
+    s.onload = resolve; s.onerror = reject; document.head.appendChild(s); });
+  for (const figure of figures) {
+    const plot = document.createElement("div"); plot.className = "lab-chart";
+    plot.style.width = `${figure.layout.width}px`;  // as wide as its figure, as in the app's column
+    document.body.appendChild(plot);
+    await Plotly.newPlot(plot, figure.data, figure.layout);
+  }
+}"""
+
+
+def test_the_standards_check_finds_each_kind_of_defect(page, server_url):
+    from ui.plotly_in_place import STATIC_NAME
+
+    for kind, figure in [*BAD_FIGURES.items(), ("none", GOOD_FIGURE)]:
+        page.set_content("<html><body></body></html>")
+        page.evaluate(DRAW, [f"{server_url}/app/static/{STATIC_NAME}", [figure]])
+        kinds = {defect["kind"] for defect in page.evaluate(DEFECTS, 10)}
+        assert (kinds == set()) if kind == "none" else (kind in kinds), (kind, kinds)
