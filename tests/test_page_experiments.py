@@ -287,3 +287,22 @@ def test_the_page_says_how_its_numbering_meets_the_packages():
     at = run_page(PAGE, {"section": "Knock out"})
     assert any("L0H1 in a paper's figure" in c.value for c in at.caption)
     assert head_label(0, 1) == "layer 1 · head 2"  # the package's layer 0, head 1, as the page writes it
+
+
+def test_the_circuit_draws_one_map_at_a_time_and_says_where_the_difference_is_largest():
+    """With, without and difference, each alone: the difference map is the with map minus the without map,
+    the masked cells are drawn masked, and the caption names the cell of the largest change with its value."""
+    query = {"section": "Circuit", "text": "abcdefgabcdefg"}
+    maps = {}
+    for shown in ("with head A", "without head A", "difference"):
+        at = run_page(PAGE, {**query, "circuit_map": shown})
+        assert_no_exception(at)
+        specs = chart_specs(at)
+        assert len(specs) == 1
+        maps[shown] = decode_array(specs[0]["data"][0]["z"]).astype(float)
+        assert len(specs[0]["data"]) == 2  # the masked cells' grey overlay (a causal model)
+        if shown == "difference":
+            caption = next(c.value for c in at.caption if "The largest change" in c.value)
+    np.testing.assert_allclose(maps["difference"], maps["with head A"] - maps["without head A"], atol=1e-6)
+    q, k = np.unravel_index(np.nanargmax(np.abs(maps["difference"])), maps["difference"].shape)
+    assert f"(position {q + 1}) to key" in caption and f"(position {k + 1}), {maps['difference'][q, k]:+.2f}" in caption

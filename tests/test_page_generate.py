@@ -145,3 +145,30 @@ def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1
     assert written == at.code[2].value  # the strong path spells the beam's text
     faint = [trace for trace in spec["data"] if trace.get("mode") == "markers"]
     assert faint and decode_array(faint[0]["x"]).min() >= 1
+
+
+@pytest.mark.parametrize("query", [{"section": "Next token", "prompt": "the model "},
+                                   {"section": "Next token", "prompt": "the model ", "token": "3"},
+                                   {"section": "Compare", "prompt": "the keys ", "new": "6"},
+                                   {"section": "Attention", "prompt": "the keys ", "att_step": "2"}])
+def test_the_space_mark_is_explained_exactly_where_a_drawn_token_carries_it(query):
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    drawn = [str(text) for spec in chart_specs(at) for trace in spec["data"]
+             for text in (trace.get("text") or []) if isinstance(text, str)]
+    drawn += [str(text) for spec in chart_specs(at) for text in spec["layout"].get("xaxis", {}).get("ticktext", [])]
+    drawn += [str(text) for spec in chart_specs(at) for text in spec["layout"].get("yaxis", {}).get("ticktext", [])]
+    drawn += [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    drawn += [code.value.split("▸")[-1] for code in at.code if "▸" in code.value]  # the token being written
+    explained = any("“▁” at the start of a token" in caption.value for caption in at.caption)
+    assert explained == any("▁" in text for text in drawn)
+
+
+def test_the_distributions_legend_names_each_colour_its_bars_have():
+    at = run_page(PAGE, {"section": "Next token", "k": "3", "prompt": "attention "})
+    spec = chart_by_title(at, "Token 1")
+    bars, legend = spec["data"][0], [trace for trace in spec["data"][1:] if trace["type"] == "bar"]
+    assert bars["showlegend"] is False  # a bar of several colours shows one of them in a legend
+    named = {trace["name"]: trace["marker"]["color"] for trace in legend}
+    assert set(named.values()) == set(bars["marker"]["color"][:-1])  # the tokens' bars, "the other N" aside
+    assert set(named) == {"kept", "cut by top-k / top-p", "drawn"}

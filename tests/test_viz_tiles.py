@@ -157,7 +157,7 @@ def test_the_head_grid_is_laid_out_once_with_margins_that_hold_its_labels():
 
 
 def test_a_tiled_figure_tells_the_browser_how_to_wrap_its_grid():
-    """layout.meta.tiles: the grid the figure was built on (ui/plotly_fit.js wraps it where the plot is narrow)
+    """layout.meta.tiles: the grid the figure was built on (ui/plotly_fit/grids.js wraps it where the plot is narrow)
     and the narrowest a tile may be drawn; the gaps it draws anew are the shapes named "gap"."""
     fig = head_grid_figure(maps(6, 5, 7), list("abcde"), list("abcdefg"), "grid", max_cols=4)
     # "head 6": 6 characters of 0.6 em at 15 px, and 14 px to spare, is wider than 7 keys of 8 px

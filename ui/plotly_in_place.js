@@ -129,12 +129,12 @@ function plotIn(parent) {
   return plot;
 }
 
-// Touch screens: a drag over a plot scrolls the page (plotly_fit.js).
+// Touch screens: a drag over a plot scrolls the page (plotly_fit/).
 const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)");
 const REFIT_AFTER_MS = 120;
 
 function fitted(plot, spec) {
-  // The figure of spec, fitted to the plot's width now (plotly_fit.js); plot.labFit says how.
+  // The figure of spec, fitted to the plot's width now (plotly_fit/); plot.labFit says how.
   const figure = JSON.parse(spec);
   plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches);
   return figure;

@@ -44,10 +44,11 @@ STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a 
 COMPONENT_NAME = "attention_lab_plotly"
 CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.plotly_chart
 
-# plotly_fit.js fits each figure to the width it is drawn at (a phone's as well as a projector's); then the
-# component itself.
-_JS = "\n".join((Path(__file__).parent / name).read_text(encoding="utf-8")
-                 for name in ("plotly_fit.js", "plotly_in_place.js"))
+# plotly_fit/ fits each figure to the width it is drawn at (a phone's as well as a projector's), in four parts
+# by concern read as one script; then the component itself.
+FIT_SCRIPTS = tuple(Path(__file__).parent / "plotly_fit" / name
+                    for name in ("measure.js", "grids.js", "panels.js", "ticks.js"))
+_JS = "\n".join(path.read_text(encoding="utf-8") for path in (*FIT_SCRIPTS, Path(__file__).parent / "plotly_in_place.js"))
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).

@@ -64,10 +64,11 @@ def dropout_weights_figure(before: np.ndarray, after: np.ndarray, keep: np.ndarr
                                  coloraxis="coloraxis", hovertemplate=hover), row=1, col=col)
     fig.add_trace(_dropped_marks(keep, x, y, _mark_size(len(y), len(x))), row=1, col=2)
     fig.add_trace(go.Bar(x=sums, y=y, orientation="h", name="row sums", marker_color=HEAD_COLORS[0],
-                         text=[f"{s:.2f}" for s in sums], textposition="auto", textangle=0,
+                         text=[f"{s:.2f}" for s in sums], textposition="auto", textangle=0, insidetextanchor="start",
                          insidetextfont=dict(size=14, color="white"), outsidetextfont=dict(size=14, color="#222222"),
                          hovertemplate="query %{y}<br>row sum %{x:.3f}<extra></extra>"), row=1, col=3)
-    fig.add_vline(x=1.0, line=dict(color="#222222", dash="dash", width=2), row=1, col=3)
+    # the line at 1 runs behind the bars and their sums (a sum is written from the bar's start, away from it)
+    fig.add_vline(x=1.0, line=dict(color="#222222", dash="dash", width=2), layer="below", row=1, col=3)
     base_layout(fig, title, int(min(720, max(380, 150 + 26 * len(y)))))
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0 / (1.0 - p),
                                      colorbar=dict(title=dict(text="weight"), thickness=14)), showlegend=False)

@@ -61,7 +61,7 @@ def cell_labels(row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: 
 
 
 SHORT_LABEL = 2  # characters: a label this short stays level, never turned (the browser thins level labels that
-# do not fit, ui/plotly_fit.js, and the hover names every token)
+# do not fit, ui/plotly_fit/ticks.js, and the hover names every token)
 
 
 def label_angle(labels: Sequence[str], angle: float) -> float:

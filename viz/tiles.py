@@ -116,7 +116,7 @@ def tiled_axis(tokens: Sequence[str], starts: Sequence[int], max_ticks: int = 64
 
 def wrap_meta(grid: Tiling, min_px: float) -> dict:
     """``layout.meta`` that lets the browser wrap the grid to fewer tiles a row where the plot is too narrow
-    for ``grid.cols`` tiles of at least ``min_px`` px each (``ui/plotly_fit.js``, down to one a row): the
+    for ``grid.cols`` tiles of at least ``min_px`` px each (``ui/plotly_fit/grids.js``, down to one a row): the
     traces' cell grids (z, text, customdata) of ``grid.shape`` move tile by tile, the tick labels of the
     first tile repeat on the tiles that had their own, titles and shapes go with their tiles, the "gap"
     shapes are drawn again and every cell keeps its height."""

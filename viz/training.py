@@ -24,8 +24,9 @@ def curves_figure(steps: Sequence[int], train_loss: Sequence[float], val_loss: S
     fig.add_trace(go.Scatter(x=x, y=np.asarray(accuracy, dtype=np.float32), name="held-out accuracy",
                              mode="lines+markers", marker=dict(size=5), line=dict(color=HEAD_COLORS[2], width=2.5)),
                   row=1, col=2)
+    # its name under the line at the left, where the accuracy starts low: the curve runs below it there
     fig.add_hline(y=float(target), line=dict(color="grey", dash="dot"), row=1, col=2,
-                  annotation_text=f"target {target:.0%}", annotation_position="bottom right")
+                  annotation_text=f"target {target:.0%}", annotation_position="bottom left")
     base_layout(fig, title, 360)
     fig.update_xaxes(title_text="step", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")

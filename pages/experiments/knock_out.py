@@ -17,8 +17,10 @@ from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.screen import settings_row
+from ui.text import as_typed
 from viz.experiments import before_after, head_grid, position_bars
 from viz.heads import compare_figure
+from viz.heatmap import matrix_heatmap
 
 HOWS = ("zero", "mean")
 
@@ -163,6 +165,33 @@ def head_choices(module) -> list[tuple[str, int]]:
     return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
 
 
+CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
+
+
+def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool) -> None:
+    """Head B's attention ``[T, T]`` with and without head A: the three panels, or one of them at full width.
+    The difference is with minus without, said with its largest change."""
+    mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
+    difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
+    if shown == "side by side":
+        chart(compare_figure(effect.before, effect.after, tokens, tokens, f"{second}", f"{second}, {first} knocked out",
+                             f"What {second} attends to, with and without {first}", causal=causal))
+    elif shown == "difference":
+        chart(matrix_heatmap(difference, tokens, tokens, f"{second}: with {first} − without it", signed=True,
+                             mask=mask, value_name="difference"))
+    else:
+        matrix = effect.before if shown == "with head A" else effect.after
+        title = f"What {second} attends to" + (f", {first} knocked out" if shown == "without head A" else "")
+        chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
+    if shown in ("side by side", "difference"):
+        query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
+        st.caption(f"The difference is head B's weight with head A minus its weight without it: red where B looks "
+                   f"more while A works, blue where it looks more once A is gone. The largest change: query "
+                   f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
+                   f"(position {key + 1}), "
+                   f"{difference[query, key]:+.2f}.")
+
+
 def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
     """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
     module = subject.module
@@ -175,9 +204,9 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     with torch.inference_mode():
         effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
     causal = module.kind == "decoder-only"
-    chart(compare_figure(effect.before, effect.after, inputs.tokens, inputs.tokens, f"{second}",
-                         f"{second}, {first} knocked out", f"What {second} attends to, with and without {first}",
-                         causal=causal))
+    shown = st.segmented_control("map", CIRCUIT_MAPS, default=CIRCUIT_MAPS[0], required=True, key="circuit_map",
+                                 bind="query-params", help="One map at a time draws it at the column's full width.")
+    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
     if subject.task is None:
         moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
         st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")

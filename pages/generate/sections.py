@@ -86,8 +86,19 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
                f"the cut (grey bars are cut by top-k or top-p; the black marks are the renormalised probabilities "
                f"it was drawn with).")
+    top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
+    explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn
     if step == total:
         st.success(f"Finished after {total} token(s): {STOPS[out.stopped]}.")
+
+
+SHOWN_BARS = 20  # the distribution draws this many tokens by name (viz.generation.distribution_bars)
+
+
+def explain_space_mark(labels) -> None:
+    """Where a drawn token carries "▁" (the text task's and SentencePiece's mark of a space), say what it means."""
+    if any("▁" in str(label) for label in labels):
+        st.caption("“▁” at the start of a token stands for a space before it: the token begins a word.")
 
 
 def _joined(tokens: list[str]) -> str:
@@ -122,6 +133,7 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
         nodes = beam.beams
         chart(beam_tree([n.step for n in nodes], [n.parent for n in nodes], writer.names([n.token for n in nodes]),
                         [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text red"))
+        explain_space_mark(writer.names([n.token for n in nodes]))
 
 
 def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
@@ -134,6 +146,7 @@ def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Samp
     step = min(step, len(out.steps))
     shown = out.steps[step - 1]
     kinds = ("self_attn", "cross_attn") if writer.loaded.kind == "encoder-decoder" else ("self_attn",)
+    drawn_keys = []
     for kind in kinds:
         names = [name for name in shown.attention if name.endswith(kind)]
         rows = np.concatenate([shown.attention[name].numpy() for name in names])           # [layers x H, t]
@@ -143,9 +156,11 @@ def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Samp
             keys = writer.names(ids)
         else:
             keys = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
+        drawn_keys += keys
         what = "its source (cross-attention)" if kind == "cross_attn" else "the text so far"
         chart(matrix_heatmap(rows, labels, keys, f"Where the position that wrote “{writer.names([shown.token])[0]}” "
                                                  f"(token {step}) looks in {what}",
                              row_name="head", col_name="key"))
     st.caption("Each row is one head's attention from the last position, the one whose prediction became the new "
                "token; every row sums to 1.")
+    explain_space_mark(drawn_keys + writer.names([shown.token]))

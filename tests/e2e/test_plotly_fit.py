@@ -1,0 +1,119 @@
+"""The browser's fitting of a figure to its width (``ui/plotly_fit/``), unit by unit on figure JSON: the four
+scripts run on a bare page in Chromium (a real canvas measures the text), ``fitFigure(figure, width, touch)``
+changes a figure, and the tests read what it changed."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ui.plotly_in_place import FIT_SCRIPTS
+
+FONT = 14  # px, the tick labels of the figures below
+
+
+@pytest.fixture(scope="module")
+def fit(browser):
+    """``fit(figure, width, touch=False)``: the figure as fitted, and what ``fitFigure`` said it changed."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("<html><body></body></html>")
+    for path in FIT_SCRIPTS:
+        page.add_script_tag(content=path.read_text(encoding="utf-8"))
+
+    def fitted(figure: dict, width: int, touch: bool = False) -> tuple[dict, str]:
+        return page.evaluate("([figure, width, touch]) => { const said = fitFigure(figure, width, touch);"
+                             " return [figure, said]; }", [figure, width, touch])
+
+    yield fitted
+    context.close()
+
+
+def words_axis_figure(count: int, word: str = "token") -> dict:
+    labels = [f"{word}{i}" for i in range(count)]
+    return {"data": [{"type": "bar", "x": list(range(count)), "y": [1] * count}],
+            "layout": {"height": 400, "margin": {"l": 60, "r": 20, "t": 60, "b": 80},
+                       "xaxis": {"tickmode": "array", "tickvals": list(range(count)), "ticktext": labels,
+                                 "tickfont": {"size": FONT}}}}
+
+
+def heatmap_figure(columns: int, text: str | None = None) -> dict:
+    trace = {"type": "heatmap", "z": [[0.5] * columns] * 4, "colorbar": {"title": {"text": "weight"}}}
+    if text is not None:
+        trace |= {"text": [[text] * columns] * 4, "texttemplate": "%{text}", "textfont": {"size": FONT}}
+    return {"data": [trace], "layout": {"height": 300, "margin": {"l": 60, "r": 90, "t": 60, "b": 60}}}
+
+
+def test_a_figure_that_fits_is_drawn_as_built(fit):
+    figure = words_axis_figure(6)
+    fitted, _ = fit(figure, 1200)
+    assert fitted["data"] == figure["data"]
+    assert fitted["layout"]["xaxis"] == figure["layout"]["xaxis"]
+    assert fitted["layout"]["height"] == figure["layout"]["height"]
+
+
+def test_words_that_do_not_fit_turn_and_thin_a_line_apart(fit):
+    fitted, _ = fit(words_axis_figure(40), 500)
+    axis = fitted["layout"]["xaxis"]
+    assert axis["tickangle"] == -45
+    kept = axis["tickvals"]
+    assert 2 <= len(kept) < 40 and axis["ticktext"] == [f"token{i}" for i in kept]
+    unit = (500 - 60 - 20) / 40  # px a position, the plot's width over its 40 positions
+    across = min(b - a for a, b in zip(kept, kept[1:])) * unit * math.sin(math.radians(45))
+    assert across >= 1.25 * FONT  # turned labels a line apart
+
+
+def test_letters_stay_level_and_thin(fit):
+    figure = words_axis_figure(60, word="")
+    figure["layout"]["xaxis"]["ticktext"] = [chr(ord("a") + i % 26) for i in range(60)]
+    fitted, _ = fit(figure, 320)
+    axis = fitted["layout"]["xaxis"]
+    assert axis.get("tickangle", 0) == 0  # never turned
+    assert len(axis["tickvals"]) < 60 and axis["ticktext"] == [figure["layout"]["xaxis"]["ticktext"][i]
+                                                                for i in axis["tickvals"]]
+
+
+def test_a_colour_bar_goes_under_a_narrow_plot_and_stays_beside_a_wide_one(fit):
+    narrow, _ = fit(heatmap_figure(8), 360)
+    assert narrow["data"][0]["colorbar"]["orientation"] == "h"
+    assert narrow["data"][0]["colorbar"]["title"]["side"] == "bottom"
+    wide, _ = fit(heatmap_figure(8), 900)
+    assert "orientation" not in wide["data"][0]["colorbar"]
+
+
+def test_cell_values_that_do_not_fit_their_cells_go_to_the_hover(fit):
+    narrow, said = fit(heatmap_figure(12, "+1.60"), 360)
+    assert narrow["data"][0]["texttemplate"] == ""
+    wide, _ = fit(heatmap_figure(12, "+1.60"), 1400)
+    assert wide["data"][0]["texttemplate"] == "%{text}"
+
+
+def test_a_vertical_colour_bar_narrows_the_plot_the_labels_have(fit):
+    """Twenty keys under a heatmap with its colour bar beside it (the figure wider than a phone's, so the bar
+    stays there): the labels fit the plot left of the bar, so a width at which they would fit the whole
+    figure less its margins thins them."""
+    figure = heatmap_figure(20)
+    figure["layout"]["margin"]["r"] = 20
+    figure["layout"]["xaxis"] = {"tickmode": "array", "tickvals": list(range(20)), "tickangle": -45,
+                                 "ticktext": [f"word{i}" for i in range(20)], "tickfont": {"size": FONT}}
+    line = 1.25 * FONT / math.sin(math.radians(45))  # px from one turned label to the next
+    width = int(60 + 20 + 20 * line) + 2  # fits without the bar, not with it
+    fitted, _ = fit(figure, width)
+    assert fitted["data"][0]["colorbar"].get("orientation") != "h"
+    assert len(fitted["layout"]["xaxis"]["tickvals"]) < 20
+    roomy, _ = fit(heatmap_figure(20) | {"layout": {**figure["layout"]}}, width + 200)
+    assert len(roomy["layout"]["xaxis"]["tickvals"]) == 20
+
+
+def test_panels_side_by_side_stack_on_a_narrow_plot(fit):
+    figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x", "yaxis": "y"},
+                       {"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x2", "yaxis": "y2"}],
+              "layout": {"height": 300, "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+                         "xaxis": {"domain": [0, 0.45], "anchor": "y"}, "yaxis": {"domain": [0, 1], "anchor": "x"},
+                         "xaxis2": {"domain": [0.55, 1], "anchor": "y2"},
+                         "yaxis2": {"domain": [0, 1], "anchor": "x2"}}}
+    fitted, said = fit(figure, 200)
+    first, second = fitted["layout"]["yaxis"]["domain"], fitted["layout"]["yaxis2"]["domain"]
+    assert first[0] >= second[1] or second[0] >= first[1]  # one above the other
+    assert fitted["layout"]["height"] > 300
