@@ -17,8 +17,8 @@ from urllib.parse import parse_qs, urlparse
 import re
 
 
-from tests.e2e.conftest import (IDLE, assert_no_exception, new_page, open_section, requested_runs, wait_for_chart,
-                                wait_idle, wait_settled)
+from tests.e2e.conftest import (IDLE, RUNS_DONE, assert_no_exception, new_page, open_section, requested_runs,
+                                wait_for_chart, wait_idle, wait_settled)
 
 DRAW_URL = "/vision?section=Draw+a+digit&source=draw"
 CANVAS = "canvas.lab-draw"
@@ -91,6 +91,10 @@ def open_drawing(page, server_url: str) -> None:
     page.goto(server_url + DRAW_URL)
     wait_idle(page, timeout=RUN_TIMEOUT)
     page.locator(CANVAS).wait_for(timeout=CHART_TIMEOUT)
+    # a run asked for while the canvas mounted (the screen's size, say) could replace it under a stroke:
+    # every run the page has asked for by now is over, and the page is still
+    page.wait_for_function(RUNS_DONE, arg=[IDLE, 0], timeout=RUN_TIMEOUT)
+    wait_settled(page)
     assert_no_exception(page)
 
 
