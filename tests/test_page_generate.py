@@ -164,11 +164,14 @@ def test_the_space_mark_is_explained_exactly_where_a_drawn_token_carries_it(quer
     assert explained == any("▁" in text for text in drawn)
 
 
-def test_the_distributions_legend_names_each_colour_its_bars_have():
+def test_the_distributions_legend_names_only_marks_of_its_own_colour():
+    """The bars have three colours, so no legend entry stands for them (it would show one colour); the
+    caption names the three, and the black marks' entry is black."""
     at = run_page(PAGE, {"section": "Next token", "k": "3", "prompt": "attention "})
     spec = chart_by_title(at, "Token 1")
-    bars, legend = spec["data"][0], [trace for trace in spec["data"][1:] if trace["type"] == "bar"]
-    assert bars["showlegend"] is False  # a bar of several colours shows one of them in a legend
-    named = {trace["name"]: trace["marker"]["color"] for trace in legend}
-    assert set(named.values()) == set(bars["marker"]["color"][:-1])  # the tokens' bars, "the other N" aside
-    assert set(named) == {"kept", "cut by top-k / top-p", "drawn"}
+    bars, marks = spec["data"]
+    assert bars["showlegend"] is False
+    assert {"#1f77b4", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
+    assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
+    caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
+    assert "Blue bars are kept, grey ones cut by top-k or top-p" in caption and "the red one is the token drawn" in caption

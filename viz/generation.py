@@ -25,17 +25,14 @@ def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities:
     colors = [CHOSEN if i == chosen else (KEPT if kept[i] else CUT) for i in order] + [CUT]
     heights = np.append(tempered[order], rest).astype(np.float32)
     x = np.arange(len(labels))
+    # the bars' three colours are named where the figure is shown; a legend would show one of them for all
     bars = go.Bar(x=x, y=heights, marker_color=colors, name="softmax(z / τ)", customdata=labels, showlegend=False,
                   hovertemplate="%{customdata}<br>softmax(z / τ) %{y:.3f}<extra></extra>")
-    # the bars' colours named one by one (a bar trace of several colours shows only one in a legend)
-    keys = [go.Bar(x=[None], y=[None], marker_color=color, name=name)
-            for color, name in ((KEPT, "kept"), (CUT, "cut by top-k / top-p"), (CHOSEN, "drawn"))
-            if color in colors[:-1]]  # the last bar, "the other N", is grey for another reason
     drawn = go.Scatter(x=x[:-1], y=probabilities[order], mode="markers", name="renormalised, drawn from",
                        marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
                        customdata=labels[:-1], hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>")
     top = float(max(heights.max(), probabilities[order].max(), 1e-6))
-    return styled_figure([bars, *keys, drawn], title, 380, xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
+    return styled_figure([bars, drawn], title, 380, xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
                                                                  tickangle=label_angle(labels, -45)),
                          yaxis=dict(range=[0, top * 1.12], title_text="probability"),
                          legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))

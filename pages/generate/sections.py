@@ -84,8 +84,9 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
                             f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of "
                             f"{len(names)} tokens kept"))
     st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
-               f"the cut (grey bars are cut by top-k or top-p; the black marks are the renormalised probabilities "
-               f"it was drawn with).")
+               f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
+               f"the red one is the token drawn; the black marks are the renormalised probabilities it was drawn "
+               f"with.")
     top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
     explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn
     if step == total:
