@@ -13,6 +13,7 @@ from analysis.softmax import peakedness_against_dk as softmax_peakedness
 from pages.self_attention.steps import attention_steps
 from transformer import TransformerConfig, build_model
 from transformer.spec import ModelSpec
+from viz.style import head_color
 from viz.head_view import LEVELS, head_view_figure
 from viz.heads import compare_figure, head_grid_figure, unique_labels
 from viz.overview import overview_figure, quantise, tile
@@ -134,6 +135,24 @@ def test_head_view_groups_lines_by_head_and_opacity():
     one = head_view_figure(w, list("abcdef"), [1], 2, "hv")
     ys = [y for t in one.data if t.mode == "lines" and t.showlegend is False for y in t.y[0::3]]
     assert set(ys) == {2}
+
+
+def test_several_heads_are_drawn_side_by_side_each_in_its_own_panel_and_colour():
+    """Head k's lines run from x = k·1.4 (queries) to k·1.4 + 1 (keys), all in head k's colour, so no two
+    heads' lines cross or blend; each panel is named over its middle, queries left and keys right."""
+    w = random_weights(1, 3, 6)[0]
+    fig = head_view_figure(w, list("abcdef"), [0, 2], None, "hv")
+    lines = [t for t in fig.data if t.mode == "lines"]
+    for k, head in enumerate((0, 2)):
+        mine = [t for t in lines if t.name == f"head {head + 1}"]
+        assert {t.line.color for t in mine} == {head_color(head)}
+        xs = {x for t in mine for x in t.x if x is not None}
+        assert xs == {k * 1.4, k * 1.4 + 1.0}
+        segments = sum(t.x.count(None) for t in mine)
+        assert segments == int((w[head] >= 0.01).sum())
+    names = {a.text: a.x for a in fig.layout.annotations}
+    assert names["head 1"] == 0.5 and names["head 3"] == 1.9
+    assert names["queries"] == 0.0 and names["keys"] == 2.4
 
 
 @pytest.mark.parametrize("positional", ["sinusoidal", "alibi", "rotary"])

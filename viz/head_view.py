@@ -35,42 +35,56 @@ def _label_spacing(length: int) -> tuple[float, int, int]:
     return px, font, max(1, int(np.ceil((font + 2) / px)))
 
 
+PANEL_GAP = 0.4  # between two heads' panels, in panel widths (a panel runs from its queries at 0 to its keys at 1)
+
+
 def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence[int],
                      query: int | None, title: str) -> go.Figure:
     """Lines from query i (left) to key j (right) with opacity a_ij, for each head in ``heads``.
 
     ``weights`` ``[H, T, T]`` of one layer. ``query`` None draws every query's lines,
-    otherwise only that query's (its label is bold). Long inputs label every k-th token
-    (and the chosen query) so that labels never overlap; hover names every position. Lines are grouped into one
-    trace per (head, opacity level), so the figure stays at most 10 traces per head.
+    otherwise only that query's (its label is bold). Several heads are drawn side by side, one panel each
+    in its own colour (head k's panel runs from x = k (1 + PANEL_GAP) to one more), so that their lines
+    never blend; the queries are named left of the first panel and the keys right of the last, every panel
+    holding the tokens in the same rows. Long inputs label every k-th token (and the chosen query) so that
+    labels never overlap; hover names every position. Lines are grouped into one trace per (head, opacity
+    level), so the figure stays at most 10 traces per head.
     """
     length = weights.shape[-1]
     queries = range(length) if query is None else [query]
-    traces = []
-    for h in heads:
+    stride = 1.0 + PANEL_GAP
+    traces, notes = [], []
+    for k, h in enumerate(heads):
         for level, (xs, ys) in sorted(_segments(weights[h], queries).items()):
-            traces.append(go.Scatter(x=xs, y=ys, mode="lines", opacity=level / LEVELS, hoverinfo="skip",
-                                     line=dict(color=head_color(h), width=2), legendgroup=f"head {h + 1}",
-                                     name=f"head {h + 1}", showlegend=False))
-        traces.append(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=head_color(h), width=3),
-                                 name=f"head {h + 1}", legendgroup=f"head {h + 1}"))
+            shifted = [x if x is None else x + k * stride for x in xs]
+            traces.append(go.Scatter(x=shifted, y=ys, mode="lines", opacity=level / LEVELS, hoverinfo="skip",
+                                     line=dict(color=head_color(h), width=2), name=f"head {h + 1}",
+                                     showlegend=False))
+        if len(heads) > 1:  # each panel named over its middle
+            notes.append(dict(x=k * stride + 0.5, y=1.0, yref="paper", yshift=4, text=f"head {h + 1}",
+                              showarrow=False, yanchor="bottom", font=dict(color=head_color(h))))
+    right = (len(heads) - 1) * stride + 1.0
     px, font, step = _label_spacing(length)
     labels = [t if i % step == 0 or i == query else "" for i, t in enumerate(token_labels(tokens))]
     left = [f"<b>{t}</b>" if i == query else t for i, t in enumerate(labels)]
     positions = np.arange(length)
     # labels sit outside their column: query text to the left, key text to the right
-    for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", 1.0, labels, "middle right")):
+    for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", right, labels, "middle right")):
         traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
                                  textposition=anchor, showlegend=False, name=f"{side}s",
                                  customdata=token_labels(tokens), hovertemplate=f"{side} %{{y}}: %{{customdata}}<extra></extra>",
                                  textfont=dict(size=font, color=PROJECTOR_INK)))
     fig = go.Figure(traces)
     # the column names sit above the first token, below the title: room for them as for a row of panel names
-    base_layout(fig, title, int(max(320, 110 + px * length)) + PANEL_NAMES_PX)
-    fig.update_layout(margin=dict(t=TITLE_TOP_PX + PANEL_NAMES_PX))
-    fig.update_xaxes(visible=False, range=[-0.9, 1.9])
+    names_px = PANEL_NAMES_PX * (2 if len(heads) > 1 else 1)
+    base_layout(fig, title, int(max(320, 110 + px * length)) + names_px)
+    fig.update_layout(margin=dict(t=TITLE_TOP_PX + names_px))
+    # room for the token labels either side, a share of the panels' span (many heads: more units a label)
+    pad = max(0.9, 0.2 * right)
+    fig.update_xaxes(visible=False, range=[-pad, right + pad])
     fig.update_yaxes(visible=False, autorange="reversed")
-    fig.update_layout(legend=dict(orientation="h", y=-0.02), hovermode="closest",
-                      annotations=[dict(x=0, y=-0.9, text="queries", showarrow=False, yanchor="bottom"),
-                                   dict(x=1, y=-0.9, text="keys", showarrow=False, yanchor="bottom")])
-    return projector_fonts(fig)  # 15 px legend and column names
+    above = 4 + (PANEL_NAMES_PX if len(heads) > 1 else 0)  # px over the plot: over the panels' names
+    columns = [dict(x=x, y=1.0, yref="paper", yshift=above, text=text, showarrow=False, yanchor="bottom",
+                    xanchor=anchor) for x, text, anchor in ((0.0, "queries", "right"), (right, "keys", "left"))]
+    fig.update_layout(hovermode="closest", showlegend=False, annotations=[*columns, *notes])
+    return projector_fonts(fig)  # 15 px column names

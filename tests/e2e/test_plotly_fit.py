@@ -117,3 +117,15 @@ def test_panels_side_by_side_stack_on_a_narrow_plot(fit):
     first, second = fitted["layout"]["yaxis"]["domain"], fitted["layout"]["yaxis2"]["domain"]
     assert first[0] >= second[1] or second[0] >= first[1]  # one above the other
     assert fitted["layout"]["height"] > 300
+
+
+def test_names_over_columns_far_apart_all_stay(fit):
+    """Two column names ("queries", "keys") over an axis whose range the figure sets, drawn with many line
+    points: the names are a whole plot apart, so both stay."""
+    lines = {"type": "scatter", "mode": "lines", "x": [0, 1, None] * 100, "y": list(range(300))}
+    figure = {"data": [lines], "layout": {"height": 400, "margin": {"l": 60, "r": 20, "t": 60, "b": 40},
+                                          "xaxis": {"range": [-0.9, 1.9], "visible": False},
+                                          "annotations": [{"text": "queries", "x": 0, "y": -0.9, "showarrow": False},
+                                                          {"text": "keys", "x": 1, "y": -0.9, "showarrow": False}]}}
+    fitted, _ = fit(figure, 700)
+    assert all(note.get("visible", True) for note in fitted["layout"]["annotations"])

@@ -4,8 +4,8 @@
 // ---- tick labels ----
 
 function axisSpan(figure, key) {
-  // How many data units the axis shows: the cells of its heatmaps, or the points of its other traces (on a
-  // log axis, the decades its points cover, and a tenth more).
+  // How many data units the axis shows: its range where the figure sets one, else the cells of its heatmaps
+  // or the points of its other traces (on a log axis, the decades its points cover, and a tenth more).
   const letter = key[0], id = key === letter + "axis" ? letter : letter + key.slice(5);
   const axis = figure.layout[key] || {};
   if (axis.type === "log") {
@@ -13,6 +13,9 @@ function axisSpan(figure, key) {
     const values = figure.data.filter((trace) => (trace[letter + "axis"] || letter) === id)
       .flatMap((trace) => plainArray(trace[letter]) || []).filter((v) => v > 0);
     return values.length ? 1.1 * (Math.log10(Math.max(...values)) - Math.log10(Math.min(...values))) : 0;
+  }
+  if (Array.isArray(axis.range) && axis.range.every((end) => typeof end === "number")) {
+    return Math.abs(axis.range[1] - axis.range[0]); // a range the figure sets: what the axis shows
   }
   let span = 0;
   for (const trace of figure.data) {
@@ -191,7 +194,7 @@ function fitHeaderRows(figure, width) {
   for (const note of notes) {
     const xref = note.xref || "x";
     if (!/^x\d*$/.test(xref) || note.visible === false || note.text === undefined) continue;
-    const row = `${xref}|${note.yref || "y"}|${note.y}`;
+    const row = `${xref}|${note.yref || "y"}|${note.y}|${note.yshift || 0}`; // one height: y and its shift
     rows.set(row, [...(rows.get(row) || []), note]);
   }
   let changed = 0;
