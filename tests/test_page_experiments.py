@@ -306,3 +306,15 @@ def test_the_circuit_draws_one_map_at_a_time_and_says_where_the_difference_is_la
     np.testing.assert_allclose(maps["difference"], maps["with head A"] - maps["without head A"], atol=1e-6)
     q, k = np.unravel_index(np.nanargmax(np.abs(maps["difference"])), maps["difference"].shape)
     assert f"(position {q + 1}) to key" in caption and f"(position {k + 1}), {maps['difference'][q, k]:+.2f}" in caption
+
+
+def test_the_other_parts_shares_read_on_the_heads_scale():
+    at = run_page(PAGE, {"section": "Attribution", "text": "abcdefgabcdefg"})
+    assert_no_exception(at)
+    heads = np.abs(grid(chart_by_title(at, "direct share of the logit")))
+    others = chart_by_title(at, "The other parts' shares")
+    reach = others["layout"]["xaxis"]["range"][1]
+    assert reach >= np.nanmax(heads)  # a bar as long as the heads' largest share would fit
+    values = decode_array(others["data"][0]["x"]).astype(float)
+    assert reach >= values.max() * 1.3  # room for each value written past its bar
+    assert others["data"][0]["cliponaxis"] is False

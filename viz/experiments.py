@@ -86,8 +86,9 @@ def lens_figure(probabilities: np.ndarray, top_tokens: Sequence[Sequence[str]], 
                                     ticktext=[escape(s) for s in stages], autorange="reversed"))
 
 
-def share_bars(shares: dict[str, float], title: str) -> go.Figure:
-    """Horizontal bars of the non-head parts' shares of a logit (signed)."""
+def share_bars(shares: dict[str, float], title: str, extent: float = 0.0) -> go.Figure:
+    """Horizontal bars of the non-head parts' shares of a logit (signed), on an axis reaching at least
+    ``extent`` (the heads' largest share, so that both charts read on one scale)."""
     names = [escape(name) for name in shares]
     values = np.asarray(list(shares.values()), dtype=np.float32)
     trace = go.Bar(x=values, y=names, orientation="h", marker_color=[AFTER_COLOR if v >= 0 else "#1f77b4"
@@ -95,7 +96,7 @@ def share_bars(shares: dict[str, float], title: str) -> go.Figure:
                    texttemplate="%{x:.2f}", textposition="outside", cliponaxis=False,
                    hovertemplate="%{y}: %{x:.3f}<extra></extra>")
     # room past the longest bar, either way, for its value written outside it
-    low, high = min(0.0, float(values.min(initial=0.0))), max(0.0, float(values.max(initial=0.0)))
+    low, high = min(0.0, float(values.min(initial=0.0))), max(float(extent), float(values.max(initial=0.0)))
     pad = 0.35 * max(high - low, 1e-6)
     return styled_figure([trace], title, int(140 + 40 * len(names)), yaxis=dict(autorange="reversed"),
                          xaxis=dict(title_text="share of the logit", range=[low - (pad if low < 0 else 0), high + pad]))

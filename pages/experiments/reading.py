@@ -110,7 +110,8 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
     symbol = subject.symbols([token])[0]
     chart(head_grid(shares.heads, f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
                     "share of the logit"))
-    chart(share_bars(shares.others, "The other parts' shares"))
+    chart(share_bars(shares.others, "The other parts' shares, on the scale of the heads' largest",
+                     extent=float(np.abs(shares.heads).max(initial=0.0))))
     st.caption(f"Direct effects only: what each part writes straight into the residual stream at this position, "
                f"read through the LayerNorms after it and the unembedding. Heads {shares.heads.sum():.2f} + other "
                f"parts {sum(shares.others.values()):.2f} = {shares.total:.2f}; the model's logit is "

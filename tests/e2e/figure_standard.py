@@ -10,7 +10,8 @@
   of them or more of one or two characters; an axis of words turns its labels together, and a short word
   among them turns with them);
 - ``log ticks``: a log axis's tick label that is not the full number at its place (a bare "2" for 20).
-Hover labels and the toolbar are not part of the drawn figure and are left out.
+Hover labels and the toolbar are not part of the drawn figure and are left out. A Graphviz diagram's text is
+measured for its size only.
 """
 
 from __future__ import annotations
@@ -119,6 +120,15 @@ DEFECTS = """(minPx) => {
         if (!Number.isFinite(value) || Math.abs(value - want) > 0.02 * want)
           say("log ticks", tick.textContent, `at ${want.toPrecision(3)}`);
       }
+    }
+  }
+  // diagrams (Graphviz): their text as drawn, scaled to the column
+  for (const diagram of document.querySelectorAll("[data-testid=stGraphVizChart] svg")) {
+    if (!diagram.checkVisibility() || !visible(diagram)) continue;
+    for (const t of diagram.querySelectorAll("text")) {
+      const size = drawnSize(t);
+      if (t.textContent.trim() && size < minPx - 0.05)
+        defects.push({chart: "a diagram", kind: "small", text: t.textContent.slice(0, 40), detail: `${size.toFixed(1)} px`});
     }
   }
   return defects;
