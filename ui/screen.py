@@ -29,7 +29,8 @@ KEY = "screen"
 _JS = """
 export default function ({ data, setStateValue }) {
   // Report whether the window is compact, only when the server's idea of it is wrong.
-  // Presentation mode: the page's top margin and title shrink, so that a projector's first screen has its figure.
+  // Presentation mode: the page's top margin and title shrink, so that a projector's first screen has its figure,
+  // and its prose, captions and controls' labels grow (the figures' text grows on the server: ui.classroom.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   const report = () => { if (query.matches !== data.compact) setStateValue("compact", query.matches); };
@@ -64,6 +65,12 @@ CSS = """
 }
 body.lab-presenting [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
 body.lab-presenting [data-testid="stMain"] h1 { font-size: 2.25rem; padding-top: 0.25rem; }
+body.lab-presenting [data-testid="stMain"] :is([data-testid="stMarkdown"] :is(p, li),
+  [data-testid="stCaptionContainer"] p, [data-testid="stExpander"] summary p,
+  [data-testid="stAlert"] p) { font-size: 1.3rem; line-height: 1.45; }
+body.lab-presenting [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+body.lab-presenting [data-testid="stMain"] h2 { font-size: 2rem; }
+body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
 }

@@ -57,3 +57,36 @@ def test_every_section_shows_its_figure_on_a_projectors_first_screen(projector, 
     if len(sections) > 1:
         page.locator(SECTIONS).nth(0).click()
         wait_idle(page)
+
+
+TEXT_SIZES = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const size = (selector) => { const el = [...main.querySelectorAll(selector)].find((e) => e.checkVisibility());
+    return el ? parseFloat(getComputedStyle(el).fontSize) : null; };
+  return {prose: size('[data-testid=stMarkdown] p'), label: size('[data-testid=stWidgetLabel] p'),
+          caption: size('[data-testid=stCaptionContainer] p'), folded: size('[data-testid=stExpander] summary p')};
+}"""
+
+
+def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, server_url):
+    """On a projector the prose, the captions and the folded parts' names are 1.3 rem (20.8 px at the app's
+    16 px) and the controls' labels 1.15 rem (18.4 px), where a desktop has them at 16 px or less."""
+    sizes = {}
+    for query in ("", "&present=true"):
+        page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+        try:
+            page.goto(f"{server_url}/self_attention?section=Scores+and+softmax{query}")
+            wait_idle(page, timeout=90_000)
+            page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+            if query:
+                page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
+            if query:  # the settings open, so that a control's label shows
+                page.locator("[data-testid=stExpander] summary").nth(1).click()
+            sizes[bool(query)] = page.evaluate(TEXT_SIZES)
+        finally:
+            page.context.close()
+    plain, projected = sizes[False], sizes[True]
+    assert all(plain[part] is not None and plain[part] <= 16 for part in ("prose", "caption", "folded")), sizes
+    assert {part: projected[part] for part in ("prose", "caption", "folded")} == pytest.approx(
+        {"prose": 20.8, "caption": 20.8, "folded": 20.8}), sizes
+    assert projected["label"] == pytest.approx(18.4), sizes
