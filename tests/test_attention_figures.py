@@ -205,3 +205,13 @@ def test_qkv_figure_tiles_q_k_v_in_one_trace_on_one_signed_scale():
     assert spec["layout"]["xaxis"]["tickvals"] == [0, 63, 65, 128, 130, 193]  # first and last dimension of each
     assert spec["layout"]["xaxis"]["ticktext"] == ["0", "63"] * 3 and spec["layout"]["xaxis"]["tickangle"] == 0
     assert [a["text"][0] for a in spec["layout"]["annotations"]] == ["Q", "K", "V"]
+
+
+def test_positions_in_hovers_count_from_1():
+    from viz.experiments import position_bars
+
+    bars = position_bars(np.array([0.1, 0.2, 0.3]), ["a", "b", "a"], "t", "v")
+    assert [row[0] for row in bars.data[0].customdata] == [1, 2, 3] and "%{customdata[0]}" in bars.data[0].hovertemplate
+    view = head_view_figure(random_weights(1, 2, 3)[0], list("abc"), [0], None, "hv")
+    texts = [t for t in view.data if t.mode == "text"]
+    assert all([row[0] for row in t.customdata] == [1, 2, 3] for t in texts)

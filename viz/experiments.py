@@ -63,8 +63,10 @@ def position_bars(values: np.ndarray, tokens: Sequence[str], title: str, value_n
     values = np.nan_to_num(np.asarray(values, dtype=np.float32))
     colors = [AFTER_COLOR if i in set(highlight) else BEFORE_COLOR for i in range(len(values))]
     labels = token_labels(tokens)
-    trace = go.Bar(x=np.arange(len(values)), y=values, marker_color=colors, customdata=labels,
-                   hovertemplate=f"position %{{x}} · %{{customdata}}<br>{escape(value_name)} %{{y:.3f}}<extra></extra>")
+    numbered = [[i + 1, label] for i, label in enumerate(labels)]  # positions count from 1 on screen
+    trace = go.Bar(x=np.arange(len(values)), y=values, marker_color=colors, customdata=numbered,
+                   hovertemplate=f"position %{{customdata[0]}} · %{{customdata[1]}}<br>{escape(value_name)} "
+                                 "%{y:.3f}<extra></extra>")
     return styled_figure([trace], title, 340, xaxis=position_axis(tokens, tickangle=-60),
                          yaxis=dict(title_text=escape(value_name)))
 

@@ -72,7 +72,8 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", right, labels, "middle right")):
         traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
                                  textposition=anchor, showlegend=False, name=f"{side}s",
-                                 customdata=token_labels(tokens), hovertemplate=f"{side} %{{y}}: %{{customdata}}<extra></extra>",
+                                 customdata=[[i + 1, t] for i, t in enumerate(token_labels(tokens))],
+                                 hovertemplate=f"{side} %{{customdata[0]}}: %{{customdata[1]}}<extra></extra>",
                                  textfont=dict(size=font, color=PROJECTOR_INK)))
     fig = go.Figure(traces)
     # the column names sit above the first token, below the title: room for them as for a row of panel names
