@@ -160,7 +160,7 @@ def test_the_space_mark_is_explained_exactly_where_a_drawn_token_carries_it(quer
     drawn += [str(text) for spec in chart_specs(at) for text in spec["layout"].get("yaxis", {}).get("ticktext", [])]
     drawn += [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
     drawn += [code.value.split("▸")[-1] for code in at.code if "▸" in code.value]  # the token being written
-    explained = any("“▁” at the start of a token" in caption.value for caption in at.caption)
+    explained = any("“▁” stands for a space" in caption.value for caption in at.caption)
     assert explained == any("▁" in text for text in drawn)
 
 

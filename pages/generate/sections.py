@@ -99,7 +99,8 @@ SHOWN_BARS = 20  # the distribution draws this many tokens by name (viz.generati
 def explain_space_mark(labels) -> None:
     """Where a drawn token carries "▁" (the text task's and SentencePiece's mark of a space), say what it means."""
     if any("▁" in str(label) for label in labels):
-        st.caption("“▁” at the start of a token stands for a space before it: the token begins a word.")
+        st.caption("“▁” stands for a space: on its own it is the space character, at the start of a longer token "
+                   "a space before the word.")
 
 
 def _joined(tokens: list[str]) -> str:
