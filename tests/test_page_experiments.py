@@ -318,3 +318,21 @@ def test_the_other_parts_shares_read_on_the_heads_scale():
     values = decode_array(others["data"][0]["x"]).astype(float)
     assert reach >= values.max() * 1.3  # room for each value written past its bar
     assert others["data"][0]["cliponaxis"] is False
+
+
+def test_importance_shows_where_each_head_looks_and_what_it_writes_beside_its_knock_out():
+    at = run_page(PAGE, {"section": "Importance"})
+    assert_no_exception(at)
+    table = next(df.value for df in at.dataframe if "copying (OV)" in df.value.columns)
+    assert list(table["head"]) == ["layer 1 · head 1", "layer 1 · head 2", "layer 2 · head 1", "layer 2 · head 2"]
+    effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
+    np.testing.assert_allclose(table["change in accuracy"], effect.reshape(-1), atol=1e-3)
+    induction = table[table["head"].str.startswith("layer 2")]
+    assert (induction["prefix matching"] > 0.5).all() and (induction["copying (OV)"] > 0.9).all()  # high on both
+
+
+def test_a_model_of_text_gets_copying_scores_beside_its_knock_outs_too():
+    at = run_page(PAGE, {"section": "Importance", "model": shipped_label("text")})
+    assert_no_exception(at)
+    table = next(df.value for df in at.dataframe if "copying (OV)" in df.value.columns)
+    assert table["copying (OV)"].between(-1, 1).all() and len(table) == 4

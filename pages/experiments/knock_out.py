@@ -11,10 +11,11 @@ import torch
 
 from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
                                token_change)
+from analysis.ov_circuit import copying_scores
 from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions, scored,
-                                      similarity)
+                                      similarity, subject_of)
 from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
-from ui.cache import cached_figure
+from ui.cache import cached_figure, computation
 from ui.classroom import chart
 from ui.screen import settings_row
 from ui.text import as_typed
@@ -159,6 +160,37 @@ def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
     st.caption(f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
                "A head whose removal changes little may still matter together with another one: knock out "
                "several in the Knock out section.")
+    if module.kind == "decoder-only":
+        _what_heads_read_and_write(subject, seed, effect, what[measure])
+
+
+@computation
+def _copying(spec) -> np.ndarray | None:
+    """The copying scores of a model's heads, computed once a model (one product over its vocabulary)."""
+    return copying_scores(subject_of(spec).module)
+
+
+def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, measured: str) -> None:
+    """Beside each head's knock-out effect: where it looks (prefix matching, on the task's batch) and what it writes
+    (the copying score of its OV circuit, ``analysis.ov_circuit``), as Olsson et al. (2022) read induction heads."""
+    module = subject.module
+    layers, heads = effect.shape
+    table = {"head": [head_label(layer, head) for layer in range(layers) for head in range(heads)],
+             measured: effect.reshape(-1).round(3)}
+    if subject.task is not None and subject.task.kind != "vision":
+        batch = evaluation_batch(subject.spec, seed)
+        with torch.inference_mode():
+            record = module(batch.inputs, return_attention=True).attention
+        table["prefix matching"] = score_heads(subject.task, record, batch, "prefix matching").reshape(-1).round(3)
+    copying = _copying(subject.spec)
+    if copying is not None:  # a model with a linear unembedding
+        table["copying (OV)"] = copying.reshape(-1).round(3)
+    st.dataframe(pd.DataFrame(table), hide_index=True)
+    st.caption("Prefix matching: the mean weight a head puts, from a repeated token, on the token after that token's "
+               "earlier occurrence (where an induction head looks). Copying (OV): of the eigenvalues λ of the head's "
+               "circuit from a token attended to, through W_V and W_O, to the logits, Re(Σλ) / Σ|λ|; near 1 the head "
+               "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
+               "out). An induction head scores high on both.")
 
 
 def head_choices(module) -> list[tuple[str, int]]:
