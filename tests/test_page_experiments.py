@@ -336,3 +336,12 @@ def test_a_model_of_text_gets_copying_scores_beside_its_knock_outs_too():
     assert_no_exception(at)
     table = next(df.value for df in at.dataframe if "copying (OV)" in df.value.columns)
     assert table["copying (OV)"].between(-1, 1).all() and len(table) == 4
+
+
+@pytest.mark.parametrize("how", ("zero", "mean"))
+def test_a_knock_out_says_what_its_kind_of_ablation_cannot_show(how):
+    at = run_page(PAGE, {"section": "Knock out", "how": how})
+    assert_no_exception(at)
+    captions = " ".join(caption.value for caption in at.caption)
+    assert ("off the inputs it was trained on" in captions) == (how == "zero")
+    assert ("path patching" in captions) == (how == "mean")

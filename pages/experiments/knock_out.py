@@ -24,6 +24,15 @@ from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
 
 HOWS = ("zero", "mean")
+# What a knock-out of each kind can and cannot show, said under its results.
+ABLATION_CAVEAT = {
+    "zero": "Zero ablation takes the model off the inputs it was trained on: no head's output is ever all zeros in "
+            "training, so part of a drop may come from that alone. Mean ablation (\"knock out by\": mean) keeps "
+            "the head's average output and removes only what depends on the input.",
+    "mean": "Mean ablation keeps the head's average output over this input and removes what depends on the input; "
+            "it still mixes every path through the head. To see which path carries an effect, patch a clean run's "
+            "head into a corrupted one (the Patching section): path patching restricts that to one path.",
+}
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         alphabet = len(subject.task.tokenizer.vocabulary)
         st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
                    f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
+    st.caption(ABLATION_CAVEAT[how])
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how)
 
