@@ -148,3 +148,33 @@ def test_the_text_box_takes_no_more_than_the_text_task_reads():
     assert at.text_area(key="corpus").proto.max_chars == 100_000  # the text task's cap (transformer/text_corpus.py)
     with pytest.raises(ValueError, match="at most 100000"):
         TrainingSetup(task="text", text="ab " * 33_334)
+
+
+def test_the_papers_recipe_is_offered_with_its_schedule_drawn_and_trains_with_adam():
+    import math
+
+    import numpy as np
+    import torch
+
+    from tests.apptest_helpers import decode_array
+
+    at = run_page(PAGE, {"recipe": "the paper (Adam)", "warmup": "50", "steps": "500"})
+    assert_no_exception(at)
+    assert at.selectbox(key="recipe").value == "paper"
+    assert at.select_slider(key="lr").disabled and at.select_slider(key="wd").disabled
+    spec = chart_by_title(at, "The learning rate at each step")
+    paper = next(trace for trace in spec["data"] if trace["name"] == "the paper's schedule")
+    steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
+    expected = 64 ** -0.5 * np.minimum(steps ** -0.5, steps * 50 ** -1.5)  # d_model 64, warm-up 50, s = step
+    np.testing.assert_allclose(rates, expected, rtol=1e-6)
+    assert f"{64 ** -0.5 * 50 ** -0.5:.3g}" in " ".join(c.value for c in at.caption)
+    press(at, "step")
+    optimizer = trainer(at).optimizer
+    assert type(optimizer) is torch.optim.Adam and optimizer.param_groups[0]["betas"] == (0.9, 0.98)
+    assert math.isclose(optimizer.param_groups[0]["eps"], 1e-9)
+
+
+def test_the_papers_schedule_without_warm_up_says_what_to_change():
+    at = run_page(PAGE, {"recipe": "the paper (Adam)", "warmup": "0"})
+    assert_no_exception(at)
+    assert any("warm-up of at least 1 step" in error.value for error in at.error)

@@ -36,8 +36,8 @@ from .tasks import TASK_KINDS, TASK_NAMES, TRAINING_TASKS, Task, TaskBatch, make
 from .digits_task import DIGITS_TASK, DigitsTask
 from .tokenizer import (BOS_ID, EOS_ID, PAD_ID, UNK_ID, HashTokenizer, VocabTokenizer, characters, normalize,
                         tokenizer_from_dict, truncate, words)
-from .training import Snapshot, Trainer
-from .training_setup import TrainingSetup, default_setup
+from .training import Snapshot, Trainer, learning_rate_at
+from .training_setup import RECIPES, TrainingSetup, default_setup
 from .digits import Digits, load_digits
 from .vision import PatchEmbedding, VisionTransformer, patch_count, patches
 from .vision_training import classification_metrics, digits_vit_config, train_vision
@@ -56,7 +56,7 @@ __all__ = [
     "hash_tokenizer", "init_parameters", "load_bert_weights", "load_checkpoint", "load_pretrained", "make_task",
     "masked_softmax", "model_files", "normalize", "padding_mask", "pretrained_tokenizer", "relative_shift_matrix",
     "rotary_angles", "save_checkpoint", "scaled_dot_product_attention", "score_heads", "sinusoid_wavelengths",
-    "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words",
+    "sinusoidal_encoding", "tokenizer_from_dict", "truncate", "words", "RECIPES", "learning_rate_at",
     "Digits", "PatchEmbedding", "VisionTransformer", "classification_metrics", "digits_vit_config", "load_digits",
     "patch_count", "patches", "train_vision",
 ]

@@ -27,9 +27,10 @@ def forward_logits(model: nn.Module, batch, record: bool = False):
     return (out.logits, out.attention) if record else out.logits
 
 
-def masked_loss(logits: torch.Tensor, batch: TaskBatch) -> torch.Tensor:
-    """Mean cross-entropy over the ``loss_mask`` positions of ``logits [B, L, V]``."""
-    return F.cross_entropy(logits[batch.loss_mask], batch.targets[batch.loss_mask])
+def masked_loss(logits: torch.Tensor, batch: TaskBatch, label_smoothing: float = 0.0) -> torch.Tensor:
+    """Mean cross-entropy over the ``loss_mask`` positions of ``logits [B, L, V]`` (with ``label_smoothing`` ε:
+    against the target 1 - ε on the right token plus ε / V on every token)."""
+    return F.cross_entropy(logits[batch.loss_mask], batch.targets[batch.loss_mask], label_smoothing=label_smoothing)
 
 
 def merge_batches(batches: list[TaskBatch]) -> list[TaskBatch]:

@@ -7,8 +7,14 @@ attention); evaluations and snapshots run in eval mode with one.
 
 Loss: cross-entropy over the batch's ``loss_mask`` positions,
 ``L = -1/|M| sum_{(b,t) in M} log softmax(z_{b,t})[y_{b,t}]``; accuracy is the share of those
-positions where ``argmax z = y``; perplexity ``exp(L)``. Optimiser: AdamW with a linear warm-up,
-``lr_t = lr * min(1, (t + 1) / warmup)``, and gradients clipped to norm 1.
+positions where ``argmax z = y``; perplexity ``exp(L)``. Gradients are clipped to norm 1. Two recipes
+(``TrainingSetup.recipe``):
+
+- "adamw": AdamW with a linear warm-up, ``lr_t = lr * min(1, (t + 1) / warmup)``;
+- "paper" (Vaswani et al., 2017): Adam with β₁ = 0.9, β₂ = 0.98, ε = 1e-9 and no weight decay,
+  ``lr_t = d_model^-0.5 * min(s^-0.5, s * warmup^-1.5)`` with ``s = t + 1`` (a linear rise over the warm-up,
+  then a decay as 1/√s), and the training loss smoothed by ε_ls = 0.1: the target puts 1 - ε_ls on the right
+  token and ε_ls spread evenly over the vocabulary. Held-out losses stay plain cross-entropy.
 """
 
 from __future__ import annotations
@@ -31,9 +37,26 @@ from .digits_task import DigitsTask
 from .tasks import Task, TaskBatch, make_task
 from .training_setup import TrainingSetup, model_config
 
+PAPER_BETAS, PAPER_EPS, LABEL_SMOOTHING = (0.9, 0.98), 1e-9, 0.1
 EVAL_BATCHES, EVAL_BATCH_SIZE = 8, 32
 EVAL_SEED = 1_000_000        # even; training data uses odd seeds, so held-out and training streams differ
 CLIP_NORM = 1.0
+
+
+def learning_rate_at(step: int, setup: TrainingSetup, base_rate: float | None = None) -> float:
+    """The rate of optimiser step ``step`` (from 0) under ``setup``'s recipe: the paper's schedule, or the base
+    rate (``base_rate``, default the setup's) times the linear warm-up factor min(1, (step + 1) / warmup)."""
+    if setup.recipe == "paper":
+        return paper_learning_rate(step, setup)
+    rate = setup.learning_rate if base_rate is None else base_rate
+    return rate * (min(1.0, (step + 1) / setup.warmup) if setup.warmup else 1.0)
+
+
+def paper_learning_rate(step: int, setup: TrainingSetup) -> float:
+    """The paper's rate for optimiser step ``step`` (from 0): d_model^-0.5 · min(s^-0.5, s · warmup^-1.5), with
+    s = step + 1."""
+    s = step + 1
+    return setup.d_model ** -0.5 * min(s ** -0.5, s * setup.warmup ** -1.5)
 
 
 @dataclass(frozen=True)
@@ -68,8 +91,12 @@ class Trainer:
         self.task: Task | DigitsTask = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
         self.config = model_config(setup, self.task.context, self.task.vocab_size)
         self.model: nn.Module = build_model(self.config, setup.seed, setup.kind).train()
-        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,
-                                           weight_decay=setup.weight_decay, fused=True)
+        if setup.recipe == "paper":
+            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=paper_learning_rate(0, setup),
+                                              betas=PAPER_BETAS, eps=PAPER_EPS, fused=True)
+        else:
+            self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,
+                                               weight_decay=setup.weight_decay, fused=True)
         self.learning_rate = setup.learning_rate
         self._data = torch.Generator().manual_seed(2 * setup.seed + 1)
         self._dropout = torch.Generator().manual_seed(2 * setup.seed + 3)
@@ -122,9 +149,8 @@ class Trainer:
         self.learning_rate = float(lr)
 
     def current_learning_rate(self) -> float:
-        """The rate of the next step: the base rate times the warm-up factor."""
-        warmup = self.setup.warmup
-        return self.learning_rate * (min(1.0, (self.step + 1) / warmup) if warmup else 1.0)
+        """The rate of the next step: the base rate times the warm-up factor (the paper's recipe: its schedule)."""
+        return learning_rate_at(self.step, self.setup, self.learning_rate)
 
     def train(self, steps: int) -> None:
         """Up to ``steps`` optimiser steps (fewer once ``done``), evaluating and snapshotting on schedule."""
@@ -148,7 +174,8 @@ class Trainer:
             group["lr"] = self.current_learning_rate()
         if self.setup.dropout > 0:
             torch.manual_seed(int(torch.randint(0, 2**62, (1,), generator=self._dropout)))
-        loss = masked_loss(forward_logits(self.model, batch), batch)
+        smoothing = LABEL_SMOOTHING if self.setup.recipe == "paper" else 0.0
+        loss = masked_loss(forward_logits(self.model, batch), batch, smoothing)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(self.model.parameters(), CLIP_NORM, foreach=True)

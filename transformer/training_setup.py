@@ -10,6 +10,7 @@ from .tasks import TRAINING_TASKS, check_kind, make_task
 from .vision_training import digits_vit_config
 
 MODEL_MAX_LEN = 128          # the longest input the app's pages give a model (see model_config)
+RECIPES = ("adamw", "paper")  # today's optimiser, and the paper's (Vaswani et al., 2017, section 5.3-5.4)
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,10 @@ class TrainingSetup:
     ``layers`` is the number of layers per stack (encoder and decoder alike), ``heads`` must
     divide ``d_model``; ``attention_only`` drops the feed-forward sublayers (``d_ff`` unused);
     ``warmup`` steps of linear warm-up; ``text`` the text task's corpus (None = built-in; other
-    tasks ignore it). Invalid values raise ValueError saying what to change.
+    tasks ignore it). ``recipe``: "adamw" (AdamW at ``learning_rate`` after a linear warm-up) or "paper" (the
+    paper's: Adam with β = (0.9, 0.98), ε = 1e-9, its schedule over ``warmup`` steps in place of
+    ``learning_rate`` and ``weight_decay``, and label smoothing 0.1; see ``transformer.training``).
+    Invalid values raise ValueError saying what to change.
     """
 
     task: str = "induction"
@@ -39,9 +43,14 @@ class TrainingSetup:
     seed: int = 0
     max_steps: int = 2000
     text: str | None = None
+    recipe: str = "adamw"
 
     def __post_init__(self) -> None:
         check_kind(self.task, self.kind)
+        if self.recipe not in RECIPES:
+            raise ValueError(f"recipe={self.recipe!r} is unknown; use one of {RECIPES}.")
+        if self.recipe == "paper" and self.warmup < 1:
+            raise ValueError("the paper's schedule needs a warm-up of at least 1 step.")
         for name in ("layers", "heads", "d_model", "d_ff", "batch_size", "max_steps"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

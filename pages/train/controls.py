@@ -9,18 +9,21 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
-from transformer import DIGITS_TASK, TRAINING_TASKS, TrainingSetup, default_setup
+from transformer import DIGITS_TASK, RECIPES, TRAINING_TASKS, TrainingSetup, default_setup, learning_rate_at
+from ui.classroom import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
+from viz.generation import lines
 from ui.screen import settings_row
 
 # widget key -> TrainingSetup field
 FIELDS = {"task": "task", "kind": "kind", "layers": "layers", "heads": "heads", "d_model": "d_model", "d_ff": "d_ff",
           "attn_only": "attention_only", "pe": "positional", "norm_first": "norm_first", "lr": "learning_rate",
           "warmup": "warmup", "batch": "batch_size", "wd": "weight_decay", "dropout": "dropout", "seed": "seed",
-          "steps": "max_steps"}
+          "steps": "max_steps", "recipe": "recipe"}
 KINDS = {"decoder-only": "decoder-only (GPT-style): source SEP target", "encoder-decoder": "encoder-decoder",
          "vision": "Vision Transformer: 2 × 2 patches and [CLS]"}
 SEQ2SEQ = ("copy", "reverse", "sort")
@@ -29,7 +32,8 @@ LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 OPTIONS = {"layers": (1, 2, 3, 4), "heads": (1, 2, 4), "d_model": (16, 32, 64, 128), "d_ff": (32, 64, 128, 256, 512),
            "pe": ("learned", "sinusoidal", "rotary", "alibi", "none"), "lr": LEARNING_RATES,
            "warmup": (0, 10, 20, 50, 100), "batch": (8, 16, 32, 64), "wd": (0.0, 0.01, 0.1),
-           "dropout": (0.0, 0.1, 0.2, 0.3), "steps": (200, 500, 1000, 2000, 4000)}
+           "dropout": (0.0, 0.1, 0.2, 0.3), "steps": (200, 500, 1000, 2000, 4000), "recipe": RECIPES}
+RECIPE_LABELS = {"adamw": "AdamW", "paper": "the paper (Adam)"}  # the URL carries the label
 
 
 def _load_task_defaults() -> None:
@@ -64,15 +68,20 @@ def setup_controls() -> TrainingSetup | None:
                                bind="query-params", format_func=POSITIONAL_LABELS.get)
     seed = int(row.number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
     row = settings_row()  # the optimiser
+    recipe = row.selectbox("optimiser", RECIPES, key="recipe", bind="query-params", format_func=RECIPE_LABELS.get,
+                           help="The paper's recipe: Adam with β₂ = 0.98 and ε = 1e-9, the rate "
+                                "d_model^-0.5 · min(step^-0.5, step · warmup^-1.5) in place of the learning rate and "
+                                "weight decay, and label smoothing 0.1 on the training loss.")
+    paper = recipe == "paper"
     learning_rate = row.select_slider("learning rate", OPTIONS["lr"], value=base.learning_rate, key="lr",
-                                      bind="query-params", format_func=lambda v: f"{v:g}",
+                                      bind="query-params", format_func=lambda v: f"{v:g}", disabled=paper,
                                       help="Changing it keeps the weights; every other setting starts a new model.")
     warmup = row.select_slider("warm-up steps", OPTIONS["warmup"], value=base.warmup, key="warmup",
                                bind="query-params")
     batch_size = row.select_slider("batch size", OPTIONS["batch"], value=base.batch_size, key="batch",
                                    bind="query-params")
     weight_decay = row.select_slider("weight decay", OPTIONS["wd"], value=base.weight_decay, key="wd",
-                                     bind="query-params")
+                                     bind="query-params", disabled=paper)
     dropout = row.select_slider("dropout", OPTIONS["dropout"], value=base.dropout, key="dropout",
                                 bind="query-params", help="Acts only while training: watch the train and "
                                                           "held-out losses part.")
@@ -82,7 +91,7 @@ def setup_controls() -> TrainingSetup | None:
                   d_model=int(d_model), d_ff=int(d_ff), attention_only=bool(attention_only), positional=positional,
                   norm_first=bool(norm_first), learning_rate=float(learning_rate), warmup=int(warmup),
                   batch_size=int(batch_size), weight_decay=float(weight_decay), dropout=float(dropout), seed=seed,
-                  max_steps=int(max_steps))
+                  max_steps=int(max_steps), recipe=recipe)
     if task == "text":
         values["text"] = st.session_state.get("corpus") or None
     try:
@@ -114,3 +123,16 @@ def show_setup(setup: TrainingSetup) -> None:
     for key, value in wanted.items():
         st.session_state[key] = value
     st.session_state["corpus"] = setup.text or ""
+
+
+def paper_schedule(setup: TrainingSetup) -> None:
+    """The paper's learning rate over the step budget, beside AdamW's at the page's default rate, with its peak."""
+    steps = np.arange(setup.max_steps)
+    adamw = dataclasses.replace(setup, recipe="adamw", learning_rate=default_setup(setup.task).learning_rate)
+    paper = np.array([learning_rate_at(int(t), setup) for t in steps])
+    today = np.array([learning_rate_at(int(t), adamw) for t in steps])
+    chart(lines(steps + 1, {"the paper's schedule": paper, f"AdamW at {adamw.learning_rate:g}": today},
+                "The learning rate at each step", "step", "learning rate"))
+    st.caption(f"The paper's rate rises linearly for {setup.warmup} warm-up steps to d_model^-0.5 · warmup^-0.5 = "
+               f"{paper.max():.3g} (d_model = {setup.d_model}), then falls as 1/√step, to {paper[-1]:.3g} at step "
+               f"{setup.max_steps}.")

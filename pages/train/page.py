@@ -45,6 +45,8 @@ def training_view() -> None:
     with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
                      "the same run)", expanded=True, key="settings", bind="query-params"):
         setup = controls.setup_controls()
+        if setup is not None and setup.recipe == "paper":
+            controls.paper_schedule(setup)
         if st.session_state.get("task") == "text":
             st.text_area("training text (at least a few KB; empty = the built-in text about attention)",
                          key="corpus", max_chars=MAX_TEXT_CHARS, height=100)
