@@ -10,7 +10,7 @@ from torch.nn import functional as F
 from analysis.decoding_cost import cache_bytes, next_token_seconds, step_times, variants
 from analysis.window_cost import banded_attention, measure_window_cost
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import KVCache, TransformerConfig, build_model, load_checkpoint, make_task
+from transformer import EOS_ID, KVCache, TransformerConfig, build_model, generate, load_checkpoint, make_task
 from ui.model_picker import shipped_label
 
 PAGE = "pages/generate/page.py"
@@ -175,3 +175,31 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert "Blue bars are kept, grey ones cut by top-k or top-p" in caption and "the red one is the token drawn" in caption
+
+
+def test_the_papers_beam_settings_are_one_click_and_alpha_changes_nothing_where_no_text_ends():
+    at = run_page(PAGE, {"section": "Compare", "new": "8", "prompt": "the keys "})
+    at.button(key="paper_beam").click().run()
+    assert_no_exception(at)
+    assert at.slider(key="beams").value == 4 and at.slider(key="lp").value == pytest.approx(0.6)
+    assert "4 beam(s)" in chart_by_title(at, "The beam search's tree")["layout"]["title"]["text"]
+    trees = []
+    for alpha in ("0.0", "2.0"):  # the text model writes no end token in 8 tokens: every kept text has one length
+        at = run_page(PAGE, {"section": "Compare", "new": "8", "prompt": "the keys ", "beams": "4", "lp": alpha})
+        assert any("changes nothing here" in caption.value for caption in at.caption)
+        spec = chart_by_title(at, "The beam search's tree")
+        trees.append([(decode_array(t["x"]).tolist(), decode_array(t["y"]).tolist()) for t in spec["data"]])
+    assert trees[0] == trees[1]
+
+
+def test_the_length_penalty_note_counts_the_texts_that_ended_in_the_drawn_tree():
+    copy = Path(__file__).resolve().parent.parent / "checkpoints" / "copy.safetensors"
+    model, metadata = load_checkpoint(copy)
+    at = run_page(PAGE, {"section": "Compare", "model": shipped_label("copy"), "prompt": "abcdefg", "beams": "4",
+                         "lp": "0.6"})
+    assert_no_exception(at)
+    task = make_task("copy", model.kind)
+    out = generate(model, task.encode_user_input("abcdefg"), 24, "beam", num_beams=4, length_penalty=0.6,
+                   eos_id=EOS_ID)
+    ended = sum(node.finished for node in out.beams)
+    assert ended > 0 and any(f"{ended} of the texts in the tree ended" in c.value for c in at.caption)

@@ -46,8 +46,9 @@ def sampling_settings() -> Sampling:
     return Sampling(strategy, temperature, top_k, top_p)
 
 
-def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams: int = 1):
-    return generation(writer.spec, ids, budget, **settings.arguments(), beams=beams, seed=seed, eos_id=writer.eos_id)
+def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams: int = 1, length_penalty: float = 1.0):
+    return generation(writer.spec, ids, budget, **settings.arguments(), beams=beams, seed=seed, eos_id=writer.eos_id,
+                      length_penalty=length_penalty)
 
 
 def _advance(count: int, total: int) -> None:
@@ -112,13 +113,27 @@ def _log_probability(out) -> float:
     return float(sum(torch.log_softmax(step.distribution.logits, -1)[step.token] for step in out.steps))
 
 
+PAPER_BEAMS, PAPER_ALPHA = 4, 0.6  # Vaswani et al. (2017), section 6.1: beam size 4, length penalty α = 0.6
+
+
+def _papers_beam_settings() -> None:
+    st.session_state["beams"], st.session_state["lp"] = PAPER_BEAMS, PAPER_ALPHA
+
+
 def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
-    beams = st.slider("beams", 1, 6, 3, key="beams", bind="query-params",
-                      help="Beam search keeps this many partial texts, extends each by every token, keeps the best "
-                           "by the sum of log-probabilities, and ranks finished ones by it divided by their length.")
+    row = st.columns([3, 3, 2], vertical_alignment="bottom")
+    beams = row[0].slider("beams", 1, 6, 3, key="beams", bind="query-params",
+                          help="Beam search keeps this many partial texts, extends each by every token, keeps the "
+                               "best by the sum of log-probabilities, and ranks finished ones by it divided by "
+                               "their length to the power α.")
+    alpha = row[1].slider("length penalty α", 0.0, 2.0, 1.0, 0.1, key="lp", bind="query-params",
+                          help="A finished text's score is its sum of log-probabilities divided by length^α: "
+                               "0 favours short texts, larger values longer ones.")
+    row[2].button(f"The paper's: {PAPER_BEAMS} beams, α = {PAPER_ALPHA}", key="paper_beam",
+                  on_click=_papers_beam_settings, width="stretch")
     greedy = _run(writer, ids, budget, seed, Sampling("greedy", 1.0, 0, 1.0))
     sampled = _run(writer, ids, budget, seed, Sampling("sample", settings.temperature, settings.top_k, settings.top_p))
-    beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams)
+    beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams, float(alpha))
     columns = st.columns(3)
     for column, title, out, score in (
             (columns[0], "greedy", greedy, _log_probability(greedy)),
@@ -136,6 +151,19 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
         chart(beam_tree([n.step for n in nodes], [n.parent for n in nodes], writer.names([n.token for n in nodes]),
                         [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text red"))
         explain_space_mark(writer.names([n.token for n in nodes]))
+        st.caption(length_penalty_note(nodes, float(alpha)))
+
+
+def length_penalty_note(nodes, alpha: float) -> str:
+    """What α did in the drawn search: it ranks only texts that ended (the end token) against others, so it
+    changes nothing where none ended. The paper, after Wu et al. (2016), divided by ((5 + length) / 6)^α."""
+    ended = sum(node.finished for node in nodes)
+    where = (f"{ended} of the texts in the tree ended with the end token, so α = {alpha:g} decides how they rank "
+             f"against longer ones" if ended else
+             f"no text in the tree ended with the end token, so α = {alpha:g} changes nothing here: every text "
+             f"kept has the same length")
+    return (f"Finished texts compete by (sum of log p) / length^α: {where}. The paper decoded with {PAPER_BEAMS} "
+            f"beams and α = {PAPER_ALPHA}, dividing by ((5 + length) / 6)^α, as Wu et al. (2016) did.")
 
 
 def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
