@@ -178,3 +178,39 @@ def test_the_papers_schedule_without_warm_up_says_what_to_change():
     at = run_page(PAGE, {"recipe": "the paper (Adam)", "warmup": "0"})
     assert_no_exception(at)
     assert any("warm-up of at least 1 step" in error.value for error in at.error)
+
+
+def test_both_recipes_train_side_by_side_from_the_same_weights_and_the_caption_reads_the_drawn_curves():
+    import math
+
+    import numpy as np
+
+    from tests.apptest_helpers import decode_array
+    from transformer import make_task
+
+    at = run_page(PAGE, {**FAST, "warmup": "20"})
+    at.button(key="compare_recipes").click().run(timeout=120)
+    assert_no_exception(at)
+    curves = {}
+    for title in ("Held-out loss, both recipes", "Held-out accuracy, both recipes"):
+        spec = chart_by_title(at, title)
+        assert [trace["name"] for trace in spec["data"]] == ["AdamW", "the paper (Adam)"]
+        curves[title] = {trace["name"]: (decode_array(trace["x"]), decode_array(trace["y"])) for trace in spec["data"]}
+    losses = curves["Held-out loss, both recipes"]
+    assert losses["AdamW"][1][0] == losses["the paper (Adam)"][1][0]  # step 0: the same weights, the same batches
+    assert losses["AdamW"][0][-1] == 500
+    caption = at.caption[-1].value
+    for name, (steps, accuracy) in curves["Held-out accuracy, both recipes"].items():
+        met = steps[accuracy >= 0.99]  # the copy task's target
+        said = f"met the target at step {int(met[0])}" if len(met) else "did not meet the target in 500 steps"
+        assert f"{name[0].upper()}{name[1:]} {said}" in caption
+    classes = make_task("copy", "decoder-only").vocab_size
+    assert f"= {-math.log(0.9 + 0.1 / classes):.3f}, not 0" in caption and f"over the {classes} outputs" in caption
+    assert np.isfinite(losses["the paper (Adam)"][1]).all()
+
+
+def test_the_recipes_are_compared_only_with_a_warm_up():
+    at = run_page(PAGE, {**FAST, "warmup": "0"})
+    assert_no_exception(at)
+    assert not [button for button in at.button if button.key == "compare_recipes"]
+    assert any("set the warm-up steps above 0" in info.value for info in at.info)

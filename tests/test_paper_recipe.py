@@ -66,3 +66,21 @@ def test_an_unknown_recipe_or_a_paper_schedule_without_warm_up_is_refused():
         TrainingSetup(recipe="sgd")
     with pytest.raises(ValueError, match="warm-up"):
         TrainingSetup(recipe="paper", warmup=0)
+
+
+def test_a_comparison_reads_the_first_step_at_target_and_the_smoothed_optimum():
+    import pandas as pd
+
+    from analysis.recipes import RecipeComparison
+
+    curves = pd.DataFrame({"recipe": ["adamw"] * 3 + ["paper"] * 3, "step": [0, 20, 40] * 2,
+                           "val_loss": [3.0, 1.0, 0.1, 3.0, 2.0, 1.5], "val_accuracy": [0.1, 0.5, 1.0, 0.1, 0.2, 0.3],
+                           "reached": [False, False, True, False, False, False]})
+    comparison = RecipeComparison(curves, classes=10)
+    assert comparison.first_reached("adamw") == 40 and comparison.first_reached("paper") is None
+    p = 0.9 + 0.1 / 10  # the smoothed target's weight on the right token
+    assert comparison.smoothing_floor == pytest.approx(-math.log(p))
+    smoothed = torch.full((10,), 0.01)
+    smoothed[3] = p
+    logits = smoothed.log()[None]  # a model that predicts the smoothed target exactly
+    assert F.cross_entropy(logits, torch.tensor([3])).item() == pytest.approx(comparison.smoothing_floor, rel=1e-5)

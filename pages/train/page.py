@@ -4,7 +4,7 @@ import uuid
 
 import streamlit as st
 
-from pages.train import after, controls, live
+from pages.train import after, controls, live, recipes
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
 from ui.screen import figure_on_top
@@ -62,6 +62,8 @@ def training_view() -> None:
     (st.container() if figure_on_top() else task).info(trainer.task.description)
     if not state.get("running", False):
         after.after_training(trainer)
+        st.subheader("Two recipes on this model")
+        recipes.recipes_side_by_side(setup)
 
 
 training_view()
