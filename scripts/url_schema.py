@@ -1,6 +1,7 @@
 """Which URL keys each page's controls read, found by running every page and each of its sections (AppTest),
 also with a model of another kind where the page draws other controls for it (``OTHER_MODELS``), and asking
-Streamlit which query parameters its widgets are bound to. ``ui/rooms/url_schema.json`` holds
+Streamlit which query parameters its widgets are bound to; a lesson view whose settings name a key not found so
+far is run too (a control shown only under another control's value). ``ui/rooms/url_schema.json`` holds
 the result; ``python scripts/url_schema.py`` writes it again, and a test checks it is current.
 
 A number inside a key (``ko_decoder0_self_attn``: a control per layer) is written ``#``, so a model with
@@ -63,7 +64,22 @@ def page_keys(page_path: str) -> set[str]:
         keys |= _bound_keys(run(model))
         for section in _sections(first):
             keys |= _bound_keys(run({**model, "section": section}))
+    for settings in _lesson_settings(page_path):  # a control shown only under another's value (ALiBi's heads)
+        if {general(key) for key in settings} - {general(key) for key in keys}:
+            keys |= _bound_keys(run(settings))
     return {general(key) for key in keys}
+
+
+def _lesson_settings(page_path: str) -> list[dict[str, str]]:
+    """The URL settings of every lesson view on the page ``page_path`` (a shipped model by its picker label)."""
+    from ui.lesson_catalogue import LESSONS, Shipped
+    from ui.model_picker import shipped_label
+
+    def text(value) -> str:
+        return shipped_label(value.name) if isinstance(value, Shipped) else str(value)
+
+    return [{key: text(value) for key, value in view.settings.items() if not isinstance(value, tuple)}
+            for lesson in LESSONS for view in lesson.views if page_path.split("/")[1] == view.page]
 
 
 def build_schema() -> dict[str, list[str]]:
