@@ -45,7 +45,9 @@ export default function ({ data, setStateValue }) {
 # buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
 # (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
 # keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves
-# more of the first screen to the figure; so, in presentation mode, are the page's top margin and title.
+# more of the first screen to the figure; so, in presentation mode, are the page's top margin and title. A Graphviz
+# diagram's text is drawn at the size its layout was made for (viz.architecture's fontsize 14, in the diagram's own
+# units, so it scales with the diagram), where Streamlit's style would draw every letter at 9.6 px.
 CSS = """
 .st-key-screen { display: none; }
 .katex-display {
@@ -63,6 +65,7 @@ CSS = """
   [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }
   [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]) { margin-top: 28px; }
 }
+[data-testid="stGraphVizChart"] svg text { font-size: 14px; }
 body.lab-presenting [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
 body.lab-presenting [data-testid="stMain"] h1 { font-size: 2.25rem; padding-top: 0.25rem; }
 body.lab-presenting [data-testid="stMain"] :is([data-testid="stMarkdown"] :is(p, li),

@@ -40,7 +40,7 @@ def architecture_dot(spec: ArchitectureSpec) -> str:
         "digraph transformer {",
         '  rankdir=BT; nodesep=0.3; ranksep=0.35;',
         '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, color="#333333"];',
-        '  edge [fontname="Helvetica", fontsize=13, color="#555555"];',
+        '  edge [fontname="Helvetica", fontsize=14, color="#555555"];',
         _box("src", f"source tokens\\n{s} ids", "#ffffff"),
         _box("tgt", f"target tokens,\\nshifted right\\n{t} ids", "#ffffff"),
         _box("src_emb", f"embedding\\nx sqrt({d})\\n{pe}", "#fde9c9"),
