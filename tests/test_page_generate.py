@@ -14,7 +14,7 @@ from transformer import EOS_ID, KVCache, TransformerConfig, build_model, generat
 from ui.model_picker import shipped_label
 
 PAGE = "pages/generate/page.py"
-SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost")
+SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost", "Training loss")
 TEXT = Path(__file__).resolve().parent.parent / "checkpoints" / "text.safetensors"
 
 
@@ -203,3 +203,34 @@ def test_the_length_penalty_note_counts_the_texts_that_ended_in_the_drawn_tree()
                    eos_id=EOS_ID)
     ended = sum(node.finished for node in out.beams)
     assert ended > 0 and any(f"{ended} of the texts in the tree ended" in c.value for c in at.caption)
+
+
+def test_the_training_loss_bars_are_each_next_tokens_loss_read_from_its_prefix_alone(text_model):
+    model, task = text_model
+    prompt = "the attention "
+    at = run_page(PAGE, {"section": "Training loss", "prompt": prompt})
+    assert_no_exception(at)
+    ids = task.encode_user_input(prompt)
+    by_prefix = []  # one pass per prefix: the model never sees the token it is scored on
+    with torch.inference_mode():
+        for t in range(1, len(ids)):
+            logits = model(torch.tensor([ids[:t]])).logits[0, -1]
+            by_prefix.append(-F.log_softmax(logits.double(), -1)[ids[t]].item())
+    by_prefix = np.array(by_prefix)
+    spec = chart_by_title(at, "−log p of each token given the ones before it")
+    np.testing.assert_allclose(decode_array(spec["data"][0]["y"]), by_prefix, atol=1e-4)
+    assert f"mean {by_prefix.mean():.2f}, perplexity {np.exp(by_prefix.mean()):.1f}" in spec["layout"]["title"]["text"]
+    hardest = int(by_prefix.argmax())
+    symbols = task.symbols(ids)
+    assert f"“{symbols[hardest + 1]}” (position {hardest + 2}, p = {np.exp(-by_prefix[hardest]):.3f})" in \
+        at.caption[-1].value
+
+
+@pytest.mark.parametrize("query, says", [({"model": "copy", "prompt": "algorithm"}, "trained only on the positions"),
+                                         ({"prompt": "a"}, "at least two tokens")])
+def test_the_training_loss_says_what_to_change_where_it_cannot_score(query, says):
+    if query.get("model"):
+        query = {**query, "model": shipped_label(query["model"])}
+    at = run_page(PAGE, {"section": "Training loss", **query})
+    assert_no_exception(at)
+    assert any(says in info.value for info in at.info)

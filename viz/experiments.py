@@ -57,13 +57,14 @@ def before_after(labels: Sequence[str], before: Sequence[float], after: Sequence
 
 
 def position_bars(values: np.ndarray, tokens: Sequence[str], title: str, value_name: str,
-                  highlight: Sequence[int] = ()) -> go.Figure:
+                  highlight: Sequence[int] = (), first: int = 1) -> go.Figure:
     """One bar per position over the tokens (labels by position, so a repeated token stays two bars);
-    ``highlight`` positions drawn in the accent colour."""
+    ``highlight`` positions drawn in the accent colour; ``first`` the on-screen position of the first bar
+    (bars that start later in a text)."""
     values = np.nan_to_num(np.asarray(values, dtype=np.float32))
     colors = [AFTER_COLOR if i in set(highlight) else BEFORE_COLOR for i in range(len(values))]
     labels = token_labels(tokens)
-    numbered = [[i + 1, label] for i, label in enumerate(labels)]  # positions count from 1 on screen
+    numbered = [[i + first, label] for i, label in enumerate(labels)]  # positions count from 1 on screen
     trace = go.Bar(x=np.arange(len(values)), y=values, marker_color=colors, customdata=numbered,
                    hovertemplate=f"position %{{customdata[0]}} · %{{customdata[1]}}<br>{escape(value_name)} "
                                  "%{y:.3f}<extra></extra>")
@@ -88,9 +89,10 @@ def lens_figure(probabilities: np.ndarray, top_tokens: Sequence[Sequence[str]], 
                                     ticktext=[escape(s) for s in stages], autorange="reversed"))
 
 
-def share_bars(shares: dict[str, float], title: str, extent: float = 0.0) -> go.Figure:
-    """Horizontal bars of the non-head parts' shares of a logit (signed), on an axis reaching at least
-    ``extent`` (the heads' largest share, so that both charts read on one scale)."""
+def share_bars(shares: dict[str, float], title: str, extent: float = 0.0,
+               value_name: str = "share of the logit") -> go.Figure:
+    """Horizontal bars of signed values by name (e.g. the non-head parts' shares of a logit), on an axis reaching
+    at least ``extent`` (e.g. the heads' largest share, so that both charts read on one scale)."""
     names = [escape(name) for name in shares]
     values = np.asarray(list(shares.values()), dtype=np.float32)
     trace = go.Bar(x=values, y=names, orientation="h", marker_color=[AFTER_COLOR if v >= 0 else "#1f77b4"
@@ -101,7 +103,7 @@ def share_bars(shares: dict[str, float], title: str, extent: float = 0.0) -> go.
     low, high = min(0.0, float(values.min(initial=0.0))), max(float(extent), float(values.max(initial=0.0)))
     pad = 0.35 * max(high - low, 1e-6)
     return styled_figure([trace], title, int(140 + 40 * len(names)), yaxis=dict(autorange="reversed"),
-                         xaxis=dict(title_text="share of the logit", range=[low - (pad if low < 0 else 0), high + pad]))
+                         xaxis=dict(title_text=escape(value_name), range=[low - (pad if low < 0 else 0), high + pad]))
 
 
 def weight_matrix(matrix: np.ndarray, names: Sequence[str], title: str, max_labels: int = 16) -> go.Figure:

@@ -8,7 +8,7 @@ URL's ``section``) is the only one built, inside a fragment.
 
 import streamlit as st
 
-from pages.generate import costs, sections
+from pages.generate import costs, objective, sections
 from pages.generate.setup import Writer, prompt_ids, writer_of
 from ui.classroom import explanation
 from ui.screen import settings as screen_settings
@@ -18,7 +18,7 @@ from ui.routing import require_navigation
 
 require_navigation()
 
-SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost")
+SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost", "Training loss")
 PROMPTS = {"text": "the attention ", "induction": "qphnxodajfbnxoda", "copy": "algorithm", "reverse": "algorithm",
            "sort": "algorithm"}
 
@@ -51,6 +51,8 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int)
         sections.render_attention(writer, ids, budget, seed, settings)
     elif section == "KV cache":
         costs.render_kv_cache(writer, ids, budget)
+    elif section == "Training loss":
+        objective.render_loss(writer, ids)
     else:
         costs.render_cost()
 

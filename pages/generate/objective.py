@@ -1,0 +1,52 @@
+"""Training loss: what a decoder was trained to do, read on the prompt: each next token's loss in one pass."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from analysis.next_token import next_token_losses
+from pages.generate.setup import Writer
+from ui.cache import computation
+from ui.classroom import chart
+from ui.models import load_model
+from viz.experiments import position_bars
+
+
+@computation
+def prompt_losses(spec, ids: tuple[int, ...]) -> np.ndarray:
+    """The prompt's next-token losses on the picked model (shared between sessions)."""
+    return next_token_losses(load_model(spec).module, ids)
+
+
+def render_loss(writer: Writer, ids) -> None:
+    st.latex(r"\mathcal{L} = -\frac{1}{L-1}\sum_{t=1}^{L-1} \log p_\theta(x_{t+1} \mid x_1, \dots, x_t),"
+             r"\qquad \text{perplexity} = e^{\mathcal{L}}")
+    if writer.loaded.kind != "decoder-only":
+        st.info("This section scores a decoder-only model's own text. An encoder-decoder is trained the same way on "
+                "its target, given the source: see the Encoder-decoder page's teacher forcing. Pick a decoder-only "
+                "model (the shipped text or induction model).")
+        return
+    if writer.task is not None and writer.task.name != "text":
+        st.info(f"The {writer.task.name} model was trained only on the positions its task scores (the answer, not "
+                f"the input), so its loss on every token of a prompt is not what it learned. Pick a model trained on "
+                f"every next token: the shipped text model, or a GPT-2 brought from a folder.")
+        return
+    if len(ids) < 2:
+        st.info("Type a prompt of at least two tokens: each token after the first is scored.")
+        return
+    losses = prompt_losses(writer.spec, tuple(ids))
+    names = writer.names(ids)
+    mean = float(losses.mean())
+    chart(position_bars(losses, names[1:], f"−log p of each token given the ones before it: mean {mean:.2f}, "
+                                           f"perplexity {np.exp(mean):.1f}", "−log p", first=2))
+    hardest, easiest = int(losses.argmax()), int(losses.argmin())
+    st.caption(
+        f"Each bar is one token, scored before the model read it; the first token has none, since nothing comes "
+        f"before it. The hardest token to predict is “{names[hardest + 1]}” "
+        f"(position {hardest + 2}, p = {np.exp(-losses[hardest]):.3f}), the easiest “{names[easiest + 1]}” "
+        f"(position {easiest + 2}, p = {np.exp(-losses[easiest]):.3f}). Training lowers the mean of these bars over "
+        f"many texts. One pass scores every position at once, because the causal mask keeps each position from "
+        f"reading the token it must predict. An encoder-only model (BERT, MiniLM) reads every token both ways, so "
+        f"each position already sees its next token: it cannot be trained, or asked, to write this way. BERT is "
+        f"pre-trained instead by hiding about 15 % of the tokens behind [MASK] and predicting them from both sides.")
