@@ -231,3 +231,40 @@ def test_pooled_cells_sum_the_keys_and_average_the_queries_so_rows_sum_to_one(mi
         assert "so each row still sums to 1 and" in note
     else:  # hidden [CLS] and [SEP]: blocks of blank rows sum to less, and the note counts them
         assert f"({whole} of the {len(sums)} rows here;" in note
+
+
+def test_sentence_pairs_draw_the_contrastive_softmax_of_hugging_faces_mean_pooled_embeddings():
+    import transformers
+    from torch.nn import functional as F
+
+    from tests.test_pretrained import FOLDER
+
+    pairs = [("A man is playing a guitar.", "Someone plays an instrument."),
+             ("The cat sleeps on the sofa.", "A kitten is napping on the couch."),
+             ("It is raining in the city.", "Rain is falling on the town.")]
+    at = page({"section": "Sentence pairs", "scale": "5", "pairs": "\n".join(f"{a} | {b}" for a, b in pairs)})
+    tokenizer = transformers.AutoTokenizer.from_pretrained(FOLDER)
+    bert = transformers.BertModel.from_pretrained(FOLDER).eval()
+
+    def embed(sentences):  # sentence-transformers' recipe: mean of the last hidden states, then unit length
+        batch = tokenizer(list(sentences), padding=True, return_tensors="pt")
+        with torch.inference_mode():
+            hidden = bert(**batch).last_hidden_state
+        mask = batch["attention_mask"][..., None].float()
+        return F.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1)
+
+    logits = 5 * embed(a for a, _ in pairs) @ embed(b for _, b in pairs).T
+    spec = chart_by_title(at, "Which second sentence each first one picks: softmax of 5 · cosine")
+    np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), F.softmax(logits, -1).numpy(), atol=1e-4)
+    loss = F.cross_entropy(logits, torch.arange(3)).item()
+    caption = at.caption[-1].value
+    assert f"is {loss:.3g};" in caption and f"log 3 = {np.log(3):.3f}" in caption
+    right = int((logits.argmax(-1) == torch.arange(3)).sum())
+    assert caption.startswith(f"{right} of 3 first sentences")
+
+
+@pytest.mark.parametrize("pairs, says", [("one | pair", "at least two pairs"), ("no bar here", "split by “|”"),
+                                         ("a | \n b | c", "split by “|”")])
+def test_sentence_pairs_say_what_to_change(pairs, says):
+    at = page({"section": "Sentence pairs", "pairs": pairs})
+    assert any(says in info.value for info in at.info)

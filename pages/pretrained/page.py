@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.head_roles import block_mean, without_specials
-from pages.pretrained import numbers, sections
+from pages.pretrained import numbers, pairs, sections
 from ui.classroom import explanation
 from ui.screen import settings
 from ui.controls import section_picker, stops_slider
@@ -12,7 +12,8 @@ from ui.routing import require_navigation
 require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
-SECTIONS = ("Tokens", "All heads", "One layer", "Head view", "Mean and rollout", "Head roles", "Two sentences")
+SECTIONS = ("Tokens", "All heads", "One layer", "Head view", "Mean and rollout", "Head roles", "Two sentences",
+            "Sentence pairs")
 
 st.title("A real pretrained model: all-MiniLM-L6-v2")
 with explanation():
@@ -84,6 +85,8 @@ def open_section(pieces, reading: numbers.Reading, weights, shown_tokens: list[s
         sections.roles_section(reading.weights, pieces)
     if section == "Two sentences":
         sections.two_sentences_section(cap, hide)
+    if section == "Sentence pairs":
+        pairs.pairs_section(cap)
 
     st.download_button(f"Layer {li + 1}'s attention as CSV (long form)", key="csv", on_click="ignore",
                        data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),
