@@ -10,6 +10,7 @@ from ui.catalogue.course import START_HERE
 from ui.catalogue.generate import ONE_TOKEN_AT_A_TIME
 from ui.catalogue.kinds import Choice, Lesson, Number, Shipped, View
 from ui.catalogue.model import CROSS_ATTENTION, ENCODER_DECODER, LAYER
+from ui.catalogue.objectives import OBJECTIVES
 from ui.catalogue.position import CAUSAL, OFFSET, PADDING, WORD_ORDER
 from ui.catalogue.reading import READING
 from ui.catalogue.schemes import SCHEMES_LESSON
@@ -20,4 +21,4 @@ __all__ = ["LESSONS", "Choice", "Lesson", "Number", "Shipped", "View"]
 
 LESSONS: tuple[Lesson, ...] = (START_HERE, WHY_ATTENTION, SCALING, HEADS, WORD_ORDER, OFFSET, SCHEMES_LESSON, CAUSAL,
                                PADDING, LAYER, ENCODER_DECODER, CROSS_ATTENTION, TRAINED, PRETRAINED,
-                               ONE_TOKEN_AT_A_TIME, CIRCUIT, READING, FROM_WORDS_TO_PATCHES)
+                               ONE_TOKEN_AT_A_TIME, OBJECTIVES, CIRCUIT, READING, FROM_WORDS_TO_PATCHES)

@@ -1,0 +1,40 @@
+"""The lesson on what models are trained to do: each view's note and answer checked on the data it draws."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.apptest_helpers import chart_by_title, decode_array, run_page
+from tests.lesson_views import lesson_of, link_query, open_view
+
+
+def test_the_first_letter_of_a_word_costs_more_than_the_letters_inside_it():
+    at = open_view("objectives", 0)
+    prompt = lesson_of("objectives").views[0].settings["prompt"]
+    losses = decode_array(chart_by_title(at, "−log p of each token")["data"][0]["y"]).astype(float)
+    assert len(losses) == len(prompt) - 1  # one token a character; bar i scores character i + 1
+    first = [losses[i - 1] for i in range(1, len(prompt)) if prompt[i - 1] == " " and prompt[i] != " "]
+    inside = [losses[i - 1] for i in range(1, len(prompt)) if prompt[i - 1] != " " and prompt[i] != " "]
+    assert len(first) >= 5 and np.mean(first) > 2 * np.mean(inside)
+
+
+def in_batch_loss(at) -> tuple[float, int]:
+    p = decode_array(chart_by_title(at, "Which second sentence each first one picks")["data"][0]["z"]).astype(float)
+    return float(-np.log(np.diag(p)).mean()), len(p)
+
+
+def test_a_scale_of_one_raises_the_contrastive_loss_towards_log_n():
+    lesson = lesson_of("objectives")
+    at_default, pairs = in_batch_loss(open_view("objectives", 1))
+    at_one, _ = in_batch_loss(run_page("pages/pretrained/page.py", {**link_query(lesson, 1), "scale": "1"}))
+    assert at_default < at_one < np.log(pairs)
+    assert at_one > 0.5 * np.log(pairs)
+
+
+def test_the_papers_rate_peaks_at_the_end_of_the_warm_up():
+    spec = chart_by_title(open_view("objectives", 2), "The learning rate at each step")
+    paper = next(trace for trace in spec["data"] if trace["name"] == "the paper's schedule")
+    steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
+    assert steps[np.argmax(rates)] == 50
+    assert np.isclose(rates.max(), 1 / np.sqrt(64) / np.sqrt(50), rtol=1e-6)  # d_model^-0.5 · warmup^-0.5
+    assert round(rates.max(), 3) == 0.018 and round(512 ** -0.5 * 4000 ** -0.5, 4) == 0.0007
