@@ -8,7 +8,7 @@ from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, Transformer
 from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, padding_mask
-from .interventions import ABLATIONS, Ablate, Patch
+from .interventions import ABLATIONS, PARTS, Ablate, Patch
 from .architectures import ARCHITECTURES
 from .model import (Decoder, DecoderOnly, Encoder, EncoderOnly, InputEmbedding, ModelOutput,
                     OutputHead, SelfAttentionStack, Transformer)
@@ -48,7 +48,7 @@ __all__ = [
     "AttentionName", "EncoderLayer", "EncoderOnly", "FeedForward", "ForwardRecord", "HashTokenizer", "InputEmbedding", "KVCache", "STRATEGIES", "BeamNode", "Generation", "Step", "generate",
     "Distribution", "next_distribution",
     "LearnedEncoding", "MAX_CHECKPOINT_BYTES", "ModelOutput", "MultiHeadAttention", "OUTPUT_HEADS", "OutputHead",
-    "PAD_ID", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
+    "PAD_ID", "PARTS", "PATTERNS", "Patch", "POSITIONAL_ENCODINGS", "PRETRAINED_MODELS", "SelfAttentionStack", "SinusoidalEncoding", "Snapshot",
     "TASK_KINDS", "TASK_NAMES", "TRAINING_TASKS", "DIGITS_TASK", "DigitsTask", "Task", "TaskBatch", "Trainer", "TrainingSetup", "Transformer", "TransformerConfig",
     "UNK_ID", "VocabTokenizer", "WordPieceTokenizer", "WordPieces", "alibi_bias", "alibi_slopes", "apply_rotary",
     "attention_names", "attention_scores", "batch_tensors", "bert_config", "bert_from_tensors", "bert_state_dict", "build_model",

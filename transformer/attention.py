@@ -74,8 +74,8 @@ class MultiHeadAttention(nn.Module):
     ``KVCache``: the call then reads only the new tokens (at positions from
     ``cache.positions``) and attends to the stored keys too; ``window`` caps what a
     self-attention's cache keeps. The record also carries the pass's interventions (``Ablate``, ``Patch``), applied
-    to ``heads`` before ``W^O``. The module keeps no state between calls, so a cached instance
-    can serve many sessions.
+    to ``heads`` before ``W^O`` (a ``Patch`` of part "q", "k" or "v" to q, k or v before the scores). The module
+    keeps no state between calls, so a cached instance can serve many sessions.
     """
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, dropout: float = 0.0,
@@ -143,6 +143,8 @@ class MultiHeadAttention(nn.Module):
         if self.kv_heads != self.num_heads:  # each key-value head serves a group of query heads
             group = self.num_heads // self.kv_heads
             k, v = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+        if record is not None and record.interventions:  # queries, keys or values patched from another pass
+            q, k, v = (record.intervene(name, t, part) for t, part in ((q, "q"), (k, "k"), (v, "v")))
         bias = self.score_bias(q.shape[-2], k.shape[-2], q.dtype, start)
         if record is None and not need_weights and _fused_ok(mask):
             heads = _fused_attention(q, k, v, mask, bias, self.scale, self.dropout.p if self.training else 0.0)

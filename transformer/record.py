@@ -65,8 +65,8 @@ class ForwardRecord:
     ``tokens`` and ``model`` (an identity label) are filled in by whoever runs the
     model, so a figure can label itself from the record alone. ``interventions``
     (``Ablate``, ``Patch``) are this pass's: each attention sublayer applies the ones
-    named after it to its heads' outputs, and ``P.self_attn.heads`` then holds the
-    outputs the heads were given (the weights stay the ones they computed). ``asked`` is False
+    named after it to its heads' outputs (or queries, keys, values), and ``P.self_attn.heads`` (``.q``, ``.k``,
+    ``.v``) then holds what the heads were given (the weights stay the ones they computed from it). ``asked`` is False
     for a record made only to carry interventions or a ``KVCache`` (``cache``, read by every
     attention sublayer of the pass): the model then returns none.
     """
@@ -94,9 +94,10 @@ class ForwardRecord:
             self.internals[name] = tensor.detach()
         return tensor
 
-    def intervene(self, name: str, heads: torch.Tensor) -> torch.Tensor:
-        """The heads' outputs ``[B, H, Lq, d_head]`` of the sublayer ``name`` after this pass's interventions."""
-        return apply_interventions(self.interventions, name, heads) if self.interventions else heads
+    def intervene(self, name: str, tensor: torch.Tensor, part: str = "output") -> torch.Tensor:
+        """The heads' outputs ``[B, H, Lq, d_head]`` of the sublayer ``name`` (or, with ``part`` "q", "k" or "v",
+        their queries, keys or values ``[B, H, L, d_head]``) after this pass's interventions."""
+        return apply_interventions(self.interventions, name, tensor, part) if self.interventions else tensor
 
     def names(self, stack: str | None = None, kind: str | None = None) -> list[str]:
         """Names in layer order, optionally only one stack ("encoder") and kind ("cross_attn")."""
