@@ -1,7 +1,7 @@
 """Knock heads out and measure what changes: a task model's loss and accuracy, or two sentences' similarity.
 
-A knock-out replaces a head's output ``head_h = A_h V_h`` (before ``W^O``) by zeros or by its mean
-(``transformer.Ablate``). The sweep knocks out each head alone and reports
+A knock-out replaces a head's output ``head_h = A_h V_h`` (before ``W^O``) by zeros, by its mean, or by its
+output on other inputs of the task (resample, ``analysis.resample``) (``transformer.Ablate``). The sweep knocks out each head alone and reports
 
     effect[l, h] = metric(model with head (l, h) knocked out) - metric(model)
 
@@ -27,9 +27,10 @@ def sublayer_names(model: torch.nn.Module, kind: str = "self_attn") -> list[str]
     return [name for name in attention_names(model) if name.endswith(kind)]
 
 
-def knockouts(heads: dict[str, list[int]], how: str = "zero") -> tuple[Ablate, ...]:
-    """One ``Ablate`` per sublayer name with at least one head (heads counted from 0)."""
-    return tuple(Ablate(name, chosen, how) for name, chosen in heads.items() if chosen)
+def knockouts(heads: dict[str, list[int]], how: str = "zero", source=None) -> tuple[Ablate, ...]:
+    """One ``Ablate`` per sublayer name with at least one head (heads counted from 0); ``source`` is the record
+    of the other inputs for ``how="resample"``."""
+    return tuple(Ablate(name, chosen, how, source) for name, chosen in heads.items() if chosen)
 
 
 @dataclass(frozen=True)
@@ -96,15 +97,16 @@ def token_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
 
 
 def knockout_sweep(names: list[str], num_heads: int, metric: Callable[[tuple], float], how: str = "zero",
-                   progress: Progress | None = None) -> np.ndarray:
+                   progress: Progress | None = None, source=None) -> np.ndarray:
     """``[len(names), num_heads]`` float32: ``metric`` with each head knocked out alone, minus ``metric``
-    with none. ``metric(interventions)`` runs the model; ``progress(done, total)`` is called after each."""
+    with none. ``metric(interventions)`` runs the model; ``progress(done, total)`` is called after each;
+    ``source`` is the record of the other inputs for ``how="resample"``."""
     baseline = metric(())
     total = len(names) * num_heads
     effect = np.zeros((len(names), num_heads), dtype=np.float32)
     for layer, name in enumerate(names):
         for head in range(num_heads):
-            effect[layer, head] = metric((Ablate(name, [head], how),)) - baseline
+            effect[layer, head] = metric((Ablate(name, [head], how, source),)) - baseline
             if progress is not None:
                 progress(layer * num_heads + head + 1, total)
     return effect

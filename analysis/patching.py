@@ -11,6 +11,9 @@ two agree), one head's output from the clean run is patched into the corrupted r
     restored = (LD_patched - LD_corrupted) / (LD_clean - LD_corrupted)
 
 is 0 when the head carries none of the difference and 1 when it alone restores the clean answer.
+A head's ``part`` may be patched instead of its whole output ("output", ``A_h V_h``): its queries ("q"),
+keys ("k") or values ("v") from the clean run, the rest of the head computed from the corrupted run's, which
+tells through which of its inputs a head reads what the corruption changed.
 Decoder-only models only (one token sequence in, a prediction per position out).
 """
 
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer import Patch
+from transformer import PARTS, Patch
 
 # The least change of the logit difference a corruption must make for a fraction of it to mean anything: the
 # fraction restored divides by this change, and a smaller one (numerical noise, or a prediction the corruption
@@ -86,23 +89,34 @@ def patching_run(model: torch.nn.Module, clean: list[int], corrupted: list[int],
 
 
 @torch.inference_mode()
-def restored_by_head(model: torch.nn.Module, run: PatchingRun, names: list[str]) -> np.ndarray:
-    """``[len(names), H]`` float32: the fraction restored when each head alone is patched at every position."""
+def restored_by_head(model: torch.nn.Module, run: PatchingRun, names: list[str], part: str = "output") -> np.ndarray:
+    """``[len(names), H]`` float32: the fraction restored when each head's ``part`` alone is patched at every
+    position."""
     heads = model.config.num_heads
     grid = np.zeros((len(names), heads), dtype=np.float32)
     for layer, name in enumerate(names):
         for head in range(heads):
-            logits = model(run.corrupted, interventions=[Patch(name, [head], run.source)]).logits
+            logits = model(run.corrupted, interventions=[Patch(name, [head], run.source, part=part)]).logits
             grid[layer, head] = run.restored(logits)
     return grid
 
 
 @torch.inference_mode()
-def restored_by_position(model: torch.nn.Module, run: PatchingRun, name: str, head: int) -> np.ndarray:
-    """``[L]`` float32: the fraction restored when one head is patched at one query position at a time."""
+def restored_by_position(model: torch.nn.Module, run: PatchingRun, name: str, head: int,
+                         part: str = "output") -> np.ndarray:
+    """``[L]`` float32: the fraction restored when one head's ``part`` is patched at one position at a time (a
+    query position for the output and queries, a key position for keys and values)."""
     length = run.clean.shape[1]
     restored = np.zeros(length, dtype=np.float32)
     for position in range(length):
-        patch = Patch(name, [head], run.source, positions=[position])
+        patch = Patch(name, [head], run.source, positions=[position], part=part)
         restored[position] = run.restored(model(run.corrupted, interventions=[patch]).logits)
     return restored
+
+
+@torch.inference_mode()
+def restored_by_part(model: torch.nn.Module, run: PatchingRun, name: str, head: int) -> dict[str, float]:
+    """The fraction restored when one head's output, queries, keys or values alone are patched at every
+    position: part ("output", "q", "k", "v") -> fraction."""
+    return {part: run.restored(model(run.corrupted, interventions=[Patch(name, [head], run.source, part=part)])
+                               .logits) for part in PARTS}

@@ -10,7 +10,8 @@ from torch.nn import functional as F
 from analysis.handmade_head import HeadRecipe, handmade_pattern
 from analysis.knockout import knockout_sweep, pair_effect, task_score
 from analysis.logit_lens import direct_logit_attribution, logit_lens
-from analysis.patching import patching_run, restored_by_head, restored_by_position
+from analysis.patching import patching_run, restored_by_head, restored_by_part, restored_by_position
+from analysis.resample import resample_batch, resample_ids, resample_record
 from transformer import Ablate, Patch, TransformerConfig, build_model, load_checkpoint, make_task, score_heads
 
 CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
@@ -184,3 +185,49 @@ def test_a_hand_built_head_refuses_a_bad_recipe():
         HeadRecipe(offset=0)
     with pytest.raises(ValueError, match="sharpness"):
         HeadRecipe(sharpness=-1.0)
+
+
+def test_patching_a_part_of_a_head_restores_what_that_part_alone_restores(induction):
+    """The grid, the bars by position and the bars by part read one set of numbers: each the fraction of the
+    logit difference the part restores, recomputed here from the logits of a pass patched with ``Patch``."""
+    model, task, _ = induction
+    clean = task.encode_user_input("qphnxodajfbnxodajfbnxodajfbnxoda")
+    corrupted = task.encode_user_input("qphcxodajfbnxodajfbnxodajfbnxoda")
+    run = patching_run(model, clean, corrupted, 11)
+    parts = restored_by_part(model, run, LAYER2, 1)
+    assert list(parts) == ["output", "q", "k", "v"]
+    for part, value in parts.items():
+        assert restored_by_head(model, run, [LAYER1, LAYER2], part)[1, 1] == pytest.approx(value, abs=1e-6)
+        with torch.inference_mode():
+            z = model(torch.tensor([corrupted]), interventions=[Patch(LAYER2, [1], run.source, part=part)]).logits
+        difference = float(z[0, 11, run.answer] - z[0, 11, run.foil])
+        expected = (difference - run.corrupted_difference) / (run.clean_difference - run.corrupted_difference)
+        assert value == pytest.approx(expected, abs=1e-6)
+    keys = restored_by_position(model, run, LAYER2, 1, "k")
+    assert int(np.argmax(keys)) == 4       # the key right after the changed letter (position 3)
+    with torch.inference_mode():
+        z = model(torch.tensor([corrupted]),
+                  interventions=[Patch(LAYER2, [1], run.source, positions=[4], part="k")]).logits
+    assert keys[4] == pytest.approx(run.restored(z), abs=1e-6)
+
+
+def test_resample_ablation_draws_other_examples_of_the_task_laid_out_alike(induction):
+    model, task, batch = induction
+    other = resample_batch(task, batch, 1)
+    assert other.inputs.shape == batch.inputs.shape and (other.inputs != batch.inputs).float().mean() > 0.5
+    assert torch.equal(resample_batch(task, batch, 0).inputs, batch.inputs)   # the seed of the batch: itself
+    copy = make_task("copy")
+    short = copy.batch(8, torch.Generator().manual_seed(3), "val")
+    drawn = resample_batch(copy, short, 5)
+    assert drawn.inputs.shape == short.inputs.shape and not torch.equal(drawn.inputs, short.inputs)
+    typed = tuple(copy.encode_user_input("word"))                             # 4 letters and the separator <s>
+    ids = resample_ids(copy, typed, 2)
+    assert len(ids) == 5 and ids[-1] == typed[-1] and min(ids[:-1]) > typed[-1] and list(ids) != list(typed)
+    with pytest.raises(ValueError, match="no example laid out like"):
+        resample_ids(copy, tuple(copy.encode_user_input("ab")), 2)            # copy strings have 4 to 10 letters
+    source = resample_record(model, other)
+    swept = knockout_sweep([LAYER1, LAYER2], 2, lambda iv: task_score(model, batch, iv).accuracy, "resample",
+                           source=source)
+    with torch.inference_mode():
+        patched = task_score(model, batch, [Patch(LAYER1, [1], source)]).accuracy
+    assert swept[0, 1] == pytest.approx(patched - task_score(model, batch).accuracy, abs=1e-6)
