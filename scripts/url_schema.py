@@ -20,6 +20,8 @@ SCHEMA_FILE = ROOT / "ui" / "rooms" / "url_schema.json"
 APP = str(ROOT / "app.py")
 # Pages whose controls depend on the kind of model picked: the shipped checkpoint of each other kind to run too.
 OTHER_MODELS = {"pages/experiments/page.py": ("digits_vit",)}
+# Controls shown only under another control's value that no lesson view opens: a view that shows them, per page.
+SHOWN_UNDER = {"pages/experiments/page.py": ({"section": "Knock out", "how": "resample"},)}
 
 
 def general(key: str) -> str:
@@ -64,6 +66,8 @@ def page_keys(page_path: str) -> set[str]:
         keys |= _bound_keys(run(model))
         for section in _sections(first):
             keys |= _bound_keys(run({**model, "section": section}))
+    for settings in SHOWN_UNDER.get(page_path, ()):  # the resample seed, shown for resample ablation only
+        keys |= _bound_keys(run(settings))
     for settings in _lesson_settings(page_path):  # a control shown only under another's value (ALiBi's heads)
         if {general(key) for key in settings} - {general(key) for key in keys}:
             keys |= _bound_keys(run(settings))

@@ -12,8 +12,8 @@ import torch
 from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
                                token_change)
 from analysis.ov_circuit import copying_scores
-from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions, scored,
-                                      similarity, subject_of)
+from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions,
+                                      resample_source, scored, similarity, subject_of)
 from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure, computation
 from ui.classroom import chart
@@ -23,16 +23,25 @@ from viz.experiments import before_after, head_grid, position_bars
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
 
-HOWS = ("zero", "mean")
-# What a knock-out of each kind can and cannot show, said under its results.
+HOWS = ("zero", "mean", "resample")
+# What a knock-out of each kind can and cannot show, said under its results ({seed}: the resample seed).
 ABLATION_CAVEAT = {
     "zero": "Zero ablation takes the model off the inputs it was trained on: no head's output is ever all zeros in "
             "training, so part of a drop may come from that alone. Mean ablation (\"knock out by\": mean) keeps "
-            "the head's average output and removes only what depends on the input.",
+            "the head's average output and removes only what depends on the input; resample ablation (offered for a "
+            "model trained on a task) gives it an output it really gives, on another input.",
     "mean": "Mean ablation keeps the head's average output over this input and removes what depends on the input; "
             "it still mixes every path through the head. To see which path carries an effect, patch a clean run's "
             "head into a corrupted one (the Patching section): path patching restricts that to one path.",
+    "resample": "Resample ablation gives the head its output on other examples of the task (drawn with resample seed "
+                "{seed}): an output it really gives, so the model stays on its inputs, but one that carries the other "
+                "examples' information, which can mislead later layers more than a missing output would; it cannot say "
+                "which path through the head mattered, and it varies with the examples drawn (try another seed).",
 }
+HOW_HELP = ("Zero: the head's output A·V is replaced by zeros. Mean: by its mean over every position (and example) "
+            "of the same input, which keeps the average signal and removes what depends on the input. Resample: by "
+            "its output on other examples of the task (same length, drawn with the resample seed), an output the "
+            "head really gives.")
 
 
 @dataclass(frozen=True)
@@ -51,12 +60,25 @@ def head_label(layer: int, head: int) -> str:
     return f"layer {layer + 1} · head {head + 1}"
 
 
-def how_control(place=st) -> str:
-    return place.segmented_control("knock out by", HOWS, default="zero", required=True, key="how",
-                                bind="query-params",
-                                help="Zero: the head's output A·V is replaced by zeros. Mean: by its mean over "
-                                     "every position (and example) of the same input, which keeps the average "
-                                     "signal and removes what depends on the input.") or "zero"
+def how_control(subject: Subject, place=st) -> tuple[str, int]:
+    """The kind of knock-out and the resample seed (shown for resample only). Resample is offered for a model
+    with a task, whose other examples it draws."""
+    kinds = HOWS if subject.task is not None else HOWS[:2]
+    how = place.segmented_control("knock out by", kinds, default="zero", required=True, key="how",
+                                  bind="query-params", help=HOW_HELP) or "zero"
+    if how != "resample":
+        return how, 1
+    seed = place.number_input("resample seed", 0, 9999, 1, key="resample_seed", bind="query-params", width=160,
+                              help="Which other examples of the task the knocked-out heads' outputs come from: the "
+                                   "same seed draws the same examples in every session.")
+    return how, int(seed)
+
+
+def _same_examples(how: str, resample_seed: int, seed: int) -> None:
+    """A warning when resample ablation would draw the very examples measured (and so change nothing)."""
+    if how == "resample" and resample_seed == seed:
+        st.warning(f"The resample seed equals the batch seed ({seed}): the other examples are these very examples, "
+                   "so resampling changes nothing. Pick another resample seed.")
 
 
 def knocked_heads(subject: Subject, place=st) -> KNOCKED:
@@ -83,7 +105,7 @@ def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
 
 def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     row = settings_row()  # how, and each layer's heads: one row that wraps, so the figures come up the screen
-    how = how_control(row)
+    how, resample_seed = how_control(subject, row)
     knocked = knocked_heads(subject, row)
     total = subject.module.config.num_heads * len(sublayer_names(subject.module, "self_attn")
                                                   + sublayer_names(subject.module, "cross_attn"))
@@ -103,7 +125,13 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                             "1 − cos(before, after)"))
         return
     ids = inputs.ids if subject.text_model else ()
-    before, after = scored(subject.spec, seed, (), how, ids), scored(subject.spec, seed, knocked, how, ids)
+    _same_examples(how, resample_seed, seed)
+    try:
+        before = scored(subject.spec, seed, (), "zero", ids)
+        after = scored(subject.spec, seed, knocked, how, ids, resample_seed)
+    except ValueError as error:  # no other examples of this input's length
+        st.error(str(error))
+        return
     where = "your text" if subject.text_model else f"{len(evaluation_batch(subject.spec, seed).inputs)} fresh examples"
     left, right = st.columns(2)
     with left:
@@ -119,16 +147,21 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         alphabet = len(subject.task.tokenizer.vocabulary)
         st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
                    f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
-    st.caption(ABLATION_CAVEAT[how])
+    st.caption(ABLATION_CAVEAT[how].format(seed=resample_seed))
     if subject.module.kind == "decoder-only":
-        _your_input(subject, inputs, knocked, how)
+        _your_input(subject, inputs, knocked, how, resample_seed)
 
 
-def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str) -> None:
+def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str, resample_seed: int) -> None:
     """Each position's next-token prediction on the input, with and without the knock-outs, one token per
     column."""
     symbols = subject.symbols
-    plain, knocked_out = (symbols(predictions(subject.spec, inputs.ids, heads, how)) for heads in ((), knocked))
+    try:
+        plain, knocked_out = (symbols(predictions(subject.spec, inputs.ids, heads, how, resample_seed))
+                              for heads in ((), knocked))
+    except ValueError as error:  # resample: the task makes no example laid out like this input
+        st.info(f"On your input: {error}")
+        return
     width = max(len(t) for t in (*inputs.tokens, *plain, *knocked_out))
     def row(tokens):
         return " ".join(t.ljust(width) for t in tokens)
@@ -144,23 +177,36 @@ def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure
     if subject.sentences:
         return lambda interventions: sentence_similarity(module, list(inputs.ids), list(inputs.second_ids),
                                                          interventions).cosine
-    batch = evaluation_batch(subject.spec, seed, inputs.ids if subject.text_model else ())
+    batch = _sweep_batch(subject, inputs, seed)
     return lambda interventions: getattr(task_score(module, batch, interventions), measure)
 
 
+def _sweep_batch(subject: Subject, inputs: Inputs, seed: int) -> TaskBatch:
+    return evaluation_batch(subject.spec, seed, inputs.ids if subject.text_model else ())
+
+
 def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
-    how = how_control()
+    row = settings_row()
+    how, resample_seed = how_control(subject, row)
     measure = "cosine"
     if not subject.sentences:
-        measure = st.segmented_control("measure", ["accuracy", "loss"], default="accuracy", required=True,
-                                       key="measure", bind="query-params") or "accuracy"
+        measure = row.segmented_control("measure", ["accuracy", "loss"], default="accuracy", required=True,
+                                        key="measure", bind="query-params") or "accuracy"
     module = subject.module
     names = sublayer_names(module, "self_attn") + sublayer_names(module, "cross_attn")
-    key = (subject.spec, inputs, seed if not subject.sentences else None, how, measure)
+    key = (subject.spec, inputs, seed if not subject.sentences else None, how, measure,
+           resample_seed if how == "resample" else None)
     metric = _sweep_metric(subject, inputs, seed, how, measure)
+    _same_examples(how, resample_seed, seed)
+    try:
+        source = (resample_source(subject.spec, _sweep_batch(subject, inputs, seed), resample_seed)
+                  if how == "resample" else None)
+    except ValueError as error:
+        st.error(str(error))
+        return
     with torch.inference_mode():
         effect = cached_sweep(key, lambda progress: knockout_sweep(names, module.config.num_heads, metric, how,
-                                                                    progress), "Knocking out each head")
+                                                                    progress, source), "Knocking out each head")
     what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
     labels = [n.replace(".layers.", " ").replace("_attn", "").replace(".", " ") for n in names]
     chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))

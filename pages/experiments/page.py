@@ -40,9 +40,10 @@ with explanation():
     st.markdown(
         "Attention maps show where information *may* flow, not whether the model uses it. To test what a head "
         "does, change it and watch the behaviour. **Knock out** a head: its output $A_hV_h$ (its slice of the "
-        "concatenation, before $W^O$) is replaced by zeros or by its mean. **Patch** a head: run a corrupted "
-        "input, but give one head the output it had on the clean input, and see how much of the clean answer "
-        "comes back.")
+        "concatenation, before $W^O$) is replaced by zeros, by its mean, or by its output on another input of the "
+        "task (resample). **Patch** a head: run a corrupted input, but give one head the output it had on the clean "
+        "input, or only the queries, keys or values it read there, and see how much of the clean answer comes "
+        "back.")
     st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
              r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O")
     st.caption(NUMBERING)

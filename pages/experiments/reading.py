@@ -10,7 +10,7 @@ import torch
 from analysis.handmade_head import HeadRecipe, agreement, handmade_pattern, query_matrix
 from analysis.knockout import sublayer_names
 from analysis.logit_lens import direct_logit_attribution, logit_lens
-from analysis.patching import patching_run, restored_by_head, restored_by_position
+from analysis.patching import patching_run, restored_by_head, restored_by_part, restored_by_position
 from pages.experiments.knock_out import Inputs, head_choices, head_label
 from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import AttentionName, make_task
@@ -32,6 +32,21 @@ def first_repeat(tokens: tuple[str, ...]) -> int:
             return i
         seen.add(token)
     return len(tokens) - 1
+
+
+# The part of a head that is patched, as the control shows it -> the package's name for it.
+PATCHED_PARTS = {"whole output": "output", "queries": "q", "keys": "k", "values": "v"}
+PART_NAMES = {part: label for label, part in PATCHED_PARTS.items()}
+
+
+def part_control() -> str:
+    """Which part of each head the clean run gives: "output", "q", "k" or "v"."""
+    label = st.segmented_control(
+        "patch each head's", list(PATCHED_PARTS), default="whole output", required=True, key="patch_part",
+        bind="query-params", help="Whole output: the head's A·V from the clean run. Queries, keys or values: only what "
+        "the head reads there comes from the clean run; it recomputes its attention and output from them and the "
+        "corrupted run's other two.")
+    return PATCHED_PARTS.get(label or "whole output", "output")
 
 
 def render_patching(subject: Subject, inputs: Inputs) -> None:
@@ -67,10 +82,12 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     st.markdown(f"At position {position + 1} (token “{token}”) the clean input predicts "
                 f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
                 f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
+    part = part_control()
     names = sublayer_names(module, "self_attn")
     with torch.inference_mode():
-        grid = restored_by_head(module, run, names)
-    chart(head_grid(grid, "Fraction of the logit difference restored by patching one clean head", "restored",
+        grid = restored_by_head(module, run, names, part)
+    whose = "one clean head" if part == "output" else f"one clean head's {PART_NAMES[part]}"
+    chart(head_grid(grid, f"Fraction of the logit difference restored by patching {whose}", "restored",
                     zrange=(-1.0, 1.0)))
     choices = head_choices(module)
     labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
@@ -79,13 +96,40 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
                           bind="query-params")
     name, head = choices[labels.index(chosen)]
     with torch.inference_mode():
-        by_position = restored_by_position(module, run, name, head)
+        by_position = restored_by_position(module, run, name, head, part)
+        parts = restored_by_part(module, run, name, head)
     changed = [i for i, (a, b) in enumerate(zip(inputs.ids, corrupted)) if a != b]
-    chart(position_bars(by_position, inputs.tokens, f"{chosen}: patched at one position at a time",
+    patched = chosen if part == "output" else f"{chosen}'s {PART_NAMES[part]}"
+    where = "key position" if part in ("k", "v") else "position"
+    chart(position_bars(by_position, inputs.tokens, f"{patched}: patched at one {where} at a time",
                         "restored", highlight=changed))
-    st.caption("Highlighted: the positions the corruption changed. A bar near 1: patching this head at that one "
-               "position restores the clean logit difference, so there the head carries what the corruption "
-               "changed about this prediction.")
+    st.caption(f"Highlighted: the positions the corruption changed. A bar near 1: patching {patched} at that one "
+               f"{where} restores the clean logit difference, so there it carries what the corruption changed about "
+               "this prediction.")
+    _by_part(chosen, parts)
+
+
+def _two(value: float) -> str:
+    """A fraction to 2 decimals, without a minus sign on a value that rounds to 0."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def _by_part(chosen: str, parts: dict[str, float]) -> None:
+    """One head's output, queries, keys and values, each patched alone, and what the drawn numbers say."""
+    chart(share_bars({PART_NAMES[part]: value for part, value in parts.items()},
+                     f"{chosen}: each part patched alone, at every position", extent=1.0, value_name="restored"))
+    read = {part: parts[part] for part in ("q", "k", "v")}
+    first, second = sorted(read, key=read.get, reverse=True)[:2]
+    said = (f"Patched from the clean run into the corrupted one, {chosen}'s queries restore {_two(read['q'])} of the "
+            f"logit difference, its keys {_two(read['k'])}, its values {_two(read['v'])} and its whole output "
+            f"{_two(parts['output'])}. ")
+    if read[first] < 0.2:
+        said += "None of what it reads brings back much alone: the difference does not reach this head through one part."
+    else:
+        said += (f"What the corruption changed reaches it mostly through its {PART_NAMES[first]} "
+                 f"({_two(read[first])}, against {_two(read[second])} for its {PART_NAMES[second]}).")
+    st.caption(said)
 
 
 def render_logit_lens(subject: Subject, inputs: Inputs) -> None:

@@ -18,6 +18,7 @@ import streamlit as st
 import torch
 
 from analysis.knockout import TaskScore, knockouts, sentence_similarity, task_score
+from analysis.resample import resample_batch, resample_ids, resample_record
 from transformer import Task, TaskBatch, make_task
 from transformer.spec import ModelSpec
 from ui.cache import computation, resource
@@ -81,23 +82,41 @@ def evaluation_batch(spec: ModelSpec, seed: int, ids: tuple[int, ...] = ()):
     return subject_of(spec).task.batch(BATCH, torch.Generator().manual_seed(int(seed)), "val")
 
 
-def as_interventions(knocked: KNOCKED, how: str) -> tuple:
-    return knockouts({name: list(heads) for name, heads in knocked}, how)
+def as_interventions(knocked: KNOCKED, how: str, source=None) -> tuple:
+    return knockouts({name: list(heads) for name, heads in knocked}, how, source)
+
+
+def resample_source(spec: ModelSpec, batch: TaskBatch, resample_seed: int):
+    """The record of the model on other examples of its task, shaped like ``batch`` and drawn with
+    ``resample_seed``: where resample ablation takes a head's output from."""
+    return resample_record(load_model(spec).module, resample_batch(subject_of(spec).task, batch, resample_seed))
 
 
 @computation
-def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = ()) -> TaskScore:
-    """Loss and accuracy on the evaluation batch (see ``evaluation_batch``) with the ``knocked`` heads knocked out."""
+def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = (),
+           resample_seed: int = 0) -> TaskScore:
+    """Loss and accuracy on the evaluation batch (see ``evaluation_batch``) with the ``knocked`` heads knocked out
+    (``how="resample"``: given their outputs on the examples drawn with ``resample_seed``)."""
+    batch = evaluation_batch(spec, seed, ids)
+    source = resample_source(spec, batch, resample_seed) if how == "resample" and knocked else None
     with torch.inference_mode():
-        return task_score(load_model(spec).module, evaluation_batch(spec, seed, ids), as_interventions(knocked, how))
+        return task_score(load_model(spec).module, batch, as_interventions(knocked, how, source))
 
 
 @computation
-def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str) -> np.ndarray:
-    """The next-token prediction ``[L]`` at each position of one input, with the ``knocked`` heads knocked out."""
-    tensor = torch.tensor([ids])
+def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str,
+                resample_seed: int = 0) -> np.ndarray:
+    """The next-token prediction ``[L]`` at each position of one input, with the ``knocked`` heads knocked out
+    (``how="resample"``: given their outputs on an example of the task laid out like ``ids``, drawn with
+    ``resample_seed``; a ValueError when the task makes none)."""
+    module = load_model(spec).module
+    source = None
+    if how == "resample" and knocked:
+        other = resample_ids(subject_of(spec).task, ids, resample_seed)
+        with torch.inference_mode():
+            source = module(torch.tensor([other]), return_internals=True).attention
     with torch.inference_mode():
-        logits = load_model(spec).module(tensor, interventions=as_interventions(knocked, how)).logits
+        logits = module(torch.tensor([ids]), interventions=as_interventions(knocked, how, source)).logits
     return logits[0].argmax(-1).numpy()
 
 

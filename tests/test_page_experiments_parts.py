@@ -1,0 +1,122 @@
+"""The Experiments page's resample ablation and its patching of one part of a head (queries, keys, values): what
+its charts draw against the model run here with the package's interventions."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from transformer import Ablate, Patch, load_checkpoint, make_task
+from ui.model_picker import offered_models, shipped_label
+
+PAGE = "pages/experiments/page.py"
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+LAYER1, LAYER2 = "decoder.layers.0.self_attn", "decoder.layers.1.self_attn"
+
+
+@pytest.fixture(scope="module")
+def induction():
+    model, _ = load_checkpoint(CHECKPOINTS / "induction.safetensors")
+    return model, make_task("induction")
+
+
+def examples(task, seed: int):
+    return task.batch(64, torch.Generator().manual_seed(seed), "val")
+
+
+def accuracy(model, batch, interventions=()) -> float:
+    with torch.inference_mode():
+        predicted = model(batch.inputs, interventions=interventions).logits.argmax(-1)
+    return float((predicted[batch.loss_mask] == batch.targets[batch.loss_mask]).float().mean())
+
+
+def after_bar(at, title: str) -> float:
+    spec = chart_by_title(at, title)
+    return float(decode_array([t for t in spec["data"] if t["type"] == "bar"][1]["y"])[0])
+
+
+def test_resample_ablation_takes_the_heads_output_from_the_examples_of_the_seed_shown(induction):
+    model, task = induction
+    at = run_page(PAGE, {"section": "Knock out", "how": "resample", "resample_seed": "7",
+                         "ko_decoder0_self_attn": ["head 2"]})
+    assert_no_exception(at)
+    assert at.number_input(key="resample_seed").value == 7
+    with torch.inference_mode():  # every induction example has 32 tokens: seed 7's first batch is the one drawn
+        other = model(examples(task, 7).inputs, return_internals=True).attention
+    expected = accuracy(model, examples(task, 0), [Ablate(LAYER1, [1], "resample", other)])
+    assert after_bar(at, "Accuracy") == pytest.approx(expected, abs=1e-6)
+    zero = accuracy(model, examples(task, 0), [Ablate(LAYER1, [1])])
+    assert abs(expected - zero) > 0.05                                       # another experiment than zeros
+    captions = " ".join(c.value for c in at.caption)
+    assert "drawn with resample seed 7" in captions and "mislead" in captions
+
+
+def test_the_resample_seed_of_the_batch_itself_is_said_to_change_nothing():
+    at = run_page(PAGE, {"section": "Knock out", "how": "resample", "resample_seed": "0",
+                         "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    assert_no_exception(at)
+    assert any("changes nothing" in w.value for w in at.warning)
+    spec = chart_by_title(at, "Accuracy")
+    before, after = (float(decode_array(t["y"])[0]) for t in spec["data"] if t["type"] == "bar")
+    assert before == after
+
+
+def test_the_importance_grid_under_resample_is_each_heads_resampled_effect(induction):
+    model, task = induction
+    at = run_page(PAGE, {"section": "Importance", "how": "resample"})
+    assert_no_exception(at)
+    effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
+    with torch.inference_mode():
+        other = model(examples(task, 1).inputs, return_internals=True).attention   # the default resample seed, 1
+    batch = examples(task, 0)
+    for layer, name in enumerate((LAYER1, LAYER2)):
+        for head in range(2):
+            expected = accuracy(model, batch, [Patch(name, [head], other)]) - accuracy(model, batch)
+            assert effect[layer, head] == pytest.approx(expected, abs=1e-6)
+
+
+def test_resample_is_offered_only_for_a_model_with_a_task_to_draw_from():
+    pretrained = next(label for label in offered_models(("encoder-only",)) if "MiniLM" in label)
+    at = run_page(PAGE, {"section": "Knock out", "model": pretrained})
+    assert_no_exception(at)
+    assert list(at.segmented_control(key="how").options) == ["zero", "mean"]
+    at = run_page(PAGE, {"section": "Knock out", "model": shipped_label("copy"), "how": "resample",
+                         "input": "ab", "ko_decoder0_self_attn": ["head 1"]})
+    assert_no_exception(at)                                                # copy strings have 4 to 10 letters
+    assert any("no example laid out like this input" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("part, label", (("q", "queries"), ("v", "values")))
+def test_the_patching_grid_and_bars_draw_what_patching_that_part_restores(induction, part, label):
+    model, task = induction
+    at = run_page(PAGE, {"section": "Patching", "patch_part": label, "patch_head": "layer 1 · head 2"})
+    assert_no_exception(at)
+    drawn = decode_array(chart_by_title(at, f"one clean head's {label}")["data"][0]["z"]).astype(float)
+    clean, corrupted = (task.encode_user_input(at.text_input(key=key).value) for key in ("input", "corrupted"))
+    position = 11                                              # the default answer position: the first repeat
+    with torch.inference_mode():
+        source = model(torch.tensor([clean]), return_internals=True).attention
+        z_clean, z_corrupt = (model(torch.tensor([ids])).logits[0, position] for ids in (clean, corrupted))
+        answer = int(z_clean.argmax())
+        ranked = z_corrupt.argsort(descending=True).tolist()
+        foil = ranked[0] if ranked[0] != answer else ranked[1]
+
+        def restored(interventions) -> float:
+            z = model(torch.tensor([corrupted]), interventions=interventions).logits[0, position]
+            diff = lambda logits: float(logits[answer] - logits[foil])
+            return (diff(z) - diff(z_corrupt)) / (diff(z_clean) - diff(z_corrupt))
+
+        for layer, name in enumerate((LAYER1, LAYER2)):
+            for head in range(2):
+                assert drawn[layer, head] == pytest.approx(restored([Patch(name, [head], source, part=part)]),
+                                                           abs=1e-5)
+        parts = chart_by_title(at, "layer 1 · head 2: each part patched alone")["data"][0]
+        values = dict(zip(parts["y"], decode_array(parts["x"]).astype(float)))
+        for shown, name in (("whole output", "output"), ("queries", "q"), ("keys", "k"), ("values", "v")):
+            assert values[shown] == pytest.approx(restored([Patch(LAYER1, [1], source, part=name)]), abs=1e-5)
+    caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
+    best = max(("queries", "keys", "values"), key=values.get)
+    assert f"mostly through its {best} ({values[best]:.2f}" in caption   # the previous-token head: its values
+    assert best == "values" and np.isclose(values["values"], drawn[0, 1] if part == "v" else values["values"])
