@@ -1,6 +1,6 @@
 """The circuit lesson's and the Experiments page's sentences, on the numbers their views draw: the previous-token
 head knocked out leaves accuracy far above chance; a knock-out says that, not how the induction head reads it;
-patching restores at two places; direct attribution is the direct effect only, far below what patching restores."""
+patching restores at two places; the induction head reads it through its keys, not its queries; direct attribution is the direct effect only, far below what patching restores."""
 
 from __future__ import annotations
 
@@ -75,9 +75,38 @@ def test_patching_the_previous_token_head_restores_at_two_places():
             assert 0.1 < float(row[changed]) < 0.5 and int(row.argmax()) == changed - 1
 
 
-def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
+def test_the_induction_head_reads_the_corruption_through_its_keys_not_its_queries():
     view = CIRCUIT.views[6]
     at = open_view("circuit", 6)
+    assert at.segmented_control(key="patch_part").value == "keys"
+    keys = decode_array(chart_by_title(at, "restored by patching one clean head's keys")["data"][0]["z"]).astype(float)
+    by_key = decode_array(chart_by_title(at, "layer 2 · head 2's keys: patched at one key position")["data"][0]["y"])
+    parts_spec = chart_by_title(at, "layer 2 · head 2: each part patched alone")["data"][0]
+    parts = dict(zip(parts_spec["y"], decode_array(parts_spec["x"]).astype(float)))
+    clean, corrupted = at.text_input(key="input").value, at.text_input(key="corrupted").value
+    changed = next(i for i, (a, b) in enumerate(zip(clean, corrupted)) if a != b)
+    assert keys[1, 1] == pytest.approx(0.74, abs=0.02) and "layer 2 · head 2 alone restore about 0.74" in view.notice
+    assert keys[1, 0] == pytest.approx(0.59, abs=0.02) and "layer 2 · head 1 about 0.59" in view.notice
+    assert parts["keys"] == pytest.approx(keys[1, 1], abs=1e-6)                    # the same number, two charts
+    assert abs(parts["queries"]) < 0.005 and "its queries about 0.00" in view.answer
+    assert parts["values"] == pytest.approx(-0.03, abs=0.01) and "values about -0.03" in view.answer
+    assert view.ask.options[view.ask.right] == "Its keys" and parts["keys"] > 0.5 > 10 * abs(parts["queries"])
+    # "restore all of that at one key: the letter right after the changed one"
+    assert int(np.argmax(by_key)) == changed + 1 and by_key[changed + 1] == pytest.approx(keys[1, 1], abs=0.01)
+    caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
+    assert (f"its keys {parts['keys']:.2f}" in caption and "mostly through its keys" in caption)
+    # "layer 1 · head 2 attends from that letter to the changed one", in both runs
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    with torch.inference_mode():
+        for text in (clean, corrupted):
+            weights = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention.weights
+            assert int(weights["decoder.layers.0.self_attn"][0, 1, changed + 1].argmax()) == changed
+
+
+def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
+    view = CIRCUIT.views[7]
+    at = open_view("circuit", 7)
     direct = decode_array(chart_by_title(at, "direct share of the logit")["data"][0]["z"]).astype(float)
     note = next(c.value for c in at.caption if c.value.startswith("Direct effects only"))
     logit = float(re.search(r"the model's logit is (-?\d+\.\d+)", note)[1])

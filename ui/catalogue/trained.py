@@ -114,7 +114,7 @@ CIRCUIT = Lesson("circuit", "Test a circuit", "Knock out and patch the heads of 
          "They form a circuit: layer 2 · head 1's stripe depends on what layer 1 · head 2 writes. What a knock-out "
          "cannot show is how layer 2 · head 1 reads it: its keys, its queries and its values all lose head 2's "
          "output at once. The usual account, keys that carry 'my previous token' matched by the current token's "
-         "query, needs a finer test, such as patching only what the keys read."),
+         "query, needs a finer test, such as patching only what the keys read (a later step)."),
     View("experiments", {"model": INDUCTION, "section": "Knock out", "ko_decoder0_self_attn": ("head 1",)},
          "A head that is not in the circuit",
          "Knock out layer 1 · head 1 instead: accuracy stays at about 0.98.",
@@ -139,6 +139,21 @@ CIRCUIT = Lesson("circuit", "Test a circuit", "Knock out and patch the heads of 
          "on that letter itself, so the clean run's output there carries a little of the original letter, which "
          "the induction heads can partly match instead (0.25). Elsewhere the two runs give this head nearly the "
          "same output, so patching there restores almost nothing."),
+    View("experiments", {"model": INDUCTION, "section": "Patching", "patch_part": "keys",
+                         "patch_head": "layer 2 · head 2"}, "Keys or queries?",
+         "The same corrupted input, but each head now gets only its keys from the clean run: its queries and values "
+         "stay the corrupted run's, and it computes its attention again from them. In the grid, the keys of "
+         "layer 2 · head 2 alone restore about 0.74 of the logit difference, those of layer 2 · head 1 about 0.59. "
+         "Patched one key position at a time, layer 2 · head 2's keys restore all of that at one key: the letter "
+         "right after the changed one. The last chart patches each part of layer 2 · head 2 alone.",
+         "Which of its parts does the induction head layer 2 · head 2 read what the corruption changed through: its "
+         "keys or its queries?",
+         Choice(("Its keys", "Its queries", "Both about equally"), 0),
+         "Its keys: they restore about 0.74, its queries about 0.00 (its values about -0.03). The key at the letter "
+         "after the changed one holds which letter came before it, written there by the previous-token head "
+         "(layer 1 · head 2 attends from that letter to the changed one): in the corrupted run it names the changed "
+         "letter, so the query of the repeated letter no longer matches it. The induction head reads the "
+         "previous-token head through its keys, what Elhage et al. (2021) call K-composition."),
     View("experiments", {"model": INDUCTION, "section": "Attribution"}, "Direct is not all",
          "Direct logit attribution splits the logit of the predicted letter into what each part writes straight "
          "into the residual stream there. Layer 1 · head 2's direct share is about 0.21 of a logit of about "
