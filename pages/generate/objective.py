@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from analysis.next_token import next_token_losses
+from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
 from ui.cache import computation
 from ui.classroom import chart
@@ -40,6 +41,7 @@ def render_loss(writer: Writer, ids) -> None:
     mean = float(losses.mean())
     chart(position_bars(losses, names[1:], f"−log p of each token given the ones before it: mean {mean:.2f}, "
                                            f"perplexity {np.exp(mean):.1f}", "−log p", first=2))
+    explain_space_mark(names[1:])
     hardest, easiest = int(losses.argmax()), int(losses.argmin())
     st.caption(
         f"Each bar is one token, scored before the model read it; the first token has none, since nothing comes "

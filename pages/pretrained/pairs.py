@@ -33,7 +33,7 @@ def read_pairs(text: str) -> list[tuple[str, str]] | None:
 
 def short(index: int, sentence: str) -> str:
     words = sentence.split()
-    return f"{index + 1}. {' '.join(words[:3])}{'…' if len(words) > 3 else ''}"
+    return f"{index + 1}. {' '.join(words[:4])}{'…' if len(words) > 4 else ''}"
 
 
 def pairs_section(cap: int) -> None:
@@ -62,10 +62,11 @@ def pairs_section(cap: int) -> None:
     first = np.stack([numbers.reading(numbers.wordpieces(a, cap).ids).embedding for a, _ in pairs])
     second = np.stack([numbers.reading(numbers.wordpieces(b, cap).ids).embedding for _, b in pairs])
     p = in_batch_probabilities(first, second, float(scale))
-    chart(matrix_heatmap(p.astype(np.float32), [short(i, a) for i, (a, _) in enumerate(pairs)],
-                         [short(i, b) for i, (_, b) in enumerate(pairs)],
-                         f"Which second sentence each first one picks: softmax of {scale} · cosine", row_name="first",
-                         col_name="second", value_name="p"))
+    figure = matrix_heatmap(p.astype(np.float32), [short(i, a) for i, (a, _) in enumerate(pairs)],
+                            [str(i + 1) for i in range(len(pairs))],  # the second sentences by their pair's number
+                            f"Which second sentence each first one picks: softmax of {scale} · cosine",
+                            row_name="first", col_name="second", value_name="p")
+    chart(figure.update_xaxes(title_text="the second sentence of pair").update_yaxes(title_text="first sentence"))
     own = np.diag(p)
     right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     st.caption(f"{right} of {len(pairs)} first sentences give their own pair the largest share (the diagonal); the "
