@@ -66,7 +66,7 @@ def pairs_section(cap: int) -> None:
                             [str(i + 1) for i in range(len(pairs))],  # the second sentences by their pair's number
                             f"Which second sentence each first one picks: softmax of {scale} · cosine",
                             row_name="first", col_name="second", value_name="p")
-    chart(figure.update_xaxes(title_text="the second sentence of pair").update_yaxes(title_text="first sentence"))
+    chart(figure.update_xaxes(title_text="second sentence of pair n").update_yaxes(title_text="first sentence"))
     own = np.diag(p)
     right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     st.caption(f"{right} of {len(pairs)} first sentences give their own pair the largest share (the diagonal); the "
