@@ -1,6 +1,7 @@
 """A slider with a stop per option: the URL holds the option as shown, one option is switched off, and a
-value the options do not hold falls back to the default."""
+value the options do not hold falls back to the default; and the numbering note on every page that numbers heads."""
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 
@@ -43,3 +44,12 @@ def test_a_single_option_is_shown_switched_off():
     at.run()
     assert not at.exception and shown(at) == "head=0 cap=32"
     assert at.select_slider(key="head").disabled and not at.select_slider(key="cap").disabled
+
+
+@pytest.mark.parametrize("page", ["multi_head", "encoder_decoder", "train", "pretrained", "vision", "experiments"])
+def test_every_page_that_numbers_heads_says_how_papers_number_them(page):
+    from tests.apptest_helpers import assert_no_exception, run_page
+
+    at = run_page(f"pages/{page}/page.py")
+    assert_no_exception(at)
+    assert any("count from 0, so layer 1 · head 2 here is L0H1 in a paper's figure" in c.value for c in at.caption)

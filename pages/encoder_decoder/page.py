@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui.controls import section_picker, stops_slider
+from ui.controls import NUMBERING, section_picker, stops_slider
 from analysis.decoder_tables import matrix_frame, numbered, shifted_right, teacher_forcing_table
 from pages.encoder_decoder.controls import model_controls, three_decimals
 from pages.encoder_decoder.figures import attention_figure, ffn_figure, layernorm_stats_figure, norms_figure
@@ -42,6 +42,7 @@ with explanation():
         "cannot peek ahead) and, through **cross-attention**, to the encoder's memory. A final linear layer "
         "and a softmax turn each decoder vector into a distribution over the target vocabulary."
     )
+    st.caption(NUMBERING)
 
 @dataclass(frozen=True)
 class SentencePair:

@@ -17,7 +17,7 @@ from transformer import score_heads
 from ui.cache import computation
 from ui.classroom import explanation
 from ui.screen import settings
-from ui.controls import section_picker
+from ui.controls import NUMBERING, section_picker
 from ui.model_picker import shipped_entry, trained_model
 from ui.routing import require_navigation
 from ui.text import tokenize_text
@@ -28,12 +28,6 @@ SECTIONS = ("Knock out", "Importance", "Circuit", "Patching", "Logit lens", "Att
 DECODER_ONLY = ("Patching", "Logit lens", "Attribution")
 SENTENCES = ("A man is playing a guitar on the stage.", "Someone performs music with an instrument.")
 TEXT = "When Mary and John went to the store, John gave a drink to Mary. When Mary and John went to the store,"
-
-# Layers and heads on screen count from 1; the package, its record names and papers' code (TransformerLens)
-# count from 0, so "layer 1 · head 2" here is L0H1 there.
-NUMBERING = ("Numbering: layers and heads count from 1 on this page; the package's record names "
-             "(encoder.layers.0.self_attn) and TransformerLens count from 0, so layer 1 · head 2 here is "
-             "L0H1 in a paper's figure.")
 
 st.title("Experiments")
 with explanation():

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from transformer import causal_mask
-from ui.controls import (d_model_control, heads_control, layers_control, positional_control, section_picker,
+from ui.controls import (NUMBERING, d_model_control, heads_control, layers_control, positional_control, section_picker,
                          seed_control, stops_slider)
 from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
@@ -46,6 +46,7 @@ with explanation():
                "Experiments page knocks heads out and patches them.")
     st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
              r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
+    st.caption(NUMBERING)
 
 image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
                                 horizontal=True, help="The format of the camera button in each chart's toolbar.")

@@ -6,7 +6,7 @@ from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, pairs, sections
 from ui.classroom import explanation
 from ui.screen import settings
-from ui.controls import section_picker, stops_slider
+from ui.controls import NUMBERING, section_picker, stops_slider
 from ui.routing import require_navigation
 
 require_navigation()
@@ -28,6 +28,7 @@ with explanation():
     )
     st.latex(r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
              r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))")
+    st.caption(NUMBERING)
 
 
 @st.fragment

@@ -7,6 +7,7 @@ import streamlit as st
 from pages.train import after, controls, live, recipes
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.classroom import explanation
+from ui.controls import NUMBERING
 from ui.screen import figure_on_top
 from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
@@ -29,6 +30,7 @@ with explanation():
     )
     st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
              r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
+    st.caption(NUMBERING)
 
 
 @st.fragment

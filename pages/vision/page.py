@@ -5,7 +5,7 @@ import streamlit as st
 from pages.vision import sections
 from pages.vision.picture import chosen_image
 from ui.classroom import explanation
-from ui.controls import section_picker
+from ui.controls import NUMBERING, section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
 
@@ -26,6 +26,7 @@ with explanation():
     )
     st.latex(r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
              r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}")
+    st.caption(NUMBERING)
 
 
 @st.fragment
