@@ -62,43 +62,50 @@ def test_normal_code_refuses_confusable_characters(confusable):
 # --- a teacher's view checked against its page's controls -------------------------------------------------
 
 
+def refused(page, query, says: str) -> None:
+    """``query`` on ``page`` is refused, and the problem named is ``says``."""
+    problem = view_problem(page, query)
+    assert problem is not None and says in problem, (page, query, problem)
+
+
 def test_view_problem_refuses_an_unknown_page():
     for page in ("nope", "", "Multi_Head", "multi_head/", "../home", "pages/multi_head.py"):
-        assert view_problem(page, {}) is not None, page
+        refused(page, {}, f"there is no page “{page}”")
     assert view_problem("multi_head", {}) is None
     assert view_problem("home", {}) is None
 
 
 def test_view_problem_refuses_a_key_no_control_of_the_page_reads():
-    assert view_problem("multi_head", {"evil": ["1"]}) is not None
-    assert view_problem("multi_head", {"heads": ["4"], "evil": ["1"]}) is not None
-    assert view_problem("home", {"heads": ["4"]}) is not None  # a key of another page
+    refused("multi_head", {"evil": ["1"]}, "the page multi_head has no control “evil”")
+    refused("multi_head", {"heads": ["4"], "evil": ["1"]}, "has no control “evil”")
+    refused("home", {"heads": ["4"]}, "the page home has no control “heads”")  # a key of another page
     assert view_problem("multi_head", {"heads": ["4"], "text": ["a b c"]}) is None
     assert view_problem("home", {"lesson": ["heads"], "step": ["1"], "present": ["true"]}) is None  # every page
 
 
 def test_view_problem_refuses_too_many_or_too_long_values():
     assert view_problem("multi_head", {"heads": ["1"] * MAX_VALUES}) is None
-    assert view_problem("multi_head", {"heads": ["1"] * (MAX_VALUES + 1)}) is not None
+    refused("multi_head", {"heads": ["1"] * (MAX_VALUES + 1)}, f"“heads” holds {MAX_VALUES + 1} values")
     assert view_problem("multi_head", {"text": ["x" * MAX_VALUE_CHARS]}) is None
-    assert view_problem("multi_head", {"text": ["x" * (MAX_VALUE_CHARS + 1)]}) is not None
-    assert view_problem("multi_head", {"text": ["ok", "x" * (MAX_VALUE_CHARS + 1)]}) is not None
+    too_long = f"a value of “text” is not text of at most {MAX_VALUE_CHARS} characters"
+    refused("multi_head", {"text": ["x" * (MAX_VALUE_CHARS + 1)]}, too_long)
+    refused("multi_head", {"text": ["ok", "x" * (MAX_VALUE_CHARS + 1)]}, too_long)
 
 
 def test_view_problem_refuses_values_that_are_not_lists_of_text():
-    assert view_problem("multi_head", {"heads": "4"}) is not None
-    assert view_problem("multi_head", {"heads": [4]}) is not None
-    assert view_problem("multi_head", {"heads": [None]}) is not None
-    assert view_problem("multi_head", {"heads": {"a": "b"}}) is not None
+    refused("multi_head", {"heads": "4"}, "“heads” holds no list of values")
+    refused("multi_head", {"heads": {"a": "b"}}, "“heads” holds no list of values")
+    for value in (4, None):
+        refused("multi_head", {"heads": [value]}, "a value of “heads” is not text")
 
 
 def test_view_problem_takes_a_number_generalised_key():
     assert "ko_decoder#_self_attn" in PAGE_KEYS["experiments"]
     for key in ("ko_decoder0_self_attn", "ko_decoder7_self_attn", "ko_decoder12_self_attn"):
         assert view_problem("experiments", {key: ["true"]}) is None, key
-    assert view_problem("experiments", {"ko_decoderX_self_attn": ["true"]}) is not None
+    refused("experiments", {"ko_decoderX_self_attn": ["true"]}, "has no control “ko_decoderX_self_attn”")
     assert view_problem("masks", {"s3": ["1"]}) is None
-    assert view_problem("multi_head", {"ko_decoder7_self_attn": ["true"]}) is not None  # not that page's
+    refused("multi_head", {"ko_decoder7_self_attn": ["true"]}, "has no control “ko_decoder7_self_attn”")  # not that page's
 
 
 def _url_state(settings: dict) -> dict[str, list[str]]:
