@@ -90,5 +90,6 @@ def test_redis_that_stops_answering_is_rooms_unavailable_within_a_second(running
     finally:
         os.kill(pid, signal.SIGCONT)
     view = rooms.view(code)
-    assert view is not None and view.page in (PAGE, "home")  # the publish may have reached it before the pause
+    # every operation begins with a read (the publish with the teacher's secret), which timed out: nothing was written
+    assert view is not None and view.page == PAGE
     assert rooms.is_teacher(code, secret)
