@@ -82,13 +82,15 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     st.markdown(f"At position {position + 1} (token “{token}”) the clean input predicts "
                 f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
                 f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
+    grid_place = st.container() if figure_on_top() else None  # a projector or a phone: the grid above its control
     part = part_control()
     names = sublayer_names(module, "self_attn")
     with torch.inference_mode():
         grid = restored_by_head(module, run, names, part)
     whose = "one clean head" if part == "output" else f"one clean head's {PART_NAMES[part]}"
-    chart(head_grid(grid, f"Fraction of the logit difference restored by patching {whose}", "restored",
-                    zrange=(-1.0, 1.0)))
+    with grid_place or st.container():
+        chart(head_grid(grid, f"Fraction of the logit difference restored by patching {whose}", "restored",
+                        zrange=(-1.0, 1.0)))
     choices = head_choices(module)
     labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
     best = int(np.argmax(grid.reshape(-1)))
