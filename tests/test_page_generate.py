@@ -234,3 +234,20 @@ def test_the_training_loss_says_what_to_change_where_it_cannot_score(query, says
     at = run_page(PAGE, {"section": "Training loss", **query})
     assert_no_exception(at)
     assert any(says in info.value for info in at.info)
+
+
+def test_the_attention_section_draws_each_heads_row_from_the_last_position_of_the_text_so_far(text_model):
+    model, task = text_model
+    at = run_page(PAGE, {"section": "Attention", "strategy": "greedy", "prompt": "the keys ", "att_step": "3"})
+    assert_no_exception(at)
+    sequence = task.encode_user_input("the keys ")
+    with torch.inference_mode():
+        for _ in range(2):  # greedy: the two tokens before the third
+            sequence.append(int(model(torch.tensor([sequence])).logits[0, -1].argmax()))
+        out = model(torch.tensor([sequence]), return_attention=True)
+    expected = np.concatenate([out.attention.weights[name][0, :, -1].numpy()
+                               for name in out.attention.names("decoder", "self_attn")])  # [layers x heads, t]
+    spec = chart_by_title(at, "(token 3) looks in the text so far")
+    np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), expected, atol=1e-5)
+    assert spec["layout"]["yaxis"]["ticktext"][:2] == ["layer 1 · head 1", "layer 1 · head 2"]
+    np.testing.assert_allclose(expected.sum(-1), 1.0, atol=1e-5)
