@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
-from testing.processes import end
+from testing.processes import end, wait_until_ready
 from testing.server import ROOT, free_port
 
 PROGRAM = "nginx"
@@ -166,11 +166,8 @@ class Balancer:
     def wait_listening(self, seconds: float = START_SECONDS) -> Balancer:
         """Wait until nginx accepts connections; RuntimeError with its error log if it exits or does not
         within ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while self.process.poll() is None and time.monotonic() < deadline:
-            if listening(self.port):
-                return self
-            time.sleep(0.05)  # polling interval of the connection attempt
+        if wait_until_ready(self.process, lambda: listening(self.port), seconds):
+            return self
         code = self.process.poll()
         output = self.log()[-2000:]
         self.stop()

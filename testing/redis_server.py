@@ -15,13 +15,12 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
-from testing.processes import end
+from testing.processes import end, wait_until_ready
 from testing.server import free_port
 
 PROGRAM = "redis-server"
@@ -72,11 +71,8 @@ class RedisServer:
         if self.process is not None and self.process.poll() is None:
             return self
         self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + seconds
-        while self.process.poll() is None and time.monotonic() < deadline:
-            if answers_ping(self.port):
-                return self
-            time.sleep(0.05)  # polling interval of the PING
+        if wait_until_ready(self.process, lambda: answers_ping(self.port), seconds):
+            return self
         code = self.process.poll()
         output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log.exists() else ""
         self.stop()

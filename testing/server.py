@@ -16,13 +16,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from testing.processes import end
+from testing.processes import end, wait_until_ready
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -73,19 +72,20 @@ class AppServer:
     def wait_healthy(self, seconds: float = START_SECONDS) -> AppServer:
         """Wait until the server answers its health check; RuntimeError (with its output) if it exits or
         does not answer within ``seconds``."""
-        deadline = time.monotonic() + seconds
-        while self.process.poll() is None and time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.1)  # polling interval of the health check
+        if wait_until_ready(self.process, self._answers_health_check, seconds, interval=0.1):
+            return self
         code = self.process.poll()
         output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:]
         self.stop()
         why = f"exited (code {code})" if code is not None else f"did not answer within {seconds:.0f} s"
         raise RuntimeError(f"streamlit {why} before its health check answered:\n{output}")
+
+    def _answers_health_check(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
 
     def stop(self) -> None:
         """Terminate the server (kill it if it has not exited 10 s later) and remove its output file."""
