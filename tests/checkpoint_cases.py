@@ -1,8 +1,7 @@
-"""The checkpoints the checkpoint tests share: one small model of each kind, saved once a module."""
+"""The checkpoint cases the checkpoint tests share: one small model of each kind (saved once a module by the
+``saved`` fixture, tests/conftest.py)."""
 
-import pytest
-
-from transformer import HashTokenizer, TransformerConfig, VocabTokenizer, build_model, save_checkpoint
+from transformer import HashTokenizer, TransformerConfig, VocabTokenizer
 
 WORDS = tuple(f"w{i}" for i in range(20))
 CASES = {
@@ -23,15 +22,3 @@ EXTRA = {"task": "copy", "steps": 120, "metrics": {"accuracy": 0.75, "loss": [2.
 
 def kind_of(case: str) -> str:
     return next(kind for kind in ("encoder-decoder", "decoder-only", "encoder-only") if case.startswith(kind))
-
-
-@pytest.fixture(scope="module")
-def saved(tmp_path_factory):
-    """{case: (model, path)}, each model saved once."""
-    folder = tmp_path_factory.mktemp("checkpoints")
-    result = {}
-    for case, (config, tokenizer) in CASES.items():
-        model = build_model(config, seed=7, kind=kind_of(case))
-        save_checkpoint(model, folder / f"{case}.safetensors", {**EXTRA, "tokenizer": tokenizer})
-        result[case] = model, folder / f"{case}.safetensors"
-    return result

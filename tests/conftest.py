@@ -1,3 +1,6 @@
+"""What every test module shares: the repository as the working folder and import root, and the fixtures several
+modules use (a real Redis, models brought from folders, a saved checkpoint of each kind)."""
+
 import os
 import sys
 from pathlib import Path
@@ -5,3 +8,68 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)
+
+
+import pytest  # noqa: E402  (after the import root is set)
+
+
+@pytest.fixture(scope="module")
+def redis_server():
+    """A real ``redis-server`` on a free local port for the module (the test fails, in CI, without one)."""
+    from testing.installed import require
+    from testing.redis_server import PROGRAM, redis_running
+
+    require(PROGRAM)
+    with redis_running() as server:
+        yield server
+
+
+@pytest.fixture
+def running_redis(redis_server):
+    """The module's Redis, running and empty; running again after the test whatever the test did to it."""
+    import redis
+
+    redis_server.start()
+    client = redis.Redis.from_url(redis_server.url)
+    try:
+        client.flushall()
+    finally:
+        client.close()
+    yield redis_server
+    redis_server.start()
+
+
+@pytest.fixture(scope="module")
+def brought(tmp_path_factory):
+    """A folder of model folders: a GPT-2 one that loads and one holding only a pickle (tests/byo_folders.py)."""
+    from tests.byo_folders import folder_of_models
+
+    root = tmp_path_factory.mktemp("models")
+    return (root, *folder_of_models(root))
+
+
+@pytest.fixture
+def env(brought, tmp_path, monkeypatch):
+    """``ATTENTION_LAB_MODELS`` names the folder of folders; the Hugging Face cache is an empty folder."""
+    import ui.local_models
+
+    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(brought[0]))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    ui.local_models._listing.clear()
+    yield brought
+    ui.local_models._listing.clear()
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """{case: (model, path)}: one small model of each kind (tests/checkpoint_cases.py), each saved once."""
+    from tests.checkpoint_cases import CASES, EXTRA, kind_of
+    from transformer import build_model, save_checkpoint
+
+    folder = tmp_path_factory.mktemp("checkpoints")
+    result = {}
+    for case, (config, tokenizer) in CASES.items():
+        model = build_model(config, seed=7, kind=kind_of(case))
+        save_checkpoint(model, folder / f"{case}.safetensors", {**EXTRA, "tokenizer": tokenizer})
+        result[case] = model, folder / f"{case}.safetensors"
+    return result

@@ -14,29 +14,9 @@ import pytest
 import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, head_tiles, run_page
-from tests.byo_folders import folder_of_models
 import transformers
 
 TEXT = "The cat sat on the mat because it was tired."
-
-
-@pytest.fixture(scope="module")
-def brought(tmp_path_factory):
-    """A folder of model folders: a GPT-2 one that loads and one holding only a pickle."""
-    root = tmp_path_factory.mktemp("models")
-    return (root, *folder_of_models(root))
-
-
-@pytest.fixture
-def env(brought, tmp_path, monkeypatch):
-    """``ATTENTION_LAB_MODELS`` names the folder of folders; the Hugging Face cache is an empty folder."""
-    import ui.local_models
-
-    monkeypatch.setenv("ATTENTION_LAB_MODELS", str(brought[0]))
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    ui.local_models._listing.clear()
-    yield brought
-    ui.local_models._listing.clear()
 
 
 def gpt2_label(hf_model) -> str:

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
-from tests.test_byo_app import brought, env, gpt2_label as label_of  # noqa: F401  (fixtures)
+from tests.test_byo_app import gpt2_label as label_of
 import transformers
 
 TEXT = "the cat sat on the mat and the cat sat on the"

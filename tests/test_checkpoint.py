@@ -9,7 +9,7 @@ import pytest
 import torch
 from safetensors import safe_open
 
-from tests.checkpoint_cases import CASES, EXTRA, WORDS, kind_of, saved  # noqa: F401  (saved: a fixture)
+from tests.checkpoint_cases import CASES, EXTRA, WORDS, kind_of
 from transformer import (HashTokenizer, VocabTokenizer, checkpoint_data, checkpoint_info, load_checkpoint,
                          save_checkpoint)
 

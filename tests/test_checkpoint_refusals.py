@@ -10,7 +10,6 @@ from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 
 import transformer.checkpoint as checkpoint_module
-from tests.checkpoint_cases import saved  # noqa: F401  (a fixture)
 from transformer import checkpoint_info, load_checkpoint
 
 

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from testing.installed import require
-from testing.redis_server import PROGRAM as REDIS_SERVER, redis_running
 from ui.rooms.redis_store import RedisRooms
 from ui.rooms.store import (CODE_ALPHABET, CODE_LENGTH, ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS,
                             MAX_VIEW_BYTES, PRESENT_SECONDS, MemoryRooms, RoomStore, RoomView, new_code, normal_code)
@@ -44,32 +42,6 @@ class Case:
 
     rooms: RoomStore
     lose: Callable[[], None]
-
-
-@pytest.fixture(scope="module")
-def redis_server():
-    require(REDIS_SERVER)
-    with redis_running() as server:
-        yield server
-
-
-def flush(url: str) -> None:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        client.flushall()
-    finally:
-        client.close()
-
-
-@pytest.fixture
-def running_redis(redis_server):
-    """The module's Redis, running and empty; running again after the test whatever the test did to it."""
-    redis_server.start()
-    flush(redis_server.url)
-    yield redis_server
-    redis_server.start()
 
 
 @pytest.fixture(params=["memory", "redis"])

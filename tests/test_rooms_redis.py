@@ -13,7 +13,7 @@ import pytest
 from ui.rooms.redis_store import RedisRooms
 from ui.rooms.store import RoomsUnavailable, RoomView
 
-from tests.test_rooms import QUERY, PAGE, QUESTION, UNAVAILABLE_SECONDS, redis_server, running_redis  # noqa: F401
+from tests.test_rooms import QUERY, PAGE, QUESTION, UNAVAILABLE_SECONDS
 
 
 def test_two_redis_stores_share_their_rooms(running_redis):
