@@ -8,7 +8,7 @@ what-if controls (scaling and temperature) skip the layer and head too.
 
 import streamlit as st
 
-from pages.self_attention.sections import RENDER, SECTIONS, HeadOnText, numbers_table
+from pages.self_attention.sections import NUMBERS, RENDER, SECTIONS, HeadOnText, numbers_table
 from pages.self_attention.steps import attention_steps
 from transformer.spec import ModelSpec
 from ui.controls import head_options, positional_control, section_picker, seed_control, stops_slider
@@ -106,15 +106,17 @@ def what_if(loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText 
     if sentence is None:
         return
     steps = attention_steps(loaded.spec, sentence.ids, layer - 1, head - 1, scale, temperature)
+    typed = str(st.session_state.get("text", ""))  # the sentence as typed, for the Tokens section
     view = HeadOnText(loaded.config, loaded.spec.source == "random", layer, head, scale, temperature,
-                      loaded.kind == "decoder-only", list(sentence.tokens), steps)
+                      loaded.kind == "decoder-only", list(sentence.tokens), steps, typed)
     # Only the open section is built and sent, so a setting redraws that section's charts alone.
-    RENDER[section_picker(SECTIONS)](view)
+    section = section_picker(SECTIONS)
+    RENDER[section](view)
     # Built only while open (an open table is in the URL as table=true), so a setting does not resend it.
     numbers = st.expander("The numbers behind the figures", key="table", bind="query-params")
     if numbers.open:
         with numbers:
-            numbers_table(view)
+            NUMBERS.get(section, numbers_table)(view)
 
 
 head_view()

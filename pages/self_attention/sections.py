@@ -13,6 +13,7 @@ import streamlit as st
 
 from analysis.attention_steps import AttentionSteps, sentence_peakedness
 from pages.self_attention.steps import softmax_peakedness
+from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer import TransformerConfig
 from ui.cache import cached_figure
@@ -20,8 +21,8 @@ from ui.classroom import chart
 from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
                                  signed_matrix_figure, weighted_values_figure)
 
-# The page's tabs; the open one is the URL's ``section``.
-SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention")
+# The page's tabs; the open one is the URL's ``section`` (the first when it names none).
+SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention", "Tokens")
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class HeadOnText:
     """Everything a section draws: the model's ``config`` (``random``: a seeded random model), the
     ``layer`` and ``head`` shown (counted from 1, as on screen), the what-if settings (``scale``: divide by
     sqrt(d_k); ``temperature``), whether the model is ``causal``, the ``tokens`` [T] and the head's
-    chain of matrices ``steps`` (X [T, d_model], Q, K, V [T, d_k], scores and weights [T, T])."""
+    chain of matrices ``steps`` (X [T, d_model], Q, K, V [T, d_k], scores and weights [T, T]); ``text``, the
+    sentence as typed."""
 
     config: TransformerConfig
     random: bool
@@ -40,6 +42,7 @@ class HeadOnText:
     causal: bool
     tokens: list[str]
     steps: AttentionSteps
+    text: str = ""
 
     @property
     def n(self) -> int:
@@ -259,4 +262,6 @@ def numbers_table(view: HeadOnText) -> None:
 
 
 RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section,
-                             why_attention_section)))
+                             why_attention_section, tokens_section)))
+# What "The numbers behind the figures" shows: the merges for Tokens, the head's matrices elsewhere.
+NUMBERS = {"Tokens": tokens_numbers}
