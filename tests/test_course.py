@@ -5,6 +5,7 @@ a question is answered, judged right or wrong, and only then explained; the answ
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -17,7 +18,7 @@ from ui.quiz import ANSWERS
 from ui.screen import COMPACT
 
 COURSE = lesson_of("start")
-# The course's topics in the order a first-time student meets them; the first four steps are the course's own.
+# The course's topics in the order a first-time student meets them; the first five steps are the course's own.
 TOPICS = ("start", "why-attention", "scaling", "heads", "word-order", "causal", "layer", "encoder-decoder",
           "trained", "pretrained", "circuit")
 SAME_TOPIC = {"cross-attention": "encoder-decoder"}
@@ -37,7 +38,7 @@ def test_the_course_is_the_first_lesson_and_runs_through_the_topics_in_order():
     assert LESSONS[0] is COURSE and len({lesson.id for lesson in LESSONS}) == len(LESSONS)
     order = [TOPICS.index(topic_of(view)) for view in COURSE.views]
     assert order == sorted(order) and set(order) == set(range(len(TOPICS))), order
-    assert [topic_of(view) for view in COURSE.views[:4]] == ["start"] * 4
+    assert [topic_of(view) for view in COURSE.views[:5]] == ["start"] * 5
     assert COURSE.views[-1].page == "experiments"
 
 
@@ -74,7 +75,7 @@ def test_home_points_a_first_time_student_to_the_course():
     assert_no_exception(at)
     link = next(link.proto for link in at.get("page_link") if "Start here" in link.proto.label)
     assert link.page == "self_attention"
-    assert link.query_string == "section=Q%2C+K%2C+V&text=the+cat+sat+on+the+mat&lesson=start&step=1"
+    assert link.query_string == "section=Tokens&text=the+cat+sat+on+the+mat&merges=200&lesson=start&step=1"
 
 
 def test_the_lessons_page_opens_on_the_course():
@@ -116,15 +117,16 @@ def test_on_a_phone_the_chosen_step_comes_first_and_a_link_restores_it():
 
 def test_a_question_answered_in_the_list_is_judged_there_and_on_the_steps_page():
     at = run_page("pages/lessons/page.py")
-    at.session_state["answer_start/0"] = True  # the first step's "Your answer", opened
+    at.radio(key="at_step").set_value(1)  # the second step: its question is a choice
+    at.session_state["answer_start/1"] = True  # its "Your answer", opened
     at.run()
     assert len([b for b in at.button if b.label == "Check"]) == 1
-    at.radio(key="quiz_list_start/0").set_value(1)
+    at.radio(key="quiz_list_start/1").set_value(1)
     check(at)
-    at.session_state["answer_start/0"] = True  # open (a browser keeps it open; the test client reports closed)
+    at.session_state["answer_start/1"] = True  # open (a browser keeps it open; the test client reports closed)
     at.run()
     assert at.success[0].value == "Right: No: each adds the vector of its own position."
-    assert at.session_state[ANSWERS] == {"start/0": 1}  # the step's page judges the same answer
+    assert at.session_state[ANSWERS] == {"start/1": 1}  # the step's page judges the same answer
 
 
 # Predict, then reveal.
@@ -140,43 +142,43 @@ def check(at):
 
 
 def test_a_choice_is_judged_wrong_then_right_and_explained_only_after_an_answer():
-    at = open_view("start", 0)
+    at = open_view("start", 1)
     assert not bar_answer(at) and not at.error and not at.success  # the answer is not sent before an answer
     check(at)
     assert not bar_answer(at) and not at.error and not at.success  # Check with nothing picked answers nothing
-    at.radio(key="quiz_bar_start/0").set_value(0)
+    at.radio(key="quiz_bar_start/1").set_value(0)
     check(at)
     assert at.error[0].value == "Not quite: you answered Yes: the same word has the same embedding."
     assert bar_answer(at)[0].startswith("**Answer: No: each adds the vector of its own position.**")
     assert set(at.query_params) <= {"section", "text", "lesson", "step"}  # the URL carries no answer
-    at.button(key="quiz_again_bar_start/0").click().run()
-    assert not bar_answer(at) and at.radio(key="quiz_bar_start/0").value is None
-    at.radio(key="quiz_bar_start/0").set_value(1)
+    at.button(key="quiz_again_bar_start/1").click().run()
+    assert not bar_answer(at) and at.radio(key="quiz_bar_start/1").value is None
+    at.radio(key="quiz_bar_start/1").set_value(1)
     check(at)
     assert at.success[0].value == "Right: No: each adds the vector of its own position." and not at.error
-    assert at.session_state[ANSWERS] == {"start/0": 1}
+    assert at.session_state[ANSWERS] == {"start/1": 1}
 
 
 def test_a_number_is_judged_within_its_tolerance():
-    at = open_view("start", 2)  # 0.25 ± 0.005
-    at.number_input(key="quiz_bar_start/2").set_value(0.26)
+    at = open_view("start", 3)  # 0.25 ± 0.005
+    at.number_input(key="quiz_bar_start/3").set_value(0.26)
     check(at)
     assert at.error[0].value == "Not quite: you answered 0.26." and bar_answer(at)[0].startswith("**Answer: 0.25 (± 0.005).**")
-    at.button(key="quiz_again_bar_start/2").click().run()
-    at.number_input(key="quiz_bar_start/2").set_value(0.254)
+    at.button(key="quiz_again_bar_start/3").click().run()
+    at.number_input(key="quiz_bar_start/3").set_value(0.254)
     check(at)
     assert at.success[0].value == "Right: 0.254."
-    at = open_view("start", 1)  # 128, a whole number
-    at.number_input(key="quiz_bar_start/1").set_value(127)
+    at = open_view("start", 2)  # 128, a whole number
+    at.number_input(key="quiz_bar_start/2").set_value(127)
     check(at)
     assert at.error[0].value == "Not quite: you answered 127 weights."
 
 
 def test_an_answer_stays_in_the_session_when_the_student_moves_on_and_comes_back():
-    at = open_view("start", 2)
-    at.number_input(key="quiz_bar_start/2").set_value(0.25)
+    at = open_view("start", 3)
+    at.number_input(key="quiz_bar_start/3").set_value(0.25)
     check(at)
-    for step in (4, 3):  # the next step (arriving forgets the controls), then back
+    for step in (5, 4):  # the next step (arriving forgets the controls), then back
         at.query_params.clear()
         for key, value in link_query(COURSE, step - 1).items():
             at.query_params[key] = value
@@ -187,24 +189,40 @@ def test_an_answer_stays_in_the_session_when_the_student_moves_on_and_comes_back
 
 # The new views' 'what to notice', on the drawn numbers.
 
+def test_text_becomes_tokens_and_no_merges_gives_a_token_a_letter_and_an_end_a_word():
+    at = open_view("start", 0)
+    spec = chart_by_title(at, "Your sentence as tokens, cut four ways (BPE after 200 merges)")
+    labels = [html.unescape(t) for t in spec["layout"]["yaxis"]["ticktext"]]
+    assert labels == ["characters · 17", "words · 6", "BPE · 9", "WordPiece · 6"]  # 17 letters, 6 words
+    bars = sorted((int(y), float(b), html.unescape(text)) for t in spec["data"]
+                  for y, b, text in zip(decode_array(t["y"]), decode_array(t["base"]), t["text"]))
+    bpe = [text for y, _, text in bars if y == 2]  # the row of BPE pieces
+    assert bpe == ["the</w>", "c", "at</w>", "s", "at</w>", "on</w>", "the</w>", "m", "at</w>"]
+    growth = chart_by_title(at, "As the merges grow")
+    pieces = decode_array(next(t for t in growth["data"] if t["name"] == "BPE")["y"])
+    vocabulary = decode_array(next(t for t in growth["data"] if t["name"] == "vocabulary")["y"])
+    assert COURSE.views[0].ask.value == pieces[0] == 17 + 6  # the question: no merges, a token a letter + a </w> a word
+    assert pieces[200] == 9 and vocabulary[0] == 52 and vocabulary[200] == 52 + 200
+
+
 def test_tokens_become_vectors_and_the_same_word_differs_only_by_its_position():
-    x = z_of(chart_by_title(open_view("start", 0), "X: token vectors + PE · 6 × 16"))
+    x = z_of(chart_by_title(open_view("start", 1), "X: token vectors + PE · 6 × 16"))
     assert x.shape == (6, 16)
     np.testing.assert_allclose(x[0] - x[4], sinusoid(0, 16) - sinusoid(4, 16), atol=1e-4)  # 'the' at 0 and at 4
-    at = run_page("pages/self_attention/page.py", {**link_query(COURSE, 0), "pe": "none"})
+    at = run_page("pages/self_attention/page.py", {**link_query(COURSE, 1), "pe": "none"})
     plain = z_of(chart_by_title(at, "X: token vectors · 6 × 16"))
     np.testing.assert_allclose(plain[0], plain[4], atol=1e-6)
 
 
 def test_queries_keys_and_values_are_three_different_t_by_d_k_matrices():
-    at = open_view("start", 1)
+    at = open_view("start", 2)
     assert any("d_k = d_model / h = 16 / 2 = 8" in c.value for c in at.caption)
     q, k, v = tiles_of(chart_by_title(at, "Queries, keys and values · each 11 × 8"), 3, (11, 8))
     assert min(np.abs(q - k).max(), np.abs(k - v).max(), np.abs(q - v).max()) > 0.1
 
 
 def test_scores_have_both_signs_and_the_softmax_rows_are_positive_and_sum_to_one():
-    at = open_view("start", 2)
+    at = open_view("start", 3)
     raw, scaled = z_of(chart_by_title(at, "Raw scores Q Kᵀ · 11 × 11")), z_of(chart_by_title(at, "Scaled scores"))
     weights = z_of(chart_by_title(at, "Attention weights A"))
     assert raw.shape == (11, 11) and raw.min() < 0 < raw.max()
@@ -215,7 +233,7 @@ def test_scores_have_both_signs_and_the_softmax_rows_are_positive_and_sum_to_one
 
 
 def test_the_output_of_it_is_the_weighted_sum_of_the_values():
-    at = open_view("start", 3)
+    at = open_view("start", 4)
     bar = trace(chart_by_title(at, "Row 7 of A: how “it” attends"))
     weights = decode_array(bar["y"]).astype(np.float64)
     assert set(np.argsort(weights)[-2:]) == {4, 9}  # 'the' (position 4) and 'too'

@@ -31,7 +31,7 @@ lesson = by_title[st.selectbox("lesson", list(by_title), key=TOPIC, bind="query-
 st.markdown(f"**{lesson.title}.** {lesson.summary}")
 titles = [f"Step {number + 1}: {view.title}" for number, view in enumerate(lesson.views)]
 # The steps as one list to pick from, and the chosen step's link, what to notice and question beside it: a change
-# of lesson redraws one list and one step, not every step of a 31-step course.
+# of lesson redraws one list and one step, not every step of a 32-step course.
 if compact():  # a phone: the chosen step first, the list of steps below it
     chosen, steps = st.container(border=True), st.container()
 else:

@@ -1,6 +1,6 @@
 """Start here: one course, in order, from tokens to a real pretrained model and experiments on a trained one.
 
-It borrows the topic lessons' views and adds the first four steps. A term is defined (in bold) in the first
+It borrows the topic lessons' views and adds the first five steps. A term is defined (in bold) in the first
 view that uses it: **residual stream** in the layer, **prefix matching** at the induction head, **phase change**
 in training.
 """
@@ -16,6 +16,16 @@ from .trained import CIRCUIT, PRETRAINED, TRAINED
 REPEATED_WORD = "the cat sat on the mat"
 
 FIRST_STEPS = (
+    View("self_attention", {"section": "Tokens", "text": REPEATED_WORD, "merges": 200}, "Text becomes tokens",
+         "A model reads tokens, not text. Four ways of cutting the sentence are drawn: characters (17), words "
+         "(6), byte-pair pieces learned from the built-in text, and the WordPiece pieces of a real model (MiniLM). "
+         "After 200 merges BPE keeps 'the' and 'on' whole but spells cat, sat and mat as c, s and m + 'at</w>' "
+         "(“</w>” ends a word): 9 tokens, every one in a vocabulary of 52 symbols + 200 merges = 252 pieces.",
+         "With no merges at all (the slider at 0), how many BPE tokens is “the cat sat on the mat”?",
+         Number(23, unit="tokens"),
+         "23: its 17 letters, one token each, and a “</w>” closing each of its 6 words. Each merge joins two "
+         "neighbouring pieces into one, so the count can only fall as merges are learned: 9 after 200 (the curve of "
+         "the sentence's tokens starts at 23)."),
     View("self_attention", {"section": "Q, K, V", "text": REPEATED_WORD}, "Tokens become vectors",
          "The sentence is cut into tokens (here, words), and each token becomes a vector of d_model = 16 numbers: "
          "its row of a learned embedding table, scaled by √d_model, plus a vector for its position. Stacked, they "
@@ -54,8 +64,8 @@ FIRST_STEPS = (
 )
 
 START_HERE = Lesson("start", "Start here: the Transformer, step by step",
-                    "From tokens to Q, K and V, scores, softmax and the weighted sum; why attention, and why it is "
-                    "scaled; heads, positions, masks and the layer around attention; the "
+                    "From text to tokens, to Q, K and V, scores, softmax and the weighted sum; why attention, and "
+                    "why it is scaled; heads, positions, masks and the layer around attention; the "
                     "encoder-decoder; a model trained here, a real pretrained one, and experiments that test what "
                     "its heads do.", (
     *FIRST_STEPS,
