@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -32,15 +33,23 @@ class RecipeComparison:
         return -math.log(1 - LABEL_SMOOTHING + LABEL_SMOOTHING / self.classes)
 
 
-def compare_recipes(setup: TrainingSetup, steps: int) -> RecipeComparison:
+CHUNK = 25  # steps between two progress reports
+
+
+def compare_recipes(setup: TrainingSetup, steps: int,
+                    progress: Callable[[float], None] | None = None) -> RecipeComparison:
     """Train ``setup``'s model ``steps`` steps under each recipe (AdamW at ``setup.learning_rate`` and
     ``weight_decay``; the paper's d_model^-0.5 · min(s^-0.5, s · warmup^-1.5)), without stopping at the target.
     Both runs start from the same weights and see the same batches (the seed), so the recipe is the only
-    difference. A setup that makes no model raises ValueError (the paper's recipe needs ``warmup >= 1``)."""
+    difference. ``progress(f)`` hears the share ``f`` of the work done every CHUNK steps. A setup that makes no
+    model raises ValueError (the paper's recipe needs ``warmup >= 1``)."""
     rows, classes = [], 0
-    for recipe in RECIPES:
+    for done, recipe in enumerate(RECIPES):
         trainer = Trainer(dataclasses.replace(setup, recipe=recipe, max_steps=steps), stop_at_target=False)
-        trainer.train(steps)
+        while trainer.step < steps:
+            trainer.train(min(CHUNK, steps - trainer.step))
+            if progress is not None:
+                progress((done + trainer.step / steps) / len(RECIPES))
         classes = trainer.config.num_classes if trainer.task.kind == "vision" else trainer.task.vocab_size
         rows += [{"recipe": recipe, "step": row["step"], "val_loss": row["val_loss"],
                   "val_accuracy": row["val_accuracy"], "reached": trainer.task.reached(row)}

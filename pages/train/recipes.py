@@ -13,21 +13,23 @@ from transformer import RECIPES, TrainingSetup
 from ui.classroom import chart
 from viz.generation import lines
 
-COMPARE_STEPS = 500  # each recipe trains this many steps (a few seconds each on one core for the default task)
+COMPARE_STEPS = 300  # each recipe trains this many steps (about 5 s each on one core for the default task)
 SHOWN = "recipe_comparison"  # session state: (the setup compared, its comparison or None when no slot was free)
+ASKED = "recipes_asked"  # session state: the setup the button asked to compare, until the page's next run does it
 
 
 def _train_both(setup: TrainingSetup) -> None:
-    """on_click: both recipes trained now, if this session may train (the server's cap on trainings)."""
+    """Both recipes trained now, with a progress bar, if this session may train (the server's cap on trainings)."""
     slots, session = training_slots(), st.session_state.session_id
     if slots.admit(session):
         st.session_state[SHOWN] = (setup, None)
         return
+    bar = st.progress(0.0, text=f"Training {COMPARE_STEPS} steps with each recipe…")
     try:
-        with st.spinner(f"Training {COMPARE_STEPS} steps with each recipe…"):
-            st.session_state[SHOWN] = (setup, compare_recipes(setup, COMPARE_STEPS))
+        st.session_state[SHOWN] = (setup, compare_recipes(setup, COMPARE_STEPS, bar.progress))
     finally:
         slots.leave(session)
+        bar.empty()
 
 
 def recipes_side_by_side(setup: TrainingSetup) -> None:
@@ -40,8 +42,10 @@ def recipes_side_by_side(setup: TrainingSetup) -> None:
         st.info("The paper's schedule needs a warm-up: set the warm-up steps above 0 to compare the recipes.")
         return
     compared = dataclasses.replace(setup, recipe="adamw")  # the recipe control does not change the comparison
-    st.button("Train both recipes", icon=":material/compare_arrows:", key="compare_recipes", on_click=_train_both,
-              args=(compared,))
+    st.button("Train both recipes", icon=":material/compare_arrows:", key="compare_recipes",
+              on_click=lambda: st.session_state.update({ASKED: compared}))
+    if st.session_state.pop(ASKED, None) == compared:  # trained in the run, not the callback: its progress shows
+        _train_both(compared)
     shown, comparison = st.session_state.get(SHOWN, (None, None))
     if shown != compared:
         return
