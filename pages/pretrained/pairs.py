@@ -9,6 +9,7 @@ import streamlit as st
 from analysis.contrastive import contrastive_loss, in_batch_probabilities
 from pages.pretrained import numbers
 from ui.classroom import chart
+from ui.screen import figure_first, settings
 from viz.heatmap import matrix_heatmap
 
 PAIRS = ("A man is playing a guitar. | Someone plays an instrument.\n"
@@ -36,7 +37,7 @@ def short(index: int, sentence: str) -> str:
     return f"{index + 1}. {' '.join(words[:4])}{'…' if len(words) > 4 else ''}"
 
 
-def pairs_section(cap: int) -> None:
+def explain() -> None:
     st.markdown("After its pre-training, MiniLM was fine-tuned on about a billion pairs of sentences that belong "
                 "together (a question and its answer, a caption and another caption of the same picture). In each "
                 "batch every first sentence must pick its own second sentence out of all the batch's second "
@@ -44,11 +45,25 @@ def pairs_section(cap: int) -> None:
                 "“|”.")
     st.latex(r"p_{ij} = \mathrm{softmax}_j\big(s \cdot \cos(e(a_i), e(b_j))\big),\qquad "
              r"\mathcal{L} = -\frac{1}{N}\sum_{i=1}^{N} \log p_{ii}")
-    c1, c2 = st.columns([4, 1])
-    text = c1.text_area("pairs (first | second), one a line", PAIRS, key="pairs", bind="query-params",
-                        max_chars=3000, height=140)
-    scale = c2.select_slider("scale s", SCALES, 20, key="scale", bind="query-params",
-                             help="Multiplies the cosines before the softmax: 20 in sentence-transformers' loss.")
+
+
+def pair_controls(left, right) -> tuple[str, int]:
+    text = left.text_area("pairs (first | second), one a line", PAIRS, key="pairs", bind="query-params",
+                          max_chars=3000, height=140)
+    scale = right.select_slider("scale s", SCALES, 20, key="scale", bind="query-params",
+                                help="Multiplies the cosines before the softmax: 20 in sentence-transformers' loss.")
+    return text, int(scale)
+
+
+def pairs_section(cap: int) -> None:
+    """The explanation (below the figure on a phone or a projector), the pairs and the scale (folded there), the
+    map of each first sentence's choice, and the loss."""
+    intro = figure_first()
+    with settings("Sentence pairs and the scale s"):
+        c1, c2 = st.columns([4, 1])
+        text, scale = pair_controls(c1, c2)
+    with intro.text():
+        explain()
     pairs = read_pairs(text)
     if pairs is None:
         st.info("Write each line as two sentences split by “|”, e.g. “A dog runs. | A puppy is running.”")
