@@ -19,6 +19,10 @@ TEXT = "The animal didn't cross the street because it was too tired"
 
 @pytest.fixture(scope="module")
 def minilm():
+    """The model, run as the pages run it: on one torch thread (``ui.runtime``), so that its sums are added in
+    the same order as the page's and agree to the last digits."""
+    import ui.runtime  # noqa: F401  (sets the thread count on import)
+
     return load_pretrained()
 
 

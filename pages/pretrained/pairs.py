@@ -62,14 +62,12 @@ def pairs_section(cap: int) -> None:
     with settings("Sentence pairs and the scale s"):
         c1, c2 = st.columns([4, 1])
         text, scale = pair_controls(c1, c2)
-    with intro.text():
-        explain()
     pairs = read_pairs(text)
-    if pairs is None:
-        st.info("Write each line as two sentences split by “|”, e.g. “A dog runs. | A puppy is running.”")
-        return
-    if len(pairs) < 2:
-        st.info("Type at least two pairs: each first sentence is matched against every second one.")
+    if pairs is None or len(pairs) < 2:
+        st.info("Write each line as two sentences split by “|”, e.g. “A dog runs. | A puppy is running.”" if pairs is None
+                else "Type at least two pairs: each first sentence is matched against every second one.")
+        with intro.text():
+            explain()
         return
     if len(pairs) > MAX_PAIRS:
         st.caption(f"The first {MAX_PAIRS} of {len(pairs)} pairs are read.")
@@ -82,6 +80,8 @@ def pairs_section(cap: int) -> None:
                             f"Which second sentence each first one picks: softmax of {scale} · cosine",
                             row_name="first", col_name="second", value_name="p")
     chart(figure.update_xaxes(title_text="second sentence of pair n").update_yaxes(title_text="first sentence"))
+    with intro.text():  # above the settings on a large screen; under the figure on a phone or a projector
+        explain()
     own = np.diag(p)
     right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     st.caption(f"{right} of {len(pairs)} first sentences give their own pair the largest share (the diagonal); the "
@@ -89,9 +89,8 @@ def pairs_section(cap: int) -> None:
                f"mean of -log p over the diagonal, is {contrastive_loss(p):.3g}; it would be log {len(pairs)} = "
                f"{np.log(len(pairs)):.3f} if the model could not tell the pairs apart.")
     cosines = (first.astype(np.float64) @ second.astype(np.float64).T)
+    others = np.where(np.eye(len(pairs), dtype=bool), -np.inf, cosines).max(axis=1)
     with st.expander("The numbers"):
-        st.dataframe(pd.DataFrame({"first": [a for a, _ in pairs], "second": [b for _, b in pairs],
-                                   "cos with its own pair": np.diag(cosines),
-                                   "highest cos with another pair": np.where(np.eye(len(pairs), dtype=bool), -np.inf,
-                                                                             cosines).max(axis=1),
-                                   "p of its own pair": own}), hide_index=True)
+        st.table(pd.DataFrame({"first": [a for a, _ in pairs], "second": [b for _, b in pairs],
+                               "cos with its own pair": np.diag(cosines), "highest cos with another pair": others,
+                               "p of its own pair": own}, index=pd.RangeIndex(1, len(pairs) + 1, name="pair")).round(3))

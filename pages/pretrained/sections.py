@@ -13,7 +13,7 @@ from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
 from ui.classroom import chart
-from ui.screen import figure_first
+from ui.screen import figure_first, settings
 from ui.controls import stops_slider
 from viz.labels import escape
 from ui.cache import cached_figure
@@ -159,18 +159,19 @@ def two_sentences_section(cap: int, hide: bool) -> None:
                               "*animal* in one and *street* in the other? And how close does the model find the two "
                               "sentences?")
 
-    c1, c2 = st.columns(2)
-    first = c1.text_input("first sentence", "The animal didn't cross the street because it was too tired",
-                          key="first", bind="query-params", max_chars=500)
-    second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
+    with settings("Sentences, query word and layer"):  # folded on a phone or a projector: the figure first
+        c1, c2 = st.columns(2)
+        first = c1.text_input("first sentence", "The animal didn't cross the street because it was too tired",
+                              key="first", bind="query-params", max_chars=500)
+        second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
+        c1, c2 = st.columns(2)
+        word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
+        layer = stops_slider("layer", range(1, 7), "cmp_layer", 5, c2)
     a, b = numbers.wordpieces(first, cap), numbers.wordpieces(second, cap)
     if len(a) <= 2 or len(b) <= 2:
         st.info("Type both sentences to compare them.")
         ask()
         return
-    c1, c2 = st.columns(2)
-    word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
-    layer = stops_slider("layer", range(1, 7), "cmp_layer", 5, c2)
     ra, rb = numbers.reading(a.ids), numbers.reading(b.ids)
     rows, tokens = [], []
     for pieces, reading in ((a, ra), (b, rb)):
