@@ -150,7 +150,8 @@ def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1
 @pytest.mark.parametrize("query", [{"section": "Next token", "prompt": "the model "},
                                    {"section": "Next token", "prompt": "the model ", "token": "3"},
                                    {"section": "Compare", "prompt": "the keys ", "new": "6"},
-                                   {"section": "Attention", "prompt": "the keys ", "att_step": "2"}])
+                                   {"section": "Attention", "prompt": "the keys ", "att_step": "2"},
+                                   {"section": "KV cache", "prompt": "the keys "}])
 def test_the_space_mark_is_explained_exactly_where_a_drawn_token_carries_it(query):
     at = run_page(PAGE, query)
     assert_no_exception(at)

@@ -12,6 +12,7 @@ import torch
 
 from analysis.decoding_cost import cache_bytes, measure_variants, next_token_seconds
 from analysis.window_cost import measure_window_cost
+from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
 from transformer import KVCache, TransformerConfig, build_model
 from transformer.spec import ModelSpec
@@ -90,6 +91,7 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     chart(matrix_heatmap(weights["decoder.layers.0.self_attn"][0, 0].numpy(), labels, labels,
                          f"A window of {window}: each query sees at most its {window} most recent keys (layer 1 · head 1)",
                          mask=band))
+    explain_space_mark(labels)
     table = pd.DataFrame({"variant": [v.label for v in found], "K/V heads": [v.config.kv_heads for v in found],
                           "cache (bytes)": [v.cache_bytes for v in found], "parameters": [v.parameters for v in found],
                           "ms per token": [round(v.ms_per_token, 2) for v in found]})
