@@ -13,7 +13,8 @@ import numpy as np
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
-from transformer import DIGITS_TASK, RECIPES, TRAINING_TASKS, TrainingSetup, default_setup, learning_rate_at
+from transformer import (DIGITS_TASK, POSITIONAL_ENCODINGS, RECIPES, TRAINING_TASKS, TrainingSetup, default_setup,
+                         learning_rate_at)
 from ui.classroom import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from viz.generation import lines
@@ -30,9 +31,11 @@ SEQ2SEQ = ("copy", "reverse", "sort")
 LEARNING_RATES = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2)
 # widget key -> the values it offers (the keys not named here are free: seed, toggles, task, kind)
 OPTIONS = {"layers": (1, 2, 3, 4), "heads": (1, 2, 4), "d_model": (16, 32, 64, 128), "d_ff": (32, 64, 128, 256, 512),
-           "pe": ("learned", "sinusoidal", "rotary", "alibi", "none"), "lr": LEARNING_RATES,
+           "pe": POSITIONAL_ENCODINGS, "lr": LEARNING_RATES,
            "warmup": (0, 10, 20, 50, 100), "batch": (8, 16, 32, 64), "wd": (0.0, 0.01, 0.1),
            "dropout": (0.0, 0.1, 0.2, 0.3), "steps": (200, 500, 1000, 2000, 4000), "recipe": RECIPES}
+# The other pages' names and order, but here a learned table is trained with the rest of the model.
+PE_LABELS = {**POSITIONAL_LABELS, "learned": "learned (trained here)"}
 RECIPE_LABELS = {"adamw": "AdamW", "paper": "the paper (Adam)"}  # the URL carries the label
 
 
@@ -64,8 +67,8 @@ def setup_controls() -> TrainingSetup | None:
     heads = stops_slider("heads", OPTIONS["heads"], "heads", base.heads, row)
     d_model = stops_slider("d_model", OPTIONS["d_model"], "d_model", base.d_model, row)
     d_ff = stops_slider("d_ff", OPTIONS["d_ff"], "d_ff", base.d_ff, row, disabled=attention_only)
-    positional = row.selectbox("positions", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
-                               bind="query-params", format_func=POSITIONAL_LABELS.get)
+    positional = row.selectbox("positional encoding", OPTIONS["pe"], index=at("pe", base.positional), key="pe",
+                               bind="query-params", format_func=PE_LABELS.get)
     seed = int(row.number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
     row = settings_row()  # the optimiser
     recipe = row.selectbox("optimiser", RECIPES, key="recipe", bind="query-params", format_func=RECIPE_LABELS.get,
