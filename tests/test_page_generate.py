@@ -136,15 +136,38 @@ def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1
     spec = chart_by_title(at, "The beam search's tree")
     lines = [trace for trace in spec["data"] if trace.get("mode") == "lines"]
     strong = [trace for trace in lines if trace["line"]["width"] == max(line["line"]["width"] for line in lines)]
-    path = [trace for trace in spec["data"] if trace.get("mode") == "markers+text"]
+    nodes = [trace for trace in spec["data"] if trace.get("mode") == "markers"]
+    path = [trace for trace in nodes if trace["marker"]["color"] == strong[0]["line"]["color"]]
     assert len(strong) == 1 and len(path) == 1
     steps = decode_array(path[0]["x"]).astype(int)
     order = np.argsort(steps)
     assert steps[order].tolist() == list(range(1, len(steps) + 1))  # one node a token, the first is token 1
-    written = "".join(path[0]["text"][i] for i in order).replace("▁", " ")
+    notes = sorted(spec["layout"]["annotations"], key=lambda note: note["x"])
+    assert [note["x"] for note in notes] == list(range(1, len(steps) + 1))  # a name over each node of the path
+    written = "".join(note["text"] for note in notes).replace("▁", " ")
     assert written == at.code[2].value  # the strong path spells the beam's text
-    faint = [trace for trace in spec["data"] if trace.get("mode") == "markers"]
+    faint = [trace for trace in nodes if trace is not path[0]]
     assert faint and decode_array(faint[0]["x"]).min() >= 1
+
+
+def test_the_beam_tree_labels_every_rank_and_leaves_room_for_the_names_at_its_edges():
+    from viz.generation import beam_tree
+
+    # two tokens, three beams: ranks 1-3 at each token; the chosen text is rank 1 then rank 3
+    fig = beam_tree([0, 0, 0, 1, 1, 1], [-1, -1, -1, 0, 0, 1], ["a", "b", "c", "d", "e", "f"],
+                    [-1.0, -2.0, -3.0, -4.0, -5.0, -4.5], {0, 4}, "tree")
+    yaxis = fig.layout.yaxis
+    assert list(yaxis.tickvals) == [1, 2, 3] and list(yaxis.ticktext) == ["1", "2", "3"]
+    # a set range (the browser's fitting measures it, not the number of points): reversed, 0.75 of a rank
+    # above rank 1 and below rank 3 for the names written there
+    assert tuple(yaxis.range) == (3.75, 0.25)
+    notes = {note.text: note for note in fig.layout.annotations}
+    assert set(notes) == {"a", "e"}
+    assert notes["a"].yanchor == "bottom" and notes["a"].y == 1  # rank 1: above its node, in the room left there
+    assert notes["e"].yanchor == "top" and notes["e"].y == 3  # the path comes down into it: written under it
+    nodes = [trace for trace in fig.data if trace.mode == "markers"]
+    assert len(nodes) == 2 and all(trace.cliponaxis is False for trace in nodes)  # a node at an edge is whole
+    assert fig.layout.height == 325  # 150 + 50 a rank, for 3.5 ranks
 
 
 @pytest.mark.parametrize("query", [{"section": "Next token", "prompt": "the model "},

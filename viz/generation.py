@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, label_angle, log_axis
-from .style import HEAD_COLORS, styled_figure
+from .style import HEAD_COLORS, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
 
 KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
 
@@ -41,14 +41,22 @@ def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities:
 def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str], scores: Sequence[float],
               chosen_path: set[int], title: str) -> go.Figure:
     """The nodes a beam search kept, one column per generated token (counted from 1; ``steps`` from 0), best
-    score at the top (rank 1), each joined to its parent. The chosen hypothesis's path is drawn strongly, its
-    tokens written beside it; every other node and edge faintly, its token in the hover."""
+    score at the top (rank 1), each joined to its parent; every rank labelled on the y axis. The chosen
+    hypothesis's path is drawn strongly, its tokens written beside it; every other node and edge faintly, its
+    token in the hover.
+
+    A chosen token is an annotation over its node (under it where the path climbs into or out of the node from
+    above), so that the browser keeps only the names of a row that fit side by side on a narrow screen
+    (``ui/plotly_fit``: rows of names over columns); every node's hover still names its token. The y range
+    leaves room above rank 1 and below the last rank for those names, and neither range cuts a node in half."""
     steps, scores = np.asarray(steps), np.asarray(scores, dtype=np.float64)
     rank = np.zeros(len(steps))
     for step in np.unique(steps):
         members = np.flatnonzero(steps == step)
         rank[members[np.argsort(-scores[members], kind="stable")]] = np.arange(len(members))
     x, y = steps + 1, rank + 1
+    count = int(x.max()) if len(x) else 1
+    ranks = int(y.max()) if len(y) else 1
 
     def edges(on_path: bool) -> go.Scatter:
         xs, ys = [], []
@@ -61,26 +69,38 @@ def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str
 
     on = np.array([node in chosen_path for node in range(len(steps))], dtype=bool)
     names = np.array([escape(label) for label in labels], dtype=object)
+    big = count <= 12  # a long text's nodes are smaller, so that a phone's columns keep them apart
 
     def nodes(on_path: bool) -> go.Scatter:
         pick = on == on_path
-        marker = dict(size=11, color=CHOSEN) if on_path else dict(size=7, color=CUT)
-        return go.Scatter(x=x[pick], y=y[pick], mode="markers+text" if on_path else "markers",
-                          text=names[pick] if on_path else None, textposition="top center", marker=marker,
+        marker = dict(size=11 if big else 9, color=CHOSEN) if on_path else dict(size=7 if big else 5, color=CUT)
+        return go.Scatter(x=x[pick], y=y[pick], mode="markers", text=names[pick], marker=marker, cliponaxis=False,
                           showlegend=False, customdata=np.stack([scores[pick].astype(object), names[pick]], axis=-1),
                           hovertemplate="token %{x} · rank %{y}: %{customdata[1]}<br>sum of log p "
                                         "%{customdata[0]:.2f}<extra></extra>")
 
-    count = int(x.max()) if len(x) else 1
-    ranks = int(y.max()) if len(y) else 1
-    height = int(200 + 34 * ranks)
+    # the chosen path's neighbours of each chosen node: its name goes where the path does not come from above
+    above_of = {}
+    for node in np.flatnonzero(on):
+        linked = [parents[node]] + [child for child, parent in enumerate(parents) if parent == node and on[child]]
+        above_of[node] = not any(other >= 0 and y[other] < y[node] for other in linked)
+    notes = [dict(x=float(x[node]), y=float(y[node]), xref="x", yref="y", text=names[node], showarrow=False,
+                  yanchor="bottom" if above_of[node] else "top", yshift=7 if above_of[node] else -7,
+                  font=dict(size=PROJECTOR_LABEL_PX, color=CHOSEN))
+             for node in np.flatnonzero(on)]
+    height = int(150 + 50 * (ranks + 0.5))
     token_ticks = list(range(1, count + 1))
-    return styled_figure([edges(False), edges(True), nodes(False), nodes(True)], title, height,
+    last = max((len(str(note["text"])) for note in notes if note["x"] == count), default=1)
+    return styled_figure([edges(False), edges(True), nodes(False), nodes(True)], title, height, annotations=notes,
+                         margin=dict(l=10, r=int(max(10, 0.3 * PROJECTOR_LABEL_PX * last)), t=TITLE_TOP_PX, b=10),
                          xaxis=dict(title_text="generated token", tickmode="array", tickvals=token_ticks,
                                     ticktext=[str(t) for t in token_ticks], range=[0.5, count + 0.5]),
-                         yaxis=dict(autorange="reversed", title_text="rank at that token", tickmode="array",
-                                    tickvals=list(range(1, ranks + 1)),
+                         yaxis=dict(range=[ranks + RANK_ROOM, 1 - RANK_ROOM], title_text="rank at that token",
+                                    tickmode="array", tickvals=list(range(1, ranks + 1)),
                                     ticktext=[str(r) for r in range(1, ranks + 1)]))
+
+
+RANK_ROOM = 0.75  # of a rank's height, above rank 1 and below the last rank: a chosen token's name fits there
 
 
 def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
