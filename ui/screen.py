@@ -72,6 +72,11 @@ body.lab-presenting [data-testid="stMain"] :is([data-testid="stMarkdown"] :is(p,
   [data-testid="stCaptionContainer"] p, [data-testid="stExpander"] summary p,
   [data-testid="stAlert"] p) { font-size: 1.3rem; line-height: 1.45; }
 body.lab-presenting [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+body.lab-presenting [data-testid="stMain"] :is([data-testid="stButtonGroup"] button, [data-testid^="stBaseButton"],
+  [data-testid="stPopover"] button) p,
+body.lab-presenting [data-testid="stMain"] :is([data-baseweb="select"], input, textarea) { font-size: 1.15rem; }
+body.lab-presenting [data-testid="stMain"] :is([data-testid="stSliderThumbValue"],
+  [data-testid="stSliderTickBar"]) { font-size: 1.05rem; }
 body.lab-presenting [data-testid="stMain"] h2 { font-size: 2rem; }
 body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 @media (max-width: 640px) {

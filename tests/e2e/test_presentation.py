@@ -64,13 +64,16 @@ TEXT_SIZES = """() => {
   const size = (selector) => { const el = [...main.querySelectorAll(selector)].find((e) => e.checkVisibility());
     return el ? parseFloat(getComputedStyle(el).fontSize) : null; };
   return {prose: size('[data-testid=stMarkdown] p'), label: size('[data-testid=stWidgetLabel] p'),
-          caption: size('[data-testid=stCaptionContainer] p'), folded: size('[data-testid=stExpander] summary p')};
+          caption: size('[data-testid=stCaptionContainer] p'), folded: size('[data-testid=stExpander] summary p'),
+          section: size('[data-testid=stButtonGroup] button p'), button: size('[data-testid^=stBaseButton] p'),
+          value: size('[data-testid=stSliderThumbValue]')};
 }"""
 
 
 def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, server_url):
     """On a projector the prose, the captions and the folded parts' names are 1.3 rem (20.8 px at the app's
-    16 px) and the controls' labels 1.15 rem (18.4 px), where a desktop has them at 16 px or less."""
+    16 px), the controls' labels, the buttons and the sections' names 1.15 rem (18.4 px) and a slider's value
+    1.05 rem (16.8 px), where a desktop has them at 16 px or less."""
     sizes = {}
     for query in ("", "&present=true"):
         page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
@@ -89,4 +92,6 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
     assert all(plain[part] is not None and plain[part] <= 16 for part in ("prose", "caption", "folded")), sizes
     assert {part: projected[part] for part in ("prose", "caption", "folded")} == pytest.approx(
         {"prose": 20.8, "caption": 20.8, "folded": 20.8}), sizes
-    assert projected["label"] == pytest.approx(18.4), sizes
+    assert all(plain[part] is not None and plain[part] <= 16 for part in ("section", "button", "value")), sizes
+    assert {part: projected[part] for part in ("label", "section", "button", "value")} == pytest.approx(
+        {"label": 18.4, "section": 18.4, "button": 18.4, "value": 16.8}), sizes
