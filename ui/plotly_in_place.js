@@ -136,7 +136,8 @@ const REFIT_AFTER_MS = 120;
 function fitted(plot, spec) {
   // The figure of spec, fitted to the plot's width now (plotly_fit/); plot.labFit says how.
   const figure = JSON.parse(spec);
-  plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches);
+  const compact = TOUCH.matches || document.body.classList.contains("lab-compact"); // ui/screen.py marks it
+  plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches, compact);
   return figure;
 }
 

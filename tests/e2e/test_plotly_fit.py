@@ -15,16 +15,17 @@ FONT = 14  # px, the tick labels of the figures below
 
 @pytest.fixture(scope="module")
 def fit(browser):
-    """``fit(figure, width, touch=False)``: the figure as fitted, and what ``fitFigure`` said it changed."""
+    """``fit(figure, width, touch=False, compact=True)``: the figure as fitted (in a compact window unless told
+    otherwise), and what ``fitFigure`` said it changed."""
     context = browser.new_context()
     page = context.new_page()
     page.set_content("<html><body></body></html>")
     for path in FIT_SCRIPTS:
         page.add_script_tag(content=path.read_text(encoding="utf-8"))
 
-    def fitted(figure: dict, width: int, touch: bool = False) -> tuple[dict, str]:
-        return page.evaluate("([figure, width, touch]) => { const said = fitFigure(figure, width, touch);"
-                             " return [figure, said]; }", [figure, width, touch])
+    def fitted(figure: dict, width: int, touch: bool = False, compact: bool = True) -> tuple[dict, str]:
+        return page.evaluate("([figure, width, touch, compact]) => { const said = fitFigure(figure, width, touch,"
+                             " compact); return [figure, said]; }", [figure, width, touch, compact])
 
     yield fitted
     context.close()
@@ -80,6 +81,8 @@ def test_a_colour_bar_goes_under_a_narrow_plot_and_stays_beside_a_wide_one(fit):
     assert narrow["data"][0]["colorbar"]["title"]["side"] == "bottom"
     wide, _ = fit(heatmap_figure(8), 900)
     assert "orientation" not in wide["data"][0]["colorbar"]
+    on_a_large_screen, _ = fit(heatmap_figure(8), 360, compact=False)  # a narrow column of a desktop's page
+    assert "orientation" not in on_a_large_screen["data"][0]["colorbar"]
 
 
 def test_cell_values_that_do_not_fit_their_cells_go_to_the_hover(fit):

@@ -1,6 +1,7 @@
 // A figure fitted to the width it is drawn at, before Plotly draws it: a phone's 360 px as well as a
 // projector's 1600. The figures are built for a wide column; where the plot is narrower than that,
-//  - colour bars lie under the plot (below NARROW_PX) instead of taking a third of the width beside it,
+//  - colour bars lie under the plot (below NARROW_PX, in a compact window: on a large screen every colour bar
+//    stands beside its plot) instead of taking a third of the width beside it,
 //  - tiled grids (layout.meta.tiles, see viz/tiles.py) wrap to fewer tiles a row, down to one,
 //  - panels side by side (subplots in one row) that would be too narrow, or whose row labels would lie over
 //    the neighbouring panel, are stacked, one a row (labels the same as the neighbour's are shown once
