@@ -113,7 +113,7 @@ def test_head_grid_tiles_every_head_into_one_trace_with_the_masked_overlay():
     for h in range(4):  # one row of four tiles, one blank column between them
         np.testing.assert_allclose(z[:, h * 6:h * 6 + 5], np.where(allowed, w[h], 0.0), atol=1e-7)
         np.testing.assert_array_equal(overlay[:, h * 6:h * 6 + 5], np.triu(np.ones((5, 5)), 1))
-    assert np.asarray(fig.data[0].text)[1, 6 + 1].startswith("head 2<br>query 1: b<br>key 1: b")
+    assert np.asarray(fig.data[0].text)[1, 6 + 1].startswith("head 2<br>query 2: b<br>key 2: b")  # positions from 1
 
 
 def test_compare_draws_the_difference_only_for_equal_shapes():
@@ -200,7 +200,7 @@ def test_qkv_figure_tiles_q_k_v_in_one_trace_on_one_signed_scale():
         np.testing.assert_allclose(z[:, start:start + 64], matrix, atol=1e-6)
     limit = np.abs(np.nan_to_num(np.stack([q, k, v]))).max()
     assert spec["data"][0]["zmin"] == pytest.approx(-limit) and spec["data"][0]["zmax"] == pytest.approx(limit)
-    assert spec["data"][0]["text"][1][130 + 5] == "V<br>token 1: &lt;b&gt;<br>dim 5"
+    assert spec["data"][0]["text"][1][130 + 5] == "V<br>token 2: &lt;b&gt;<br>dim 5"  # the second token, dimension 5 (from 0)
     assert spec["layout"]["yaxis"]["ticktext"] == ["a", "&lt;b&gt;", "a", "c", "d"]
     assert spec["layout"]["xaxis"]["tickvals"] == [0, 63, 65, 128, 130, 193]  # first and last dimension of each
     assert spec["layout"]["xaxis"]["ticktext"] == ["0", "63"] * 3 and spec["layout"]["xaxis"]["tickangle"] == 0

@@ -234,9 +234,9 @@ def test_scores_have_both_signs_and_the_softmax_rows_are_positive_and_sum_to_one
 
 def test_the_output_of_it_is_the_weighted_sum_of_the_values():
     at = open_view("start", 4)
-    bar = trace(chart_by_title(at, "Row 7 of A: how “it” attends"))
+    bar = trace(chart_by_title(at, "Row 8 of A: how “it” attends"))
     weights = decode_array(bar["y"]).astype(np.float64)
-    assert set(np.argsort(weights)[-2:]) == {4, 9}  # 'the' (position 4) and 'too'
+    assert set(np.argsort(weights)[-2:]) == {4, 9}  # 'the' (position 5) and 'too'
     terms = z_of(chart_by_title(at, "out[it]"))
     np.testing.assert_allclose(terms[:-1].sum(0), terms[-1], atol=1e-4)
     np.testing.assert_allclose(terms[-1], z_of(chart_by_title(at, "Output A V · 11 × 8"))[7], atol=1e-4)

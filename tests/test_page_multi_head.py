@@ -90,7 +90,7 @@ def test_single_head_and_widest_model():
 
 
 def test_shared_link_restores_head_view_and_compare():
-    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 2", "hv_query": "2: a",
+    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 2", "hv_query": "3: a",
               "cmp": "one head, two sentences", "text2": "b a", "c_layer": "2", "c_head": "4"}
     at = section("Head view", params)
     assert at.select_slider(key="layer").value == 2

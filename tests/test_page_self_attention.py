@@ -51,7 +51,7 @@ def test_default_view_draws_the_chain_consistently():
     output = section(OUTPUT)
     assert any("Output A V · 11 × 8" in t for t in titles(output)) and len(titles(output)) == 3
     np.testing.assert_allclose(z(chart_by_title(output, "Output A V")), weights @ v, rtol=1e-4, atol=1e-3)
-    bar = chart_by_title(output, "Row 7 of A")
+    bar = chart_by_title(output, "Row 8 of A")
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[7], atol=1e-6)
     terms = z(chart_by_title(output, "out["))
     np.testing.assert_allclose(terms[-1], (weights @ v)[7], rtol=1e-4, atol=1e-3)
@@ -92,7 +92,7 @@ def test_extremes_large_and_hot():
 
 def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
-    params = {"text": "a b a <b>", "d_model": "8", "heads": "4", "causal": "true", "query": "2: a", "temp": "0.5",
+    params = {"text": "a b a <b>", "d_model": "8", "heads": "4", "causal": "true", "query": "3: a", "temp": "0.5",
               "pe": "none", "table": "true", "numbers": "attention weights A"}
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
@@ -102,9 +102,9 @@ def test_shared_link_restores_tab_widgets_and_drawn_data():
     assert at.session_state["section"] == OUTPUT and not any("Raw scores" in t for t in titles(at))
     weights = at.dataframe[0].value.to_numpy(dtype=np.float64)  # the numbers table, masked cells empty
     assert weights.shape == (6, 6) and np.isnan(weights[np.triu_indices(6, 1)]).all()
-    bar = chart_by_title(at, "Row 2 of A")
+    bar = chart_by_title(at, "Row 3 of A")
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), np.nan_to_num(weights[2]), atol=1e-4)
-    x_ticks = chart_by_title(at, "Row 2 of A")["layout"]["xaxis"]["ticktext"]
+    x_ticks = chart_by_title(at, "Row 3 of A")["layout"]["xaxis"]["ticktext"]
     assert x_ticks == ["a", "b", "a", "&lt;", "b", "&gt;"]  # repeats stay apart, markup shown as typed
 
 

@@ -60,7 +60,7 @@ def test_figures_that_tile_heads_draw_the_input_maps_in_place():
         np.testing.assert_allclose(z[r0:r0 + 4, (h % 4) * 6:(h % 4) * 6 + 5], weights[h], atol=1e-7)
         np.testing.assert_allclose(zb[r0:r0 + 4, (h % 4) * 5:(h % 4) * 5 + 4], bias[h], atol=1e-7)
     text = np.asarray(tiled_heads_figure(bias, "alibi").data[0].text)
-    assert text[0, 4] == "between heads" and text[5 + 2, 5 + 3] == "head 6<br>query 2 · key 3"  # heads numbered from 1
+    assert text[0, 4] == "between heads" and text[5 + 2, 5 + 3] == "head 6<br>query 3 · key 4"  # heads and positions from 1
 
 
 def test_gaps_and_empty_slots_are_white_shapes_not_a_trace():
@@ -119,7 +119,7 @@ def test_labels_escape_plotly_markup_and_show_text_as_typed():
     assert escape("a<br>b") == "a&lt;br&gt;b" and escape("R&D") == "R&amp;D"
     assert token_labels(["<b>", "&", "<br>"]) == ["&lt;b&gt;", "&amp;", "&lt;br&gt;"]
     hover = cell_labels(["<b>"], ["a&b", "x"], "query", "key")
-    assert hover.shape == (1, 2) and hover[0, 0] == "query 0: &lt;b&gt;<br>key 0: a&amp;b"
+    assert hover.shape == (1, 2) and hover[0, 0] == "query 1: &lt;b&gt;<br>key 1: a&amp;b"
 
 
 def test_repeated_tokens_stay_separate_positions_and_numbers_stay_labels():

@@ -97,7 +97,8 @@ def qkv_figure(q: np.ndarray, k: np.ndarray, v: np.ndarray, tokens: Sequence[str
 
 
 def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:
-    """Query ``query``'s attention over the keys, a_{query, j} for j < T, as bars ``[T]``.
+    """Query ``query``'s attention over the keys, a_{query, j} for j < T, as bars ``[T]`` (titled by the row's
+    number from 1, as the hovers count).
 
     Keys the mask forbids get a grey "masked" bar at 0 height, never a number.
     """
@@ -109,7 +110,7 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
                    hovertemplate="%{hovertext}<br>weight %{y:.3f}<extra></extra>",
                    text=[f"{w:.2f}" if a else "masked" for w, a in zip(row, allowed)], textposition="outside")
     fig = go.Figure(trace)
-    base_layout(fig, f"Row {query} of A: how “{escape(tokens[query])}” attends", 360)
+    base_layout(fig, f"Row {query + 1} of A: how “{escape(tokens[query])}” attends", 360)
     fig.update_xaxes(**position_axis(tokens, tickangle=-45))
     fig.update_yaxes(range=[0, 1.1], title_text="weight a<sub>ij</sub>")
     fixed_margins(fig, ["0.00"], tokens)

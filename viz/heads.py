@@ -121,7 +121,7 @@ def compare_figure(first: np.ndarray, second: np.ndarray, tokens_first: Sequence
         diff = hide_masked(np.asarray(first, dtype=np.float32) - np.asarray(second, dtype=np.float32), allowed[0])
         limit = float(np.abs(diff).max()) or 1.0
         labels = unique_labels(tokens_first) if shared else \
-            [f"{i}" for i in range(first.shape[0])]
+            [f"{i + 1}" for i in range(first.shape[0])]  # positions, counted from 1
         fig.add_trace(go.Heatmap(z=diff, x=labels, y=labels, coloraxis="coloraxis2", name="difference",
                                  hovertemplate="query %{y}<br>key %{x}<br>difference %{z:.3f}<extra></extra>"),
                       row=1, col=3)

@@ -3,7 +3,9 @@
 Every tick label, hover label and legend name that holds user text goes through ``escape``
 (Plotly reads ``<b>``, ``<br>`` and ``&...;`` as markup). Token axes are integer positions
 ``0..n-1`` with the tokens as ``ticktext``, so a repeated word stays two rows and a
-number-like token ("2024") stays a label instead of turning the axis numeric.
+number-like token ("2024") stays a label instead of turning the axis numeric. What the reader sees
+counts from 1 (DESIGN.md: positions, layers and heads count from 1): hovers name the first token
+"query 1", and a numbered position axis (``position_ticks``) reads 1..n over the data's 0..n-1.
 No label is truncated: a tick shows the whole token (margins are sized with ``label_px``).
 """
 
@@ -44,14 +46,20 @@ def unique_labels(tokens: Sequence[str]) -> list[str]:
     return labels
 
 
+DIMENSION = "dim"  # the name of an axis of vector dimensions: its labels are their own numbers (0 to d - 1)
+
+
 def position_label(name: str, index: int, token: str) -> str:
-    """One hover label: "key 3: the" (``name`` position ``index``, escaped token)."""
-    return f"{name} {index}: {escape(token)}"
+    """One hover label: "key 3: the" for ``index`` 2 (``name``, the 0-based ``index`` shown from 1, the escaped
+    token). A ``DIMENSION`` axis is not a sequence of positions: its label is its number, "dim 3"."""
+    if name == DIMENSION:
+        return f"{name} {escape(token)}"
+    return f"{name} {index + 1}: {escape(token)}"
 
 
 def cell_labels(row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: str = "query",
                 col_name: str = "key") -> np.ndarray:
-    """Hover labels of a ``[R, C]`` matrix: cell (i, j) reads "query i: tok_i<br>key j: tok_j".
+    """Hover labels of a ``[R, C]`` matrix: cell (i, j) reads "query i+1: tok_i<br>key j+1: tok_j" (from 1).
 
     Returns an object array ``[len(row_tokens), len(col_tokens)]`` of str.
     """
@@ -84,6 +92,23 @@ def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) 
     values = [int(s) + i for s in starts for i in range(len(labels))]
     return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
                 showgrid=False, zeroline=False, **extra)
+
+
+def position_numbers(count: int, first: int = 1) -> list[str]:
+    """The on-screen numbers of ``count`` positions, ``first`` (1) onwards: "1", "2", ... (labels of a
+    position axis whose tokens are not drawn, e.g. a mask for n tokens)."""
+    return [str(first + i) for i in range(count)]
+
+
+def position_ticks(count: int, first: int = 1, max_ticks: int = 8, at: int = 0) -> dict:
+    """Axis settings for ``count`` numbered positions drawn at data coordinates ``at .. at + count - 1``,
+    labelled ``first`` onwards: the first position and then round numbers (1, 10, 20, 30 for 32 positions),
+    at most about ``max_ticks`` labels."""
+    last = first + count - 1
+    step = next((s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
+                 if count / s <= max_ticks), -(-count // max_ticks))
+    shown = [first] + [n for n in range((first // step + 1) * step, last + 1, step) if n - first > step / 2]
+    return dict(tickmode="array", tickvals=[at + n - first for n in shown], ticktext=[str(n) for n in shown])
 
 
 def matrix_axes(fig: go.Figure, row_tokens: Sequence[str], col_tokens: Sequence[str], **where) -> go.Figure:

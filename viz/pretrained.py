@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import escape, label_px, unique_labels
+from .labels import escape, label_px, position_label, unique_labels
 from .tiles import Tiling, wrap_meta
 from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
                     styled_figure)
@@ -31,7 +31,7 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
         r, c = divmod(i, per_row)
         z[r, c] = kind
         text[r, c] = escape(piece)
-        hover[r, c] = (f"position {i}: {escape(piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}"
+        hover[r, c] = (f"{position_label('position', i, piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}"
                        + (f"<br>characters “{escape(chars)}”" if chars else ""))
     scale = [[k / 3, color] for k, color in enumerate(PIECE_COLORS)]
     heatmap = go.Heatmap(z=z, text=text, customdata=hover, texttemplate="%{text}", textfont=dict(size=15),

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import cell_labels, escape, matrix_axes, position_axis, token_labels
+from .labels import cell_labels, escape, matrix_axes, position_axis, position_label, token_labels
 from .style import ATTENTION_SCALE, base_layout, head_color, projector_fonts
 
 
@@ -38,11 +38,12 @@ def word_rows_figure(rows_a: Sequence[np.ndarray], rows_b: Sequence[np.ndarray],
     fig = make_subplots(rows=1, cols=len(schemes), subplot_titles=token_labels(schemes),
                         shared_yaxes=True, horizontal_spacing=0.06)
     keys = np.arange(len(key_tokens), dtype=np.float32)
+    hover = [position_label("key", j, t) for j, t in enumerate(key_tokens)]  # "key 1: the", from 1
     for col, (row_a, row_b) in enumerate(zip(rows_a, rows_b), start=1):
         for trace, (row, name) in enumerate(((row_a, sentence_names[0]), (row_b, sentence_names[1]))):
             fig.add_trace(go.Bar(x=keys, y=np.asarray(row, dtype=np.float32), name=escape(name),
-                                 marker_color=head_color(trace), showlegend=col == 1, legendgroup=str(trace),
-                                 hovertemplate="key %{x}<br>weight %{y:.3f}<extra>" + escape(name) + "</extra>"),
+                                 marker_color=head_color(trace), showlegend=col == 1, legendgroup=str(trace), customdata=hover,
+                                 hovertemplate="%{customdata}<br>weight %{y:.3f}<extra>" + escape(name) + "</extra>"),
                           row=1, col=col)
         fig.update_xaxes(**position_axis(key_tokens, tickangle=-45), row=1, col=col)
     base_layout(fig, f"Attention of \u201c{escape(word)}\u201d to each word, in both sentences", 380)

@@ -147,7 +147,7 @@ def head_view(layer_weights, tokens, layer, heads):
     head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
                           format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
     query = right.selectbox("query token", range(-1, len(tokens)), index=0, key="hv_query", bind="query-params",
-                            format_func=lambda i: "all tokens" if i < 0 else f"{i}: {tokens[i]}")
+                            format_func=lambda i: "all tokens" if i < 0 else f"{i + 1}: {tokens[i]}")
     shown = list(range(heads)) if head < 0 else [head]
     title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"
     chart(cached_figure(head_view_figure, layer_weights, tokens, shown,

@@ -84,7 +84,7 @@ def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     c1, c2 = st.columns(2)
     default = tokens.index("it") if "it" in tokens else 0
     query = c1.selectbox("query token", range(len(tokens)), index=default, key="hv_query", bind="query-params",
-                         format_func=lambda i: f"{i}: {tokens[i]}")
+                         format_func=lambda i: f"{i + 1}: {tokens[i]}")
     head = c2.selectbox("head", range(-1, 12), key="hv_head", bind="query-params",
                         format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
     heads = list(range(12)) if head < 0 else [head]

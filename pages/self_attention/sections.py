@@ -216,7 +216,7 @@ def one_query(weights: np.ndarray, mask: np.ndarray, values: np.ndarray, tokens:
                 "of the value vectors.")
     query = st.selectbox("query token", range(len(tokens)),
                          index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
-                         format_func=lambda i: f"{i}: {tokens[i]}", key="query", bind="query-params")
+                         format_func=lambda i: f"{i + 1}: {tokens[i]}", key="query", bind="query-params")
     left, right = st.columns(2)
     with left:
         chart(cached_figure(query_bar_figure, weights, mask, tokens, query), key="bar")
@@ -253,8 +253,8 @@ def numbers_table(view: HeadOnText) -> None:
                 "output AV": (steps.output, dims_k)}
     choice = st.selectbox("matrix", list(matrices), key="numbers", bind="query-params")
     values, columns = matrices[choice]
-    frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens)],
-                         columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns)])
+    frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens, start=1)],
+                         columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns, start=1)])
     masked = choice == "attention weights A" and view.causal
     st.dataframe(frame.where(steps.mask).round(4) if masked else frame.round(4))
     if masked:

@@ -30,7 +30,7 @@ FIRST_STEPS = (
          "The sentence is cut into tokens (here, words), and each token becomes a vector of d_model = 16 numbers: "
          "its row of a learned embedding table, scaled by √d_model, plus a vector for its position. Stacked, they "
          "make X, one row per token: 6 × 16.",
-         "'the' is token 0 and token 4. Are rows 0 and 4 of X equal?",
+         "'the' is token 1 and token 5. Are rows 1 and 5 of X equal?",
          Choice(("Yes: the same word has the same embedding", "No: each adds the vector of its own position",
                  "No: each occurrence has a row of its own in the embedding table"), 1),
          "No. Both look up the same row of the embedding table, but each adds the vector of its own position, so "
@@ -53,9 +53,9 @@ FIRST_STEPS = (
          "1/4 = 0.25: equal scores give equal weights, whatever the scores are, since softmax only sees their "
          "differences. A score higher by 1 gets e ≈ 2.7 times the weight."),
     View("self_attention", {"section": "Output"}, "The weighted sum of values",
-         "Row 7 of A is how “it” attends: most of its weight goes to two keys, 'the' and 'too'. Its output is the "
+         "Row 8 of A is how “it” attends: most of its weight goes to two keys, 'the' and 'too'. Its output is the "
          "sum of the value vectors, each multiplied by its weight (the rows of the right-hand figure); the last "
-         "row is that sum, row 7 of A V.",
+         "row is that sum, row 8 of A V.",
          "If “it” put a weight of 1 on a single key, what would its output be?",
          Choice(("Its own value vector", "That key's value vector", "The average of all the value vectors",
                  "Zero"), 1),
