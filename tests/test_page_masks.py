@@ -97,7 +97,7 @@ def test_fully_masked_row_reads_nan_then_zeros():
     keys = [c for c in frame.columns if c not in ("method", "query")]
     assert all(plain[k] == "NaN" for k in keys)
     assert all(safe[k] == "0.000" for k in keys)
-    spec = chart_by_title(default_page, "row 0 fully masked")["data"]
+    spec = chart_by_title(default_page, "row 1 fully masked")["data"]
     weights, overlay = decode_array(spec[0]["z"]), decode_array(spec[1]["z"])
     assert np.all(weights[0] == 0) and np.all(overlay[0] == 1)
     assert np.allclose(weights[1:].sum(1), 1.0, atol=1e-5)

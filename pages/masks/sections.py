@@ -12,6 +12,7 @@ import streamlit as st
 
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from transformer.spec import ModelSpec
+from viz.labels import position_numbers
 from viz.masks import mask_panels_figure, readable_heatmap
 
 from analysis import masks as mask_math
@@ -61,11 +62,11 @@ def render_causal() -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         n = st.slider("tokens n", 1, 32, 8, key="n", bind="query-params")
-        st.markdown("The decoder predicts token $i+1$ from tokens $0..i$, so during training query $i$ "
+        st.markdown("The decoder predicts token $i+1$ from tokens $1..i$, so during training query $i$ "
                     "must not see any key $j > i$: the mask is lower-triangular.")
         st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
         st.markdown(f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed.")
-    positions = [str(i) for i in range(n)]
+    positions = position_numbers(n)  # "1" .. "n", as every position on screen
     chart(cached_figure(mask_panels_figure, [mask_math.query_key_masks(n, n)["causal"]], ["causal"],
                         positions, positions, f"Causal mask for {n} tokens (grey = masked)"),
           width="stretch", container=right)
@@ -75,16 +76,16 @@ def render_padding(batch: Batch) -> None:
     """The key-padding mask of the batch [B, L] and, for the followed sentence, padding,
     causal and their AND as [L, L] query × key masks."""
     st.markdown("Sentences in a batch are padded to the longest one with a `<pad>` token. No query should "
-                "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ iff "
-                "$j < \\text{length}_b$; it broadcasts over all queries.")
+                "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ (counted from 1) iff "
+                "$j \\le \\text{length}_b$; it broadcasts over all queries.")
     chart(cached_figure(mask_panels_figure, [mask_math.batch_padding_mask(batch.lengths)],
-                        ["key-padding mask"], batch.names, [str(j) for j in range(batch.length)],
+                        ["key-padding mask"], batch.names, position_numbers(batch.length),
                         f"Key-padding mask of the batch: {len(batch.names)} sentences × "
                         f"{batch.length} positions", "sentence", "position",
                         np.array(batch.tokens, dtype=object)), width="stretch")
     padded = st.expander("The padded batch, token by token", key="padded", bind="query-params")
     if padded.open:  # built only when opened
-        padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=[str(j) for j in range(batch.length)]))
+        padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=position_numbers(batch.length)))
     kinds = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
     st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
@@ -141,7 +142,7 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     if not numbers.open:  # built only when opened
         return
     with numbers:
-        labels = [f"{j}: {t}" for j, t in enumerate(tokens)]
+        labels = [f"{j}: {t}" for j, t in enumerate(tokens, start=1)]
         table = pd.DataFrame(weights, index=labels, columns=labels).round(3)
         table["row sum"] = weights.sum(axis=1).round(3)
         st.dataframe(table)
@@ -178,7 +179,7 @@ def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarr
 
 
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
-    """A left pad under causal + padding: query 0 has no allowed key. torch.softmax gives a NaN
+    """A left pad under causal + padding: the first query has no allowed key. torch.softmax gives a NaN
     row [L+1]; masked_softmax gives zeros."""
     intro = figure_first()  # the explanation: above, or on a small screen under the figure
     real = batch.real
@@ -187,11 +188,11 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     live = mask_ui.masked_forward(shown.spec, left_ids, "causal + padding")
     compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
     figure = cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
-                           "masked_softmax, left pad:<br>row 0 fully masked", mask=compare.mask)
+                           "masked_softmax, left pad:<br>row 1 fully masked", mask=compare.mask)
     if figure_on_top():
         chart(figure, width="stretch")
     intro.text().markdown(
-        "With **left** padding and a causal mask, the first query is a pad that may only look at key 0, "
+        "With **left** padding and a causal mask, the first query is a pad that may only look at key 1, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "
         "$e^{-\\infty} / \\sum e^{-\\infty} = 0/0$, which is **NaN**, and the NaN spreads through the "
         "weighted sum of values into every later layer (even a masked key's weight of 0 times NaN is NaN). "
@@ -204,11 +205,11 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     with c1:
         rows = min(3, len(left_tokens))
         st.dataframe(pd.DataFrame(
-            [[f"{method}", f"{i}: {left_tokens[i]}"] + values
+            [[f"{method}", f"{i + 1}: {left_tokens[i]}"] + values
              for method, result in (("torch.softmax on -inf", compare.plain), ("masked_softmax", compare.safe),
                                     ("torch.softmax on a -1e9 fill", compare.finite))
              for i, values in enumerate(mask_math.as_text(result[:rows]))],
-            columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens)]), hide_index=True)
+            columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens, start=1)]), hide_index=True)
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
         st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
                    f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "

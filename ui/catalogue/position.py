@@ -60,7 +60,7 @@ OFFSET = Lesson("offset", "The relative-offset property", "PE(pos + k) is a fixe
 
 CAUSAL = Lesson("causal", "The causal mask", "A decoder must not see the tokens it is about to predict.", (
     View("masks", {"section": "Causal"}, "The mask",
-         "Query i may attend to keys 0..i only: the upper triangle is masked (grey), so row i has i + 1 "
+         "Query i may attend to keys 1..i only: the upper triangle is masked (grey), so row i has i "
          "allowed keys.",
          "With n = 100 tokens, how many of the 10,000 cells would the causal mask allow?",
          Number(5050, unit="cells"),
@@ -71,7 +71,7 @@ CAUSAL = Lesson("causal", "The causal mask", "A decoder must not see the tokens 
          "diagonal, and its weights are renormalised over those keys; without it every key gets weight.",
          "Under the causal mask, what weight does the first query give the first key?",
          Number(1, tolerance=0.005),
-         "1, always: query 0 may only see key 0, and a softmax over one score is 1."),
+         "1, always: query 1 may only see key 1, and a softmax over one score is 1."),
 ))
 
 PADDING = Lesson("padding", "Padding and the fully masked row", "Batches pad short sentences; a row with no key needs care.", (
