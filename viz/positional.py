@@ -8,12 +8,17 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import label_px
+from .labels import label_px, position_ticks
 from .margins import (COLORAXIS_BAR_PX, COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX,
                       UNTITLED_Y_AXIS_PX, legend_below_px, reserve_margins)
 from .masking import allowed_cells, masked_hover, masked_overlay
 from .style import DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, head_color, projector_fonts
 from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
+
+
+# The sinusoids' own index: PE[pos] with pos from 0, as in the paper's formula (the Curves, the table and the
+# similarity of the sinusoids say so on their axes); every other position axis counts from 1, as the hovers do.
+FORMULA_POSITION = "position pos (the formula's, from 0)"
 
 
 def _finite(values: np.ndarray) -> np.ndarray:
@@ -37,7 +42,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
             line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
             hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>"))
     base_layout(fig, f"PE against position (d_model {d_model}, base {base:g})", 420)
-    fig.update_xaxes(title="position (pos)", showgrid=True, gridcolor="#eeeeee")
+    fig.update_xaxes(title=FORMULA_POSITION, showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
                      zeroline=True, zerolinecolor="#999999")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
@@ -45,30 +50,48 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     return projector_fonts(fig)
 
 
+def _numbered(count: int, first: int | None) -> tuple[np.ndarray | None, dict]:
+    """The coordinates and axis ticks of ``count`` cells: positions numbered from ``first`` (cell i drawn at
+    ``first + i``, so the hover's value is the number on screen, with ticks from ``first``); ``None`` for an axis
+    that is not one of positions (dimensions: Plotly's own numeric ticks from 0)."""
+    if first is None:
+        return None, {}
+    return np.arange(first, first + count), position_ticks(count, first, at=first)
+
+
 def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_title: str,
-                    x_name: str, y_name: str, allowed: np.ndarray | None = None) -> go.Figure:
+                    x_name: str, y_name: str, allowed: np.ndarray | None = None,
+                    first: tuple[int | None, int | None] = (None, None)) -> go.Figure:
     """A signed matrix ``[R, C]``, row 0 at the top, on the diverging scale centred on 0.
 
     ``allowed`` (bool ``[R, C]``, False = no value) adds the grey ``viz.masking`` overlay
-    on those cells and "masked" to their hover.
+    on those cells and "masked" to their hover. ``first`` (x, y): the number of the first position of an axis
+    of positions (1 on screen, 0 for the sinusoids' formula index), None for an axis of dimensions.
     """
+    rows, cols = np.shape(z)
+    (x_at, x_ticks), (y_at, y_ticks) = _numbered(cols, first[0]), _numbered(rows, first[1])
+    at = {name: cells for name, cells in (("x", x_at), ("y", y_at)) if cells is not None}
     masked = allowed is not None and not np.all(allowed)
     hover = dict(text=masked_hover(np.full(np.shape(z), "", dtype=object), allowed)) if masked else {}
     traces = [go.Heatmap(
         z=_finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
         hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
-                      + ("%{text}" if masked else "") + "<extra></extra>", **hover)]
-    fig = go.Figure(traces + ([masked_overlay(allowed)] if masked else []))
+                      + ("%{text}" if masked else "") + "<extra></extra>", **at, **hover)]
+    fig = go.Figure(traces + ([masked_overlay(allowed, **at)] if masked else []))
     base_layout(fig, title, 440)
-    fig.update_xaxes(title=x_title, showgrid=False)
-    fig.update_yaxes(title=y_title, autorange="reversed", showgrid=False)
+    fig.update_xaxes(title=x_title, showgrid=False, **({**x_ticks, "tickangle": 0} if x_ticks else {}))
+    fig.update_yaxes(title=y_title, autorange="reversed", showgrid=False, **y_ticks)
     reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, right=COLORBAR_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
 
-def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE") -> go.Figure:
-    """The whole table ``[P, d_model]`` as a heatmap: positions down, dimensions across."""
-    return _signed_heatmap(pe, title, value_name, "dimension", "position", "dim", "pos")
+def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE", first: int = 0) -> go.Figure:
+    """The whole table ``[P, d_model]`` as a heatmap: positions down, dimensions across (from 0).
+
+    ``first`` 0: the sinusoids' table, rows numbered by the formula's pos (from 0, said on the axis);
+    1: a table of rows without a formula (a learned one), positions counted from 1 as everywhere."""
+    return _signed_heatmap(pe, title, value_name, "dimension", FORMULA_POSITION if first == 0 else "position",
+                           "dim", "pos" if first == 0 else "position", first=(None, first))
 
 
 def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
@@ -94,9 +117,15 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
     return projector_fonts(fig)
 
 
-def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE·PE") -> go.Figure:
-    """Position-by-position similarity ``[P, P]`` (diverging, centred on 0)."""
-    return _signed_heatmap(similarity, title, value_name, "position", "position", "pos", "pos")
+def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE·PE", first: int = 0) -> go.Figure:
+    """Position-by-position similarity ``[P, P]`` (diverging, centred on 0): p down, q across.
+
+    ``first`` 0: the sinusoids' positions p, q as in the formula (from 0, said on the axes); 1: counted from 1."""
+    if first == 0:
+        return _signed_heatmap(similarity, title, value_name, "position q (the formula's, from 0)",
+                               "position p (the formula's, from 0)", "q", "p", first=(0, 0))
+    return _signed_heatmap(similarity, title, value_name, "position", "position", "position", "position",
+                           first=(first, first))
 
 
 def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray,
@@ -142,19 +171,21 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
 
 def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query position m",
                          col_name: str = "key position n", value_name: str = "score",
-                         masked: np.ndarray | None = None) -> go.Figure:
-    """A ``[rows, cols]`` signed matrix over positions (diverging), optional grey cells.
+                         masked: np.ndarray | None = None, first: int | None = 1) -> go.Figure:
+    """A ``[rows, cols]`` signed matrix (diverging), optional grey cells: positions counted from ``first`` (1),
+    or with ``first`` None two axes of dimensions (the shift map M_k, from 0).
 
     ``masked`` (bool, True = hide) covers cells that have no value (e.g. the lone
     sine column of an odd d_model in the shift map) instead of drawing a number.
     """
     allowed = None if masked is None else ~allowed_cells(masked, np.shape(values))
-    return _signed_heatmap(values, title, value_name, col_name, row_name, col_name, row_name, allowed)
+    return _signed_heatmap(values, title, value_name, col_name, row_name, col_name, row_name, allowed,
+                           first=(first, first))
 
 
 def _head_cell_text(heads: int, rows: int, cols: int) -> np.ndarray:
-    """Hover labels ``[H, rows, cols]``: "head h<br>query i · key j" (positions, 0-based)."""
-    return np.array([[[f"head {h + 1}<br>query {i} · key {j}" for j in range(cols)] for i in range(rows)]
+    """Hover labels ``[H, rows, cols]``: "head h<br>query i · key j" (heads and positions counted from 1)."""
+    return np.array([[[f"head {h + 1}<br>query {i + 1} · key {j + 1}" for j in range(cols)] for i in range(rows)]
                      for h in range(heads)], dtype=object).reshape(heads, rows, cols)
 
 
@@ -206,10 +237,16 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Fig
         z = _finite(panel)
         peak = float(np.abs(z).max())
         z = (z / peak).astype(np.float32) if peak > 0 else z
-        fig.add_trace(go.Heatmap(z=z, coloraxis="coloraxis", name=names[i],
+        rows, cols = z.shape
+        # positions m and n counted from 1, as every position on screen (each scheme's term depends on n - m
+        # only, or is noise: the numbering's start changes no value)
+        fig.add_trace(go.Heatmap(z=z, x=np.arange(1, cols + 1), y=np.arange(1, rows + 1), coloraxis="coloraxis",
+                                 name=names[i],
                                  hovertemplate=f"{names[i]}<br>m %{{y}} · n %{{x}}<br>relative %{{z:.3f}}"
                                                "<extra></extra>"), row=1, col=i + 1)
-        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, row=1, col=i + 1)
+        fig.update_xaxes(tickangle=0, **position_ticks(cols, 1, max_ticks=4, at=1), row=1, col=i + 1)
+        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, **position_ticks(rows, 1, at=1),
+                         row=1, col=i + 1)
     base_layout(fig, "Position term between query m and key n, per scheme (each scaled to ±1)", 340)
     fig.update_layout(margin=dict(t=110))  # room for the title above the two-line panel names
     fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,

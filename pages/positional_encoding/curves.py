@@ -99,7 +99,7 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
     intro = figure_first()
     c1, c2 = st.columns(2)
     offset = c1.slider("offset k", 0, positions - 1, min(5, positions - 1), key="k", bind="query-params")
-    at = c2.slider("position pos (for the vector comparison)", 0, positions - 1, min(10, positions - 1),
+    at = c2.slider("position pos (the formula's, from 0)", 0, positions - 1, min(10, positions - 1),
                    key="pos", bind="query-params")
     check = pos_ui.shift_check(positions, d_model, base, offset)
     shown = min(d_model, 64)
@@ -109,7 +109,7 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
         title += f" (first {shown} dimensions)"
     chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title,
                         row_name="output dim", col_name="input dim", value_name="M_k",
-                        masked=check.no_value[:shown, :shown]), width="stretch", container=left)
+                        masked=check.no_value[:shown, :shown], first=None), width="stretch", container=left)
     with right:
         table = pos_ui.pe_table(at + offset + 1, d_model, base)
         linear = check.linear_dims

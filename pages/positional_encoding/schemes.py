@@ -71,9 +71,9 @@ def _learned(positions: int, d_model: int) -> None:
     table = pos_ui.learned_table(positions, d_model, seed)
     left, right = st.columns(2, gap="large")
     chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
-                               value_name="P"), width="stretch", container=left)
+                        value_name="P", first=1), width="stretch", container=left)
     chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
-                                "P[p]·P[q] between positions", "P·P"),
+                        "P[p]·P[q] between positions", "P·P", first=1),
           width="stretch", container=right)
 
 
