@@ -18,7 +18,7 @@ def shifted_right(tokens: tuple[str, ...], ids: tuple[int, ...]) -> tuple[tuple[
 
 def teacher_forcing_table(target: tuple[str, ...], decoder_input: tuple[str, ...]) -> pd.DataFrame:
     """One row per target position: what the decoder reads there and what it must predict."""
-    return pd.DataFrame({"position": range(len(target)), "decoder input (reads)": list(decoder_input),
+    return pd.DataFrame({"position": range(1, len(target) + 1), "decoder input (reads)": list(decoder_input),
                          "target (must predict)": list(target)})
 
 
@@ -47,8 +47,8 @@ def rank_of(probabilities: np.ndarray, token_id: int) -> int:
 
 
 def numbered(tokens: tuple[str, ...]) -> list[str]:
-    """Unique table labels "position: token", so a repeated word stays its own row or column."""
-    return [f"{i}: {t}" for i, t in enumerate(tokens)]
+    """Unique table labels "position: token" (positions from 1), so a repeated word stays its own row or column."""
+    return [f"{i}: {t}" for i, t in enumerate(tokens, start=1)]
 
 
 def matrix_frame(matrix: np.ndarray, rows: tuple[str, ...], cols: tuple[str, ...]) -> pd.DataFrame:

@@ -127,9 +127,9 @@ def test_dropout_is_training_only_so_the_figures_do_not_change():
 
 
 def test_output_bars_are_the_top_k_of_the_model_distribution():
-    at = run_page(PAGE, {"section": "Output", "pos": "position 6", "k": "5"})
+    at = run_page(PAGE, {"section": "Output", "pos": "position 7", "k": "5"})
     assert_no_exception(at)
-    spec = chart_by_title(at, "Position 6 · top 5 of 4096")
+    spec = chart_by_title(at, "Position 7 · top 5 of 4096")
     bars = decode_array(spec["data"][0]["x"])
     _, probs = reference(TransformerConfig())
     np.testing.assert_allclose(bars, np.sort(probs[6])[::-1][:5], rtol=1e-5)
@@ -142,7 +142,7 @@ def test_output_bars_are_the_top_k_of_the_model_distribution():
 
 
 def test_a_random_model_with_a_tied_output_says_its_distribution_is_far_from_uniform():
-    at = run_page(PAGE, {"section": "Output", "pos": "position 6", "shared": "true"})
+    at = run_page(PAGE, {"section": "Output", "pos": "position 7", "shared": "true"})
     assert_no_exception(at)
     config = TransformerConfig(share_embeddings=True, output_head="tied")
     _, probs = reference(config)
@@ -160,7 +160,7 @@ def test_a_random_model_with_a_tied_output_says_its_distribution_is_far_from_uni
      "k": "1", "pe": "none", "act": "GELU"}, "Layer 1 · all 8 heads · encoder self-attention"),
     ({"enc": "6", "dec": "6", "d_model": "512", "heads": "16", "d_ff": "2048", "dropout": "0.5", "seed": "9999",
      "k": "20", "pe": "learned (untrained)", "norm": "pre-LN", "kind": "encoder-decoder cross-attention",
-     "layer": "6", "enc_layer": "6", "pos": "position 6"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
+     "layer": "6", "enc_layer": "6", "pos": "position 7"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
     ({"pe": "rotary (RoPE)", "heads": "2", "kind": "decoder masked self-attention"},
      "Layer 1 · all 2 heads · decoder masked self-attention"),
     ({"pe": "ALiBi", "d_model": "24", "heads": "3", "norm": "pre-LN"}, "Layer 1 · all 3 heads · encoder"),
@@ -217,16 +217,16 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
 
 def test_views_fall_back_when_their_options_shrink():
     at = run_page(PAGE, {"enc": "4", "dec": "4", "enc_layer": "4", "kind": "decoder masked self-attention",
-                         "layer": "4", "tgt": "a b c d e f", "pos": "position 5", "heads": "8", "head": "head 8"})
+                         "layer": "4", "tgt": "a b c d e f", "pos": "position 6", "heads": "8", "head": "head 8"})
     assert chart_by_title(at, "Layer 4 · head 8 · decoder masked self-attention")
     assert chart_by_title(open_section(at, "One layer"), "Encoder layer 4 · vector norm")
-    assert chart_by_title(open_section(at, "Output"), "Position 5 · top 10")
+    assert chart_by_title(open_section(at, "Output"), "Position 6 · top 10")
     at.slider(key="enc").set_value(1).run()
     at.slider(key="dec").set_value(1).run()
     at.text_input(key="tgt").set_value("a").run()
     at.select_slider(key="heads").set_value(2).run()
     assert_no_exception(at)
-    assert chart_by_title(at, "Position 0 · top 10")
+    assert chart_by_title(at, "Position 1 · top 10")
     assert chart_by_title(open_section(at, "Attention"), "Layer 1 · all 2 heads · decoder masked self-attention")
     assert chart_by_title(open_section(at, "One layer"), "Encoder layer 1 · vector norm")
 

@@ -19,7 +19,7 @@ def output_section(pair) -> None:
              r"W_{out} \in \mathbb{R}^{d_{model} \times V}")
     c1, c2 = st.columns(2)
     pos = c1.selectbox("target position", list(range(tgt_len)), key="pos", bind="query-params",
-                       format_func=lambda t: f"position {t}")
+                       format_func=lambda t: f"position {t + 1}")
     k = c2.slider("top k", 1, 20, 10, key="k", bind="query-params")
     pos = min(int(pos or 0), tgt_len - 1)
     probabilities = forward().probabilities[pos]
@@ -28,7 +28,7 @@ def output_section(pair) -> None:
     want = target.ids[pos]
     hits = np.flatnonzero(table["id"].to_numpy() == want)
     fig = output_figure(tuple(table["token"]), table["probability"].to_numpy(),
-                        f"Position {pos} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
+                        f"Position {pos + 1} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
                         int(hits[0]) if hits.size else None)
     chart(fig, width="stretch")
     if not trained:
@@ -38,7 +38,7 @@ def output_section(pair) -> None:
                 f"{probabilities.max() * len(probabilities):.1f} × the uniform probability 1/{len(probabilities)}, and "
                 f"which tokens lead is arbitrary.{tied} Training would push up the probability of the target token "
                 "(red bar when it is in the top k).")
-    st.text(f"Target token at position {pos}: {target.tokens[pos]!r} (id {want}); "
+    st.text(f"Target token at position {pos + 1}: {target.tokens[pos]!r} (id {want}); "
             f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
             f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")
     numbers = st.expander("The numbers behind this figure", key="output_numbers", bind="query-params")

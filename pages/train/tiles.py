@@ -32,7 +32,7 @@ def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str
 
 def _fit(symbols: list[str], length: int) -> list[str]:
     """Axis labels of the right length (positions when the symbols do not match the map)."""
-    return list(symbols) if len(symbols) == length else [f"t{i}" for i in range(length)]
+    return list(symbols) if len(symbols) == length else [f"t{i + 1}" for i in range(length)]
 
 
 def side_labels(source: list[str], target: list[str]):
