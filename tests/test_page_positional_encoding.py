@@ -135,6 +135,33 @@ def test_alibi_slopes_and_biases():
     assert np.allclose(head0, -0.5 * np.abs(np.arange(12)[:, None] - np.arange(12)[None, :]), atol=1e-6)
 
 
+def test_alibis_heads_are_square_maps_under_their_names_and_the_figure_grows_with_their_rows():
+    from viz.positional import tiled_heads_figure
+
+    def drawn(heads: int):
+        return tiled_heads_figure(np.zeros((heads, 12, 12), np.float32), f"ALiBi bias per head, 12 positions, {heads}")
+
+    eight, sixteen = drawn(8), drawn(16)
+    # 4 maps a row, 4 cells between them: 2 rows are 2 * (12 + 4) - 4 = 28 cells, 4 rows 60; 8.5 px a cell,
+    # 90 px above (the title, then the heads' names) and 10 below
+    assert eight.layout.height == 90 + 10 + round(28 * 8.5) == 338
+    assert sixteen.layout.height == 90 + 10 + round(60 * 8.5) == 610
+    assert eight.layout.margin.t == 90  # the names of the top row have their own strip under the title
+    assert eight.layout.yaxis.scaleanchor == "x" and eight.layout.yaxis.scaleratio == 1  # square cells
+    # the browser wraps the grid to fewer maps a row where one would be narrower than 90 px
+    assert eight.layout.meta["tiles"]["min_px"] == 90 and eight.layout.meta["tiles"]["gap"] == 4
+
+
+def test_the_schemes_are_square_panels_side_by_side_under_names_of_up_to_three_lines():
+    spec = chart_by_title(section("Schemes"), "Position term between query m and key n")
+    layout = spec["layout"]
+    assert layout["height"] == 130 + 48 + 130 and layout["margin"]["t"] == 130
+    for i, suffix in enumerate(["", "2", "3", "4", "5"]):
+        assert layout[f"yaxis{suffix}"]["scaleanchor"] == f"x{suffix}"  # each panel square
+        assert layout[f"yaxis{suffix}"]["constraintoward"] == "top"  # under its name
+    assert max(note["text"].count("<br>") for note in layout["annotations"]) == 2
+
+
 def test_word_order_is_a_permutation_without_position_only():
     default_page = section("Word order")
     table = default_page.dataframe[-2].value if len(default_page.dataframe) > 1 else None

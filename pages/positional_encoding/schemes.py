@@ -27,8 +27,9 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     intro = figure_first()  # above the figure, or on a small screen under it
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
-    names = ["sinusoidal<br>PE_m·PE_n", "learned (untrained)<br>P_m·P_n", "rotary<br>R(m)q·R(n)k",
-             "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
+    # names of at most three short lines: the five panels fit side by side in a laptop's column
+    names = ["sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>", "learned<br>(untrained)<br>P<sub>m</sub>·P<sub>n</sub>",
+             "rotary<br>R(m)q·R(n)k", "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
     chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
