@@ -155,6 +155,19 @@ def test_several_heads_are_drawn_side_by_side_each_in_its_own_panel_and_colour()
     assert names["queries"] == 0.0 and names["keys"] == 2.4
 
 
+def test_the_head_views_token_labels_lie_in_margins_as_wide_as_the_longest_label():
+    """The labels are drawn past the plot's edge (not clipped there) into margins sized in px, so that a phone's
+    narrow plot cuts none: 0.6 em a character at 15 px, "attentively" 11 characters, and a 12 px gap."""
+    w = random_weights(1, 4, 3)[0]
+    fig = head_view_figure(w, ["a", "attentively", "b"], [0, 1, 2, 3], None, "hv")
+    assert fig.layout.margin.l == fig.layout.margin.r == round(0.6 * 15 * 11) + 12 == 111
+    texts = [t for t in fig.data if t.mode == "text"]
+    assert len(texts) == 2 and all(t.cliponaxis is False for t in texts)
+    assert tuple(fig.layout.xaxis.range) == (-0.03, 3 * 1.4 + 1 + 0.03)  # the panels fill the plot
+    short = head_view_figure(w, ["a", "b", "c"], [0], None, "hv")  # short tokens: room for "queries" over them
+    assert short.layout.margin.l == round(0.6 * 15 * len("queries")) + 12 == 75
+
+
 @pytest.mark.parametrize("positional", ["sinusoidal", "alibi", "rotary"])
 def test_attention_steps_match_the_package(positional):
     """One head's chain, read from the record, against scaled_dot_product_attention on its own q, k, v and

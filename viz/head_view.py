@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from .labels import token_labels
+from .labels import label_px, token_labels
 from .style import PANEL_NAMES_PX, PROJECTOR_INK, TITLE_TOP_PX, base_layout, head_color, projector_fonts
 
 LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
@@ -35,6 +35,8 @@ def _label_spacing(length: int) -> tuple[float, int, int]:
     return px, font, max(1, int(np.ceil((font + 2) / px)))
 
 
+LABEL_GAP_PX = 12  # between a token label and the figure's edge, and the lines' ends
+COLUMN_NAME_PX = 15  # the column names' font ("queries", "keys": projector_fonts)
 PANEL_GAP = 0.4  # between two heads' panels, in panel widths (a panel runs from its queries at 0 to its keys at 1)
 
 
@@ -46,8 +48,9 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     otherwise only that query's (its label is bold). Several heads are drawn side by side, one panel each
     in its own colour (head k's panel runs from x = k (1 + PANEL_GAP) to one more), so that their lines
     never blend; the queries are named left of the first panel and the keys right of the last, every panel
-    holding the tokens in the same rows. Long inputs label every k-th token (and the chosen query) so that
-    labels never overlap; hover names every position. Lines are grouped into one trace per (head, opacity
+    holding the tokens in the same rows, in margins as wide as the longest label (px, so that no label is cut
+    at any width). Long inputs label every k-th token (and the chosen query) so that labels never overlap;
+    hover names every position. Lines are grouped into one trace per (head, opacity
     level), so the figure stays at most 10 traces per head.
     """
     length = weights.shape[-1]
@@ -74,15 +77,18 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
                                  textposition=anchor, showlegend=False, name=f"{side}s",
                                  customdata=[[i + 1, t] for i, t in enumerate(token_labels(tokens))],
                                  hovertemplate=f"{side} %{{customdata[0]}}: %{{customdata[1]}}<extra></extra>",
-                                 textfont=dict(size=font, color=PROJECTOR_INK)))
+                                 textfont=dict(size=font, color=PROJECTOR_INK), cliponaxis=False))
     fig = go.Figure(traces)
     # the column names sit above the first token, below the title: room for them as for a row of panel names
     names_px = PANEL_NAMES_PX * (2 if len(heads) > 1 else 1)
     base_layout(fig, title, int(max(320, 110 + px * length)) + names_px)
-    fig.update_layout(margin=dict(t=TITLE_TOP_PX + names_px))
-    # room for the token labels either side, a share of the panels' span (many heads: more units a label)
-    pad = max(0.9, 0.2 * right)
-    fig.update_xaxes(visible=False, range=[-pad, right + pad])
+    # the token labels lie in the margins either side (drawn past the plot's edge), as wide as the longest shown
+    # label (bold for the chosen query) or the column's name over it, and a gap
+    shown = [t for i, t in enumerate(tokens) if labels[i]]
+    side_px = [int(max(label_px(shown, font) * (1.1 if query is not None else 1.0), label_px([name], COLUMN_NAME_PX))
+                   + LABEL_GAP_PX) for name in ("queries", "keys")]
+    fig.update_layout(margin=dict(t=TITLE_TOP_PX + names_px, l=side_px[0], r=side_px[1]))
+    fig.update_xaxes(visible=False, range=[-0.03, right + 0.03])
     fig.update_yaxes(visible=False, autorange="reversed")
     above = 4 + (PANEL_NAMES_PX if len(heads) > 1 else 0)  # px over the plot: over the panels' names
     columns = [dict(x=x, y=1.0, yref="paper", yshift=above, text=text, showarrow=False, yanchor="bottom",
