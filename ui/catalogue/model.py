@@ -72,12 +72,12 @@ ENCODER_DECODER = Lesson("encoder-decoder", "The whole encoder-decoder",
          "other; the decoder is trained to predict each target token, so it must not read it."),
     View("encoder_decoder", {"section": "Attention", "kind": "decoder masked self-attention"},
          "Masked decoder self-attention",
-         "The decoder reads the target shifted right behind <s>. Row t may attend to positions 0..t only "
+         "The decoder reads the target shifted right behind <s>. Row t may attend to positions 1..t only "
          "(the grey upper triangle is masked), so the first row is a single 1 on <s>.",
          "At position t the decoder must predict target token t. Which target tokens can it see there?",
-         Choice(("Tokens 0..t − 1 only", "Tokens 0..t", "All of them: the mask only hides the source"), 0),
-         "Tokens 0..t − 1 only: its input at position t is target token t − 1 (shifted right), and the mask "
-         "hides every later position, so the token it must predict is never among its inputs."),
+         Choice(("Target tokens 1..t − 1 only", "Target tokens 1..t", "All of them: the mask only hides the source"), 0),
+         "Target tokens 1..t − 1 only: positions 1..t hold <s> and target tokens 1..t − 1 (shifted right), and the "
+         "mask hides every later position, so the token it must predict is never among its inputs."),
     CROSS_VIEW,
     LAYER_NORM_VIEW,
     View("encoder_decoder", {"section": "Output"}, "The next-token distribution",
