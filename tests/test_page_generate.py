@@ -274,4 +274,5 @@ def test_the_attention_section_draws_each_heads_row_from_the_last_position_of_th
     spec = chart_by_title(at, "(token 3) looks in the text so far")
     np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), expected, atol=1e-5)
     assert spec["layout"]["yaxis"]["ticktext"][:2] == ["layer 1 · head 1", "layer 1 · head 2"]
+    assert spec["data"][0]["text"][0][0].startswith("layer 1 · head 1<br>key 1: ")  # a row's name, once
     np.testing.assert_allclose(expected.sum(-1), 1.0, atol=1e-5)

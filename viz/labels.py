@@ -51,7 +51,10 @@ DIMENSION = "dim"  # the name of an axis of vector dimensions: its labels are th
 
 def position_label(name: str, index: int, token: str) -> str:
     """One hover label: "key 3: the" for ``index`` 2 (``name``, the 0-based ``index`` shown from 1, the escaped
-    token). A ``DIMENSION`` axis is not a sequence of positions: its label is its number, "dim 3"."""
+    token). A ``DIMENSION`` axis is not a sequence of positions: its label is its number, "dim 3"; an axis without
+    a ``name`` (rows that are heads, named in full) shows the label alone."""
+    if not name:
+        return escape(token)
     if name == DIMENSION:
         return f"{name} {escape(token)}"
     return f"{name} {index + 1}: {escape(token)}"

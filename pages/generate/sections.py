@@ -190,7 +190,7 @@ def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Samp
         what = "its source (cross-attention)" if kind == "cross_attn" else "the text so far"
         chart(matrix_heatmap(rows, labels, keys, f"Where the position that wrote “{writer.names([shown.token])[0]}” "
                                                  f"(token {step}) looks in {what}",
-                             row_name="head", col_name="key"))
+                             row_name="", col_name="key"))  # each row's label names its layer and head
     st.caption("Each row is one head's attention from the last position, the one whose prediction became the new "
                "token; every row sums to 1.")
     explain_space_mark(drawn_keys + writer.names([shown.token]))
