@@ -198,7 +198,7 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     assert {"#1f77b4", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
-    assert "Blue bars are kept, grey ones cut by top-k or top-p" in caption and "the red one is the token drawn" in caption
+    assert "Blue bars are kept, grey ones cut by top-k or top-p" in caption and "the orange one is the token drawn" in caption
 
 
 def test_the_papers_beam_settings_are_one_click_and_alpha_changes_nothing_where_no_text_ends():

@@ -8,9 +8,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, position_axis, token_labels
-from .style import ATTENTION_SCALE, DIVERGING_SCALE, HEAD_COLORS, styled_figure
+from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, styled_figure
 
-BEFORE_COLOR, AFTER_COLOR = "#7f7f7f", HEAD_COLORS[3]
+BEFORE_COLOR, AFTER_COLOR = "#7f7f7f", ACCENT
+POSITIVE, NEGATIVE = "#b2182b", "#2166ac"  # the two ends of the diverging scale (RdBu): red more, blue less
 
 
 def head_grid(values: np.ndarray, title: str, value_name: str, zrange: tuple[float, float] | None = None,
@@ -95,7 +96,7 @@ def share_bars(shares: dict[str, float], title: str, extent: float = 0.0,
     at least ``extent`` (e.g. the heads' largest share, so that both charts read on one scale)."""
     names = [escape(name) for name in shares]
     values = np.asarray(list(shares.values()), dtype=np.float32)
-    trace = go.Bar(x=values, y=names, orientation="h", marker_color=[AFTER_COLOR if v >= 0 else "#1f77b4"
+    trace = go.Bar(x=values, y=names, orientation="h", marker_color=[POSITIVE if v >= 0 else NEGATIVE
                                                                       for v in values],
                    texttemplate="%{x:.2f}", textposition="outside", cliponaxis=False,
                    hovertemplate="%{y}: %{x:.3f}<extra></extra>")

@@ -8,16 +8,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, label_angle, log_axis
-from .style import HEAD_COLORS, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
+from .style import ACCENT, HEAD_COLORS, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
 
-KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", HEAD_COLORS[3]
+KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", ACCENT
 
 
 def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities: np.ndarray, kept: np.ndarray,
                       chosen: int | None, title: str, shown: int = 20) -> go.Figure:
     """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as bars and the rest as one
-    bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one red; a second trace marks the
-    renormalised probability each kept token is drawn with."""
+    bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one orange (the accent); a second trace
+    marks the renormalised probability each kept token is drawn with."""
     tempered, probabilities = np.asarray(tempered, np.float32), np.asarray(probabilities, np.float32)
     order = np.argsort(-tempered, kind="stable")[:shown]
     rest = float(max(0.0, 1.0 - tempered[order].sum()))

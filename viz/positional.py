@@ -12,7 +12,7 @@ from .labels import label_px, position_ticks
 from .margins import (COLORAXIS_BAR_PX, COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX,
                       UNTITLED_Y_AXIS_PX, legend_below_px, reserve_margins)
 from .masking import allowed_cells, masked_hover, masked_overlay
-from .style import (DIVERGING_SCALE, PANEL_NAMES_PX, PROJECTOR_LABEL_PX, TITLE_TOP_PX, base_layout, head_color,
+from .style import (ACCENT, DIVERGING_SCALE, PANEL_NAMES_PX, PROJECTOR_LABEL_PX, TITLE_TOP_PX, base_layout, head_color,
                     projector_fonts)
 from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
 
@@ -102,13 +102,13 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
         x=pairs, y=_finite(wavelengths), mode="lines+markers", name="wavelength",
         line=dict(color=head_color(0), width=2.5),
         hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
-    fig.add_hline(y=positions, line=dict(color="#d62728", dash="dot"))
+    fig.add_hline(y=positions, line=dict(color=ACCENT, dash="dot"))
     # The label sits at the right end, on the side of the line the curve's end is not on. On a log axis an
     # annotation's y is log10 of the value (add_hline's own label lands off the chart).
     curve_ends_above = float(wavelengths[-1]) > positions
     fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)),
                        yanchor="top" if curve_ends_above else "bottom",
-                       text=f"{positions} positions shown", showarrow=False, font=dict(color="#d62728"))
+                       text=f"{positions} positions shown", showarrow=False, font=dict(color=ACCENT))
     base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3

@@ -10,6 +10,9 @@ ATTENTION_SCALE = "Viridis"
 DIVERGING_SCALE = "RdBu_r"
 # Masked cells are drawn in this flat grey, never as a colour of the scale.
 MASKED_COLOR = "#c8c8c8"
+# "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
+# Never red, which is the positive half of the diverging scale; Okabe-Ito orange, distinct for colour-blind readers.
+ACCENT = "#e69f00"
 # One colour per head, for figures that overlay heads: 12 distinct (a pretrained layer has 12 heads).
 HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0b3d91", "#b8860b")

@@ -37,7 +37,7 @@ def output_section(pair) -> None:
         st.info(f"The weights here are random and untrained: the most probable token has "
                 f"{probabilities.max() * len(probabilities):.1f} × the uniform probability 1/{len(probabilities)}, and "
                 f"which tokens lead is arbitrary.{tied} Training would push up the probability of the target token "
-                "(red bar when it is in the top k).")
+                "(orange bar when it is in the top k).")
     st.text(f"Target token at position {pos + 1}: {target.tokens[pos]!r} (id {want}); "
             f"probability {probabilities[want]:.5f}, rank {rank_of(probabilities, want)} "
             f"of {probabilities.shape[0]}. Uniform would be {1 / probabilities.shape[0]:.5f}.")

@@ -86,7 +86,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
                             f"{len(names)} tokens kept"))
     st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
                f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
-               f"the red one is the token drawn; the black marks are the renormalised probabilities it was drawn "
+               f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
                f"with.")
     top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
     explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn
@@ -149,7 +149,7 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
             node = beam.beams[node].parent
         nodes = beam.beams
         chart(beam_tree([n.step for n in nodes], [n.parent for n in nodes], writer.names([n.token for n in nodes]),
-                        [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text red"))
+                        [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text orange"))
         explain_space_mark(writer.names([n.token for n in nodes]))
         st.caption(length_penalty_note(nodes, float(alpha)))
 

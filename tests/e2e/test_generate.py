@@ -26,6 +26,6 @@ def test_stepping_writes_one_token_at_a_time(page, server_url):
     assert_no_exception(page)
 
     open_section(page, "Compare")
-    wait_for_chart(page, "beam(s), the chosen text red", timeout=30_000)
+    wait_for_chart(page, "beam(s), the chosen text orange", timeout=30_000)
     wait_idle(page)
     assert_no_exception(page)

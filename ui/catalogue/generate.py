@@ -16,7 +16,7 @@ ONE_TOKEN_AT_A_TIME = Lesson("writing", "Writing one token at a time",
                       "t": "1.0"}, "A distribution over the vocabulary",
          "At every step the decoder turns its last position's vector into one logit z per token of its "
          "vocabulary, and softmax(z / τ) into probabilities: the bars, most probable first. A sampler draws the "
-         "next token from them (the red bar), appends it, and runs again.",
+         "next token from them (the orange bar), appends it, and runs again.",
          "Set the temperature τ to 0.5. Does the tallest bar grow or shrink?",
          Choice(("It grows", "It shrinks", "It stays as it is"), 0),
          "It grows. Dividing the logits by τ < 1 stretches the gaps between them, and softmax turns larger gaps into "
@@ -42,7 +42,7 @@ ONE_TOKEN_AT_A_TIME = Lesson("writing", "Writing one token at a time",
          "Beam search keeps several texts",
          "Greedy decoding takes the most probable token every time; beam search keeps the 3 best partial texts by "
          "their sum of log-probabilities, extends each by every token, and keeps the best 3 again. The tree draws "
-         "what it kept at each generated token, the chosen text in red.",
+         "what it kept at each generated token, the chosen text in orange.",
          "How many partial texts does the tree keep at each generated token, at most?",
          Number(3, unit="texts"),
          "3, the number of beams: the rank axis never goes past it. A beam can find a text more probable as a "

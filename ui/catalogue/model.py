@@ -75,7 +75,8 @@ ENCODER_DECODER = Lesson("encoder-decoder", "The whole encoder-decoder",
          "The decoder reads the target shifted right behind <s>. Row t may attend to positions 1..t only "
          "(the grey upper triangle is masked), so the first row is a single 1 on <s>.",
          "At position t the decoder must predict target token t. Which target tokens can it see there?",
-         Choice(("Target tokens 1..t − 1 only", "Target tokens 1..t", "All of them: the mask only hides the source"), 0),
+         Choice(("Target tokens 1..t − 1 only", "Target tokens 1..t",
+                 "All of them: the mask only hides the source"), 0),
          "Target tokens 1..t − 1 only: positions 1..t hold <s> and target tokens 1..t − 1 (shifted right), and the "
          "mask hides every later position, so the token it must predict is never among its inputs."),
     CROSS_VIEW,
