@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from pages.train.slots import TrainingSlots
-from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, run_page
 from transformer import HashTokenizer, TrainingSetup, TransformerConfig, build_model, save_checkpoint
 
 PAGE = "pages/train/page.py"
@@ -55,6 +55,21 @@ def test_sessions_share_the_untrained_model_until_they_train():
     shared = untrained_trainer(own.setup)  # what the second session shows: untouched by the first one's steps
     assert shared is not own and shared.step == 0 and len(shared.history) == 1
     assert own.history[0]["val_loss"] == shared.history[0]["val_loss"]  # the same seed: the same untrained model
+
+
+def probe_maps(at) -> list[str]:
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    return [title for title in titles if "the probe input" in title]
+
+
+def test_the_probe_map_is_drawn_once_before_and_after_training():
+    at = run_page(PAGE, FAST)
+    assert len(probe_maps(at)) == 1  # step 0: the live view's
+    press(at, "step")
+    press(at, "step")  # step 20: a second snapshot, so the scrubber shows
+    assert len(trainer(at).snapshots) == 2 and at.select_slider(key="snap").value == 20
+    maps = probe_maps(at)
+    assert len(maps) == 1 and maps[0].startswith("Step 20 · the probe input"), maps  # the scrubber's, not twice
 
 
 def test_step_trains_and_a_learning_rate_change_keeps_the_weights():

@@ -204,7 +204,9 @@ def live_view(trainer: Trainer, running: bool) -> None:
                 st.rerun()  # the whole page: the timer stops and the buttons change
         if not figure_on_top():
             _progress(shown)
-        if shown.snapshots:
+        # the latest snapshot's map, while training and until there is a second one: then the scrubber under the
+        # run draws the map (at the latest snapshot, to begin with), once
+        if shown.snapshots and (st.session_state.get("running", False) or len(shown.snapshots) < 2):
             snapshot_figure(shown, len(shown.snapshots) - 1, "live")
         if figure_on_top():  # a small screen or a projector: the heads first, then the numbers and curves
             _progress(shown)
