@@ -108,7 +108,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
     curve_ends_above = float(wavelengths[-1]) > positions
     fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)),
                        yanchor="top" if curve_ends_above else "bottom",
-                       text=f"{positions} positions shown", showarrow=False, font=dict(color=ACCENT))
+                       text=f"{positions} positions shown", showarrow=False)
     base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
