@@ -72,6 +72,17 @@ def test_the_probe_map_is_drawn_once_before_and_after_training():
     assert len(maps) == 1 and maps[0].startswith("Step 20 · the probe input"), maps  # the scrubber's, not twice
 
 
+def test_the_curves_legend_names_the_loss_lines_inside_the_loss_panel():
+    from viz.training import curves_figure
+
+    fig = curves_figure((0, 20, 40), (4.0, 3.0, 2.0), (4.2, 3.1, 2.5), (0.1, 0.5, 0.9), 0.95, "copy")
+    legend = fig.layout.legend
+    # the loss panel's top left (the plot's left edge, side by side or stacked), in one row, its lines named
+    assert (legend.x, legend.xanchor, legend.y, legend.yanchor, legend.orientation) == (0.0, "left", 1.0, "top", "h")
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["train loss", "held-out loss"]
+    assert tuple(fig.layout.yaxis.range) == pytest.approx((0.0, 4.2 / 0.8))  # the top fifth free of lines
+
+
 def test_step_trains_and_a_learning_rate_change_keeps_the_weights():
     at = run_page(PAGE, FAST)
     press(at, "step")
