@@ -120,3 +120,25 @@ def test_the_patching_grid_and_bars_draw_what_patching_that_part_restores(induct
     best = max(("queries", "keys", "values"), key=values.get)
     assert f"mostly through its {best} ({values[best]:.2f}" in caption   # the previous-token head: its values
     assert best == "values" and np.isclose(values["values"], drawn[0, 1] if part == "v" else values["values"])
+
+
+def test_on_a_phone_the_logit_lens_wraps_its_positions_into_rows_whose_cells_hold_their_guesses():
+    from viz.experiments import lens_figure, lens_rows
+
+    letters = [chr(ord("a") + i % 26) for i in range(32)]
+    guesses = [letters] * 3
+    # a letter's cell: 0.6 * 14 + 8 = 16.4 px, 15 of them in a phone's 250 px: 3 rows, 32 positions shared out
+    assert lens_rows(32, guesses) == [(0, 11), (11, 22), (22, 32)]
+    probabilities = np.full((3, 32), 0.5, np.float32)
+    stages = ["embeddings", "layer 1", "layer 2"]
+    wide = lens_figure(probabilities, guesses, letters, stages, "lens")
+    assert len(wide.data) == 1 and wide.data[0].texttemplate == "%{text}"  # a wide screen: one row, as before
+    phone = lens_figure(probabilities, guesses, letters, stages, "lens", narrow=True)
+    assert [len(trace.x) for trace in phone.data] == [11, 11, 10]
+    assert all(trace.texttemplate == "%{text}" and trace.coloraxis == "coloraxis" for trace in phone.data)
+    assert [list(trace.text[0]) for trace in phone.data] == [letters[:11], letters[11:22], letters[22:]]
+    # every row's cells as wide (the last row's range reaches past its 10 cells); its own tokens under each row
+    assert [tuple(phone.layout[f"xaxis{i or ''}"].range) for i in (0, 2, 3)] == [(-0.5, 10.5), (10.5, 21.5),
+                                                                                   (21.5, 32.5)]
+    assert list(phone.layout.xaxis2.ticktext) == letters[11:22] and phone.layout.xaxis2.tickangle == 0
+    assert phone.layout.height == 60 + 70 + 3 * 3 * 40 + 2 * 44

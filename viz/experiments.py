@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from .labels import escape, position_axis, token_labels
-from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, styled_figure
+from .labels import escape, label_px, position_axis, token_labels
+from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, base_layout, projector_fonts, styled_figure
 
 BEFORE_COLOR, AFTER_COLOR = "#7f7f7f", ACCENT
 POSITIVE, NEGATIVE = "#b2182b", "#2166ac"  # the two ends of the diverging scale (RdBu): red more, blue less
@@ -73,21 +74,63 @@ def position_bars(values: np.ndarray, tokens: Sequence[str], title: str, value_n
                          yaxis=dict(title_text=escape(value_name)))
 
 
+NARROW_PLOT_PX = 250  # a phone's plot, for the logit lens's rows of positions
+LENS_CELL_PAD_PX, LENS_TEXT_PX, LENS_STAGE_PX = 8, 14, 40  # a cell's room around its guess, the guess, a stage's row
+
+
 def lens_figure(probabilities: np.ndarray, top_tokens: Sequence[Sequence[str]], tokens: Sequence[str],
-                stages: Sequence[str], title: str) -> go.Figure:
+                stages: Sequence[str], title: str, narrow: bool = False) -> go.Figure:
     """The logit lens: stages down, input positions across; each cell the stage's top next-token guess
-    (printed) coloured by its probability (0..1)."""
+    (printed) coloured by its probability (0..1).
+
+    ``narrow`` (a phone): the positions wrap into rows of as many cells as fit ``NARROW_PLOT_PX`` with their
+    guesses readable (``lens_rows``), one panel a row, each with its own tokens under it and the stages beside
+    it, one colour bar for all; so the guesses stay written in the cells instead of being dropped for lack of room.
+    """
     text = [[escape(t) for t in row] for row in top_tokens]
-    trace = go.Heatmap(z=np.asarray(probabilities, dtype=np.float32), text=text, texttemplate="%{text}",
-                       textfont=dict(size=14), colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0,
-                       x=np.arange(len(tokens)), y=np.arange(len(stages)),
-                       colorbar=dict(title=dict(text="probability"), thickness=14),
-                       hovertemplate="after %{customdata}<br>top guess %{text} · p %{z:.3f}<extra></extra>",
-                       customdata=np.array([[escape(s)] * len(tokens) for s in stages], dtype=object))
-    return styled_figure([trace], title, int(170 + 48 * len(stages)),
-                         xaxis=position_axis(tokens, tickangle=-60, title_text="input position (its token)"),
-                         yaxis=dict(tickmode="array", tickvals=list(range(len(stages))),
-                                    ticktext=[escape(s) for s in stages], autorange="reversed"))
+    z = np.asarray(probabilities, dtype=np.float32)
+    stage_names = np.array([[escape(s)] * len(tokens) for s in stages], dtype=object)
+    hover = "after %{customdata}<br>top guess %{text} · p %{z:.3f}<extra></extra>"
+    stage_axis = dict(tickmode="array", tickvals=list(range(len(stages))), ticktext=[escape(s) for s in stages],
+                      autorange="reversed")
+    position_title = "input position (its token)"
+    rows = lens_rows(len(tokens), text) if narrow else [(0, len(tokens))]
+    if len(rows) == 1:
+        trace = go.Heatmap(z=z, text=text, texttemplate="%{text}", textfont=dict(size=LENS_TEXT_PX),
+                           colorscale=ATTENTION_SCALE, zmin=0.0, zmax=1.0, x=np.arange(len(tokens)),
+                           y=np.arange(len(stages)), colorbar=dict(title=dict(text="probability"), thickness=14),
+                           hovertemplate=hover, customdata=stage_names)
+        return styled_figure([trace], title, int(170 + 48 * len(stages)),
+                             xaxis=position_axis(tokens, tickangle=-60, title_text=position_title), yaxis=stage_axis)
+    block_px, gap_px = LENS_STAGE_PX * len(stages), 44  # a row's cells, and its tokens under it
+    height = 60 + 70 + len(rows) * block_px + (len(rows) - 1) * gap_px
+    fig = make_subplots(rows=len(rows), cols=1, vertical_spacing=gap_px / (height - 130))
+    widest = max(end - start for start, end in rows)
+    for r, (start, end) in enumerate(rows):
+        fig.add_trace(go.Heatmap(z=z[:, start:end], text=[row[start:end] for row in text], texttemplate="%{text}",
+                                 textfont=dict(size=LENS_TEXT_PX), coloraxis="coloraxis", x=np.arange(start, end),
+                                 y=np.arange(len(stages)), hovertemplate=hover,
+                                 customdata=stage_names[:, start:end]), row=r + 1, col=1)
+        last = r == len(rows) - 1
+        fig.update_xaxes(**position_axis(tokens[start:end], starts=(start,), tickangle=-60,
+                                         title_text=position_title if last else None),
+                         range=[start - 0.5, start + widest - 0.5], row=r + 1, col=1)  # every row's cells as wide
+        fig.update_yaxes(**stage_axis, showgrid=False, row=r + 1, col=1)
+    base_layout(fig, title, height)
+    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
+                                     colorbar=dict(title=dict(text="probability"), thickness=14)))
+    return projector_fonts(fig)
+
+
+def lens_rows(count: int, guesses: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
+    """The logit lens's rows of positions on a narrow plot, ``(start, end)`` each: as few rows as hold every
+    position at a cell wide enough for the widest guess (0.6 em a character at ``LENS_TEXT_PX``, and
+    ``LENS_CELL_PAD_PX``) in ``NARROW_PLOT_PX``, the positions shared out evenly."""
+    cell = label_px([g for row in guesses for g in row], LENS_TEXT_PX) + LENS_CELL_PAD_PX
+    fit = max(1, int(NARROW_PLOT_PX // cell))
+    count_rows = -(-count // fit) if count else 1
+    per_row = -(-count // count_rows) if count else 1
+    return [(start, min(count, start + per_row)) for start in range(0, max(count, 1), per_row)]
 
 
 def share_bars(shares: dict[str, float], title: str, extent: float = 0.0,

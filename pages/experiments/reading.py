@@ -17,7 +17,7 @@ from transformer import AttentionName, make_task
 from ui.text import as_typed
 from ui.classroom import chart
 from ui.controls import stops_slider
-from ui.screen import figure_on_top
+from ui.screen import compact, figure_on_top
 from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
 from viz.heads import compare_figure
@@ -139,7 +139,8 @@ def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
         lens = logit_lens(subject.module, list(inputs.ids))
     top = [subject.symbols(row) for row in lens.top]
     chart(lens_figure(lens.top_probability, top, inputs.tokens, lens.stages,
-                      "Logit lens: each stage's best guess of the next token, and its probability"))
+                      "Logit lens: each stage's best guess of the next token, and its probability",
+                      narrow=compact()))  # a phone: the positions in rows, the guesses readable in their cells
     norm = ("the final LayerNorm and the unembedding" if subject.module.decoder.norm is not None
             else "the unembedding (this model has no final LayerNorm)")
     st.caption(f"Each row reads the residual stream after that stage through {norm}; the last row is the model's "
