@@ -58,9 +58,10 @@ def test_figures_that_tile_heads_draw_the_input_maps_in_place():
     for h in range(6):
         r0 = (h // 4) * 5
         np.testing.assert_allclose(z[r0:r0 + 4, (h % 4) * 6:(h % 4) * 6 + 5], weights[h], atol=1e-7)
-        np.testing.assert_allclose(zb[r0:r0 + 4, (h % 4) * 5:(h % 4) * 5 + 4], bias[h], atol=1e-7)
+        b0 = (h // 4) * 8  # ALiBi's maps: 4 cells apart, room for a head's name between two rows of maps
+        np.testing.assert_allclose(zb[b0:b0 + 4, (h % 4) * 8:(h % 4) * 8 + 4], bias[h], atol=1e-7)
     text = np.asarray(tiled_heads_figure(bias, "alibi").data[0].text)
-    assert text[0, 4] == "between heads" and text[5 + 2, 5 + 3] == "head 6<br>query 3 · key 4"  # heads and positions from 1
+    assert text[0, 4] == "between heads" and text[8 + 2, 8 + 3] == "head 6<br>query 3 · key 4"  # heads and positions from 1
 
 
 def test_gaps_and_empty_slots_are_white_shapes_not_a_trace():
