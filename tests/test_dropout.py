@@ -78,3 +78,19 @@ def test_rates_outside_zero_to_one_are_refused(p):
         keep_mask((3,), p, 0)
     with pytest.raises(ValueError):
         apply_dropout(np.ones(3, np.float32), np.ones(3, bool), p)
+
+
+def test_the_dropout_maps_and_the_masks_leave_their_words_level_where_they_fit():
+    """An axis of short words carries no angle: the browser writes them level where they fit, turns them where they
+    do not; the masks' and dropout's keys were turned at -45 and -60 degrees however wide the panel."""
+    from viz.dropout import dropout_weights_figure
+    from viz.masks import mask_panels_figure
+
+    words = ["the", "cat", "sat", "on", "the", "mat"]
+    weights = np.full((6, 6), 1 / 6, np.float32)
+    fig = dropout_weights_figure(weights, weights, np.ones((6, 6), bool), words, words, 0.1, "dropout")
+    assert fig.layout.xaxis.tickangle is None and fig.layout.xaxis2.tickangle is None
+    masks = mask_panels_figure([np.tril(np.ones((6, 6), bool))], ["causal"], words, words, "masks")
+    assert masks.layout.xaxis.tickangle is None and list(masks.layout.xaxis.ticktext) == words
+    letters = mask_panels_figure([np.ones((3, 3), bool)], ["all"], list("abc"), list("abc"), "masks")
+    assert letters.layout.xaxis.tickangle == 0  # letters: level, always

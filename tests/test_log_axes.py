@@ -63,7 +63,8 @@ def test_tokens_of_one_or_two_characters_are_written_level():
 
     assert position_axis(list("abcdef"), tickangle=-60)["tickangle"] == 0
     assert position_axis(["ab", "c"], tickangle=-45)["tickangle"] == 0
-    assert position_axis(["the", "cat"], tickangle=-45)["tickangle"] == -45  # words may turn to fit
+    # words: level where they fit, turned by the browser where they do not (no angle set here)
+    assert "tickangle" not in position_axis(["the", "cat"], tickangle=-45)
     at = run_page("pages/experiments/page.py", {"section": "Circuit"})  # the induction model's letters
     assert_no_exception(at)
     spec = next(spec for spec in chart_specs(at) if "attends to" in spec["layout"]["title"]["text"])

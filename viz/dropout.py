@@ -72,8 +72,9 @@ def dropout_weights_figure(before: np.ndarray, after: np.ndarray, keep: np.ndarr
     base_layout(fig, title, int(min(720, max(380, 150 + 26 * len(y)))))
     fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0 / (1.0 - p),
                                      colorbar=dict(title=dict(text="weight"), thickness=14)), showlegend=False)
-    fig.update_xaxes(type="category", tickangle=-60, showgrid=False, col=1)
-    fig.update_xaxes(type="category", tickangle=-60, showgrid=False, col=2)
+    # the keys level where they fit, turned by the browser where they do not (ui/plotly_fit/ticks.js)
+    fig.update_xaxes(type="category", showgrid=False, col=1)
+    fig.update_xaxes(type="category", showgrid=False, col=2)
     fig.update_xaxes(range=[0, max(1.0 / (1.0 - p), float(sums.max(initial=0.0))) * 1.3],
                      title_text="Σ<sub>j</sub> weight (before: 1)", col=3)
     fig.update_yaxes(type="category", autorange="reversed", showgrid=False, dtick=1 if len(y) <= 40 else None)

@@ -87,11 +87,13 @@ def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) 
 
     ``starts`` repeats the ``n`` labels at each offset (tiles of a tiled heatmap): tick
     ``s + i`` reads token i. Extra keyword arguments are added to the returned dict; a ``tickangle`` is
-    dropped to 0 for an axis of short labels (``label_angle``).
+    dropped to 0 for an axis of short labels (``label_angle``), and left out for an axis of words: the browser
+    writes them level where they fit and turns them where they do not (ui/plotly_fit/ticks.js).
     """
     labels = token_labels(tokens)
     if "tickangle" in extra:
-        extra = {**extra, "tickangle": label_angle(tokens, extra["tickangle"])}
+        angle = label_angle(tokens, extra.pop("tickangle"))
+        extra = {**extra, "tickangle": 0} if angle == 0 else extra
     values = [int(s) + i for s in starts for i in range(len(labels))]
     return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
                 showgrid=False, zeroline=False, **extra)
@@ -115,8 +117,8 @@ def position_ticks(count: int, first: int = 1, max_ticks: int = 8, at: int = 0) 
 
 
 def matrix_axes(fig: go.Figure, row_tokens: Sequence[str], col_tokens: Sequence[str], **where) -> go.Figure:
-    """Token axes of a ``[rows, cols]`` matrix: keys across (labels at -45°), queries down with the
-    first at the top. ``where`` (``row=``, ``col=``) picks one panel of a subplot grid."""
+    """Token axes of a ``[rows, cols]`` matrix: keys across (level where they fit, else turned by the browser),
+    queries down with the first at the top. ``where`` (``row=``, ``col=``) picks one panel of a subplot grid."""
     fig.update_xaxes(**position_axis(col_tokens, tickangle=-45), **where)
     fig.update_yaxes(**position_axis(row_tokens, autorange="reversed"), **where)
     return fig

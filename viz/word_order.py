@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import cell_labels, escape, matrix_axes, position_axis, position_label, token_labels
+from .labels import cell_labels, escape, label_angle, matrix_axes, position_axis, position_label, token_labels
 from .style import ATTENTION_SCALE, base_layout, head_color, projector_fonts
 
 
@@ -45,7 +45,8 @@ def word_rows_figure(rows_a: Sequence[np.ndarray], rows_b: Sequence[np.ndarray],
                                  marker_color=head_color(trace), showlegend=col == 1, legendgroup=str(trace), customdata=hover,
                                  hovertemplate="%{customdata}<br>weight %{y:.3f}<extra>" + escape(name) + "</extra>"),
                           row=1, col=col)
-        fig.update_xaxes(**position_axis(key_tokens, tickangle=-45), row=1, col=col)
+        # words turned together: the legend's place under the panels allows for their height
+        fig.update_xaxes(**position_axis(key_tokens), tickangle=label_angle(key_tokens, -45), row=1, col=col)
     base_layout(fig, f"Attention of \u201c{escape(word)}\u201d to each word, in both sentences", 380)
     fig.update_yaxes(title="weight", range=[0, 1], row=1, col=1)
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.3))
