@@ -92,6 +92,7 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
     assert all(plain[part] is not None and plain[part] <= 16 for part in ("prose", "caption", "folded")), sizes
     assert {part: projected[part] for part in ("prose", "caption", "folded")} == pytest.approx(
         {"prose": 20.8, "caption": 20.8, "folded": 20.8}), sizes
-    assert all(plain[part] is not None and plain[part] <= 16 for part in ("section", "button", "value")), sizes
+    # a desktop's buttons, sections and slider values are 14-16 px (where the page shows one: the settings are open)
+    assert all(plain[part] is None or plain[part] <= 16 for part in ("section", "button", "value")), sizes
     assert {part: projected[part] for part in ("label", "section", "button", "value")} == pytest.approx(
         {"label": 18.4, "section": 18.4, "button": 18.4, "value": 16.8}), sizes
