@@ -83,8 +83,10 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
             page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
             if query:
                 page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
-            if query:  # the settings open, so that a control's label shows
+            if query:  # the settings open, so that a control's label, a slider's value and the sections show
                 page.locator("[data-testid=stExpander] summary").nth(1).click()
+                page.wait_for_function(f"() => Object.values(({TEXT_SIZES})()).every((size) => size !== null)",
+                                       timeout=10_000)
             sizes[bool(query)] = page.evaluate(TEXT_SIZES)
         finally:
             page.context.close()
