@@ -276,3 +276,10 @@ def test_the_attention_section_draws_each_heads_row_from_the_last_position_of_th
     assert spec["layout"]["yaxis"]["ticktext"][:2] == ["layer 1 · head 1", "layer 1 · head 2"]
     assert spec["data"][0]["text"][0][0].startswith("layer 1 · head 1<br>key 1: ")  # a row's name, once
     np.testing.assert_allclose(expected.sum(-1), 1.0, atol=1e-5)
+
+
+def test_the_training_loss_sends_an_encoder_decoder_to_a_model_it_can_score():
+    at = run_page(PAGE, {"section": "Training loss", "model": shipped_label("reverse"), "prompt": "abc"})
+    assert_no_exception(at)
+    said = " ".join(info.value for info in at.info)
+    assert "teacher forcing" in said and "the shipped text model" in said and "induction" not in said

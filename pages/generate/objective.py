@@ -26,7 +26,7 @@ def render_loss(writer: Writer, ids) -> None:
     if writer.loaded.kind != "decoder-only":
         st.info("This section scores a decoder-only model's own text. An encoder-decoder is trained the same way on "
                 "its target, given the source: see the Encoder-decoder page's teacher forcing. Pick a decoder-only "
-                "model (the shipped text or induction model).")
+                "model trained on every next token: the shipped text model, or a GPT-2 brought from a folder.")
         return
     if writer.task is not None and writer.task.name != "text":
         st.info(f"The {writer.task.name} model was trained only on the positions its task scores (the answer, not "
