@@ -1,4 +1,4 @@
-"""One numbering on screen: hovers and position axes count positions from 1 (DESIGN.md, section 5), while the
+"""One numbering on screen: hovers and position axes count positions from 1 (docs/architecture.md, "Figures"), while the
 data stay at their integer positions. The sinusoids' own index (PE[pos], pos from 0) says so on its axes."""
 
 import json

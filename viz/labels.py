@@ -4,8 +4,8 @@ Every tick label, hover label and legend name that holds user text goes through 
 (Plotly reads ``<b>``, ``<br>`` and ``&...;`` as markup). Token axes are integer positions
 ``0..n-1`` with the tokens as ``ticktext``, so a repeated word stays two rows and a
 number-like token ("2024") stays a label instead of turning the axis numeric. What the reader sees
-counts from 1 (DESIGN.md: positions, layers and heads count from 1): hovers name the first token
-"query 1", and a numbered position axis (``position_ticks``) reads 1..n over the data's 0..n-1.
+counts from 1 (docs/architecture.md, "Figures": positions, layers and heads count from 1): hovers name the
+first token "query 1", and a numbered position axis (``position_ticks``) reads 1..n over the data's 0..n-1.
 No label is truncated: a tick shows the whole token (margins are sized with ``label_px``).
 """
 

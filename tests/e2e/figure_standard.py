@@ -1,4 +1,4 @@
-"""The figure standard (../shared/DESIGN.md section 5, "Figures"), measured on the charts a page has drawn.
+"""The figure standard (docs/architecture.md, "Figures"), measured on the charts a page has drawn.
 
 ``DEFECTS`` runs in the page and returns one record per defect of every visible Plotly chart, as drawn:
 - ``small``: a text smaller than the minimum (10 px; 14 px in presentation mode), its font size times the
