@@ -10,7 +10,6 @@ import os
 import shutil
 
 import numpy as np
-import pytest
 import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, head_tiles, run_page
