@@ -10,6 +10,8 @@ metrics in the file's metadata. ``--steps N`` trains each task N steps at its fi
 (a quick run). ``digits_vit`` is the Vision Transformer: ``digits_vit_config()`` trained by
 ``train_vision`` on the 8 x 8 digits' training split (``VISION_PLAN``: cosine-decayed AdamW, images
 moved by up to a pixel), written to checkpoints/digits_vit.safetensors with its held-out accuracy.
+``text_mlm`` is an encoder-only model of the text model's size trained by ``train_masked_lm`` (BERT's masked
+language modelling) on the same corpus, written with its held-out accuracy at the masked positions.
 
 What repeats: the data, the initial weights and dropout come from generators seeded by the setup,
 and training runs on one thread with PyTorch's deterministic algorithms, so on one machine (the
@@ -36,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from transformer import (TASK_NAMES, Trainer, checkpoint_data, default_setup, digits_vit_config,  # noqa: E402
                          train_vision)
+from transformer.masked_lm import train_masked_lm  # noqa: E402
 
 SEED = 0
 # task -> (changes to the default setup, [(steps, learning rate), ...])
@@ -52,6 +55,8 @@ VISION_TARGET = 0.97
 # The digits ViTs: the shipped model, and the same trained without position embeddings (a bag of patches),
 # which the Vision Transformer page measures against it.
 VISIONS = {VISION: digits_vit_config, f"{VISION}_nopos": lambda: digits_vit_config(positional="none")}
+MASKED = "text_mlm"
+MASKED_PLAN = dict(steps=6000, learning_rate=3e-3, warmup=50, batch_size=32)
 
 
 def deterministic() -> None:
@@ -105,9 +110,28 @@ def write_vision(out: Path, steps: int | None, name: str = VISION) -> None:
           f"- | {len(data) / 1024:.0f} KB |", flush=True)
 
 
+def write_masked(out: Path, steps: int | None) -> None:
+    """Train and write checkpoints/text_mlm.safetensors (``MASKED_PLAN``), and print its row of the table."""
+    plan = {**MASKED_PLAN, "steps": steps or MASKED_PLAN["steps"]}
+    start = time.perf_counter()
+    model, tokenizer, history = train_masked_lm(seed=SEED, eval_every=500, **plan)
+    seconds, last = time.perf_counter() - start, history[-1]
+    metadata = {"name": MASKED, "objective": "masked language modelling", "data": "the text task's corpus", "steps": plan["steps"], "metrics": last, "seed": SEED,
+                "plan": plan, "target_metric": "val_accuracy", "tokenizer": tokenizer,
+                "trained_by": "scripts/train_checkpoints.py"}
+    data = checkpoint_data(model, metadata)
+    path = out / f"{MASKED}.safetensors"
+    path.write_bytes(data)
+    config = model.config
+    print(f"| {path.name} | encoder-only, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, "
+          f"{config.positional} | {last['step']} | {seconds:.1f} | masked accuracy {last['val_accuracy']:.4f} | - | "
+          f"{len(data) / 1024:.0f} KB |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="*", default=[*TASK_NAMES, *VISIONS], choices=[*TASK_NAMES, *VISIONS])
+    parser.add_argument("--tasks", nargs="*", default=[*TASK_NAMES, *VISIONS, MASKED],
+                        choices=[*TASK_NAMES, *VISIONS, MASKED])
     parser.add_argument("--out", default=str(ROOT / "checkpoints"))
     parser.add_argument("--steps", type=int, help="train each task this many steps at its first rate (a quick run)")
     args = parser.parse_args()
@@ -118,6 +142,9 @@ def main() -> None:
     for task in args.tasks:
         if task in VISIONS:
             write_vision(out, args.steps, task)
+            continue
+        if task == MASKED:
+            write_masked(out, args.steps)
             continue
         plan = [(args.steps, PLANS[task][1][0][1])] if args.steps else PLANS[task][1]
         trainer, seconds = train(task, plan)

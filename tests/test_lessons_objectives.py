@@ -18,6 +18,25 @@ def test_the_first_letter_of_a_word_costs_more_than_the_letters_inside_it():
     assert len(first) >= 5 and np.mean(first) > 2 * np.mean(inside)
 
 
+def test_the_hidden_first_letter_of_a_word_is_far_more_probable_read_from_both_sides():
+    at = open_view("objectives", 1)
+    view = lesson_of("objectives").views[1]
+    prompt, position = view.settings["prompt"], int(view.settings["blank"])
+    assert prompt[position - 2:position + 2] == " one"[:4] and prompt[position - 1] == "o"
+    guesses = chart_by_title(at, "which character is hidden?")
+    assert "the text _ne token" in guesses["layout"]["title"]["text"]
+    bars = {trace["name"]: dict(zip(trace["x"], decode_array(trace["y"]).astype(float))) for trace in guesses["data"]}
+    both, left = bars["both sides (masked model)"]["o (hidden)"], bars["left only (next-token model)"]["o (hidden)"]
+    assert round(both, 2) == 0.98 and round(left, 2) == 0.09          # the answer's numbers
+    losses = chart_by_title(at, "Each token hidden in turn")
+    both_loss, left_loss = (decode_array(trace["y"]).astype(float) for trace in losses["data"])
+    gaps = left_loss - both_loss[1:]                                    # token i + 2's gap, for i = 0 .. L - 2
+    assert (gaps > 0).mean() > 0.5                                      # "at most positions"
+    starts = [i for i in range(len(gaps)) if prompt[i] == " " and prompt[i + 1] != " "]
+    inside = [i for i in range(len(gaps)) if prompt[i] != " " and prompt[i + 1] != " "]
+    assert np.mean(gaps[starts]) > 2 * np.mean(gaps[inside])            # "largest at the first letters of words"
+
+
 def in_batch_loss(at) -> tuple[float, int]:
     p = decode_array(chart_by_title(at, "Which second sentence each first one picks")["data"][0]["z"]).astype(float)
     return float(-np.log(np.diag(p)).mean()), len(p)
@@ -25,14 +44,14 @@ def in_batch_loss(at) -> tuple[float, int]:
 
 def test_a_scale_of_one_raises_the_contrastive_loss_towards_log_n():
     lesson = lesson_of("objectives")
-    at_default, pairs = in_batch_loss(open_view("objectives", 1))
-    at_one, _ = in_batch_loss(run_page("pages/pretrained/page.py", {**link_query(lesson, 1), "scale": "1"}))
+    at_default, pairs = in_batch_loss(open_view("objectives", 2))
+    at_one, _ = in_batch_loss(run_page("pages/pretrained/page.py", {**link_query(lesson, 2), "scale": "1"}))
     assert at_default < at_one < np.log(pairs)
     assert at_one > 0.5 * np.log(pairs)
 
 
 def test_the_papers_rate_peaks_at_the_end_of_the_warm_up():
-    spec = chart_by_title(open_view("objectives", 2), "The learning rate at each step")
+    spec = chart_by_title(open_view("objectives", 3), "The learning rate at each step")
     paper = next(trace for trace in spec["data"] if trace["name"] == "the paper's schedule")
     steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
     assert steps[np.argmax(rates)] == 50

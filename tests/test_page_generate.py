@@ -283,3 +283,43 @@ def test_the_training_loss_sends_an_encoder_decoder_to_a_model_it_can_score():
     assert_no_exception(at)
     said = " ".join(info.value for info in at.info)
     assert "teacher forcing" in said and "the shipped text model" in said and "induction" not in said
+
+
+def test_fill_in_the_blank_draws_both_models_guesses_and_every_token_hidden_in_turn(text_model):
+    model, task = text_model
+    masked, metadata = load_checkpoint(TEXT.with_name("text_mlm.safetensors"))
+    prompt = "the keys and the values"
+    at = run_page(PAGE, {"section": "Training loss", "objective": "fill in the blank (BERT)", "prompt": prompt,
+                         "blank": "6"})
+    assert_no_exception(at)
+    ids = task.encode_user_input(prompt)
+    mask = 4 + metadata["tokenizer"].vocabulary.index("[MASK]")
+    hidden = list(ids)
+    hidden[5] = mask
+    with torch.inference_mode():
+        both = torch.softmax(masked(torch.tensor([hidden])).logits[0, 5], -1)
+        left = torch.softmax(model(torch.tensor([ids[:5]])).logits[0, -1], -1)
+    spec = chart_by_title(at, "“the k_ys and the values”: which character is hidden?")
+    bars = {trace["name"]: dict(zip(trace["x"], decode_array(trace["y"]).astype(float))) for trace in spec["data"]}
+    assert bars["both sides (masked model)"]["e (hidden)"] == pytest.approx(both[ids[5]].item(), abs=1e-5)
+    assert bars["left only (next-token model)"]["e (hidden)"] == pytest.approx(left[ids[5]].item(), abs=1e-5)
+    assert len(bars["both sides (masked model)"]) == 8
+    every = []
+    for i in range(len(ids)):  # one pass per hidden token
+        row = list(ids)
+        row[i] = mask
+        with torch.inference_mode():
+            every.append(-torch.log_softmax(masked(torch.tensor([row])).logits[0, i].double(), -1)[ids[i]].item())
+    losses = chart_by_title(at, "Each token hidden in turn")
+    np.testing.assert_allclose(decode_array(losses["data"][0]["y"]), every, atol=1e-4)
+    assert f"mean −log p {np.mean(every[1:]):.2f} from both sides" in losses["layout"]["title"]["text"]
+    left_losses = decode_array(losses["data"][1]["y"]).astype(float)
+    easier = sum(b < a for b, a in zip(every[1:], left_losses))
+    assert f"{easier} of {len(ids) - 1} are more probable to the masked model" in at.caption[-1].value
+
+
+def test_fill_in_the_blank_asks_for_a_prompt_the_models_can_read():
+    at = run_page(PAGE, {"section": "Training loss", "objective": "fill in the blank (BERT)", "prompt": "Hello, 42!"})
+    assert_no_exception(at)
+    assert any("change the prompt" in error.value for error in at.error)
+    assert not chart_specs(at) or all("hidden" not in spec["layout"]["title"]["text"] for spec in chart_specs(at))

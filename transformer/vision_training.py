@@ -57,6 +57,16 @@ def classification_metrics(model: nn.Module, images: torch.Tensor, labels: torch
     return {"loss": total / len(labels), "accuracy": correct / len(labels)}
 
 
+def clipped_step(model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor) -> float:
+    """One optimiser step on ``loss``: gradients from zero, their global norm clipped to ``CLIP_NORM``;
+    returns the loss as a float."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), CLIP_NORM)
+    optimizer.step()
+    return float(loss.detach())
+
+
 def learning_rate_at(step: int, steps: int, learning_rate: float, warmup: int) -> float:
     """``lr * min(1, (t + 1) / warmup) * (1 + cos(pi t / steps)) / 2`` (no warm-up when ``warmup`` is 0)."""
     ramp = min(1.0, (step + 1) / warmup) if warmup else 1.0
@@ -132,11 +142,7 @@ def train_vision(config: TransformerConfig | None = None, seed: int = 0, steps: 
             torch.manual_seed(int(torch.randint(0, 2**62, (1,), generator=dropout)))
         batch = shifted(images[index], data) if augment else images[index]
         loss = F.cross_entropy(model(batch).logits, labels[index])
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), CLIP_NORM)
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(clipped_step(model, optimizer, loss))
         if (step + 1) % eval_every == 0 or step + 1 == steps:
             row = _history_row(step + 1, sum(losses) / len(losses), model, digits, time.perf_counter() - start)
             history.append(row)

@@ -129,3 +129,44 @@ def labelled_bars(labels: Sequence[str], values: Sequence[float], title: str, va
     top = float(max([*values, 0.0]))
     return styled_figure([trace], title, int(150 + 42 * len(labels)), yaxis=dict(autorange="reversed"),
                          xaxis=dict(title_text=escape(value_name), range=[0, top * 1.3 + 1e-9]))
+
+
+BOTH_SIDES, LEFT_ONLY = "#1f77b4", "#7f7f7f"  # the masked model (both sides) and the next-token model (left only)
+
+
+def blank_bars(names: Sequence[str], both: np.ndarray, left: np.ndarray, hidden: int, title: str,
+               shown: int = 8) -> go.Figure:
+    """The two models' guesses for one hidden token, side by side: the ``shown`` symbols most probable to either
+    model (the hidden symbol always among them, its name marked "(hidden)"), a bar for each model."""
+    both, left = np.asarray(both, np.float32), np.asarray(left, np.float32)
+    order = [int(i) for i in np.argsort(-np.maximum(both, left), kind="stable")[:shown]]
+    if hidden not in order:
+        order[-1] = hidden
+    labels = [escape(names[i]) + (" (hidden)" if i == hidden else "") for i in order]
+    traces = [go.Bar(x=labels, y=values[order], name=name, marker_color=color,
+                     hovertemplate=f"%{{x}}<br>{name}: p %{{y:.3f}}<extra></extra>")
+              for name, values, color in (("both sides (masked model)", both, BOTH_SIDES),
+                                          ("left only (next-token model)", left, LEFT_ONLY))]
+    top = float(max(both[order].max(), left[order].max(), 1e-6))
+    return styled_figure(traces, title, 380, barmode="group", xaxis=dict(tickangle=label_angle(labels, -45)),
+                         yaxis=dict(range=[0, top * 1.12], title_text="probability"),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+
+
+def blank_loss_bars(both: np.ndarray, left: np.ndarray, tokens: Sequence[str], title: str) -> go.Figure:
+    """Each token's −log p hidden from both sides (``both [L]``) and from its left only (``left [L - 1]``, tokens
+    2..L), grouped by position (counted from 1), the token written under its position."""
+    both, left = np.asarray(both, np.float32), np.asarray(left, np.float32)
+    x = np.arange(len(both))
+    labels = [escape(t) for t in tokens]
+    numbered = [[i + 1, label] for i, label in enumerate(labels)]
+    traces = [go.Bar(x=x[start:], y=values, name=name, marker_color=color, customdata=numbered[start:],
+                     hovertemplate=f"position %{{customdata[0]}} · %{{customdata[1]}}<br>{name}: −log p "
+                                   "%{y:.2f}<extra></extra>")
+              for name, values, color, start in (("both sides (masked model)", both, BOTH_SIDES, 0),
+                                                 ("left only (next-token model)", left, LEFT_ONLY, 1))]
+    return styled_figure(traces, title, 360, barmode="group",
+                         xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
+                                    tickangle=label_angle(labels, -60), title_text="token (position from 1)"),
+                         yaxis=dict(title_text="−log p", rangemode="tozero"),
+                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))

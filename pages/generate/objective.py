@@ -1,4 +1,5 @@
-"""Training loss: what a decoder was trained to do, read on the prompt: each next token's loss in one pass."""
+"""Training loss: what a model was trained to do, read on the prompt. Next token (GPT): each next token's loss in
+one pass. Fill in the blank (BERT): a hidden token guessed from both sides (``pages.generate.blanks``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import streamlit as st
 
 from analysis.next_token import next_token_losses
+from pages.generate.blanks import render_blanks
 from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
 from ui.cache import computation
@@ -18,6 +20,19 @@ from viz.experiments import position_bars
 def prompt_losses(spec, ids: tuple[int, ...]) -> np.ndarray:
     """The prompt's next-token losses on the picked model (shared between sessions)."""
     return next_token_losses(load_model(spec).module, ids)
+
+
+OBJECTIVES = ("next token (GPT)", "fill in the blank (BERT)")
+
+
+def render_objectives(writer: Writer, ids, text: str) -> None:
+    """The section: the two training objectives, one at a time."""
+    objective = st.segmented_control("objective", OBJECTIVES, default=OBJECTIVES[0], required=True, key="objective",
+                                     bind="query-params")
+    if objective == OBJECTIVES[1]:
+        render_blanks(text)
+    else:
+        render_loss(writer, ids)
 
 
 def render_loss(writer: Writer, ids) -> None:

@@ -36,7 +36,7 @@ with explanation():
 
 
 @st.fragment
-def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int) -> None:
+def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int, text: str) -> None:
     """The sampling settings, the row of sections and the open one: a change here reruns this part only."""
     with screen_settings("Sampling: strategy, temperature, top-k and top-p"):
         settings = sections.sampling_settings()
@@ -52,7 +52,7 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int)
     elif section == "KV cache":
         costs.render_kv_cache(writer, ids, budget)
     elif section == "Training loss":
-        objective.render_loss(writer, ids)
+        objective.render_objectives(writer, ids, text)
     else:
         costs.render_cost()
 
@@ -71,4 +71,4 @@ with screen_settings("Model, prompt and budget"):
     budget = row[1].slider("new tokens at most", 1, room, min(24, room), key="new", bind="query-params")
     seed = int(row[2].number_input("seed", 0, 9999, 0, key="seed", bind="query-params",
                                    help="The same seed draws the same tokens, in every session."))
-writing(writer, prompt_ids(writer, text), budget, seed)
+writing(writer, prompt_ids(writer, text), budget, seed, text)

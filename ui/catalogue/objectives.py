@@ -1,13 +1,15 @@
 """A lesson on what models are trained to do, and how the paper trained its own: a decoder's next-token loss on
-the shipped text model, MiniLM's contrastive objective on sentence pairs, and the paper's learning-rate schedule."""
+the shipped text model, BERT's masked tokens on the shipped masked model, MiniLM's contrastive objective on
+sentence pairs, and the paper's learning-rate schedule."""
 
 from __future__ import annotations
 
 from .kinds import Choice, Lesson, Number, Shipped, View
 
 OBJECTIVES = Lesson("objectives", "What models are trained to do",
-                    "Next-token prediction (GPT), the contrastive sentence pairs of a sentence-embedding model "
-                    "(MiniLM), and the paper's recipe: Adam, a warm-up schedule and label smoothing.", (
+                    "Next-token prediction (GPT), masked tokens (BERT), the contrastive sentence pairs of a "
+                    "sentence-embedding model (MiniLM), and the paper's recipe: Adam, a warm-up schedule and label "
+                    "smoothing.", (
     View("generate", {"model": Shipped("text"), "section": "Training loss",
                       "prompt": "the model reads the text one token at a time"}, "Next-token prediction",
          "A decoder is trained to predict every next token of its training texts: each bar is −log p of one token, "
@@ -18,6 +20,18 @@ OBJECTIVES = Lesson("objectives", "What models are trained to do",
          "At the first letter: after a space many words can start, while inside a word the first letters leave "
          "few ways to go on. An encoder-only model such as BERT cannot be trained this way, since each position "
          "sees the next token: it hides about 15 % of the tokens behind [MASK] and predicts them instead."),
+    View("generate", {"model": Shipped("text"), "section": "Training loss", "objective": "fill in the blank (BERT)",
+                      "prompt": "the model reads the text one token at a time", "blank": "26"}, "Masked tokens",
+         "An encoder-only model is trained the other way: a token is hidden behind [MASK] and guessed from both "
+         "sides. The shipped masked model has the text model's size and was trained on the same text. Here the "
+         "first letter of “one” (position 26) is hidden; the first chart shows both models' guesses for it, the "
+         "second every token hidden in turn.",
+         "Which model gives the hidden letter the higher probability?",
+         Choice(("The masked model, reading both sides", "The next-token model, reading the left",
+                 "Both about the same"), 0),
+         "The masked model, by far: about 0.98 against 0.09. From the left, “the text ” can go on with many words; "
+         "with “ne token” on the right, one letter fits. The second chart shows the same at most positions, and "
+         "the largest gaps at the first letters of words, where the left alone says least."),
     View("pretrained", {"section": "Sentence pairs"}, "Contrastive pairs",
          "MiniLM was fine-tuned to give sentences that belong together nearby embeddings. In a batch of pairs each "
          "first sentence picks its own second sentence out of all of them, by a softmax over s · cosine: the "
