@@ -14,6 +14,7 @@ from . import runtime  # noqa: F401  (torch threads are set before any torch wor
 from transformer import POSITIONAL_ENCODINGS, divisors
 
 from .model_sizes import SHARED
+from .screen import show_section
 
 D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
 MAX_HEADS = 16
@@ -92,4 +93,7 @@ def section_picker(sections: Sequence[str], key: str = "section", label: str = "
     sections = list(sections)
     chosen = st.segmented_control(label, sections, default=sections[0], required=True, key=key,
                                   bind="query-params", label_visibility="collapsed")
-    return chosen if chosen in sections else sections[0]
+    chosen = chosen if chosen in sections else sections[0]
+    if key == "section":  # a page's own sections (not a row inside one): on a projector, the open one in view
+        show_section(chosen)
+    return chosen

@@ -29,8 +29,8 @@ KEY = "screen"
 _JS = """
 export default function ({ data, setStateValue }) {
   // Report whether the window is compact, only when the server's idea of it is wrong.
-  // Presentation mode: the page's top margin and title shrink, so that a projector's first screen has its figure,
-  // and its prose, captions and controls' labels grow (the figures' text grows on the server: ui.classroom.chart).
+  // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
+  // server: ui.classroom.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   // A compact window also marks the page (lab-compact): the charts' fitting puts colour bars under narrow plots
@@ -50,7 +50,8 @@ export default function ({ data, setStateValue }) {
 # buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
 # (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
 # keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves
-# more of the first screen to the figure; so, in presentation mode, are the page's top margin and title. A Graphviz
+# more of the first screen to the figure; in presentation mode it is larger, with the rest of the page's text (the
+# open section scrolls into view below it: ``show_section``). A Graphviz
 # diagram's text is drawn at the size its layout was made for (viz.architecture's fontsize 14, in the diagram's own
 # units, so it scales with the diagram), where Streamlit's style would draw every letter at 9.6 px.
 CSS = """
@@ -71,8 +72,7 @@ CSS = """
   [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]) { margin-top: 28px; }
 }
 [data-testid="stGraphVizChart"] svg text { font-size: 14px; }
-body.lab-presenting [data-testid="stMainBlockContainer"] { padding-top: 3rem; }
-body.lab-presenting [data-testid="stMain"] h1 { font-size: 2.25rem; padding-top: 0.25rem; }
+body.lab-presenting [data-testid="stMain"] h1 { font-size: 3.25rem; }
 body.lab-presenting [data-testid="stMain"] :is([data-testid="stMarkdown"] :is(p, li),
   [data-testid="stCaptionContainer"] p, [data-testid="stExpander"] summary p,
   [data-testid="stAlert"] p) { font-size: 1.3rem; line-height: 1.45; }
@@ -88,6 +88,50 @@ body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
   [data-testid="stMain"] h1 { font-size: 2rem; }
 }
 """
+
+
+# Presentation mode: when a page or a section opens, the page scrolls so that its row of sections (or, on a page
+# without sections, the row that runs it: Train's buttons) is at the top of the window, below Streamlit's header,
+# with the controls and figure under it: a projector's first screen shows the figure, and the title and the folded
+# settings are one scroll up. Later runs of the same section
+# (a control changed) leave the scroll where the presenter put it. The content below may still be arriving: the
+# scroll waits (up to 3 s) until the page is long enough to put the row at the top.
+_SHOW_SECTION_JS = """
+export default function ({ data }) {
+  const view = `${location.pathname}|${data.view}`;
+  if (window.__labPresentedView === view) return;
+  window.__labPresentedView = view;
+  const started = performance.now();
+  const settle = () => {
+    const main = document.querySelector('[data-testid=stMain]');
+    const row = document.querySelector(`.st-key-${data.anchor}`);
+    if (!main || !row) return;
+    const target = row.getBoundingClientRect().top - main.getBoundingClientRect().top + main.scrollTop - data.below_header;
+    if (main.scrollHeight - main.clientHeight >= target || performance.now() - started > 3000) {
+      main.scrollTo({ top: Math.max(0, target) });
+      return;
+    }
+    requestAnimationFrame(settle);
+  };
+  requestAnimationFrame(settle);
+}
+"""
+HEADER_ROOM_PX = 64  # Streamlit's header (the sidebar's button) stays over the top of the page
+
+
+@resource()
+def _section_shower():
+    """The component that scrolls a presented section into view, once per process."""
+    return st.components.v2.component("attention_lab_show_section", js=_SHOW_SECTION_JS,
+                                      css=".st-key-show_section { display: none; }", isolate_styles=False)
+
+
+def show_section(view: str, anchor: str = "section") -> None:
+    """In presentation mode, scroll the element of key ``anchor`` (the row of sections) to the top of the window
+    the first time this page shows ``view`` (the open section) (``_SHOW_SECTION_JS``); elsewhere nothing."""
+    if presenting():
+        _section_shower()(key="show_section", data={"view": view, "anchor": anchor, "below_header": HEADER_ROOM_PX},
+                          height=0)
 
 
 @resource()

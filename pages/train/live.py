@@ -14,7 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.classroom import chart
-from ui.screen import button_row, compact, figure_on_top
+from ui.screen import button_row, compact, figure_on_top, show_section
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
@@ -116,6 +116,7 @@ def media_buttons(trainer: Trainer) -> None:
                 on_click=whole_page(_step), args=(trainer,), width="stretch", help="Ten training steps, then stop.")
     c[3].button("Reset", icon=":material/replay:", on_click=whole_page(_reset), key="reset", width="stretch",
                 help="A new model with the same settings and seed.")
+    show_section("the run", anchor="train")  # on a projector, the buttons at the top and the heads under them
     if trainer.done:
         c[4].success(f"Done at step {trainer.step}: " + ("the target is reached." if _reached(trainer)
                                                           else "the step budget is used up."))

@@ -23,9 +23,10 @@ SCREENS = {"phone": PHONE, "tablet": TABLET}
 # sidebar and no script run is pending.
 COMPACT_LAID_OUT = f"""() => document.querySelector('[data-testid=stSidebar] .st-key-present') !== null
     && document.querySelector('{IDLE}') !== null && window.__labRuns.answered === window.__labRuns.requested"""
-# Every chart element holds a drawn plot (the screen watcher, in .st-key-screen, draws nothing).
+# Every chart element holds a drawn plot (the screen watcher, in .st-key-screen, and presentation mode's scroll to the
+# open section, in .st-key-show_section, draw nothing).
 CHARTS_DRAWN = """() => [...document.querySelectorAll('.stBidiComponent')]
-    .filter((element) => !element.closest('.st-key-screen'))
+    .filter((element) => !element.closest('.st-key-screen, .st-key-show_section'))
     .every((element) => element.querySelector('div.lab-chart .main-svg'))"""
 
 # Click the sidebar's link to a page (by the last part of its address, "home" for the root) unless it is

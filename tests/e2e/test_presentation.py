@@ -1,12 +1,14 @@
 """In a real browser, as a projector (1280 x 720, presentation mode from the link): every section of every page
-shows its first figure on the first screen, its settings and explanation folded away above it."""
+shows its first figure on the first screen, its settings and explanation folded away above it, the open section
+scrolled up to the top of the window; the title and the page's text larger than on a desktop."""
 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
-from tests.e2e.test_phone import CHARTS_DRAWN, FIRST_CHART_TOP, GO_TO, RESULTS_FIRST, SECTIONS
+from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, RESULTS_FIRST, SECTIONS
 from ui.pages_index import PAGES
 
 PROJECTOR = (1280, 720)
@@ -31,12 +33,30 @@ def shown(page, url_path: str) -> None:
     wait_settled(page)
 
 
+# The first figure as the window shows it: its top and height, and how much of it is inside the window.
+FIRST_FIGURE_SHOWN = """() => {
+  const chart = document.querySelector('div.lab-chart');
+  if (!chart) return null;
+  const box = chart.getBoundingClientRect();
+  return {top: box.top, height: box.height, shown: Math.max(0, Math.min(window.innerHeight, box.bottom) - Math.max(0, box.top))};
+}"""
+SHOWN_PX = 360  # of a figure taller than 600 px, at least this much (half the window) on the first screen
+
+
 def assert_figure_on_the_first_screen(page, where: str) -> None:
+    """The first figure starts on the first screen and shows 60 % of itself there, or ``SHOWN_PX`` of a tall one."""
     assert_no_exception(page)
-    top = page.evaluate(FIRST_CHART_TOP)
-    if top is None:  # Home and Lessons draw no chart
+    try:  # the open section scrolls into view once the page below it has come
+        page.wait_for_function(f"""() => {{ const f = ({FIRST_FIGURE_SHOWN})();
+            return f === null || f.shown >= Math.min(0.6 * f.height, {SHOWN_PX}); }}""", timeout=5_000)
+    except PlaywrightTimeout:
+        pass
+    figure = page.evaluate(FIRST_FIGURE_SHOWN)
+    if figure is None:  # Home and Lessons draw no chart
         return
-    assert top < PROJECTOR[1] - 120, f"{where}: the first figure starts at {top:.0f} px, below the first screen"
+    assert 0 <= figure["top"] < PROJECTOR[1] - 120, f"{where}: the first figure starts at {figure['top']:.0f} px"
+    assert figure["shown"] >= min(0.6 * figure["height"], SHOWN_PX), (
+        f"{where}: {figure['shown']:.0f} px of the first figure's {figure['height']:.0f} on the first screen")
 
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
@@ -63,7 +83,7 @@ TEXT_SIZES = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   const size = (selector) => { const el = [...main.querySelectorAll(selector)].find((e) => e.checkVisibility());
     return el ? parseFloat(getComputedStyle(el).fontSize) : null; };
-  return {prose: size('[data-testid=stMarkdown] p'), label: size('[data-testid=stWidgetLabel] p'),
+  return {title: size('h1'), prose: size('[data-testid=stMarkdown] p'), label: size('[data-testid=stWidgetLabel] p'),
           caption: size('[data-testid=stCaptionContainer] p'), folded: size('[data-testid=stExpander] summary p'),
           section: size('[data-testid=stButtonGroup] button p'), button: size('[data-testid^=stBaseButton] p'),
           value: size('[data-testid=stSliderThumbValue]')};
@@ -92,6 +112,7 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
             page.context.close()
     plain, projected = sizes[False], sizes[True]
     assert all(plain[part] is not None and plain[part] <= 16 for part in ("prose", "caption", "folded")), sizes
+    assert projected["title"] == pytest.approx(52) and projected["title"] > plain["title"], sizes  # 3.25 rem
     assert {part: projected[part] for part in ("prose", "caption", "folded")} == pytest.approx(
         {"prose": 20.8, "caption": 20.8, "folded": 20.8}), sizes
     # a desktop's buttons, sections and slider values are 14-16 px (where the page shows one: the settings are open)
