@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from ui.screen import COMPACT
 from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
                                     decode_array, run_page)
 
@@ -160,6 +161,18 @@ def test_the_schemes_are_square_panels_side_by_side_under_names_of_up_to_three_l
         assert layout[f"yaxis{suffix}"]["scaleanchor"] == f"x{suffix}"  # each panel square
         assert layout[f"yaxis{suffix}"]["constraintoward"] == "top"  # under its name
     assert max(note["text"].count("<br>") for note in layout["annotations"]) == 2
+
+
+def test_on_a_phone_the_stacked_schemes_have_names_of_two_lines():
+    """A phone stacks the panels, each as wide as the screen: a third line of a name would reach the panel above."""
+    at = section("Schemes")
+    at.session_state[COMPACT] = True
+    at.run()
+    assert_no_exception(at)
+    layout = chart_by_title(at, "Position term between query m and key n")["layout"]
+    names = [note["text"] for note in layout["annotations"]]
+    assert "learned (untrained)<br>P<sub>m</sub>·P<sub>n</sub>" in names
+    assert max(name.count("<br>") for name in names) == 1
 
 
 def test_word_order_is_a_permutation_without_position_only():

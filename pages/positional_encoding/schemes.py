@@ -14,7 +14,7 @@ from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.classroom import chart
 from ui.controls import section_picker
-from ui.screen import figure_first
+from ui.screen import compact, figure_first
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
@@ -27,8 +27,10 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     intro = figure_first()  # above the figure, or on a small screen under it
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
-    # names of at most three short lines: the five panels fit side by side in a laptop's column
-    names = ["sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>", "learned<br>(untrained)<br>P<sub>m</sub>·P<sub>n</sub>",
+    # names of at most three short lines: the five panels fit side by side in a laptop's column; on a phone the
+    # panels stack, each as wide as the screen, and every name takes two lines (a third would reach the panel above)
+    learned = "learned (untrained)" if compact() else "learned<br>(untrained)"
+    names = ["sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>", f"{learned}<br>P<sub>m</sub>·P<sub>n</sub>",
              "rotary<br>R(m)q·R(n)k", "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
     chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
