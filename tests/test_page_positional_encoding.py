@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from ui.screen import COMPACT
 from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
                                     decode_array, run_page)
+from ui.screen import COMPACT
 
 PAGE = "pages/positional_encoding/page.py"
 SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
