@@ -73,7 +73,8 @@ def keep_page_keys(page_path: str) -> None:
     are, after a navigation from another page, the keys the browser carried along from that page with the
     values it had there (``remember_url``): a key of the same name on this page is another setting. A page
     opened with a view (a lesson's link, a class's view: ``open_with_view``) keeps it. After a navigation the
-    last page's controls forget their values: a control of the same key here takes the URL's, or its default."""
+    last page's controls forget their values: a control of the same key here takes the URL's, or its default;
+    presentation mode is kept as the last page had it."""
     own = PAGE_KEYS.get(page_path)
     last_page, last_url = st.session_state.get(LAST_PAGE), st.session_state.get(LAST_URL, {})
     if last_page is not None and last_page != page_path:
@@ -82,6 +83,11 @@ def keep_page_keys(page_path: str) -> None:
     if own is None:
         return
     carried = last_page is not None and last_page != page_path and not opened_with_view
+    if carried and last_url.get(PRESENT) == ["true"] and PRESENT not in st.query_params:
+        # a navigation soon after the first page opened can arrive without the bound switch's key: presentation
+        # mode stays as the last page had it (switched off there, its URL had no key)
+        st.query_params[PRESENT] = "true"
+        st.session_state[PRESENT] = True
     for key in list(st.query_params):
         if key in CLASS_KEYS or key == PRESENT:
             continue

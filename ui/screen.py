@@ -94,22 +94,33 @@ body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 # without sections, the row that runs it: Train's buttons) is at the top of the window, below Streamlit's header,
 # with the controls and figure under it: a projector's first screen shows the figure, and the title and the folded
 # settings are one scroll up. Later runs of the same section
-# (a control changed) leave the scroll where the presenter put it. The content below may still be arriving: the
-# scroll waits (up to 3 s) until the page is long enough to put the row at the top.
+# (a control changed) leave the scroll where the presenter put it. The content below may still be arriving: for
+# ``SETTLE_MS`` the row is put back at the top whenever the page's length moved it, unless the reader scrolls.
 _SHOW_SECTION_JS = """
 export default function ({ data }) {
   const view = `${location.pathname}|${data.view}`;
   if (window.__labPresentedView === view) return;
   window.__labPresentedView = view;
   const started = performance.now();
+  const main = document.querySelector('[data-testid=stMain]');
+  if (!main) return;
+  // The new section replaces the old one's elements: the page may be short for a moment, and the browser then
+  // pulls the scroll back. For SETTLE_MS the row is put back at the top, until the reader scrolls themselves.
+  let reader = false;
+  const mine = () => { reader = true; };
+  const events = ["wheel", "touchstart", "keydown", "mousedown"];
+  events.forEach((name) => main.addEventListener(name, mine, { once: true, passive: true }));
   const settle = () => {
-    const main = document.querySelector('[data-testid=stMain]');
     const row = document.querySelector(`.st-key-${data.anchor}`);
-    if (!main || !row) return;
-    const target = row.getBoundingClientRect().top - main.getBoundingClientRect().top + main.scrollTop - data.below_header;
-    if (main.scrollHeight - main.clientHeight >= target || performance.now() - started > 3000) {
-      main.scrollTo({ top: Math.max(0, target) });
+    const late = performance.now() - started > data.settle_ms;
+    if (reader || late || window.__labPresentedView !== view) {
+      events.forEach((name) => main.removeEventListener(name, mine));
       return;
+    }
+    if (row) {
+      const target = row.getBoundingClientRect().top - main.getBoundingClientRect().top + main.scrollTop
+        - data.below_header;
+      if (Math.abs(main.scrollTop - target) > 2) main.scrollTo({ top: Math.max(0, target) });
     }
     requestAnimationFrame(settle);
   };
@@ -117,6 +128,7 @@ export default function ({ data }) {
 }
 """
 HEADER_ROOM_PX = 64  # Streamlit's header (the sidebar's button) stays over the top of the page
+SETTLE_MS = 3000  # how long after a section opens its row is kept at the top while the page below arrives
 
 
 @resource()
@@ -130,7 +142,8 @@ def show_section(view: str, anchor: str = "section") -> None:
     """In presentation mode, scroll the element of key ``anchor`` (the row of sections) to the top of the window
     the first time this page shows ``view`` (the open section) (``_SHOW_SECTION_JS``); elsewhere nothing."""
     if presenting():
-        _section_shower()(key="show_section", data={"view": view, "anchor": anchor, "below_header": HEADER_ROOM_PX},
+        _section_shower()(key="show_section", data={"view": view, "anchor": anchor, "below_header": HEADER_ROOM_PX,
+                                                          "settle_ms": SETTLE_MS},
                           height=0)
 
 

@@ -119,3 +119,26 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
     assert all(plain[part] is None or plain[part] <= 16 for part in ("section", "button", "value")), sizes
     assert {part: projected[part] for part in ("label", "section", "button", "value")} == pytest.approx(
         {"label": 18.4, "section": 18.4, "button": 18.4, "value": 16.8}), sizes
+
+
+def test_presentation_mode_stays_on_through_a_quick_navigation_and_off_once_switched_off(browser, server_url):
+    """A prepared link's presentation mode lasts through a click to another page made as soon as the first page is
+    idle (that navigation's run came without the switch's URL key, and presentation mode was lost); switched off
+    on a page, it stays off on the next."""
+    page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+    try:
+        page.goto(f"{server_url}/?present=true")
+        wait_idle(page, timeout=90_000)
+        shown(page, "experiments")
+        assert page.evaluate("() => new URL(location.href).searchParams.get('present')") == "true"
+        fonts = page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map((gd) => gd.layout.font.size)")
+        assert fonts and all(size == 22.5 for size in fonts), fonts  # 15 px x 1.5: the figures as presented
+        before = page.evaluate("() => window.__labRuns.requested")
+        page.locator(".st-key-present label").first.click()
+        wait_idle(page, after=before)
+        assert page.evaluate("() => new URL(location.href).searchParams.get('present')") is None
+        shown(page, "masks")
+        assert page.evaluate("() => new URL(location.href).searchParams.get('present')") is None
+        assert not page.evaluate("() => document.body.classList.contains('lab-presenting')")
+    finally:
+        page.context.close()
