@@ -173,7 +173,7 @@ def test_tally_of_a_whole_number_shows_whole_numbers():
 
 def test_class_answers_figure_before_and_after_the_reveal():
     from viz.class_answers import ANSWER_COLOR, RIGHT_COLOR, class_answers_figure
-    from viz.style import MASKED_COLOR
+    from viz.style import OTHER_COLOR
 
     answers, counts = ["second", "first", "third"], [3, 0, 5]
     before = class_answers_figure(answers, counts, None, 12)
@@ -184,12 +184,12 @@ def test_class_answers_figure_before_and_after_the_reveal():
     assert before.layout.title.text == "The class's answers: 8 of 12 students following"
 
     after = class_answers_figure(answers, counts, [False, True, False], 12)
-    assert list(after.data[0].marker.color) == [MASKED_COLOR, RIGHT_COLOR, MASKED_COLOR]
+    assert list(after.data[0].marker.color) == [OTHER_COLOR, RIGHT_COLOR, OTHER_COLOR]
     assert list(after.data[0].y) == answers
     assert after.layout.title.text == before.layout.title.text
 
     assert list(class_answers_figure(answers, counts, [True, False, True], 0).data[0].marker.color) == \
-        [RIGHT_COLOR, MASKED_COLOR, RIGHT_COLOR]
+        [RIGHT_COLOR, OTHER_COLOR, RIGHT_COLOR]
     assert class_answers_figure(answers, counts, None, 0).layout.title.text == "The class's answers: 8"
     assert class_answers_figure([], [], None, 3).layout.title.text == "The class's answers: 0 of 3 students following"
 

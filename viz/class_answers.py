@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .style import HEAD_COLORS, MASKED_COLOR, styled_figure
+from .style import HEAD_COLORS, OTHER_COLOR, styled_figure
 
 RIGHT_COLOR = HEAD_COLORS[2]  # green: the right answer, once revealed
 ANSWER_COLOR = HEAD_COLORS[0]
@@ -20,7 +20,7 @@ def class_answers_figure(answers: list[str], counts: list[int], right: list[bool
     if right is None:
         colors = [ANSWER_COLOR] * len(answers)
     else:
-        colors = [RIGHT_COLOR if is_right else MASKED_COLOR for is_right in right]
+        colors = [RIGHT_COLOR if is_right else OTHER_COLOR for is_right in right]  # grey, not the masked grey
     bars = go.Bar(x=counts, y=answers, orientation="h", marker=dict(color=colors),
                   text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
                   hovertemplate="%{y}: %{x} answers<extra></extra>")

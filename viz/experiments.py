@@ -9,9 +9,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape, label_px, position_axis, token_labels
-from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, base_layout, projector_fonts, styled_figure
+from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, OTHER_COLOR, base_layout, projector_fonts, styled_figure
 
-BEFORE_COLOR, AFTER_COLOR = "#7f7f7f", ACCENT
+BEFORE_COLOR, AFTER_COLOR = OTHER_COLOR, ACCENT
 POSITIVE, NEGATIVE = "#b2182b", "#2166ac"  # the two ends of the diverging scale (RdBu): red more, blue less
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, label_angle, log_axis
-from .style import ACCENT, HEAD_COLORS, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
+from .style import ACCENT, HEAD_COLORS, OTHER_COLOR, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
 
 KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", ACCENT
 
@@ -131,7 +131,7 @@ def labelled_bars(labels: Sequence[str], values: Sequence[float], title: str, va
                          xaxis=dict(title_text=escape(value_name), range=[0, top * 1.3 + 1e-9]))
 
 
-BOTH_SIDES, LEFT_ONLY = "#1f77b4", "#7f7f7f"  # the masked model (both sides) and the next-token model (left only)
+BOTH_SIDES, LEFT_ONLY = "#1f77b4", OTHER_COLOR  # the masked model (both sides) and the next-token model (left only)
 
 
 def blank_bars(names: Sequence[str], both: np.ndarray, left: np.ndarray, hidden: int, title: str,

@@ -10,6 +10,8 @@ ATTENTION_SCALE = "Viridis"
 DIVERGING_SCALE = "RdBu_r"
 # Masked cells are drawn in this flat grey, never as a colour of the scale.
 MASKED_COLOR = "#c8c8c8"
+# "The other one": the run before a change, the model that reads less, an answer that is not the right one.
+OTHER_COLOR = "#7f7f7f"
 # "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
 # Never red, which is the positive half of the diverging scale; Okabe-Ito orange, distinct for colour-blind readers.
 ACCENT = "#e69f00"
