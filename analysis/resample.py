@@ -28,7 +28,9 @@ def resample_batch(task: Task, like: TaskBatch, seed: int) -> TaskBatch:
     """A batch of the task's held-out examples shaped like ``like`` (inputs ``[B, L]``, and decoder inputs for
     an encoder-decoder task): the first batch drawn from ``seed`` whose shapes match (tasks whose examples vary
     in length draw until one has ``like``'s). ValueError when none does."""
-    shape = lambda batch: (batch.inputs.shape, None if batch.decoder_inputs is None else batch.decoder_inputs.shape)
+    def shape(batch):
+        return batch.inputs.shape, None if batch.decoder_inputs is None else batch.decoder_inputs.shape
+
     generator = _generator(seed)
     for _ in range(MAX_DRAWS):
         batch = task.batch(len(like.inputs), generator, "val")

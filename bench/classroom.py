@@ -178,7 +178,7 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
     latencies, detect, redraw = [], [], []
     panels = [at - began for index, follower in enumerate(followers)
               if (at := panel_shown(follower, since[index][2], target)) is not None]
-    for index, (at, in_place) in runs.items():
+    for index, (at, _in_place) in runs.items():
         latencies.append(at - began)
         changed = [t for t in followers[index].url_changes if began <= t <= at]
         if changed:

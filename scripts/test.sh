@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the test tools (a Chromium for the browser tests, Redis and nginx included) and runs the whole suite.
+# Installs the test tools (a Chromium for the browser tests, Redis and nginx included), runs the linter and then
+# the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,5 +25,8 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_servers+=(
 if [ "${#missing_servers[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_servers[@]}" >/dev/null
 fi
+
+# The linter first (pyproject.toml): pyflakes, pycodestyle and bugbear over the whole tree.
+python -m ruff check --no-cache .
 
 python -m pytest -q -p no:cacheprovider tests "$@"

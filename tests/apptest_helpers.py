@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import json
-
-from streamlit.testing.v1 import AppTest
-
 from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
 
 from ui.plotly_in_place import COMPONENT_NAME
 
@@ -59,13 +60,9 @@ def assert_no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def decode_array(value) -> "np.ndarray":
+def decode_array(value) -> np.ndarray:
     """A chart spec's array as numpy: plotly>=6 stores numpy arrays as
     ``{"dtype": "f4", "bdata": "<base64>", "shape": "r, c"}``; plain lists pass through."""
-    import base64
-
-    import numpy as np
-
     if isinstance(value, dict) and "bdata" in value:
         array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
         shape = value.get("shape")

@@ -120,7 +120,10 @@ def test_the_fully_masked_row_is_all_zeros_here_and_uniform_with_a_finite_fill()
     np.testing.assert_allclose(others.sum(1), 1.0, atol=2e-3)
     table = next(df.value for df in at.dataframe if "method" in df.value.columns)
     keys = table.shape[1] - 2  # the method, the query, then one column per key
-    row = lambda method: table[table["method"] == method].iloc[0, 2:].tolist()  # query 1, the pad
+
+    def row(method):  # query 1, the pad
+        return table[table["method"] == method].iloc[0, 2:].tolist()
+
     assert row("torch.softmax on -inf") == ["NaN"] * keys
     assert [float(v) for v in row("masked_softmax")] == [0.0] * keys
     np.testing.assert_allclose([float(v) for v in row("torch.softmax on a -1e9 fill")], 1 / keys, atol=5e-4)

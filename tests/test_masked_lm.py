@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from torch.nn import functional as F
 
 from analysis.blanks import blank_distributions, blank_losses, masked_copies
 from transformer import build_model

@@ -105,7 +105,10 @@ def test_the_patching_grid_and_bars_draw_what_patching_that_part_restores(induct
 
         def restored(interventions) -> float:
             z = model(torch.tensor([corrupted]), interventions=interventions).logits[0, position]
-            diff = lambda logits: float(logits[answer] - logits[foil])
+
+            def diff(logits) -> float:
+                return float(logits[answer] - logits[foil])
+
             return (diff(z) - diff(z_corrupt)) / (diff(z_clean) - diff(z_corrupt))
 
         for layer, name in enumerate((LAYER1, LAYER2)):

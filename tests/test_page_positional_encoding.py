@@ -157,7 +157,7 @@ def test_the_schemes_are_square_panels_side_by_side_under_names_of_up_to_three_l
     spec = chart_by_title(section("Schemes"), "Position term between query m and key n")
     layout = spec["layout"]
     assert layout["height"] == 130 + 48 + 130 and layout["margin"]["t"] == 130
-    for i, suffix in enumerate(["", "2", "3", "4", "5"]):
+    for suffix in ["", "2", "3", "4", "5"]:
         assert layout[f"yaxis{suffix}"]["scaleanchor"] == f"x{suffix}"  # each panel square
         assert layout[f"yaxis{suffix}"]["constraintoward"] == "top"  # under its name
     assert max(note["text"].count("<br>") for note in layout["annotations"]) == 2

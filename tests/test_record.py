@@ -51,7 +51,7 @@ def test_encoder_only_equals_a_hand_computation():
             a = layer.self_attn
             h, dk = config.num_heads, config.d_head
 
-            def heads(w):
+            def heads(w, x=x, h=h, dk=dk):
                 return (x @ w.weight.T + w.bias).view(1, 5, h, dk).transpose(1, 2)
             q, k, v = heads(a.w_q), heads(a.w_k), heads(a.w_v)
             scores = q @ k.transpose(-1, -2) / math.sqrt(dk)

@@ -23,7 +23,7 @@ def init_parameters(module: nn.Module, seed: int) -> nn.Module:
     change each other's models.
     """
     generator = torch.Generator().manual_seed(int(seed))
-    for name, sub in module.named_modules():
+    for _name, sub in module.named_modules():
         if isinstance(sub, nn.Linear):
             bound = math.sqrt(6.0 / (sub.in_features + sub.out_features))
             sub.weight.uniform_(-bound, bound, generator=generator)
