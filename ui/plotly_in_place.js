@@ -151,6 +151,49 @@ function refit(plot) {
   window.Plotly.react(plot, figure.data, layoutForScreen(figure.layout, plot), { ...CONFIG, ...figure.config });
 }
 
+// Masked cells are hatched grey: viz.masking's overlay (a heatmap trace named "masked", flat grey where a cell is
+// masked, transparent elsewhere) is drawn through an SVG filter that lays diagonal stripes over its opaque part.
+const HATCH = "lab-hatch";
+const STRIPES = "data:image/svg+xml," + encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'>"
+  + "<path d='M-2,2 l4,-4 M0,8 l8,-8 M6,10 l4,-4' stroke='#6f6f6f' stroke-width='1.6'/></svg>");
+
+function hatchFilter() {
+  if (document.getElementById(HATCH)) return;
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", "0");
+  svg.setAttribute("height", "0");
+  svg.style.position = "absolute";
+  svg.innerHTML = `<defs><filter id="${HATCH}" x="0" y="0" width="1" height="1" color-interpolation-filters="sRGB">`
+    + `<feImage href="${STRIPES}" x="0" y="0" width="8" height="8" result="stripe"/>`
+    + `<feTile in="stripe" result="stripes"/>`
+    + `<feComposite in="stripes" in2="SourceAlpha" operator="in" result="inside"/>`
+    + `<feMerge><feMergeNode in="SourceGraphic"/><feMergeNode in="inside"/></feMerge></filter></defs>`;
+  document.body.appendChild(svg);
+}
+
+function hatchMasked(plot) {
+  // Each heatmap's group carries its trace (d3's data): the masked overlay's image gets the filter.
+  for (const group of plot.querySelectorAll("g.hm")) {
+    const trace = group.__data__ && group.__data__[0] && group.__data__[0].trace;
+    const image = group.querySelector("image");
+    if (trace && trace.name === "masked" && image) {
+      hatchFilter();
+      image.setAttribute("filter", `url(#${HATCH})`);
+    }
+  }
+}
+
+function drawn(plot) {
+  // After every drawing of the plot (a new figure, a resize, full screen), the masked cells are hatched again.
+  hatchMasked(plot);
+  if (!plot.labHatching && plot.on) {
+    plot.labHatching = true;
+    plot.on("plotly_afterplot", () => hatchMasked(plot));
+  }
+}
+
 function draw(plot, spec) {
   const failed = () => {
     plot.labSpec = null; // drawn again, as a new plot, on the next run
@@ -163,7 +206,10 @@ function draw(plot, spec) {
       const figure = fitted(plot, spec);
       return Plotly.react(plot, figure.data, layoutForScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
     })
-    .then(() => { plot.labWidth = Math.round(plot.getBoundingClientRect().width); })
+    .then(() => {
+      plot.labWidth = Math.round(plot.getBoundingClientRect().width);
+      drawn(plot);
+    })
     .catch((error) => { console.error(error); failed(); });
 }
 

@@ -1,8 +1,9 @@
 """The one masked-cell overlay: how a masked cell, or a cell with no value, is drawn.
 
 Design: the values trace keeps a finite 0 in such a cell (never NaN in the figure), and a
-second heatmap trace, ``masked_overlay``, covers it in the flat grey ``MASKED_COLOR``;
-the overlay is transparent everywhere else. The grey is not a colour of any value scale,
+second heatmap trace, ``masked_overlay``, covers it in the grey ``MASKED_COLOR``;
+the overlay is transparent everywhere else. The browser draws the overlay (a trace named "masked") through a
+filter that lays darker diagonal stripes over its grey (ui/plotly_in_place.js): masked cells are hatched grey. The grey is not a colour of any value scale,
 so a masked cell never reads as a weight of 0. Where a figure carries per-cell hover
 text, ``masked_hover`` makes the cell's hover say "masked".
 """

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 ATTENTION_SCALE = "Viridis"
 # Signed values (scores, positional encodings, differences): diverging, centred on 0.
 DIVERGING_SCALE = "RdBu_r"
-# Masked cells are drawn in this flat grey, never as a colour of the scale.
+# Masked cells are drawn in this grey, hatched in the browser (viz.masking), never as a colour of the scale.
 MASKED_COLOR = "#c8c8c8"
 # "The other one": the run before a change, the model that reads less, an answer that is not the right one.
 OTHER_COLOR = "#7f7f7f"

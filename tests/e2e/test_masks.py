@@ -24,3 +24,44 @@ def test_masks_loads_and_redraws(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() == 3
+
+
+# The masked overlay's drawn image (viz.masking: a heatmap trace named "masked") and the filter it is drawn through.
+MASKED_IMAGES = """() => [...document.querySelectorAll('div.lab-chart g.hm')]
+  .filter((g) => g.__data__ && g.__data__[0].trace.name === 'masked')
+  .map((g) => ({filter: g.querySelector('image').getAttribute('filter'),
+                defined: Boolean(document.querySelector('filter#lab-hatch feTile'))}))"""
+
+
+def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
+    """The scores under a causal mask: the cells above the diagonal are grey with darker stripes (two colours in a
+    patch of them), the weights below it are not striped (the overlay is transparent there)."""
+    page.goto(f"{server_url}/masks?section=Scores")
+    wait_idle(page)
+    wait_for_chart(page, "mask: causal + padding", timeout=30_000)
+    page.wait_for_function(f"() => ({MASKED_IMAGES})().some((image) => image.filter === 'url(#lab-hatch)')",
+                           timeout=10_000)
+    assert all(image["defined"] for image in page.evaluate(MASKED_IMAGES))
+    # the first masked overlay's image: its top-right corner is masked (keys after the first query), its
+    # bottom-left not (the first key, for the last query)
+    overlay = "[...document.querySelectorAll('div.lab-chart g.hm')].find((g) => g.__data__[0].trace.name === 'masked')"
+    page.evaluate(f"() => {overlay}.scrollIntoView({{block: 'center'}})")
+    page.wait_for_timeout(300)
+    box = page.evaluate(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
+                                    return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}""")
+    from io import BytesIO
+
+    from PIL import Image
+
+    shot = Image.open(BytesIO(page.screenshot())).convert("RGB")
+    scale = shot.width / page.viewport_size["width"]
+
+    def colours(left: float, top: float) -> set:
+        size = 12
+        return {shot.getpixel((int((left + dx) * scale), int((top + dy) * scale)))
+                for dx in range(size) for dy in range(size)}
+
+    masked = colours(box["x"] + box["width"] - 16, box["y"] + 2)
+    assert (200, 200, 200) in masked and any(max(c) < 160 for c in masked), masked  # the grey and a stripe
+    allowed = colours(box["x"] + 2, box["y"] + box["height"] - 16)
+    assert (200, 200, 200) not in allowed, allowed
