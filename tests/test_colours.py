@@ -28,3 +28,54 @@ def test_a_highlighted_bar_or_position_is_orange():
     assert list(bars.data[0].marker.color).count(ORANGE) == 1
     positions = position_bars(np.array([1.0, 2.0, 3.0]), ["a", "b", "c"], "p", "v", highlight=[2])
     assert list(positions.data[0].marker.color)[2] == ORANGE and RED not in positions.data[0].marker.color
+
+
+# Colour-vision deficiency, simulated as Machado, Oliveira and Fernandes (2009) do at full severity: a 3 x 3 matrix on
+# linear RGB. Distances are CIE76 ΔE in L*a*b* (D65).
+DEFICIENCIES = {
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
+    "typical": np.eye(3).tolist(),
+}
+
+
+def _linear(hex_colour: str) -> np.ndarray:
+    channels = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255.0
+    return np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+
+
+def _lab(linear: np.ndarray) -> np.ndarray:
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ linear
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16 / 116)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _seen(hex_colour: str, deficiency: str) -> np.ndarray:
+    return _lab(np.clip(np.array(DEFICIENCIES[deficiency]) @ _linear(hex_colour), 0.0, 1.0))
+
+
+def _closest(colours, others=()) -> float:
+    """The smallest ΔE between two of ``colours``, or one of them and one of ``others``, over every vision."""
+    smallest = np.inf
+    for deficiency in DEFICIENCIES:
+        seen = [_seen(c, deficiency) for c in colours]
+        pairs = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1:]]
+        pairs += [(a, _seen(o, deficiency)) for a in seen for o in others]
+        smallest = min(smallest, min(float(np.linalg.norm(a - b)) for a, b in pairs))
+    return smallest
+
+
+def test_the_head_colours_stay_apart_for_colour_blind_readers_and_from_the_colours_that_mean_something_else():
+    from viz.style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR
+
+    reserved = (ACCENT, OTHER_COLOR, MASKED_COLOR, "#ffffff", "#b2182b", "#d6604d")  # and the diverging reds
+    assert len(set(HEAD_COLORS)) == 12
+    assert _closest(HEAD_COLORS[:3], reserved) >= 17      # the heads of the small models: far apart
+    assert _closest(HEAD_COLORS, reserved) >= 9           # all twelve of a pretrained layer
+    for colour in HEAD_COLORS:                            # a line or a head's name reads on white (3:1)
+        r, g, b = _linear(colour)
+        assert 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) >= 3.0, colour
+    tableau = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")  # the common default fails the same measure
+    assert _closest(tableau, reserved) < 9

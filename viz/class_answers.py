@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 
 from .style import HEAD_COLORS, OTHER_COLOR, styled_figure
 
-RIGHT_COLOR = HEAD_COLORS[2]  # green: the right answer, once revealed
+RIGHT_COLOR = HEAD_COLORS[3]  # green: the right answer, once revealed
 ANSWER_COLOR = HEAD_COLORS[0]
 
 

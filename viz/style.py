@@ -15,9 +15,12 @@ OTHER_COLOR = "#7f7f7f"
 # "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
 # Never red, which is the positive half of the diverging scale; Okabe-Ito orange, distinct for colour-blind readers.
 ACCENT = "#e69f00"
-# One colour per head, for figures that overlay heads: 12 distinct (a pretrained layer has 12 heads).
-HEAD_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#0b3d91", "#b8860b")
+# One colour per head, for figures that overlay heads: 12 (a pretrained layer has 12 heads), each at least 3:1
+# against white, that stay apart for readers with any of the three colour-vision deficiencies and stay clear of
+# the accent, the greys and the diverging scale's red (tests/test_colours.py measures it): blue, olive, wine,
+# green, pink, indigo, brown, bright blue, plum, purple, magenta, steel blue (Okabe-Ito's and Tol's, in part).
+HEAD_COLORS = ("#0072b2", "#8f7f00", "#882255", "#009e73", "#cc79a7", "#332288",
+               "#8c564b", "#1a85ff", "#6f4070", "#5f4690", "#a05195", "#2b8cbe")
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111")
 GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 
