@@ -98,6 +98,10 @@ body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 # ``SETTLE_MS`` the row is put back at the top whenever the page's length moved it, unless the reader scrolls.
 _SHOW_SECTION_JS = """
 export default function ({ data }) {
+  if (data.view === null) { // not presenting: the next presented view scrolls again
+    window.__labPresentedView = null;
+    return;
+  }
   const view = `${location.pathname}|${data.view}`;
   if (window.__labPresentedView === view) return;
   window.__labPresentedView = view;
@@ -140,11 +144,13 @@ def _section_shower():
 
 def show_section(view: str, anchor: str = "section") -> None:
     """In presentation mode, scroll the element of key ``anchor`` (the row of sections) to the top of the window
-    the first time this page shows ``view`` (the open section) (``_SHOW_SECTION_JS``); elsewhere nothing."""
-    if presenting():
-        _section_shower()(key="show_section", data={"view": view, "anchor": anchor, "below_header": HEADER_ROOM_PX,
-                                                          "settle_ms": SETTLE_MS},
-                          height=0)
+    the first time this page shows ``view`` (the open section) (``_SHOW_SECTION_JS``); elsewhere nothing.
+
+    Mounted in every mode, so that switching presentation mode changes no element before the figures: an element
+    added above them would have the browser build every chart below it anew instead of redrawing it in place."""
+    present = presenting()
+    _section_shower()(key="show_section", data={"view": view if present else None, "anchor": anchor,
+                                                "below_header": HEADER_ROOM_PX, "settle_ms": SETTLE_MS}, height=0)
 
 
 @resource()

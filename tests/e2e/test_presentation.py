@@ -131,6 +131,7 @@ def test_presentation_mode_stays_on_through_a_quick_navigation_and_off_once_swit
         wait_idle(page, timeout=90_000)
         shown(page, "experiments")
         assert page.evaluate("() => new URL(location.href).searchParams.get('present')") == "true"
+        page.wait_for_function("() => document.querySelectorAll('div.lab-chart .main-svg').length >= 2", timeout=30_000)
         fonts = page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map((gd) => gd.layout.font.size)")
         assert fonts and all(size == 22.5 for size in fonts), fonts  # 15 px x 1.5: the figures as presented
         before = page.evaluate("() => window.__labRuns.requested")
