@@ -8,9 +8,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, label_angle, log_axis
-from .style import ACCENT, HEAD_COLORS, OTHER_COLOR, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
+from .style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
 
-KEPT, CUT, CHOSEN = "#1f77b4", "#c8c8c8", ACCENT
+KEPT, CUT, CHOSEN = "#1f77b4", MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
 
 
 def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities: np.ndarray, kept: np.ndarray,

@@ -15,7 +15,7 @@ from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL
 
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
-NO_ROLE_COLOR = "#c8c8c8"  # a head with no clear role
+NO_ROLE_COLOR = "#ececec"  # a head with no clear role: a paler grey than the masked cells' (viz.style.MASKED_COLOR)
 
 
 def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int],

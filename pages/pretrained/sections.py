@@ -115,7 +115,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     shown = np.array([bands.index(role) for role in frame[ROLE]]).reshape(6, 12)
     unclear = int((frame[ROLE] == NO_CLEAR_ROLE).sum())
     chart(cached_figure(role_grid_figure, scores, shown, bands,
-                        f"Each head's strongest role, against the 72 heads (number: its z-score; grey: below "
+                        f"Each head's strongest role, against the 72 heads (number: its z-score; pale grey: below "
                         f"{CLEAR_ROLE:g}, no clear role)", frame[STANDING].to_numpy().reshape(6, 12)),
           width="stretch", key="roles")
     with intro.text():
@@ -135,7 +135,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
                  r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge " f"{CLEAR_ROLE:g}"
                  r",\ \text{else none}")
         st.markdown(f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
-                    f"deviation in every role: it is grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
+                    f"deviation in every role: it is pale grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
                     f"72 heads; the table keeps each head's strongest role and its z-score all the same.")
     role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
                                 key="role", bind="query-params")
