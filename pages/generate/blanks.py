@@ -12,7 +12,7 @@ import streamlit as st
 
 from analysis.blanks import Blanks, blank_distributions, blank_losses
 from transformer import make_task
-from transformer.masked_lm import MASK, MASK_RATE, RANDOM_SHARE, REPLACE_SHARE
+from transformer.masked_lm import MASK, MASK_RATE, RANDOM_SHARE, REPLACE_SHARE, mask_id
 from ui.cache import computation
 from ui.classroom import chart
 from ui.model_picker import shipped_entry
@@ -29,8 +29,8 @@ def _models():
 
 
 def _mask_id() -> int:
-    masked, _ = _models()
-    return masked.tokenizer.encode([MASK])[0] if hasattr(masked.tokenizer, "encode") else -1
+    """The id of [MASK] in the shipped masked model's vocabulary."""
+    return mask_id(_models()[0].tokenizer)
 
 
 @computation
