@@ -116,9 +116,9 @@ def write_masked(out: Path, steps: int | None) -> None:
     start = time.perf_counter()
     model, tokenizer, history = train_masked_lm(seed=SEED, eval_every=500, **plan)
     seconds, last = time.perf_counter() - start, history[-1]
-    metadata = {"name": MASKED, "objective": "masked language modelling", "data": "the text task's corpus", "steps": plan["steps"], "metrics": last, "seed": SEED,
-                "plan": plan, "target_metric": "val_accuracy", "tokenizer": tokenizer,
-                "trained_by": "scripts/train_checkpoints.py"}
+    metadata = {"name": MASKED, "objective": "masked language modelling", "data": "the text task's corpus",
+                "steps": plan["steps"], "metrics": last, "seed": SEED, "plan": plan, "target_metric": "val_accuracy",
+                "tokenizer": tokenizer, "trained_by": "scripts/train_checkpoints.py"}
     data = checkpoint_data(model, metadata)
     path = out / f"{MASKED}.safetensors"
     path.write_bytes(data)

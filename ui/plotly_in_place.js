@@ -186,12 +186,11 @@ function hatchMasked(plot) {
 }
 
 function drawn(plot) {
-  // After every drawing of the plot (a new figure, a resize, full screen), the masked cells are hatched again.
+  // The plot's first drawing is hatched here; every later one (a new figure, a resize, full screen) by its event.
+  if (plot.labHatching || !plot.on) return;
+  plot.labHatching = true;
   hatchMasked(plot);
-  if (!plot.labHatching && plot.on) {
-    plot.labHatching = true;
-    plot.on("plotly_afterplot", () => hatchMasked(plot));
-  }
+  plot.on("plotly_afterplot", () => hatchMasked(plot));
 }
 
 function draw(plot, spec) {

@@ -20,7 +20,6 @@ from ui.models import load_model
 from viz.generation import blank_bars, blank_loss_bars
 
 MASKED, NEXT = "text_mlm", "text"
-LONGEST = 64  # the shipped models' training windows
 
 
 def _models():
@@ -54,7 +53,7 @@ def render_blanks(text: str) -> None:
     ids = task.encode_user_input(text)
     if ids is None or len(ids) < 2:
         st.info(f"The two character models read lower-case letters, spaces and ' , - . : ; only. Type a prompt of "
-                f"2 to {LONGEST} such characters.")
+                f"2 to {task.context} such characters.")
         return
     ids = tuple(ids)
     names = task.symbols(ids)
@@ -78,14 +77,17 @@ def render_blanks(text: str) -> None:
                           f"Each token hidden in turn: mean −log p {mean_both:.2f} from both sides, "
                           f"{mean_left:.2f} from the left"), key="blank_losses")
     meta = masked.metadata["metrics"]
-    config = masked.config
-    size = f"{config.num_encoder_layers} layers, {config.num_heads} heads, d_model {config.d_model}"
+    ours, theirs = masked.config, following.config
+    size = f"{ours.num_encoder_layers} layers, {ours.num_heads} heads, d_model {ours.d_model}"
+    next_size = f"{theirs.num_decoder_layers} layers, {theirs.num_heads} heads, d_model {theirs.d_model}"
+    sizes = f"the next-token model's size ({size})" if size == next_size else \
+        f"{size} (the next-token model: {next_size})"
     st.caption(
         f"Tokens 2 to {len(ids)}: {blanks.easier_from_both_sides()} of {len(ids) - 1} are more probable to the masked "
         f"model, which reads the right-hand side too. BERT is pre-trained this way: in each text about "
         f"{MASK_RATE:.0%} of the tokens are chosen; {REPLACE_SHARE:.0%} of those become {MASK}, {RANDOM_SHARE:.0%} "
         f"a random token and the rest stay, and the loss counts the chosen positions only. The masked model shown "
-        f"here has the next-token model's size ({size}) and was trained so on the same text "
+        f"here has {sizes} and was trained so on the same text "
         f"for {masked.metadata['steps']} steps; on held-out text it names "
         f"{meta['val_accuracy']:.0%} of the chosen characters. Asked to write, it could only put "
         f"{MASK} after the last token and guess it from the left, as the next-token model does; but with no causal "

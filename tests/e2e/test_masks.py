@@ -46,7 +46,8 @@ def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
     # bottom-left not (the first key, for the last query)
     overlay = "[...document.querySelectorAll('div.lab-chart g.hm')].find((g) => g.__data__[0].trace.name === 'masked')"
     page.evaluate(f"() => {overlay}.scrollIntoView({{block: 'center'}})")
-    page.wait_for_timeout(300)
+    page.wait_for_function(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
+                                       return r.top >= 0 && r.bottom <= window.innerHeight; }}""", timeout=5_000)
     box = page.evaluate(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
                                     return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}""")
     from io import BytesIO
