@@ -39,17 +39,40 @@ def test_streamlit_is_pinned_to_the_minor_version_whose_internals_are_checked_he
     assert Version(st.__version__) in pins[0].specifier, f"installed streamlit {st.__version__} is not the pinned one"
 
 
-def test_the_pages_directory_switch_that_routing_turns_off():
-    from streamlit.commands import navigation
-    from streamlit.runtime import pages_manager
-    from streamlit.runtime.scriptrunner import script_runner
+def test_the_pages_directory_switch_that_routing_turns_off(tmp_path, monkeypatch):
+    """Streamlit sets the class-wide switch from the main script's folder (a ``pages/`` beside it turns the older
+    file-based mode on); ``leave_pages_directory_mode`` turns it off once and says so, as ``require_navigation``
+    needs."""
+    from streamlit.runtime.pages_manager import PagesManager
 
-    manager = pages_manager.PagesManager
-    assert "uses_pages_directory" in vars(manager), "PagesManager.uses_pages_directory is gone: see ui/routing.py"
-    assert manager.__annotations__["uses_pages_directory"] == "bool | None"
-    assert "PagesManager.uses_pages_directory = Path(" in inspect.getsource(pages_manager)  # set from the folder
-    assert "PagesManager.uses_pages_directory = False" in inspect.getsource(navigation)  # st.navigation's switch
-    assert "if PagesManager.uses_pages_directory:" in inspect.getsource(script_runner)  # read on a first request
+    from ui.streamlit_internals import leave_pages_directory_mode
+
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "app.py").write_text("")
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
+    PagesManager(str(tmp_path / "app.py"))
+    assert PagesManager.uses_pages_directory is True  # set from the folder, as on a server's first request
+    assert leave_pages_directory_mode() is True
+    assert PagesManager.uses_pages_directory is False
+    assert leave_pages_directory_mode() is False  # already off: no second rerun
+    PagesManager(str(tmp_path / "app.py"))
+    assert PagesManager.uses_pages_directory is False  # a later session does not switch it back on
+
+
+def test_navigation_turns_the_pages_directory_switch_off(monkeypatch):
+    """``st.navigation`` turns the older mode off (so a session that has run app.py resolves every link)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)
+    at = AppTest.from_function(_navigation_script).run()
+    assert not at.exception and [element.value for element in at.markdown] == ["one page"]
+    assert PagesManager.uses_pages_directory is False
+
+
+def _navigation_script():
+    import streamlit as st
+
+    st.navigation([st.Page(lambda: st.write("one page"), title="one", url_path="one")]).run()
 
 
 def test_the_url_bindings_a_student_lets_go_of_to_open_the_teachers_view():
