@@ -232,5 +232,6 @@ def test_waiting_for_a_log_line_returns_once_it_is_written_and_says_what_it_saw_
         assert balancer.wait_for_log("101", count=2, seconds=10) == line * 2
     finally:
         writer.cancel()
-    with pytest.raises(AssertionError, match="(?s)after 0.3 s, access.log holds '101' 2 times, not 3:.*101"):
+    saw_two = "(?s)after 0.3 s waiting for access.log to hold '101' 3 times; it holds it 2 times:.*101"
+    with pytest.raises(AssertionError, match=saw_two):
         balancer.wait_for_log("101", count=3, seconds=0.3)
