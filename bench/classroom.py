@@ -7,8 +7,8 @@ Against real `streamlit run app.py` servers: with ``--servers 2``, a ``redis-ser
 servers given ``ATTENTION_LAB_REDIS_URL`` (the rooms shared through Redis), the teacher on server A and
 the followers split evenly between A and B.
 
-Every session is a websocket client speaking Streamlit's protocol (``bench/load.py``) that behaves as a
-browser tab does (``bench/classroom_tab.py``): the URL and page the server last gave it go with every
+Every session is a websocket client speaking Streamlit's protocol (``testing/streamlit_client.py``) that
+behaves as a browser tab does (``bench/classroom_tab.py``): the URL and page the server last gave it go with every
 rerun it asks for, the teacher's live fragment runs on its timer, and a follower's runs are the ones its
 server starts when the class changes (``ui/rooms/watcher.py``). The teacher opens Multi-head attention and presses "Teach this
 class"; each follower opens the join link ``/?room=CODE``. Then the teacher makes ``changes`` changes of
@@ -64,10 +64,11 @@ from bench.classroom_report import (FOLLOW_TIMEOUT, Change, Result, load_average
 from bench.classroom_tab import (FIRST_PAGE, OTHER_PAGE, SLIDER, Finished, Tab, change_heads,  # noqa: E402
                                  change_page, open_class, opened, teacher_run)
 from bench.classroom_viewer import follow_board  # noqa: E402
-from bench.load import connected, memory_mb, p95, timed_rerun  # noqa: E402
+from bench.load import memory_mb, p95, timed_rerun  # noqa: E402
 from bench.train_load import cpu_seconds  # noqa: E402
 from testing.redis_server import redis_running  # noqa: E402
 from testing.server import AppServer, start  # noqa: E402
+from testing.streamlit_client import connect  # noqa: E402
 
 ROOM_KEYS = ("room", "teach")  # the class's own URL keys (ui/rooms/membership.py)
 JOIN_BATCH = 10  # followers opening the join link at once
@@ -206,7 +207,7 @@ async def cpu_rate(servers: Servers, seconds: float, tabs: list[Tab]) -> tuple[f
 
 async def solo_rerun_cpu(servers: Servers) -> float:
     """CPU s of one rerun of Multi-head, one session alone (no class), median-free: total / reruns."""
-    async with connected(servers.apps[0]) as socket:
+    async with connect(servers.apps[0].stream) as socket:
         for _ in range(3):
             await timed_rerun(socket, FIRST_PAGE, "")  # warm
         before = servers.cpu()[0]

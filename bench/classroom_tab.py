@@ -18,11 +18,10 @@ import urllib.parse
 from dataclasses import dataclass, field
 
 import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.load import connected
 from testing.server import AppServer
+from testing.streamlit_client import connect, new_element, received, rerun_message, widget_state
 
 FIRST_PAGE, OTHER_PAGE = "multi_head", "masks"
 SLIDER = "heads"
@@ -75,16 +74,9 @@ class Tab:
     # what the tab sends
     def send_rerun(self, fragment: str = "", widgets=(), page_hash: str | None = None, query: str | None = None,
                    page_name: str = "", auto: bool = True) -> None:
-        message = BackMsg()
-        rerun = message.rerun_script
-        rerun.query_string = self.query if query is None else query
-        rerun.page_script_hash = self.page_hash if page_hash is None else page_hash
-        rerun.page_name = page_name
-        if fragment:
-            rerun.fragment_id, rerun.is_auto_rerun = fragment, auto
-        for widget in widgets:
-            rerun.widget_states.widgets.add().CopyFrom(widget)
-        asyncio.ensure_future(self._send(message.SerializeToString()))
+        message = rerun_message(page_name, self.query if query is None else query,
+                                self.page_hash if page_hash is None else page_hash, widgets, fragment, auto)
+        asyncio.ensure_future(self._send(message))
 
     async def _send(self, data: bytes) -> None:
         with contextlib.suppress(websockets.ConnectionClosed):
@@ -107,9 +99,7 @@ class Tab:
     # what the tab receives
     async def listen(self) -> None:
         try:
-            while True:
-                message = ForwardMsg()
-                message.ParseFromString(await self.socket.recv())
+            async for message in received(self.socket):
                 self._receive(message, time.monotonic())
         except websockets.ConnectionClosed:
             self.closed = True
@@ -142,8 +132,8 @@ class Tab:
                 self.timers[fragment] = (interval, asyncio.ensure_future(self._tick(fragment, interval)))
         elif kind == "stop_auto_rerun":
             self._clear_timers(list(message.stop_auto_rerun.fragment_ids))
-        elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-            self._element(message.delta.new_element)
+        elif (element := new_element(message)) is not None:
+            self._element(element)
         elif kind == "script_finished":
             status = message.script_finished
             if status == ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -208,7 +198,7 @@ class Tab:
         """Press "Follow again" (a button of the page: a full rerun)."""
         button = self.widgets.get("Follow again")
         if button is not None:
-            self.send_rerun(widgets=[widget_state(button, trigger_value=True)])
+            self.send_rerun(widgets=[widget_state(button.id, trigger_value=True)])
 
     async def wait_full_run(self, after: int, timeout: float = RUN_TIMEOUT) -> Finished:
         """The first full run to finish after ``after`` runs had finished."""
@@ -224,7 +214,7 @@ class Tab:
 @contextlib.asynccontextmanager
 async def opened(server: AppServer):
     """A tab connected to ``server`` and listening."""
-    async with connected(server) as socket:
+    async with connect(server.stream) as socket:
         socket.close_timeout = 2  # an overwhelmed server is not waited for, 120 times over, at the end
         tab = Tab(socket)
         tab.listener = asyncio.ensure_future(tab.listen())
@@ -238,18 +228,6 @@ async def opened(server: AppServer):
 
 # --- the teacher ----------------------------------------------------------------------------------------------
 
-def widget_state(widget, **value):
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-    state = WidgetState(id=widget.id)
-    for name, item in value.items():
-        if isinstance(item, list):
-            getattr(state, name).data.extend(item)
-        else:
-            setattr(state, name, item)
-    return state
-
-
 async def teacher_run(tab: Tab, **rerun) -> Finished:
     """One full run the teacher asks for (a control changed, a page clicked): its end is when the teacher's
     view was published (``after_page`` runs last)."""
@@ -261,7 +239,7 @@ async def teacher_run(tab: Tab, **rerun) -> Finished:
 async def open_class(tab: Tab) -> str:
     """Open Multi-head, press "Teach this class"; the class's code."""
     await teacher_run(tab, page_name=FIRST_PAGE, page_hash="", query="")
-    await teacher_run(tab, widgets=[widget_state(tab.widgets["Teach this class"], trigger_value=True)])
+    await teacher_run(tab, widgets=[widget_state(tab.widgets["Teach this class"].id, trigger_value=True)])
     code = urllib.parse.parse_qs(tab.query).get("room", [None])[0]
     if not code:
         raise RuntimeError(f"no class opened: the teacher's query string is {tab.query!r}")
@@ -291,7 +269,7 @@ async def change_heads(tab: Tab) -> str:
     options, current = list(slider.options), select_slider_value(slider, tab.chosen.get(slider.id))
     value = options[(options.index(current) + 1) % len(options)]
     tab.query, tab.chosen[slider.id] = with_bound_value(tab.query, slider, value), value
-    await teacher_run(tab, widgets=[widget_state(slider, string_array_value=[value])])
+    await teacher_run(tab, widgets=[widget_state(slider.id, string_array_value=[value])])
     return value
 
 

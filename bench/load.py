@@ -5,7 +5,7 @@
     python bench/load.py --soak [--sessions 2] [--warmup 20] [--rounds 200] [--sample-every 10]
 
 Each session is a websocket client speaking Streamlit's own protocol (the
-messages a browser sends). Every rerun it asks for carries the query string of
+messages a browser sends: testing/streamlit_client.py). Every rerun it asks for carries the query string of
 ``--query`` (``--pretrained``: the model picker's URL key ``model`` set to the
 pretrained model, on every page whose picker offers it), as a link would.
 
@@ -39,13 +39,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from testing.server import AppServer, running  # noqa: E402
+from testing.streamlit_client import connect, read_run, rerun_message  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 RUN_TIMEOUT = 120.0  # s: a rerun that has not finished by then counts as an error
@@ -94,13 +94,6 @@ def page_name(info) -> str:
     return "" if info.is_home else info.url_path
 
 
-def rerun_message(page: str, query: str) -> bytes:
-    message = BackMsg()
-    message.rerun_script.query_string = query
-    message.rerun_script.page_name = page
-    return message.SerializeToString()
-
-
 async def rerun(socket, page: str, query: str) -> Run:
     """Ask for one run of ``page`` and read the server's messages until the script has finished.
 
@@ -109,21 +102,18 @@ async def rerun(socket, page: str, query: str) -> Run:
     """
     start = time.perf_counter()
     await socket.send(rerun_message(page, query))
-    failed, chart_bytes = False, 0
-    while True:
-        message = ForwardMsg()
-        message.ParseFromString(await socket.recv())
-        kind = message.WhichOneof("type")
-        if kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-            element = message.delta.new_element
-            if element.WhichOneof("type") == "exception":
-                failed = True
-                print(f"exception on {page or 'home'}: {element.exception.message}", file=sys.stderr)
-            elif element.WhichOneof("type") == "bidi_component":  # a chart (ui/plotly_in_place.py)
-                chart_bytes += len(element.bidi_component.bytes)
-        if kind == "script_finished" and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-            failed = failed or message.script_finished == ForwardMsg.FINISHED_WITH_COMPILE_ERROR
-            return Run(page, (time.perf_counter() - start) * 1000, failed, chart_bytes)
+    exceptions, charts = [], []
+
+    def seen(element) -> None:
+        if element.WhichOneof("type") == "exception":
+            exceptions.append(element.exception.message)
+            print(f"exception on {page or 'home'}: {element.exception.message}", file=sys.stderr)
+        elif element.WhichOneof("type") == "bidi_component":  # a chart (ui/plotly_in_place.py)
+            charts.append(len(element.bidi_component.bytes))
+
+    status = await read_run(socket, seen)
+    failed = bool(exceptions) or status == ForwardMsg.FINISHED_WITH_COMPILE_ERROR
+    return Run(page, (time.perf_counter() - start) * 1000, failed, sum(charts))
 
 
 async def timed_rerun(socket, page: str, query: str) -> Run:
@@ -136,19 +126,11 @@ async def timed_rerun(socket, page: str, query: str) -> Run:
         return Run(page, (time.perf_counter() - start) * 1000, True, 0)
 
 
-@contextlib.asynccontextmanager
-async def connected(server: AppServer):
-    """One session: a websocket like a browser tab's."""
-    async with websockets.connect(server.stream, subprotocols=["streamlit"], max_size=None,
-                                  open_timeout=60) as socket:
-        yield socket
-
-
 async def student(server: AppServer, page: str, query: str, reruns: int, think: float,
                   rng: random.Random) -> list[Run]:
     """Open ``page`` (not timed), then ``reruns`` reruns, each after a random 0..2*think s pause."""
     try:
-        async with connected(server) as socket:
+        async with connect(server.stream) as socket:
             await timed_rerun(socket, page, query)
             runs = []
             for _ in range(reruns):
@@ -211,7 +193,7 @@ async def soak_rounds(server: AppServer, pages: list, query: str, sessions: int,
     """Every session reruns every page in turn, back to back; RSS samples (round, MB) after warm-up, and the runs."""
     names = [page_name(info) for info in pages]
     async with contextlib.AsyncExitStack() as stack:
-        sockets = [await stack.enter_async_context(connected(server)) for _ in range(sessions)]
+        sockets = [await stack.enter_async_context(connect(server.stream)) for _ in range(sessions)]
 
         async def one_round() -> list[Run]:
             async def tour(socket) -> list[Run]:

@@ -46,9 +46,10 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import Run, app_server, connected, page_name, rerun_summary, timed_rerun  # noqa: E402
+from bench.load import Run, app_server, page_name, rerun_summary, timed_rerun  # noqa: E402
 from bench.train_session import TARGET_TIMEOUT, TimerDrivenTab  # noqa: E402
 from testing.server import CHROMIUM_ARGS, IDLE, AppServer, chromium_path  # noqa: E402
+from testing.streamlit_client import connect  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
 
 
@@ -168,7 +169,7 @@ async def timer_driven_runs(server: AppServer, count: int = 1) -> list[TrainingR
     """``count`` sessions open the training page over the websocket, press Train together and tick until each
     reaches the target."""
     async with contextlib.AsyncExitStack() as stack:
-        tabs = [TimerDrivenTab(await stack.enter_async_context(connected(server))) for _ in range(count)]
+        tabs = [TimerDrivenTab(await stack.enter_async_context(connect(server.stream))) for _ in range(count)]
         listening = [asyncio.create_task(tab.listen()) for tab in tabs]
         for tab in tabs:
             await tab.socket.send(tab.request())
@@ -211,7 +212,7 @@ class BackgroundClass:
         await asyncio.gather(*(self._student(self.pages[i % len(self.pages)], rng) for i in range(self.sessions)))
 
     async def _student(self, page: str, rng: random.Random) -> None:
-        async with connected(self.server) as socket:
+        async with connect(self.server.stream) as socket:
             await timed_rerun(socket, page, "")  # opening the page: not counted
             while not self._stop.is_set():
                 await asyncio.sleep(rng.uniform(0, 2 * self.think))

@@ -7,8 +7,9 @@ import asyncio
 import re
 import time
 
-from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from testing.streamlit_client import new_element, received, rerun_message, widget_state
 
 TARGET_TIMEOUT = 180_000  # ms a training session may take to reach its target, queue included
 STEP = re.compile(r"step (\d+) of at most")
@@ -37,22 +38,13 @@ class TimerDrivenTab:
 
     def request(self, train: bool = False, tick: bool = False) -> bytes:
         """A rerun of the training page; ``train``: with the Train button pressed; ``tick``: the fragment's timer."""
-        message = BackMsg()
-        rerun = message.rerun_script
-        rerun.page_name, rerun.page_script_hash = "train", self.page_hash
-        if train:
-            button = rerun.widget_states.widgets.add()
-            button.id, button.trigger_value = self.train_button, True
-        if tick:
-            rerun.fragment_id, rerun.is_auto_rerun = self.fragment, True
+        pressed = [widget_state(self.train_button, trigger_value=True)] if train else []
         self.idle = False
-        return message.SerializeToString()
+        return rerun_message("train", page_hash=self.page_hash, widgets=pressed, fragment=self.fragment if tick else "")
 
     async def listen(self) -> None:
         """Read the server's messages for good: the button's id, the page, the timer, the step counter."""
-        while True:
-            message = ForwardMsg()
-            message.ParseFromString(await self.socket.recv())
+        async for message in received(self.socket):
             kind = message.WhichOneof("type")
             if kind == "navigation":  # which page of app.py's navigation ran
                 self.page_hash = message.navigation.page_script_hash
@@ -61,8 +53,8 @@ class TimerDrivenTab:
             elif kind == "script_finished":
                 self.idle = self.idle or message.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
                 self.place = 0
-            elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
-                self._read_element(message.delta.new_element)
+            elif (element := new_element(message)) is not None:
+                self._read_element(element)
 
     def _read_element(self, element) -> None:
         kind = element.WhichOneof("type")

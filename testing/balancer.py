@@ -26,19 +26,17 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
-from testing.processes import end, wait_until_ready
+from testing.processes import NotReady, end, wait_until
 from testing.server import ROOT, free_port
 
 PROGRAM = "nginx"
 SITE = ROOT / "deploy" / "nginx.conf"
 UPSTREAM = "attention_lab"
-LOG_POLL_SECONDS = 0.05  # how often Balancer.wait_for_log reads a log again
 ROUTE_COOKIE = "lab_route"
 START_SECONDS = 20.0
 
@@ -154,25 +152,25 @@ class Balancer:
     def wait_for_log(self, text: str, count: int = 1, name: str = "access.log", seconds: float = 10.0) -> str:
         """The text of log ``name`` once ``text`` stands in it ``count`` times. nginx writes a request's line
         when the request ends (a websocket's when it closes) and tells no one, so the log is read again every
-        LOG_POLL_SECONDS; AssertionError with the log if ``seconds`` pass first."""
-        deadline = time.monotonic() + seconds
-        while (log := self.log(name)).count(text) < count:
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"after {seconds:g} s, {name} holds {text!r} {log.count(text)} times, "
-                                     f"not {count}:\n{log}")
-            time.sleep(LOG_POLL_SECONDS)
-        return log
+        ``testing.processes.POLL_SECONDS``; AssertionError with the log if ``seconds`` pass first."""
+        try:
+            wait_until(lambda: self.log(name).count(text) >= count, seconds, f"{name} to hold {text!r} {count} times")
+        except NotReady as error:
+            log = self.log(name)
+            raise AssertionError(f"{error}; it holds it {log.count(text)} times:\n{log}") from None
+        return self.log(name)
 
     def wait_listening(self, seconds: float = START_SECONDS) -> Balancer:
-        """Wait until nginx accepts connections; RuntimeError with its error log if it exits or does not
-        within ``seconds``."""
-        if wait_until_ready(self.process, lambda: listening(self.port), seconds):
-            return self
-        code = self.process.poll()
-        output = self.log()[-2000:]
-        self.stop()
-        why = f"exited (code {code})" if code is not None else f"did not listen within {seconds:.0f} s"
-        raise RuntimeError(f"nginx on port {self.port} {why}:\n{output}")
+        """Wait until nginx accepts connections; NotReady (a RuntimeError) with its error log, nginx stopped,
+        if it exits or does not within ``seconds``."""
+        try:
+            wait_until(lambda: listening(self.port), seconds, f"nginx to listen on port {self.port}",
+                       process=self.process)
+        except NotReady as error:
+            output = self.log()[-2000:]
+            self.stop()
+            raise NotReady(f"{error}:\n{output}") from None
+        return self
 
     def routes(self) -> dict[str, set[str]]:
         """Each route (see ``log``) with the app servers (``host:port``) its requests went to so far."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from testing.installed import missing, program_path
-from testing.processes import end, wait_until_ready
+from testing.processes import NotReady, end, wait_until
 from testing.server import free_port
 
 PROGRAM = "redis-server"
@@ -66,18 +66,20 @@ class RedisServer:
                 "--daemonize", "no"]
 
     def start(self, seconds: float = START_SECONDS) -> RedisServer:
-        """Start the server (again, on the same port) and wait until it answers PING; RuntimeError with its
-        log if it exits or does not answer within ``seconds``. A server already running is left as it is."""
+        """Start the server (again, on the same port) and wait until it answers PING; NotReady (a RuntimeError)
+        with its log, the server stopped, if it exits or does not answer within ``seconds``. A server already
+        running is left as it is."""
         if self.process is not None and self.process.poll() is None:
             return self
         self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        if wait_until_ready(self.process, lambda: answers_ping(self.port), seconds):
-            return self
-        code = self.process.poll()
-        output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log.exists() else ""
-        self.stop()
-        why = f"exited (code {code})" if code is not None else f"did not answer within {seconds:.0f} s"
-        raise RuntimeError(f"redis-server on port {self.port} {why}:\n{output}")
+        try:
+            wait_until(lambda: answers_ping(self.port), seconds, f"redis-server on port {self.port} to answer PING",
+                       process=self.process)
+        except NotReady as error:
+            output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log.exists() else ""
+            self.stop()
+            raise NotReady(f"{error}:\n{output}") from None
+        return self
 
     def stop(self) -> None:
         """Terminate the server (kill it if it has not exited 10 s later); its port is free again after."""

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from testing.processes import end, wait_until_ready
+from testing.processes import NotReady, end, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -70,15 +70,16 @@ class AppServer:
         return f"ws://127.0.0.1:{self.port}" + (f"/{self.base_path}" if self.base_path else "") + "/_stcore/stream"
 
     def wait_healthy(self, seconds: float = START_SECONDS) -> AppServer:
-        """Wait until the server answers its health check; RuntimeError (with its output) if it exits or
-        does not answer within ``seconds``."""
-        if wait_until_ready(self.process, self._answers_health_check, seconds, interval=0.1):
-            return self
-        code = self.process.poll()
-        output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:]
-        self.stop()
-        why = f"exited (code {code})" if code is not None else f"did not answer within {seconds:.0f} s"
-        raise RuntimeError(f"streamlit {why} before its health check answered:\n{output}")
+        """Wait until the server answers its health check; NotReady (a RuntimeError) with its output, the
+        server stopped, if it exits or does not answer within ``seconds``."""
+        what = f"streamlit on port {self.port} to answer its health check"
+        try:
+            wait_until(self._answers_health_check, seconds, what, interval=0.1, process=self.process)
+        except NotReady as error:
+            output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:]
+            self.stop()
+            raise NotReady(f"{error}:\n{output}") from None
+        return self
 
     def _answers_health_check(self) -> bool:
         try:

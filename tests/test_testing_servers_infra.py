@@ -14,20 +14,17 @@ import http.server
 import os
 import socket
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 
 import pytest
 import redis
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-from websockets.sync.client import connect
 
 from testing.balancer import ROUTE_COOKIE, Balancer, nginx_running
 from testing.installed import require
 from testing.redis_server import answers_ping, redis_running
 from testing.server import child_environment, free_port, start
+from testing.streamlit_client import connect_blocking, read_run_blocking, rerun_message
 
 REDIS_URL_VARIABLE = "ATTENTION_LAB_REDIS_URL"
 TINY_APP = """
@@ -56,23 +53,16 @@ def script_texts(stream: str, cookie: str | None = None, seconds: float = 60.0) 
     tab's, with ``lab_route=<cookie>`` when given). A blocking client: the browser tests' Playwright may
     hold this thread's event loop."""
     headers = {"Cookie": f"{ROUTE_COOKIE}={cookie}"} if cookie else None
-    with connect(stream, subprotocols=["streamlit"], additional_headers=headers, open_timeout=30,
-                 max_size=None) as session:
-        request = BackMsg()
-        request.rerun_script.query_string = ""
-        session.send(request.SerializeToString())
-        texts = []
-        deadline = time.monotonic() + seconds
-        while True:
-            reply = ForwardMsg()
-            reply.ParseFromString(session.recv(timeout=max(deadline - time.monotonic(), 0.001)))
-            kind = reply.WhichOneof("type")
-            if kind == "delta" and reply.delta.WhichOneof("type") == "new_element":
-                element = reply.delta.new_element
-                if element.WhichOneof("type") == "markdown":
-                    texts.append(element.markdown.body)
-            if kind == "script_finished" and reply.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                return texts
+    texts = []
+
+    def seen(element) -> None:
+        if element.WhichOneof("type") == "markdown":
+            texts.append(element.markdown.body)
+
+    with connect_blocking(stream, headers, open_timeout=30) as session:
+        session.send(rerun_message())
+        read_run_blocking(session, seen, seconds)
+    return texts
 
 
 class _PortHandler(http.server.BaseHTTPRequestHandler):
@@ -232,5 +222,6 @@ def test_waiting_for_a_log_line_returns_once_it_is_written_and_says_what_it_saw_
         assert balancer.wait_for_log("101", count=2, seconds=10) == line * 2
     finally:
         writer.cancel()
-    with pytest.raises(AssertionError, match="(?s)after 0.3 s, access.log holds '101' 2 times, not 3:.*101"):
+    saw_two = "(?s)after 0.3 s waiting for access.log to hold '101' 3 times; it holds it 2 times:.*101"
+    with pytest.raises(AssertionError, match=saw_two):
         balancer.wait_for_log("101", count=3, seconds=0.3)
