@@ -241,9 +241,15 @@ class PageResult:
         return {label: statistics.median(values) / floor for label, values in self.by_control.items()}
 
 
+PRESENTATION_LABEL = "Presentation mode"
+
+
 def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[float]], list[float]]:
     """Change every visible, enabled control ``changes`` times, each followed by a floor nudge; timings by control."""
-    controls = [Control(**found) for found in page.evaluate(CONTROLS_JS)]
+    # Presentation mode last: it folds settings away (Train's stay folded once folded), and a control it hid
+    # could not be changed after it.
+    controls = sorted((Control(**found) for found in page.evaluate(CONTROLS_JS)),
+                      key=lambda control: control.label == PRESENTATION_LABEL)
     by_control: dict[str, list[float]] = {}
     floor_times: list[float] = []
     for control in controls:
