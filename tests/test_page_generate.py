@@ -1,4 +1,5 @@
-"""The Generate page in AppTest, and its analyses: what the charts draw against the model and the formulas."""
+"""The Generate page in AppTest: what the charts draw against the model and the formulas (the KV cache and Cost
+sections, and the analyses behind them: tests/test_page_generate_costs.py)."""
 
 from pathlib import Path
 
@@ -7,10 +8,8 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from analysis.decoding_cost import cache_bytes, next_token_seconds, step_times, variants
-from analysis.window_cost import banded_attention, measure_window_cost
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import EOS_ID, KVCache, TransformerConfig, build_model, generate, load_checkpoint, make_task
+from transformer import EOS_ID, generate, load_checkpoint, make_task
 from ui.model_picker import shipped_label
 
 PAGE = "pages/generate/page.py"
@@ -97,37 +96,6 @@ def test_an_encoder_decoder_writes_and_explains_the_cache_section():
     assert any("end token" in s.value for s in at.success)
     at = run_page(PAGE, {"section": "KV cache", "model": reverse})
     assert any("decoder-only" in i.value for i in at.info)
-
-
-def test_the_cache_formula_is_what_the_cache_holds():
-    base = TransformerConfig(d_model=24, num_heads=6, num_decoder_layers=3, tgt_vocab_size=30, max_len=40)
-    for label, config in variants(base, window=5).items():
-        model, cache = build_model(config, seed=1, kind="decoder-only"), KVCache()
-        with torch.inference_mode():
-            model(torch.randint(4, 30, (1, 17)), cache=cache)
-        assert cache.nbytes() == cache_bytes(config, 17), label
-    assert set(variants(base, 5)) == {"multi-head (6 K/V heads)", "grouped-query (3 K/V heads)",
-                                      "grouped-query (2 K/V heads)", "multi-query (1 K/V head)", "sliding window of 5"}
-
-
-@pytest.mark.parametrize("window", (1, 4, 17, 40))
-def test_banded_attention_is_attention_under_the_band_mask(window):
-    q, k, v = torch.randn(3, 33, 8, generator=torch.Generator().manual_seed(window))
-    i, j = np.arange(33)[:, None], np.arange(33)[None, :]
-    band = torch.from_numpy((j <= i) & (j > i - window))
-    expected = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=band)[0]
-    torch.testing.assert_close(banded_attention(q, k, v, window), expected, atol=1e-5, rtol=1e-5)
-
-
-def test_the_timings_are_finite_and_the_fits_have_their_shape():
-    model = build_model(TransformerConfig(d_model=16, num_heads=2, tgt_vocab_size=30, max_len=80), kind="decoder-only")
-    with_cache, without = next_token_seconds(model, (8, 32, 64), repeats=2)
-    assert with_cache.shape == without.shape == (3,) and np.isfinite(with_cache).all() and (without > 0).all()
-    assert step_times(model, [4, 5, 6], 5, use_cache=True).shape == (5,)
-    cost = measure_window_cost(lengths=(64, 128, 256), window=8, d=16, repeats=2)
-    assert np.isfinite([cost.full_fit.exponent, cost.window_fit.exponent]).all()
-    np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths ** 2)
-    np.testing.assert_array_equal(cost.window_bytes, 4 * 8 * cost.lengths)
 
 
 def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1():
