@@ -1,6 +1,7 @@
 """The Generate page in AppTest: what the charts draw against the model and the formulas (the KV cache and Cost
 sections, and the analyses behind them: tests/test_page_generate_costs.py)."""
 
+import html
 from pathlib import Path
 
 import numpy as np
@@ -45,11 +46,33 @@ def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, tem
     assert heights[20] == pytest.approx(1 - expected.sum(), abs=1e-4)
 
 
-def test_top_k_keeps_k_tokens_and_the_step_button_writes_one_more():
+@pytest.mark.parametrize("cut", [{"k": "3"}, {"k": "1"}, {"t": "0.7", "p": "0.95"}, {"t": "2.0", "p": "0.9"}],
+                         ids=lambda cut: "-".join(f"{k}={v}" for k, v in cut.items()))
+def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormalised(text_model, cut):
+    model, task = text_model
+    at = run_page(PAGE, {"section": "Next token", "prompt": "attention ", **cut})
+    with torch.inference_mode():
+        logits = model(torch.tensor([task.encode_user_input("attention ")])).logits[0, -1].double()
+    p = torch.softmax(logits / float(cut.get("t", 1)), -1).numpy()
+    order = np.argsort(-p, kind="stable")
+    # top-k keeps k tokens; top-p the fewest most probable whose probabilities add up to at least p
+    kept = int(cut["k"]) if "k" in cut else int(np.searchsorted(np.cumsum(p[order]), float(cut["p"]))) + 1
+    drawn_from = np.zeros_like(p)
+    drawn_from[order[:kept]] = p[order[:kept]] / p[order[:kept]].sum()
+    spec = chart_by_title(at, "Token 1: softmax(z / τ)")
+    bars, marks = spec["data"]
+    assert f"{kept} of {len(p)} tokens kept" in spec["layout"]["title"]["text"]
+    assert spec["layout"]["xaxis"]["ticktext"][:20] == [html.escape(s, quote=False) for s in task.symbols(order[:20])]
+    np.testing.assert_allclose(decode_array(bars["y"])[:20], p[order[:20]], atol=1e-6)
+    np.testing.assert_allclose(decode_array(marks["y"]), drawn_from[order[:20]], atol=1e-6)
+    colours = bars["marker"]["color"]
+    assert [colour == "#c8c8c8" for colour in colours] == [rank >= kept for rank in range(21)]  # cut: grey
+    assert [colour for colour in colours[:kept] if colour != "#1f77b4"] == ["#e69f00"]  # kept: blue, one drawn
+    assert at.code[0].value.endswith(f"▸ {task.symbols([order[colours.index('#e69f00')]])[0]}")
+
+
+def test_the_step_button_writes_one_more_token():
     at = run_page(PAGE, {"section": "Next token", "k": "3", "prompt": "attention "})
-    colors = chart_by_title(at, "Token 1")["data"][0]["marker"]["color"]
-    assert sum(color != "#c8c8c8" for color in colors) == 3                 # kept (blue) or chosen (red)
-    assert "3 of" in chart_by_title(at, "Token 1")["layout"]["title"]["text"]
     before = at.code[0].value
     at.button(key="step_next").click().run()
     assert_no_exception(at)
@@ -98,7 +121,8 @@ def test_an_encoder_decoder_writes_and_explains_the_cache_section():
     assert any("decoder-only" in i.value for i in at.info)
 
 
-def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1():
+def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1(text_model):
+    model, task = text_model
     at = run_page(PAGE, {"section": "Compare", "new": "8", "beams": "3", "prompt": "the keys "})
     assert_no_exception(at)
     spec = chart_by_title(at, "The beam search's tree")
@@ -114,6 +138,13 @@ def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1
     assert [note["x"] for note in notes] == list(range(1, len(steps) + 1))  # a name over each node of the path
     written = "".join(note["text"] for note in notes).replace("▁", " ")
     assert written == at.code[2].value  # the strong path spells the beam's text
+    ids = {symbol: i for i, symbol in enumerate(task.symbols(list(range(model.config.tgt_vocab_size))))}
+    prompt, chosen = task.encode_user_input("the keys "), [ids[html.unescape(note["text"])] for note in notes]
+    with torch.inference_mode():  # one pass over the prompt and the text: each token's log p given the ones before
+        log_p = torch.log_softmax(model(torch.tensor([prompt + chosen])).logits[0].double(), -1)
+    summed = np.cumsum([log_p[len(prompt) - 1 + i, token].item() for i, token in enumerate(chosen)])
+    scores = np.array([float(score) for score, _ in path[0]["customdata"]])[order]  # the hover's "sum of log p"
+    np.testing.assert_allclose(scores, summed, atol=1e-3)
     faint = [trace for trace in nodes if trace is not path[0]]
     assert faint and decode_array(faint[0]["x"]).min() >= 1
 
