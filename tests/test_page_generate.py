@@ -1,5 +1,7 @@
-"""The Generate page in AppTest, and its analyses: what the charts draw against the model and the formulas."""
+"""The Generate page in AppTest: what the charts draw against the model and the formulas (the KV cache and Cost
+sections, and the analyses behind them: tests/test_page_generate_costs.py)."""
 
+import html
 from pathlib import Path
 
 import numpy as np
@@ -7,10 +9,8 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from analysis.decoding_cost import cache_bytes, next_token_seconds, step_times, variants
-from analysis.window_cost import banded_attention, measure_window_cost
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from transformer import EOS_ID, KVCache, TransformerConfig, build_model, generate, load_checkpoint, make_task
+from transformer import EOS_ID, generate, load_checkpoint, make_task
 from ui.model_picker import shipped_label
 
 PAGE = "pages/generate/page.py"
@@ -46,11 +46,33 @@ def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, tem
     assert heights[20] == pytest.approx(1 - expected.sum(), abs=1e-4)
 
 
-def test_top_k_keeps_k_tokens_and_the_step_button_writes_one_more():
+@pytest.mark.parametrize("cut", [{"k": "3"}, {"k": "1"}, {"t": "0.7", "p": "0.95"}, {"t": "2.0", "p": "0.9"}],
+                         ids=lambda cut: "-".join(f"{k}={v}" for k, v in cut.items()))
+def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormalised(text_model, cut):
+    model, task = text_model
+    at = run_page(PAGE, {"section": "Next token", "prompt": "attention ", **cut})
+    with torch.inference_mode():
+        logits = model(torch.tensor([task.encode_user_input("attention ")])).logits[0, -1].double()
+    p = torch.softmax(logits / float(cut.get("t", 1)), -1).numpy()
+    order = np.argsort(-p, kind="stable")
+    # top-k keeps k tokens; top-p the fewest most probable whose probabilities add up to at least p
+    kept = int(cut["k"]) if "k" in cut else int(np.searchsorted(np.cumsum(p[order]), float(cut["p"]))) + 1
+    drawn_from = np.zeros_like(p)
+    drawn_from[order[:kept]] = p[order[:kept]] / p[order[:kept]].sum()
+    spec = chart_by_title(at, "Token 1: softmax(z / τ)")
+    bars, marks = spec["data"]
+    assert f"{kept} of {len(p)} tokens kept" in spec["layout"]["title"]["text"]
+    assert spec["layout"]["xaxis"]["ticktext"][:20] == [html.escape(s, quote=False) for s in task.symbols(order[:20])]
+    np.testing.assert_allclose(decode_array(bars["y"])[:20], p[order[:20]], atol=1e-6)
+    np.testing.assert_allclose(decode_array(marks["y"]), drawn_from[order[:20]], atol=1e-6)
+    colours = bars["marker"]["color"]
+    assert [colour == "#c8c8c8" for colour in colours] == [rank >= kept for rank in range(21)]  # cut: grey
+    assert [colour for colour in colours[:kept] if colour != "#1f77b4"] == ["#e69f00"]  # kept: blue, one drawn
+    assert at.code[0].value.endswith(f"▸ {task.symbols([order[colours.index('#e69f00')]])[0]}")
+
+
+def test_the_step_button_writes_one_more_token():
     at = run_page(PAGE, {"section": "Next token", "k": "3", "prompt": "attention "})
-    colors = chart_by_title(at, "Token 1")["data"][0]["marker"]["color"]
-    assert sum(color != "#c8c8c8" for color in colors) == 3                 # kept (blue) or chosen (red)
-    assert "3 of" in chart_by_title(at, "Token 1")["layout"]["title"]["text"]
     before = at.code[0].value
     at.button(key="step_next").click().run()
     assert_no_exception(at)
@@ -99,38 +121,8 @@ def test_an_encoder_decoder_writes_and_explains_the_cache_section():
     assert any("decoder-only" in i.value for i in at.info)
 
 
-def test_the_cache_formula_is_what_the_cache_holds():
-    base = TransformerConfig(d_model=24, num_heads=6, num_decoder_layers=3, tgt_vocab_size=30, max_len=40)
-    for label, config in variants(base, window=5).items():
-        model, cache = build_model(config, seed=1, kind="decoder-only"), KVCache()
-        with torch.inference_mode():
-            model(torch.randint(4, 30, (1, 17)), cache=cache)
-        assert cache.nbytes() == cache_bytes(config, 17), label
-    assert set(variants(base, 5)) == {"multi-head (6 K/V heads)", "grouped-query (3 K/V heads)",
-                                      "grouped-query (2 K/V heads)", "multi-query (1 K/V head)", "sliding window of 5"}
-
-
-@pytest.mark.parametrize("window", (1, 4, 17, 40))
-def test_banded_attention_is_attention_under_the_band_mask(window):
-    q, k, v = torch.randn(3, 33, 8, generator=torch.Generator().manual_seed(window))
-    i, j = np.arange(33)[:, None], np.arange(33)[None, :]
-    band = torch.from_numpy((j <= i) & (j > i - window))
-    expected = F.scaled_dot_product_attention(q[None], k[None], v[None], attn_mask=band)[0]
-    torch.testing.assert_close(banded_attention(q, k, v, window), expected, atol=1e-5, rtol=1e-5)
-
-
-def test_the_timings_are_finite_and_the_fits_have_their_shape():
-    model = build_model(TransformerConfig(d_model=16, num_heads=2, tgt_vocab_size=30, max_len=80), kind="decoder-only")
-    with_cache, without = next_token_seconds(model, (8, 32, 64), repeats=2)
-    assert with_cache.shape == without.shape == (3,) and np.isfinite(with_cache).all() and (without > 0).all()
-    assert step_times(model, [4, 5, 6], 5, use_cache=True).shape == (5,)
-    cost = measure_window_cost(lengths=(64, 128, 256), window=8, d=16, repeats=2)
-    assert np.isfinite([cost.full_fit.exponent, cost.window_fit.exponent]).all()
-    np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths ** 2)
-    np.testing.assert_array_equal(cost.window_bytes, 4 * 8 * cost.lengths)
-
-
-def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1():
+def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1(text_model):
+    model, task = text_model
     at = run_page(PAGE, {"section": "Compare", "new": "8", "beams": "3", "prompt": "the keys "})
     assert_no_exception(at)
     spec = chart_by_title(at, "The beam search's tree")
@@ -146,6 +138,13 @@ def test_the_beam_tree_draws_the_chosen_text_strongly_with_tokens_counted_from_1
     assert [note["x"] for note in notes] == list(range(1, len(steps) + 1))  # a name over each node of the path
     written = "".join(note["text"] for note in notes).replace("▁", " ")
     assert written == at.code[2].value  # the strong path spells the beam's text
+    ids = {symbol: i for i, symbol in enumerate(task.symbols(list(range(model.config.tgt_vocab_size))))}
+    prompt, chosen = task.encode_user_input("the keys "), [ids[html.unescape(note["text"])] for note in notes]
+    with torch.inference_mode():  # one pass over the prompt and the text: each token's log p given the ones before
+        log_p = torch.log_softmax(model(torch.tensor([prompt + chosen])).logits[0].double(), -1)
+    summed = np.cumsum([log_p[len(prompt) - 1 + i, token].item() for i, token in enumerate(chosen)])
+    scores = np.array([float(score) for score, _ in path[0]["customdata"]])[order]  # the hover's "sum of log p"
+    np.testing.assert_allclose(scores, summed, atol=1e-3)
     faint = [trace for trace in nodes if trace is not path[0]]
     assert faint and decode_array(faint[0]["x"]).min() >= 1
 

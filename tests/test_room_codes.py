@@ -1,5 +1,5 @@
-"""Classes (ui/rooms): class codes, the check of a teacher's view against its page's controls, the tally and
-chart of the class's answers, and that ui/rooms/url_schema.json is current."""
+"""Classes (ui/rooms): class codes and what a link with a bad one says, the check of a teacher's view against its
+page's controls, the tally and chart of the class's answers, and that ui/rooms/url_schema.json is current."""
 
 from __future__ import annotations
 
@@ -8,11 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import TIMEOUT
 from ui.lesson_catalogue import LESSONS, Choice, Number, Shipped, View
 from ui.quiz import tally
 from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, PAGE_KEYS, view_problem
-from ui.rooms.store import CODE_ALPHABET, CODE_LENGTH, new_code, normal_code
+from ui.rooms.membership import room_store
+from ui.rooms.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, new_code, normal_code
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,16 +50,115 @@ def test_normal_code_takes_every_code_as_read_aloud():
         assert normal_code(code.swapcase()) == code
 
 
+# --- a link with a code: what the session is told -------------------------------------------------------
+
+NOT_A_CODE = "“{}” is not a class code: a code has 8 letters and digits. You are on the app on your own."
+NO_CLASS = "There is no class {} now: it has ended, or the code is mistyped. You are on the app on your own."
+TOO_MANY = "Too many attempts to join a class in a minute: wait a minute, then open the link again."
+UNREACHABLE = ("The server that holds the classes cannot be reached just now, so the class could not be joined. "
+               "The app works on its own; open the link again in a moment.")
+OTHER_TEACHER = "That teacher's link does not belong to this class: you follow it as a student."
+
+
+def _joining():
+    """A page that only joins by link (app.py's first step) and says the class's message, as app.py does."""
+    import streamlit as st
+
+    from ui.rooms.follow import join_from_link
+    from ui.rooms.membership import take_notice
+
+    join_from_link()
+    said = take_notice()
+    if said:
+        getattr(st, said[0])(said[1])
+
+
+def link(query: dict[str, str], at: AppTest | None = None) -> AppTest:
+    """Open a link with ``query`` in a new session, or again in ``at``'s."""
+    at = at or AppTest.from_function(_joining, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def told(at: AppTest) -> list[str]:
+    assert not at.exception and not at.error and not at.info, [e.value for e in at.exception]
+    return [warning.value for warning in at.warning]
+
+
+def on_its_own(at: AppTest) -> bool:
+    """The session is in no class, and its URL holds neither the class's code nor a teacher's secret."""
+    return "class_room" not in at.session_state and not {"room", "teach"} & set(at.query_params)
+
+
+def unknown_code() -> str:
+    return next(code for code in iter(new_code, None) if room_store().view(code) is None)
+
+
 @pytest.mark.parametrize("typed", ["", "abcd-efg", "abcdefghj", "ABCD-EFGH-J", "--------", "ABCDEFG_", "ABCDEFG!",
                                    "ABCDEFGÄ", "ABCDEFG\t", "ABCDEFG²"])
-def test_normal_code_refuses_the_wrong_length_and_other_characters(typed):
+def test_the_wrong_length_and_other_characters_are_not_a_code(typed):
     assert normal_code(typed) is None
+    at = link({"room": typed, "teach": "secret"})
+    assert told(at) == [NOT_A_CODE.format(typed)] and on_its_own(at)
 
 
 @pytest.mark.parametrize("confusable", ["0", "O", "o", "1", "I", "i", "L", "l"])
-def test_normal_code_refuses_confusable_characters(confusable):
-    assert normal_code("ABCDEFG" + confusable) is None
-    assert normal_code(confusable + "BCD-EFGH") is None
+def test_confusable_characters_are_not_a_code(confusable):
+    for typed in ("ABCDEFG" + confusable, confusable + "BCD-EFGH"):
+        assert normal_code(typed) is None
+        at = link({"room": typed})
+        assert told(at) == [NOT_A_CODE.format(typed)] and on_its_own(at)
+
+
+def test_a_long_text_is_echoed_by_its_first_20_characters():
+    at = link({"room": "ABCD-EFGH-JKMN-PQRS-TUVW"})
+    assert told(at) == [NOT_A_CODE.format("ABCD-EFGH-JKMN-PQRS-")] and on_its_own(at)
+
+
+def test_a_code_of_no_class_and_a_closed_class_is_no_class_now_named_as_read_aloud():
+    code = unknown_code()
+    at = link({"room": f"{code[:4]}-{code[4:]}".lower()})
+    assert told(at) == [NO_CLASS.format(code)] and on_its_own(at)
+    closed, secret = room_store().open("multi_head", {})
+    assert room_store().close(closed, secret)
+    at = link({"room": closed, "teach": secret})
+    assert told(at) == [NO_CLASS.format(closed)] and on_its_own(at)
+
+
+def test_the_sixth_attempt_of_a_minute_is_too_many_even_for_an_open_class():
+    """Five attempts a minute a session: a code of no class counts; a text that is no code is refused first."""
+    at = None
+    for _ in range(5):
+        code = unknown_code()
+        at = link({"room": code}, at)
+        assert told(at) == [NO_CLASS.format(code)]
+    at = link({"room": "ABCDEFG0"}, at)
+    assert told(at) == [NOT_A_CODE.format("ABCDEFG0")]
+    code, secret = room_store().open("multi_head", {})
+    at = link({"room": code, "teach": secret}, at)
+    assert told(at) == [TOO_MANY] and on_its_own(at)
+    assert link({"room": code, "teach": secret}).session_state["class_room"] == {"code": code, "secret": secret}
+
+
+def test_a_store_that_cannot_be_reached_is_said_and_the_session_stays_on_its_own(monkeypatch):
+    class Unreachable:
+        def view(self, code):
+            raise RoomsUnavailable("down")
+
+    monkeypatch.setattr("ui.rooms.follow.room_store", Unreachable)
+    at = link({"room": unknown_code()})
+    assert told(at) == [UNREACHABLE] and on_its_own(at)
+
+
+def test_a_teachers_link_of_another_class_joins_as_a_student():
+    code, _ = room_store().open("multi_head", {})
+    _, other_secret = room_store().open("multi_head", {})
+    at = link({"room": code, "teach": other_secret})
+    assert told(at) == [OTHER_TEACHER]
+    here = at.session_state["class_room"]
+    assert here["code"] == code and here["following"] and "secret" not in here
+    assert at.query_params["room"] == code and "teach" not in at.query_params
 
 
 # --- a teacher's view checked against its page's controls -------------------------------------------------
