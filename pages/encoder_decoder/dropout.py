@@ -103,8 +103,9 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
                           f"{where} before and after dropout (p = {p:g}, seed {seed})"), width="stretch")
     sums = row_sums(weights.after)
     st.caption(f"{(~weights.keep).sum()} of {weights.keep.size} weights dropped (×); the survivors are multiplied "
-               f"by 1/(1 − p) = {1 / (1 - p):.3g}. Rows now sum to {sums.min():.2f} … {sums.max():.2f} instead of 1: "
-               "dropout does not renormalise, it only keeps the *expected* sum at 1.")
+               f"by 1/(1 − p) = {1 / (1 - p):.3g}. "
+               + (f"Rows now sum to {sums.min():.2f} … {sums.max():.2f} instead of 1: dropout does not renormalise, it "
+                  "only keeps the *expected* sum at 1." if p > 0 else "With p = 0 every row still sums to 1."))
     name = "self_attn.out" if sublayer == "attn" else "feed_forward.out"
     output = dropout_view(view.internals[f"{prefix}.{name}"], p, seed, STREAMS[sublayer])
     width = output.before.shape[1]

@@ -22,12 +22,7 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
     with left:
         _curves(pe, d_model, base)
     with right:
-        st.markdown(
-            "Each pair of dimensions $(2i, 2i+1)$ is one clock hand turning at its own speed "
-            "$\\omega_i = \\text{base}^{-2i/d_{model}}$: the first pairs turn fast (wavelength $2\\pi$ "
-            "positions), the last ones so slowly that they barely move over a sentence. "
-            "Together they give every position a distinct fingerprint."
-        )
+        st.markdown(clock_text(pos_ui.wavelengths(d_model, base), positions, d_model))
         st.latex(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
         chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions),
               width="stretch")
@@ -40,8 +35,8 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
           width="stretch", container=left)
     with right:
         st.markdown(
-            "Read a row for one position's vector. Left columns flicker quickly from row to row; right "
-            "columns change slowly, like the high digits of a counter. The values stay in $[-1, 1]$ "
+            "Read a row for one position's vector. " + columns_text(len(pos_ui.wavelengths(d_model, base)), base)
+            + " The values stay in $[-1, 1]$ "
             "whatever the length, so every position has a vector, even one past the longest training "
             "sentence. That does not make a model extrapolate: the paper only hoped the sinusoids would let it "
             "handle longer sequences, and when Press et al. (2021) measured it, a sinusoidal model's "
@@ -67,18 +62,16 @@ def _curves(pe: np.ndarray, d_model: int, base: float) -> None:
 
 def render_similarity(positions: int, d_model: int, base: float) -> None:
     """PE[p]·PE[q] for all positions [P, P] and its profile against the offset k = q - p."""
+    sim = pos_ui.similarity(positions, d_model, base)
+    profile = pos_ui.distance_profile(positions, d_model, base)
     st.markdown(
         "For an even $d_{model}$ the dot product of two position vectors depends on the **offset** "
         "$p - q$ only: every diagonal of the matrix is constant. It is a sum of cosines, so it is "
         "**symmetric** in the sign of the offset ($k$ and $-k$ give the same value: the matrix is symmetric "
-        "about its main diagonal). It is largest "
-        "($d_{model}/2$) at offset 0 and falls off on the whole as positions move apart, but **not "
-        "monotonically**: it rises again, many times, in ripples (the profile on the right)."
+        "about its main diagonal). " + profile_text(profile.mean, d_model)
     )
     st.latex(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
     left, right = st.columns(2, gap="large")
-    sim = pos_ui.similarity(positions, d_model, base)
-    profile = pos_ui.distance_profile(positions, d_model, base)
     chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch", container=left)
     with right:
         chart(cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low,
@@ -134,3 +127,54 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
         st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
                  r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
                  r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}")
+
+
+def _number(value: float) -> str:
+    """A positive number as the sentences write it: thousands separated above 100, three figures below."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def clock_text(waves: np.ndarray, positions: int, d_model: int) -> str:
+    """What the wavelength figure shows, from its wavelengths ``[pairs]``: which pairs turn faster, and how far the
+    slowest turns over the ``positions`` drawn."""
+    text = ("Each pair of dimensions $(2i, 2i+1)$ is one clock hand turning at its own speed "
+            "$\\omega_i = \\text{base}^{-2i/d_{model}}$")
+    if len(waves) == 1:
+        return text + ": here there is only one pair, one hand turning once every $2\\pi \\approx 6.28$ positions."
+    if waves[-1] <= waves[0] * (1 + 1e-6):
+        return text + ": with base 1 they all turn at the same speed, once every $2\\pi$ positions."
+    slowest, last = float(waves[-1]), len(waves) - 1
+    turned = 360.0 * (positions - 1) / slowest
+    dims = f"dimensions {d_model - 2} and {d_model - 1}" if d_model % 2 == 0 else f"dimension {d_model - 1}, a lone sine"
+    return text + (f": the first pair turns fastest (wavelength $2\\pi \\approx 6.28$ positions), each later pair more "
+                   f"slowly. Here the slowest, pair i = {last} ({dims}), has a wavelength of {_number(slowest)} "
+                   f"positions, so from position 0 to {positions - 1} it turns by {_number(turned)}° "
+                   f"({turned / 360:.2g} of a full turn). Together the pairs give every position a distinct fingerprint.")
+
+
+def columns_text(pairs: int, base: float) -> str:
+    """How the table's columns change from row to row, for ``pairs`` clock hands turning at ``base``'s speeds."""
+    if pairs == 1:
+        return "With one pair there is one speed: both columns repeat every $2\\pi$ positions."
+    if base == 1:
+        return "With base 1 every pair of columns turns at the same speed: the pairs repeat each other."
+    return ("Left columns flicker quickly from row to row; columns further right change more and more slowly, like "
+            "the higher digits of a counter.")
+
+
+def profile_text(mean: np.ndarray, d_model: int) -> str:
+    """What the profile on the right shows, from its mean similarity per offset ``[K]`` (offsets 0 .. K-1): where it
+    is largest, how often it rises again and how high it still comes over the far half of the offsets."""
+    m = np.asarray(mean, dtype=np.float64)
+    count, top = len(m), int(np.argmax(m))
+    peak = m[top]
+    said = f"It is largest at offset {top} ({peak:.4g}{' = $d_{model}/2$' if d_model % 2 == 0 else ''})"
+    tol = 1e-6 * abs(peak)
+    rises = sum(1 for k in range(1, count - 1) if m[k] < m[k - 1] - tol and m[k] < m[k + 1] - tol)
+    if rises == 0:
+        return said + f" and only falls over the {count} offsets drawn (the profile on the right)."
+    half = count // 2
+    far = half + int(np.argmax(m[half:]))
+    return (said + f", but it does not fall **monotonically**: over the {count} offsets drawn it rises again "
+            f"{'once' if rises == 1 else f'{rises} times'}, in ripples (the profile on the right), and at offsets "
+            f"{half} to {count - 1} it still reaches {m[far] / peak:.2%} of its peak (offset {far}).")

@@ -24,6 +24,7 @@ from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, query_rows_figure, role_grid_figure, wordpiece_figure
 
 SECOND_TEXT = "The animal didn't cross the street because it was too wide"
+RARE_PREVIOUS = 0.3  # a previous-token score that few heads reach: the roles' scales differ
 
 
 def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
@@ -126,8 +127,11 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
                  r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
         st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
                    "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
-        st.markdown("The raw scores are not on one scale (most heads' entropy ratio is near 0.6, while a previous-token "
-                    "weight of 0.3 is already rare), so a head is coloured by the role in which it **stands out most "
+        low, high = np.percentile(frame["broad"], [25, 75])
+        reach = int((frame["previous token"] >= RARE_PREVIOUS).sum())
+        st.markdown("The raw scores are not on one scale (on this text the middle half of the heads have an entropy "
+                    f"ratio between {low:.2f} and {high:.2f}, while {reach} of the 72 heads reach a previous-token "
+                    f"weight of {RARE_PREVIOUS:g}), so a head is coloured by the role in which it **stands out most "
                     "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
                     "and the largest wins. A role with the same score in every head (same word, when no word is split) "
                     "is never chosen.")

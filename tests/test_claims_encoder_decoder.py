@@ -1,0 +1,71 @@
+"""Encoder-decoder's sentences checked on what its figures draw: LayerNorm's output norm sqrt(d_model) on a random
+model (post-LN and pre-LN, two widths), and the dropout section's counts and row sums (p = 0.3 and p = 0)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+
+PAGE = "pages/encoder_decoder/page.py"
+
+
+@pytest.mark.parametrize("query", [{}, {"norm": "pre-LN", "d_model": "32"}])
+def test_a_random_models_layernorm_gives_every_token_the_norm_the_text_names(query):
+    at = run_page(PAGE, {"section": "One layer", **query})
+    assert_no_exception(at)
+    d_model = int(query.get("d_model", 64))
+    wiring = "**Pre-LN**" if query.get("norm") == "pre-LN" else "**Post-LN**"
+    assert any(m.value.startswith(wiring) for m in at.markdown)
+    text = next(m.value for m in at.markdown if m.value.startswith("**LayerNorm**"))
+    assert f"mean of its {d_model} features" in text
+    said = float(re.search(r"its norm is sqrt\(d_model\) = ([\d.]+): the flat points", text)[1])
+    assert said == pytest.approx(math.sqrt(d_model), abs=0.005)
+    spec = chart_by_title(at, "vector norm of each token after each step")
+    stages = spec["layout"]["xaxis"]["ticktext"]
+    normed = [i for i, name in enumerate(stages) if name.startswith("LayerNorm")]
+    assert len(normed) == 2
+    for trace in spec["data"]:  # every token, at both LayerNorms: the flat points
+        norms = decode_array(trace["y"]).astype(np.float64)
+        np.testing.assert_allclose(norms[normed], math.sqrt(d_model), rtol=2e-3)
+    stats = chart_by_title(at, "mean and std of each token, before and after LayerNorm")
+    for trace in stats["data"]:
+        values = decode_array(trace["y"]).astype(np.float64)
+        if trace["name"] == "std after":
+            np.testing.assert_allclose(values, 1.0, atol=2e-3)
+        if trace["name"] == "mean after":
+            np.testing.assert_allclose(values, 0.0, atol=1e-5)
+
+
+@pytest.mark.parametrize(("p", "seed"), [(0.3, 0), (0.0, 0), (0.1, 5)])
+def test_the_dropout_captions_count_the_drawn_mask_and_sum_the_drawn_rows(p, seed):
+    at = run_page(PAGE, {"section": "Dropout", "dropout": str(p), "drop_seed": str(seed)})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "self-attention weights before and after dropout")
+    layers = {t["name"]: t for t in spec["data"]}
+    before = decode_array(layers["before"]["z"]).astype(np.float64)
+    after = decode_array(layers["after"]["z"]).astype(np.float64)
+    dropped = (after == 0) & (before != 0)
+    np.testing.assert_allclose(after[~dropped], before[~dropped] / (1 - p), rtol=1e-4)
+    note = next(c.value for c in at.caption if "weights dropped" in c.value)
+    count, size = (int(n) for n in re.search(r"(\d+) of (\d+) weights dropped", note).groups())
+    assert (count, size) == (int(dropped.sum()), before.size)
+    assert float(re.search(r"1/\(1 − p\) = (\d+(?:\.\d+)?)", note)[1]) == pytest.approx(1 / (1 - p), rel=2e-3)
+    sums = after.sum(-1)
+    if p == 0:
+        assert count == 0 and "every row still sums to 1" in note and "instead of 1" not in note
+        np.testing.assert_allclose(sums, 1.0, atol=1e-4)
+    else:
+        low, high = (float(v) for v in re.search(r"Rows now sum to ([\d.]+) … ([\d.]+) instead of 1", note).groups())
+        assert (low, high) == pytest.approx((sums.min(), sums.max()), abs=0.006)
+        assert not np.allclose(sums, 1.0, atol=1e-3)  # "instead of 1": no renormalisation
+    output = chart_by_title(at, "output before the residual add")
+    parts = {t["name"]: decode_array(t["z"]).astype(np.float64) for t in output["data"] if t.get("type") == "heatmap"}
+    kept = ~((parts["after"] == 0) & (parts["before"] != 0))
+    share = re.search(r"(\d+)% of the (\d+) entries kept \(expected (\d+)%\)",
+                      next(c.value for c in at.caption if "entries kept" in c.value))
+    assert int(share[2]) == kept.size and int(share[1]) == round(100 * kept.mean()) and int(share[3]) == round(100 * (1 - p))

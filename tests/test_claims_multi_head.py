@@ -1,0 +1,52 @@
+"""Multi-head attention's head view: its caption ("lines for weights below 0.01 are not drawn; opacity is the weight
+rounded up to a tenth") checked line by line against the model's own weights, at the defaults (every head, every
+query) and at a second setting (a causal stack of 3 layers, head 2, the query 'it')."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from tests.test_page_multi_head import model_weights
+
+PAGE = "pages/multi_head/page.py"
+SECOND = {"layers": "3", "layer": "3", "causal": "true", "hv_head": "head 2", "hv_query": "8: it"}
+
+
+def drawn_lines(spec: dict) -> dict[tuple[int, int, int], float]:
+    """(head, query, key) -> opacity of every line the figure draws (one trace per head and opacity level)."""
+    lines = {}
+    for trace in spec["data"]:
+        if trace.get("mode") != "lines" or trace.get("showlegend") is not False:
+            continue
+        head = int(trace["name"].split()[-1]) - 1
+        ys = trace["y"]
+        for start in range(0, len(ys), 3):  # query, key, None
+            lines[(head, int(ys[start]), int(ys[start + 1]))] = float(trace["opacity"])
+    return lines
+
+
+@pytest.mark.parametrize("query", [{}, SECOND])
+def test_the_head_view_draws_each_weight_as_its_caption_says(query):
+    at = run_page(PAGE, {**query, "section": "Head view"})
+    assert_no_exception(at)
+    causal = query.get("causal") == "true"
+    layer = int(query.get("layer", 1))
+    weights = model_weights(int(query.get("layers", 2)), 64, 4, causal)[layer - 1]  # [H, T, T]
+    heads = [1] if query else range(weights.shape[0])
+    queries = [7] if query else range(weights.shape[1])
+    title = f"Layer {layer} · {'head 2' if query else 'all heads'} · head view"
+    lines = drawn_lines(chart_by_title(at, title))
+    expected = {(h, i, j): np.ceil(10 * weights[h, i, j]) / 10 for h in heads for i in queries
+                for j in range(weights.shape[2]) if weights[h, i, j] >= 0.01}
+    assert lines.keys() == expected.keys()
+    for key, opacity in lines.items():
+        assert opacity == pytest.approx(expected[key])
+    hidden = [weights[h, i, j] for h in heads for i in queries for j in range(weights.shape[2])
+              if (h, i, j) not in lines]
+    assert all(w < 0.01 for w in hidden) and hidden  # some weights are too small to draw, at both settings
+    if causal:  # the mask: no line to a later key
+        assert all(j <= i for _, i, j in lines)
+    assert any(c.value == "Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth."
+               for c in at.caption)
