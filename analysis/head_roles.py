@@ -8,8 +8,9 @@ For weights ``[L, H, T, T]`` (rows = queries, each summing to 1 over the keys):
 - same word: mean, over queries inside a word of several pieces, of the weight on the word's other pieces;
 - broad: mean over queries of the row entropy divided by ln T (1 = spread evenly over every key).
 
-Each score is in [0, 1], but the scores are not on one scale: most heads' entropy ratio is near
-0.6 while a previous-token weight of 0.3 is already rare. So a head's strongest role is the one in
+Each score is in [0, 1], but the scores are not on one scale: on MiniLM and the default sentence the
+middle half of the heads have an entropy ratio between about 0.4 and 0.75, while few reach a
+previous-token weight of 0.3. So a head's strongest role is the one in
 which it stands out most among all the heads given: each score is turned into a z-score against
 that role's scores over the heads, z = (s - mean) / std, and the largest z wins. A role with the
 same score in every head (same word, when no word is split) tells no head apart and is never

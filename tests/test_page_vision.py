@@ -182,6 +182,10 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
         assert min(np.abs(drawn - expected).max(), np.abs(drawn + expected).max()) < 1e-4  # up to its sign
     shares = values[order] / values.sum()
     assert [a["text"] for a in spec["layout"]["annotations"][:4]] == [f"PC {k + 1}: {shares[k]:.0%}" for k in range(4)]
+    caption = " ".join(element.value for element in at.caption)
+    rank = np.linalg.matrix_rank(centred)  # 4: the pixel values of a 2 x 2 patch, fewer than 64 filters less one
+    assert f"span at most {rank} directions" in caption
+    assert f"the first 2 explain {shares[:2].sum():.0%}" in caption
 
 
 def knock_out_by_hand(model, digits) -> tuple[float, np.ndarray]:

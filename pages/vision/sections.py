@@ -156,9 +156,12 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
     chart(cached_figure(patch_filters_figure, found.components, found.explained,
                         "Patch filters: principal components", 2 if compact() else 4), key="filters")
     pixels = config.channels * config.patch_size * config.patch_size
-    st.caption(f"Each of the {config.d_model} rows of E is a filter over one patch's {pixels} pixel values, so "
-               f"there are at most {pixels} components; the first {len(found.explained)} are drawn, and the first "
-               f"{min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the filters' variance.")
+    directions = min(pixels, config.d_model - 1)  # the centred rows' rank: no more than either
+    st.caption(f"Each of the {config.d_model} rows of E is a filter over one patch's {pixels} pixel values; "
+               f"less their mean, the filters span at most {directions} directions (no more than the pixel values, "
+               f"nor than the filters less one), the principal components. The first {len(found.explained)} are "
+               f"drawn, and the first {min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the "
+               "filters' variance.")
 
 
 def knockout_section(loaded: LoadedModel, image: ChosenImage) -> None:
