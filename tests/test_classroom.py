@@ -14,7 +14,7 @@ import zxingcpp
 from PIL import Image
 
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, run_page
-from ui.classroom import qr_png
+from ui.sharing import qr_png
 from ui.pages_index import PAGES
 from viz.style import FONT, GRID_COLOR, HEAD_COLORS, base_layout, presentation_spec
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from .classroom import forget_controls
+from .page_url import forget_controls
 from .lesson_catalogue import LESSONS, Lesson, Shipped, View
 from .quiz import question
 

@@ -27,16 +27,16 @@ import streamlit as st
 
 from classroom.board import BOARD
 from classroom.turns import Turns
-from ui.classroom import PRESENT, forget_controls, open_with_view, presenting
+from ui.page_url import forget_controls, open_with_view
 from ui.pages_index import PAGES
-from ui.screen import compact
+from ui.screen import PRESENT, compact, presenting
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
 from .drawing import settings_of
 from .follower import follower
-from .membership import (CLASS, JOINS, ROOM, TEACH, current_class, leave, notice as _notice, room_store,
-                         room_watcher, spaced, student_id as _student_id, take_notice, this_session)
-from .schema import PAGE_KEYS, view_problem
+from .membership import (CLASS, JOINS, current_class, leave, notice as _notice, room_store, room_watcher, spaced,
+                         student_id as _student_id, take_notice, this_session)
+from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
 from .store import RoomsUnavailable, RoomView, normal_code
 from .teaching import send_view, teacher_live
 from .watcher import RoomState, read_room
@@ -178,7 +178,7 @@ def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
               "following": bool(here["following"]) and saw.kind == "view",
               "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
               "settings": settings_of({key: st.query_params.get_all(key) for key in st.query_params
-                                       if key not in (ROOM, TEACH)})})
+                                       if key not in CLASS_KEYS})})
 
 
 def _open(view: RoomView, here: dict, page_path: str) -> None:

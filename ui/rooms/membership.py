@@ -13,7 +13,7 @@ from ui.cache import resource
 from ui.streamlit_internals import session_alive, session_id, url_state_of_bound_controls
 
 from .redis_store import RedisRooms
-from .schema import PAGE_KEYS, general_key
+from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
 from .store import MemoryRooms, RoomStore, RoomsUnavailable
 from .watcher import RoomWatcher
 
@@ -21,10 +21,9 @@ CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "follow
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
 JOINS = "class_joins"  # session state: times of this session's attempts to join a class
-DRAWN, SENT = "class_drawn", "class_drawing_sent"  # the teacher's drawing (ui.rooms.drawing)
-SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS, DRAWN, SENT})
+SENT = "class_drawing_sent"  # session state: the teacher's last drawing sent (ui.rooms.drawing)
+SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS, SENT})
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
-ROOM, TEACH = "room", "teach"  # URL keys of a class
 
 
 @resource()
@@ -88,7 +87,7 @@ def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
     """The view this session shows: its page's URL path and URL state, without the class's own keys. A key
     a control stands for but the URL state lacks (a fragment's run took an older address) is taken from the
     control's value."""
-    query = {key: st.query_params.get_all(key) for key in st.query_params if key not in (ROOM, TEACH)}
+    query = {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS}
     page_keys = PAGE_KEYS.get(page_path, frozenset())
     missing = {key: value for key, value in url_state_of_bound_controls().items()
                if key not in query and general_key(key) in page_keys}

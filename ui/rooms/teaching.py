@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.classroom import chart, presenting, qr_png, view_link
+from ui.charts import chart
 from ui.lesson_catalogue import LESSONS
 from ui.quiz import tally
+from ui.screen import presenting
+from ui.sharing import qr_png, view_link
 from ui.streamlit_internals import fragment_run, session_id
 
 from .drawing import begin_run, publish
+from .membership import CLASS, current_class, leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
-
-from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store,
-                         shown_view, spaced)
+from .schema import ROOM, TEACH
 from .store import RoomsUnavailable
 
 TEACHER_SECONDS = 0.5
