@@ -37,7 +37,7 @@ def route() -> None:
     join_from_link()  # ?room=CODE: this session follows a class
     follow_teacher(current.url_path)  # a student's run opens the teacher's view, if it changed
     start_drawing()  # a teacher's run records what it draws, for the class
-    arrive()  # a lesson step's link restores its view exactly
+    arrive(current.url_path)  # a lesson step's link restores its view exactly
     share, teach = classroom_bar(current)
     class_button(teach, current.url_path)
     class_strip(current.url_path)

@@ -25,5 +25,5 @@ def classroom_bar(page):
         left, teach, middle, right = st.columns([2, 1, 1, 1], vertical_alignment="center")
     presentation_switch(left)
     share = share_popover(middle)
-    reset_button(right)
+    reset_button(right, page.url_path)
     return share, teach

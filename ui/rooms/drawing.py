@@ -26,13 +26,13 @@ from classroom.board import BOARD
 from ui.charts import keep_sent_charts, sent_charts
 from ui.streamlit_internals import session_id
 
-from .membership import SENT  # session state: the last drawing sent
 from .page_text import page_text
 
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
 QUIET_KEYS = frozenset({"present", "lesson", "step", "section", "pixels"})  # not shown among the teacher's settings (pixels: an image as 64 characters)
 MAX_SETTING_CHARS = 60
 TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
+SENT = "class_drawing_sent"  # session state: (code, digest) of the last drawing sent
 
 
 def begin_run(teaching: bool) -> None:

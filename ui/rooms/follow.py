@@ -191,7 +191,8 @@ def _open(view: RoomView, here: dict, page_path: str) -> None:
         _notice("warning", f"The teacher's view could not be shown here: {problem}.")
         return
     TURNS.take(this_session())
-    forget_controls()
+    for page in {page_path, view.page}:  # the controls of the page shown, and of the view's (a visit before)
+        forget_controls(page)
     st.session_state.pop(PRESENT, None)  # presentation mode is the teacher's too (a phone keeps its own size)
     query = {**view.query, ROOM: here["code"]}
     release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first

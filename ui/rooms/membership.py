@@ -21,8 +21,6 @@ CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "follow
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
 JOINS = "class_joins"  # session state: times of this session's attempts to join a class
-SENT = "class_drawing_sent"  # session state: the teacher's last drawing sent (ui.rooms.drawing)
-SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS, SENT})
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
 
 
