@@ -15,19 +15,17 @@ ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: th
 
 def route() -> None:
     """One run of a session: page config, the navigation, the bars around the page, the page."""
-    from ui.classroom import (SIDEBAR_AT_START, classroom_bar, keep_page_keys, presenting, remember_url,
-                              share_view)
+    from ui.classroom_bar import classroom_bar
+    from ui.page_url import keep_page_keys, remember_url
+    from ui.presentation import sidebar_at_start
+    from ui.sharing import share_view
     from ui.lessons import arrive, lesson_bar
     from ui.pages_index import PAGES
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
     from ui.rooms.teaching import bars_write, class_button, page_begins, start_drawing
 
-    # The sidebar's opening state is read once per session, from the link: one with present=true opens with
-    # the sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away
-    # would widen the page after the figures were drawn, and every figure would be laid out a second time.
-    sidebar = st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
     st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide",
-                       initial_sidebar_state=sidebar)
+                       initial_sidebar_state=sidebar_at_start())  # from the session's first link
 
     sections: dict[str, list] = {}
     for page in PAGES:
@@ -39,7 +37,7 @@ def route() -> None:
     join_from_link()  # ?room=CODE: this session follows a class
     follow_teacher(current.url_path)  # a student's run opens the teacher's view, if it changed
     start_drawing()  # a teacher's run records what it draws, for the class
-    arrive()  # a lesson step's link restores its view exactly
+    arrive(current.url_path)  # a lesson step's link restores its view exactly
     share, teach = classroom_bar(current)
     class_button(teach, current.url_path)
     class_strip(current.url_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,7 +15,8 @@ import zxingcpp
 from PIL import Image
 
 from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, run_page
-from ui.classroom import qr_png
+from ui.sharing import qr_png
+from ui.page_url import control_keys
 from ui.pages_index import PAGES
 from viz.style import FONT, GRID_COLOR, HEAD_COLORS, base_layout, presentation_spec
 
@@ -149,3 +151,34 @@ def test_reset_returns_every_control_to_its_default_and_keeps_presentation_mode(
     assert_no_exception(at)
     assert at.slider(key="layers").value == 2 and at.select_slider(key="heads").value == 4
     assert at.toggle(key="present").value
+
+
+def test_reset_clears_the_pages_controls_and_keeps_every_other_session_key():
+    at = run_page("pages/multi_head/page.py", {"layers": "3"})
+    at.session_state["unrelated"] = "kept"  # as a model, an upload, a training run or a class would be
+    at.session_state["temp"] = 0.5  # another page's control (Self-attention's temperature): not this page's
+    at.run()
+    assert at.slider(key="layers").value == 3
+    at.button(key="reset_page").click()
+    at.run()
+    assert_no_exception(at)
+    assert at.slider(key="layers").value == 2 and "layers" not in at.query_params
+    assert at.session_state["unrelated"] == "kept" and at.session_state["temp"] == 0.5
+
+
+def test_a_pages_controls_are_its_url_keys_and_its_session_controls_never_the_bars():
+    state = ["s1", "s12", "heads", "model", "present", "share", "model_upload", "uploaded_checkpoints", "trainer",
+             "class_room", "lesson_answers", "temp"]
+    assert control_keys("masks", state) == ["s1", "s12", "heads", "model"]
+    assert control_keys("train", ["layer_try", "snap", "corpus", "settings", "trainer", "running", "present"]) == [
+        "layer_try", "snap", "corpus", "settings"]
+    assert control_keys("no_such_page", state) == []
+
+
+def test_every_session_control_is_a_key_its_page_uses():
+    """A page's session controls (not in the URL) are named where the page draws them (``PageInfo``)."""
+    root = Path(__file__).resolve().parent.parent
+    for page in PAGES:
+        text = "\n".join(path.read_text(encoding="utf-8") for path in (root / page.path).parent.glob("*.py"))
+        for pattern in page.session_controls:
+            assert f'"{pattern.split("*")[0]}' in text, (page.url_path, pattern)

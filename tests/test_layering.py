@@ -148,20 +148,37 @@ def project_imports(path: Path) -> set[Path]:
     return found
 
 
-def loads_runtime(path: Path) -> bool:
-    """True when loading the module loads ui/runtime.py first, directly or through the project modules it imports."""
+def loaded_with(path: Path) -> set[Path]:
+    """The project files loading the module loads, directly or through the project modules it imports."""
     seen, todo = set(), [path]
     while todo:
         for imported in project_imports(todo.pop()) - seen:
             seen.add(imported)
             todo.append(imported)
-    return ROOT / "ui" / "runtime.py" in seen
+    return seen
+
+
+def loads_runtime(path: Path) -> bool:
+    """True when loading the module loads ui/runtime.py first, directly or through the project modules it imports."""
+    return ROOT / "ui" / "runtime.py" in loaded_with(path)
 
 
 def test_project_imports_are_resolved_to_files():
     ui_models, forward = ROOT / "ui" / "models.py", ROOT / "ui" / "forward.py"
     assert ROOT / "ui" / "runtime.py" in project_imports(ui_models) and ui_models in project_imports(forward)
     assert loads_runtime(ROOT / "ui" / "model_picker.py") and not loads_runtime(ROOT / "ui" / "lesson_catalogue.py")
+
+
+def test_the_modules_of_ui_import_one_another_one_way():
+    """No import cycle among the modules of ui/ (ui/rooms/ included): each can be read, and loaded, after the
+    ones it uses. The chart of every page needs nothing of a class; ui/rooms/ builds on it."""
+    modules = {path for path in (ROOT / "ui").rglob("*.py") if path.name != "__init__.py"}
+    for path in sorted(modules):
+        others = {imported for imported in project_imports(path) if imported in modules and imported != path}
+        for other in others:
+            assert path not in loaded_with(other), \
+                f"{path.relative_to(ROOT)} and {other.relative_to(ROOT)} import each other"
+    assert not [path for path in loaded_with(ROOT / "ui" / "charts.py") if "rooms" in path.parts]
 
 
 def test_ui_modules_set_torch_threads_before_using_torch():

@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
-import ui.classroom
+import ui.charts
 import ui.cache
 import ui.plotly_in_place
 from tests.apptest_helpers import (assert_no_exception, chart_elements, chart_json, chart_specs, decode_array,
@@ -153,7 +153,7 @@ def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
         serialisations.append(figure)
         return figure_json(figure, config)
 
-    monkeypatch.setattr(ui.classroom, "figure_json", counted)
+    monkeypatch.setattr(ui.charts, "figure_json", counted)
     ui.cache.clear_figures()  # no figure serialised by an earlier test
     at = run_page("pages/positional_encoding/page.py")
     first = [el.proto.bytes for el in chart_elements(at)]
@@ -189,7 +189,7 @@ def test_only_a_shared_figure_keeps_its_json(monkeypatch):
     shared.json("other", serialise)
     assert len(made) == 2
     assert cached_figure(_heatmap, 2.5) is not shared  # other arguments, another figure
-    monkeypatch.setattr(ui.classroom, "figure_json", lambda figure, config=None: serialise(figure))
+    monkeypatch.setattr(ui.charts, "figure_json", lambda figure, config=None: serialise(figure))
     at = AppTest.from_function(_a_figure_built_in_the_run).run()  # drawn without the cache: serialised each run
     first = chart_specs(at)
     at.run()
@@ -201,7 +201,7 @@ def _a_figure_built_in_the_run():
     import numpy as np
     import plotly.graph_objects as go
 
-    from ui.classroom import chart
+    from ui.charts import chart
 
     chart(go.Figure(go.Heatmap(z=np.full((2, 2), 1.5, dtype=np.float32))))
 

@@ -138,7 +138,7 @@ def _figure(_builder: Callable[..., go.Figure], name: str, args: tuple, kwargs: 
 
 def cached_figure(builder: Callable[..., go.Figure], *args, **kwargs) -> SharedFigure:
     """``builder(*args, **kwargs)``, built once per builder and argument values (numpy arrays are compared by
-    content) and shared; ``ui.classroom.chart`` draws it."""
+    content) and shared; ``ui.charts.chart`` draws it."""
     return _figure(builder, f"{builder.__module__}.{builder.__qualname__}", args, tuple(sorted(kwargs.items())))
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from .classroom import forget_controls
+from .page_url import forget_controls
 from .lesson_catalogue import LESSONS, Lesson, Shipped, View
 from .quiz import question
 
@@ -70,14 +70,14 @@ def current_place() -> Place | None:
     return Place(lesson, step, lesson.views[step])
 
 
-def arrive() -> None:
-    """Call before any control is drawn. On arriving at a lesson step (a link, Next or Previous),
-    forget the controls' values, so that the view is exactly its link's settings and defaults
-    (a control keeps its value across pages of one session, which would otherwise win)."""
+def arrive(page_path: str) -> None:
+    """Call before any control is drawn. On arriving at a lesson step (a link, Next or Previous) on the page
+    ``page_path``, its controls forget their values, so that the view is exactly its link's settings and
+    defaults (a control keeps its value from run to run, which would otherwise win)."""
     place = current_place()
     here = None if place is None else f"{place.lesson.id}/{place.step}"
     if here is not None and st.session_state.get(SHOWN) != here:
-        forget_controls()
+        forget_controls(page_path)
     st.session_state[SHOWN] = here
 
 

@@ -7,13 +7,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageInfo:
-    """One page: its navigation section, script (``pages/<folder>/page.py``), title, icon, summary."""
+    """One page: its navigation section, script (``pages/<folder>/page.py``), title, icon, summary.
+
+    ``session_controls``: the session-state keys of the page's controls that are not in the URL (a ``*`` stands
+    for any text), with their URL keys (``ui.rooms.schema.PAGE_KEYS``) all that "Reset this page" clears
+    (``ui.page_url.forget_controls``). Nothing else is: not a model, an upload, a training run or a class."""
 
     section: str
     path: str
     title: str
     icon: str
     summary: str
+    session_controls: tuple[str, ...] = ()
 
     @property
     def url_path(self) -> str:
@@ -34,7 +39,8 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Start", "pages/lessons/page.py", "Lessons", ":material/school:",
              "Start here: a course from tokens to a real pretrained model. Then one lesson a topic: prepared "
              "views, each with what to notice and a question answered before its answer shows; next and "
-             "previous on every page, one click per step."),
+             "previous on every page, one click per step.",
+             ("answer_*",)),  # a step's answer, folded or open
     PageInfo("Attention", "pages/self_attention/page.py", "Self-attention, step by step", ":material/function:",
              "softmax(QK^T / sqrt(d_k)) V on your sentence: embeddings, Q, K, V, scores, scaling, mask, "
              "softmax and output, with one query's weighted sum of values."),
@@ -52,7 +58,9 @@ PAGES: tuple[PageInfo, ...] = (
              "one layer step by step, shapes, parameters and the output distribution."),
     PageInfo("Trained models", "pages/train/page.py", "Train a tiny Transformer", ":material/model_training:",
              "Watch a small model learn induction, copy, reverse, sort or a text in seconds on the CPU: loss, "
-             "accuracy, heads that form, a step slider through training, and a checkpoint for every page."),
+             "accuracy, heads that form, a step slider through training, and a checkpoint for every page.",
+             # the training text, the snapshot slider, the input to try, the attention shown, the settings folded
+             ("corpus", "snap", "try", "layer_*", "settings_folded")),
     PageInfo("Trained models", "pages/pretrained/page.py", "A real pretrained model", ":material/psychology:",
              "all-MiniLM-L6-v2, run by this dashboard's own encoder and checked against Hugging Face: its 72 "
              "heads on your text, WordPiece tokens, head roles, two sentences compared."),
@@ -64,7 +72,8 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("Trained models", "pages/vision/page.py", "Vision Transformer", ":material/image:",
              "Attention over image patches: draw a digit (mouse or finger) and watch a ViT read it; patches and "
              "[CLS], every head's attention over the image, the learned 2-D position embeddings, attention "
-             "distance, patch filters, and heads knocked out."),
+             "distance, patch filters, and heads knocked out.",
+             ("canvas", "vision_upload")),  # the drawing and the uploaded picture (their image code is the URL's)
     PageInfo("Trained models", "pages/experiments/page.py", "Experiments", ":material/science:",
              "Test what a head does: knock heads out, rank them by what their loss costs, watch one head's "
              "pattern without another, patch a clean run into a corrupted one, read each layer's guess (logit "

@@ -1,6 +1,6 @@
 """The reader's screen: a phone or a tablet gets a compact page, figure first.
 
-A small ``st.components.v2`` component, mounted once above every page (``ui.classroom.classroom_bar``),
+A small ``st.components.v2`` component, mounted once above every page (``ui.classroom_bar``),
 watches the browser window's width. While the window is narrower than ``COMPACT_BELOW_PX`` it tells the
 server so (one rerun, the first time and whenever the window crosses that width: a tablet turned), and
 the pages lay themselves out for a small screen: the explanation folds into a closed expander and the
@@ -30,7 +30,7 @@ _JS = """
 export default function ({ data, setStateValue }) {
   // Report whether the window is compact, only when the server's idea of it is wrong.
   // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
-  // server: ui.classroom.chart).
+  // server: ui.charts.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   // A compact window also marks the page (lab-compact): the charts' fitting puts colour bars under narrow plots

@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui import vision_numbers
 from ui.cache import cached_figure
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
 from viz.experiments import head_grid

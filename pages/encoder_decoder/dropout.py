@@ -13,7 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from analysis.dropout import dropout_view, row_sums
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import stops_slider
 from ui.cache import shared_figure
 from ui.screen import figure_first, settings

@@ -7,7 +7,7 @@ import streamlit as st
 
 from analysis.decoder_tables import id_names, rank_of, top_k
 from pages.encoder_decoder.figures import output_figure
-from ui.classroom import chart
+from ui.charts import chart
 
 
 @st.fragment

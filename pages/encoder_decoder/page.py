@@ -22,7 +22,8 @@ from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
-from ui.classroom import chart, explanation
+from ui.charts import chart
+from ui.presentation import explanation
 from ui.screen import compact, figure_on_top, figure_first, settings as screen_settings
 from viz.architecture import ArchitectureSpec, architecture_dot
 

@@ -16,7 +16,7 @@ from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluatio
                                       resample_source, scored, similarity, subject_of)
 from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure, computation
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import settings_row
 from ui.text import as_typed
 from viz.experiments import before_after, head_grid, position_bars

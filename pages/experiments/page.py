@@ -15,7 +15,7 @@ from pages.experiments.vision import vision_experiment
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
 from ui.cache import computation
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import NUMBERING, section_picker
 from ui.model_picker import shipped_entry, trained_model

@@ -15,7 +15,7 @@ from pages.experiments.knock_out import Inputs, head_choices, head_label
 from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import AttentionName, make_task
 from ui.text import as_typed
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import stops_slider
 from ui.screen import compact, figure_on_top
 from ui.text import tokenize_text

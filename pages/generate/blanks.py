@@ -14,7 +14,7 @@ from analysis.blanks import Blanks, blank_distributions, blank_losses
 from transformer import make_task
 from transformer.masked_lm import MASK, MASK_RATE, RANDOM_SHARE, REPLACE_SHARE, mask_id
 from ui.cache import computation
-from ui.classroom import chart
+from ui.charts import chart
 from ui.model_picker import shipped_entry
 from ui.models import load_model
 from viz.generation import blank_bars, blank_loss_bars

@@ -16,7 +16,7 @@ from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
 from transformer import KVCache, TransformerConfig, build_model
 from transformer.spec import ModelSpec
-from ui.classroom import chart
+from ui.charts import chart
 from ui.models import load_model
 from viz.generation import labelled_bars, lines
 from viz.heatmap import matrix_heatmap

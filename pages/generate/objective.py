@@ -11,7 +11,7 @@ from pages.generate.blanks import render_blanks
 from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
 from ui.cache import computation
-from ui.classroom import chart
+from ui.charts import chart
 from ui.models import load_model
 from viz.experiments import position_bars
 

@@ -10,7 +10,7 @@ import streamlit as st
 
 from pages.generate import costs, objective, sections
 from pages.generate.setup import Writer, prompt_ids, writer_of
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import settings as screen_settings
 from ui.controls import section_picker
 from ui.model_picker import trained_model

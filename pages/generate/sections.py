@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 from pages.generate.setup import STOPS, Vocabulary, Writer, generation
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import button_row
 from viz.generation import beam_tree, distribution_bars
 from viz.heatmap import matrix_heatmap

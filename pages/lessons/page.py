@@ -3,7 +3,7 @@ its answer shows. The Start here course comes first."""
 
 import streamlit as st
 
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.lessons import LESSONS, TOPIC, view_query
 from ui.pages_index import PAGES
 from ui.quiz import answer_part

@@ -14,7 +14,7 @@ from pages.masks import sections as sections
 from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control, stops_slider
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import figure_on_top, settings
 from ui.routing import require_navigation
 from ui.text import tokenize_text

@@ -20,7 +20,7 @@ from pages.masks import numbers as mask_ui
 from ui.cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import TokenizedText, sentence_input
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import figure_on_top, figure_first
 
 # The page's tabs; the open one is the URL's ``section``.

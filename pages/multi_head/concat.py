@@ -12,7 +12,7 @@ import streamlit as st
 from analysis.head_concat import concat_heads, output_projection, projection_gap
 from ui.cache import cached_figure
 from ui.forward import run_model, stack_of
-from ui.classroom import chart
+from ui.charts import chart
 from viz.head_concat import (attention_output_figure, concat_figure, head_outputs_figure, output_weight_figure,
                              symmetric_limit)
 

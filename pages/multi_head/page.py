@@ -21,7 +21,8 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.routing import require_navigation
-from ui.classroom import chart, explanation
+from ui.charts import chart
+from ui.presentation import explanation
 from ui.screen import figure_first, settings
 from pages.multi_head.concat import concat_section
 

@@ -11,7 +11,7 @@ from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import figure_first
 
 

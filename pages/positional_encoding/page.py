@@ -10,7 +10,7 @@ import streamlit as st
 
 from pages.positional_encoding.schemes import render_schemes
 from pages.positional_encoding.curves import render_curves, render_shift, render_similarity
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import section_picker
 from ui.routing import require_navigation

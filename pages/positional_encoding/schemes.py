@@ -12,7 +12,7 @@ from viz import positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import section_picker
 from ui.screen import compact, figure_first
 

@@ -12,7 +12,7 @@ from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layer
 from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import figure_on_top, figure_first, settings
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention

@@ -4,7 +4,7 @@ import streamlit as st
 
 from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, pairs, sections
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import NUMBERING, section_picker, stops_slider
 from ui.routing import require_navigation

@@ -8,7 +8,7 @@ import streamlit as st
 
 from analysis.contrastive import contrastive_loss, in_batch_probabilities
 from pages.pretrained import numbers
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import figure_first, settings
 from viz.heatmap import matrix_heatmap
 

@@ -12,7 +12,7 @@ from analysis.head_roles import (CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDIN
 from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import figure_first, settings
 from ui.controls import stops_slider
 from viz.labels import escape

@@ -16,7 +16,7 @@ from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.model_sizes import SELF_ATTENTION
 from ui.models import LoadedModel
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.screen import settings, settings_row
 from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input

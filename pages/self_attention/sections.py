@@ -17,7 +17,7 @@ from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer import TransformerConfig
 from ui.cache import cached_figure
-from ui.classroom import chart
+from ui.charts import chart
 from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
                                  signed_matrix_figure, weighted_values_figure)
 

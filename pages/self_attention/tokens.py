@@ -15,7 +15,7 @@ from transformer.bpe_training import LearnedBPE, token_counts, train_bpe
 from transformer.pretrained import pretrained_tokenizer
 from transformer.text_corpus import CORPUS_PATH
 from ui.cache import cached_figure, computation, resource
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import compact, presenting
 from viz.tokens import growth_figure, merges_figure, segmentation_figure
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from analysis.attention_cost import CostMeasurement, measure_cost, sequential_steps
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from ui.classroom import chart
+from ui.charts import chart
 from viz.attention_cost import attention_cost_figure
 
 

@@ -15,7 +15,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from transformer import (DIGITS_TASK, POSITIONAL_ENCODINGS, RECIPES, TRAINING_TASKS, TrainingSetup, default_setup,
                          learning_rate_at)
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from viz.generation import lines
 from ui.screen import settings_row

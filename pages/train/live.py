@@ -13,7 +13,7 @@ from pages.train import controls
 from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
-from ui.classroom import chart
+from ui.charts import chart
 from ui.screen import button_row, compact, figure_on_top, show_section
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure

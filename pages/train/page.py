@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.train import after, controls, live, recipes
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.controls import NUMBERING
 from ui.screen import figure_on_top
 from transformer.text_corpus import MAX_TEXT_CHARS

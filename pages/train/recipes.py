@@ -10,7 +10,7 @@ from analysis.recipes import RecipeComparison, compare_recipes
 from pages.train.controls import RECIPE_LABELS
 from pages.train.slots import training_slots
 from transformer import RECIPES, TrainingSetup
-from ui.classroom import chart
+from ui.charts import chart
 from viz.generation import lines
 
 COMPARE_STEPS = 300  # each recipe trains this many steps (about 5 s each on one core for the default task)

@@ -8,7 +8,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 
 from analysis.vision import row_over_patches
 from transformer import AttentionName, Trainer
-from ui.classroom import chart
+from ui.charts import chart
 from ui.cache import cached_figure
 from ui.screen import compact
 from viz.heads import head_grid_figure

@@ -4,7 +4,7 @@ import streamlit as st
 
 from pages.vision import sections
 from pages.vision.picture import chosen_image
-from ui.classroom import explanation
+from ui.presentation import explanation
 from ui.controls import NUMBERING, section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation

@@ -10,7 +10,7 @@ from analysis.head_stats import attention_rollout
 from ui import vision_numbers
 from pages.vision.picture import ChosenImage
 from ui.cache import cached_figure
-from ui.classroom import chart
+from ui.charts import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
 from ui.screen import compact, figure_first, settings

@@ -1,8 +1,8 @@
 """What a teacher's run drew, as a *drawing* its students' browsers show without a run of their own.
 
-Every chart of a teacher's run is recorded by name (``record_chart``, called by ``ui.classroom.chart``) as
-the JSON it was sent as: in the teacher's mode, and in presentation mode also plain (a phone that follows keeps
-its own size). A full run starts a new record (``begin_run``); a fragment's run replaces the charts it draws.
+Every chart of a teacher's run is kept by name (``ui.charts.keep_sent_charts``) as the JSON it was sent as: in
+the teacher's mode, and in presentation mode also plain (a phone that follows keeps its own size). A full run
+starts a new record (``begin_run``); a fragment's run replaces the charts it draws.
 After the run the view goes out (``publish``): the room's view (page and URL state) to its store, then the
 drawing for each mode, to the store (which carries it to other servers) and to this server's board
 (``classroom.board``), which answers the students' browsers at once.
@@ -23,40 +23,27 @@ import streamlit as st
 
 from classroom.board import BOARD
 
+from ui.charts import keep_sent_charts, sent_charts
 from ui.streamlit_internals import session_id
 
-from .membership import DRAWN, SENT  # session state: the teacher's run's charts, the last drawing sent
 from .page_text import page_text
 
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
 QUIET_KEYS = frozenset({"present", "lesson", "step", "section", "pixels"})  # not shown among the teacher's settings (pixels: an image as 64 characters)
 MAX_SETTING_CHARS = 60
 TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
+SENT = "class_drawing_sent"  # session state: (code, digest) of the last drawing sent
 
 
 def begin_run(teaching: bool) -> None:
     """Call at the start of every full run: the teacher's record (charts, and the page's text:
     ``ui.rooms.page_text``) starts empty; other sessions keep none."""
+    kept = sent_charts() is not None
+    keep_sent_charts(teaching)
     if teaching:
-        st.session_state[DRAWN] = {"charts": {}}
         page_text().start(session_id())
-    else:
-        if st.session_state.pop(DRAWN, None) is not None:
-            page_text().stop(session_id())
-
-
-def recording() -> bool:
-    return DRAWN in st.session_state
-
-
-def record_chart(name: str, sent: dict[str, bytes]) -> None:
-    """The teacher's run drew chart ``name`` as ``sent`` (mode -> figure JSON); a later draw of it replaces it."""
-    drawn = st.session_state.get(DRAWN)
-    if drawn is not None:
-        if name in TEACHER_ONLY:
-            return
-        drawn["charts"].pop(name, None)  # a chart drawn again (a fragment's run) moves to its new place
-        drawn["charts"][name] = sent
+    elif kept:
+        page_text().stop(session_id())
 
 
 def layout_of(page: str, query: dict[str, list[str]], names: list[str], text: str = "") -> str:
@@ -97,11 +84,12 @@ def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]
     """The teacher's view goes out: the room's view to ``store``, then this run's drawing to the store and to
     this server's board. Returns the view's version (None: not the room's teacher)."""
     version = store.publish(code, secret, page, query)
-    drawn = st.session_state.get(DRAWN)
-    if version is None or drawn is None:
+    sent = sent_charts()
+    if version is None or sent is None:
         return version
-    layout = layout_of(page, query, list(drawn["charts"]), page_text().digest(session_id()))
-    drawings = compose(version, page, query, present, drawn["charts"], layout)
+    charts = {name: modes for name, modes in sent.items() if name not in TEACHER_ONLY}
+    layout = layout_of(page, query, list(charts), page_text().digest(session_id()))
+    drawings = compose(version, page, query, present, charts, layout)
     digest = hashlib.sha256("".join(drawings[mode] for mode in sorted(drawings)).encode()).hexdigest()
     if st.session_state.get(SENT) == (code, digest):
         return version  # the same drawing went out already: the students are not woken for nothing

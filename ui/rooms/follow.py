@@ -1,8 +1,8 @@
 """A class on screen, the student's side: joining by link, following the teacher's view, "explore on my own"
 and "follow again" (the teacher's side is ``ui.rooms.teaching``).
 
-A session is in at most one class (``st.session_state[CLASS]``), as its teacher (it holds the secret) or
-as a student. The URL says so too: ``?room=CODE`` joins a class on any page, and the teacher's own link
+A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``), as its teacher (it holds the
+secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page, and the teacher's own link
 adds ``&teach=SECRET``; the "Share this view" link carries neither.
 
 A student's page does not run for each of the teacher's changes: the teacher's run publishes what it drew
@@ -27,19 +27,20 @@ import streamlit as st
 
 from classroom.board import BOARD
 from classroom.turns import Turns
-from ui.classroom import PRESENT, forget_controls, open_with_view, presenting
+from ui.page_url import forget_controls, open_with_view
 from ui.pages_index import PAGES
-from ui.screen import compact
+from ui.screen import PRESENT, compact, presenting
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
 from .drawing import settings_of
 from .follower import follower
-from .membership import (CLASS, JOINS, ROOM, TEACH, current_class, leave, notice as _notice, room_store,
-                         room_watcher, spaced, student_id as _student_id, take_notice, this_session)
-from .schema import PAGE_KEYS, view_problem
+from .membership import (JOINS, leave, notice as _notice, room_store, room_watcher, spaced, student_id as _student_id,
+                         take_notice, this_session)
+from .place import ClassPlace, current_class, enter
+from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
 from .store import RoomsUnavailable, RoomView, normal_code
 from .teaching import send_view, teacher_live
-from .watcher import RoomState, read_room
+from .watcher import read_room
 
 JOINS_PER_MINUTE = 5
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)
@@ -65,17 +66,17 @@ def join_from_link() -> None:
     this session in that class; an unknown or ended class, or too many attempts, is said and the session
     stays on the app on its own. The URL keeps the class's keys while the session is in it."""
     linked = st.query_params.get(ROOM)
-    here = current_class()
+    place = current_class()
     if linked is None:
-        if here:  # a link or a page without the class's keys: put them back (a reload stays in the class)
-            st.query_params[ROOM] = here["code"]
-            if here.get("secret"):
-                st.query_params[TEACH] = here["secret"]
+        if place is not None:  # a link or a page without the class's keys: put them back (a reload stays in the class)
+            st.query_params[ROOM] = place.code
+            if place.is_teacher:
+                st.query_params[TEACH] = place.secret
         return
     code = normal_code(linked)
-    if here and code == here["code"]:
-        if here.get("secret"):
-            st.query_params[TEACH] = here["secret"]
+    if place is not None and code == place.code:
+        if place.is_teacher:
+            st.query_params[TEACH] = place.secret
         return
     secret = st.query_params.get(TEACH)
     st.query_params.pop(TEACH, None)
@@ -104,96 +105,96 @@ def join_from_link() -> None:
         return
     st.query_params[ROOM] = code
     if teacher:
-        st.session_state[CLASS] = {"code": code, "secret": secret}
+        enter(ClassPlace.for_teacher(code, secret))
         st.query_params[TEACH] = secret
     else:
-        st.session_state[CLASS] = {"code": code, "following": True, "applied": 0, "token": store.view_token(code)}
+        enter(ClassPlace.for_student(code, store.view_token(code)))
         with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
             store.seen(code, _student_id())
         if secret is not None:
             _notice("warning", "That teacher's link does not belong to this class: you follow it as a student.")
 
 
-def _set_following(following: bool) -> None:
-    """on_click of "Follow again" and "Explore on my own": either way this run opens the teacher's latest view
-    (the page's controls may be older than the figures the browser took in place)."""
-    here = current_class()
-    if here:
-        st.session_state[CLASS] = {**here, "following": following, "applied": 0, "open_latest": True}
+def _follow() -> None:
+    """on_click of "Follow again"."""
+    place = current_class()
+    if place is not None:
+        place.follow()
+
+
+def _explore() -> None:
+    """on_click of "Explore on my own"."""
+    place = current_class()
+    if place is not None:
+        place.explore()
 
 
 def follow_teacher(page_path: str) -> None:
     """Call before the page's controls, in a student's run: read the room; when the teacher's view changed
     and the student follows, open it (``_open``); a class that ended is left and said. What the run saw
-    is kept (``here["saw"]``) for the server's watcher."""
-    here = current_class()
-    if not here or here.get("secret"):
+    is kept (``ClassPlace.seen``) for the strip and the student's browser."""
+    place = current_class()
+    if place is None or place.is_teacher:
         return
-    if not here.get("token"):
+    if not place.token:
         with contextlib.suppress(RoomsUnavailable):
-            here["token"] = room_store().view_token(here["code"])
-    here["after"] = BOARD.sequence(here["token"]) if here.get("token") else 0  # read before the room
-    saw, view = read_room(room_store(), here["code"], time.monotonic())
-    if saw.kind == "ended" or (saw.kind == "missing" and time.time() - here.setdefault("missing_since", time.time())
-                               > MISSING_GRACE_SECONDS):
+            place.token = room_store().view_token(place.code)
+    place.after = BOARD.sequence(place.token) if place.token else 0  # read before the room
+    saw, view = read_room(room_store(), place.code, time.monotonic())
+    if saw.kind == "ended" or (saw.kind == "missing" and place.missing_for(time.time()) > MISSING_GRACE_SECONDS):
         leave()
         _notice("info", "The class has ended. You keep the view you have.")
         return
-    here["saw"] = saw
-    if saw.kind != "view":
-        return
-    here.pop("missing_since", None)
-    here["revealed"] = saw.revealed
-    here["teacher_present"] = view.query.get(PRESENT) == ["true"]
-    if here.pop("open_latest", False) or (here["following"] and view.version != here["applied"]):
-        _open(view, here, page_path)
+    place.seen(saw, teacher_present=view is not None and view.query.get(PRESENT) == ["true"])
+    if view is not None and place.due(view.version):
+        _open(view, place, page_path)
 
 
-def _student_strip(page_path: str) -> None:
+def _student_strip(place: ClassPlace, page_path: str) -> None:
     """Say whom the student follows, with "Explore on my own" or "Follow again"."""
-    here = current_class()
-    saw: RoomState = here.get("saw", RoomState("missing"))
+    saw = place.saw
     if saw.kind == "unavailable":
         st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
                    "the class resumes when it is back.", icon=":material/cloud_off:")
     elif saw.kind == "missing":
-        st.caption(f"Class **{spaced(here['code'])}**: waiting for the teacher's screen…")
-    elif not here["following"]:
-        st.caption(f"Exploring on my own · class **{spaced(here['code'])}**.")
-        st.button("Follow again", icon=":material/sync:", key="follow_again", on_click=_set_following, args=(True,))
+        st.caption(f"Class **{spaced(place.code)}**: waiting for the teacher's screen…")
+    elif not place.following:
+        st.caption(f"Exploring on my own · class **{spaced(place.code)}**.")
+        st.button("Follow again", icon=":material/sync:", key="follow_again", on_click=_follow)
     else:
-        st.caption(f"Following the teacher · class **{spaced(here['code'])}**.")
-        st.button("Explore on my own", icon=":material/explore:", key="explore", on_click=_set_following,
-                  args=(False,))
-    if here.get("token"):
-        _live_part(here, saw, page_path)
+        st.caption(f"Following the teacher · class **{spaced(place.code)}**.")
+        st.button("Explore on my own", icon=":material/explore:", key="explore", on_click=_explore)
+    if place.token:
+        _live_part(place, page_path)
 
 
-def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
+def _live_part(place: ClassPlace, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
-    follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "plain",
-              "after": here.get("after", 0), "version": here["applied"],
-              "layout": BOARD.layout_at(here["token"], here["applied"]), "present": here.get("teacher_present", False),
+    saw = place.saw
+    follower({"url": f"_class/{place.token}", "code": place.code, "mode": "present" if presenting() else "plain",
+              "after": place.after, "version": place.applied,
+              "layout": BOARD.layout_at(place.token, place.applied), "present": place.teacher_present,
               "followPresent": not compact(), "status": saw.status(),
-              "following": bool(here["following"]) and saw.kind == "view",
+              "following": place.following and saw.kind == "view",
               "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
               "settings": settings_of({key: st.query_params.get_all(key) for key in st.query_params
-                                       if key not in (ROOM, TEACH)})})
+                                       if key not in CLASS_KEYS})})
 
 
-def _open(view: RoomView, here: dict, page_path: str) -> None:
+def _open(view: RoomView, place: ClassPlace, page_path: str) -> None:
     """Open the teacher's view in this run, before the page draws: its page with its URL state and the
     class's code; the controls forget their values (presentation mode too) so that the URL's win. A view that
     does not fit its page is not opened. The run takes its turn first (``TURNS``), given back after the page."""
     problem = view_problem(view.page, view.query)
-    here["applied"] = view.version
+    place.opened(view.version)
     if problem is not None:
         _notice("warning", f"The teacher's view could not be shown here: {problem}.")
         return
     TURNS.take(this_session())
-    forget_controls()
+    for page in {page_path, view.page}:  # the controls of the page shown, and of the view's (a visit before)
+        forget_controls(page)
     st.session_state.pop(PRESENT, None)  # presentation mode is the teacher's too (a phone keeps its own size)
-    query = {**view.query, ROOM: here["code"]}
+    query = {**view.query, ROOM: place.code}
     release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
     if view.page != page_path:
         open_with_view(view.page)
@@ -205,15 +206,15 @@ def _open(view: RoomView, here: dict, page_path: str) -> None:
 def after_page(page_path: str) -> None:
     """Call after the page has run: the teacher's view goes out; a student's run gives its turn back and tells
     the server's watcher that the student is in the class (following or not), whose board it keeps current."""
-    here = current_class()
-    if not here:
+    place = current_class()
+    if place is None:
         return
-    if here.get("secret"):
+    if place.is_teacher:
         send_view(page_path)
         return
     TURNS.give_back(this_session())
-    if here.get("token"):
-        room_watcher().listen(this_session(), here["code"], here["token"], _student_id(), here["following"])
+    if place.token:
+        room_watcher().listen(this_session(), place.code, place.token, _student_id(), place.following)
 
 
 def class_strip(page_path: str) -> None:
@@ -222,9 +223,9 @@ def class_strip(page_path: str) -> None:
     notice = take_notice()
     if notice:
         getattr(st, notice[0])(notice[1])
-    here = current_class()
-    if here and here.get("secret"):
+    place = current_class()
+    if place is not None and place.is_teacher:
         teacher_live(page_path)
-    elif here:
+    elif place is not None:
         with st.container(key=STRIP):  # the page below it is hidden while the student's browser opens another
-            _student_strip(page_path)
+            _student_strip(place, page_path)

@@ -1,5 +1,5 @@
-"""This session's place in a class (none, teacher or student) and the server's store of classes: what the
-classroom bar, the lesson questions and the live class share (``ui.rooms.follow`` draws them)."""
+"""A session in a class and the server's store of classes: what the classroom bar, the lesson questions and the
+live class share (``ui.rooms.follow`` draws them). The session's place in its class is a ``ui.rooms.place.ClassPlace``."""
 
 from __future__ import annotations
 
@@ -12,19 +12,16 @@ from classroom.board import BOARD
 from ui.cache import resource
 from ui.streamlit_internals import session_alive, session_id, url_state_of_bound_controls
 
+from .place import current_class, forget_place
 from .redis_store import RedisRooms
-from .schema import PAGE_KEYS, general_key
+from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
 from .store import MemoryRooms, RoomStore, RoomsUnavailable
 from .watcher import RoomWatcher
 
-CLASS = "class_room"  # session state: {"code", "secret" (teacher only), "following", "applied", ...}
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
 JOINS = "class_joins"  # session state: times of this session's attempts to join a class
-DRAWN, SENT = "class_drawn", "class_drawing_sent"  # the teacher's drawing (ui.rooms.drawing)
-SESSION_KEYS = frozenset({CLASS, STUDENT, NOTICE, JOINS, DRAWN, SENT})
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
-ROOM, TEACH = "room", "teach"  # URL keys of a class
 
 
 @resource()
@@ -45,10 +42,6 @@ def this_session() -> str:
     return session_id()
 
 
-def current_class() -> dict | None:
-    return st.session_state.get(CLASS)
-
-
 def student_id() -> str:
     """This session's anonymous id in a class (random, kept for the session)."""
     return st.session_state.setdefault(STUDENT, secrets.token_hex(8))
@@ -66,20 +59,19 @@ def take_notice() -> tuple[str, str] | None:
 def gate(lesson_id: str, step: int) -> bool | None:
     """For the question of step ``step`` (0-based) of ``lesson_id``: None outside a class (or for its
     teacher); for a student, whether the teacher has revealed its answer."""
-    here = current_class()
-    if not here or here.get("secret"):
+    place = current_class()
+    if place is None or place.is_teacher:
         return None
-    revealed = here.get("revealed", frozenset())
-    return f"{lesson_id}/{step}" in revealed
+    return f"{lesson_id}/{step}" in place.revealed
 
 
 def send_answer(lesson_id: str, step: int, value) -> None:
     """A student's answer to the class's question (a choice's index or a number), kept by the room."""
-    here = current_class()
-    if not here or here.get("secret"):
+    place = current_class()
+    if place is None or place.is_teacher:
         return
     try:
-        room_store().answer(here["code"], f"{lesson_id}/{step}", student_id(), str(value))
+        room_store().answer(place.code, f"{lesson_id}/{step}", student_id(), str(value))
     except RoomsUnavailable:
         notice("warning", "Your answer could not reach the class (its server cannot be reached); it is kept here.")
 
@@ -88,7 +80,7 @@ def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
     """The view this session shows: its page's URL path and URL state, without the class's own keys. A key
     a control stands for but the URL state lacks (a fragment's run took an older address) is taken from the
     control's value."""
-    query = {key: st.query_params.get_all(key) for key in st.query_params if key not in (ROOM, TEACH)}
+    query = {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS}
     page_keys = PAGE_KEYS.get(page_path, frozenset())
     missing = {key: value for key, value in url_state_of_bound_controls().items()
                if key not in query and general_key(key) in page_keys}
@@ -98,10 +90,10 @@ def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
 def leave() -> None:
     """This session leaves its class: the URL drops the class's keys, and a student's session is no longer
     woken by the server's watcher."""
-    here = current_class()
-    if here and not here.get("secret"):
+    place = current_class()
+    if place is not None and not place.is_teacher:
         room_watcher().forget(this_session())
-    st.session_state.pop(CLASS, None)
+    forget_place()
     st.query_params.pop(ROOM, None)
     st.query_params.pop(TEACH, None)
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "url_schema.json"
 LESSON_KEYS = frozenset({"lesson", "step"})  # read by the lesson bar on every page
+ROOM, TEACH = "room", "teach"  # a class's code, and its teacher's secret: on every page while in a class
+CLASS_KEYS = (ROOM, TEACH)  # a shared view carries neither, nor does a teacher's published view
 MAX_VALUES = 32  # values of one key (a row of toggles repeats its key)
 MAX_VALUE_CHARS = 2_000  # the longest text box takes fewer
 

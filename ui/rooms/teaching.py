@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.classroom import chart, presenting, qr_png, view_link
+from ui.charts import chart
 from ui.lesson_catalogue import LESSONS
 from ui.quiz import tally
+from ui.screen import presenting
+from ui.sharing import qr_png, view_link
 from ui.streamlit_internals import fragment_run, session_id
 
 from .drawing import begin_run, publish
+from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
-
-from .membership import (ROOM, TEACH, CLASS, current_class, leave, notice as _notice, room_store,
-                         shown_view, spaced)
+from .place import ClassPlace, current_class, enter
+from .schema import ROOM, TEACH
 from .store import RoomsUnavailable
 
 TEACHER_SECONDS = 0.5
@@ -29,16 +31,16 @@ def _teach(page_path: str) -> None:
         _notice("error", "The server that holds the classes cannot be reached, so no class was opened. "
                          "Try again in a moment.")
         return
-    st.session_state[CLASS] = {"code": code, "secret": secret}
+    enter(ClassPlace.for_teacher(code, secret))
     st.query_params[ROOM] = code
     st.query_params[TEACH] = secret
 
 
 def _end() -> None:
     """on_click of "End the class"."""
-    here = current_class()
+    place = current_class()
     try:
-        room_store().close(here["code"], here["secret"])
+        room_store().close(place.code, place.secret)
     except RoomsUnavailable:
         _notice("warning", "The class was left, but the server that holds the classes could not be told: "
                            "students see that it ended once it is reachable again, or after its idle time.")
@@ -48,18 +50,18 @@ def _end() -> None:
 def class_button(container, page_path: str) -> None:
     """In the classroom bar: "Teach this class", or for the teacher the class's popover (join link, its QR
     and "End the class"), or for a student the class's code."""
-    here = current_class()
-    if not here:
+    place = current_class()
+    if place is None:
         container.button("Teach this class", icon=":material/groups:", key="teach_class", width="stretch",
                          on_click=_teach, args=(page_path,),
                          help="Open a class: students who scan its code or open its link follow this screen "
                               "on their own devices, and answer the lessons' questions.")
         return
-    if not here.get("secret"):
-        container.markdown(f"Class **{spaced(here['code'])}**")
+    if not place.is_teacher:
+        container.markdown(f"Class **{spaced(place.code)}**")
         return
-    with container.popover(f"Class {spaced(here['code'])}", icon=":material/groups:", width="stretch"):
-        link = view_link("", {ROOM: here["code"]})
+    with container.popover(f"Class {spaced(place.code)}", icon=":material/groups:", width="stretch"):
+        link = view_link("", {ROOM: place.code})
         st.caption("Students scan the code or open the link, and follow this screen.")
         st.image(qr_png(link), width=260, output_format="PNG")
         st.code(link, language=None, wrap_lines=True)
@@ -77,9 +79,9 @@ def _question_place(query: dict[str, list[str]]):
 
 
 def _reveal(question: str) -> None:
-    here = current_class()
+    place = current_class()
     try:
-        room_store().reveal(here["code"], here["secret"], question)
+        room_store().reveal(place.code, place.secret, question)
     except RoomsUnavailable:
         _notice("warning", "The answer could not be revealed: the server that holds the classes cannot be reached.")
 
@@ -87,26 +89,26 @@ def _reveal(question: str) -> None:
 def _teacher_run(page_path: str) -> None:
     """Publish the view in the fragment's own runs (``restore`` the room if its store lost it), count the
     students and, on a lesson view, draw the class's answers with "Reveal the answer"."""
-    here, store = current_class(), room_store()
+    place, store = current_class(), room_store()
     page, query = shown_view(page_path)
     if fragment_run():  # the fragment's own run: the page's URL state is whole
-        publish(store, here["code"], here["secret"], page, query, presenting())  # (a full run: ``send_view``)
-    room = store.view(here["code"])
+        publish(store, place.code, place.secret, page, query, presenting())  # (a full run: ``send_view``)
+    room = store.view(place.code)
     if room is None:
-        if store.ended(here["code"]) or not store.restore(here["code"], here["secret"], page, query):
+        if store.ended(place.code) or not store.restore(place.code, place.secret, page, query):
             leave()
             _notice("warning", "The class ended (it was closed, or idle too long).")
             st.rerun()
         return
-    followers, explorers = store.followers(here["code"]), store.explorers(here["code"])
-    st.caption(f"Teaching class **{spaced(here['code'])}** · {followers} "
+    followers, explorers = store.followers(place.code), store.explorers(place.code)
+    st.caption(f"Teaching class **{spaced(place.code)}** · {followers} "
                f"{'student follows' if followers == 1 else 'students follow'} this screen"
                + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else "."))
-    place = _question_place(query)
-    if place is None:
+    asked = _question_place(query)
+    if asked is None:
         return
-    question, view = place
-    labels, counts, right = tally(view, list(store.answers(here["code"], question).values()))
+    question, view = asked
+    labels, counts, right = tally(view, list(store.answers(place.code, question).values()))
     revealed = question in room.revealed
     from viz.class_answers import class_answers_figure  # plotly only once a lesson is taught
 
@@ -118,8 +120,8 @@ def _teacher_run(page_path: str) -> None:
 
 def start_drawing() -> None:
     """Call before the bars, in every full run: a teacher's run records what it draws (``ui.rooms.drawing``)."""
-    here = current_class()
-    begin_run(bool(here and here.get("secret")))
+    place = current_class()
+    begin_run(place is not None and place.is_teacher)
 
 
 def page_begins() -> None:
@@ -136,9 +138,9 @@ def bars_write():
 def send_view(page_path: str) -> None:
     """After the page has run, in the teacher's session: the view goes out at once (the live part also sends
     it, for controls that rerun only their own part of the page)."""
-    here = current_class()
+    place = current_class()
     try:
-        publish(room_store(), here["code"], here["secret"], *shown_view(page_path), presenting())
+        publish(room_store(), place.code, place.secret, *shown_view(page_path), presenting())
     except RoomsUnavailable:
         pass  # said by the live part of the class
 
@@ -147,7 +149,7 @@ def send_view(page_path: str) -> None:
 def teacher_live(page_path: str) -> None:
     """The teacher's class, live: every TEACHER_SECONDS the view goes out, the students are counted and,
     on a lesson's question, their answers drawn."""
-    if not current_class():
+    if current_class() is None:
         return
     try:
         with writing(False):  # the class's counts and answers are not the page's

@@ -1,0 +1,108 @@
+"""A page's own URL state: what of the address a page keeps when it opens (``keep_page_keys``), a page opened
+with a whole view (``open_with_view``), and "Reset this page" (``reset_button``), which forgets the values of
+the page's controls and opens the page again with an empty URL state.
+
+The URL holds the open page's own keys (``ui.rooms.schema.PAGE_KEYS``: the keys its controls read) and the bars'
+(presentation mode, a class, a lesson step), so a shared link, a published view and a teacher's address hold
+only the page's own settings: a key of the same name on another page is another setting.
+
+A control's value lives in session state under its key (its URL key, for a control bound to the URL). To put a
+page's controls back to the URL's values or their defaults, exactly those keys are cleared (``control_keys``):
+the page's URL keys and the few keys its controls keep in the session only (``PageInfo.session_controls``).
+Everything else stays without a list of what to keep: presentation mode, a model, an upload, a training run,
+a class, the answers given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+
+import streamlit as st
+
+from ui.pages_index import PAGES
+from ui.rooms.schema import CLASS_KEYS, LESSON_KEYS, PAGE_KEYS, general_key
+from ui.screen import PRESENT
+
+RESETTING = "resetting_page"  # session state: "Reset this page" was pressed; the next run opens it anew
+LAST_PAGE, LAST_URL = "last_page", "last_url"  # session state: the last run's page and URL (keep_page_keys)
+OPENED_WITH_VIEW = "opened_with_view"  # session state: the page a switch opened with a whole view
+LESSON_KEY = "lesson"
+BAR_KEYS = frozenset({PRESENT})  # URL keys every page lists for the bar's controls: not the page's own
+SESSION_CONTROLS = {page.url_path: page.session_controls for page in PAGES}
+
+
+def keep_page_keys(page_path: str) -> None:
+    """The URL holds the open page's own keys and the bars' (presentation, class, lesson), never a key another
+    page's control left behind. Keys that no control of the page reads (``ui.rooms.schema``) are dropped; so
+    are, after a navigation from another page, the keys the browser carried along from that page with the
+    values it had there (``remember_url``): a key of the same name on this page is another setting. A page
+    opened with a view (a lesson's link, a class's view: ``open_with_view``) keeps it. After a navigation the
+    last page's controls forget their values: a control of the same key here takes the URL's, or its default;
+    presentation mode is kept as the last page had it."""
+    own = PAGE_KEYS.get(page_path)
+    last_page, last_url = st.session_state.get(LAST_PAGE), st.session_state.get(LAST_URL, {})
+    if last_page is not None and last_page != page_path:
+        forget_controls(last_page)
+    opened_with_view = st.session_state.pop(OPENED_WITH_VIEW, None) == page_path or LESSON_KEY in st.query_params
+    if own is None:
+        return
+    carried = last_page is not None and last_page != page_path and not opened_with_view
+    if carried and last_url.get(PRESENT) == ["true"] and PRESENT not in st.query_params:
+        # a navigation soon after the first page opened can arrive without the bound switch's key: presentation
+        # mode stays as the last page had it (switched off there, its URL had no key)
+        st.query_params[PRESENT] = "true"
+        st.session_state[PRESENT] = True
+    for key in list(st.query_params):
+        if key in CLASS_KEYS or key == PRESENT:
+            continue
+        if (key not in LESSON_KEYS and general_key(key) not in own) or (
+                carried and last_url.get(key) == st.query_params.get_all(key)):
+            del st.query_params[key]
+
+
+def remember_url(page_path: str) -> None:
+    """Call after the page: its URL state, for the next run's ``keep_page_keys``."""
+    st.session_state[LAST_PAGE] = page_path
+    st.session_state[LAST_URL] = {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def open_with_view(page_path: str) -> None:
+    """Call before ``st.switch_page(..., query_params=view)``: the page keeps the view's keys."""
+    st.session_state[OPENED_WITH_VIEW] = page_path
+
+
+def control_keys(page_path: str, keys: Iterable[str]) -> list[str]:
+    """Those of ``keys`` (session-state keys) that hold a value of a control of the page ``page_path``: its URL
+    keys (``PAGE_KEYS``, each number as ``#``) but the bar's, and the keys its controls keep in the session only
+    (``PageInfo.session_controls``)."""
+    own = PAGE_KEYS.get(page_path, frozenset()) - BAR_KEYS
+    patterns = SESSION_CONTROLS.get(page_path, ())
+    return [key for key in keys if general_key(key) in own or any(fnmatchcase(key, pattern) for pattern in patterns)]
+
+
+def forget_controls(page_path: str) -> None:
+    """Drop the values of the controls of the page ``page_path`` from session state (``control_keys``): each
+    then takes its value from the URL, or its default."""
+    for key in control_keys(page_path, list(st.session_state.keys())):
+        del st.session_state[key]
+
+
+def _reset_page(page_path: str) -> None:
+    """on_click of "Reset this page": the page's controls forget their values; the next run opens the page
+    again without its URL state (``reopen_after_reset``)."""
+    forget_controls(page_path)
+    st.session_state[RESETTING] = True
+
+
+def reopen_after_reset(page) -> None:
+    """Call first in a run: after "Reset this page", open ``page`` (a ``st.Page``) again with an empty URL state.
+    Presentation mode stays in session state and returns to the URL."""
+    if st.session_state.pop(RESETTING, False):
+        st.switch_page(page, query_params={})
+
+
+def reset_button(container, page_path: str) -> None:
+    """The "Reset this page" button of the page ``page_path`` in ``container``."""
+    container.button("Reset this page", icon=":material/restart_alt:", key="reset_page", on_click=_reset_page,
+                     args=(page_path,), width="stretch", help="Every control of this page back to its default.")

@@ -1,0 +1,46 @@
+"""Presentation mode: for the projector. It is one URL parameter, ``present=true`` (``ui.screen.PRESENT``,
+read by ``ui.screen.presenting``), so a prepared link carries it: figures get larger fonts (``ui.charts``),
+each page's explanation folds into a closed expander (``explanation``) and a page opened in it starts with the
+sidebar closed (``sidebar_at_start``). It never changes a number.
+
+A compact screen (a phone) keeps its own size: presentation mode that came with a link is switched off there,
+unless its reader switched it on (``SWITCHED``).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+
+import streamlit as st
+
+from ui.screen import PRESENT, compact, presenting
+
+SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
+SIDEBAR_AT_START = "sidebar_at_start"  # session state: the sidebar's state when the session opened
+
+
+def sidebar_at_start() -> str:
+    """The sidebar's opening state, read once per session from the link: one with present=true opens with the
+    sidebar closed. Switching presentation mode later leaves the sidebar where it is: sliding it away would widen
+    the page after the figures were drawn, and every figure would be laid out a second time."""
+    return st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
+
+
+def explanation(label: str = "What this page shows") -> AbstractContextManager:
+    """Where a page's explanation goes: shown inline, or in a closed expander while presenting and on a
+    compact screen (``ui.screen``), where the figure comes first."""
+    return st.expander(label, expanded=False) if presenting() or compact() else st.container()
+
+
+def _switched() -> None:
+    st.session_state[SWITCHED] = True
+
+
+def presentation_switch(container) -> None:
+    """The switch, bound to the URL, in ``container``. Call once a run, before the page: on a compact screen,
+    presentation mode that came with a link is switched off first (it is the projector's)."""
+    if compact() and presenting() and not st.session_state.get(SWITCHED):
+        st.session_state[PRESENT] = False
+    container.toggle("Presentation mode", key=PRESENT, bind="query-params", on_change=_switched,
+                     help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
+                          "The numbers do not change. It is part of the link, so a prepared link can carry it.")
