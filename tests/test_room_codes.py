@@ -52,7 +52,7 @@ def test_normal_code_takes_every_code_as_read_aloud():
 
 # --- a link with a code: what the session is told -------------------------------------------------------
 
-NOT_A_CODE = "“{}” is not a class code: a code has 8 letters and digits. You are on the app on your own."
+NOT_A_CODE = "“{}” is not a class code: a code has 8 letters and digits, none of them 0, 1, I, L or O. You are on the app on your own."
 NO_CLASS = "There is no class {} now: it has ended, or the code is mistyped. You are on the app on your own."
 TOO_MANY = "Too many attempts to join a class in a minute: wait a minute, then open the link again."
 UNREACHABLE = ("The server that holds the classes cannot be reached just now, so the class could not be joined. "
@@ -138,7 +138,8 @@ def test_the_sixth_attempt_of_a_minute_is_too_many_even_for_an_open_class():
     code, secret = room_store().open("multi_head", {})
     at = link({"room": code, "teach": secret}, at)
     assert told(at) == [TOO_MANY] and on_its_own(at)
-    assert link({"room": code, "teach": secret}).session_state["class_room"] == {"code": code, "secret": secret}
+    place = link({"room": code, "teach": secret}).session_state["class_room"]
+    assert (place.role, place.code, place.secret) == ("teacher", code, secret)
 
 
 def test_a_store_that_cannot_be_reached_is_said_and_the_session_stays_on_its_own(monkeypatch):
@@ -156,8 +157,8 @@ def test_a_teachers_link_of_another_class_joins_as_a_student():
     _, other_secret = room_store().open("multi_head", {})
     at = link({"room": code, "teach": other_secret})
     assert told(at) == [OTHER_TEACHER]
-    here = at.session_state["class_room"]
-    assert here["code"] == code and here["following"] and "secret" not in here
+    place = at.session_state["class_room"]
+    assert (place.role, place.code, place.following, place.secret) == ("student", code, True, None)
     assert at.query_params["room"] == code and "teach" not in at.query_params
 
 

@@ -38,7 +38,7 @@ from .membership import (JOINS, leave, notice as _notice, room_store, room_watch
                          take_notice, this_session)
 from .place import ClassPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
-from .store import RoomsUnavailable, RoomView, normal_code
+from .store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomView, normal_code
 from .teaching import send_view, teacher_live
 from .watcher import read_room
 
@@ -61,6 +61,10 @@ def _join_allowed() -> bool:
     return True
 
 
+_READ_ALIKE = sorted(set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") - set(CODE_ALPHABET))
+CODE_RULE = (f"a code has {CODE_LENGTH} letters and digits, none of them "
+             f"{', '.join(_READ_ALIKE[:-1])} or {_READ_ALIKE[-1]}.")  # the characters left out as read alike
+
 def join_from_link() -> None:
     """Call before the page's controls: a link's ``?room=CODE`` (with ``&teach=SECRET`` for the teacher) puts
     this session in that class; an unknown or ended class, or too many attempts, is said and the session
@@ -82,8 +86,7 @@ def join_from_link() -> None:
     st.query_params.pop(TEACH, None)
     if code is None:
         st.query_params.pop(ROOM, None)
-        _notice("warning", f"“{linked[:20]}” is not a class code: a code has 8 letters and digits. "
-                           "You are on the app on your own.")
+        _notice("warning", f"“{linked[:20]}” is not a class code: {CODE_RULE} You are on the app on your own.")
         return
     if not _join_allowed():
         st.query_params.pop(ROOM, None)
