@@ -24,7 +24,7 @@ from ui.rooms.drawing import record_chart, recording
 from ui.rooms.membership import SESSION_KEYS as CLASS_STATE
 from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS, general_key
 from ui.screen import COMPACT, KEY as SCREEN_KEY, PRESENT, compact, presenting, watch_screen
-from viz.style import presentation_spec
+from viz.compact import sent_spec
 
 SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
 RESETTING = "resetting_page"
@@ -43,25 +43,26 @@ CLASS_KEYS = ("room", "teach")  # URL keys of a class (ui.rooms): a shared view 
 def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch",
           config: dict | None = None):
     """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
-    presentation mode every font 1.5x and the figure taller.
+    presentation mode every font 1.5x and the figure taller; in a compact window (``ui.screen.compact``) the colour
+    bars under the plots (``viz.compact``).
     ``config``: Plotly's plot configuration. A figure from the figure cache (``ui.cache.cached_figure``)
     is serialised once for each way it is sent; any other figure on every run.
 
     Drawn as sent: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
     and no chart theme rewrites it in the browser."""
-    present = presenting()
+    present, small = presenting(), compact()
 
-    def serialised(as_presented: bool) -> bytes:
+    def serialised(as_presented: bool, as_compact: bool) -> bytes:
         def made(figure: go.Figure) -> bytes:
-            return figure_json(presentation_spec(figure.to_dict()) if as_presented else figure, config)
-        how = (as_presented, json.dumps(config, sort_keys=True))
+            return figure_json(sent_spec(figure.to_dict(), as_presented, as_compact), config)
+        how = (as_presented, as_compact, json.dumps(config, sort_keys=True))
         return fig.json(how, made) if isinstance(fig, SharedFigure) else made(fig)
 
-    data = serialised(present)
+    data = serialised(present, small)
 
     def drawn(name: str) -> None:  # a teacher's chart goes into the class's drawing (ui.rooms.drawing)
-        sent = {"present": data, "plain": serialised(False)} if present else {"plain": data}
-        record_chart(name, sent)
+        ways = {"plain": (False, False), "compact": (False, True), **({"present": (True, False)} if present else {})}
+        record_chart(name, {mode: data if way == (present, small) else serialised(*way) for mode, way in ways.items()})
 
     return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width,
                            drawn=drawn if recording() else None)

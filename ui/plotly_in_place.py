@@ -48,7 +48,14 @@ CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.pl
 # by concern read as one script; then the component itself.
 FIT_SCRIPTS = tuple(Path(__file__).parent / "plotly_fit" / name
                     for name in ("measure.js", "grids.js", "panels.js", "ticks.js"))
-_JS = "\n".join(path.read_text(encoding="utf-8") for path in (*FIT_SCRIPTS, Path(__file__).parent / "plotly_in_place.js"))
+
+
+def fit_script() -> str:
+    """The four parts of plotly_fit/ as one script."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in FIT_SCRIPTS)
+
+
+_JS = fit_script() + "\n" + (Path(__file__).parent / "plotly_in_place.js").read_text(encoding="utf-8")
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).

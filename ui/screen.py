@@ -33,10 +33,7 @@ export default function ({ data, setStateValue }) {
   // server: ui.classroom.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
-  // A compact window also marks the page (lab-compact): the charts' fitting puts colour bars under narrow plots
-  // only there, so that every colour bar of a large screen stands the same way.
   const report = () => {
-    document.body.classList.toggle("lab-compact", query.matches);
     if (query.matches !== data.compact) setStateValue("compact", query.matches);
   };
   report();

@@ -171,7 +171,7 @@ def _student_strip(page_path: str) -> None:
 
 def _live_part(here: dict, saw: RoomState, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
-    follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "plain",
+    follower({"url": f"_class/{here['token']}", "code": here["code"], "mode": "present" if presenting() else "compact" if compact() else "plain",
               "after": here.get("after", 0), "version": here["applied"],
               "layout": BOARD.layout_at(here["token"], here["applied"]), "present": here.get("teacher_present", False),
               "followPresent": not compact(), "status": saw.status(),
