@@ -20,8 +20,10 @@ from contextlib import AbstractContextManager
 
 import streamlit as st
 
+from viz.compact import COMPACT_BELOW_PX  # a tablet held upright (768 - 834 px) is compact; a laptop's 1280 px not
+
 from .cache import resource
-COMPACT_BELOW_PX = 900  # a tablet held upright (768 - 834 px) is compact; a laptop (1280 px and up) is not
+
 PRESENT = "present"  # the URL key (and session state) of presentation mode
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"

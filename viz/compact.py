@@ -7,7 +7,8 @@ and sharing the plot's width, each title under its bar, so that a narrow plot ke
 bar beside it takes; the figure grows by the room they take, so the plot area keeps its height. A large
 screen keeps every colour bar beside its plot, so that one screen's bars all stand one way.
 
-What needs the width a plot is drawn at stays in the browser (``ui/plotly_fit/``): titles and names that
+What needs the width a plot is drawn at stays in the browser (``ui/plotly_fit/``, its px given from here:
+``BROWSER_PX``): titles and names that
 wrap, tick labels thinned or turned, cell values dropped, a legend moved under a plot narrower than 420 px in
 rows as its entries measure, panels side by side stacked where they or their labels do not fit, and a tiled
 grid wrapped to as many tiles a row as fit.
@@ -17,8 +18,9 @@ Pure: a figure's dict (``fig.to_dict()``) in, a new dict out; the dict given is 
 
 from __future__ import annotations
 
-from .style import presentation_spec
+from .style import TITLE_BELOW_TOOLBAR, presentation_spec
 
+COMPACT_BELOW_PX = 900  # a window narrower is compact (ui.screen): a tablet held upright is, a laptop's 1280 px not
 PLOTLY_MARGINS = {"l": 80, "r": 80, "t": 100, "b": 80}  # Plotly's own, where a figure sets none
 BAR_BELOW_PX = 58  # room under the plot for the colour bars: the bar, its tick labels and its title under them
 BAR_THICKNESS_PX, BAR_PAD_PX = 10, 6
@@ -26,6 +28,18 @@ BAR_LENGTH = 0.86  # of each bar's share of the width: a gap between neighbourin
 EDGE_PX = 16  # the right margin once nothing stands beside the plot
 COLOUR_BAR_TRACES = ("heatmap", "contour", "histogram2d", "surface")  # traces that draw a colour bar of their own
 LEGEND_TRACES_NOT = ("heatmap", "contour", "histogram2d", "surface", "pie", "table", "sankey", "parcoords")
+
+# The browser's fitting (ui/plotly_fit/) in px, written into its script by ui.plotly_in_place.fit_script.
+BROWSER_PX = {
+    "NARROW_PX": 420,  # a plot narrower than this (a phone's) gets its legend under it and level labels kept level
+    "MIN_PANEL_PX": 100,  # a panel narrower than this, or than its name, is stacked under its neighbour
+    "TITLE_TOP_PX": TITLE_BELOW_TOOLBAR["pad"]["t"],  # where a title's first line starts
+    "LEGEND_ROW_PX": 24,  # one row of a legend's entries as the browser lays them out
+    "PANEL_TITLE_PX": 30,  # room above a stacked panel for its name
+    "TOOLBAR_ONE_ROW_PX": 240,  # a plot narrower than this has its toolbar (shown on a touch screen) in two rows
+    "TOOLBAR_ROW_PX": 26,
+    "WIDE_COLUMN_PX": COMPACT_BELOW_PX,  # the width a figure is built for: a window that is not compact
+}
 
 
 def sent_spec(spec: dict, presenting: bool = False, compact: bool = False) -> dict:

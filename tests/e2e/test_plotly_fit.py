@@ -9,7 +9,7 @@ import math
 import pytest
 
 from ui.plotly_in_place import fit_script
-from viz.compact import BAR_PAD_PX, compact_spec
+from viz.compact import BAR_PAD_PX, BROWSER_PX, compact_spec
 
 FONT = 14  # px, the tick labels of the figures below
 
@@ -85,7 +85,7 @@ def test_colour_bars_stay_where_the_server_put_them_and_a_legend_moved_under_goe
     fitted, _ = fit(compact_spec(figure), 360)
     legend, bar = fitted["layout"]["legend"], fitted["data"][0]["colorbar"]
     assert (legend["orientation"], legend["yref"], legend["y"]) == ("h", "container", 0)
-    assert bar["orientation"] == "h" and bar["ypad"] >= BAR_PAD_PX + 24  # a row of the legend
+    assert bar["orientation"] == "h" and bar["ypad"] >= BAR_PAD_PX + BROWSER_PX["LEGEND_ROW_PX"]
 
 
 def test_cell_values_that_do_not_fit_their_cells_go_to_the_hover(fit):

@@ -17,13 +17,9 @@
 // toolbar is always shown there, so a title of several lines, or one under a toolbar of two rows, is lowered
 // below it.
 
-const NARROW_PX = 420; // plots narrower than this (a phone's) get their legends below
-const MIN_PANEL_PX = 100; // a panel narrower than this, or than its name, is stacked under its neighbour
-const TITLE_TOP_PX = 34; // where a title's first line starts (TITLE_BELOW_TOOLBAR in viz/style.py)
-const LEGEND_ROW_PX = 24;
-const PANEL_TITLE_PX = 30; // room above a stacked panel for its name
-const TOOLBAR_ONE_ROW_PX = 240; // a plot narrower than this has its toolbar (shown on a touch screen) in two rows
-const TOOLBAR_ROW_PX = 26;
+// The px of the fitting, each said in viz/compact.py (BROWSER_PX), written in by ui.plotly_in_place.fit_script.
+const { NARROW_PX, MIN_PANEL_PX, TITLE_TOP_PX, LEGEND_ROW_PX, PANEL_TITLE_PX, TOOLBAR_ONE_ROW_PX, TOOLBAR_ROW_PX,
+        WIDE_COLUMN_PX } = __BROWSER_PX__;
 const FONT_FAMILY = "Source Sans Pro, Arial, sans-serif";
 
 let measurer = null;

@@ -264,7 +264,7 @@ function fitLegendBelow(figure, width) {
     }
     return rows;
   };
-  const extra = rowsAt(plotWidthOf(layout, width)) - rowsAt(900);
+  const extra = rowsAt(plotWidthOf(layout, width)) - rowsAt(WIDE_COLUMN_PX);
   if (extra > 0) {
     margin.b += extra * LEGEND_ROW_PX;
     grow(layout, extra * LEGEND_ROW_PX);
