@@ -2,8 +2,8 @@
 any page script.
 
 A teacher's run draws its page; what it drew (the figures by name, the settings, the page and what makes its
-layout) is a *drawing*: JSON text, one for each way a figure is sent (``"plain"``, or ``"present"`` for
-presentation mode). The board keeps, for each class's *view token*, the latest drawing of each mode with a
+layout) is a *drawing*: JSON text, one for each way a figure is sent (``"plain"``, ``"present"`` for
+presentation mode, ``"compact"`` for a compact window). The board keeps, for each class's *view token*, the latest drawing of each mode with a
 sequence number that grows with every change of the class as this server sees it (a new drawing, an answer
 revealed, the class ended or its store gone). A student's browser asks for "anything after number n"
 (``wait_after``): answered at once when the board has something newer, otherwise when it comes, or after a
@@ -19,7 +19,7 @@ import asyncio
 import threading
 from dataclasses import dataclass, field
 
-MODES = ("plain", "present")
+MODES = ("plain", "present", "compact")
 LAYOUTS_KEPT = 32
 WAKE_AFTER_SECONDS = 0.05  # the teacher's own run sends its messages first: its redraw does not wait for the class
 WAKE_BATCH = 25  # waiters answered at once; the next batch after WAKE_BATCH_SECONDS, so that every session's

@@ -1,6 +1,6 @@
 """The web route that hands a class's drawn view to its students' browsers (``classroom.board``).
 
-``GET /_class/{token}?after=N&mode=plain|present`` answers with the class's drawing (JSON, its sequence number
+``GET /_class/{token}?after=N&mode=plain|present|compact`` answers with the class's drawing (JSON, its sequence number
 in the ``X-Class-Sequence`` header) as soon as the board has one numbered past N: at once, or when the teacher
 next changes something, or with 204 after ``WAIT_SECONDS`` (the browser asks again). An unknown token is 404
 at once (the browser asks again a moment later). The token is the class's view token (``ui.rooms.membership``): 128 bits that only a server holding

@@ -12,10 +12,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.board import BOARD
-from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name
+from tests.apptest_helpers import (APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name,
+                                  chart_specs)
 from ui.rooms.membership import room_store
 from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS
 from ui.pages_index import PAGES
+from ui.screen import COMPACT
+from viz.compact import colour_bar_owners
 
 PAGE_SCRIPTS = {page.url_path: page.path for page in PAGES}
 
@@ -87,6 +90,31 @@ def test_a_students_run_tells_its_browser_what_it_drew_and_which_controls_to_hid
     assert drawing["layout"] == data["layout"] and drawing["version"] > data["version"]
     assert "8 heads" in drawing["charts"]["chart:grid"]["layout"]["title"]["text"]
     assert drawing["query"] == {"heads": ["8"]} and ["heads", "8"] in drawing["settings"]
+
+
+def colour_bars(spec: dict) -> list[str | None]:
+    """The orientation of each colour bar a figure draws (None: Plotly's own, upright beside the plot)."""
+    return [(spec[where][key].get("colorbar") or {}).get("orientation") for where, key in colour_bar_owners(spec)]
+
+
+def test_a_compact_window_gets_its_colour_bars_under_the_plots_from_its_own_run_and_from_the_teacher():
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    drawings = room_store().drawing(code)[1]
+    assert set(drawings) == {"plain", "compact"}
+    plain, small = (json.loads(drawings[mode])["charts"] for mode in ("plain", "compact"))
+    assert plain.keys() == small.keys() and any(colour_bars(spec) for spec in plain.values())
+    assert all(set(colour_bars(spec)) <= {None} for spec in plain.values())
+    assert all(set(colour_bars(spec)) <= {"h"} for spec in small.values())
+    student = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    student.session_state[COMPACT] = True  # as the screen component reports a phone
+    student.query_params["room"] = code
+    student.run()
+    assert_no_exception(student)
+    assert follower_data(student)["mode"] == "compact"
+    specs = chart_specs(student)
+    assert specs and any(colour_bars(spec) for spec in specs)
+    assert all(set(colour_bars(spec)) <= {"h"} for spec in specs)
 
 
 def test_ten_followers_leave_presentation_mode_with_the_teacher_and_a_quick_change_of_page():

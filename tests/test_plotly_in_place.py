@@ -20,7 +20,9 @@ from tests.apptest_helpers import (assert_no_exception, chart_elements, chart_js
 from ui.cache import SharedFigure, cached_figure
 from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
                                 serve_plotly_library)
-from viz.style import presentation_spec
+from ui.screen import COMPACT_BELOW_PX
+from viz.compact import BROWSER_PX
+from viz.style import TITLE_BELOW_TOOLBAR, presentation_spec
 
 
 def test_a_slider_change_keeps_every_chart_element_and_sends_the_new_figures():
@@ -220,3 +222,19 @@ def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):
         for trace, same in zip(spec["data"], in_place["data"]):
             values = "z" if "z" in same else "y"
             np.testing.assert_array_equal(decode_array(trace[values]), decode_array(same[values]))
+
+
+def test_the_browsers_fitting_takes_its_px_from_the_server():
+    """The fitting's script holds each of viz.compact's px once written in (no placeholder left), and the few
+    sizes that are the figures' own are theirs: a title's first line where the template starts it, a figure
+    built for a window that is not compact."""
+    script = ui.plotly_in_place.fit_script()
+    assert "__BROWSER_PX__" not in script
+    written = json.loads(re.search(r"= (\{[^}]*\});", script).group(1))
+    assert written == BROWSER_PX
+    assert written["TITLE_TOP_PX"] == TITLE_BELOW_TOOLBAR["pad"]["t"]
+    assert written["WIDE_COLUMN_PX"] == COMPACT_BELOW_PX
+    body = script.replace(json.dumps(BROWSER_PX), "")
+    for name in BROWSER_PX:  # every px is used past where it is taken, and none is said again in a script
+        assert len(re.findall(rf"\b{name}\b", body)) >= 2, name  # taken, then used
+        assert not re.search(rf"const {name} =", body), name

@@ -16,8 +16,8 @@ import streamlit as st
 
 from ui.cache import SharedFigure
 from ui.plotly_in_place import call_site, figure_json, plotly_in_place
-from ui.screen import presenting
-from viz.style import presentation_spec
+from ui.screen import compact, presenting
+from viz.compact import sent_spec
 
 SENT = "charts_sent"  # session state: the charts this run sent, by name (mode -> figure JSON), while kept
 
@@ -25,29 +25,31 @@ SENT = "charts_sent"  # session state: the charts this run sent, by name (mode -
 def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch",
           config: dict | None = None):
     """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
-    presentation mode every font 1.5x and the figure taller.
+    presentation mode every font 1.5x and the figure taller; in a compact window (``ui.screen.compact``) the colour
+    bars under the plots (``viz.compact``).
     ``config``: Plotly's plot configuration. A figure from the figure cache (``ui.cache.cached_figure``)
     is serialised once for each way it is sent; any other figure on every run.
 
     Drawn as sent: every figure carries the project's own template (``viz.style.LAB_TEMPLATE``),
     and no chart theme rewrites it in the browser. While the run keeps its sent charts (``keep_sent_charts``)
-    the chart is kept by name as sent, and in presentation mode plain too (a phone that follows a
-    projector keeps its own size)."""
-    present = presenting()
+    the chart is kept by name in every way a student's screen may want it: plain, compact, and presented when
+    presentation mode is on (a phone that follows a projector keeps its own size)."""
+    present, small = presenting(), compact()
 
-    def serialised(as_presented: bool) -> bytes:
+    def serialised(as_presented: bool, as_compact: bool) -> bytes:
         def made(figure: go.Figure) -> bytes:
-            return figure_json(presentation_spec(figure.to_dict()) if as_presented else figure, config)
-        how = (as_presented, json.dumps(config, sort_keys=True))
+            return figure_json(sent_spec(figure.to_dict(), as_presented, as_compact), config)
+        how = (as_presented, as_compact, json.dumps(config, sort_keys=True))
         return fig.json(how, made) if isinstance(fig, SharedFigure) else made(fig)
 
-    data = serialised(present)
+    data = serialised(present, small)
 
     def drawn(name: str) -> None:
         sent = st.session_state.get(SENT)
         if sent is not None:
             sent.pop(name, None)  # a chart drawn again (a fragment's run) moves to its new place
-            sent[name] = {"present": data, "plain": serialised(False)} if present else {"plain": data}
+            ways = {"plain": (False, False), "compact": (False, True), **({"present": (True, False)} if present else {})}
+            sent[name] = {mode: data if way == (present, small) else serialised(*way) for mode, way in ways.items()}
 
     return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width,
                            drawn=drawn if SENT in st.session_state else None)
@@ -63,6 +65,6 @@ def keep_sent_charts(keep: bool) -> None:
 
 
 def sent_charts() -> dict[str, dict[str, bytes]] | None:
-    """The charts sent since the record began, in the order drawn: name -> mode ("plain", "present") -> figure
+    """The charts sent since the record began, in the order drawn: name -> mode ("plain", "compact", "present") -> figure
     JSON; None while no record is kept."""
     return st.session_state.get(SENT)

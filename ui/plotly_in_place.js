@@ -136,8 +136,7 @@ const REFIT_AFTER_MS = 120;
 function fitted(plot, spec) {
   // The figure of spec, fitted to the plot's width now (plotly_fit/); plot.labFit says how.
   const figure = JSON.parse(spec);
-  const compact = TOUCH.matches || document.body.classList.contains("lab-compact"); // ui/screen.py marks it
-  plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches, compact);
+  plot.labFit = fitFigure(figure, plot.clientWidth, TOUCH.matches);
   return figure;
 }
 

@@ -37,6 +37,7 @@ from plotly.offline import get_plotlyjs_version
 from streamlit.errors import StreamlitDuplicateElementKey
 
 from ui.cache import resource
+from viz.compact import BROWSER_PX
 
 PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"  # holds plotly.min.js
 APP_STATIC = Path(__file__).resolve().parent.parent / "static"  # served at app/static/ (next to app.py)
@@ -45,10 +46,18 @@ COMPONENT_NAME = "attention_lab_plotly"
 CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.plotly_chart
 
 # plotly_fit/ fits each figure to the width it is drawn at (a phone's as well as a projector's), in four parts
-# by concern read as one script; then the component itself.
+# by concern read as one script, its px those of viz.compact; then the component itself.
 FIT_SCRIPTS = tuple(Path(__file__).parent / "plotly_fit" / name
                     for name in ("measure.js", "grids.js", "panels.js", "ticks.js"))
-_JS = "\n".join(path.read_text(encoding="utf-8") for path in (*FIT_SCRIPTS, Path(__file__).parent / "plotly_in_place.js"))
+
+
+def fit_script() -> str:
+    """The four parts of plotly_fit/ as one script, with the px they share with the server (``viz.compact.BROWSER_PX``)."""
+    return "\n".join(path.read_text(encoding="utf-8") for path in FIT_SCRIPTS).replace(
+        "__BROWSER_PX__", json.dumps(BROWSER_PX))
+
+
+_JS = fit_script() + "\n" + (Path(__file__).parent / "plotly_in_place.js").read_text(encoding="utf-8")
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).

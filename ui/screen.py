@@ -20,8 +20,10 @@ from contextlib import AbstractContextManager
 
 import streamlit as st
 
+from viz.compact import COMPACT_BELOW_PX  # a tablet held upright (768 - 834 px) is compact; a laptop's 1280 px not
+
 from .cache import resource
-COMPACT_BELOW_PX = 900  # a tablet held upright (768 - 834 px) is compact; a laptop (1280 px and up) is not
+
 PRESENT = "present"  # the URL key (and session state) of presentation mode
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"
@@ -33,10 +35,7 @@ export default function ({ data, setStateValue }) {
   // server: ui.charts.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
-  // A compact window also marks the page (lab-compact): the charts' fitting puts colour bars under narrow plots
-  // only there, so that every colour bar of a large screen stands the same way.
   const report = () => {
-    document.body.classList.toggle("lab-compact", query.matches);
     if (query.matches !== data.compact) setStateValue("compact", query.matches);
   };
   report();

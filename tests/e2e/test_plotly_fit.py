@@ -8,24 +8,23 @@ import math
 
 import pytest
 
-from ui.plotly_in_place import FIT_SCRIPTS
+from ui.plotly_in_place import fit_script
+from viz.compact import BAR_PAD_PX, BROWSER_PX, compact_spec
 
 FONT = 14  # px, the tick labels of the figures below
 
 
 @pytest.fixture(scope="module")
 def fit(browser):
-    """``fit(figure, width, touch=False, compact=True)``: the figure as fitted (in a compact window unless told
-    otherwise), and what ``fitFigure`` said it changed."""
+    """``fit(figure, width, touch=False)``: the figure as fitted, and what ``fitFigure`` said it changed."""
     context = browser.new_context()
     page = context.new_page()
     page.set_content("<html><body></body></html>")
-    for path in FIT_SCRIPTS:
-        page.add_script_tag(content=path.read_text(encoding="utf-8"))
+    page.add_script_tag(content=fit_script())
 
-    def fitted(figure: dict, width: int, touch: bool = False, compact: bool = True) -> tuple[dict, str]:
-        return page.evaluate("([figure, width, touch, compact]) => { const said = fitFigure(figure, width, touch,"
-                             " compact); return [figure, said]; }", [figure, width, touch, compact])
+    def fitted(figure: dict, width: int, touch: bool = False) -> tuple[dict, str]:
+        return page.evaluate("([figure, width, touch]) => { const said = fitFigure(figure, width, touch);"
+                             " return [figure, said]; }", [figure, width, touch])
 
     yield fitted
     context.close()
@@ -75,14 +74,18 @@ def test_letters_stay_level_and_thin(fit):
                                                                 for i in axis["tickvals"]]
 
 
-def test_a_colour_bar_goes_under_a_narrow_plot_and_stays_beside_a_wide_one(fit):
-    narrow, _ = fit(heatmap_figure(8), 360)
-    assert narrow["data"][0]["colorbar"]["orientation"] == "h"
-    assert narrow["data"][0]["colorbar"]["title"]["side"] == "bottom"
-    wide, _ = fit(heatmap_figure(8), 900)
-    assert "orientation" not in wide["data"][0]["colorbar"]
-    on_a_large_screen, _ = fit(heatmap_figure(8), 360, compact=False)  # a narrow column of a desktop's page
-    assert "orientation" not in on_a_large_screen["data"][0]["colorbar"]
+def test_colour_bars_stay_where_the_server_put_them_and_a_legend_moved_under_goes_above_them(fit):
+    """A compact window's colour bars are laid under the plot on the server (``viz.compact``): the browser leaves a
+    bar beside a narrow plot beside it, and a legend it moves under a narrow plot lifts bars laid there above it
+    by the legend's rows."""
+    beside, _ = fit(heatmap_figure(8), 360)
+    assert beside["data"][0]["colorbar"] == {"title": {"text": "weight"}}
+    figure = heatmap_figure(8)
+    figure["data"] += [{"type": "scatter", "x": [0, 7], "y": [0, 3], "name": name} for name in ("first", "second")]
+    fitted, _ = fit(compact_spec(figure), 360)
+    legend, bar = fitted["layout"]["legend"], fitted["data"][0]["colorbar"]
+    assert (legend["orientation"], legend["yref"], legend["y"]) == ("h", "container", 0)
+    assert bar["orientation"] == "h" and bar["ypad"] >= BAR_PAD_PX + BROWSER_PX["LEGEND_ROW_PX"]
 
 
 def test_cell_values_that_do_not_fit_their_cells_go_to_the_hover(fit):

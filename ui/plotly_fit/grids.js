@@ -1,5 +1,4 @@
-// Tiled grids that wrap, and colour bars and legends that go under a narrow plot (see measure.js for the
-// whole of the fitting).
+// Tiled grids that wrap, and legends that go under a narrow plot (see measure.js for the whole of the fitting).
 
 // ---- tiled grids ----
 
@@ -134,25 +133,6 @@ function colourBars(figure) {
   return bars;
 }
 
-function barsBelow(figure, width) {
-  const layout = figure.layout, margin = margins(layout);
-  const bars = colourBars(figure);
-  if (!bars.length || width >= NARROW_PX) return false;
-  const share = 1 / bars.length;
-  bars.forEach((owner, i) => {
-    const bar = owner.colorbar || {};
-    const title = typeof bar.title === "string" ? { text: bar.title } : { ...(bar.title || {}) };
-    owner.colorbar = { ...bar, orientation: "h", lenmode: "fraction", len: share * 0.86, thickness: 10,
-                       x: share * (i + 0.5), xanchor: "center", xref: "paper", y: 0, yanchor: "bottom",
-                       yref: "container", ypad: 6, title: { ...title, side: "bottom" } }; // under its tick labels: Plotly draws a title on top over a horizontal bar
-  });
-  const legendRight = figure.data.some((trace) => trace.showlegend === true) && (layout.legend || {}).orientation !== "h";
-  if (!legendRight) margin.r = Math.min(margin.r, 16);
-  margin.b += BAR_BELOW_PX;
-  grow(layout, BAR_BELOW_PX);
-  return true;
-}
-
 function legendBeside(figure, layout) {
   // The entries of a legend drawn beside the plot (Plotly's default place), or none.
   const legend = layout.legend || {};
@@ -163,8 +143,9 @@ function legendBeside(figure, layout) {
   return shown.length ? legendWidth({ data: shown }, layout) : [];
 }
 
-function legendBelow(figure, width, barsBelowToo) {
-  // A narrow plot's legend goes from beside it to under it, in rows, above any colour bar there.
+function legendBelow(figure, width) {
+  // A narrow plot's legend goes from beside it to under it, in rows, above any colour bar there (the server lays
+  // a compact window's colour bars under the plot: viz/compact.py).
   const layout = figure.layout, margin = margins(layout);
   const entries = legendBeside(figure, layout);
   if (!entries.length || width >= NARROW_PX) return 0;
@@ -180,8 +161,9 @@ function legendBelow(figure, width, barsBelowToo) {
   layout.legend = { ...legend, orientation: "h", x: 0, xanchor: "left", xref: "container", y: 0, yanchor: "bottom",
                     yref: "container", ...(title ? { title: { ...(typeof legend.title === "string" ? { text: title }
                       : legend.title), side: "top" } } : {}) };
-  if (barsBelowToo) { // the colour bars sit under the legend
-    for (const owner of colourBars(figure)) owner.colorbar = { ...owner.colorbar, ypad: 6 + height };
+  for (const owner of colourBars(figure)) { // colour bars under the plot sit under the legend
+    const bar = owner.colorbar || {};
+    if (bar.orientation === "h" && bar.yref === "container") owner.colorbar = { ...bar, ypad: (bar.ypad ?? 0) + height };
   }
   margin.r = Math.min(margin.r, 16);
   margin.b += height;

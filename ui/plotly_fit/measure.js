@@ -1,7 +1,7 @@
 // A figure fitted to the width it is drawn at, before Plotly draws it: a phone's 360 px as well as a
-// projector's 1600. The figures are built for a wide column; where the plot is narrower than that,
-//  - colour bars lie under the plot (below NARROW_PX, in a compact window: on a large screen every colour bar
-//    stands beside its plot) instead of taking a third of the width beside it,
+// projector's 1600. The figures are built for a wide column, and for a compact window on the server (viz/compact.py:
+// colour bars under the plot); where the plot is narrower than the column,
+//  - a legend beside a plot narrower than NARROW_PX goes under it, in as many rows as its entries take,
 //  - tiled grids (layout.meta.tiles, see viz/tiles.py) wrap to fewer tiles a row, down to one,
 //  - panels side by side (subplots in one row) that would be too narrow, or whose row labels would lie over
 //    the neighbouring panel, are stacked, one a row (labels the same as the neighbour's are shown once
@@ -17,14 +17,9 @@
 // toolbar is always shown there, so a title of several lines, or one under a toolbar of two rows, is lowered
 // below it.
 
-const NARROW_PX = 420; // plots narrower than this (a phone's) get their colour bars and legends below
-const MIN_PANEL_PX = 100; // a panel narrower than this, or than its name, is stacked under its neighbour
-const BAR_BELOW_PX = 58; // room for a horizontal colour bar: its title, the bar and its tick labels
-const TITLE_TOP_PX = 34; // where a title's first line starts (TITLE_BELOW_TOOLBAR in viz/style.py)
-const LEGEND_ROW_PX = 24;
-const PANEL_TITLE_PX = 30; // room above a stacked panel for its name
-const TOOLBAR_ONE_ROW_PX = 240; // a plot narrower than this has its toolbar (shown on a touch screen) in two rows
-const TOOLBAR_ROW_PX = 26;
+// The px of the fitting, each said in viz/compact.py (BROWSER_PX), written in by ui.plotly_in_place.fit_script.
+const { NARROW_PX, MIN_PANEL_PX, TITLE_TOP_PX, LEGEND_ROW_PX, PANEL_TITLE_PX, TOOLBAR_ONE_ROW_PX, TOOLBAR_ROW_PX,
+        WIDE_COLUMN_PX } = __BROWSER_PX__;
 const FONT_FAMILY = "Source Sans Pro, Arial, sans-serif";
 
 let measurer = null;

@@ -264,7 +264,7 @@ function fitLegendBelow(figure, width) {
     }
     return rows;
   };
-  const extra = rowsAt(plotWidthOf(layout, width)) - rowsAt(900);
+  const extra = rowsAt(plotWidthOf(layout, width)) - rowsAt(WIDE_COLUMN_PX);
   if (extra > 0) {
     margin.b += extra * LEGEND_ROW_PX;
     grow(layout, extra * LEGEND_ROW_PX);
@@ -293,18 +293,16 @@ function dropCellTexts(figure, width) {
   return dropped;
 }
 
-function fitFigure(figure, width, touch, compact = touch) {
-  // figure ({data, layout}) changed in place to read well at width px (touch: a touch screen; compact: a phone's
-  // or a tablet's window); returns what was changed, which is the same for every width at which the figure
-  // comes out the same.
+function fitFigure(figure, width, touch) {
+  // figure ({data, layout}) changed in place to read well at width px (touch: a touch screen); returns what was
+  // changed, which is the same for every width at which the figure comes out the same.
   const layout = (figure.layout = figure.layout || {});
   figure.data = figure.data || [];
   if (touch && layout.dragmode === undefined) layout.dragmode = false;
   if (!(width > 0)) return "";
   const margin = margins(layout);
   const stacked = stackPanels(figure, width);
-  const below = compact && barsBelow(figure, width);
-  const legendRows = legendBelow(figure, width, below);
+  const legendRows = legendBelow(figure, width);
   const across = retile(figure, width - margin.l - margin.r);
   const lines = fitTitleAndLegend(figure, width, touch);
   const rowsBelow = fitLegendBelow(figure, width);
@@ -312,6 +310,6 @@ function fitFigure(figure, width, touch, compact = touch) {
   const thinned = thinTicks(figure, width);
   const headers = fitHeaderRows(figure, width);
   const cells = dropCellTexts(figure, width);
-  return JSON.stringify([stacked, below, legendRows, across, lines, rowsBelow, titles, thinned, headers, cells,
+  return JSON.stringify([stacked, legendRows, across, lines, rowsBelow, titles, thinned, headers, cells,
                          layout.height]);
 }

@@ -174,7 +174,8 @@ def _student_strip(place: ClassPlace, page_path: str) -> None:
 def _live_part(place: ClassPlace, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
     saw = place.saw
-    follower({"url": f"_class/{place.token}", "code": place.code, "mode": "present" if presenting() else "plain",
+    mode = "present" if presenting() else "compact" if compact() else "plain"
+    follower({"url": f"_class/{place.token}", "code": place.code, "mode": mode,
               "after": place.after, "version": place.applied,
               "layout": BOARD.layout_at(place.token, place.applied), "present": place.teacher_present,
               "followPresent": not compact(), "status": saw.status(),

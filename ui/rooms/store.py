@@ -41,7 +41,7 @@ PRESENT_SECONDS = 5.0  # a student seen within this many seconds is following no
 MAX_VIEW_BYTES = 16_000  # a teacher's view (page + URL state) as JSON
 MAX_ANSWER_CHARS = 64
 MAX_DRAWING_CHARS = 8_000_000  # the figures of one page as drawn (ui.rooms.drawing), for one mode
-DRAWING_MODES = ("plain", "present")
+DRAWING_MODES = ("plain", "present", "compact")
 
 
 class RoomsUnavailable(RuntimeError):
