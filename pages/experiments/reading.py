@@ -231,6 +231,23 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     trained, label = reference(tuple(ids))
     chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
                          "The head you built and the trained model's previous-token head", causal=True))
-    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. With "
-               "“k back” = 1, k = 1, the other weights at 0 and a sharpness β of about 3 or more, the hand-made head "
-               "attends to the previous token, as the trained one learned to.")
+    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
+               + previous_token_note(pattern))
+
+
+def previous_token_note(pattern: np.ndarray) -> str:
+    """What the drawn map ``[L, L]`` gives the previous token, and when the recipe "k back" = 1 alone makes it each
+    row's most-attended key (row i of i keys: e^β / (e^β + i − 1) on it, the rest 1 / (e^β + i − 1) each)."""
+    length = len(pattern)
+    if length < 2:
+        return ""
+    rows = np.arange(1, length)
+    previous = pattern[rows, rows - 1]
+    others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
+    others[rows, rows - 1] = -np.inf
+    leading = int((previous > others[rows].max(-1)).sum())
+    return (f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
+            f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "
+            "= 1, k = 1 and the other weights at 0, row i gives it e^β / (e^β + i − 1): the most of any key at every "
+            f"β > 0, and at least half in every row of these {length} tokens once β ≥ ln {length - 1} ≈ "
+            f"{np.log(length - 1):.1f}.")

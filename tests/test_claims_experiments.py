@@ -1,0 +1,75 @@
+"""The Experiments page's and the reading lesson's sentences, on the numbers their views draw: what the hand-made
+head gives the previous token (and from which sharpness on it holds half of every row)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.lesson_views import lesson_of
+from transformer import load_checkpoint, make_task
+
+PAGE = "pages/experiments/page.py"
+CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
+
+
+def built(query: dict) -> tuple[np.ndarray, str, str]:
+    """The drawn map of the head you built, the caption under it, and the input it was built on."""
+    at = run_page(PAGE, {"section": "Build a head", **query})
+    assert_no_exception(at)
+    weights = decode_array(chart_by_title(at, "The head you built")["data"][0]["z"]).astype(float)
+    caption = next(c.value for c in at.caption if c.value.startswith("The most-attended key agrees"))
+    return weights, caption, at.text_input(key="input").value
+
+
+def by_formula(beta: float, length: int) -> np.ndarray:
+    """Row i's (from 1) weight on its previous token when only "k back" = 1 scores: e^β / (e^β + i − 1)."""
+    rows = np.arange(2, length + 1)
+    return np.exp(beta) / (np.exp(beta) + rows - 1)
+
+
+@pytest.mark.parametrize("query", [{}, {"beta": "3.0"}, {"beta": "2.0", "w_same": "1.0"}])
+def test_the_built_heads_caption_counts_the_previous_tokens_rows_on_the_drawn_map(query):
+    weights, caption, text = built(query)
+    length = len(text)
+    assert weights.shape == (length, length)
+    rows = np.arange(1, length)
+    previous = weights[rows, rows - 1]
+    leading = sum(all(weights[i, i - 1] > weights[i, j] for j in range(i + 1) if j != i - 1) for i in rows)
+    assert (f"the most-attended key of {leading} of the {length - 1} rows after the first, with "
+            f"{previous.min():.2f} to {previous.max():.2f} of their weight") in caption
+    threshold = math.log(length - 1)
+    assert f"once β ≥ ln {length - 1} ≈ {threshold:.1f}" in caption
+    if "w_same" not in query:  # "k back" alone: the drawn rows are the formula's, the previous token leads them all
+        beta = float(query.get("beta", 5.0))
+        np.testing.assert_allclose(previous, by_formula(beta, length), atol=1e-5)
+        assert leading == length - 1
+        assert (previous.min() >= 0.5) == (beta >= threshold)  # 5 is past ln 31 ≈ 3.4, 3 is not
+    else:  # the same token scores too: in the repeat, the earlier copy of the token outbids the previous one
+        assert leading < length - 1
+
+
+def test_the_threshold_is_where_the_last_row_reaches_one_half():
+    length = 32
+    for beta in np.arange(0.0, 10.01, 0.5):  # the slider's stops
+        assert (by_formula(beta, length).min() >= 0.5) == (beta >= math.log(length - 1))
+
+
+def test_the_reading_lessons_answer_states_the_hand_made_heads_weights_and_the_trained_heads_rows():
+    view = lesson_of("reading").views[2]
+    weights, _, text = built({})  # the default β = 5 the answer names
+    rows = np.arange(1, len(text))
+    assert len(text) == 32 and "this 32-token input once β ≥ ln 31 ≈ 3.4" in view.answer
+    assert f"at least {weights[rows, rows - 1].min():.2f}" in view.answer
+    assert "about 3 or more" not in view.answer
+    model, _ = load_checkpoint(CHECKPOINT)  # "layer 1 · head 2 also puts most weight on the previous token"
+    task = make_task("induction")
+    with torch.inference_mode():
+        record = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention
+    trained = record.weights["decoder.layers.0.self_attn"][0, 1].numpy()
+    assert (trained[rows].argmax(-1) == rows - 1).all()
