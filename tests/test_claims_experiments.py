@@ -1,5 +1,6 @@
 """The Experiments page's and the reading lesson's sentences, on the numbers their views draw: what the hand-made
-head gives the previous token (and from which sharpness on it holds half of every row)."""
+head gives the previous token (and from which sharpness on it holds half of every row), and what still reaches
+the output once every head is knocked out, by kind of knock-out."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 from tests.lesson_views import lesson_of
-from transformer import load_checkpoint, make_task
+from transformer import Ablate, load_checkpoint, make_task
 
 PAGE = "pages/experiments/page.py"
 CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
+ALL_HEADS = {"ko_decoder0_self_attn": ["head 1", "head 2"], "ko_decoder1_self_attn": ["head 1", "head 2"]}
 
 
 def built(query: dict) -> tuple[np.ndarray, str, str]:
@@ -73,3 +75,48 @@ def test_the_reading_lessons_answer_states_the_hand_made_heads_weights_and_the_t
         record = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention
     trained = record.weights["decoder.layers.0.self_attn"][0, 1].numpy()
     assert (trained[rows].argmax(-1) == rows - 1).all()
+
+
+def logits_at(model, ids: list[int], interventions) -> torch.Tensor:
+    with torch.inference_mode():
+        return model(torch.tensor([ids]), interventions=interventions).logits[0]
+
+
+@pytest.mark.parametrize("how", ["zero", "mean", "resample"])
+def test_with_every_head_knocked_out_the_warning_says_what_still_reaches_the_output(how):
+    query = {"section": "Knock out", "how": how, **ALL_HEADS, **({"resample_seed": "3"} if how == "resample" else {})}
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("Every head (4) is knocked out"))
+    assert ("no attention sublayer passes anything on" in warning) == (how == "zero")
+    assert ("its average output, one vector for every position" in warning) == (how == "mean")
+    assert ("its output on other examples of the task" in warning) == (how == "resample")
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    names = [f"decoder.layers.{layer}.self_attn" for layer in range(2)]
+    if how == "mean":  # each head's output before W^O: one vector at every position
+        seen = []
+        hooks = [model.get_submodule(f"{name}.w_o").register_forward_pre_hook(lambda _, args: seen.append(args[0]))
+                 for name in names]
+        logits_at(model, ids, [Ablate(name, [0, 1], "mean") for name in names])
+        for hook in hooks:
+            hook.remove()
+        for concat in seen:
+            np.testing.assert_allclose(concat[0].numpy(), concat[0, :1].expand_as(concat[0]).numpy(), atol=1e-6)
+        return
+    # zero or resample: a position's output depends on its own token (and position) alone, not on the others'
+    unused = [i for i in task.encode_user_input("abcdefghijklmnopqrstuvwxyz") if i not in ids]
+    other = list(ids)
+    other[0], other[5] = unused[:2]  # two tokens changed; every other position keeps its token
+    source = None
+    if how == "resample":
+        with torch.inference_mode():
+            source = model(torch.tensor([list(reversed(ids))]), return_internals=True).attention
+    interventions = [Ablate(name, [0, 1], how, source) for name in names]
+    first, second = logits_at(model, ids, interventions), logits_at(model, other, interventions)
+    kept = [t for t in range(len(ids)) if ids[t] == other[t]]
+    assert len(kept) >= len(ids) - 2
+    torch.testing.assert_close(first[kept], second[kept], atol=1e-5, rtol=1e-5)
+    plain = logits_at(model, ids, []), logits_at(model, other, [])
+    assert not torch.allclose(plain[0][kept], plain[1][kept], atol=1e-3)  # with the heads, the others matter
