@@ -5,6 +5,7 @@ the output once every head is knocked out, by kind of knock-out."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,34 @@ def test_with_every_head_knocked_out_the_warning_says_what_still_reaches_the_out
     torch.testing.assert_close(first[kept], second[kept], atol=1e-5, rtol=1e-5)
     plain = logits_at(model, ids, []), logits_at(model, other, [])
     assert not torch.allclose(plain[0][kept], plain[1][kept], atol=1e-3)  # with the heads, the others matter
+
+
+@pytest.mark.parametrize("query", [{}, {"position": "21"}, {"position": "12", "input": "abcdefgabcdefgabcdefg"}])
+def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
+    """"Heads h + other parts o = t; the model's logit is l ... which makes the sum exact": h and o summed from the
+    drawn grid and bars, l from the model; where patching cannot be compared, the caption says why."""
+    at = run_page(PAGE, {"section": "Attribution", **query})
+    assert_no_exception(at)
+    grid = chart_by_title(at, "direct share of the logit")
+    heads = decode_array(grid["data"][0]["z"]).astype(float)
+    others = decode_array(chart_by_title(at, "The other parts' shares")["data"][0]["x"]).astype(float)
+    note = next(c.value for c in at.caption if c.value.startswith("Direct effects only"))
+    number = r"(-?\d+\.\d+)"
+    said = re.search(rf"Heads {number} \+ other parts {number} = {number}; the model's logit is {number}", note)
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    position = int(at.select_slider(key="position").value) - 1
+    with torch.inference_mode():
+        logits = model(torch.tensor([ids])).logits[0, position]
+    assert position == int(query.get("position", 12)) - 1
+    assert said[1] == f"{heads.sum():.2f}" and said[2] == f"{others.sum():.2f}"
+    assert float(said[4]) == pytest.approx(float(logits.max()), abs=0.006)
+    assert heads.sum() + others.sum() == pytest.approx(float(logits.max()), abs=0.01) and said[3] == said[4]
+    symbol = task.symbols([int(logits.argmax())])[0]
+    assert f"logit of “{symbol}” at position {position + 1}" in grid["layout"]["title"]["text"]
+    compared = any("patching restores" in df.value.columns for df in at.dataframe)
+    missing = [c.value for c in at.caption if c.value.startswith("Not compared with patching here")]
+    assert compared != bool(missing) and compared == (not query)  # the default position is the one patching reads
+    if missing:
+        assert f"at position {position + 1} by" in missing[0]

@@ -182,7 +182,9 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
         with torch.inference_mode():
             run = patching_run(subject.module, list(inputs.ids), corrupted, position)
             restored = restored_by_head(subject.module, run, sublayer_names(subject.module, "self_attn")).reshape(-1)
-    except ValueError:  # the corruption changes nothing at this position: no total effect to compare
+    except ValueError as error:  # the corruption changes too little at this position: no total effect to compare
+        st.caption(f"Not compared with patching here (the Patching section's corrupted input “{corrupted_text}”): "
+                   f"{error}")
         return
     heads = shares.heads.shape[1]
     labels = [head_label(i // heads, i % heads) for i in range(len(restored))]
