@@ -152,3 +152,27 @@ def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
     assert compared != bool(missing) and compared == (not query)  # the default position is the one patching reads
     if missing:
         assert f"at position {position + 1} by" in missing[0]
+
+
+@pytest.mark.parametrize("query", [{}, {"input": "zyxwvutzyxwvutzyx"}])
+def test_the_logit_lens_last_row_is_the_models_own_prediction(query):
+    at = run_page(PAGE, {"section": "Logit lens", **query})
+    assert_no_exception(at)
+    guesses = chart_by_title(at, "Logit lens")["data"][0]["text"]  # [stage][position]
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    with torch.inference_mode():
+        predicted = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
+    assert list(guesses[-1]) == task.symbols(predicted)
+
+
+@pytest.mark.parametrize("measure", ["accuracy", "loss"])
+def test_the_largest_effect_named_is_the_drawn_grids(measure):
+    at = run_page(PAGE, {"section": "Importance", "measure": measure})
+    assert_no_exception(at)
+    effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
+    row, head = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
+    caption = next(c.value for c in at.caption if c.value.startswith("The largest effect"))
+    assert f"row {row + 1}, head {head + 1} ({effect[row, head]:+.3f})" in caption
+    assert (row, head) == (0, 1)  # the previous-token head, by either measure
