@@ -15,6 +15,7 @@ import torch
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 from tests.lesson_views import lesson_of
 from transformer import Ablate, load_checkpoint, make_task
+from ui.model_picker import shipped_label
 
 PAGE = "pages/experiments/page.py"
 CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
@@ -176,3 +177,17 @@ def test_the_largest_effect_named_is_the_drawn_grids(measure):
     caption = next(c.value for c in at.caption if c.value.startswith("The largest effect"))
     assert f"row {row + 1}, head {head + 1} ({effect[row, head]:+.3f})" in caption
     assert (row, head) == (0, 1)  # the previous-token head, by either measure
+
+
+@pytest.mark.parametrize("name", ["induction", "sort"])
+def test_chance_counts_the_symbols_the_measured_positions_ask_for(name):
+    """Guessing evenly among n symbols scores 1/n whatever the targets are, if every target is among them: the
+    letters for induction, and the end token too for sort."""
+    at = run_page(PAGE, {"section": "Knock out", "model": shipped_label(name)})
+    assert_no_exception(at)
+    task = make_task(name)
+    batch = task.batch(64, torch.Generator().manual_seed(0), "val")
+    asked = set(task.symbols(batch.targets[batch.loss_mask].tolist()))
+    assert len(asked) == {"induction": 26, "sort": 27}[name] and ("</s>" in asked) == (name == "sort")
+    assert any(f"among the {len(asked)} symbols they ask for would score 1/{len(asked)} = {1 / len(asked):.3f}"
+               in c.value for c in at.caption)

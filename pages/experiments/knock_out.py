@@ -155,9 +155,10 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         st.caption("Measured on your text: each position predicts the next token (accuracy: how often its most "
                    "probable token is the one that follows).")
     else:
-        alphabet = len(subject.task.tokenizer.vocabulary)
-        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
-                   f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
+        batch = evaluation_batch(subject.spec, seed)
+        asked = len(batch.targets[batch.loss_mask].unique())  # the symbols those positions ask for, end token too
+        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing evenly among the "
+                   f"{asked} symbols they ask for would score 1/{asked} = {1 / asked:.3f}.")
     st.caption(ABLATION_CAVEAT[how].format(seed=resample_seed))
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how, resample_seed)
