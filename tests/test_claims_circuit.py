@@ -122,3 +122,19 @@ def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
     gap = next(c.value for c in at.caption if c.value.startswith("Patching a head"))
     assert (f"Layer 1 · head 2 writes {direct[0, 1]:.2f} of the logit {logit:.2f} directly" in gap
             and f"patching it restores {float(restored[0, 1]):.2f}" in gap)
+
+
+def test_the_first_steps_numbers_are_the_drawn_ones():
+    """"both score above 0.9 on prefix matching"; accuracy "from 1.00 to about 0.02", loss "from 0.00 to about 4";
+    layer 1 · head 1 alone "stays at about 0.98"."""
+    table = next(df.value for df in open_view("circuit", 0).dataframe if "prefix matching" in df.value.columns)
+    layer_2 = table[table["head"].str.startswith("layer 2")]["prefix matching"]
+    assert len(layer_2) == 2 and (layer_2 > 0.9).all() and "both score above 0.9" in CIRCUIT.views[0].answer
+    at = open_view("circuit", 1)
+    accuracy = [decode_array(t["y"]).astype(float)[0] for t in chart_by_title(at, "Accuracy")["data"] if t["type"] == "bar"]
+    loss = [decode_array(t["y"]).astype(float)[0] for t in chart_by_title(at, "Loss")["data"] if t["type"] == "bar"]
+    assert f"{accuracy[0]:.2f}" == "1.00" and accuracy[1] == pytest.approx(0.02, abs=0.01)
+    assert f"{loss[0]:.2f}" == "0.00" and loss[1] == pytest.approx(4, abs=0.5)
+    assert "from 1.00 to about 0.02" in CIRCUIT.views[1].notice and "from 0.00 to about 4" in CIRCUIT.views[1].notice
+    assert after_bar(open_view("circuit", 4)) == pytest.approx(0.98, abs=0.01)
+    assert "stays at about 0.98" in CIRCUIT.views[4].notice

@@ -38,6 +38,18 @@ ABLATION_CAVEAT = {
                 "examples' information, which can mislead later layers more than a missing output would; it cannot say "
                 "which path through the head mattered, and it varies with the examples drawn (try another seed).",
 }
+# What reaches the output once every head is knocked out, by kind of knock-out.
+EVERY_HEAD = {
+    "zero": "no attention sublayer passes anything on, so the only route from the tokens to the output is the "
+            "residual stream (embeddings and feed-forward layers): each position's output depends on its own token "
+            "and position alone.",
+    "mean": "each head passes on only its average output, one vector for every position (and example) measured, so "
+            "no position reads another in particular: each position's output depends on its own token and position, "
+            "through the residual stream (embeddings and feed-forward layers), and on that one average.",
+    "resample": "each head passes on its output on other examples of the task, nothing computed from these inputs: "
+                "each position's output depends on its own token and position, through the residual stream "
+                "(embeddings and feed-forward layers), and on what the heads wrote there on the other examples.",
+}
 HOW_HELP = ("Zero: the head's output A·V is replaced by zeros. Mean: by its mean over every position (and example) "
             "of the same input, which keeps the average signal and removes what depends on the input. Resample: by "
             "its output on other examples of the task (same length, drawn with the resample seed), an output the "
@@ -111,8 +123,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                                                   + sublayer_names(subject.module, "cross_attn"))
     count = sum(len(h) for _, h in knocked)
     if count == total:
-        st.warning(f"Every head ({total}) is knocked out: no attention sublayer passes anything on, so the only "
-                   "route from the tokens to the output is the residual stream (embeddings and feed-forward layers).")
+        st.warning(f"Every head ({total}) is knocked out: {EVERY_HEAD[how]}")
     elif not count:
         st.info("Pick heads above to knock them out; the figures compare the model with and without them.")
     if subject.sentences:
@@ -144,9 +155,10 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         st.caption("Measured on your text: each position predicts the next token (accuracy: how often its most "
                    "probable token is the one that follows).")
     else:
-        alphabet = len(subject.task.tokenizer.vocabulary)
-        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing among the "
-                   f"{alphabet} symbols would score 1/{alphabet} = {1 / alphabet:.3f}.")
+        batch = evaluation_batch(subject.spec, seed)
+        asked = len(batch.targets[batch.loss_mask].unique())  # the symbols those positions ask for, end token too
+        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing evenly among the "
+                   f"{asked} symbols they ask for would score 1/{asked} = {1 / asked:.3f}.")
     st.caption(ABLATION_CAVEAT[how].format(seed=resample_seed))
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how, resample_seed)

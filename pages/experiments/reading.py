@@ -182,7 +182,9 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
         with torch.inference_mode():
             run = patching_run(subject.module, list(inputs.ids), corrupted, position)
             restored = restored_by_head(subject.module, run, sublayer_names(subject.module, "self_attn")).reshape(-1)
-    except ValueError:  # the corruption changes nothing at this position: no total effect to compare
+    except ValueError as error:  # the corruption changes too little at this position: no total effect to compare
+        st.caption(f"Not compared with patching here (the Patching section's corrupted input “{corrupted_text}”): "
+                   f"{error}")
         return
     heads = shares.heads.shape[1]
     labels = [head_label(i // heads, i % heads) for i in range(len(restored))]
@@ -231,6 +233,23 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     trained, label = reference(tuple(ids))
     chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
                          "The head you built and the trained model's previous-token head", causal=True))
-    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. With "
-               "“k back” = 1, k = 1, the other weights at 0 and a sharpness β of about 3 or more, the hand-made head "
-               "attends to the previous token, as the trained one learned to.")
+    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
+               + previous_token_note(pattern))
+
+
+def previous_token_note(pattern: np.ndarray) -> str:
+    """What the drawn map ``[L, L]`` gives the previous token, and when the recipe "k back" = 1 alone makes it each
+    row's most-attended key (row i of i keys: e^β / (e^β + i − 1) on it, the rest 1 / (e^β + i − 1) each)."""
+    length = len(pattern)
+    if length < 2:
+        return ""
+    rows = np.arange(1, length)
+    previous = pattern[rows, rows - 1]
+    others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
+    others[rows, rows - 1] = -np.inf
+    leading = int((previous > others[rows].max(-1)).sum())
+    return (f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
+            f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "
+            "= 1, k = 1 and the other weights at 0, row i gives it e^β / (e^β + i − 1): the most of any key at every "
+            f"β > 0, and at least half in every row of these {length} tokens once β ≥ ln {length - 1} ≈ "
+            f"{np.log(length - 1):.1f}.")

@@ -1,0 +1,193 @@
+"""The Experiments page's and the reading lesson's sentences, on the numbers their views draw: what the hand-made
+head gives the previous token (and from which sharpness on it holds half of every row), and what still reaches
+the output once every head is knocked out, by kind of knock-out."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.lesson_views import lesson_of
+from transformer import Ablate, load_checkpoint, make_task
+from ui.model_picker import shipped_label
+
+PAGE = "pages/experiments/page.py"
+CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction.safetensors"
+ALL_HEADS = {"ko_decoder0_self_attn": ["head 1", "head 2"], "ko_decoder1_self_attn": ["head 1", "head 2"]}
+
+
+def built(query: dict) -> tuple[np.ndarray, str, str]:
+    """The drawn map of the head you built, the caption under it, and the input it was built on."""
+    at = run_page(PAGE, {"section": "Build a head", **query})
+    assert_no_exception(at)
+    weights = decode_array(chart_by_title(at, "The head you built")["data"][0]["z"]).astype(float)
+    caption = next(c.value for c in at.caption if c.value.startswith("The most-attended key agrees"))
+    return weights, caption, at.text_input(key="input").value
+
+
+def by_formula(beta: float, length: int) -> np.ndarray:
+    """Row i's (from 1) weight on its previous token when only "k back" = 1 scores: e^β / (e^β + i − 1)."""
+    rows = np.arange(2, length + 1)
+    return np.exp(beta) / (np.exp(beta) + rows - 1)
+
+
+@pytest.mark.parametrize("query", [{}, {"beta": "3.0"}, {"beta": "2.0", "w_same": "1.0"}])
+def test_the_built_heads_caption_counts_the_previous_tokens_rows_on_the_drawn_map(query):
+    weights, caption, text = built(query)
+    length = len(text)
+    assert weights.shape == (length, length)
+    rows = np.arange(1, length)
+    previous = weights[rows, rows - 1]
+    leading = sum(all(weights[i, i - 1] > weights[i, j] for j in range(i + 1) if j != i - 1) for i in rows)
+    assert (f"the most-attended key of {leading} of the {length - 1} rows after the first, with "
+            f"{previous.min():.2f} to {previous.max():.2f} of their weight") in caption
+    threshold = math.log(length - 1)
+    assert f"once β ≥ ln {length - 1} ≈ {threshold:.1f}" in caption
+    if "w_same" not in query:  # "k back" alone: the drawn rows are the formula's, the previous token leads them all
+        beta = float(query.get("beta", 5.0))
+        np.testing.assert_allclose(previous, by_formula(beta, length), atol=1e-5)
+        assert leading == length - 1
+        assert (previous.min() >= 0.5) == (beta >= threshold)  # 5 is past ln 31 ≈ 3.4, 3 is not
+    else:  # the same token scores too: in the repeat, the earlier copy of the token outbids the previous one
+        assert leading < length - 1
+
+
+def test_the_threshold_is_where_the_last_row_reaches_one_half():
+    length = 32
+    for beta in np.arange(0.0, 10.01, 0.5):  # the slider's stops
+        assert (by_formula(beta, length).min() >= 0.5) == (beta >= math.log(length - 1))
+
+
+def test_the_reading_lessons_answer_states_the_hand_made_heads_weights_and_the_trained_heads_rows():
+    view = lesson_of("reading").views[2]
+    weights, _, text = built({})  # the default β = 5 the answer names
+    rows = np.arange(1, len(text))
+    assert len(text) == 32 and "this 32-token input once β ≥ ln 31 ≈ 3.4" in view.answer
+    assert f"at least {weights[rows, rows - 1].min():.2f}" in view.answer
+    assert "about 3 or more" not in view.answer
+    model, _ = load_checkpoint(CHECKPOINT)  # "layer 1 · head 2 also puts most weight on the previous token"
+    task = make_task("induction")
+    with torch.inference_mode():
+        record = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention
+    trained = record.weights["decoder.layers.0.self_attn"][0, 1].numpy()
+    assert (trained[rows].argmax(-1) == rows - 1).all()
+
+
+def logits_at(model, ids: list[int], interventions) -> torch.Tensor:
+    with torch.inference_mode():
+        return model(torch.tensor([ids]), interventions=interventions).logits[0]
+
+
+@pytest.mark.parametrize("how", ["zero", "mean", "resample"])
+def test_with_every_head_knocked_out_the_warning_says_what_still_reaches_the_output(how):
+    query = {"section": "Knock out", "how": how, **ALL_HEADS, **({"resample_seed": "3"} if how == "resample" else {})}
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("Every head (4) is knocked out"))
+    assert ("no attention sublayer passes anything on" in warning) == (how == "zero")
+    assert ("its average output, one vector for every position" in warning) == (how == "mean")
+    assert ("its output on other examples of the task" in warning) == (how == "resample")
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    names = [f"decoder.layers.{layer}.self_attn" for layer in range(2)]
+    if how == "mean":  # each head's output before W^O: one vector at every position
+        seen = []
+        hooks = [model.get_submodule(f"{name}.w_o").register_forward_pre_hook(lambda _, args: seen.append(args[0]))
+                 for name in names]
+        logits_at(model, ids, [Ablate(name, [0, 1], "mean") for name in names])
+        for hook in hooks:
+            hook.remove()
+        for concat in seen:
+            np.testing.assert_allclose(concat[0].numpy(), concat[0, :1].expand_as(concat[0]).numpy(), atol=1e-6)
+        return
+    # zero or resample: a position's output depends on its own token (and position) alone, not on the others'
+    unused = [i for i in task.encode_user_input("abcdefghijklmnopqrstuvwxyz") if i not in ids]
+    other = list(ids)
+    other[0], other[5] = unused[:2]  # two tokens changed; every other position keeps its token
+    source = None
+    if how == "resample":
+        with torch.inference_mode():
+            source = model(torch.tensor([list(reversed(ids))]), return_internals=True).attention
+    interventions = [Ablate(name, [0, 1], how, source) for name in names]
+    first, second = logits_at(model, ids, interventions), logits_at(model, other, interventions)
+    kept = [t for t in range(len(ids)) if ids[t] == other[t]]
+    assert len(kept) >= len(ids) - 2
+    torch.testing.assert_close(first[kept], second[kept], atol=1e-5, rtol=1e-5)
+    plain = logits_at(model, ids, []), logits_at(model, other, [])
+    assert not torch.allclose(plain[0][kept], plain[1][kept], atol=1e-3)  # with the heads, the others matter
+
+
+@pytest.mark.parametrize("query", [{}, {"position": "21"}, {"position": "12", "input": "abcdefgabcdefgabcdefg"}])
+def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
+    """"Heads h + other parts o = t; the model's logit is l ... which makes the sum exact": h and o summed from the
+    drawn grid and bars, l from the model; where patching cannot be compared, the caption says why."""
+    at = run_page(PAGE, {"section": "Attribution", **query})
+    assert_no_exception(at)
+    grid = chart_by_title(at, "direct share of the logit")
+    heads = decode_array(grid["data"][0]["z"]).astype(float)
+    others = decode_array(chart_by_title(at, "The other parts' shares")["data"][0]["x"]).astype(float)
+    note = next(c.value for c in at.caption if c.value.startswith("Direct effects only"))
+    number = r"(-?\d+\.\d+)"
+    said = re.search(rf"Heads {number} \+ other parts {number} = {number}; the model's logit is {number}", note)
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    position = int(at.select_slider(key="position").value) - 1
+    with torch.inference_mode():
+        logits = model(torch.tensor([ids])).logits[0, position]
+    assert position == int(query.get("position", 12)) - 1
+    assert said[1] == f"{heads.sum():.2f}" and said[2] == f"{others.sum():.2f}"
+    assert float(said[4]) == pytest.approx(float(logits.max()), abs=0.006)
+    assert heads.sum() + others.sum() == pytest.approx(float(logits.max()), abs=0.01) and said[3] == said[4]
+    symbol = task.symbols([int(logits.argmax())])[0]
+    assert f"logit of “{symbol}” at position {position + 1}" in grid["layout"]["title"]["text"]
+    compared = any("patching restores" in df.value.columns for df in at.dataframe)
+    missing = [c.value for c in at.caption if c.value.startswith("Not compared with patching here")]
+    assert compared != bool(missing) and compared == (not query)  # the default position is the one patching reads
+    if missing:
+        assert f"at position {position + 1} by" in missing[0]
+
+
+@pytest.mark.parametrize("query", [{}, {"input": "zyxwvutzyxwvutzyx"}])
+def test_the_logit_lens_last_row_is_the_models_own_prediction(query):
+    at = run_page(PAGE, {"section": "Logit lens", **query})
+    assert_no_exception(at)
+    guesses = chart_by_title(at, "Logit lens")["data"][0]["text"]  # [stage][position]
+    model, _ = load_checkpoint(CHECKPOINT)
+    task = make_task("induction")
+    ids = task.encode_user_input(at.text_input(key="input").value)
+    with torch.inference_mode():
+        predicted = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
+    assert list(guesses[-1]) == task.symbols(predicted)
+
+
+@pytest.mark.parametrize("measure", ["accuracy", "loss"])
+def test_the_largest_effect_named_is_the_drawn_grids(measure):
+    at = run_page(PAGE, {"section": "Importance", "measure": measure})
+    assert_no_exception(at)
+    effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
+    row, head = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
+    caption = next(c.value for c in at.caption if c.value.startswith("The largest effect"))
+    assert f"row {row + 1}, head {head + 1} ({effect[row, head]:+.3f})" in caption
+    assert (row, head) == (0, 1)  # the previous-token head, by either measure
+
+
+@pytest.mark.parametrize("name", ["induction", "sort"])
+def test_chance_counts_the_symbols_the_measured_positions_ask_for(name):
+    """Guessing evenly among n symbols scores 1/n whatever the targets are, if every target is among them: the
+    letters for induction, and the end token too for sort."""
+    at = run_page(PAGE, {"section": "Knock out", "model": shipped_label(name)})
+    assert_no_exception(at)
+    task = make_task(name)
+    batch = task.batch(64, torch.Generator().manual_seed(0), "val")
+    asked = set(task.symbols(batch.targets[batch.loss_mask].tolist()))
+    assert len(asked) == {"induction": 26, "sort": 27}[name] and ("</s>" in asked) == (name == "sort")
+    assert any(f"among the {len(asked)} symbols they ask for would score 1/{len(asked)} = {1 / len(asked):.3f}"
+               in c.value for c in at.caption)
