@@ -137,7 +137,7 @@ def test_alibi_slopes_and_biases():
 
 
 def test_alibis_heads_are_square_maps_under_their_names_and_the_figure_grows_with_their_rows():
-    from viz.positional import tiled_heads_figure
+    from viz.position_schemes import tiled_heads_figure
 
     def drawn(heads: int):
         return tiled_heads_figure(np.zeros((heads, 12, 12), np.float32), f"ALiBi bias per head, 12 positions, {heads}")

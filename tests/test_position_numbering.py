@@ -11,8 +11,8 @@ from viz.attention_steps import attention_weights_figure, query_bar_figure, sign
 from viz.heads import head_grid_figure
 from viz.labels import cell_labels, position_label, position_ticks
 from viz.masks import mask_panels_figure
-from viz.positional import (offset_matrix_figure, pe_curves_figure, pe_matrix_figure, schemes_figure,
-                            similarity_figure, tiled_heads_figure)
+from viz.position_schemes import schemes_figure, tiled_heads_figure
+from viz.positional import offset_matrix_figure, pe_curves_figure, pe_matrix_figure, similarity_figure
 from viz.word_order import word_rows_figure
 
 TOKENS = ["The", "cat", "didn't"]

@@ -17,7 +17,7 @@ import pytest
 from viz.compact import compact_spec, sent_spec
 from viz.heads import compare_figure
 from viz.masks import readable_heatmap
-from viz.positional import slopes_figure
+from viz.position_schemes import slopes_figure
 from viz.style import PRESENTATION_FONT_SCALE, PRESENTATION_HEIGHT_SCALE, presentation_spec
 
 TOKENS = ["the", "cat", "sat", "down"]

@@ -8,7 +8,8 @@ from viz.heatmap import matrix_heatmap
 from viz.labels import cell_labels, escape, position_axis, token_labels
 from viz.masking import OVERLAY_SCALE
 from viz.overview import overview_figure, tile
-from viz.positional import offset_matrix_figure, tiled_heads_figure
+from viz.position_schemes import tiled_heads_figure
+from viz.positional import offset_matrix_figure
 from viz.style import ATTENTION_SCALE, MASKED_COLOR
 from viz.tiles import gap_shapes, tile_maps, tiling
 

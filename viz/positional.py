@@ -1,4 +1,5 @@
-"""Figures of positional encodings: curves, matrices, similarity, the shift map, schemes."""
+"""Figures of the sinusoidal positional encoding (its curves, table, wavelengths, the similarity of two positions
+and the shift map), and a signed position-by-position matrix; the relative schemes' are in ``viz.position_schemes``."""
 
 from __future__ import annotations
 
@@ -6,15 +7,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from .labels import label_px, position_ticks
-from .margins import (COLORAXIS_BAR_PX, COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX,
-                      UNTITLED_Y_AXIS_PX, legend_below_px, reserve_margins)
+from .labels import position_ticks
+from .margins import COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, legend_below_px, reserve_margins
 from .masking import allowed_cells, masked_hover, masked_overlay
-from .style import (ACCENT, DIVERGING_SCALE, PANEL_NAMES_PX, PROJECTOR_LABEL_PX, TITLE_TOP_PX, base_layout, head_color,
-                    projector_fonts)
-from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
+from .style import ACCENT, DIVERGING_SCALE, base_layout, head_color, projector_fonts
 
 
 # The sinusoids' own index: PE[pos] with pos from 0, as in the paper's formula (the Curves, the table and the
@@ -22,7 +19,7 @@ from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling
 FORMULA_POSITION = "position pos (the formula's, from 0)"
 
 
-def _finite(values: np.ndarray) -> np.ndarray:
+def finite(values: np.ndarray) -> np.ndarray:
     """float32 copy with NaN/inf replaced by 0 (callers mask or explain those cells)."""
     return np.nan_to_num(np.asarray(values, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
 
@@ -39,7 +36,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
         pair = dim // 2
         kind = "sin" if dim % 2 == 0 else "cos"
         fig.add_trace(go.Scatter(
-            x=positions, y=_finite(pe[:, dim]), mode="lines", name=f"dim {dim} ({kind}, pair {pair})",
+            x=positions, y=finite(pe[:, dim]), mode="lines", name=f"dim {dim} ({kind}, pair {pair})",
             line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
             hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>"))
     base_layout(fig, f"PE against position (d_model {d_model}, base {base:g})", 420)
@@ -75,7 +72,7 @@ def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_
     masked = allowed is not None and not np.all(allowed)
     hover = dict(text=masked_hover(np.full(np.shape(z), "", dtype=object), allowed)) if masked else {}
     traces = [go.Heatmap(
-        z=_finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
+        z=finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
         hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
                       + ("%{text}" if masked else "") + "<extra></extra>", **at, **hover)]
     fig = go.Figure(traces + ([masked_overlay(allowed, **at)] if masked else []))
@@ -99,7 +96,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
     """Wavelength 2*pi*base^(2i/d_model) of each sine/cosine pair i, log scale."""
     pairs = np.arange(len(wavelengths), dtype=np.float32)
     fig = go.Figure(go.Scatter(
-        x=pairs, y=_finite(wavelengths), mode="lines+markers", name="wavelength",
+        x=pairs, y=finite(wavelengths), mode="lines+markers", name="wavelength",
         line=dict(color=head_color(0), width=2.5),
         hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
     fig.add_hline(y=positions, line=dict(color=ACCENT, dash="dot"))
@@ -135,13 +132,13 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
 
     A band of zero width means the similarity depends on the offset only.
     """
-    x = _finite(offsets)
+    x = finite(offsets)
     fig = go.Figure([
-        go.Scatter(x=x, y=_finite(high), mode="lines", line=dict(width=0), showlegend=False,
+        go.Scatter(x=x, y=finite(high), mode="lines", line=dict(width=0), showlegend=False,
                    hoverinfo="skip"),
-        go.Scatter(x=x, y=_finite(low), mode="lines", line=dict(width=0), fill="tonexty",
+        go.Scatter(x=x, y=finite(low), mode="lines", line=dict(width=0), fill="tonexty",
                    fillcolor="rgba(31,119,180,0.25)", name="min to max over pos", hoverinfo="skip"),
-        go.Scatter(x=x, y=_finite(mean), mode="lines", line=dict(color=head_color(0), width=2.5),
+        go.Scatter(x=x, y=finite(mean), mode="lines", line=dict(color=head_color(0), width=2.5),
                    name="mean over pos", hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>"),
     ])
     base_layout(fig, "Similarity against distance", 400)
@@ -156,9 +153,9 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
     """PE[pos + k] and M_k PE[pos] over the dimensions ``[d_model]``: the two should coincide."""
     dims = np.arange(len(target), dtype=np.float32)
     fig = go.Figure([
-        go.Bar(x=dims, y=_finite(target), name=f"PE[{pos + offset}]", marker_color=head_color(0),
+        go.Bar(x=dims, y=finite(target), name=f"PE[{pos + offset}]", marker_color=head_color(0),
                hovertemplate="dim %{x}<br>%{y:.4f}<extra>PE[pos + k]</extra>"),
-        go.Scatter(x=dims, y=_finite(mapped), mode="markers", name=f"M_{offset} · PE[{pos}]",
+        go.Scatter(x=dims, y=finite(mapped), mode="markers", name=f"M_{offset} · PE[{pos}]",
                    marker=dict(color=head_color(1), size=9, symbol="x"),
                    hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>"),
     ])
@@ -182,98 +179,3 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
     allowed = None if masked is None else ~allowed_cells(masked, np.shape(values))
     return _signed_heatmap(values, title, value_name, col_name, row_name, col_name, row_name, allowed,
                            first=(first, first))
-
-
-def _head_cell_text(heads: int, rows: int, cols: int) -> np.ndarray:
-    """Hover labels ``[H, rows, cols]``: "head h<br>query i · key j" (heads and positions counted from 1)."""
-    return np.array([[[f"head {h + 1}<br>query {i + 1} · key {j + 1}" for j in range(cols)] for i in range(rows)]
-                     for h in range(heads)], dtype=object).reshape(heads, rows, cols)
-
-
-TILE_CELL_PX = 8.5  # a tiled map's cell as built: a 12-position map about 100 px square, square cells
-TILE_MIN_PX = 90  # the narrowest a tiled map is drawn: the browser wraps the grid to fewer maps a row below it
-TILE_GAP = 4  # cells between maps: a map's name (15 px; 22 px on a projector) fits in the gap above it
-
-
-def tiled_heads_figure(per_head: np.ndarray, title: str, value_name: str = "bias",
-                       per_row: int = 4) -> go.Figure:
-    """Heads ``[H, T, T]`` tiled into ONE heatmap by ``viz.tiles`` (head h at tile row
-    h // per_row, column h % per_row; ``TILE_GAP`` cells drawn white between them), head labels on top.
-
-    Each map is square (the cells are, ``scaleanchor``), at least ``TILE_MIN_PX`` wide (fewer maps a row where
-    the plot is narrower: ``wrap_meta``), and the figure is as tall as its rows of maps (``TILE_CELL_PX`` a cell);
-    the head names have their own strip under the title."""
-    heads, rows, cols = per_head.shape
-    grid = tiling(heads, (rows, cols), per_row, gap=TILE_GAP)
-    z = tile_maps(_finite(per_head), grid, fill=0.0)
-    text = tile_maps(_head_cell_text(heads, rows, cols), grid, fill="between heads")
-    low = float(min(z.min(), 0.0))
-    fig = go.Figure(go.Heatmap(z=z, text=text, colorscale=DIVERGING_SCALE, zmid=0.0, zmin=low, zmax=-low or 1.0,
-                               colorbar=dict(title=dict(text=value_name), thickness=14),
-                               hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>"))
-    top, bottom = TITLE_TOP_PX + PANEL_NAMES_PX, 10
-    base_layout(fig, title, int(top + bottom + grid.shape[0] * TILE_CELL_PX))
-    names = [f"head {h + 1}" for h in range(heads)]
-    fig.update_layout(shapes=gap_shapes(grid), annotations=tile_titles(grid, names),
-                      meta=wrap_meta(grid, narrowest_tile_px(names, cols, cell_px=TILE_MIN_PX / max(cols, 1))))
-    fig.update_xaxes(visible=False, constrain="domain", constraintoward="left")
-    # square cells: the maps keep their shape at any width, the names their place over the top row
-    fig.update_yaxes(visible=False, autorange="reversed", scaleanchor="x", scaleratio=1, constrain="domain",
-                     constraintoward="top")
-    reserve_margins(fig, right=COLORBAR_PX, top=top, bottom=bottom)
-    return projector_fonts(fig)
-
-
-def slopes_figure(slopes: np.ndarray) -> go.Figure:
-    """ALiBi bias -m_h * |i - j| against the distance |i - j|, one line per head."""
-    distance = np.arange(0, 17, dtype=np.float32)
-    fig = go.Figure([go.Scatter(x=distance, y=(-float(m) * distance).astype(np.float32), mode="lines",
-                                name=f"head {h + 1}: m = {float(m):.4g}", line=dict(color=head_color(h)),
-                                hovertemplate=f"head {h + 1}<br>|i - j| %{{x}}<br>bias %{{y:.3f}}<extra></extra>")
-                     for h, m in enumerate(slopes)])
-    base_layout(fig, "ALiBi bias against distance", 380)
-    fig.update_xaxes(title="distance |i - j|", showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(title="bias added to the score", showgrid=True, gridcolor="#eeeeee")
-    legend = 60 + label_px([trace.name for trace in fig.data], PROJECTOR_LABEL_PX)  # line sample, then the name
-    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, right=legend, bottom=TITLED_X_AXIS_PX)
-    return projector_fonts(fig)
-
-
-SCHEME_PANEL_PX = 130  # a scheme's panel: as tall as five panels side by side are wide in a laptop's column
-
-
-def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str]) -> go.Figure:
-    """What each scheme adds between query position m and key position n, side by side.
-
-    Each panel ``[T, T]`` is divided by its largest absolute value so one
-    diverging colour axis fits all; an all-zero panel (no encoding) stays zero. Each panel is square (its cells
-    are, ``scaleanchor``) and about ``SCHEME_PANEL_PX`` tall, side by side or, where they do not fit, stacked
-    (``ui/plotly_fit``); ``names`` may take three lines.
-    """
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=list(names), horizontal_spacing=0.03)
-    for i, panel in enumerate(panels):
-        z = _finite(panel)
-        peak = float(np.abs(z).max())
-        z = (z / peak).astype(np.float32) if peak > 0 else z
-        rows, cols = z.shape
-        # positions m and n counted from 1, as every position on screen (each scheme's term depends on n - m
-        # only, or is noise: the numbering's start changes no value)
-        fig.add_trace(go.Heatmap(z=z, x=np.arange(1, cols + 1), y=np.arange(1, rows + 1), coloraxis="coloraxis",
-                                 name=names[i],
-                                 hovertemplate=f"{names[i]}<br>m %{{y}} · n %{{x}}<br>relative %{{z:.3f}}"
-                                               "<extra></extra>"), row=1, col=i + 1)
-        fig.update_xaxes(tickangle=0, **position_ticks(cols, 1, max_ticks=4, at=1), row=1, col=i + 1)
-        fig.update_yaxes(autorange="reversed", showticklabels=i == 0, **position_ticks(rows, 1, at=1),
-                         row=1, col=i + 1)
-    top = 130  # room for the title above the panel names, up to three lines
-    base_layout(fig, "Position term between query m and key n, per scheme (each scaled to ±1)",
-                top + UNTITLED_X_AXIS_PX + SCHEME_PANEL_PX)
-    fig.update_layout(margin=dict(t=top))
-    for i in range(len(panels)):  # square panels, hanging from their names
-        fig.update_xaxes(constrain="domain", row=1, col=i + 1)
-        fig.update_yaxes(scaleanchor="x" if i == 0 else f"x{i + 1}", scaleratio=1, constrain="domain",
-                         constraintoward="top", row=1, col=i + 1)
-    fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-1.0, cmax=1.0, cmid=0.0,
-                                     colorbar=dict(title=dict(text="relative"), thickness=14)))
-    reserve_margins(fig, left=UNTITLED_Y_AXIS_PX, right=COLORAXIS_BAR_PX, bottom=UNTITLED_X_AXIS_PX)
-    return projector_fonts(fig)

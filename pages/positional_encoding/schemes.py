@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.positional import diagonal_spread
-from viz import positional as viz
+from viz import position_schemes as schemes_viz, positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
@@ -32,7 +32,7 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     learned = "learned (untrained)" if compact() else "learned<br>(untrained)"
     names = ["sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>", f"{learned}<br>P<sub>m</sub>·P<sub>n</sub>",
              "rotary<br>R(m)q·R(n)k", "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
-    chart(cached_figure(viz.schemes_figure, panels, names), width="stretch")
+    chart(cached_figure(schemes_viz.schemes_figure, panels, names), width="stretch")
     st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
                + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
     intro.text().markdown(
@@ -124,10 +124,10 @@ def _alibi(positions: int) -> None:
     length = min(positions, 12)
     slopes, bias = pos_ui.alibi(heads, length)
     left, right = st.columns([3, 2], gap="large")
-    chart(cached_figure(viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
+    chart(cached_figure(schemes_viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
           width="stretch", container=left)
     with right:
-        chart(cached_figure(viz.slopes_figure, slopes), width="stretch")
+        chart(cached_figure(schemes_viz.slopes_figure, slopes), width="stretch")
         slopes_table = st.expander("The slopes", key="slopes", bind="query-params")
         if slopes_table.open:  # built only when opened
             slopes_table.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m_h": slopes}), hide_index=True)
