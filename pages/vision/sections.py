@@ -15,8 +15,9 @@ from ui.controls import stops_slider
 from ui.models import LoadedModel
 from ui.screen import compact, figure_first, settings
 from ui.vision_experiments import knock_out_sweep, patch_images
-from viz.vision import (attention_distance_figure, attention_over_image_figure, class_probabilities_figure,
-                        patch_filters_figure, patch_grid_figure, patch_sequence_figure, position_similarity_figure)
+from viz.vision import (attention_over_image_figure, class_probabilities_figure, patch_grid_figure,
+                        patch_sequence_figure)
+from viz.vision_learned import attention_distance_figure, patch_filters_figure, position_similarity_figure
 
 PATCH_SIZES = (1, 2, 4, 8)  # the sizes that divide an 8 x 8 image
 ROLLOUT_CAVEAT = ("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
