@@ -65,9 +65,9 @@ def test_files_stay_small():
         for path in (ROOT / folder).rglob("*.py"):
             lines = len(path.read_text(encoding="utf-8").splitlines())
             assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
-    for path in (ROOT / "ui").rglob("*.js"):  # the browser's side: scripts by concern
+    for path in (ROOT / "ui").rglob("*.js"):  # the browser's side: scripts by concern, under the same cap
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        assert lines <= 400, f"{path.relative_to(ROOT)} has {lines} lines; split it"
+        assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
 
 
 def test_every_page_goes_through_the_navigation():
