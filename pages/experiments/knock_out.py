@@ -1,4 +1,5 @@
-"""Knock out, Importance and Circuit: remove heads and measure what the model can still do."""
+"""Knock out and Importance: remove heads and measure what the model can still do. Also the pieces every section
+of the page shares: the inputs, a head's label, the kind of knock-out."""
 
 from __future__ import annotations
 
@@ -9,19 +10,15 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
-                               token_change)
+from analysis.knockout import knockout_sweep, sentence_similarity, sublayer_names, task_score, token_change
 from analysis.ov_circuit import copying_scores
 from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions,
                                       resample_source, scored, similarity, subject_of)
-from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
+from transformer import AttentionName, TaskBatch, score_heads
 from ui.cache import cached_figure, computation
 from ui.charts import chart
 from ui.screen import settings_row
-from ui.text import as_typed
 from viz.experiments import before_after, head_grid, position_bars
-from viz.heads import compare_figure
-from viz.heatmap import matrix_heatmap
 
 HOWS = ("zero", "mean", "resample")
 # What a knock-out of each kind can and cannot show, said under its results ({seed}: the resample seed).
@@ -108,11 +105,6 @@ def knocked_heads(subject: Subject, place=st) -> KNOCKED:
             picked = place.pills(label, heads, selection_mode="multi", key=key, bind="query-params") or []
             chosen.append((name, tuple(sorted(heads.index(h) for h in picked if h in heads))))
     return tuple((name, hs) for name, hs in chosen if hs)
-
-
-def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
-    tensor = torch.tensor([ids])
-    return TaskBatch(tensor, None, tensor, torch.ones_like(tensor, dtype=torch.bool), [])
 
 
 def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
@@ -259,68 +251,3 @@ def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, 
                "circuit from a token attended to, through W_V and W_O, to the logits, Re(Σλ) / Σ|λ|; near 1 the head "
                "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
                "out). An induction head scores high on both.")
-
-
-def head_choices(module) -> list[tuple[str, int]]:
-    return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
-
-
-CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
-
-
-def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool) -> None:
-    """Head B's attention ``[T, T]`` with and without head A: the three panels, or one of them at full width.
-    The difference is with minus without, said with its largest change."""
-    mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
-    difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
-    if shown == "side by side":
-        chart(compare_figure(effect.before, effect.after, tokens, tokens, f"{second}", f"{second}, {first} knocked out",
-                             f"What {second} attends to, with and without {first}", causal=causal))
-    elif shown == "difference":
-        chart(matrix_heatmap(difference, tokens, tokens, f"{second}: with {first} − without it", signed=True,
-                             mask=mask, value_name="difference"))
-    else:
-        matrix = effect.before if shown == "with head A" else effect.after
-        title = f"What {second} attends to" + (f", {first} knocked out" if shown == "without head A" else "")
-        chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
-    if shown in ("side by side", "difference"):
-        query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
-        st.caption(f"The difference is head B's weight with head A minus its weight without it: red where B looks "
-                   f"more while A works, blue where it looks more once A is gone. The largest change: query "
-                   f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
-                   f"(position {key + 1}), "
-                   f"{difference[query, key]:+.2f}.")
-
-
-def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
-    """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
-    module = subject.module
-    choices = head_choices(module)
-    labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
-    a_col, b_col = st.columns(2)
-    first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
-    second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
-    knocked, watched = choices[labels.index(first)], choices[labels.index(second)]
-    with torch.inference_mode():
-        effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
-    causal = module.kind == "decoder-only"
-    shown = st.segmented_control("map", CIRCUIT_MAPS, default=CIRCUIT_MAPS[0], required=True, key="circuit_map",
-                                 bind="query-params", help="One map at a time draws it at the column's full width.")
-    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
-    if subject.task is None:
-        moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
-        st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
-        return
-    batch = evaluation_batch(subject.spec, seed)
-    patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
-                                                  not in PATTERNS[:2] else ())
-    layer = AttentionName.parse(watched[0]).layer
-    with torch.inference_mode():
-        scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
-            subject.task, record, batch, p)[layer, watched[1]], patterns)
-    st.dataframe(pd.DataFrame({"pattern score of head B": list(patterns),
-                               "before": [scores.scores_before[p] for p in patterns],
-                               "head A knocked out": [scores.scores_after[p] for p in patterns]}).round(3),
-                 hide_index=True)
-    st.caption("A pattern score is the mean attention mass head B puts where the pattern says, over the "
-               f"{len(batch.inputs)} examples of the batch (1 = all of it).")

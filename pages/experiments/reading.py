@@ -11,7 +11,8 @@ from analysis.handmade_head import HeadRecipe, agreement, handmade_pattern, quer
 from analysis.knockout import sublayer_names
 from analysis.logit_lens import direct_logit_attribution, logit_lens
 from analysis.patching import patching_run, restored_by_head, restored_by_part, restored_by_position
-from pages.experiments.knock_out import Inputs, head_choices, head_label
+from pages.experiments.circuit import head_choices
+from pages.experiments.knock_out import Inputs, head_label
 from pages.experiments.subject import Subject, corrupted_input, default_input
 from transformer import AttentionName, make_task
 from ui.text import as_typed
