@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from pages.experiments import circuit, knock_out, reading
+from pages.experiments import circuit, importance, knock_out, reading
 from pages.experiments.knock_out import Inputs
 from pages.experiments.vision import vision_experiment
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
@@ -157,7 +157,7 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     elif section == "Knock out":
         knock_out.render_knock_out(subject, inputs, seed)
     elif section == "Importance":
-        knock_out.render_importance(subject, inputs, seed)
+        importance.render_importance(subject, inputs, seed)
     elif section == "Circuit":
         circuit.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
     elif section == "Patching":
