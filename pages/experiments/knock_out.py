@@ -1,27 +1,19 @@
-"""Knock out, Importance and Circuit: remove heads and measure what the model can still do."""
+"""Knock out: remove the heads picked and measure what the model can still do. Also what the other sections
+share: the inputs, a head's label, the kind of knock-out and its seed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
 import streamlit as st
-import torch
 
-from analysis.knockout import (knockout_sweep, pair_effect, sentence_similarity, sublayer_names, task_score,
-                               token_change)
-from analysis.ov_circuit import copying_scores
-from pages.experiments.subject import (KNOCKED, Subject, cached_sweep, evaluation_batch, predictions,
-                                      resample_source, scored, similarity, subject_of)
-from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
-from ui.cache import cached_figure, computation
+from analysis.knockout import sublayer_names, token_change
+from pages.experiments.subject import KNOCKED, Subject, evaluation_batch, predictions, scored, similarity
+from transformer import AttentionName
+from ui.cache import cached_figure
 from ui.charts import chart
 from ui.screen import settings_row
-from ui.text import as_typed
-from viz.experiments import before_after, head_grid, position_bars
-from viz.heads import compare_figure
-from viz.heatmap import matrix_heatmap
+from viz.experiments import before_after, position_bars
 
 HOWS = ("zero", "mean", "resample")
 # What a knock-out of each kind can and cannot show, said under its results ({seed}: the resample seed).
@@ -86,7 +78,7 @@ def how_control(subject: Subject, place=st) -> tuple[str, int]:
     return how, int(seed)
 
 
-def _same_examples(how: str, resample_seed: int, seed: int) -> None:
+def same_examples(how: str, resample_seed: int, seed: int) -> None:
     """A warning when resample ablation would draw the very examples measured (and so change nothing)."""
     if how == "resample" and resample_seed == seed:
         st.warning(f"The resample seed equals the batch seed ({seed}): the other examples are these very examples, "
@@ -110,11 +102,6 @@ def knocked_heads(subject: Subject, place=st) -> KNOCKED:
     return tuple((name, hs) for name, hs in chosen if hs)
 
 
-def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
-    tensor = torch.tensor([ids])
-    return TaskBatch(tensor, None, tensor, torch.ones_like(tensor, dtype=torch.bool), [])
-
-
 def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     row = settings_row()  # how, and each layer's heads: one row that wraps, so the figures come up the screen
     how, resample_seed = how_control(subject, row)
@@ -136,7 +123,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                             "1 − cos(before, after)"))
         return
     ids = inputs.ids if subject.text_model else ()
-    _same_examples(how, resample_seed, seed)
+    same_examples(how, resample_seed, seed)
     try:
         before = scored(subject.spec, seed, (), "zero", ids)
         after = scored(subject.spec, seed, knocked, how, ids, resample_seed)
@@ -182,145 +169,3 @@ def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str, re
     st.code("\n".join((f"input      {row(inputs.tokens)}", f"next       {row([*inputs.tokens[1:], ' '])}",
                         f"predicted  {row(plain)}", f"knocked    {row(knocked_out)}",
                         f"changed    {row(changed)}")), language=None)
-
-
-def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure: str):
-    module = subject.module
-    if subject.sentences:
-        return lambda interventions: sentence_similarity(module, list(inputs.ids), list(inputs.second_ids),
-                                                         interventions).cosine
-    batch = _sweep_batch(subject, inputs, seed)
-    return lambda interventions: getattr(task_score(module, batch, interventions), measure)
-
-
-def _sweep_batch(subject: Subject, inputs: Inputs, seed: int) -> TaskBatch:
-    return evaluation_batch(subject.spec, seed, inputs.ids if subject.text_model else ())
-
-
-def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
-    row = settings_row()
-    how, resample_seed = how_control(subject, row)
-    measure = "cosine"
-    if not subject.sentences:
-        measure = row.segmented_control("measure", ["accuracy", "loss"], default="accuracy", required=True,
-                                        key="measure", bind="query-params") or "accuracy"
-    module = subject.module
-    names = sublayer_names(module, "self_attn") + sublayer_names(module, "cross_attn")
-    key = (subject.spec, inputs, seed if not subject.sentences else None, how, measure,
-           resample_seed if how == "resample" else None)
-    metric = _sweep_metric(subject, inputs, seed, how, measure)
-    _same_examples(how, resample_seed, seed)
-    try:
-        source = (resample_source(subject.spec, _sweep_batch(subject, inputs, seed), resample_seed)
-                  if how == "resample" else None)
-    except ValueError as error:
-        st.error(str(error))
-        return
-    with torch.inference_mode():
-        effect = cached_sweep(key, lambda progress: knockout_sweep(names, module.config.num_heads, metric, how,
-                                                                    progress, source), "Knocking out each head")
-    what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
-    labels = [n.replace(".layers.", " ").replace("_attn", "").replace(".", " ") for n in names]
-    chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))
-    if len(names) != len(sublayer_names(module, "self_attn")):
-        st.caption("Rows: " + "; ".join(f"row {i + 1} = {label}" for i, label in enumerate(labels)))
-    worst = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
-    st.caption(f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
-               "A head whose removal changes little may still matter together with another one: knock out "
-               "several in the Knock out section.")
-    if module.kind == "decoder-only":
-        _what_heads_read_and_write(subject, seed, effect, what[measure])
-
-
-@computation
-def _copying(spec) -> np.ndarray | None:
-    """The copying scores of a model's heads, computed once a model (one product over its vocabulary)."""
-    return copying_scores(subject_of(spec).module)
-
-
-def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, measured: str) -> None:
-    """Beside each head's knock-out effect: where it looks (prefix matching, on the task's batch) and what it writes
-    (the copying score of its OV circuit, ``analysis.ov_circuit``), as Olsson et al. (2022) read induction heads."""
-    module = subject.module
-    layers, heads = effect.shape
-    table = {"head": [head_label(layer, head) for layer in range(layers) for head in range(heads)],
-             measured: effect.reshape(-1).round(3)}
-    if subject.task is not None and subject.task.kind != "vision":
-        batch = evaluation_batch(subject.spec, seed)
-        with torch.inference_mode():
-            record = module(batch.inputs, return_attention=True).attention
-        table["prefix matching"] = score_heads(subject.task, record, batch, "prefix matching").reshape(-1).round(3)
-    copying = _copying(subject.spec)
-    if copying is not None:  # a model with a linear unembedding
-        table["copying (OV)"] = copying.reshape(-1).round(3)
-    st.dataframe(pd.DataFrame(table), hide_index=True)
-    st.caption("Prefix matching: the mean weight a head puts, from a repeated token, on the token after that token's "
-               "earlier occurrence (where an induction head looks). Copying (OV): of the eigenvalues λ of the head's "
-               "circuit from a token attended to, through W_V and W_O, to the logits, Re(Σλ) / Σ|λ|; near 1 the head "
-               "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
-               "out). An induction head scores high on both.")
-
-
-def head_choices(module) -> list[tuple[str, int]]:
-    return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
-
-
-CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
-
-
-def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool) -> None:
-    """Head B's attention ``[T, T]`` with and without head A: the three panels, or one of them at full width.
-    The difference is with minus without, said with its largest change."""
-    mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
-    difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
-    if shown == "side by side":
-        chart(compare_figure(effect.before, effect.after, tokens, tokens, f"{second}", f"{second}, {first} knocked out",
-                             f"What {second} attends to, with and without {first}", causal=causal))
-    elif shown == "difference":
-        chart(matrix_heatmap(difference, tokens, tokens, f"{second}: with {first} − without it", signed=True,
-                             mask=mask, value_name="difference"))
-    else:
-        matrix = effect.before if shown == "with head A" else effect.after
-        title = f"What {second} attends to" + (f", {first} knocked out" if shown == "without head A" else "")
-        chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
-    if shown in ("side by side", "difference"):
-        query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
-        st.caption(f"The difference is head B's weight with head A minus its weight without it: red where B looks "
-                   f"more while A works, blue where it looks more once A is gone. The largest change: query "
-                   f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
-                   f"(position {key + 1}), "
-                   f"{difference[query, key]:+.2f}.")
-
-
-def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
-    """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
-    module = subject.module
-    choices = head_choices(module)
-    labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
-    a_col, b_col = st.columns(2)
-    first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
-    second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
-    knocked, watched = choices[labels.index(first)], choices[labels.index(second)]
-    with torch.inference_mode():
-        effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
-    causal = module.kind == "decoder-only"
-    shown = st.segmented_control("map", CIRCUIT_MAPS, default=CIRCUIT_MAPS[0], required=True, key="circuit_map",
-                                 bind="query-params", help="One map at a time draws it at the column's full width.")
-    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
-    if subject.task is None:
-        moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
-        st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
-        return
-    batch = evaluation_batch(subject.spec, seed)
-    patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
-                                                  not in PATTERNS[:2] else ())
-    layer = AttentionName.parse(watched[0]).layer
-    with torch.inference_mode():
-        scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
-            subject.task, record, batch, p)[layer, watched[1]], patterns)
-    st.dataframe(pd.DataFrame({"pattern score of head B": list(patterns),
-                               "before": [scores.scores_before[p] for p in patterns],
-                               "head A knocked out": [scores.scores_after[p] for p in patterns]}).round(3),
-                 hide_index=True)
-    st.caption("A pattern score is the mean attention mass head B puts where the pattern says, over the "
-               f"{len(batch.inputs)} examples of the batch (1 = all of it).")

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from pages.experiments import knock_out, reading
+from pages.experiments import build_a_head, circuit, importance, knock_out, reading
 from pages.experiments.knock_out import Inputs
 from pages.experiments.vision import vision_experiment
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
@@ -157,9 +157,9 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     elif section == "Knock out":
         knock_out.render_knock_out(subject, inputs, seed)
     elif section == "Importance":
-        knock_out.render_importance(subject, inputs, seed)
+        importance.render_importance(subject, inputs, seed)
     elif section == "Circuit":
-        knock_out.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
+        circuit.render_circuit(subject, inputs, seed, circuit_defaults(subject, seed))
     elif section == "Patching":
         reading.render_patching(subject, inputs)
     elif section == "Logit lens":
@@ -167,7 +167,7 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     elif section == "Attribution":
         reading.render_attribution(subject, inputs)
     else:
-        reading.render_build_a_head(subject, inputs, None if reference is None else induction_previous_token_head)
+        build_a_head.render_build_a_head(subject, inputs, None if reference is None else induction_previous_token_head)
 
 
 experiment(subject, inputs, seed)

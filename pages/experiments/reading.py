@@ -1,4 +1,4 @@
-"""Patching, Logit lens, Attribution and Build a head: decoder-only models read from the inside."""
+"""Patching, Logit lens and Attribution: decoder-only models read from the inside."""
 
 from __future__ import annotations
 
@@ -7,21 +7,19 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from analysis.handmade_head import HeadRecipe, agreement, handmade_pattern, query_matrix
 from analysis.knockout import sublayer_names
 from analysis.logit_lens import direct_logit_attribution, logit_lens
 from analysis.patching import patching_run, restored_by_head, restored_by_part, restored_by_position
-from pages.experiments.knock_out import Inputs, head_choices, head_label
-from pages.experiments.subject import Subject, corrupted_input, default_input
-from transformer import AttentionName, make_task
+from pages.experiments.circuit import head_choices
+from pages.experiments.knock_out import Inputs, head_label
+from pages.experiments.subject import Subject, corrupted_input
+from transformer import AttentionName
 from ui.text import as_typed
 from ui.charts import chart
 from ui.controls import stops_slider
 from ui.screen import compact, figure_on_top
 from ui.text import tokenize_text
-from viz.experiments import head_grid, lens_figure, position_bars, share_bars, weight_matrix
-from viz.heads import compare_figure
-from viz.heatmap import matrix_heatmap
+from viz.experiments import head_grid, lens_figure, position_bars, share_bars
 
 
 def first_repeat(tokens: tuple[str, ...]) -> int:
@@ -197,59 +195,3 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
                f"{labels[widest].capitalize()} writes {direct[widest]:.2f} of the logit {shares.logit:.2f} directly "
                f"({direct[widest] / shares.logit:.0%}), yet patching it restores {restored[widest]:.2f} of the "
                "difference: direct attribution misses what a head does through the heads after it.")
-
-
-def _recipe() -> HeadRecipe:
-    c = st.columns(5)
-    same = c[0].slider("same token", -2.0, 2.0, 0.0, 0.5, key="w_same", bind="query-params")
-    back = c[1].slider("k back", -2.0, 2.0, 1.0, 0.5, key="w_back", bind="query-params")
-    offset = c[2].slider("k", 1, 4, 1, key="w_k", bind="query-params")  # the recipe's own key, as its weights
-    first = c[3].slider("first token", -2.0, 2.0, 0.0, 0.5, key="w_first", bind="query-params")
-    sharpness = c[4].slider("sharpness β", 0.0, 10.0, 5.0, 0.5, key="beta", bind="query-params")
-    return HeadRecipe(same, back, offset, first, sharpness)
-
-
-def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
-    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
-    small screen or a projector the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
-    built = st.container() if figure_on_top() else None
-    recipe = _recipe()
-    task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
-    ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))
-    tokens = task.symbols(ids)
-    vocab, positions = len(task.tokenizer.vocabulary) + 4, task.context
-    pattern = handmade_pattern(recipe, ids, vocab, positions)
-    st.latex(r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
-             r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})")
-    left, right = st.columns(2) if built is None else (built, st.container())
-    with left:
-        chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
-    with right:
-        names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]
-        chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, "W_Q, the matrix you set"))
-    if reference is None:
-        st.info("The shipped induction checkpoint is not on this server, so there is no trained head to compare.")
-        return
-    trained, label = reference(tuple(ids))
-    chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
-                         "The head you built and the trained model's previous-token head", causal=True))
-    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
-               + previous_token_note(pattern))
-
-
-def previous_token_note(pattern: np.ndarray) -> str:
-    """What the drawn map ``[L, L]`` gives the previous token, and when the recipe "k back" = 1 alone makes it each
-    row's most-attended key (row i of i keys: e^β / (e^β + i − 1) on it, the rest 1 / (e^β + i − 1) each)."""
-    length = len(pattern)
-    if length < 2:
-        return ""
-    rows = np.arange(1, length)
-    previous = pattern[rows, rows - 1]
-    others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
-    others[rows, rows - 1] = -np.inf
-    leading = int((previous > others[rows].max(-1)).sum())
-    return (f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
-            f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "
-            "= 1, k = 1 and the other weights at 0, row i gives it e^β / (e^β + i − 1): the most of any key at every "
-            f"β > 0, and at least half in every row of these {length} tokens once β ≥ ln {length - 1} ≈ "
-            f"{np.log(length - 1):.1f}.")

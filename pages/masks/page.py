@@ -10,7 +10,7 @@ import streamlit as st
 
 from transformer.spec import ModelSpec
 from analysis import masks as mask_math
-from pages.masks import sections as sections
+from pages.masks import masked_scores, sections
 from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control, stops_slider
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
@@ -85,9 +85,9 @@ def open_section(batch: sections.Batch | None, shown: sections.ShownHead) -> Non
     if section == "Causal":
         sections.render_causal()
     for name, render in (("Padding", sections.render_padding), ("Cross-attention", sections.render_cross),
-                         ("Scores", sections.render_scores),
-                         ("Causal vs bidirectional", sections.render_causal_vs_bidirectional),
-                         ("Fully masked row", sections.render_fully_masked)):
+                         ("Scores", masked_scores.render_scores),
+                         ("Causal vs bidirectional", masked_scores.render_causal_vs_bidirectional),
+                         ("Fully masked row", masked_scores.render_fully_masked)):
         if name != section:
             continue
         if batch is None:

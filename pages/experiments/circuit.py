@@ -1,0 +1,89 @@
+"""Circuit: knock out one head (A) and watch another (B), its attention on the input with and without A and its
+pattern scores on the task's batch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from analysis.knockout import pair_effect, sublayer_names
+from pages.experiments.knock_out import Inputs, head_label
+from pages.experiments.subject import Subject, evaluation_batch
+from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
+from ui.charts import chart
+from ui.text import as_typed
+from viz.heads import compare_figure
+from viz.heatmap import matrix_heatmap
+
+
+def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
+    tensor = torch.tensor([ids])
+    return TaskBatch(tensor, None, tensor, torch.ones_like(tensor, dtype=torch.bool), [])
+
+
+
+def head_choices(module) -> list[tuple[str, int]]:
+    return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
+
+
+CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
+
+
+def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool) -> None:
+    """Head B's attention ``[T, T]`` with and without head A: the three panels, or one of them at full width.
+    The difference is with minus without, said with its largest change."""
+    mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
+    difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
+    if shown == "side by side":
+        chart(compare_figure(effect.before, effect.after, tokens, tokens, f"{second}", f"{second}, {first} knocked out",
+                             f"What {second} attends to, with and without {first}", causal=causal))
+    elif shown == "difference":
+        chart(matrix_heatmap(difference, tokens, tokens, f"{second}: with {first} − without it", signed=True,
+                             mask=mask, value_name="difference"))
+    else:
+        matrix = effect.before if shown == "with head A" else effect.after
+        title = f"What {second} attends to" + (f", {first} knocked out" if shown == "without head A" else "")
+        chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
+    if shown in ("side by side", "difference"):
+        query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
+        st.caption(f"The difference is head B's weight with head A minus its weight without it: red where B looks "
+                   f"more while A works, blue where it looks more once A is gone. The largest change: query "
+                   f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
+                   f"(position {key + 1}), "
+                   f"{difference[query, key]:+.2f}.")
+
+
+def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
+    """Knock out head A and watch head B: its pattern on the input, and its pattern scores on the batch."""
+    module = subject.module
+    choices = head_choices(module)
+    labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
+    a_col, b_col = st.columns(2)
+    first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
+    second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
+    knocked, watched = choices[labels.index(first)], choices[labels.index(second)]
+    with torch.inference_mode():
+        effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
+    causal = module.kind == "decoder-only"
+    shown = st.segmented_control("map", CIRCUIT_MAPS, default=CIRCUIT_MAPS[0], required=True, key="circuit_map",
+                                 bind="query-params", help="One map at a time draws it at the column's full width.")
+    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
+    if subject.task is None:
+        moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
+        st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
+        return
+    batch = evaluation_batch(subject.spec, seed)
+    patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
+                                                  not in PATTERNS[:2] else ())
+    layer = AttentionName.parse(watched[0]).layer
+    with torch.inference_mode():
+        scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
+            subject.task, record, batch, p)[layer, watched[1]], patterns)
+    st.dataframe(pd.DataFrame({"pattern score of head B": list(patterns),
+                               "before": [scores.scores_before[p] for p in patterns],
+                               "head A knocked out": [scores.scores_after[p] for p in patterns]}).round(3),
+                 hide_index=True)
+    st.caption("A pattern score is the mean attention mass head B puts where the pattern says, over the "
+               f"{len(batch.inputs)} examples of the batch (1 = all of it).")
