@@ -3,13 +3,17 @@
 Everything below the title and formula is one fragment, the model picker included, so a control reruns and
 redraws neither the page's title and formula nor the navigation above them. Inside it, each row of controls
 reruns only what depends on it: the layer and head skip the model's settings and the sentence, the
-what-if controls (scaling and temperature) skip the layer and head too.
+what-if controls (scaling and temperature) skip the layer and head too. The sections are in sections.py,
+output_and_scaling.py, why_attention.py and tokens.py; this script picks the open one.
 """
 
 import streamlit as st
 
-from pages.self_attention.sections import NUMBERS, RENDER, SECTIONS, HeadOnText, numbers_table
+from pages.self_attention.output_and_scaling import numbers_table, output_section, scaling_section
+from pages.self_attention.sections import HeadOnText, scores_section, vectors_section
 from pages.self_attention.steps import attention_steps
+from pages.self_attention.tokens import tokens_numbers, tokens_section
+from pages.self_attention.why_attention import why_attention_section
 from transformer.spec import ModelSpec
 from ui.controls import head_options, positional_control, section_picker, seed_control, stops_slider
 from ui.forward import random_stack, stack_config
@@ -26,6 +30,12 @@ require_navigation()
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 D_MODEL_OPTIONS = (4, 8, 16, 32, 64, 128)
 FITS = ("encoder-only", "decoder-only", "encoder-decoder")
+# The page's tabs; the open one is the URL's ``section`` (the first when it names none).
+SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention", "Tokens")
+RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section,
+                             why_attention_section, tokens_section)))
+# What "The numbers behind the figures" shows: the merges for Tokens, the head's matrices elsewhere.
+NUMBERS = {"Tokens": tokens_numbers}
 
 st.title("Self-attention, step by step")
 with explanation():

@@ -1,28 +1,22 @@
-"""The sections of the Self-attention page, one section each, all drawn from one head of one model on the
-user's tokens: Q, K, V; scores and softmax; the output and one query up close; why the scores are scaled;
-why attention at all (its own module)."""
+"""What every section of the Self-attention page draws from (``HeadOnText``: one head of one model on the
+user's tokens) and its first sections: Q, K, V; scores and softmax. The output and why the scores are scaled are
+in output_and_scaling.py, why attention at all and the tokens in their own modules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.attention_steps import AttentionSteps, sentence_peakedness
-from pages.self_attention.steps import softmax_peakedness
-from pages.self_attention.tokens import tokens_numbers, tokens_section
-from pages.self_attention.why_attention import why_attention_section
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
+
+from analysis.attention_steps import AttentionSteps
 from transformer import TransformerConfig
 from ui.cache import cached_figure
 from ui.charts import chart
-from viz.attention_steps import (attention_weights_figure, peakedness_figure, qkv_figure, query_bar_figure,
-                                 signed_matrix_figure, weighted_values_figure)
-
-# The page's tabs; the open one is the URL's ``section`` (the first when it names none).
-SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention", "Tokens")
+from viz.attention_steps import attention_weights_figure, qkv_figure, signed_matrix_figure
 
 
 @dataclass(frozen=True)
@@ -192,76 +186,3 @@ def scores_section(view: HeadOnText) -> None:
     else:
         st.caption(f"A what-if: the model itself computes with{'' if view.config.scale_scores else 'out'} the "
                    f"√d_k scaling and τ = 1; its own weights differ from these by up to {difference:.2f}.")
-
-
-def output_section(view: HeadOnText) -> None:
-    """Step 4 and 5: the output A V [T, d_k], and one query's weights and weighted sum."""
-    steps, tokens, n = view.steps, view.tokens, view.n
-    left, right = st.columns([3, 2])
-    with right:
-        st.markdown("**4 · Output.** Each output row is the average of the value vectors, weighted by that "
-                    "query's row of A.")
-        st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
-    with left:
-        chart(view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
-              key="output")
-    one_query(steps.weights, steps.mask, steps.v, tokens)
-
-
-@st.fragment
-def one_query(weights: np.ndarray, mask: np.ndarray, values: np.ndarray, tokens: list[str]) -> None:
-    """Pick a query token: its attention over the keys [T] and its weighted sum of values [T, d_k]
-    (picking reruns this part only)."""
-    st.markdown("**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum "
-                "of the value vectors.")
-    query = st.selectbox("query token", range(len(tokens)),
-                         index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
-                         format_func=lambda i: f"{i + 1}: {tokens[i]}", key="query", bind="query-params")
-    left, right = st.columns(2)
-    with left:
-        chart(cached_figure(query_bar_figure, weights, mask, tokens, query), key="bar")
-    with right:
-        chart(cached_figure(weighted_values_figure, weights, values, tokens, query), key="sum")
-
-
-def scaling_section(view: HeadOnText) -> None:
-    """Step 6: why the scores are divided by sqrt(d_k) (softmax peakedness vs d_k)."""
-    left, right = st.columns([3, 2])
-    with right:
-        st.markdown(
-            "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "
-            "its variance is $d_k$. Without scaling, large $d_k$ gives huge scores and the softmax "
-            "saturates: one weight near 1, the rest near 0, and tiny gradients. Dividing by $\\sqrt{d_k}$ "
-            "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
-            "low $\\tau$ sharpens, high $\\tau$ flattens."
-        )
-        st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
-    with left:
-        peaks = softmax_peakedness()
-        chart(cached_figure(peakedness_figure, peaks.dims, peaks.entropy_scaled, peaks.entropy_unscaled,
-                            peaks.max_scaled, peaks.max_unscaled, peaks.keys,
-                            (view.d_k, *sentence_peakedness(view.steps))), key="peaks")
-
-
-def numbers_table(view: HeadOnText) -> None:
-    """One chosen matrix of the chain as a table: rows are tokens, columns dimensions or keys."""
-    steps, tokens = view.steps, view.tokens
-    dims_model, dims_k = dimension_labels(view.d_model), dimension_labels(view.d_k)
-    matrices = {"X (token vectors)": (steps.x, dims_model), "Q": (steps.q, dims_k), "K": (steps.k, dims_k),
-                "V": (steps.v, dims_k), "raw scores QKᵀ": (steps.raw, tokens),
-                "scaled scores": (steps.scaled, tokens), "attention weights A": (steps.weights, tokens),
-                "output AV": (steps.output, dims_k)}
-    choice = st.selectbox("matrix", list(matrices), key="numbers", bind="query-params")
-    values, columns = matrices[choice]
-    frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens, start=1)],
-                         columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns, start=1)])
-    masked = choice == "attention weights A" and view.causal
-    st.dataframe(frame.where(steps.mask).round(4) if masked else frame.round(4))
-    if masked:
-        st.caption("Empty cells are masked.")
-
-
-RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section,
-                             why_attention_section, tokens_section)))
-# What "The numbers behind the figures" shows: the merges for Tokens, the head's matrices elsewhere.
-NUMBERS = {"Tokens": tokens_numbers}
