@@ -3,6 +3,7 @@ several app servers share: the rerun requests it builds say what the frontend's 
 stops at the run's end, not at a run cut short for a rerun."""
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -93,9 +94,16 @@ def test_reading_a_run_waits_past_a_run_cut_short_and_stops_at_the_end_of_the_re
     assert seen == ["first", "second"] and socket.frames == [markdown("next run")]
 
 
+def run_apart(coroutine):
+    """``coroutine``'s result, run on an event loop of its own in another thread: the browser tests' Playwright
+    keeps a loop running in this one."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
+
+
 def test_reading_a_run_over_an_async_session_sees_the_same():
     socket, seen = AsyncSocket(FRAMES), []
-    status = asyncio.run(read_run(socket, lambda element: seen.append(element.markdown.body)))
+    status = run_apart(read_run(socket, lambda element: seen.append(element.markdown.body)))
     assert status == ForwardMsg.FINISHED_SUCCESSFULLY
     assert seen == ["first", "second"] and socket.frames == [markdown("next run")]
 
@@ -105,7 +113,7 @@ def test_received_messages_are_parsed_and_only_deltas_that_add_one_give_an_eleme
         stream = received(AsyncSocket(FRAMES))
         return [await anext(stream) for _ in range(3)]
 
-    messages = asyncio.run(first_three())
+    messages = run_apart(first_three())
     assert [message.WhichOneof("type") for message in messages] == ["delta", "script_finished", "page_info_changed"]
     assert new_element(messages[0]).markdown.body == "first"
     assert new_element(messages[1]) is None and new_element(messages[2]) is None
