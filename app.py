@@ -24,13 +24,15 @@ def route() -> None:
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
     from ui.rooms.teaching import bars_write, class_button, page_begins, start_drawing
 
-    st.set_page_config(page_title="Attention Lab", page_icon=str(ICON), layout="wide",
-                       initial_sidebar_state=sidebar_at_start())  # from the session's first link
+    st.set_page_config(
+        page_title="Attention Lab", page_icon=str(ICON), layout="wide", initial_sidebar_state=sidebar_at_start()
+    )  # from the session's first link
 
     sections: dict[str, list] = {}
     for page in PAGES:
         sections.setdefault(page.section, []).append(
-            st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home))
+            st.Page(page.path, title=page.title, icon=page.icon, url_path=page.url_path, default=page.is_home)
+        )
 
     current = st.navigation(sections)
     keep_page_keys(current.url_path)  # the URL holds this page's own keys, none another page's controls left

@@ -83,8 +83,12 @@ class CostMeasurement:
         return self.lengths.astype(np.int64) ** 2
 
 
-def _best_times(layers: dict[str, Callable[[torch.Tensor], object]], inputs: dict[int, torch.Tensor],
-                repeats: int, clock: Callable[[], float]) -> dict[str, np.ndarray]:
+def _best_times(
+    layers: dict[str, Callable[[torch.Tensor], object]],
+    inputs: dict[int, torch.Tensor],
+    repeats: int,
+    clock: Callable[[], float],
+) -> dict[str, np.ndarray]:
     """The best of ``repeats`` rounds for each layer at each length; one untimed call each first."""
     lengths = list(inputs)
     best = {name: np.full(len(lengths), np.inf) for name in layers}
@@ -98,8 +102,13 @@ def _best_times(layers: dict[str, Callable[[torch.Tensor], object]], inputs: dic
     return best
 
 
-def measure_cost(lengths: Sequence[int] = LENGTHS, d_model: int = 64, repeats: int = 7, seed: int = 0,
-                 clock: Callable[[], float] = time.thread_time) -> CostMeasurement:
+def measure_cost(
+    lengths: Sequence[int] = LENGTHS,
+    d_model: int = 64,
+    repeats: int = 7,
+    seed: int = 0,
+    clock: Callable[[], float] = time.thread_time,
+) -> CostMeasurement:
     """Time one self-attention layer (``MultiHeadAttention(d_model, 1)``: Q, K, V, n^2 scores, softmax, the
     weighted sum and W^O) and one recurrent layer (``torch.nn.RNN``, tanh) on a random sequence
     ``[1, n, d_model]`` of each length, in inference mode, with torch on one thread (as the app runs it; the
@@ -119,5 +128,6 @@ def measure_cost(lengths: Sequence[int] = LENGTHS, d_model: int = 64, repeats: i
             best = _best_times(layers, inputs, max(1, int(repeats)), clock)
     finally:
         torch.set_num_threads(threads)
-    return CostMeasurement(np.asarray(list(inputs), dtype=np.int64), best["attention"], best["recurrence"],
-                           d_model, max(1, int(repeats)))
+    return CostMeasurement(
+        np.asarray(list(inputs), dtype=np.int64), best["attention"], best["recurrence"], d_model, max(1, int(repeats))
+    )

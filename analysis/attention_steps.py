@@ -42,9 +42,18 @@ class AttentionSteps:
     model_weights: np.ndarray
 
 
-def head_steps(x: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, model_scores: np.ndarray,
-               mask: np.ndarray, model_weights: np.ndarray, model_scales: bool, scale: bool = True,
-               temperature: float = 1.0) -> AttentionSteps:
+def head_steps(
+    x: np.ndarray,
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    model_scores: np.ndarray,
+    mask: np.ndarray,
+    model_weights: np.ndarray,
+    model_scales: bool,
+    scale: bool = True,
+    temperature: float = 1.0,
+) -> AttentionSteps:
     """softmax(mask((Q K^T s + b) / τ)) V from one head's recorded ``q``, ``k``, ``v`` ``[T, d_k]``.
 
     ``model_scores`` ``[T, T]`` are the head's scores as its model computed them (before the mask):
@@ -62,8 +71,13 @@ def head_steps(x: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, model
     weights = masked_softmax(scaled, allowed)
     output = weights @ v64
     arrays = [np.asarray(a, dtype=np.float32) for a in (x, q, k, v, raw, scaled)]
-    return AttentionSteps(*arrays, allowed.numpy(), weights.float().numpy(), output.float().numpy(),
-                          np.asarray(model_weights, dtype=np.float32))
+    return AttentionSteps(
+        *arrays,
+        allowed.numpy(),
+        weights.float().numpy(),
+        output.float().numpy(),
+        np.asarray(model_weights, dtype=np.float32),
+    )
 
 
 def sentence_peakedness(steps: AttentionSteps) -> tuple[float, float]:

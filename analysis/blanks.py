@@ -40,8 +40,7 @@ def masked_copies(ids: Sequence[int], mask: int) -> torch.Tensor:
     return rows
 
 
-def blank_losses(masked_model: torch.nn.Module, next_model: torch.nn.Module, ids: Sequence[int],
-                 mask: int) -> Blanks:
+def blank_losses(masked_model: torch.nn.Module, next_model: torch.nn.Module, ids: Sequence[int], mask: int) -> Blanks:
     """Every token hidden in turn (one bidirectional pass over the ``L`` masked copies) and every next token
     (one causal pass), for ``ids`` of length ``L >= 2``."""
     if len(ids) < 2:
@@ -53,8 +52,9 @@ def blank_losses(masked_model: torch.nn.Module, next_model: torch.nn.Module, ids
     return Blanks(both.numpy().astype(np.float32), next_token_losses(next_model, ids))
 
 
-def blank_distributions(masked_model: torch.nn.Module, next_model: torch.nn.Module, ids: Sequence[int],
-                        position: int, mask: int) -> tuple[np.ndarray, np.ndarray]:
+def blank_distributions(
+    masked_model: torch.nn.Module, next_model: torch.nn.Module, ids: Sequence[int], position: int, mask: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(both sides, left only): the two models' probabilities ``[V]`` over the next-token model's vocabulary
     for the token at ``position`` (0-based, at least 1): the masked model with that token hidden (its [MASK]
     column dropped, a probability near 0), and the next-token model given the tokens before it."""

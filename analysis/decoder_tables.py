@@ -18,8 +18,13 @@ def shifted_right(tokens: tuple[str, ...], ids: tuple[int, ...]) -> tuple[tuple[
 
 def teacher_forcing_table(target: tuple[str, ...], decoder_input: tuple[str, ...]) -> pd.DataFrame:
     """One row per target position: what the decoder reads there and what it must predict."""
-    return pd.DataFrame({"position": range(1, len(target) + 1), "decoder input (reads)": list(decoder_input),
-                         "target (must predict)": list(target)})
+    return pd.DataFrame(
+        {
+            "position": range(1, len(target) + 1),
+            "decoder input (reads)": list(decoder_input),
+            "target (must predict)": list(target),
+        }
+    )
 
 
 def id_names(*token_lists: tuple[tuple[str, ...], tuple[int, ...]]) -> dict[int, str]:
@@ -37,8 +42,13 @@ def top_k(probabilities: np.ndarray, k: int, names: dict[int, str]) -> pd.DataFr
     """The ``k`` most probable ids of one position's distribution ``[V]``, most probable first."""
     k = max(1, min(int(k), probabilities.shape[-1]))
     order = np.argsort(-probabilities, kind="stable")[:k]
-    return pd.DataFrame({"token": [names.get(int(i), f"id {int(i)}") for i in order], "id": order.astype(int),
-                         "probability": probabilities[order].astype(np.float32)})
+    return pd.DataFrame(
+        {
+            "token": [names.get(int(i), f"id {int(i)}") for i in order],
+            "id": order.astype(int),
+            "probability": probabilities[order].astype(np.float32),
+        }
+    )
 
 
 def rank_of(probabilities: np.ndarray, token_id: int) -> int:

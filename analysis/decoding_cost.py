@@ -30,14 +30,19 @@ def cache_bytes(config: TransformerConfig, tokens, layers: int | None = None) ->
 
 
 @torch.inference_mode()
-def step_times(model: torch.nn.Module, prompt: list[int], steps: int, use_cache: bool,
-               clock: Callable[[], float] = time.perf_counter) -> np.ndarray:
+def step_times(
+    model: torch.nn.Module,
+    prompt: list[int],
+    steps: int,
+    use_cache: bool,
+    clock: Callable[[], float] = time.perf_counter,
+) -> np.ndarray:
     """Seconds of each of ``steps`` greedy steps of a decoder-only model after ``prompt`` ``[steps]``
     (the first step reads the whole prompt either way)."""
     sequence, cache, seconds = list(prompt), KVCache() if use_cache else None, []
     for _ in range(steps):
         start = clock()
-        fed = sequence if cache is None else sequence[cache.positions:]
+        fed = sequence if cache is None else sequence[cache.positions :]
         logits = model(torch.tensor([fed]), cache=cache).logits
         sequence.append(int(logits[0, -1].argmax()))
         seconds.append(clock() - start)
@@ -45,8 +50,9 @@ def step_times(model: torch.nn.Module, prompt: list[int], steps: int, use_cache:
 
 
 @torch.inference_mode()
-def next_token_seconds(model: torch.nn.Module, lengths, repeats: int = 5, seed: int = 0,
-                       clock: Callable[[], float] = time.perf_counter) -> tuple[np.ndarray, np.ndarray]:
+def next_token_seconds(
+    model: torch.nn.Module, lengths, repeats: int = 5, seed: int = 0, clock: Callable[[], float] = time.perf_counter
+) -> tuple[np.ndarray, np.ndarray]:
     """Best seconds ``[L]`` for the next token after t random tokens, for each t in ``lengths``: with the
     cache (one token read against t stored keys and values) and without (all t + 1 tokens read again)."""
     vocab = model.config.tgt_vocab_size
@@ -58,7 +64,7 @@ def next_token_seconds(model: torch.nn.Module, lengths, repeats: int = 5, seed: 
         model(sequence[:, :-1], cache=cache)
         best_cached = best_plain = float("inf")
         for _ in range(max(1, repeats)):
-            cache.positions = int(t)                  # read the same next token again, against the same keys
+            cache.positions = int(t)  # read the same next token again, against the same keys
             for name in cache.keys:
                 cache.keys[name], cache.values[name] = cache.keys[name][..., :t, :], cache.values[name][..., :t, :]
             start = clock()
@@ -96,8 +102,9 @@ def variants(config: TransformerConfig, window: int) -> dict[str, TransformerCon
     return found
 
 
-def measure_variants(config: TransformerConfig, prompt: list[int], steps: int, window: int,
-                     seed: int = 0) -> list[Variant]:
+def measure_variants(
+    config: TransformerConfig, prompt: list[int], steps: int, window: int, seed: int = 0
+) -> list[Variant]:
     """Random decoder-only models of each variant (same sizes, seeded): cache bytes after the prompt and
     ``steps`` tokens, the median time per token with the cache, and the parameters."""
     found = []
@@ -105,6 +112,13 @@ def measure_variants(config: TransformerConfig, prompt: list[int], steps: int, w
         model = build_model(variant, seed=seed, kind="decoder-only")
         times = step_times(model, prompt, steps, use_cache=True)
         total = int(cache_bytes(variant, len(prompt) + steps - 1))
-        found.append(Variant(label, variant, total, float(np.median(times[1:] if steps > 1 else times)) * 1000,
-                             sum(p.numel() for p in model.parameters())))
+        found.append(
+            Variant(
+                label,
+                variant,
+                total,
+                float(np.median(times[1:] if steps > 1 else times)) * 1000,
+                sum(p.numel() for p in model.parameters()),
+            )
+        )
     return found

@@ -40,21 +40,33 @@ def as_digit(ink: np.ndarray, notes: tuple[str, ...] = ()) -> DigitImage:
     if not inked.any():
         return DigitImage(None, "The picture is blank: draw a digit (or pick one from the held-out set).", notes)
     if inked.mean() > MOSTLY_INK:
-        return DigitImage(None, f"{inked.mean():.0%} of the picture is ink: it should be one digit on paper "
-                                "(clear the canvas and draw one, or upload another picture).", notes)
+        return DigitImage(
+            None,
+            f"{inked.mean():.0%} of the picture is ink: it should be one digit on paper "
+            "(clear the canvas and draw one, or upload another picture).",
+            notes,
+        )
     rows, cols = np.flatnonzero(inked.any(1)), np.flatnonzero(inked.any(0))
     if max(rows[-1] - rows[0], cols[-1] - cols[0]) + 1 < SMALLEST * max(ink.shape):
-        return DigitImage(None, "The digit is too small to read: make it fill most of the box (draw it larger, or "
-                                "crop the picture around it).", notes)
-    crop = torch.from_numpy(np.ascontiguousarray(ink[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]))
+        return DigitImage(
+            None,
+            "The digit is too small to read: make it fill most of the box (draw it larger, or "
+            "crop the picture around it).",
+            notes,
+        )
+    crop = torch.from_numpy(np.ascontiguousarray(ink[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]))
     height, width = crop.shape
     scale = BOX / max(height, width)
     size = (max(1, round(height * scale)), max(1, round(width * scale)))
-    resized = F.interpolate(crop[None, None], size=size, mode="area" if scale < 1 else "bilinear",
-                            **({} if scale < 1 else {"align_corners": False}))[0, 0]
+    resized = F.interpolate(
+        crop[None, None],
+        size=size,
+        mode="area" if scale < 1 else "bilinear",
+        **({} if scale < 1 else {"align_corners": False}),
+    )[0, 0]
     box = torch.zeros(BOX, BOX)
     top, left = (BOX - size[0]) // 2, (BOX - size[1]) // 2
-    box[top:top + size[0], left:left + size[1]] = resized.clamp(0.0, 1.0)
+    box[top : top + size[0], left : left + size[1]] = resized.clamp(0.0, 1.0)
     digit = F.avg_pool2d(box[None, None], BLOCK)[0, 0]
     return DigitImage(digit.numpy().astype(np.float32), "", notes)
 
@@ -72,8 +84,9 @@ def picture_ink(grey: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
         return grey, ()
     paper = float(np.median(grey))
     if paper > 0.5:
-        return ((paper - grey) / max(paper - float(grey.min()), 1e-6)).clip(0.0, 1.0), \
-            ("inverted: dark ink on a light background",)
+        return ((paper - grey) / max(paper - float(grey.min()), 1e-6)).clip(0.0, 1.0), (
+            "inverted: dark ink on a light background",
+        )
     return ((grey - paper) / max(float(grey.max()) - paper, 1e-6)).clip(0.0, 1.0), ()
 
 
@@ -93,12 +106,18 @@ def image_from_code(code: str) -> DigitImage:
     text = str(code).strip()
     side = BOX // BLOCK
     if len(text) != side * side:
-        return DigitImage(None, f"An image code is {side * side} characters, one a pixel row by row; this one has "
-                                f"{len(text)}: draw the digit again or copy the whole code.")
+        return DigitImage(
+            None,
+            f"An image code is {side * side} characters, one a pixel row by row; this one has "
+            f"{len(text)}: draw the digit again or copy the whole code.",
+        )
     lowered = "".join(ch.lower() if "A" <= ch <= "Z" else ch for ch in text)
     wrong = next((i for i, ch in enumerate(lowered) if ch not in CODE_DIGITS), None)
     if wrong is not None:
-        return DigitImage(None, f"Each character of an image code is a pixel's level, 0-9 or a-g (0 is paper, g full "
-                                f"ink); pixel {wrong + 1} is not: draw the digit again or copy the whole code.")
+        return DigitImage(
+            None,
+            f"Each character of an image code is a pixel's level, 0-9 or a-g (0 is paper, g full "
+            f"ink); pixel {wrong + 1} is not: draw the digit again or copy the whole code.",
+        )
     levels = np.array([CODE_DIGITS.index(ch) for ch in lowered], dtype=np.float32).reshape(side, side)
     return DigitImage(levels / LEVELS)

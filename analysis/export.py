@@ -13,13 +13,22 @@ def weights_long_frame(weights: np.ndarray, tokens: Sequence[str]) -> pd.DataFra
     key position, key token, weight (L * H * T^2 rows, layer-major)."""
     w = np.asarray(weights, dtype=np.float32)
     layers, heads, length, _ = w.shape
-    layer, head, query, key = (a.ravel() for a in np.meshgrid(np.arange(layers), np.arange(heads),
-                                                                np.arange(length), np.arange(length),
-                                                                indexing="ij"))
+    layer, head, query, key = (
+        a.ravel()
+        for a in np.meshgrid(np.arange(layers), np.arange(heads), np.arange(length), np.arange(length), indexing="ij")
+    )
     token_array = np.asarray(list(tokens), dtype=object)
-    return pd.DataFrame({"layer": layer + 1, "head": head + 1,  # numbered from 1, as on screen
-                          "query position": query, "query token": token_array[query],
-                         "key position": key, "key token": token_array[key], "weight": w.ravel()})
+    return pd.DataFrame(
+        {
+            "layer": layer + 1,
+            "head": head + 1,  # numbered from 1, as on screen
+            "query position": query,
+            "query token": token_array[query],
+            "key position": key,
+            "key token": token_array[key],
+            "weight": w.ravel(),
+        }
+    )
 
 
 def weights_csv(weights: np.ndarray, tokens: Sequence[str]) -> str:

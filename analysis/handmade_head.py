@@ -70,7 +70,7 @@ def handmade_head(recipe: HeadRecipe, vocab: int, positions: int) -> MultiHeadAt
     size = vocab + positions
     head = MultiHeadAttention(size, 1, bias=False, scale_scores=False)
     with torch.no_grad():
-        head.w_q.weight.copy_(query_matrix(recipe, vocab, positions).T)   # nn.Linear computes x W^T
+        head.w_q.weight.copy_(query_matrix(recipe, vocab, positions).T)  # nn.Linear computes x W^T
         for linear in (head.w_k, head.w_v, head.w_o):
             linear.weight.copy_(torch.eye(size))
     return head.eval()

@@ -5,8 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-STAT_COLUMNS = ("entropy (nats)", "entropy / ln(keys)", "on previous token", "on first token", "on itself",
-                "mean distance")
+STAT_COLUMNS = (
+    "entropy (nats)",
+    "entropy / ln(keys)",
+    "on previous token",
+    "on first token",
+    "on itself",
+    "mean distance",
+)
 
 
 def row_entropy(weights: np.ndarray) -> np.ndarray:

@@ -74,19 +74,18 @@ class Similarity:
 
 
 @torch.inference_mode()
-def sentence_similarity(model: torch.nn.Module, first: list[int], second: list[int],
-                        interventions=()) -> Similarity:
+def sentence_similarity(model: torch.nn.Module, first: list[int], second: list[int], interventions=()) -> Similarity:
     """Cosine similarity of two token-id lists' mean-pooled embeddings, in one padded batch of two."""
     length = max(len(first), len(second))
     ids = torch.zeros(2, length, dtype=torch.long)
     real = torch.zeros(2, length, dtype=torch.bool)
     for row, sentence in enumerate((first, second)):
-        ids[row, :len(sentence)] = torch.tensor(sentence)
-        real[row, :len(sentence)] = True
+        ids[row, : len(sentence)] = torch.tensor(sentence)
+        real[row, : len(sentence)] = True
     hidden = model(ids, attention_mask=real, interventions=interventions).hidden
     pooled = mean_pooled(hidden, real)
     cosine = float((pooled[0] * pooled[1]).sum())
-    return Similarity(cosine, (hidden[0, :len(first)].numpy(), hidden[1, :len(second)].numpy()))
+    return Similarity(cosine, (hidden[0, : len(first)].numpy(), hidden[1, : len(second)].numpy()))
 
 
 def token_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -96,8 +95,14 @@ def token_change(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return (1.0 - dot / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-def knockout_sweep(names: list[str], num_heads: int, metric: Callable[[tuple], float], how: str = "zero",
-                   progress: Progress | None = None, source=None) -> np.ndarray:
+def knockout_sweep(
+    names: list[str],
+    num_heads: int,
+    metric: Callable[[tuple], float],
+    how: str = "zero",
+    progress: Progress | None = None,
+    source=None,
+) -> np.ndarray:
     """``[len(names), num_heads]`` float32: ``metric`` with each head knocked out alone, minus ``metric``
     with none. ``metric(interventions)`` runs the model; ``progress(done, total)`` is called after each;
     ``source`` is the record of the other inputs for ``how="resample"``."""
@@ -124,9 +129,15 @@ class PairEffect:
 
 
 @torch.inference_mode()
-def pair_effect(model: torch.nn.Module, batch, knocked: tuple[str, int], watched: tuple[str, int],
-                score: Callable[[object, str], float] | None = None, patterns: tuple[str, ...] = (),
-                how: str = "zero") -> PairEffect:
+def pair_effect(
+    model: torch.nn.Module,
+    batch,
+    knocked: tuple[str, int],
+    watched: tuple[str, int],
+    score: Callable[[object, str], float] | None = None,
+    patterns: tuple[str, ...] = (),
+    how: str = "zero",
+) -> PairEffect:
     """Knock out head A (``knocked`` = (name, head)) and read head B (``watched``) on ``batch``.
 
     ``score(record, pattern)`` scores the watched head in a forward record for each pattern.
@@ -149,4 +160,3 @@ def forward_record(model: torch.nn.Module, batch, interventions=(), internals: b
     if model.kind == "encoder-decoder":
         return model(batch.inputs, batch.decoder_inputs, **asks).attention
     return model(batch.inputs, **asks).attention
-

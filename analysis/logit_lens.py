@@ -28,9 +28,11 @@ import torch
 
 def _decoder_only(model: torch.nn.Module, what: str) -> None:
     if model.kind != "decoder-only" or model.generator is None:
-        raise ValueError(f"{what} reads a decoder-only model's next-token prediction; this model is "
-                         f"{model.kind}{' without an output head' if model.generator is None else ''}. "
-                         f"Pick a decoder-only model.")
+        raise ValueError(
+            f"{what} reads a decoder-only model's next-token prediction; this model is "
+            f"{model.kind}{' without an output head' if model.generator is None else ''}. "
+            f"Pick a decoder-only model."
+        )
 
 
 @dataclass(frozen=True)
@@ -57,10 +59,11 @@ def logit_lens(model: torch.nn.Module, ids: list[int]) -> Lens:
     out = model(torch.tensor([ids]), return_internals=True)
     internals = out.attention.internals
     layers = len(model.decoder.layers)
-    streams = [internals["decoder.embed"]] + [internals[f"decoder.layers.{i}.after_feed_forward"]
-                                               for i in range(layers)]
+    streams = [internals["decoder.embed"]] + [
+        internals[f"decoder.layers.{i}.after_feed_forward"] for i in range(layers)
+    ]
     probabilities = torch.stack([torch.softmax(_read_out(model, r)[0], -1) for r in streams])  # [S, L, V]
-    final = out.logits[0].argmax(-1)                                                            # [L]
+    final = out.logits[0].argmax(-1)  # [L]
     top_probability, top = probabilities.max(-1)
     final_probability = probabilities.gather(-1, final[None, :, None].expand(len(streams), -1, 1))[..., 0]
     stages = ("embeddings", *(f"layer {i + 1}" for i in range(layers)))
@@ -99,16 +102,16 @@ def direct_logit_attribution(model: torch.nn.Module, ids: list[int], position: i
     """Each part's share of the logit of ``token`` at ``position`` (0-based) of a decoder-only model."""
     _decoder_only(model, "attribution")
     out = model(torch.tensor([ids]), return_internals=True)
-    internals = {k: v[0] for k, v in out.attention.internals.items()}          # batch row 0: [L, ...]
+    internals = {k: v[0] for k, v in out.attention.internals.items()}  # batch row 0: [L, ...]
     parts: dict[str, torch.Tensor] = {"embeddings": internals["decoder.embed"]}
     layers = model.decoder.layers
     heads_count, d_head = model.config.num_heads, model.config.d_head
     for i, layer in enumerate(layers):
         prefix = f"decoder.layers.{i}"
-        heads = internals[f"{prefix}.self_attn.heads"]                           # [H, L, d_head]
+        heads = internals[f"{prefix}.self_attn.heads"]  # [H, L, d_head]
         w_o = layer.self_attn.w_o
         for h in range(heads_count):
-            parts[f"head {i}.{h}"] = heads[h] @ w_o.weight[:, h * d_head:(h + 1) * d_head].T
+            parts[f"head {i}.{h}"] = heads[h] @ w_o.weight[:, h * d_head : (h + 1) * d_head].T
         if w_o.bias is not None:
             _add(parts, "attention biases", w_o.bias.expand(len(ids), -1))
         if not layer.norm_first:
@@ -118,17 +121,24 @@ def direct_logit_attribution(model: torch.nn.Module, ids: list[int], position: i
             if not layer.norm_first:
                 _frozen_norm(parts, layer.norm2, internals[f"{prefix}.norm2.in"])
     if model.decoder.norm is not None:
-        last = internals[f"decoder.layers.{len(layers) - 1}.after_feed_forward"] if len(layers) \
+        last = (
+            internals[f"decoder.layers.{len(layers) - 1}.after_feed_forward"]
+            if len(layers)
             else internals["decoder.embed"]
+        )
         _frozen_norm(parts, model.decoder.norm, last)
     generator = model.generator
-    unembed = (generator.embedding[0].weight if generator.tied else generator.weight)[token]   # [d]
+    unembed = (generator.embedding[0].weight if generator.tied else generator.weight)[token]  # [d]
     shares = {key: float(part[position] @ unembed) for key, part in parts.items()}
-    grid = np.array([[shares.pop(f"head {i}.{h}") for h in range(heads_count)] for i in range(len(layers))],
-                    dtype=np.float64).reshape(len(layers), heads_count)
+    grid = np.array(
+        [[shares.pop(f"head {i}.{h}") for h in range(heads_count)] for i in range(len(layers))], dtype=np.float64
+    ).reshape(len(layers), heads_count)
     if generator.bias is not None:
         shares["unembedding bias"] = float(generator.bias[token])
-    others = {"feed-forward": sum(v for k, v in shares.items() if k.startswith("feed-forward"))} \
-        if any(k.startswith("feed-forward") for k in shares) else {}
+    others = (
+        {"feed-forward": sum(v for k, v in shares.items() if k.startswith("feed-forward"))}
+        if any(k.startswith("feed-forward") for k in shares)
+        else {}
+    )
     others.update({k: v for k, v in shares.items() if not k.startswith("feed-forward")})
     return Attribution(grid, others, float(out.logits[0, position, token]))

@@ -13,8 +13,10 @@ from transformer import PAD_ID, causal_mask, combine_masks, masked_softmax, padd
 PAD = "<pad>"
 
 
-def pad_batch(sentences: Sequence[Sequence[str]], ids: Sequence[Sequence[int]],
-              ) -> tuple[list[list[str]], list[list[int]], list[int]]:
+def pad_batch(
+    sentences: Sequence[Sequence[str]],
+    ids: Sequence[Sequence[int]],
+) -> tuple[list[list[str]], list[list[int]], list[int]]:
     """Right-pad a batch to its longest sentence: tokens, ids (PAD_ID) and true lengths ``[B]``."""
     length = max(len(s) for s in sentences)
     tokens = [list(s) + [PAD] * (length - len(s)) for s in sentences]
@@ -32,9 +34,12 @@ def query_key_masks(length: int, real: int) -> dict[str, np.ndarray]:
     padding (keys j < real), causal (j <= i), both (their AND), none (all True)."""
     pad = padding_mask([real], length)[0, 0].expand(length, length)
     causal = causal_mask(length)
-    return {"padding": pad.numpy(), "causal": causal.numpy(),
-            "causal + padding": combine_masks(causal, pad).numpy(),
-            "none": np.ones((length, length), dtype=bool)}
+    return {
+        "padding": pad.numpy(),
+        "causal": causal.numpy(),
+        "causal + padding": combine_masks(causal, pad).numpy(),
+        "none": np.ones((length, length), dtype=bool),
+    }
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,7 @@ class SoftmaxComparison:
     """One scores matrix ``[T, T]`` with a fully masked first row: the plain softmax of the
     -inf-filled scores (NaN in that row), ``masked_softmax`` (zeros there) and the softmax of
     scores filled with a finite -1e9 (``finite``: a uniform row there, 1/T on every key)."""
+
     plain: np.ndarray
     safe: np.ndarray
     mask: np.ndarray
@@ -55,7 +61,10 @@ def softmax_comparison(scores: np.ndarray, mask: np.ndarray) -> SoftmaxCompariso
     """softmax(S with -inf where masked): a row of all -inf gives exp(-inf)/sum = 0/0 = NaN.
     The package's masked_softmax returns an all-zero row instead; a finite -1e9 fill, as many
     implementations use, makes every score of that row equal, so softmax spreads it evenly."""
-    s, m = torch.tensor(np.asarray(scores, dtype=np.float32)), torch.tensor(np.asarray(mask))  # copies: inputs may be read-only
+    s, m = (
+        torch.tensor(np.asarray(scores, dtype=np.float32)),
+        torch.tensor(np.asarray(mask)),
+    )  # copies: inputs may be read-only
     plain = torch.softmax(s.masked_fill(~m, float("-inf")), dim=-1)
     finite = torch.softmax(s.masked_fill(~m, FINITE_FILL), dim=-1)
     return SoftmaxComparison(plain.numpy(), masked_softmax(s, m).numpy(), np.asarray(mask), finite.numpy())
@@ -70,6 +79,7 @@ def as_text(values: np.ndarray) -> list[list[str]]:
 class KeptWeights:
     """The weights a mask keeps (``allowed`` cells), compared with the same cells without the mask:
     how many are ``larger``, ``same`` (within ``SAME``) and ``smaller``, of ``kept`` in all."""
+
     larger: int
     same: int
     smaller: int

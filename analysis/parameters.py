@@ -64,9 +64,13 @@ FORMULAS = {
 def formulas(config: TransformerConfig) -> dict[str, str]:
     """``FORMULAS`` as they apply to ``config``: a shared target embedding and a tied or missing output layer
     have their own."""
-    shared = {"target embedding": "0: shared with the source (+ max_len·d learned PE)"} if config.share_embeddings else {}
+    shared = (
+        {"target embedding": "0: shared with the source (+ max_len·d learned PE)"} if config.share_embeddings else {}
+    )
     generator = {"tied": "V_tgt (bias; W is the target embedding)", "none": "0 (no output layer)"}
-    head = {"generator (linear to vocabulary)": generator[config.output_head]} if config.output_head in generator else {}
+    head = (
+        {"generator (linear to vocabulary)": generator[config.output_head]} if config.output_head in generator else {}
+    )
     return {**FORMULAS, **shared, **head}
 
 
@@ -119,9 +123,13 @@ def shape_table(config: TransformerConfig, src_len: int, tgt_len: int) -> pd.Dat
         ("decoder output", (t, d)),
         ("logits and probabilities", (t, v)),
     ]
-    return pd.DataFrame({"step": [name for name, _ in rows],
-                         "shape": ["[" + " x ".join(map(str, shape)) + "]" for _, shape in rows],
-                         "dims": [shape for _, shape in rows]})
+    return pd.DataFrame(
+        {
+            "step": [name for name, _ in rows],
+            "shape": ["[" + " x ".join(map(str, shape)) + "]" for _, shape in rows],
+            "dims": [shape for _, shape in rows],
+        }
+    )
 
 
 def parameter_table(model: torch.nn.Module) -> pd.DataFrame:

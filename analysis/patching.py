@@ -63,12 +63,15 @@ def patching_run(model: torch.nn.Module, clean: list[int], corrupted: list[int],
     """Both passes of a patching experiment at ``position`` (0-based). ValueError, with what to change,
     when the inputs differ in length, the position is outside them, or the corruption changes nothing there."""
     if model.kind != "decoder-only":
-        raise ValueError("patching on this page reads a decoder-only model's next-token logits; pick a "
-                         "decoder-only model.")
+        raise ValueError(
+            "patching on this page reads a decoder-only model's next-token logits; pick a decoder-only model."
+        )
     if len(clean) != len(corrupted):
-        raise ValueError(f"patching needs inputs of the same length: the clean input has {len(clean)} tokens "
-                         f"and the corrupted one {len(corrupted)}. Change the corrupted input's tokens, "
-                         f"not its length.")
+        raise ValueError(
+            f"patching needs inputs of the same length: the clean input has {len(clean)} tokens "
+            f"and the corrupted one {len(corrupted)}. Change the corrupted input's tokens, "
+            f"not its length."
+        )
     if not 0 <= position < len(clean):
         raise ValueError(f"position {position + 1} is outside the input's {len(clean)} tokens.")
     clean_ids, corrupted_ids = torch.tensor([clean]), torch.tensor([corrupted])
@@ -80,12 +83,15 @@ def patching_run(model: torch.nn.Module, clean: list[int], corrupted: list[int],
     clean_difference = logit_difference(clean_pass.logits, position, answer, foil)
     corrupted_difference = logit_difference(corrupted_logits, position, answer, foil)
     if abs(clean_difference - corrupted_difference) < MIN_DIFFERENCE:
-        raise ValueError(f"the corruption moves the logit difference at position {position + 1} by "
-                         f"{abs(clean_difference - corrupted_difference):.2f}, less than {MIN_DIFFERENCE:g}: too "
-                         f"little for a fraction of it to be restored. Pick a position whose prediction depends "
-                         f"on the changed token, or change a token this prediction depends on.")
-    return PatchingRun(clean_ids, corrupted_ids, position, answer, foil, clean_difference, corrupted_difference,
-                       clean_pass.attention)
+        raise ValueError(
+            f"the corruption moves the logit difference at position {position + 1} by "
+            f"{abs(clean_difference - corrupted_difference):.2f}, less than {MIN_DIFFERENCE:g}: too "
+            f"little for a fraction of it to be restored. Pick a position whose prediction depends "
+            f"on the changed token, or change a token this prediction depends on."
+        )
+    return PatchingRun(
+        clean_ids, corrupted_ids, position, answer, foil, clean_difference, corrupted_difference, clean_pass.attention
+    )
 
 
 @torch.inference_mode()
@@ -102,8 +108,9 @@ def restored_by_head(model: torch.nn.Module, run: PatchingRun, names: list[str],
 
 
 @torch.inference_mode()
-def restored_by_position(model: torch.nn.Module, run: PatchingRun, name: str, head: int,
-                         part: str = "output") -> np.ndarray:
+def restored_by_position(
+    model: torch.nn.Module, run: PatchingRun, name: str, head: int, part: str = "output"
+) -> np.ndarray:
     """``[L]`` float32: the fraction restored when one head's ``part`` is patched at one position at a time (a
     query position for the output and queries, a key position for keys and values)."""
     length = run.clean.shape[1]
@@ -118,5 +125,7 @@ def restored_by_position(model: torch.nn.Module, run: PatchingRun, name: str, he
 def restored_by_part(model: torch.nn.Module, run: PatchingRun, name: str, head: int) -> dict[str, float]:
     """The fraction restored when one head's output, queries, keys or values alone are patched at every
     position: part ("output", "q", "k", "v") -> fraction."""
-    return {part: run.restored(model(run.corrupted, interventions=[Patch(name, [head], run.source, part=part)])
-                               .logits) for part in PARTS}
+    return {
+        part: run.restored(model(run.corrupted, interventions=[Patch(name, [head], run.source, part=part)]).logits)
+        for part in PARTS
+    }

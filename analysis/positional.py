@@ -8,8 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from transformer import (LearnedEncoding, alibi_bias, alibi_slopes, apply_rotary, init_parameters,
-                         relative_shift_matrix, sinusoid_wavelengths, sinusoidal_encoding)
+from transformer import (
+    LearnedEncoding,
+    alibi_bias,
+    alibi_slopes,
+    apply_rotary,
+    init_parameters,
+    relative_shift_matrix,
+    sinusoid_wavelengths,
+    sinusoidal_encoding,
+)
 
 
 def pe_table(positions: int, d_model: int, base: float) -> np.ndarray:
@@ -31,6 +39,7 @@ def similarity(positions: int, d_model: int, base: float) -> np.ndarray:
 @dataclass(frozen=True)
 class DistanceProfile:
     """PE[p]·PE[p+k] per offset k ``[K]``: mean, min and max over p."""
+
     offsets: np.ndarray
     mean: np.ndarray
     low: np.ndarray
@@ -42,10 +51,12 @@ def distance_profile(positions: int, d_model: int, base: float) -> DistanceProfi
     sim = similarity(positions, d_model, base).astype(np.float64)
     offsets = np.arange(positions)
     diagonals = [np.diagonal(sim, offset=int(k)) for k in offsets]
-    return DistanceProfile(offsets.astype(np.float32),
-                           np.array([d.mean() for d in diagonals], dtype=np.float32),
-                           np.array([d.min() for d in diagonals], dtype=np.float32),
-                           np.array([d.max() for d in diagonals], dtype=np.float32))
+    return DistanceProfile(
+        offsets.astype(np.float32),
+        np.array([d.mean() for d in diagonals], dtype=np.float32),
+        np.array([d.min() for d in diagonals], dtype=np.float32),
+        np.array([d.max() for d in diagonals], dtype=np.float32),
+    )
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,7 @@ class ShiftCheck:
     """The map M_k ``[d, d]`` (NaN where no linear map exists), the cells without a
     value ``[d, d]`` bool, and max |PE[pos+k] - M_k PE[pos]| over every pos with
     pos + k < P, on the dimensions that have a map (``linear_dims``)."""
+
     matrix: np.ndarray
     no_value: np.ndarray
     max_error: float
@@ -74,7 +86,7 @@ def shift_check(positions: int, d_model: int, base: float, offset: int) -> Shift
     error = 0.0
     if count and linear:
         mapped = pe[:count, :linear] @ shift[:linear, :linear].T
-        error = float((mapped - pe[offset:offset + count, :linear]).abs().max())
+        error = float((mapped - pe[offset : offset + count, :linear]).abs().max())
     return ShiftCheck(shift.float().numpy(), no_value.numpy(), error, count, linear)
 
 
@@ -119,5 +131,10 @@ def scheme_panels(length: int, d_model: int, base: float, seed: int) -> tuple[np
     pe = pe_table(length, d_model, base).astype(np.float64)
     learned = learned_table(length, d_model, seed).astype(np.float64)
     rope = rope_scores(length, d_model + d_model % 2, base, seed)
-    return ((pe @ pe.T).astype(np.float32), (learned @ learned.T).astype(np.float32), rope,
-            alibi(1, length)[1][0], np.zeros((length, length), dtype=np.float32))
+    return (
+        (pe @ pe.T).astype(np.float32),
+        (learned @ learned.T).astype(np.float32),
+        rope,
+        alibi(1, length)[1][0],
+        np.zeros((length, length), dtype=np.float32),
+    )

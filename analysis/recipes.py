@@ -36,8 +36,9 @@ class RecipeComparison:
 CHUNK = 25  # steps between two progress reports
 
 
-def compare_recipes(setup: TrainingSetup, steps: int,
-                    progress: Callable[[float], None] | None = None) -> RecipeComparison:
+def compare_recipes(
+    setup: TrainingSetup, steps: int, progress: Callable[[float], None] | None = None
+) -> RecipeComparison:
     """Train ``setup``'s model ``steps`` steps under each recipe (AdamW at ``setup.learning_rate`` and
     ``weight_decay``; the paper's d_model^-0.5 · min(s^-0.5, s · warmup^-1.5)), without stopping at the target.
     Both runs start from the same weights and see the same batches (the seed), so the recipe is the only
@@ -51,7 +52,14 @@ def compare_recipes(setup: TrainingSetup, steps: int,
             if progress is not None:
                 progress((done + trainer.step / steps) / len(RECIPES))
         classes = trainer.config.num_classes if trainer.task.kind == "vision" else trainer.task.vocab_size
-        rows += [{"recipe": recipe, "step": row["step"], "val_loss": row["val_loss"],
-                  "val_accuracy": row["val_accuracy"], "reached": trainer.task.reached(row)}
-                 for row in trainer.history]
+        rows += [
+            {
+                "recipe": recipe,
+                "step": row["step"],
+                "val_loss": row["val_loss"],
+                "val_accuracy": row["val_accuracy"],
+                "reached": trainer.task.reached(row),
+            }
+            for row in trainer.history
+        ]
     return RecipeComparison(pd.DataFrame(rows), classes)

@@ -28,6 +28,7 @@ def resample_batch(task: Task, like: TaskBatch, seed: int) -> TaskBatch:
     """A batch of the task's held-out examples shaped like ``like`` (inputs ``[B, L]``, and decoder inputs for
     an encoder-decoder task): the first batch drawn from ``seed`` whose shapes match (tasks whose examples vary
     in length draw until one has ``like``'s). ValueError when none does."""
+
     def shape(batch):
         return batch.inputs.shape, None if batch.decoder_inputs is None else batch.decoder_inputs.shape
 
@@ -36,8 +37,10 @@ def resample_batch(task: Task, like: TaskBatch, seed: int) -> TaskBatch:
         batch = task.batch(len(like.inputs), generator, "val")
         if shape(batch) == shape(like):
             return batch
-    raise ValueError(f"no batch of the {task.name} task drawn with seed {seed} has {like.inputs.shape[1]} "
-                     "tokens an example; try another seed.")
+    raise ValueError(
+        f"no batch of the {task.name} task drawn with seed {seed} has {like.inputs.shape[1]} "
+        "tokens an example; try another seed."
+    )
 
 
 def resample_ids(task: Task, ids: tuple[int, ...], seed: int) -> list[int]:
@@ -49,10 +52,12 @@ def resample_ids(task: Task, ids: tuple[int, ...], seed: int) -> list[int]:
     generator = _generator(seed)
     for _ in range(MAX_DRAWS):
         row = task.batch(1, generator, "val").inputs[0]
-        if len(row) >= len(ids) and torch.equal(row[:len(ids)] < FIRST_ID, wanted):
-            return row[:len(ids)].tolist()
-    raise ValueError(f"the {task.name} task makes no example laid out like this input ({len(ids)} tokens); "
-                     "resample ablation needs one. Change the input or pick zero or mean ablation.")
+        if len(row) >= len(ids) and torch.equal(row[: len(ids)] < FIRST_ID, wanted):
+            return row[: len(ids)].tolist()
+    raise ValueError(
+        f"the {task.name} task makes no example laid out like this input ({len(ids)} tokens); "
+        "resample ablation needs one. Change the input or pick zero or mean ablation."
+    )
 
 
 @torch.inference_mode()

@@ -30,8 +30,9 @@ def row_entropy(weights: torch.Tensor) -> torch.Tensor:
     return -(weights * torch.log(weights.clamp_min(1e-30))).sum(-1)
 
 
-def peakedness_against_dk(keys: int = 16, queries: int = 256, seed: int = 0,
-                       dims: tuple[int, ...] = PEAK_DIMS) -> Peakedness:
+def peakedness_against_dk(
+    keys: int = 16, queries: int = 256, seed: int = 0, dims: tuple[int, ...] = PEAK_DIMS
+) -> Peakedness:
     """For q, k ~ N(0, I_{d_k}): mean entropy and max of softmax(q.k) vs softmax(q.k / sqrt(d_k)).
 
     q.k has variance d_k, so unscaled rows saturate (entropy -> 0, max -> 1) as
@@ -48,5 +49,4 @@ def peakedness_against_dk(keys: int = 16, queries: int = 256, seed: int = 0,
             out["e" + tag].append(float(row_entropy(weights).mean()))
             out["m" + tag].append(float(weights.max(-1).values.mean()))
     arrays = {name: np.asarray(values, dtype=np.float32) for name, values in out.items()}
-    return Peakedness(np.asarray(dims, dtype=np.float32), arrays["es"], arrays["eu"], arrays["ms"],
-                      arrays["mu"], keys)
+    return Peakedness(np.asarray(dims, dtype=np.float32), arrays["es"], arrays["eu"], arrays["ms"], arrays["mu"], keys)

@@ -74,15 +74,24 @@ def layout(text: str) -> Layout:
 def character_way(place: Layout) -> Way:
     """Every character a token (whitespace dropped); the first of each word starts it."""
     firsts = {first for _, first, _ in place.words}
-    return Way("characters", place.clusters, tuple(float(x) for x in place.x),
-               tuple(float(x + 1) for x in place.x), tuple(STARTS if i in firsts else CONTINUES
-                                                          for i in range(len(place.clusters))))
+    return Way(
+        "characters",
+        place.clusters,
+        tuple(float(x) for x in place.x),
+        tuple(float(x + 1) for x in place.x),
+        tuple(STARTS if i in firsts else CONTINUES for i in range(len(place.clusters))),
+    )
 
 
 def word_way(place: Layout) -> Way:
     """Every word a token (``tokenizer.words``: punctuation a word of its own)."""
-    return Way("words", tuple(w for w, _, _ in place.words), tuple(float(place.x[f]) for _, f, _ in place.words),
-               tuple(float(place.x[last] + 1) for _, _, last in place.words), (STARTS,) * len(place.words))
+    return Way(
+        "words",
+        tuple(w for w, _, _ in place.words),
+        tuple(float(place.x[f]) for _, f, _ in place.words),
+        tuple(float(place.x[last] + 1) for _, _, last in place.words),
+        (STARTS,) * len(place.words),
+    )
 
 
 def bpe_way(place: Layout, merges: Sequence[Merge], alphabet: Sequence[str]) -> Way:
@@ -93,7 +102,7 @@ def bpe_way(place: Layout, merges: Sequence[Merge], alphabet: Sequence[str]) -> 
     for word, first, last in place.words:
         cluster = first
         for n, piece in enumerate(apply_to_word(word, merges)):
-            body = piece[:-len(END)] if piece.endswith(END) else piece
+            body = piece[: -len(END)] if piece.endswith(END) else piece
             begin, text = cluster, ""
             while len(text) < len(body):
                 text += place.clusters[cluster]

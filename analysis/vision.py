@@ -74,7 +74,7 @@ def patch_filters(projection: np.ndarray, channels: int, patch_size: int, count:
     filters = np.asarray(projection, dtype=np.float64)
     centred = filters - filters.mean(0, keepdims=True)
     _, singular, directions = np.linalg.svd(centred, full_matrices=False)
-    variance = singular ** 2
+    variance = singular**2
     count = min(count, len(variance))
     components = directions[:count].reshape(count, channels, patch_size, patch_size)
     shares = variance[:count] / max(variance.sum(), 1e-12)
@@ -89,8 +89,9 @@ def accuracy(model: torch.nn.Module, images: torch.Tensor, labels: torch.Tensor,
 
 
 @torch.inference_mode()
-def patched_probabilities(model: torch.nn.Module, target: torch.Tensor, source: torch.Tensor, layer: int,
-                          heads: list[int]) -> np.ndarray:
+def patched_probabilities(
+    model: torch.nn.Module, target: torch.Tensor, source: torch.Tensor, layer: int, heads: list[int]
+) -> np.ndarray:
     """Class probabilities ``[num_classes]`` of the ``target`` image ``[1, C, H, W]`` with ``heads`` of layer
     ``layer`` (from 0) given their outputs on the ``source`` image, at every token."""
     record = model(source, return_internals=True).attention

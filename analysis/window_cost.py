@@ -30,12 +30,12 @@ from .attention_cost import PowerLaw, fit_power_law
 def banded_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, window: int) -> torch.Tensor:
     """Causal sliding-window attention computed on the band only: q, k, v ``[n, d]`` -> ``[n, d]``."""
     n, d = q.shape
-    padded_k = F.pad(k, (0, 0, window - 1, 0))                     # key i - w + 1 .. i sit at rows i .. i + w - 1
+    padded_k = F.pad(k, (0, 0, window - 1, 0))  # key i - w + 1 .. i sit at rows i .. i + w - 1
     padded_v = F.pad(v, (0, 0, window - 1, 0))
-    keys = padded_k.unfold(0, window, 1).transpose(1, 2)           # [n, w, d]
+    keys = padded_k.unfold(0, window, 1).transpose(1, 2)  # [n, w, d]
     values = padded_v.unfold(0, window, 1).transpose(1, 2)
-    scores = (keys @ q[:, :, None])[..., 0] / math.sqrt(d)          # [n, w]
-    real = torch.arange(window)[None, :] >= (window - 1 - torch.arange(n))[:, None]   # no key before position 0
+    scores = (keys @ q[:, :, None])[..., 0] / math.sqrt(d)  # [n, w]
+    real = torch.arange(window)[None, :] >= (window - 1 - torch.arange(n))[:, None]  # no key before position 0
     weights = torch.softmax(scores.masked_fill(~real, float("-inf")), dim=-1)
     return (weights[:, None, :] @ values)[:, 0]
 
@@ -60,9 +60,14 @@ class WindowCost:
     window_fit: PowerLaw
 
 
-def measure_window_cost(lengths: Sequence[int] = (256, 512, 1024, 2048), window: int = 64, d: int = 64,
-                        repeats: int = 5, seed: int = 0,
-                        clock: Callable[[], float] = time.perf_counter) -> WindowCost:
+def measure_window_cost(
+    lengths: Sequence[int] = (256, 512, 1024, 2048),
+    window: int = 64,
+    d: int = 64,
+    repeats: int = 5,
+    seed: int = 0,
+    clock: Callable[[], float] = time.perf_counter,
+) -> WindowCost:
     """Time causal attention over ``[n, d]`` random q, k, v, full and in a band of ``window``; each length's
     time is its best of ``repeats`` rounds (a burst of load on a shared machine falls out)."""
     generator = torch.Generator().manual_seed(seed)
@@ -72,12 +77,22 @@ def measure_window_cost(lengths: Sequence[int] = (256, 512, 1024, 2048), window:
         for _ in range(max(1, repeats)):
             for i, n in enumerate(lengths):
                 q, k, v = data[n]
-                for name, run, arguments in (("full", full_attention, (q, k, v)),
-                                             ("window", banded_attention, (q, k, v, window))):
+                for name, run, arguments in (
+                    ("full", full_attention, (q, k, v)),
+                    ("window", banded_attention, (q, k, v, window)),
+                ):
                     start = clock()
                     run(*arguments)
                     best[name][i] = min(best[name][i], clock() - start)
     n = np.asarray(lengths, dtype=np.int64)
     full, windowed = np.asarray(best["full"]), np.asarray(best["window"])
-    return WindowCost(n, full, windowed, n * n * 4, n * min(window, int(n.max())) * 4, window,
-                      fit_power_law(n, full), fit_power_law(n, windowed))
+    return WindowCost(
+        n,
+        full,
+        windowed,
+        n * n * 4,
+        n * min(window, int(n.max())) * 4,
+        window,
+        fit_power_law(n, full),
+        fit_power_law(n, windowed),
+    )

@@ -21,8 +21,15 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.browser import (FIRST_CHART, FLOOR_SCRIPT, SETTLED, Floor, change_control, new_watched_page,  # noqa: E402
-                           stop_on_sigterm)
+from bench.browser import (  # noqa: E402
+    FIRST_CHART,
+    FLOOR_SCRIPT,
+    SETTLED,
+    Floor,
+    change_control,
+    new_watched_page,
+    stop_on_sigterm,
+)
 from bench.controls import Control  # noqa: E402
 from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402
 

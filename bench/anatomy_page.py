@@ -18,8 +18,8 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from ui.plotly_in_place import plotly_in_place  # noqa: E402
-from viz.style import base_layout  # noqa: E402
+from ui.plotly_in_place import plotly_in_place
+from viz.style import base_layout
 
 
 def self_attention_controls() -> None:
@@ -63,4 +63,6 @@ if st.query_params.get("panels") == "1" and charts:
     plotly_in_place(styled(figure, f"{charts} changed panels"), "anatomy:panels")
 else:
     for chart in range(charts):
-        plotly_in_place(styled(go.Figure(changed_heatmap(chart, value)), f"changed chart {chart + 1}"), f"anatomy:{chart}")
+        plotly_in_place(
+            styled(go.Figure(changed_heatmap(chart, value)), f"changed chart {chart + 1}"), f"anatomy:{chart}"
+        )

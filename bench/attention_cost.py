@@ -38,8 +38,10 @@ def main() -> None:
     for name, values in slopes.items():
         low, high = EXPECTED[name]
         median = statistics.median(values)
-        print(f"| {name} | {', '.join(f'{v:.2f}' for v in values)} | {median:.2f} | {low} to {high} | "
-              f"{'yes' if low < median < high else 'no'} |")
+        print(
+            f"| {name} | {', '.join(f'{v:.2f}' for v in values)} | {median:.2f} | {low} to {high} | "
+            f"{'yes' if low < median < high else 'no'} |"
+        )
 
 
 if __name__ == "__main__":

@@ -112,22 +112,30 @@ WATCHER_JS = """
 """ % {"field": SCRIPT_FINISHED_FIELD, "idle": IDLE, "websocket": WEBSOCKET_JS}
 
 # Resolves when the armed change has been redrawn and nothing else arrived for QUIET_MS.
-REDRAWN = ("() => { const b = window.__redraw; return b.start !== null && b.paints > 0 && b.paints === b.finishes"
-           f" && performance.now() - b.lastPaint > {QUIET_MS} && document.querySelector({IDLE!r}) !== null; }}")
+REDRAWN = (
+    "() => { const b = window.__redraw; return b.start !== null && b.paints > 0 && b.paints === b.finishes"
+    f" && performance.now() - b.lastPaint > {QUIET_MS} && document.querySelector({IDLE!r}) !== null; }}"
+)
 
 CHART = ".js-plotly-plot, [data-testid=stGraphVizChart] svg"
 # Resolves once a chart is drawn, or once a run has finished and the page then stayed idle for 5 s
 # without one (a page with no chart).
-FIRST_CHART = (f"() => document.querySelector({CHART!r}) !== null || (window.__redraw.runs > 0"
-               f" && document.querySelector({IDLE!r}) !== null && performance.now() - window.__redraw.lastRun > 5000)")
+FIRST_CHART = (
+    f"() => document.querySelector({CHART!r}) !== null || (window.__redraw.runs > 0"
+    f" && document.querySelector({IDLE!r}) !== null && performance.now() - window.__redraw.lastRun > 5000)"
+)
 # Resolves once the page is idle and no run has finished for 1 s: every control of the page is drawn.
-SETTLED = (f"() => window.__redraw.runs > 0 && document.querySelector({IDLE!r}) !== null"
-           " && performance.now() - window.__redraw.lastRun > 1000")
+SETTLED = (
+    f"() => window.__redraw.runs > 0 && document.querySelector({IDLE!r}) !== null"
+    " && performance.now() - window.__redraw.lastRun > 1000"
+)
 
 # Resolves once the page has loaded: idle, every chart drawn, and no run finished for 1 s.
-LOADED = (f"() => window.__redraw.readyAt !== null && window.__redraw.runs > window.__redraw.loadRuns"
-          f" && document.querySelector({IDLE!r}) !== null"
-          " && performance.now() - Math.max(window.__redraw.lastRun, window.__redraw.readyAt) > 1000")
+LOADED = (
+    f"() => window.__redraw.readyAt !== null && window.__redraw.runs > window.__redraw.loadRuns"
+    f" && document.querySelector({IDLE!r}) !== null"
+    " && performance.now() - Math.max(window.__redraw.lastRun, window.__redraw.readyAt) > 1000"
+)
 SIDEBAR_LINK = "[data-testid=stSidebarNav] a:has-text({title!r})"
 
 
@@ -172,8 +180,7 @@ def change_control(page, control: Control, nudge: int) -> float | None:
         act = CHANGES[control.kind](page, widget, control, nudge)
         elapsed = None if act is None else timed_change(page, act)
     except PlaywrightError as error:  # e.g. a dropdown that did not open
-        print(f"<!-- {control.label} ({control.kind}): not changed: {str(error).splitlines()[0]} -->",
-              file=sys.stderr)
+        print(f"<!-- {control.label} ({control.kind}): not changed: {str(error).splitlines()[0]} -->", file=sys.stderr)
         elapsed = None
     if control.kind in ("select", "multiselect"):
         page.keyboard.press("Escape")  # a dropdown left open would cover the page
@@ -248,8 +255,10 @@ def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[floa
     """Change every visible, enabled control ``changes`` times, each followed by a floor nudge; timings by control."""
     # Presentation mode last: it folds settings away (Train's stay folded once folded), and a control it hid
     # could not be changed after it.
-    controls = sorted((Control(**found) for found in page.evaluate(CONTROLS_JS)),
-                      key=lambda control: control.label == PRESENTATION_LABEL)
+    controls = sorted(
+        (Control(**found) for found in page.evaluate(CONTROLS_JS)),
+        key=lambda control: control.label == PRESENTATION_LABEL,
+    )
     by_control: dict[str, list[float]] = {}
     floor_times: list[float] = []
     for control in controls:
@@ -274,33 +283,43 @@ def print_controls(result: PageResult) -> None:
     """One Markdown row per control: ratio to the floor, median (ms), number of timed changes."""
     ratios = result.ratios()
     for label, values in result.by_control.items():
-        print(f"| {result.title} | {label} | {ratios[label]:.2f} | {statistics.median(values):.0f} | {len(values)} |",
-              flush=True)
+        print(
+            f"| {result.title} | {label} | {ratios[label]:.2f} | {statistics.median(values):.0f} | {len(values)} |",
+            flush=True,
+        )
 
 
 def print_summary(results: list[PageResult]) -> None:
     """The floor over the whole run, then one Markdown row per page."""
     every_floor = [t for result in results for t in result.floor]
     if every_floor:
-        print(f"\nFloor (bench/floor_page.py: one slider, one 8 x 8 heatmap): median {statistics.median(every_floor):.0f} ms "
-              f"over {len(every_floor)} nudges, range of page medians "
-              f"{min(statistics.median(r.floor) for r in results if r.floor):.0f}-"
-              f"{max(statistics.median(r.floor) for r in results if r.floor):.0f} ms.\n")
-    print("| page | first chart (s) | controls | floor median (ms) | median ratio | worst ratio | worst control "
-          "| navigation (ms) | floor navigation (ms) | navigation ratio | load (ms) | floor load (ms) | load ratio |")
+        print(
+            f"\nFloor (bench/floor_page.py: one slider, one 8 x 8 heatmap): median {statistics.median(every_floor):.0f} ms "
+            f"over {len(every_floor)} nudges, range of page medians "
+            f"{min(statistics.median(r.floor) for r in results if r.floor):.0f}-"
+            f"{max(statistics.median(r.floor) for r in results if r.floor):.0f} ms.\n"
+        )
+    print(
+        "| page | first chart (s) | controls | floor median (ms) | median ratio | worst ratio | worst control "
+        "| navigation (ms) | floor navigation (ms) | navigation ratio | load (ms) | floor load (ms) | load ratio |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
     for result in results:
         first = "no chart" if result.first_chart is None else f"{result.first_chart:.2f}"
         ratios = result.ratios() if result.floor else {}
         if ratios:
             worst = max(ratios, key=ratios.get)
-            cells = (f"{statistics.median(result.floor):.0f} | {statistics.median(ratios.values()):.2f} | "
-                     f"{ratios[worst]:.2f} | {worst}")
+            cells = (
+                f"{statistics.median(result.floor):.0f} | {statistics.median(ratios.values()):.2f} | "
+                f"{ratios[worst]:.2f} | {worst}"
+            )
         else:
             cells = "n/a | n/a | n/a | "
         navigation = result.ratio_cells(result.navigations, result.floor_navigations)
-        print(f"| {result.title} | {first} | {len(ratios)} | {cells} | {navigation} | "
-              f"{result.ratio_cells(result.loads, result.floor_loads)} |")
+        print(
+            f"| {result.title} | {first} | {len(ratios)} | {cells} | {navigation} | "
+            f"{result.ratio_cells(result.loads, result.floor_loads)} |"
+        )
 
 
 def stop_on_sigterm() -> None:
@@ -312,13 +331,20 @@ def main() -> None:
     stop_on_sigterm()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=4, help="changes per control (there and back: even)")
-    parser.add_argument("--navigations", type=int, default=3,
-                        help="in-app navigations to each page and full loads of it (and as many of the floor's)")
+    parser.add_argument(
+        "--navigations",
+        type=int,
+        default=3,
+        help="in-app navigations to each page and full loads of it (and as many of the floor's)",
+    )
     parser.add_argument("--pages", nargs="*", help="page addresses to time (default: every page)")
     args = parser.parse_args()
     args.changes += args.changes % 2  # there and back: every control ends where it started
-    pages = [info for info in PAGES if not args.pages or url_path(info.path) in args.pages
-             or (url_path(info.path) == "" and "home" in args.pages)]
+    pages = [
+        info
+        for info in PAGES
+        if not args.pages or url_path(info.path) in args.pages or (url_path(info.path) == "" and "home" in args.pages)
+    ]
     servers = []
     results: list[PageResult] = []
     try:

@@ -36,13 +36,33 @@ from tests.byo_folders import bpe_tokenizer, wordpiece_tokenizer  # noqa: E402
 # config.json of each model at its real size (transformers' defaults for GPT2Config, BertConfig and
 # DistilBertConfig, the keys transformer.hf_configs reads)
 SIZES = {
-    "GPT-2 small": {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12,
-                    "n_positions": 1024},
-    "BERT-base": {"model_type": "bert", "vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12,
-                  "num_attention_heads": 12, "intermediate_size": 3072, "max_position_embeddings": 512,
-                  "type_vocab_size": 2},
-    "DistilBERT-base": {"model_type": "distilbert", "vocab_size": 30522, "dim": 768, "n_layers": 6, "n_heads": 12,
-                        "hidden_dim": 3072, "max_position_embeddings": 512},
+    "GPT-2 small": {
+        "model_type": "gpt2",
+        "vocab_size": 50257,
+        "n_embd": 768,
+        "n_layer": 12,
+        "n_head": 12,
+        "n_positions": 1024,
+    },
+    "BERT-base": {
+        "model_type": "bert",
+        "vocab_size": 30522,
+        "hidden_size": 768,
+        "num_hidden_layers": 12,
+        "num_attention_heads": 12,
+        "intermediate_size": 3072,
+        "max_position_embeddings": 512,
+        "type_vocab_size": 2,
+    },
+    "DistilBERT-base": {
+        "model_type": "distilbert",
+        "vocab_size": 30522,
+        "dim": 768,
+        "n_layers": 6,
+        "n_heads": 12,
+        "hidden_dim": 3072,
+        "max_position_embeddings": 512,
+    },
 }
 
 MEASURE = r"""
@@ -79,8 +99,9 @@ def checkpoint_tensors(state: dict, weight_map, layers: int) -> dict:
     GPT-2's Conv1D weights transposed)."""
     import torch
 
-    their_layers = [f"{weight_map.layers[0]}.{i}.{module}"
-                    for i in range(layers) for module in weight_map.layer_modules]
+    their_layers = [
+        f"{weight_map.layers[0]}.{i}.{module}" for i in range(layers) for module in weight_map.layer_modules
+    ]
     tensors = {}
     for module in [*weight_map.modules, *their_layers]:
         for parameter in ("weight", "bias"):
@@ -102,8 +123,11 @@ def make_folders(root: Path) -> dict[str, Path]:
     from transformer.hf_configs import CONFIGS
     from transformer.weight_maps import BERT, DISTILBERT, GPT2
 
-    kinds = {"gpt2": ("decoder-only", GPT2, bpe_tokenizer), "bert": ("encoder-only", BERT, wordpiece_tokenizer),
-             "distilbert": ("encoder-only", DISTILBERT, wordpiece_tokenizer)}
+    kinds = {
+        "gpt2": ("decoder-only", GPT2, bpe_tokenizer),
+        "bert": ("encoder-only", BERT, wordpiece_tokenizer),
+        "distilbert": ("encoder-only", DISTILBERT, wordpiece_tokenizer),
+    }
     folders = {}
     for name, hf_config in SIZES.items():
         kind, weight_map, tokenizer = kinds[hf_config["model_type"]]
@@ -120,8 +144,9 @@ def make_folders(root: Path) -> dict[str, Path]:
 
 
 def measure(folder: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", MEASURE, str(folder)], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(folder)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -142,8 +167,12 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
             browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             for name, folder in [("random model (default)", None), *folders.items()]:
-                query = "" if folder is None else "?" + __import__("urllib.parse").parse.urlencode(
-                    {"model": folder_label(inspect_folder(folder))})
+                query = (
+                    ""
+                    if folder is None
+                    else "?"
+                    + __import__("urllib.parse").parse.urlencode({"model": folder_label(inspect_folder(folder))})
+                )
                 page.goto(f"{server.url}/multi_head{query}")
                 page.wait_for_selector(".js-plotly-plot .gtitle", timeout=120_000)
                 page.wait_for_selector(IDLE, timeout=120_000)
@@ -158,14 +187,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         folders = make_folders(root)
-        print("| model | parameters | float32 weights (MB) | process RSS loaded (MB) | peak while loading (MB) "
-              "| forward, 128 tokens, 1 thread, with attention (ms) | without (ms) |")
+        print(
+            "| model | parameters | float32 weights (MB) | process RSS loaded (MB) | peak while loading (MB) "
+            "| forward, 128 tokens, 1 thread, with attention (ms) | without (ms) |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|")
         for name, folder in folders.items():
             m = measure(folder)
-            print(f"| {name} | {m['parameters'] / 1e6:.1f} M | {4 * m['parameters'] / 2**20:.0f} | "
-                  f"{m['after']:.0f} (+{m['after'] - m['before']:.0f}) | {m['peak']:.0f} | {m['with']:.1f} | "
-                  f"{m['without']:.1f} |")
+            print(
+                f"| {name} | {m['parameters'] / 1e6:.1f} M | {4 * m['parameters'] / 2**20:.0f} | "
+                f"{m['after']:.0f} (+{m['after'] - m['before']:.0f}) | {m['peak']:.0f} | {m['with']:.1f} | "
+                f"{m['without']:.1f} |"
+            )
         print()
         print("| server, after | RSS (MB) |")
         print("|---|---:|")

@@ -59,10 +59,27 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.classroom_report import (FOLLOW_TIMEOUT, Change, Result, load_average, print_profile,  # noqa: E402
-                                    profiled, report)
-from bench.classroom_tab import (FIRST_PAGE, OTHER_PAGE, SLIDER, Finished, Tab, change_heads,  # noqa: E402
-                                 change_page, open_class, opened, teacher_run)
+from bench.classroom_report import (  # noqa: E402
+    FOLLOW_TIMEOUT,
+    Change,
+    Result,
+    load_average,
+    print_profile,
+    profiled,
+    report,
+)
+from bench.classroom_tab import (  # noqa: E402
+    FIRST_PAGE,
+    OTHER_PAGE,
+    SLIDER,
+    Finished,
+    Tab,
+    change_heads,
+    change_page,
+    open_class,
+    opened,
+    teacher_run,
+)
 from bench.classroom_viewer import follow_board  # noqa: E402
 from bench.load import memory_mb, p95, timed_rerun  # noqa: E402
 from bench.train_load import cpu_seconds  # noqa: E402
@@ -77,6 +94,7 @@ REDIS_URL = "ATTENTION_LAB_REDIS_URL"
 
 
 # --- the servers ----------------------------------------------------------------------------------------------
+
 
 @dataclass
 class Servers:
@@ -107,6 +125,7 @@ def servers_running(count: int):
 
 
 # --- measuring ------------------------------------------------------------------------------------------------
+
 
 def cpu_total(servers: Servers) -> float:
     return sum(servers.cpu())
@@ -151,8 +170,7 @@ def reached(follower: Tab, since: tuple[int, int, int], target) -> tuple[float, 
     return None
 
 
-async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Servers, settle: float,
-                     action) -> Change:
+async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Servers, settle: float, action) -> Change:
     """The teacher's change (``action``), timed to each follower's redraw; CPU over the change's window."""
     cpu_before, began = cpu_total(servers), time.monotonic()
     counts = [(f.full_runs, f.early_runs, f.fell_out) for f in followers]
@@ -161,8 +179,21 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
         await action()
     except TimeoutError as error:  # the teacher's own run did not finish: every follower missed the change
         print(f"  the teacher's {kind} change: {error}", file=sys.stderr)
-        return Change(kind, [], [], [], len(followers), 0, [0] * len(followers), [0] * len(followers),
-                      cpu_total(servers) - cpu_before, time.monotonic() - began, 0, 0, teacher_failed=True)
+        return Change(
+            kind,
+            [],
+            [],
+            [],
+            len(followers),
+            0,
+            [0] * len(followers),
+            [0] * len(followers),
+            cpu_total(servers) - cpu_before,
+            time.monotonic() - began,
+            0,
+            0,
+            teacher_failed=True,
+        )
     published = teacher.last_full_run().at  # the teacher's browser has the new view
     target, url = shown(teacher), query_of(teacher.last_full_run())
     runs: dict[int, tuple[float, bool]] = {}
@@ -177,22 +208,37 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
     window = time.monotonic() - began
     cpu = cpu_total(servers) - cpu_before
     latencies, detect, redraw = [], [], []
-    panels = [at - began for index, follower in enumerate(followers)
-              if (at := panel_shown(follower, since[index][2], target)) is not None]
+    panels = [
+        at - began
+        for index, follower in enumerate(followers)
+        if (at := panel_shown(follower, since[index][2], target)) is not None
+    ]
     for index, (at, _in_place) in runs.items():
         latencies.append(at - began)
         changed = [t for t in followers[index].url_changes if began <= t <= at]
         if changed:
             detect.append(changed[0] - began)
             redraw.append(at - changed[0])
-    return Change(kind, latencies, detect, redraw, len(followers) - len(runs),
-                  sum(in_place for _, in_place in runs.values()),
-                  [f.full_runs - before for f, (before, _, _) in zip(followers, counts)],
-                  [f.early_runs - before for f, (_, before, _) in zip(followers, counts)],
-                  cpu, window, sum(query_of(follower.last_full_run()) != url for index, follower in enumerate(followers)
-                                   if index in runs and not runs[index][1]),
-                  sum(f.fell_out - before for f, (_, _, before) in zip(followers, counts)), teacher=published - began,
-                  panels=panels)
+    return Change(
+        kind,
+        latencies,
+        detect,
+        redraw,
+        len(followers) - len(runs),
+        sum(in_place for _, in_place in runs.values()),
+        [f.full_runs - before for f, (before, _, _) in zip(followers, counts)],
+        [f.early_runs - before for f, (_, before, _) in zip(followers, counts)],
+        cpu,
+        window,
+        sum(
+            query_of(follower.last_full_run()) != url
+            for index, follower in enumerate(followers)
+            if index in runs and not runs[index][1]
+        ),
+        sum(f.fell_out - before for f, (_, _, before) in zip(followers, counts)),
+        teacher=published - began,
+        panels=panels,
+    )
 
 
 async def cpu_rate(servers: Servers, seconds: float, tabs: list[Tab]) -> tuple[float, float]:
@@ -232,12 +278,13 @@ async def join(follower_servers: list[AppServer], code: str, stack: contextlib.A
 def change_plan(changes: int) -> list[str]:
     """``changes`` changes of the heads slider with two page changes (there and back) in the middle."""
     plan = ["heads"] * changes
-    plan[changes // 2:changes // 2] = [OTHER_PAGE, FIRST_PAGE]
+    plan[changes // 2 : changes // 2] = [OTHER_PAGE, FIRST_PAGE]
     return plan
 
 
-async def classroom(servers: Servers, followers: int, changes: int, idle: float, settle: float,
-                    profile: dict[str, Path] | None) -> Result:
+async def classroom(
+    servers: Servers, followers: int, changes: int, idle: float, settle: float, profile: dict[str, Path] | None
+) -> Result:
     solo = await solo_rerun_cpu(servers)
     for app in servers.apps:  # every view the class will see, on every server: models and caches built
         async with opened(app) as warm:
@@ -265,9 +312,11 @@ async def classroom(servers: Servers, followers: int, changes: int, idle: float,
         await asyncio.sleep(2.0)  # the joins' runs are over
         with profiled(servers, "idle", profile):
             idle_rate, idle_runs = await cpu_rate(servers, idle, tabs)
-        print(f"  idle: {idle_rate:.2f} CPU s per s, {idle_runs:.1f} followers' runs per s (teacher alone "
-              f"{idle_teacher:.3f})",
-              file=sys.stderr)
+        print(
+            f"  idle: {idle_rate:.2f} CPU s per s, {idle_runs:.1f} followers' runs per s (teacher alone "
+            f"{idle_teacher:.3f})",
+            file=sys.stderr,
+        )
         results, pressed = [], 0
         recording = contextlib.ExitStack()
         recording.enter_context(profiled(servers, "changes", profile))
@@ -283,39 +332,58 @@ async def classroom(servers: Servers, followers: int, changes: int, idle: float,
                 action = functools.partial(change_heads, teacher)
             else:
                 action = functools.partial(change_page, teacher, kind)
-            change = await one_change("heads" if kind == "heads" else f"page ({kind})", teacher, tabs, servers,
-                                      settle, action)
+            change = await one_change(
+                "heads" if kind == "heads" else f"page ({kind})", teacher, tabs, servers, settle, action
+            )
             results.append(change)
             if change.teacher_failed:
                 print("  the teacher's run did not finish: no more changes", file=sys.stderr)
                 break
-            print(f"  {change.kind}: {len(change.latencies)}/{len(tabs)}, p95 "
-                  f"{p95(change.latencies) if change.latencies else float('nan'):.2f} s, fell out {change.fell_out}",
-                  file=sys.stderr)
+            print(
+                f"  {change.kind}: {len(change.latencies)}/{len(tabs)}, p95 "
+                f"{p95(change.latencies) if change.latencies else float('nan'):.2f} s, fell out {change.fell_out}",
+                file=sys.stderr,
+            )
         recording.close()
         everyone = [teacher, *tabs]
         return Result(
-            changes=results, idle_teacher=idle_teacher, teacher_alone=alone, idle=idle_rate,
-            idle_runs_per_second=idle_runs, solo=solo,
-            joined=joined, join_errors=join_errors,
+            changes=results,
+            idle_teacher=idle_teacher,
+            teacher_alone=alone,
+            idle=idle_rate,
+            idle_runs_per_second=idle_runs,
+            solo=solo,
+            joined=joined,
+            join_errors=join_errors,
             errors=sum(c.missing + c.fell_out for c in results) + join_errors,
-            exceptions=sum(t.exceptions for t in everyone), pressed=pressed,
+            exceptions=sum(t.exceptions for t in everyone),
+            pressed=pressed,
             lost=sum(t.closed for t in everyone),
             peaks=[memory_mb(app.pid, "VmHWM") for app in servers.apps],
-            bench_cpu=cpu_seconds(os.getpid()))
+            bench_cpu=cpu_seconds(os.getpid()),
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--followers", type=int, default=60)
     parser.add_argument("--changes", type=int, default=10, help="changes of the heads slider (and 2 page changes)")
-    parser.add_argument("--servers", type=int, choices=(1, 2, 3), default=1,
-                        help="2 or 3: app servers sharing Redis, the followers split evenly, the teacher on the first")
+    parser.add_argument(
+        "--servers",
+        type=int,
+        choices=(1, 2, 3),
+        default=1,
+        help="2 or 3: app servers sharing Redis, the followers split evenly, the teacher on the first",
+    )
     parser.add_argument("--idle", type=float, default=10.0, help="s measured with nothing changing")
-    parser.add_argument("--settle", type=float, default=1.5,
-                        help="s after the last follower's redraw, in a change's window")
-    parser.add_argument("--profile", action="store_true",
-                        help="sample the first server with py-spy (--gil) while idle and during the changes")
+    parser.add_argument(
+        "--settle", type=float, default=1.5, help="s after the last follower's redraw, in a change's window"
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="sample the first server with py-spy (--gil) while idle and during the changes",
+    )
     args = parser.parse_args()
     if args.profile and not shutil.which("py-spy"):
         raise SystemExit("--profile needs py-spy (pip install py-spy)")

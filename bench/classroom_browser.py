@@ -88,24 +88,30 @@ def main() -> None:
                 seen = [student.evaluate("() => window.__labSeen") - pressed for student in students]
                 rows.append((target, teacher_ms, seen))
                 current = target
-                print(f"  {current} heads: teacher {teacher_ms:.0f} ms, students p95 {p95(seen):.0f} ms",
-                      file=sys.stderr)
+                print(
+                    f"  {current} heads: teacher {teacher_ms:.0f} ms, students p95 {p95(seen):.0f} ms", file=sys.stderr
+                )
                 teacher.wait_for_timeout(1000)
             browser.close()
         finally:
             for server in servers:
                 server.stop()
     everyone = [ms for _, _, seen in rows for ms in seen]
-    print(f"\n{time.strftime('%Y-%m-%d')}, commit {commit()}: real Chromium, 2 app servers + Redis, "
-          f"{args.students} students (half on each server, phone-sized), {len(rows)} changes of the heads slider; "
-          f"load average {load_before} before, {load_average()} after.\n")
+    print(
+        f"\n{time.strftime('%Y-%m-%d')}, commit {commit()}: real Chromium, 2 app servers + Redis, "
+        f"{args.students} students (half on each server, phone-sized), {len(rows)} changes of the heads slider; "
+        f"load average {load_before} before, {load_average()} after.\n"
+    )
     print("| change | teacher's own redraw (ms) | students median (ms) | p95 (ms) | max (ms) |")
     print("|---|---:|---:|---:|---:|")
     for target, teacher_ms, seen in rows:
-        print(f"| {target} heads | {teacher_ms:.0f} | {statistics.median(seen):.0f} | {p95(seen):.0f} "
-              f"| {max(seen):.0f} |")
-    print(f"| all | {statistics.median([t for _, t, _ in rows]):.0f} | {statistics.median(everyone):.0f} "
-          f"| {p95(everyone):.0f} | {max(everyone):.0f} |")
+        print(
+            f"| {target} heads | {teacher_ms:.0f} | {statistics.median(seen):.0f} | {p95(seen):.0f} | {max(seen):.0f} |"
+        )
+    print(
+        f"| all | {statistics.median([t for _, t, _ in rows]):.0f} | {statistics.median(everyone):.0f} "
+        f"| {p95(everyone):.0f} | {max(everyone):.0f} |"
+    )
 
 
 if __name__ == "__main__":

@@ -63,8 +63,10 @@ PAGE_FRAME = re.compile(r"\((pages/)?[a-z_]+/page\.py:")  # a page's script, as 
 PARTS = (  # (name, test on a sampled stack); the first that matches takes the sample
     ("the class's live fragment (ui/rooms/follow.py, its st calls)", lambda s: "live (" in s and "follow.py" in s),
     ("the pages' own code (pages/*/page.py and below)", lambda s: PAGE_FRAME.search(s) is not None),
-    ("app.py and a fragment's wrapping (its container)",
-     lambda s: "code_to_exec" in s and "on_script_will_rerun" not in s),
+    (
+        "app.py and a fragment's wrapping (its container)",
+        lambda s: "code_to_exec" in s and "on_script_will_rerun" not in s,
+    ),
     ("session state before a run (on_script_will_rerun)", lambda s: "on_script_will_rerun" in s),
     ("a run's other machinery (script thread)", lambda s: "_run_script_thread" in s),
     ("new_session message (theme, config, pages) per run", lambda s: "_create_new_session_message" in s),
@@ -83,10 +85,24 @@ def profiled(servers, name: str, profile: dict[str, Path] | None):
         yield
         return
     output = Path(tempfile.mkdtemp(prefix="classroom-")) / f"{name}.txt"
-    process = subprocess.Popen(["py-spy", "record", "--pid", str(servers.apps[0].pid), "--gil", "--nonblocking",
-                                "--rate", "100",
-                                "--format", "raw", "--output", str(output)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            "py-spy",
+            "record",
+            "--pid",
+            str(servers.apps[0].pid),
+            "--gil",
+            "--nonblocking",
+            "--rate",
+            "100",
+            "--format",
+            "raw",
+            "--output",
+            str(output),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         yield
     finally:
@@ -107,23 +123,29 @@ def print_profile(profile: dict[str, Path]) -> None:
             total += int(count)
         shares[name] = (counts, total)
     names = list(shares)
-    print("\n| where server A's interpreter time goes | " + " | ".join(f"{n} ({shares[n][1]} samples)" for n in names)
-          + " |")
+    print(
+        "\n| where server A's interpreter time goes | "
+        + " | ".join(f"{n} ({shares[n][1]} samples)" for n in names)
+        + " |"
+    )
     print("|---|" + "---:|" * len(names))
     for part, _ in PARTS:
-        print(f"| {part} | " + " | ".join(f"{(shares[n][0][part] or 0) / max(1, shares[n][1]):.0%}" for n in names)
-              + " |")
+        print(
+            f"| {part} | " + " | ".join(f"{(shares[n][0][part] or 0) / max(1, shares[n][1]):.0%}" for n in names) + " |"
+        )
 
 
 # --- the report -----------------------------------------------------------------------------------------------
+
 
 def ms(values: list[float], how) -> str:
     return f"{how(values) * 1000:.0f}" if values else "n/a"
 
 
 def commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def load_average() -> str:
@@ -140,53 +162,65 @@ def report(result: Result, args, load_before: str) -> None:
     followers, changes = args.followers, result.changes
     idle = result.idle - result.idle_teacher  # the followers' share of the idle CPU
     extra = [c.cpu - result.idle * c.window for c in changes]  # a change's CPU less the idle CPU meanwhile
-    print(f"\n{datetime.date.today().isoformat()}, commit {commit()}: {args.servers} app server(s)"
-          f"{' + Redis' if args.servers > 1 else ''}, {followers} followers, {len(changes)} changes of "
-          f"{args.changes + 2} planned ({args.changes} of the heads slider, 2 of the page); load average "
-          f"{load_before} before, "
-          f"{load_average()} after.\n")
-    print("| change | teacher's run (ms) | reached | in place | figures first: p95 / max (ms) "
-          "| view complete: median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
-          "| redraw p50 / p95 (ms) "
-          "| full runs per follower | ended early per follower | fell out | URL not the teacher's | window (s) "
-          "| CPU (s) | CPU less idle (s) |")
+    print(
+        f"\n{datetime.date.today().isoformat()}, commit {commit()}: {args.servers} app server(s)"
+        f"{' + Redis' if args.servers > 1 else ''}, {followers} followers, {len(changes)} changes of "
+        f"{args.changes + 2} planned ({args.changes} of the heads slider, 2 of the page); load average "
+        f"{load_before} before, "
+        f"{load_average()} after.\n"
+    )
+    print(
+        "| change | teacher's run (ms) | reached | in place | figures first: p95 / max (ms) "
+        "| view complete: median (ms) | p95 (ms) | max (ms) | detect p50 / p95 (ms) "
+        "| redraw p50 / p95 (ms) "
+        "| full runs per follower | ended early per follower | fell out | URL not the teacher's | window (s) "
+        "| CPU (s) | CPU less idle (s) |"
+    )
     print("|---|---:|---:|---:|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
     for index, (change, cost) in enumerate(zip(changes, extra), 1):
         kind = change.kind + (f" (the teacher's run took over {RUN_TIMEOUT:.0f} s)" if change.teacher_failed else "")
         first = change.panels or change.latencies
-        print(f"| {index} {kind} | {change.teacher * 1000:.0f} | {len(change.latencies)}/{followers} | {change.in_place} "
-              f"| {ms(first, p95)} / {ms(first, max)} "
-              f"| {ms(change.latencies, statistics.median)} | {ms(change.latencies, p95)} "
-              f"| {ms(change.latencies, max)} | {ms(change.detect, statistics.median)} / {ms(change.detect, p95)} "
-              f"| {ms(change.redraw, statistics.median)} / {ms(change.redraw, p95)} | {runs_cell(change.full_runs)} "
-              f"| {runs_cell(change.early_runs)} | {change.fell_out} | {change.other_url} | {change.window:.1f} "
-              f"| {change.cpu:.2f} "
-              f"| {cost:.2f} |")
+        print(
+            f"| {index} {kind} | {change.teacher * 1000:.0f} | {len(change.latencies)}/{followers} | {change.in_place} "
+            f"| {ms(first, p95)} / {ms(first, max)} "
+            f"| {ms(change.latencies, statistics.median)} | {ms(change.latencies, p95)} "
+            f"| {ms(change.latencies, max)} | {ms(change.detect, statistics.median)} / {ms(change.detect, p95)} "
+            f"| {ms(change.redraw, statistics.median)} / {ms(change.redraw, p95)} | {runs_cell(change.full_runs)} "
+            f"| {runs_cell(change.early_runs)} | {change.fell_out} | {change.other_url} | {change.window:.1f} "
+            f"| {change.cpu:.2f} "
+            f"| {cost:.2f} |"
+        )
     latencies = [x for c in changes for x in c.latencies]
     detect = [x for c in changes for x in c.detect]
     redraw = [x for c in changes for x in c.redraw]
     cost = statistics.median(extra)
-    print("\n| app servers | followers | changes | median (ms) | p95 (ms) | max (ms) | detect p95 (ms) "
-          "| redraw p95 (ms) | figures first p95 (ms) | errors | teacher's run, heads, median (ms) | alone (ms) | CPU idle: teacher alone / class (s per s) "
-          "| followers' runs per s, idle "
-          "| CPU per change less idle (s) | per follower (ms) | one rerun alone (ms) | per follower, in reruns alone "
-          "| full runs per follower and change | peak RSS (MB) |")
+    print(
+        "\n| app servers | followers | changes | median (ms) | p95 (ms) | max (ms) | detect p95 (ms) "
+        "| redraw p95 (ms) | figures first p95 (ms) | errors | teacher's run, heads, median (ms) | alone (ms) | CPU idle: teacher alone / class (s per s) "
+        "| followers' runs per s, idle "
+        "| CPU per change less idle (s) | per follower (ms) | one rerun alone (ms) | per follower, in reruns alone "
+        "| full runs per follower and change | peak RSS (MB) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|")
-    print(f"| {args.servers} | {followers} | {len(changes)} | {ms(latencies, statistics.median)} "
-          f"| {ms(latencies, p95)} | {ms(latencies, max)} | {ms(detect, p95)} | {ms(redraw, p95)} "
-          f"| {ms([x for c in changes for x in (c.panels or c.latencies)], p95)} | {result.errors} "
-          f"| {ms([c.teacher for c in changes if not c.teacher_failed and c.kind == 'heads'], statistics.median)} "
-          f"| {ms(result.teacher_alone, statistics.median)} "
-          f"| {result.idle_teacher:.3f} / {result.idle:.2f} | {result.idle_runs_per_second:.1f} "
-          f"| {cost:.2f} | {cost / followers * 1000:.0f} | {result.solo * 1000:.0f} "
-          f"| {cost / followers / result.solo if result.solo else float('nan'):.2f} "
-          f"| {runs_cell([n for c in changes for n in c.full_runs])} "
-          f"| {' / '.join(f'{peak:.0f}' for peak in result.peaks)} |")
-    print(f"\nJoined: {followers - result.join_errors} of {followers} followers on the teacher's view "
-          f"{result.joined:.1f} s after the first opened the link. Errors: followers that missed a change (not on "
-          f"the teacher's view within {FOLLOW_TIMEOUT:.0f} s), that fell out of following though they did nothing "
-          f"(\"Exploring on my own\"; they then pressed \"Follow again\" before the next change: "
-          f"{result.pressed} presses) or that missed the join; exceptions {result.exceptions}, connections lost "
-          f"{result.lost}. Followers doing nothing: {idle:.3f} CPU s per s for {followers}, "
-          f"{idle / followers * 1000:.2f} ms per s each. "
-          f"The clients (this process) used {result.bench_cpu:.0f} CPU s.")
+    print(
+        f"| {args.servers} | {followers} | {len(changes)} | {ms(latencies, statistics.median)} "
+        f"| {ms(latencies, p95)} | {ms(latencies, max)} | {ms(detect, p95)} | {ms(redraw, p95)} "
+        f"| {ms([x for c in changes for x in (c.panels or c.latencies)], p95)} | {result.errors} "
+        f"| {ms([c.teacher for c in changes if not c.teacher_failed and c.kind == 'heads'], statistics.median)} "
+        f"| {ms(result.teacher_alone, statistics.median)} "
+        f"| {result.idle_teacher:.3f} / {result.idle:.2f} | {result.idle_runs_per_second:.1f} "
+        f"| {cost:.2f} | {cost / followers * 1000:.0f} | {result.solo * 1000:.0f} "
+        f"| {cost / followers / result.solo if result.solo else float('nan'):.2f} "
+        f"| {runs_cell([n for c in changes for n in c.full_runs])} "
+        f"| {' / '.join(f'{peak:.0f}' for peak in result.peaks)} |"
+    )
+    print(
+        f"\nJoined: {followers - result.join_errors} of {followers} followers on the teacher's view "
+        f"{result.joined:.1f} s after the first opened the link. Errors: followers that missed a change (not on "
+        f"the teacher's view within {FOLLOW_TIMEOUT:.0f} s), that fell out of following though they did nothing "
+        f'("Exploring on my own"; they then pressed "Follow again" before the next change: '
+        f"{result.pressed} presses) or that missed the join; exceptions {result.exceptions}, connections lost "
+        f"{result.lost}. Followers doing nothing: {idle:.3f} CPU s per s for {followers}, "
+        f"{idle / followers * 1000:.2f} ms per s each. "
+        f"The clients (this process) used {result.bench_cpu:.0f} CPU s."
+    )

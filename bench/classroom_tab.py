@@ -30,6 +30,7 @@ RUN_TIMEOUT = 60.0  # s: the teacher's own run; past it the server is taken as o
 
 # --- a browser tab over the websocket ------------------------------------------------------------------------
 
+
 @dataclass
 class Finished:
     """A run's end as a tab saw it: when, how (ForwardMsg.ScriptFinishedStatus), the page and query string
@@ -72,10 +73,23 @@ class Tab:
     listener: asyncio.Task | None = None
 
     # what the tab sends
-    def send_rerun(self, fragment: str = "", widgets=(), page_hash: str | None = None, query: str | None = None,
-                   page_name: str = "", auto: bool = True) -> None:
-        message = rerun_message(page_name, self.query if query is None else query,
-                                self.page_hash if page_hash is None else page_hash, widgets, fragment, auto)
+    def send_rerun(
+        self,
+        fragment: str = "",
+        widgets=(),
+        page_hash: str | None = None,
+        query: str | None = None,
+        page_name: str = "",
+        auto: bool = True,
+    ) -> None:
+        message = rerun_message(
+            page_name,
+            self.query if query is None else query,
+            self.page_hash if page_hash is None else page_hash,
+            widgets,
+            fragment,
+            auto,
+        )
         asyncio.ensure_future(self._send(message))
 
     async def _send(self, data: bytes) -> None:
@@ -191,8 +205,7 @@ class Tab:
         return (run.page, run.slider) if run else ("", None)
 
     def last_full_run(self) -> Finished | None:
-        return next((run for run in reversed(self.finished) if run.status == ForwardMsg.FINISHED_SUCCESSFULLY),
-                    None)
+        return next((run for run in reversed(self.finished) if run.status == ForwardMsg.FINISHED_SUCCESSFULLY), None)
 
     def follow_again(self) -> None:
         """Press "Follow again" (a button of the page: a full rerun)."""
@@ -227,6 +240,7 @@ async def opened(server: AppServer):
 
 
 # --- the teacher ----------------------------------------------------------------------------------------------
+
 
 async def teacher_run(tab: Tab, **rerun) -> Finished:
     """One full run the teacher asks for (a control changed, a page clicked): its end is when the teacher's

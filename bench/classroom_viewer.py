@@ -28,7 +28,7 @@ class BoardClient:
 
     async def get(self, path: str) -> tuple[int, dict[str, str], bytes]:
         if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2 ** 24)
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port, limit=2**24)
         self._writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode())
         await self._writer.drain()
         status_line = await self._reader.readline()
@@ -61,7 +61,10 @@ def heading(body: bytes) -> dict:
 
 def same_status(a: dict | None, b: dict | None) -> bool:
     return bool(a and b) and (a["kind"], a["recheck"], sorted(a["revealed"])) == (
-        b["kind"], b["recheck"], sorted(b["revealed"]))
+        b["kind"],
+        b["recheck"],
+        sorted(b["revealed"]),
+    )
 
 
 async def follow_board(tab, server_url: str) -> None:

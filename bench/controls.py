@@ -43,9 +43,15 @@ class Control:
     def locate(self, page):
         """The widget's element now, or None when the page no longer shows it."""
         widgets = page.locator(f"[data-testid=stMain] [data-testid={self.testid}]")
-        matches = [i for i, text in enumerate(widgets.evaluate_all(
-            "els => els.map(e => (e.querySelector('[data-testid=stWidgetLabel]')?.innerText || '').trim())"))
-            if text == self.label]
+        matches = [
+            i
+            for i, text in enumerate(
+                widgets.evaluate_all(
+                    "els => els.map(e => (e.querySelector('[data-testid=stWidgetLabel]')?.innerText || '').trim())"
+                )
+            )
+            if text == self.label
+        ]
         return widgets.nth(matches[self.occurrence]) if len(matches) > self.occurrence else None
 
 
@@ -112,8 +118,10 @@ def radio_change(page, widget, control: Control, nudge: int) -> Change | None:
 def segmented_change(page, widget, control: Control, nudge: int) -> Change | None:
     """Click another button of a segmented control or pills (the active one's test id ends in Active)."""
     buttons = widget.locator("button")
-    states = buttons.evaluate_all("els => els.map(e => [e.innerText.trim(), (e.dataset.testid || '').endsWith('Active')"
-                                  " || e.getAttribute('aria-checked') === 'true'])")
+    states = buttons.evaluate_all(
+        "els => els.map(e => [e.innerText.trim(), (e.dataset.testid || '').endsWith('Active')"
+        " || e.getAttribute('aria-checked') === 'true'])"
+    )
     current = next((i for i, (_, selected) in enumerate(states) if selected), 0)
     target = _other_choice([text for text, _ in states], current, control, nudge)
     return None if target is None else buttons.nth(target).click
@@ -146,5 +154,12 @@ def number_change(page, widget, control: Control, nudge: int) -> Change | None:
     return button.click if button.is_enabled() else None
 
 
-CHANGES = {"slider": slider_change, "select": select_change, "radio": radio_change, "segmented": segmented_change,
-           "toggle": toggle_change, "multiselect": multiselect_change, "number": number_change}
+CHANGES = {
+    "slider": slider_change,
+    "select": select_change,
+    "radio": radio_change,
+    "segmented": segmented_change,
+    "toggle": toggle_change,
+    "multiselect": multiselect_change,
+    "number": number_change,
+}

@@ -26,8 +26,10 @@ from analysis.knockout import knockout_sweep, sentence_similarity, sublayer_name
 from analysis.patching import patching_run, restored_by_head, restored_by_position  # noqa: E402
 from transformer import Ablate, load_checkpoint, load_pretrained, make_task  # noqa: E402
 
-TEXT = ("Attention lets every token look at every other token in one step, and the weights it computes say how "
-        "much of each value vector flows into the output. ") * 4
+TEXT = (
+    "Attention lets every token look at every other token in one step, and the weights it computes say how "
+    "much of each value vector flows into the output. "
+) * 4
 
 
 def timed(run, repeats: int) -> tuple[float, float]:
@@ -55,18 +57,35 @@ def main() -> None:
     corrupted = task.encode_user_input("qphcxodajfbnxodajfbnxodajfbnxoda")
     rows = []
     with torch.inference_mode():
-        rows.append(("one knock-out, induction model, 64 x 32 tokens",
-                     timed(lambda: task_score(induction, batch, [Ablate(names[1], [0])]), repeats)))
-        rows.append(("knock-out sweep, induction model (4 heads), 64 x 32 tokens", timed(
-            lambda: knockout_sweep(names, 2, lambda iv: task_score(induction, batch, iv).accuracy), repeats)))
-        rows.append((f"knock-out sweep, MiniLM (72 heads), two sentences of {len(first)} and {len(second)} tokens",
-                     timed(lambda: knockout_sweep(sublayer_names(minilm), 12, lambda iv: sentence_similarity(
-                         minilm, first, second, iv).cosine), max(1, repeats // 2))))
+        rows.append(
+            (
+                "one knock-out, induction model, 64 x 32 tokens",
+                timed(lambda: task_score(induction, batch, [Ablate(names[1], [0])]), repeats),
+            )
+        )
+        rows.append(
+            (
+                "knock-out sweep, induction model (4 heads), 64 x 32 tokens",
+                timed(lambda: knockout_sweep(names, 2, lambda iv: task_score(induction, batch, iv).accuracy), repeats),
+            )
+        )
+        rows.append(
+            (
+                f"knock-out sweep, MiniLM (72 heads), two sentences of {len(first)} and {len(second)} tokens",
+                timed(
+                    lambda: knockout_sweep(
+                        sublayer_names(minilm), 12, lambda iv: sentence_similarity(minilm, first, second, iv).cosine
+                    ),
+                    max(1, repeats // 2),
+                ),
+            )
+        )
 
         def patching():
             run = patching_run(induction, clean, corrupted, 11)
             restored_by_head(induction, run, names)
             restored_by_position(induction, run, names[0], 1)
+
         rows.append(("patching grid + one head by position, induction model, 32 tokens", timed(patching, repeats)))
     print("| computation | median | fastest |\n|---|---|---|")
     for name, (median, fastest) in rows:

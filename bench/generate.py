@@ -26,8 +26,13 @@ sys.path.insert(0, str(ROOT))
 from analysis.decoding_cost import next_token_seconds  # noqa: E402
 from transformer import KVCache, build_model, load_checkpoint, make_task  # noqa: E402
 
-PROMPTS = {"text": "the attention ", "induction": "qphnxodajfbnxoda", "copy": "algorithm", "sort": "algorithm",
-           "reverse": "algorithm"}
+PROMPTS = {
+    "text": "the attention ",
+    "induction": "qphnxodajfbnxoda",
+    "copy": "algorithm",
+    "sort": "algorithm",
+    "reverse": "algorithm",
+}
 LENGTHS = (64, 128, 256, 512)
 
 
@@ -37,7 +42,7 @@ def ms_per_token(model, prompt: list[int], source: list[int] | None, steps: int)
     cache, sequence, seconds = KVCache(), list(prompt), []
     for _ in range(steps):
         start = time.perf_counter()
-        fed = torch.tensor([sequence[cache.positions:]])
+        fed = torch.tensor([sequence[cache.positions :]])
         out = model(torch.tensor([source]), fed, cache=cache) if source is not None else model(fed, cache=cache)
         sequence.append(int(out.logits[0, -1].argmax()))
         seconds.append(time.perf_counter() - start)
@@ -64,7 +69,9 @@ def main() -> None:
     text_model, _ = load_checkpoint(ROOT / "checkpoints" / "text.safetensors")
     random = build_model(replace(text_model.config, max_len=max(LENGTHS) + 1), seed=0, kind="decoder-only")
     cached, plain = next_token_seconds(random, LENGTHS, repeats=repeats)
-    print("\n| tokens t | next token, cache (ms) | next token, no cache (ms) | no cache / cache |\n|---:|---:|---:|---:|")
+    print(
+        "\n| tokens t | next token, cache (ms) | next token, no cache (ms) | no cache / cache |\n|---:|---:|---:|---:|"
+    )
     for t, a, b in zip(LENGTHS, cached, plain):
         print(f"| {t} | {a * 1000:.2f} | {b * 1000:.2f} | {b / a:.1f} |")
 

@@ -54,6 +54,7 @@ FLAT = 0.10  # the soak's memory is "flat" when every sample is within 10 % of t
 
 # --- the server -----------------------------------------------------------------------------------------------
 
+
 def app_server():
     """The app on a free local port (``testing.server.running``), as websocket clients reach it: without
     the XSRF check, whose cookie only a browser presents."""
@@ -78,6 +79,7 @@ def reset_peak_memory(pid: int) -> bool:
 
 
 # --- one session ----------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Run:
@@ -126,8 +128,7 @@ async def timed_rerun(socket, page: str, query: str) -> Run:
         return Run(page, (time.perf_counter() - start) * 1000, True, 0)
 
 
-async def student(server: AppServer, page: str, query: str, reruns: int, think: float,
-                  rng: random.Random) -> list[Run]:
+async def student(server: AppServer, page: str, query: str, reruns: int, think: float, rng: random.Random) -> list[Run]:
     """Open ``page`` (not timed), then ``reruns`` reruns, each after a random 0..2*think s pause."""
     try:
         async with connect(server.stream) as socket:
@@ -142,8 +143,9 @@ async def student(server: AppServer, page: str, query: str, reruns: int, think: 
         return [Run(page, 0.0, True, 0)]
 
 
-async def class_at_once(server: AppServer, page: str, query: str, sessions: int, reruns: int,
-                        think: float, seed: int = 0) -> list[Run]:
+async def class_at_once(
+    server: AppServer, page: str, query: str, sessions: int, reruns: int, think: float, seed: int = 0
+) -> list[Run]:
     """``sessions`` students on one page at once."""
     rng = random.Random(seed)
     results = await asyncio.gather(*(student(server, page, query, reruns, think, rng) for _ in range(sessions)))
@@ -151,6 +153,7 @@ async def class_at_once(server: AppServer, page: str, query: str, sessions: int,
 
 
 # --- summaries ------------------------------------------------------------------------------------------------
+
 
 def p95(values: list[float]) -> float:
     """The 95th percentile (nearest rank)."""
@@ -161,8 +164,7 @@ def p95(values: list[float]) -> float:
 def rerun_summary(runs: list[Run]) -> str:
     """``reruns | median (ms) | p95 (ms) | errors`` cells of a Markdown row."""
     times = [run.ms for run in runs if not run.failed] or [float("nan")]
-    return (f"{len(runs)} | {statistics.median(times):.0f} | {p95(times):.0f} | "
-            f"{sum(run.failed for run in runs)}")
+    return f"{len(runs)} | {statistics.median(times):.0f} | {p95(times):.0f} | {sum(run.failed for run in runs)}"
 
 
 def chart_kb(runs: list[Run]) -> str:
@@ -171,6 +173,7 @@ def chart_kb(runs: list[Run]) -> str:
 
 
 # --- the two modes --------------------------------------------------------------------------------------------
+
 
 def every_page(server: AppServer, pages: list, query: str, sessions: int, reruns: int, think: float) -> None:
     """Per page: a warm-up run, then the class at once; one Markdown row per page as it finishes."""
@@ -188,8 +191,9 @@ def every_page(server: AppServer, pages: list, query: str, sessions: int, reruns
     print(f"\nServer RSS at the end: {memory_mb(server.pid):.0f} MB; highest peak {highest:.0f} MB{note}.")
 
 
-async def soak_rounds(server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int,
-                      sample_every: int) -> tuple[list[tuple[int, float]], list[Run]]:
+async def soak_rounds(
+    server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int, sample_every: int
+) -> tuple[list[tuple[int, float]], list[Run]]:
     """Every session reruns every page in turn, back to back; RSS samples (round, MB) after warm-up, and the runs."""
     names = [page_name(info) for info in pages]
     async with contextlib.AsyncExitStack() as stack:
@@ -198,6 +202,7 @@ async def soak_rounds(server: AppServer, pages: list, query: str, sessions: int,
         async def one_round() -> list[Run]:
             async def tour(socket) -> list[Run]:
                 return [await timed_rerun(socket, name, query) for name in names]
+
             return [run for runs in await asyncio.gather(*(tour(s) for s in sockets)) for run in runs]
 
         for _ in range(warmup):
@@ -210,18 +215,23 @@ async def soak_rounds(server: AppServer, pages: list, query: str, sessions: int,
         return samples, runs
 
 
-def soak(server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int,
-         sample_every: int) -> None:
+def soak(
+    server: AppServer, pages: list, query: str, sessions: int, warmup: int, rounds: int, sample_every: int
+) -> None:
     """Print the soak's memory summary, its samples and the rerun times per page."""
     samples, runs = asyncio.run(soak_rounds(server, pages, query, sessions, warmup, rounds, sample_every))
     start, end = samples[0][1], samples[-1][1]
     values = [mb for _, mb in samples]
     deviation = max(abs(mb - start) for mb in values) / start
-    print("| sessions | rounds (every page) | reruns | RSS after warm-up (MB) | RSS at the end (MB) | min | max | "
-          "max deviation | flat (<= 10 %) |")
+    print(
+        "| sessions | rounds (every page) | reruns | RSS after warm-up (MB) | RSS at the end (MB) | min | max | "
+        "max deviation | flat (<= 10 %) |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    print(f"| {sessions} | {rounds} | {len(runs)} | {start:.0f} | {end:.0f} | {min(values):.0f} | {max(values):.0f} | "
-          f"{deviation:.1%} | {'yes' if deviation <= FLAT else 'no'} |")
+    print(
+        f"| {sessions} | {rounds} | {len(runs)} | {start:.0f} | {end:.0f} | {min(values):.0f} | {max(values):.0f} | "
+        f"{deviation:.1%} | {'yes' if deviation <= FLAT else 'no'} |"
+    )
     print("\nRSS (MB) by round: " + ", ".join(f"{index}: {mb:.0f}" for index, mb in samples) + "\n")
     print("| page | reruns | median (ms) | p95 (ms) | errors |")
     print("|---|---:|---:|---:|---:|")
@@ -230,6 +240,7 @@ def soak(server: AppServer, pages: list, query: str, sessions: int, warmup: int,
 
 
 # --- command line ---------------------------------------------------------------------------------------------
+
 
 def pretrained_query_pair() -> tuple[str, str]:
     """("model", the picker's label of the pretrained model): what a link to a page with it picked carries."""
@@ -255,10 +266,18 @@ def main() -> None:
     parser.add_argument("--reruns", type=int, default=10, help="reruns per session and page")
     parser.add_argument("--think", type=float, default=2.0, help="mean pause before a rerun, s")
     parser.add_argument("--pages", nargs="*", help="url paths of the pages (default: every page; Home is 'home')")
-    parser.add_argument("--query", action="append", default=[], metavar="KEY=VALUE",
-                        help="a URL parameter for every rerun, as in a link (pages without it ignore it)")
-    parser.add_argument("--pretrained", action="store_true",
-                        help="the model picker set to the pretrained model on every page that offers it")
+    parser.add_argument(
+        "--query",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a URL parameter for every rerun, as in a link (pages without it ignore it)",
+    )
+    parser.add_argument(
+        "--pretrained",
+        action="store_true",
+        help="the model picker set to the pretrained model on every page that offers it",
+    )
     parser.add_argument("--soak", action="store_true", help="memory over many reruns of every page in turn")
     parser.add_argument("--warmup", type=int, default=20, help="soak: rounds before the first memory sample")
     parser.add_argument("--rounds", type=int, default=200, help="soak: rounds (every page once each) measured")

@@ -43,5 +43,6 @@ def main() -> None:
                 print(f"| {info.title} | {rss_mb(server.pid):.0f} |")
             browser.close()
 
+
 if __name__ == "__main__":
     main()

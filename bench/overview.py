@@ -39,6 +39,8 @@ def edit_text(page, text: str) -> None:
     box = page.locator("[data-testid=stTextArea] textarea, [data-testid=stTextInput] input").first
     box.fill(text)
     box.press("Control+Enter" if box.evaluate("el => el.tagName") == "TEXTAREA" else "Enter")
+
+
 TITLE = "6 layers × 8 heads"
 
 
@@ -63,8 +65,12 @@ def main() -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.on("websocket", lambda socket: socket.on(
-                "framereceived", lambda payload: sizes.append(len(payload)) if title.encode() in payload else None))
+            page.on(
+                "websocket",
+                lambda socket: socket.on(
+                    "framereceived", lambda payload: sizes.append(len(payload)) if title.encode() in payload else None
+                ),
+            )
             for _ in range(6):
                 start = time.perf_counter()
                 page.goto(url)
@@ -86,11 +92,15 @@ def main() -> None:
                 page.evaluate(AFTER_PAINT)
                 edits.append(time.perf_counter() - start)
             browser.close()
-        print("| overview | message (KB) | navigation -> drawn, median of 5 warm loads (s) | text edit -> redrawn, "
-              "median of 5 (s) |")
+        print(
+            "| overview | message (KB) | navigation -> drawn, median of 5 warm loads (s) | text edit -> redrawn, "
+            "median of 5 (s) |"
+        )
         print("|---|---:|---:|---:|")
-        print(f"| {label} | {max(sizes) / 1024:.0f} | {statistics.median(timings[1:]):.2f} | "
-              f"{statistics.median(edits):.2f} |")
+        print(
+            f"| {label} | {max(sizes) / 1024:.0f} | {statistics.median(timings[1:]):.2f} | "
+            f"{statistics.median(edits):.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,12 @@ def measure(path: str, runs: int, params: dict[str, str], edit: str | None = Non
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--param", action="append", default=[],
-                        help="a URL parameter key=value for every page (pages without it ignore it)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        help="a URL parameter key=value for every page (pages without it ignore it)",
+    )
     parser.add_argument("--edit", default=None, help="key of a text box to change before every timed rerun")
     parser.add_argument("--page", action="append", default=[], help="only these pages (url path), e.g. pretrained")
     args = parser.parse_args()

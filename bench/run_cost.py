@@ -89,9 +89,11 @@ def main() -> None:
     print(f"| the app, a change of page (Masks, Multi-head in turn) | {page_change:.1f} |")
     print(f"| the app, the same page again (Masks) | {same_page:.1f} |")
     print(f"| a bare script of 40 text elements | {floor:.1f} |")
-    print(f"\n{args.sessions} sessions of the bare script at once: half finished in {median:.2f} s, the last in "
-          f"{last:.2f} s ({cpu_ms:.1f} ms of CPU a run). {args.sessions} page changes of the app, one at a time, "
-          f"would take {args.sessions * page_change / 1000:.1f} s of CPU.")
+    print(
+        f"\n{args.sessions} sessions of the bare script at once: half finished in {median:.2f} s, the last in "
+        f"{last:.2f} s ({cpu_ms:.1f} ms of CPU a run). {args.sessions} page changes of the app, one at a time, "
+        f"would take {args.sessions * page_change / 1000:.1f} s of CPU."
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ class TorchDecoderOnly(nn.Module):
     """The decoder-only model of a setup from PyTorch's own layers: embeddings x sqrt(d) + learned
     positions, pre-LN layers with a causal mask, a final LayerNorm and a linear head."""
 
-    def __init__(self, vocab: int, d_model: int, heads: int, layers: int, d_ff: int, max_len: int,
-                 attention_only: bool):
+    def __init__(
+        self, vocab: int, d_model: int, heads: int, layers: int, d_ff: int, max_len: int, attention_only: bool
+    ):
         super().__init__()
         self.scale = math.sqrt(d_model)
         self.tokens, self.positions = nn.Embedding(vocab, d_model), nn.Embedding(max_len, d_model)
@@ -54,7 +55,8 @@ class TorchDecoderOnly(nn.Module):
         else:
             self.layers = nn.ModuleList(
                 nn.TransformerEncoderLayer(d_model, heads, d_ff, dropout=0.0, batch_first=True, norm_first=True)
-                for _ in range(layers))
+                for _ in range(layers)
+            )
         self.norm, self.head = nn.LayerNorm(d_model), nn.Linear(d_model, vocab)
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
@@ -86,12 +88,19 @@ def task_table(tasks: list[str]) -> str:
         while not trainer.done:
             trainer.train(20)
         last, setup = trainer.history[-1], trainer.setup
-        held_out = (f"perplexity {last['perplexity']:.2f} (target <= {trainer.task.target})" if name == "text"
-                    else f"accuracy {last['val_accuracy']:.3f} (target {trainer.task.target})")
-        model = (f"{setup.kind}, {setup.layers} layers x {setup.heads} heads, d {setup.d_model}, "
-                 f"{'attention-only' if setup.attention_only else 'FFN ' + str(setup.d_ff)}, {setup.positional}")
-        rows.append(f"| {name} | {model} | {trainer.step} | {last['seconds']:.1f} | {held_out} | "
-                    f"{trainer.task.score_name} {last['head_score']:.2f} |")
+        held_out = (
+            f"perplexity {last['perplexity']:.2f} (target <= {trainer.task.target})"
+            if name == "text"
+            else f"accuracy {last['val_accuracy']:.3f} (target {trainer.task.target})"
+        )
+        model = (
+            f"{setup.kind}, {setup.layers} layers x {setup.heads} heads, d {setup.d_model}, "
+            f"{'attention-only' if setup.attention_only else 'FFN ' + str(setup.d_ff)}, {setup.positional}"
+        )
+        rows.append(
+            f"| {name} | {model} | {trainer.step} | {last['seconds']:.1f} | {held_out} | "
+            f"{trainer.task.score_name} {last['head_score']:.2f} |"
+        )
     return "\n".join(rows)
 
 
@@ -114,19 +123,28 @@ def step_ratio(task: str, repeats: int, steps: int = 100) -> str:
     setup = replace(default_setup(task), positional="learned")
     ours = Trainer(setup)
     config = ours.config
-    theirs = TorchDecoderOnly(config.tgt_vocab_size, config.d_model, config.num_heads, config.num_decoder_layers,
-                              config.d_ff, config.max_len, setup.attention_only)
+    theirs = TorchDecoderOnly(
+        config.tgt_vocab_size,
+        config.d_model,
+        config.num_heads,
+        config.num_decoder_layers,
+        config.d_ff,
+        config.max_len,
+        setup.attention_only,
+    )
     count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
     batch = ours.task.batch(setup.batch_size, torch.Generator().manual_seed(0))
     times_ours, times_theirs = [], []
-    for _ in range(repeats):   # interleaved, so that load on the machine hits both alike
+    for _ in range(repeats):  # interleaved, so that load on the machine hits both alike
         times_ours.append(_timed_steps(ours.model, lambda b: forward_logits(ours.model, b), batch, steps))
         times_theirs.append(_timed_steps(theirs, lambda b: theirs(b.inputs), batch, steps))
     a, b = statistics.median(times_ours), statistics.median(times_theirs)
     kind = "attention-only" if setup.attention_only else f"FFN {setup.d_ff}"
-    return (f"| {task} ({setup.layers} layers, d {setup.d_model}, {setup.heads} heads, {kind}, "
-            f"batch {setup.batch_size} x {ours.task.context}) | {count(ours.model)} / {count(theirs)} | "
-            f"{a * 1000:.2f} | {b * 1000:.2f} | {a / b:.2f} |")
+    return (
+        f"| {task} ({setup.layers} layers, d {setup.d_model}, {setup.heads} heads, {kind}, "
+        f"batch {setup.batch_size} x {ours.task.context}) | {count(ours.model)} / {count(theirs)} | "
+        f"{a * 1000:.2f} | {b * 1000:.2f} | {a / b:.2f} |"
+    )
 
 
 def throughput(trainers: int, steps: int = 150) -> tuple[float, float]:

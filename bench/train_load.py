@@ -74,6 +74,7 @@ TRACE = """() => {
 
 # --- the bare loop --------------------------------------------------------------------------------------------
 
+
 def bare_loop_rate() -> float:
     """Optimiser steps per second of the default induction trainer run to its target in a plain loop.
 
@@ -93,6 +94,7 @@ def bare_loop_rate() -> float:
 
 
 # --- one training tab -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TrainingRun:
@@ -143,16 +145,20 @@ def summarise(rows: list[tuple[float, int, int, bool]], clicked: float) -> Train
     done = [t for t, _, _, reached in rows if reached] or [float("nan")]
     places = [place for _, _, place, _ in rows]
     spells = [(start, end) for (start, _, place, _), (end, *_) in zip(rows, rows[1:]) if place]
-    return TrainingRun(first_step_at=moved[0][0], first_step=moved[0][1], done_at=done[0],
-                       final_step=max(step for _, step in moved), place=max(places, default=0),
-                       queued_seconds=sum(end - start for start, end in spells),
-                       queued_spells=sum(1 for before, now in zip([0] + places, places) if now and not before))
+    return TrainingRun(
+        first_step_at=moved[0][0],
+        first_step=moved[0][1],
+        done_at=done[0],
+        final_step=max(step for _, step in moved),
+        place=max(places, default=0),
+        queued_seconds=sum(end - start for start, end in spells),
+        queued_spells=sum(1 for before, now in zip([0] + places, places) if now and not before),
+    )
 
 
 def read_run(tab, clicked: float) -> TrainingRun:
     """The browser tab's trace since ``clicked``, summarised."""
-    return summarise([(t / 1000, step, place, done) for t, step, place, done in tab.evaluate("window.trace")],
-                     clicked)
+    return summarise([(t / 1000, step, place, done) for t, step, place, done in tab.evaluate("window.trace")], clicked)
 
 
 def reset_trace(tab) -> None:
@@ -183,6 +189,7 @@ async def timer_driven_runs(server: AppServer, count: int = 1) -> list[TrainingR
 
 
 # --- the class on the other pages -----------------------------------------------------------------------------
+
 
 class BackgroundClass:
     """``sessions`` websocket sessions, each rerunning its own page (not the training page) until stopped.
@@ -251,6 +258,7 @@ def descendants_cpu_seconds(server: AppServer) -> float:
 
 # --- the two measurements -------------------------------------------------------------------------------------
 
+
 def throughput(browser, server: AppServer, repeats: int) -> None:
     """One session alone on the page, in Chromium and without a browser, against the bare loop: Markdown table."""
     bare = [bare_loop_rate()]
@@ -259,8 +267,10 @@ def throughput(browser, server: AppServer, repeats: int) -> None:
     for index in range(repeats):
         if index:
             press(tab, "reset")
-            tab.wait_for_function("() => /step 0 of at most/.test("
-                                  "document.querySelector('[data-testid=stProgress]').textContent)", timeout=30_000)
+            tab.wait_for_function(
+                "() => /step 0 of at most/.test(document.querySelector('[data-testid=stProgress]').textContent)",
+                timeout=30_000,
+            )
             tab.wait_for_selector(IDLE, timeout=30_000)
             reset_trace(tab)
         clicked = press(tab, "train")
@@ -271,16 +281,24 @@ def throughput(browser, server: AppServer, repeats: int) -> None:
         bare.append(bare_loop_rate())
     tab.context.close()
     bare_rate = statistics.median(bare)
-    print("| induction, default settings | steps to target | Train -> target (s) | steps/s (median) | "
-          "ratio to the bare loop |")
+    print(
+        "| induction, default settings | steps to target | Train -> target (s) | steps/s (median) | "
+        "ratio to the bare loop |"
+    )
     print("|---|---:|---:|---:|---:|")
-    print(f"| bare loop in the bench process ({len(bare)} runs) | {in_browser[0].final_step} | "
-          f"{in_browser[0].final_step / bare_rate:.1f} | {bare_rate:.0f} | 1 |")
-    for label, runs in (("on the page in Chromium, one session alone", in_browser),
-                        ("on the page, timer ticks over the websocket (no browser drawing)", timer_driven)):
+    print(
+        f"| bare loop in the bench process ({len(bare)} runs) | {in_browser[0].final_step} | "
+        f"{in_browser[0].final_step / bare_rate:.1f} | {bare_rate:.0f} | 1 |"
+    )
+    for label, runs in (
+        ("on the page in Chromium, one session alone", in_browser),
+        ("on the page, timer ticks over the websocket (no browser drawing)", timer_driven),
+    ):
         rate = statistics.median(run.rate for run in runs)
-        print(f"| {label} ({repeats} runs) | {runs[0].final_step} | "
-              f"{statistics.median(run.done_at for run in runs):.1f} | {rate:.0f} | {rate / bare_rate:.2f} |")
+        print(
+            f"| {label} ({repeats} runs) | {runs[0].final_step} | "
+            f"{statistics.median(run.done_at for run in runs):.1f} | {rate:.0f} | {rate / bare_rate:.2f} |"
+        )
     print(flush=True)
 
 
@@ -310,21 +328,29 @@ def trainers_at_once(browser, server: AppServer, trainers: int, others: int, thi
     for tab in tabs:
         tab.context.close()
     print(f"{trainers} training sessions ({'Chromium tabs' if browser else 'timer ticks over the websocket'}):\n")
-    print("| training session | highest place in the queue | times queued | queued in all (s) | first step shown (s) "
-          "| Train -> target (s) | steps | reached |")
+    print(
+        "| training session | highest place in the queue | times queued | queued in all (s) | first step shown (s) "
+        "| Train -> target (s) | steps | reached |"
+    )
     print("|---:|---:|---:|---:|---:|---:|---:|---|")
     for number, run in enumerate(runs, 1):
-        print(f"| {number} | {run.place or '-'} | {run.queued_spells} | {run.queued_seconds:.1f} | "
-              f"{run.first_step_at:.1f} | {run.done_at:.1f} | {run.final_step} | "
-              f"{'yes' if run.done_at == run.done_at else 'no'} |")
+        print(
+            f"| {number} | {run.place or '-'} | {run.queued_spells} | {run.queued_seconds:.1f} | "
+            f"{run.first_step_at:.1f} | {run.done_at:.1f} | {run.final_step} | "
+            f"{'yes' if run.done_at == run.done_at else 'no'} |"
+        )
     print(f"\n{others} other sessions, each rerunning one of the other pages (pause 0-{2 * think:g} s):\n")
     print("| other sessions | reruns | median (ms) | p95 (ms) | errors |")
     print("|---|---:|---:|---:|---:|")
-    print(f"| before Train ({started - crowd.runs[0][0] if crowd.runs else 0:.0f} s) | "
-          f"{rerun_summary(crowd.between(0, started))} |")
+    print(
+        f"| before Train ({started - crowd.runs[0][0] if crowd.runs else 0:.0f} s) | "
+        f"{rerun_summary(crowd.between(0, started))} |"
+    )
     print(f"| while training ({finished - started:.0f} s) | {rerun_summary(crowd.between(started, finished))} |")
-    print(f"\nCPU while training (cores of the machine's 2): server {server_cpu:.2f}, Chromium and Playwright "
-          f"{browser_cpu:.2f}; load average at the end {Path('/proc/loadavg').read_text().split()[0]}.")
+    print(
+        f"\nCPU while training (cores of the machine's 2): server {server_cpu:.2f}, Chromium and Playwright "
+        f"{browser_cpu:.2f}; load average at the end {Path('/proc/loadavg').read_text().split()[0]}."
+    )
 
 
 def main() -> None:
@@ -334,8 +360,11 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=2.0, help="mean pause before their reruns, s")
     parser.add_argument("--repeats", type=int, default=3, help="runs of the throughput measurement")
     parser.add_argument("--skip-throughput", action="store_true")
-    parser.add_argument("--timer-driven", action="store_true",
-                        help="the sessions training at once tick over the websocket, with no browser drawing")
+    parser.add_argument(
+        "--timer-driven",
+        action="store_true",
+        help="the sessions training at once tick over the websocket, with no browser drawing",
+    )
     args = parser.parse_args()
     with app_server() as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)

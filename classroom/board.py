@@ -39,8 +39,9 @@ class _Entry:
     waiters: list = field(default_factory=list)  # asyncio futures on the bound loop
 
     def compose(self) -> None:
-        self.bodies = {mode: b'{"status":' + self.status + b',"drawing":' + text + b"}"
-                       for mode, text in self.drawings.items()}
+        self.bodies = {
+            mode: b'{"status":' + self.status + b',"drawing":' + text + b"}" for mode, text in self.drawings.items()
+        }
 
 
 class Board:
@@ -168,7 +169,7 @@ def _answer_in_batches(loop: asyncio.AbstractEventLoop, waiters: list) -> None:
     """Answer ``waiters`` WAKE_AFTER_SECONDS from now, WAKE_BATCH at a time, WAKE_BATCH_SECONDS apart."""
     for start in range(0, len(waiters), WAKE_BATCH):
         delay = WAKE_AFTER_SECONDS + WAKE_BATCH_SECONDS * (start // WAKE_BATCH)
-        loop.call_later(delay, _answer, waiters[start:start + WAKE_BATCH])
+        loop.call_later(delay, _answer, waiters[start : start + WAKE_BATCH])
 
 
 BOARD = Board()  # this server process's board

@@ -40,8 +40,7 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
         if found is None:
             return Response(status_code=204, headers=NO_STORE)
         sequence, text = found
-        return Response(text, media_type="application/json",
-                        headers={**NO_STORE, "X-Class-Sequence": str(sequence)})
+        return Response(text, media_type="application/json", headers={**NO_STORE, "X-Class-Sequence": str(sequence)})
 
     return class_view
 

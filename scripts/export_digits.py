@@ -51,10 +51,9 @@ def main() -> None:
     labels = digits.target.astype(np.uint8)
     heldout = stratified_heldout(labels, HELDOUT_SHARE, SPLIT_SEED)
     metadata = {
-        "source": "scikit-learn sklearn.datasets.load_digits (BSD-3-Clause), scikit-learn "
-                  f"{sklearn.__version__}",
+        "source": f"scikit-learn sklearn.datasets.load_digits (BSD-3-Clause), scikit-learn {sklearn.__version__}",
         "data": "UCI ML repository, Optical Recognition of Handwritten Digits (test set), "
-                "E. Alpaydin and C. Kaynak, 1998, CC BY 4.0",
+        "E. Alpaydin and C. Kaynak, 1998, CC BY 4.0",
         "pixels": "0..16",
         "heldout": f"stratified, {HELDOUT_SHARE} of each digit, numpy default_rng({SPLIT_SEED})",
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the test tools (a Chromium for the browser tests, Redis and nginx included), runs the linter and then
-# the whole suite.
+# Installs the test tools (a Chromium for the browser tests, Redis and nginx included), runs the linter and the
+# formatter's check, then the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +26,9 @@ if [ "${#missing_servers[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_servers[@]}" >/dev/null
 fi
 
-# The linter first (pyproject.toml): pyflakes, pycodestyle and bugbear over the whole tree.
+# The linter and the formatter first (pyproject.toml): pyflakes, pycodestyle and bugbear over the whole tree,
+# and every file as the formatter writes it.
 python -m ruff check --no-cache .
+python -m ruff format --check --no-cache .
 
 python -m pytest -q -p no:cacheprovider tests "$@"

@@ -36,8 +36,14 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transformer import (TASK_NAMES, Trainer, checkpoint_data, default_setup, digits_vit_config,  # noqa: E402
-                         train_vision)
+from transformer import (  # noqa: E402
+    TASK_NAMES,
+    Trainer,
+    checkpoint_data,
+    default_setup,
+    digits_vit_config,
+    train_vision,
+)
 from transformer.masked_lm import train_masked_lm  # noqa: E402
 
 SEED = 0
@@ -47,7 +53,7 @@ PLANS = {
     "copy": ({}, [(800, 3e-3), (400, 1e-3)]),
     "reverse": (dict(kind="encoder-decoder", d_model=48, d_ff=96), [(1600, 3e-3), (500, 1e-3), (300, 3e-4)]),
     "sort": ({}, [(800, 3e-3), (400, 1e-3)]),
-    "text": ({}, [(3000, 3e-3), (1000, 1e-3), (500, 3e-4)]),   # 49 KB of training text: longer than the others
+    "text": ({}, [(3000, 3e-3), (1000, 1e-3), (500, 3e-4)]),  # 49 KB of training text: longer than the others
 }
 VISION = "digits_vit"
 VISION_PLAN = dict(steps=3000, learning_rate=3e-3, weight_decay=0.05, warmup=30, augment=True)
@@ -91,10 +97,18 @@ def vision_checkpoint(steps: int | None = None, name: str = VISION) -> tuple[byt
     model, history = train_vision(VISIONS[name](), seed=SEED, eval_every=500, **plan)
     seconds = time.perf_counter() - start
     target = VISION_TARGET if name == VISION else None  # the model without positions is there to compare
-    metadata = {"name": name, "task": "digits", "steps": plan["steps"], "metrics": history[-1], "seed": SEED,
-                "plan": plan, "target": target, "target_metric": "val_accuracy",
-                "data": "transformer/data/digits.safetensors (held-out split)",
-                "trained_by": "scripts/train_checkpoints.py"}
+    metadata = {
+        "name": name,
+        "task": "digits",
+        "steps": plan["steps"],
+        "metrics": history[-1],
+        "seed": SEED,
+        "plan": plan,
+        "target": target,
+        "target_metric": "val_accuracy",
+        "data": "transformer/data/digits.safetensors (held-out split)",
+        "trained_by": "scripts/train_checkpoints.py",
+    }
     return checkpoint_data(model, metadata), history[-1], seconds
 
 
@@ -104,10 +118,15 @@ def write_vision(out: Path, steps: int | None, name: str = VISION) -> None:
     path = out / f"{name}.safetensors"
     path.write_bytes(data)
     config = VISIONS[name]()
-    model = (f"vision, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, {config.positional}, "
-             f"patch {config.patch_size}")
-    print(f"| {path.name} | {model} | {last['step']} | {seconds:.1f} | accuracy {last['val_accuracy']:.4f} | "
-          f"- | {len(data) / 1024:.0f} KB |", flush=True)
+    model = (
+        f"vision, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, {config.positional}, "
+        f"patch {config.patch_size}"
+    )
+    print(
+        f"| {path.name} | {model} | {last['step']} | {seconds:.1f} | accuracy {last['val_accuracy']:.4f} | "
+        f"- | {len(data) / 1024:.0f} KB |",
+        flush=True,
+    )
 
 
 def write_masked(out: Path, steps: int | None) -> None:
@@ -116,22 +135,35 @@ def write_masked(out: Path, steps: int | None) -> None:
     start = time.perf_counter()
     model, tokenizer, history = train_masked_lm(seed=SEED, eval_every=500, **plan)
     seconds, last = time.perf_counter() - start, history[-1]
-    metadata = {"name": MASKED, "objective": "masked language modelling", "data": "the text task's corpus",
-                "steps": plan["steps"], "metrics": last, "seed": SEED, "plan": plan, "target_metric": "val_accuracy",
-                "tokenizer": tokenizer, "trained_by": "scripts/train_checkpoints.py"}
+    metadata = {
+        "name": MASKED,
+        "objective": "masked language modelling",
+        "data": "the text task's corpus",
+        "steps": plan["steps"],
+        "metrics": last,
+        "seed": SEED,
+        "plan": plan,
+        "target_metric": "val_accuracy",
+        "tokenizer": tokenizer,
+        "trained_by": "scripts/train_checkpoints.py",
+    }
     data = checkpoint_data(model, metadata)
     path = out / f"{MASKED}.safetensors"
     path.write_bytes(data)
     config = model.config
-    print(f"| {path.name} | encoder-only, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, "
-          f"{config.positional} | {last['step']} | {seconds:.1f} | masked accuracy {last['val_accuracy']:.4f} | - | "
-          f"{len(data) / 1024:.0f} KB |", flush=True)
+    print(
+        f"| {path.name} | encoder-only, {config.num_encoder_layers}x{config.num_heads}, d {config.d_model}, "
+        f"{config.positional} | {last['step']} | {seconds:.1f} | masked accuracy {last['val_accuracy']:.4f} | - | "
+        f"{len(data) / 1024:.0f} KB |",
+        flush=True,
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", nargs="*", default=[*TASK_NAMES, *VISIONS, MASKED],
-                        choices=[*TASK_NAMES, *VISIONS, MASKED])
+    parser.add_argument(
+        "--tasks", nargs="*", default=[*TASK_NAMES, *VISIONS, MASKED], choices=[*TASK_NAMES, *VISIONS, MASKED]
+    )
     parser.add_argument("--out", default=str(ROOT / "checkpoints"))
     parser.add_argument("--steps", type=int, help="train each task this many steps at its first rate (a quick run)")
     args = parser.parse_args()
@@ -149,16 +181,23 @@ def main() -> None:
         plan = [(args.steps, PLANS[task][1][0][1])] if args.steps else PLANS[task][1]
         trainer, seconds = train(task, plan)
         schedule = [{"steps": steps, "learning_rate": rate} for steps, rate in plan]
-        data = trainer.checkpoint_bytes(task, extra={"schedule": schedule,
-                                                     "trained_by": "scripts/train_checkpoints.py"})
+        data = trainer.checkpoint_bytes(
+            task, extra={"schedule": schedule, "trained_by": "scripts/train_checkpoints.py"}
+        )
         path = out / f"{task}.safetensors"
         path.write_bytes(data)
         last, setup = trainer.history[-1], trainer.setup
-        held_out = (f"perplexity {last['perplexity']:.2f} (target <= {trainer.task.target})" if task == "text"
-                    else f"accuracy {last['val_accuracy']:.4f}")
+        held_out = (
+            f"perplexity {last['perplexity']:.2f} (target <= {trainer.task.target})"
+            if task == "text"
+            else f"accuracy {last['val_accuracy']:.4f}"
+        )
         model = f"{setup.kind}, {setup.layers}x{setup.heads}, d {setup.d_model}, {setup.positional}"
-        print(f"| {path.name} | {model} | {trainer.step} | {seconds:.1f} | {held_out} | "
-              f"{trainer.task.score_name} {last['head_score']:.2f} | {len(data) / 1024:.0f} KB |", flush=True)
+        print(
+            f"| {path.name} | {model} | {trainer.step} | {seconds:.1f} | {held_out} | "
+            f"{trainer.task.score_name} {last['head_score']:.2f} | {len(data) / 1024:.0f} KB |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

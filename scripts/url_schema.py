@@ -82,8 +82,12 @@ def _lesson_settings(page_path: str) -> list[dict[str, str]]:
     def text(value) -> str:
         return shipped_label(value.name) if isinstance(value, Shipped) else str(value)
 
-    return [{key: text(value) for key, value in view.settings.items() if not isinstance(value, tuple)}
-            for lesson in LESSONS for view in lesson.views if page_path.split("/")[1] == view.page]
+    return [
+        {key: text(value) for key, value in view.settings.items() if not isinstance(value, tuple)}
+        for lesson in LESSONS
+        for view in lesson.views
+        if page_path.split("/")[1] == view.page
+    ]
 
 
 def build_schema() -> dict[str, list[str]]:

@@ -60,7 +60,7 @@ def site_config(upstreams: Iterable[str], listen: str, site: Path = SITE) -> str
     body, count = re.subn(r"(?m)^[ \t]*server\s+[^;]+;\n", lambda _line: next(replaced, ""), block.group(0))
     if count == 0:
         raise ValueError(f"{site}: the upstream {UPSTREAM} block names no server")
-    text = text[:block.start()] + body + text[block.end():]
+    text = text[: block.start()] + body + text[block.end() :]
     text, count = re.subn(r"(?m)^(\s*)listen\s+[^;]+;", rf"\g<1>listen {listen};", text)
     if count != 1:
         raise ValueError(f"{site} should have exactly one listen directive, has {count}")
@@ -78,16 +78,19 @@ def user_directive() -> str:
 def main_config(folder: Path, site_file: Path) -> str:
     """A main configuration that keeps everything nginx writes inside ``folder`` and includes ``site_file``
     in its http block, as the nginx image includes conf.d/*.conf."""
-    temporary = "".join(f"    {kind}_temp_path {folder / kind};\n"
-                        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    return (f"{user_directive()}daemon off;\nworker_processes 1;\npid {folder / 'nginx.pid'};\n"
-            f"error_log {folder / 'error.log'} notice;\n"
-            "events {\n    worker_connections 512;\n}\n"
-            "http {\n"
-            "    log_format lab '$lab_route $remote_addr:$remote_port \"$request\" $status -> $upstream_addr';\n"
-            f"    access_log {folder / 'access.log'} lab;\n{temporary}"
-            f"    include {site_file};\n"
-            "}\n")
+    temporary = "".join(
+        f"    {kind}_temp_path {folder / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return (
+        f"{user_directive()}daemon off;\nworker_processes 1;\npid {folder / 'nginx.pid'};\n"
+        f"error_log {folder / 'error.log'} notice;\n"
+        "events {\n    worker_connections 512;\n}\n"
+        "http {\n"
+        "    log_format lab '$lab_route $remote_addr:$remote_port \"$request\" $status -> $upstream_addr';\n"
+        f"    access_log {folder / 'access.log'} lab;\n{temporary}"
+        f"    include {site_file};\n"
+        "}\n"
+    )
 
 
 def write_config(folder: Path, upstreams: Iterable[str], listen: str, site: Path = SITE) -> Path:
@@ -103,8 +106,16 @@ def write_config(folder: Path, upstreams: Iterable[str], listen: str, site: Path
 def command(folder: Path, config: Path, *extra: str) -> list[str]:
     """An nginx command line for ``config`` whose prefix and startup error log are in ``folder`` (not the
     compiled-in /var/log/nginx, which a non-root user cannot open)."""
-    return [program_path(PROGRAM) or PROGRAM, "-p", f"{folder}/", "-e", str(folder / "error.log"),
-            "-c", str(config), *extra]
+    return [
+        program_path(PROGRAM) or PROGRAM,
+        "-p",
+        f"{folder}/",
+        "-e",
+        str(folder / "error.log"),
+        "-c",
+        str(config),
+        *extra,
+    ]
 
 
 def config_errors(upstreams: Iterable[str], site: Path = SITE) -> str | None:
@@ -164,8 +175,9 @@ class Balancer:
         """Wait until nginx accepts connections; NotReady (a RuntimeError) with its error log, nginx stopped,
         if it exits or does not within ``seconds``."""
         try:
-            wait_until(lambda: listening(self.port), seconds, f"nginx to listen on port {self.port}",
-                       process=self.process)
+            wait_until(
+                lambda: listening(self.port), seconds, f"nginx to listen on port {self.port}", process=self.process
+            )
         except NotReady as error:
             output = self.log()[-2000:]
             self.stop()
@@ -194,8 +206,9 @@ def nginx_running(upstream_ports: Iterable[int], port: int | None = None, site: 
     folder = Path(tempfile.mkdtemp(prefix="nginx-"))
     port = port or free_port()
     try:
-        config = write_config(folder, [f"127.0.0.1:{upstream}" for upstream in upstream_ports],
-                              f"127.0.0.1:{port}", site)
+        config = write_config(
+            folder, [f"127.0.0.1:{upstream}" for upstream in upstream_ports], f"127.0.0.1:{port}", site
+        )
         process = subprocess.Popen(command(folder, config), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         balancer = Balancer(process, port, folder).wait_listening()
         try:

@@ -25,8 +25,13 @@ def end(process: subprocess.Popen, grace: float = GRACE_SECONDS) -> None:
         process.wait()
 
 
-def wait_until(condition: Callable[[], bool], seconds: float, what: str, interval: float = POLL_SECONDS,
-               process: subprocess.Popen | None = None) -> None:
+def wait_until(
+    condition: Callable[[], bool],
+    seconds: float,
+    what: str,
+    interval: float = POLL_SECONDS,
+    process: subprocess.Popen | None = None,
+) -> None:
     """Ask ``condition()`` every ``interval`` seconds until it says True. NotReady naming ``what`` (the awaited
     state, as in "nginx to listen on port 8080") once ``seconds`` have passed, or as soon as ``process``
     (when given: the process that should bring the state about) has exited, since nothing will come then.

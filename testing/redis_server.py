@@ -61,9 +61,23 @@ class RedisServer:
 
     def command(self) -> list[str]:
         """The command line: no snapshots, no append-only file, local connections only, log to ``log``."""
-        return [program_path(PROGRAM) or PROGRAM, "--port", str(self.port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--dir", str(self.folder), "--logfile", str(self.log),
-                "--daemonize", "no"]
+        return [
+            program_path(PROGRAM) or PROGRAM,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(self.folder),
+            "--logfile",
+            str(self.log),
+            "--daemonize",
+            "no",
+        ]
 
     def start(self, seconds: float = START_SECONDS) -> RedisServer:
         """Start the server (again, on the same port) and wait until it answers PING; NotReady (a RuntimeError)
@@ -73,8 +87,12 @@ class RedisServer:
             return self
         self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         try:
-            wait_until(lambda: answers_ping(self.port), seconds, f"redis-server on port {self.port} to answer PING",
-                       process=self.process)
+            wait_until(
+                lambda: answers_ping(self.port),
+                seconds,
+                f"redis-server on port {self.port} to answer PING",
+                process=self.process,
+            )
         except NotReady as error:
             output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log.exists() else ""
             self.stop()

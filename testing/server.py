@@ -24,9 +24,16 @@ from pathlib import Path
 from testing.processes import NotReady, end, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
 # The page once a script run has finished (before the first run the state is "initial")
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 START_SECONDS = 60.0
@@ -101,8 +108,13 @@ def child_environment(env: dict[str, str] | None) -> dict[str, str] | None:
     return {**os.environ, **env} if env else None
 
 
-def start(script: str = "app.py", port: int | None = None, base_path: str = "",
-          options: dict[str, str] | None = None, env: dict[str, str] | None = None) -> AppServer:
+def start(
+    script: str = "app.py",
+    port: int | None = None,
+    base_path: str = "",
+    options: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> AppServer:
     """``streamlit run script`` from the repository root (its own .streamlit/config.toml) on ``port`` (default:
     a free one), headless, under ``base_path``, with more ``--<option> <value>`` ``options`` and the variables
     ``env`` added to this process's environment; not waited for.
@@ -110,21 +122,33 @@ def start(script: str = "app.py", port: int | None = None, base_path: str = "",
     Giving the port of a server that has just stopped starts the app again at the same address.
     """
     port = port or free_port()
-    settings = {"server.port": str(port), "server.address": "127.0.0.1", "server.headless": "true",
-                "server.baseUrlPath": base_path, "browser.gatherUsageStats": "false", **(options or {})}
+    settings = {
+        "server.port": str(port),
+        "server.address": "127.0.0.1",
+        "server.headless": "true",
+        "server.baseUrlPath": base_path,
+        "browser.gatherUsageStats": "false",
+        **(options or {}),
+    }
     command = [sys.executable, "-m", "streamlit", "run", script]
     for name, value in settings.items():
         command += [f"--{name}", value]
     handle, log = tempfile.mkstemp(prefix="streamlit-", suffix=".log")
     with os.fdopen(handle, "wb") as output:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT,
-                                   env=child_environment(env))
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, env=child_environment(env)
+        )
     return AppServer(process, port, base_path, Path(log))
 
 
 @contextlib.contextmanager
-def running(script: str = "app.py", port: int | None = None, base_path: str = "",
-            options: dict[str, str] | None = None, env: dict[str, str] | None = None) -> Iterator[AppServer]:
+def running(
+    script: str = "app.py",
+    port: int | None = None,
+    base_path: str = "",
+    options: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Iterator[AppServer]:
     """A started and healthy server (see ``start``), stopped on exit."""
     server = start(script, port, base_path, options, env).wait_healthy()
     try:

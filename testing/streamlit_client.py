@@ -26,22 +26,26 @@ OPEN_SECONDS = 60.0  # a busy server may take long to accept a session
 
 # --- the connection -------------------------------------------------------------------------------------------
 
+
 def connect(stream: str, headers: dict[str, str] | None = None, open_timeout: float = OPEN_SECONDS):
     """A session on the websocket ``stream`` (``async with connect(server.stream) as socket``), opened as a
     browser tab opens it, with the HTTP ``headers`` given (a cookie, say); no limit on a frame's size, since
     one run's charts can take megabytes."""
-    return websockets.connect(stream, subprotocols=[SUBPROTOCOL], additional_headers=headers, max_size=None,
-                              open_timeout=open_timeout)
+    return websockets.connect(
+        stream, subprotocols=[SUBPROTOCOL], additional_headers=headers, max_size=None, open_timeout=open_timeout
+    )
 
 
 def connect_blocking(stream: str, headers: dict[str, str] | None = None, open_timeout: float = OPEN_SECONDS):
     """``connect`` for a caller without an event loop of its own (Playwright's sync API may hold the thread's):
     ``with connect_blocking(stream) as socket``."""
-    return connect_sync(stream, subprotocols=[SUBPROTOCOL], additional_headers=headers, max_size=None,
-                        open_timeout=open_timeout)
+    return connect_sync(
+        stream, subprotocols=[SUBPROTOCOL], additional_headers=headers, max_size=None, open_timeout=open_timeout
+    )
 
 
 # --- what a tab sends -----------------------------------------------------------------------------------------
+
 
 def widget_state(widget_id: str, **value) -> WidgetState:
     """A widget's value as the frontend reports it with a rerun: ``trigger_value=True`` (a button pressed),
@@ -55,8 +59,14 @@ def widget_state(widget_id: str, **value) -> WidgetState:
     return state
 
 
-def rerun_message(page: str = "", query: str = "", page_hash: str = "", widgets: Iterable[WidgetState] = (),
-                  fragment: str = "", auto: bool = True) -> bytes:
+def rerun_message(
+    page: str = "",
+    query: str = "",
+    page_hash: str = "",
+    widgets: Iterable[WidgetState] = (),
+    fragment: str = "",
+    auto: bool = True,
+) -> bytes:
     """A serialized ``BackMsg`` asking for a run: of the page with url path ``page`` ("" for the default page)
     or with script hash ``page_hash``, under the URL's ``query`` string, with the values ``widgets`` (see
     ``widget_state``). With ``fragment``, only that fragment runs (``auto``: as its timer asks, a
@@ -73,6 +83,7 @@ def rerun_message(page: str = "", query: str = "", page_hash: str = "", widgets:
 
 
 # --- what a tab receives --------------------------------------------------------------------------------------
+
 
 def forward_message(data: bytes) -> ForwardMsg:
     """One frame the server sent, parsed."""

@@ -78,8 +78,13 @@ def tiles_of(spec: dict, count: int, shape: tuple[int, int], columns: int = 4, t
     across = min(count, columns)
     down = -(-count // across)
     assert z.shape == (down * (rows + 1) - 1, across * (cols + 1) - 1), z.shape
-    return [z[n // across * (rows + 1):n // across * (rows + 1) + rows, n % across * (cols + 1):n % across * (cols + 1) + cols]
-            for n in range(count)]
+    return [
+        z[
+            n // across * (rows + 1) : n // across * (rows + 1) + rows,
+            n % across * (cols + 1) : n % across * (cols + 1) + cols,
+        ]
+        for n in range(count)
+    ]
 
 
 def head_tiles(spec: dict, columns: int = 4) -> list:

@@ -37,11 +37,11 @@ def wordpiece_tokenizer(vocab_size: int = 160) -> Tokenizer:
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True, handle_chinese_chars=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.decoder = decoders.WordPiece()
-    tokenizer.train_from_iterator(CORPUS, trainers.WordPieceTrainer(vocab_size=vocab_size,
-                                                                    special_tokens=SPECIAL_BERT))
+    tokenizer.train_from_iterator(CORPUS, trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_BERT))
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
     return tokenizer
 
 
@@ -51,8 +51,12 @@ def bpe_tokenizer(vocab_size: int = 320) -> Tokenizer:
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
-    tokenizer.train_from_iterator(CORPUS, trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[END], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tokenizer.train_from_iterator(
+        CORPUS,
+        trainers.BpeTrainer(
+            vocab_size=vocab_size, special_tokens=[END], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        ),
+    )
     return tokenizer
 
 
@@ -85,10 +89,21 @@ def bert_folder(folder: Path, token_types: int = 2, hidden_act: str = "gelu", se
     import transformers
 
     tokenizer = wordpiece_tokenizer()
-    config = transformers.BertConfig(**{
-        "vocab_size": tokenizer.get_vocab_size(), "hidden_size": 32, "num_hidden_layers": 2,
-        "num_attention_heads": 4, "intermediate_size": 64, "max_position_embeddings": 64, **sizes},
-        type_vocab_size=token_types, hidden_act=hidden_act, layer_norm_eps=1e-12, attn_implementation="eager")
+    config = transformers.BertConfig(
+        **{
+            "vocab_size": tokenizer.get_vocab_size(),
+            "hidden_size": 32,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "intermediate_size": 64,
+            "max_position_embeddings": 64,
+            **sizes,
+        },
+        type_vocab_size=token_types,
+        hidden_act=hidden_act,
+        layer_norm_eps=1e-12,
+        attn_implementation="eager",
+    )
     torch.manual_seed(seed)
     model = widen(transformers.BertModel(config), seed)
     return model, save_folder(model, tokenizer, folder)
@@ -99,8 +114,15 @@ def distilbert_folder(folder: Path, seed: int = 2):
     import transformers
 
     tokenizer = wordpiece_tokenizer()
-    config = transformers.DistilBertConfig(vocab_size=tokenizer.get_vocab_size(), dim=32, n_layers=3, n_heads=2,
-                                           hidden_dim=80, max_position_embeddings=64, attn_implementation="eager")
+    config = transformers.DistilBertConfig(
+        vocab_size=tokenizer.get_vocab_size(),
+        dim=32,
+        n_layers=3,
+        n_heads=2,
+        hidden_dim=80,
+        max_position_embeddings=64,
+        attn_implementation="eager",
+    )
     torch.manual_seed(seed)
     model = widen(transformers.DistilBertModel(config), seed)
     return model, save_folder(model, tokenizer, folder)
@@ -113,10 +135,21 @@ def gpt2_folder(folder: Path, seed: int = 3, tied: bool = True, **sizes):
 
     tokenizer = bpe_tokenizer()
     end = tokenizer.token_to_id(END)
-    config = transformers.GPT2Config(**{
-        "vocab_size": tokenizer.get_vocab_size(), "n_embd": 32, "n_layer": 2, "n_head": 4, "n_positions": 64,
-        **sizes}, bos_token_id=end, eos_token_id=end, pad_token_id=end, tie_word_embeddings=tied,
-        attn_implementation="eager")
+    config = transformers.GPT2Config(
+        **{
+            "vocab_size": tokenizer.get_vocab_size(),
+            "n_embd": 32,
+            "n_layer": 2,
+            "n_head": 4,
+            "n_positions": 64,
+            **sizes,
+        },
+        bos_token_id=end,
+        eos_token_id=end,
+        pad_token_id=end,
+        tie_word_embeddings=tied,
+        attn_implementation="eager",
+    )
     torch.manual_seed(seed)
     model = widen(transformers.GPT2LMHeadModel(config), seed)
     if tied:

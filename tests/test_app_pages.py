@@ -12,11 +12,11 @@ from ui.pages_index import PAGES
 def test_navigation_registers_exactly_the_index():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     assert_no_exception(at)
-    registered = sorted(info["script_path"].split("/pages/")[-1]
-                        for info in at._registered_pages.values())
+    registered = sorted(info["script_path"].split("/pages/")[-1] for info in at._registered_pages.values())
     assert registered == sorted(p.path.split("pages/")[-1] for p in PAGES)
-    assert sorted(info["url_pathname"] for info in at._registered_pages.values()) == \
-        sorted("" if p.is_home else p.url_path for p in PAGES)
+    assert sorted(info["url_pathname"] for info in at._registered_pages.values()) == sorted(
+        "" if p.is_home else p.url_path for p in PAGES
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.title for p in PAGES])
@@ -38,13 +38,16 @@ def test_home_draws_the_architecture_map():
     assert "cluster_enc" in dot and "cross-attention" in dot
 
 
-SECTIONED = {"pages/self_attention/page.py": ("Q, K, V", "Output"),
-             "pages/multi_head/page.py": ("Heads of a layer", "Statistics"),
-             "pages/positional_encoding/page.py": ("Curves", "Offset map"), "pages/masks/page.py": ("Causal", "Padding"),
-             "pages/encoder_decoder/page.py": ("Attention", "Feed-forward"),
-             "pages/pretrained/page.py": ("Tokens", "Head roles"),
-             "pages/experiments/page.py": ("Knock out", "Logit lens"),
-             "pages/generate/page.py": ("Next token", "Compare")}
+SECTIONED = {
+    "pages/self_attention/page.py": ("Q, K, V", "Output"),
+    "pages/multi_head/page.py": ("Heads of a layer", "Statistics"),
+    "pages/positional_encoding/page.py": ("Curves", "Offset map"),
+    "pages/masks/page.py": ("Causal", "Padding"),
+    "pages/encoder_decoder/page.py": ("Attention", "Feed-forward"),
+    "pages/pretrained/page.py": ("Tokens", "Head roles"),
+    "pages/experiments/page.py": ("Knock out", "Logit lens"),
+    "pages/generate/page.py": ("Next token", "Compare"),
+}
 
 
 def _picker(at):

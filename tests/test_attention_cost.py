@@ -18,13 +18,13 @@ def test_the_fit_recovers_a_known_exponent_and_coefficient(exponent, coefficient
     fit = fit_power_law(n, coefficient * n.astype(float) ** exponent)
     assert fit.exponent == pytest.approx(exponent, abs=1e-9)
     assert fit.coefficient == pytest.approx(coefficient, rel=1e-9)
-    assert fit(4096) == pytest.approx(coefficient * 4096 ** exponent, rel=1e-9)
+    assert fit(4096) == pytest.approx(coefficient * 4096**exponent, rel=1e-9)
 
 
 def test_the_fit_recovers_the_exponent_through_noise():
     rng = np.random.default_rng(7)
     n = np.geomspace(64, 8192, 8)
-    noisy = 2e-9 * n ** 2 * np.exp(rng.normal(0, 0.05, n.size))  # 5 % jitter on every timing
+    noisy = 2e-9 * n**2 * np.exp(rng.normal(0, 0.05, n.size))  # 5 % jitter on every timing
     assert fit_power_law(n, noisy).exponent == pytest.approx(2.0, abs=0.05)
 
 
@@ -33,8 +33,16 @@ def test_doubling_n_under_a_power_law_of_slope_two_quadruples_the_time():
     assert fit.exponent == pytest.approx(math.log(4) / math.log(2))
 
 
-@pytest.mark.parametrize(("lengths", "seconds"), [([512], [0.1]), ([512, 512], [0.1, 0.2]), ([256, 512], [0.0, 0.1]),
-                                                  ([256, 512], [0.1, float("nan")]), ([0, 512], [0.1, 0.2])])
+@pytest.mark.parametrize(
+    ("lengths", "seconds"),
+    [
+        ([512], [0.1]),
+        ([512, 512], [0.1, 0.2]),
+        ([256, 512], [0.0, 0.1]),
+        ([256, 512], [0.1, float("nan")]),
+        ([0, 512], [0.1, 0.2]),
+    ],
+)
 def test_the_fit_refuses_what_no_power_law_fits(lengths, seconds):
     with pytest.raises(ValueError):
         fit_power_law(lengths, seconds)
@@ -54,7 +62,7 @@ def test_a_live_measurement_gives_positive_times_and_finite_exponents():
     finally:
         torch.set_num_threads(threads)
     assert torch.equal(torch.random.get_rng_state(), state)  # the caller's random stream is untouched
-    assert list(cost.lengths) == [64, 128, 256] and list(cost.scores) == [64 ** 2, 128 ** 2, 256 ** 2]
+    assert list(cost.lengths) == [64, 128, 256] and list(cost.scores) == [64**2, 128**2, 256**2]
     for times, fit in ((cost.attention, cost.attention_fit), (cost.recurrence, cost.recurrence_fit)):
         assert times.shape == (3,) and (times > 0).all() and np.isfinite(times).all()
         assert math.isfinite(fit.exponent) and fit.coefficient > 0

@@ -39,8 +39,9 @@ def test_self_attention_matches_torch(mha):
 def test_causal_self_attention_matches_torch(mha):
     x = torch.randn(2, 6, 32)
     out, weights = mha(x, x, x, mask=causal_mask(6))
-    ref_out, ref_w = copy_into_torch(mha)(x, x, x, attn_mask=~causal_mask(6), need_weights=True,
-                                          average_attn_weights=False)
+    ref_out, ref_w = copy_into_torch(mha)(
+        x, x, x, attn_mask=~causal_mask(6), need_weights=True, average_attn_weights=False
+    )
     assert (out - ref_out).abs().max() <= TOL
     assert (weights - ref_w).abs().max() <= TOL
     assert torch.all(weights[..., ~causal_mask(6)] == 0)
@@ -50,8 +51,14 @@ def test_cross_attention_with_key_padding_matches_torch(mha):
     query, memory = torch.randn(2, 3, 32), torch.randn(2, 5, 32)
     lengths = torch.tensor([5, 2])
     out, weights = mha(query, memory, memory, mask=padding_mask(lengths))
-    ref_out, ref_w = copy_into_torch(mha)(query, memory, memory, key_padding_mask=~padding_mask(lengths)[:, 0, 0],
-                                          need_weights=True, average_attn_weights=False)
+    ref_out, ref_w = copy_into_torch(mha)(
+        query,
+        memory,
+        memory,
+        key_padding_mask=~padding_mask(lengths)[:, 0, 0],
+        need_weights=True,
+        average_attn_weights=False,
+    )
     assert weights.shape == (2, 4, 3, 5)
     assert (out - ref_out).abs().max() <= TOL
     assert (weights - ref_w).abs().max() <= TOL

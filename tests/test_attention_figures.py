@@ -20,9 +20,7 @@ from viz.overview import overview_figure, quantise, tile
 from analysis.export import weights_csv, weights_long_frame
 from analysis.head_stats import attention_rollout, head_stats
 
-A = np.array([[1.0, 0.0, 0.0],
-              [0.5, 0.5, 0.0],
-              [0.2, 0.3, 0.5]], dtype=np.float32)
+A = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0], [0.2, 0.3, 0.5]], dtype=np.float32)
 
 
 def random_weights(layers, heads, length, seed=0):
@@ -44,12 +42,15 @@ def test_normalised_entropy_divides_each_row_by_ln_of_the_keys_it_may_see():
     h2 = -(0.2 * math.log(0.2) + 0.3 * math.log(0.3) + 0.5 * math.log(0.5))
     causal = np.tril(np.ones((3, 3), dtype=bool))
     stats = head_stats(A[None, None], causal).iloc[0]
-    assert stats["entropy / ln(keys)"] == pytest.approx((math.log(2) / math.log(2) + h2 / math.log(3)) / 2)  # row 0: one key
+    assert stats["entropy / ln(keys)"] == pytest.approx(
+        (math.log(2) / math.log(2) + h2 / math.log(3)) / 2
+    )  # row 0: one key
     plain = head_stats(A[None, None]).iloc[0]  # no mask: every row may see 3 keys
     assert plain["entropy / ln(keys)"] == pytest.approx((0 + math.log(2) / math.log(3) + h2 / math.log(3)) / 3)
     even = np.tril(np.ones((5, 5))) / np.arange(1, 6)[:, None]  # causal rows spread evenly over their keys
-    assert head_stats(even[None, None], np.tril(np.ones((5, 5), dtype=bool)))["entropy / ln(keys)"][0] == \
-        pytest.approx(1.0)
+    assert head_stats(even[None, None], np.tril(np.ones((5, 5), dtype=bool)))["entropy / ln(keys)"][0] == pytest.approx(
+        1.0
+    )
     assert np.isnan(head_stats(np.ones((1, 1, 1, 1)))["entropy / ln(keys)"][0])  # no row with a choice
 
 
@@ -73,11 +74,22 @@ def test_csv_has_layers_heads_tokens_squared_rows_in_long_form():
     w = random_weights(2, 3, 4)
     tokens = ["a", "b", "a", "7"]
     frame = weights_long_frame(w, tokens)
-    assert list(frame.columns) == ["layer", "head", "query position", "query token", "key position", "key token",
-                                   "weight"]
-    assert len(frame) == 2 * 3 * 4 ** 2
-    row = frame[(frame["layer"] == 2) & (frame["head"] == 3) & (frame["query position"] == 3)  # numbered from 1
-                & (frame["key position"] == 2)].iloc[0]
+    assert list(frame.columns) == [
+        "layer",
+        "head",
+        "query position",
+        "query token",
+        "key position",
+        "key token",
+        "weight",
+    ]
+    assert len(frame) == 2 * 3 * 4**2
+    row = frame[
+        (frame["layer"] == 2)
+        & (frame["head"] == 3)
+        & (frame["query position"] == 3)  # numbered from 1
+        & (frame["key position"] == 2)
+    ].iloc[0]
     assert row["query token"] == "7" and row["key token"] == "a" and row["weight"] == pytest.approx(w[1, 2, 3, 2])
     lines = weights_csv(w, tokens).strip().splitlines()
     assert len(lines) == 1 + 2 * 3 * 16 and lines[0].startswith("layer,head,query position")
@@ -111,8 +123,8 @@ def test_head_grid_tiles_every_head_into_one_trace_with_the_masked_overlay():
     assert len(fig.data) == 2  # the values, then the grey overlay of the masked cells
     z, overlay = np.asarray(fig.data[0].z), np.asarray(fig.data[1].z)
     for h in range(4):  # one row of four tiles, one blank column between them
-        np.testing.assert_allclose(z[:, h * 6:h * 6 + 5], np.where(allowed, w[h], 0.0), atol=1e-7)
-        np.testing.assert_array_equal(overlay[:, h * 6:h * 6 + 5], np.triu(np.ones((5, 5)), 1))
+        np.testing.assert_allclose(z[:, h * 6 : h * 6 + 5], np.where(allowed, w[h], 0.0), atol=1e-7)
+        np.testing.assert_array_equal(overlay[:, h * 6 : h * 6 + 5], np.triu(np.ones((5, 5)), 1))
     assert np.asarray(fig.data[0].text)[1, 6 + 1].startswith("head 2<br>query 2: b<br>key 2: b")  # positions from 1
 
 
@@ -172,8 +184,9 @@ def test_the_head_views_token_labels_lie_in_margins_as_wide_as_the_longest_label
 def test_attention_steps_match_the_package(positional):
     """One head's chain, read from the record, against scaled_dot_product_attention on its own q, k, v and
     against the model's weights; a what-if (no scaling, T = 0.5, causal) recomputes only the softmax."""
-    config = TransformerConfig(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=32,
-                               dropout=0.0, positional=positional)
+    config = TransformerConfig(
+        d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=32, dropout=0.0, positional=positional
+    )
     ids = (5, 6, 7, 5)
     with torch.inference_mode():
         record = build_model(config, 3, "encoder-only")(torch.tensor([ids]), return_attention=True).attention
@@ -181,8 +194,7 @@ def test_attention_steps_match_the_package(positional):
     np.testing.assert_allclose(steps.weights, record.weights["encoder.layers.1.self_attn"][0, 2].numpy(), atol=1e-6)
     np.testing.assert_allclose(steps.model_weights, steps.weights, atol=1e-6)
     if positional != "alibi":  # ALiBi adds a distance penalty that plain attention does not have
-        out, weights = scaled_dot_product_attention(torch.tensor(steps.q), torch.tensor(steps.k),
-                                                    torch.tensor(steps.v))
+        out, weights = scaled_dot_product_attention(torch.tensor(steps.q), torch.tensor(steps.k), torch.tensor(steps.v))
         np.testing.assert_allclose(steps.weights, weights.numpy(), atol=1e-6)
         np.testing.assert_allclose(steps.output, out.numpy(), atol=1e-5)
         np.testing.assert_allclose(steps.scaled, steps.raw / 2.0, atol=1e-5)
@@ -210,10 +222,12 @@ def test_qkv_figure_tiles_q_k_v_in_one_trace_on_one_signed_scale():
     z = decode_array(spec["data"][0]["z"]).astype(float)
     assert np.isfinite(z).all() and z.shape == (5, 3 * 64 + 2)
     for start, matrix in zip((0, 65, 130), (q, k, np.nan_to_num(v))):  # one blank column between tiles
-        np.testing.assert_allclose(z[:, start:start + 64], matrix, atol=1e-6)
+        np.testing.assert_allclose(z[:, start : start + 64], matrix, atol=1e-6)
     limit = np.abs(np.nan_to_num(np.stack([q, k, v]))).max()
     assert spec["data"][0]["zmin"] == pytest.approx(-limit) and spec["data"][0]["zmax"] == pytest.approx(limit)
-    assert spec["data"][0]["text"][1][130 + 5] == "V<br>token 2: &lt;b&gt;<br>dim 5"  # the second token, dimension 5 (from 0)
+    assert (
+        spec["data"][0]["text"][1][130 + 5] == "V<br>token 2: &lt;b&gt;<br>dim 5"
+    )  # the second token, dimension 5 (from 0)
     assert spec["layout"]["yaxis"]["ticktext"] == ["a", "&lt;b&gt;", "a", "c", "d"]
     assert spec["layout"]["xaxis"]["tickvals"] == [0, 63, 65, 128, 130, 193]  # first and last dimension of each
     assert spec["layout"]["xaxis"]["ticktext"] == ["0", "63"] * 3 and spec["layout"]["xaxis"]["tickangle"] == 0

@@ -18,9 +18,19 @@ FEW = settings(max_examples=4, deadline=None)
 def tiny(kind: str, vocab: int, seed: int, end_bias: float = 0.0, max_len: int = 12):
     """A two-layer model over ``vocab`` tokens with sharp distributions; ``end_bias`` is added to the end
     token's logit."""
-    config = TransformerConfig(d_model=8, num_heads=2, num_encoder_layers=2, num_decoder_layers=2, d_ff=16,
-                               dropout=0.0, max_len=max_len, src_vocab_size=vocab, tgt_vocab_size=vocab,
-                               positional="learned", norm_first=True)
+    config = TransformerConfig(
+        d_model=8,
+        num_heads=2,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=16,
+        dropout=0.0,
+        max_len=max_len,
+        src_vocab_size=vocab,
+        tgt_vocab_size=vocab,
+        positional="learned",
+        norm_first=True,
+    )
     model = build_model(config, seed=seed, kind=kind).eval()
     with torch.no_grad():
         model.generator.weight.mul_(4.0)
@@ -30,10 +40,12 @@ def tiny(kind: str, vocab: int, seed: int, end_bias: float = 0.0, max_len: int =
 
 def forbid(model, tokens) -> None:
     """Make ``tokens`` impossible: their logits are -inf at every position."""
+
     def masked(module, inputs, logits):
         logits = logits.clone()
         logits[..., list(tokens)] = float("-inf")
         return logits
+
     model.generator.register_forward_hook(masked)
 
 
@@ -85,13 +97,22 @@ def finished_ranks(model, ids: list[int], out) -> list[int]:
     start = list(ids) if model.kind == "decoder-only" else [BOS_ID]
     ranks = []
     for step in sorted({node.step for node in out.beams if node.finished}):
-        alive = [-1] if step == 0 else [index for index, node in enumerate(out.beams)
-                                        if node.step == step - 1 and not node.finished]
+        alive = (
+            [-1]
+            if step == 0
+            else [index for index, node in enumerate(out.beams) if node.step == step - 1 and not node.finished]
+        )
         rows = next_log_probabilities(model, ids, [start + list(chain(out, index)) for index in alive])
-        totals = [(0.0 if index < 0 else out.beams[index].score) + value
-                  for index, log_p in zip(alive, rows) for value in log_p]
-        ranks += [sum(total > node.score + 1e-5 for total in totals)
-                  for node in out.beams if node.step == step and node.finished]
+        totals = [
+            (0.0 if index < 0 else out.beams[index].score) + value
+            for index, log_p in zip(alive, rows)
+            for value in log_p
+        ]
+        ranks += [
+            sum(total > node.score + 1e-5 for total in totals)
+            for node in out.beams
+            if node.step == step and node.finished
+        ]
     return ranks
 
 
@@ -113,17 +134,28 @@ def assert_optimal(out, optimum: list[tuple], length_penalty: float) -> None:
 @pytest.mark.parametrize("end_reachable", (True, False))
 @pytest.mark.parametrize("kind", ("decoder-only", "encoder-decoder"))
 @FEW
-@given(seed=st.integers(0, 10_000), shape=st.sampled_from([(3, 1), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)]),
-       end_bias=st.sampled_from([0.0, 2.0]))
-def test_enough_beams_find_the_exhaustive_optimum(kind, end_reachable, length_penalty, use_cache, seed, shape,
-                                                  end_bias):
+@given(
+    seed=st.integers(0, 10_000),
+    shape=st.sampled_from([(3, 1), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)]),
+    end_bias=st.sampled_from([0.0, 2.0]),
+)
+def test_enough_beams_find_the_exhaustive_optimum(
+    kind, end_reachable, length_penalty, use_cache, seed, shape, end_bias
+):
     vocab, new_tokens = shape
     model = tiny(kind, vocab, seed, end_bias)
     if not end_reachable:
         forbid(model, {EOS_ID})
     ids = request(kind)
-    out = generate(model, ids, new_tokens, strategy="beam", num_beams=vocab ** (new_tokens - 1),
-                   length_penalty=length_penalty, use_cache=use_cache)
+    out = generate(
+        model,
+        ids,
+        new_tokens,
+        strategy="beam",
+        num_beams=vocab ** (new_tokens - 1),
+        length_penalty=length_penalty,
+        use_cache=use_cache,
+    )
     assert_optimal(out, exhaustive(model, ids, new_tokens, length_penalty), length_penalty)
     assert end_reachable or EOS_ID not in out.tokens
 
@@ -171,14 +203,14 @@ def test_the_search_stops_early_only_when_no_live_beam_can_win(length_penalty):
     for index, node in enumerate(out.beams):
         if node.step == last and not node.finished:
             prefix = chain(out, index)
-            reachable = max(normalised for normalised, _, tokens in endings if tokens[:len(prefix)] == prefix)
+            reachable = max(normalised for normalised, _, tokens in endings if tokens[: len(prefix)] == prefix)
             assert reachable <= returned + 1e-6, (prefix, reachable, returned)
 
 
 def test_the_models_max_len_bounds_the_search_like_the_budget():
     model = tiny("decoder-only", 3, seed=5, max_len=6)
     forbid(model, {EOS_ID})
-    ids = [BOS_ID, 0, 1, 0, 1]                                  # room for 2 new tokens: 5 + 2 = max_len + 1
+    ids = [BOS_ID, 0, 1, 0, 1]  # room for 2 new tokens: 5 + 2 = max_len + 1
     out = generate(model, ids, 6, strategy="beam", num_beams=3, length_penalty=0.6)
     assert_optimal(out, exhaustive(model, ids, 2, 0.6), 0.6)
     assert out.stopped == "max_len"

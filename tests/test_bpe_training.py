@@ -64,7 +64,7 @@ def recount_bpe(counts: dict[str, int], num_merges: int) -> list[tuple[str, str,
         for symbols, n in vocab.items():
             new, i = [], 0
             while i < len(symbols):
-                if symbols[i:i + 2] == best:
+                if symbols[i : i + 2] == best:
                     new.append(best[0] + best[1])
                     i += 2
                 else:
@@ -97,8 +97,9 @@ def library_merges(text: str, num_merges: int) -> list[tuple[str, str]]:
     alphabet = {c for word in text_words for c in word} | {stand_in}
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = trainers.BpeTrainer(vocab_size=len(alphabet) + num_merges, min_frequency=0, show_progress=False,
-                                  limit_alphabet=len(alphabet))
+    trainer = trainers.BpeTrainer(
+        vocab_size=len(alphabet) + num_merges, min_frequency=0, show_progress=False, limit_alphabet=len(alphabet)
+    )
     tokenizer.train_from_iterator([" ".join(word + stand_in for word in text_words)], trainer)
     merges = json.loads(tokenizer.to_str())["model"]["merges"]
     pairs = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]

@@ -68,8 +68,13 @@ def test_the_folder_that_cannot_load_is_named_with_its_reason(env):
 
 def test_gpt2_is_offered_only_where_decoder_only_models_fit(env):
     label = gpt2_label(env[1])
-    for page in ("pages/self_attention/page.py", "pages/multi_head/page.py", "pages/masks/page.py",
-                 "pages/experiments/page.py", "pages/generate/page.py"):
+    for page in (
+        "pages/self_attention/page.py",
+        "pages/multi_head/page.py",
+        "pages/masks/page.py",
+        "pages/experiments/page.py",
+        "pages/generate/page.py",
+    ):
         assert label in run_page(page).selectbox(key="model").options, page
     assert label not in run_page("pages/encoder_decoder/page.py").selectbox(key="model").options
 
@@ -83,6 +88,7 @@ def test_a_picked_gpt2_runs_on_every_page_that_offers_it(env):
 
 
 # ---- finding folders (no Streamlit) ---------------------------------------------------------------
+
 
 def test_models_are_found_in_the_hugging_face_cache(brought, tmp_path):
     from ui.local_models import find_models, hf_cache_dir

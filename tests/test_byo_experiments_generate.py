@@ -23,8 +23,15 @@ def test_knocking_out_gpt2_heads_is_measured_on_the_typed_text(env):
     _, hf_model, folder = env
     ids, logits = reference(folder, hf_model, TEXT)
     accuracy = float((logits[:-1].argmax(-1) == torch.tensor(ids[1:])).float().mean())
-    at = run_page("pages/experiments/page.py", {"model": label_of(hf_model), "input": TEXT, "section": "Knock out",
-                                                "ko_decoder1_self_attn": ["head 1", "head 2", "head 3", "head 4"]})
+    at = run_page(
+        "pages/experiments/page.py",
+        {
+            "model": label_of(hf_model),
+            "input": TEXT,
+            "section": "Knock out",
+            "ko_decoder1_self_attn": ["head 1", "head 2", "head 3", "head 4"],
+        },
+    )
     assert_no_exception(at)
     spec = chart_by_title(at, "Accuracy, your text")
     before, after = (decode_array(trace["y"]).astype(float)[0] for trace in spec["data"])
@@ -50,25 +57,31 @@ def test_patching_gpt2_asks_for_a_change_then_restores(env):
     at = run_page("pages/experiments/page.py", {"model": label, "input": TEXT, "section": "Patching"})
     assert_no_exception(at)
     assert any("Change a word" in i.value for i in at.info)
-    at = run_page("pages/experiments/page.py", {"model": label, "input": TEXT, "section": "Patching",
-                                                "corrupted": TEXT.replace("mat", "hat")})
+    at = run_page(
+        "pages/experiments/page.py",
+        {"model": label, "input": TEXT, "section": "Patching", "corrupted": TEXT.replace("mat", "hat")},
+    )
     assert_no_exception(at)
 
 
 def test_gpt2_writes_on_the_generate_page_as_transformers_computes(env):
     _, hf_model, folder = env
     ids, logits = reference(folder, hf_model, "the cat")
-    at = run_page("pages/generate/page.py", {"model": label_of(hf_model), "prompt": "the cat", "t": "0.5",
-                                             "section": "Next token"})
+    at = run_page(
+        "pages/generate/page.py",
+        {"model": label_of(hf_model), "prompt": "the cat", "t": "0.5", "section": "Next token"},
+    )
     assert_no_exception(at)
     heights = decode_array(chart_by_title(at, "Token 1")["data"][0]["y"]).astype(float)
     expected = torch.softmax(logits[-1] / 0.5, -1).sort(descending=True).values[:20].numpy()
     np.testing.assert_allclose(heights[:20], expected, atol=1e-5)
-    at = run_page("pages/generate/page.py", {"model": label_of(hf_model), "prompt": "the cat", "section": "Compare",
-                                             "new": "8"})
+    at = run_page(
+        "pages/generate/page.py", {"model": label_of(hf_model), "prompt": "the cat", "section": "Compare", "new": "8"}
+    )
     assert_no_exception(at)
     with torch.inference_mode():
-        greedy = hf_model.generate(torch.tensor([ids]), max_new_tokens=8, do_sample=False, pad_token_id=0,
-                                   eos_token_id=None)[0, len(ids):].tolist()
+        greedy = hf_model.generate(
+            torch.tensor([ids]), max_new_tokens=8, do_sample=False, pad_token_id=0, eos_token_id=None
+        )[0, len(ids) :].tolist()
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
     assert at.code[0].value == "".join(tokenizer.decode([t]) for t in greedy)

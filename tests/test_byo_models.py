@@ -24,9 +24,15 @@ TEXTS = [
 ]
 ENCODERS = {
     "bert": lambda folder: bert_folder(folder),
-    "bert-one-token-type-tanh-gelu": lambda folder: bert_folder(folder, token_types=1, hidden_act="gelu_new",
-                                                               hidden_size=48, num_attention_heads=6,
-                                                               num_hidden_layers=3, intermediate_size=96),
+    "bert-one-token-type-tanh-gelu": lambda folder: bert_folder(
+        folder,
+        token_types=1,
+        hidden_act="gelu_new",
+        hidden_size=48,
+        num_attention_heads=6,
+        num_hidden_layers=3,
+        intermediate_size=96,
+    ),
     "distilbert": lambda folder: distilbert_folder(folder),
 }
 
@@ -74,12 +80,14 @@ def run_encoders(name, hf_model, model, tensors):
 
 # ---- BERT and DistilBERT ---------------------------------------------------------------------------
 
+
 def test_encoder_is_our_encoder_only_model(encoder):
     name, hf_model, model, tokenizer, _ = encoder
     assert isinstance(model, EncoderOnly) and isinstance(tokenizer, WordPieceTokenizer)
     assert not model.training and not any(p.requires_grad for p in model.parameters())
-    assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in hf_model.parameters()
-                                                             if not p.dtype.is_complex) - _pooler(hf_model)
+    assert sum(p.numel() for p in model.parameters()) == sum(
+        p.numel() for p in hf_model.parameters() if not p.dtype.is_complex
+    ) - _pooler(hf_model)
 
 
 def _pooler(hf_model) -> int:
@@ -111,8 +119,9 @@ def test_encoder_matches_transformers_on_a_padded_batch(encoder):
 def test_bert_with_token_types_matches_on_a_pair(encoder):
     name, hf_model, model, tokenizer, reference = encoder
     pieces = tokenizer.encode_pair(TEXTS[0], TEXTS[1])
-    expected = reference(TEXTS[0], TEXTS[1], truncation=True, max_length=tokenizer.max_tokens,
-                         return_token_type_ids=True)
+    expected = reference(
+        TEXTS[0], TEXTS[1], truncation=True, max_length=tokenizer.max_tokens, return_token_type_ids=True
+    )
     assert list(pieces.ids) == expected["input_ids"] and list(pieces.type_ids) == expected["token_type_ids"]
     assert set(pieces.type_ids) == {0, 1}
     ours, theirs = run_encoders(name, hf_model, model, pieces.tensors())
@@ -138,6 +147,7 @@ def test_encoder_parity_can_fail(encoder):
 
 # ---- GPT-2 -----------------------------------------------------------------------------------------
 
+
 def gpt2_batch(tokenizer, texts):
     end = tokenizer.encode([END])[0]
     return batch_tensors([tokenizer.encode_text(text) for text in texts], pad_id=end)
@@ -154,7 +164,13 @@ def test_gpt2_is_our_decoder_only_model(gpt2):
     hf_model, model, tokenizer, _ = gpt2
     assert isinstance(model, DecoderOnly) and isinstance(tokenizer, BPETokenizer)
     c = model.config
-    assert (c.norm_first, c.activation, c.positional, c.output_bias, c.d_ff) == (True, "gelu_tanh", "learned", False, 128)
+    assert (c.norm_first, c.activation, c.positional, c.output_bias, c.d_ff) == (
+        True,
+        "gelu_tanh",
+        "learned",
+        False,
+        128,
+    )
     assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in hf_model.parameters())
 
 
@@ -199,11 +215,17 @@ def test_gpt2_greedy_generation_matches_transformers(gpt2, prompt):
     ids = list(tokenizer.with_max_tokens(24).encode_text(prompt).ids)  # room for 20 more in 64 positions
     end = tokenizer.encode([END])[0]
     with torch.inference_mode():
-        expected = hf_model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                                     max_new_tokens=20, do_sample=False, num_beams=1, eos_token_id=end,
-                                     pad_token_id=end)[0, len(ids):].tolist()
+        expected = hf_model.generate(
+            torch.tensor([ids]),
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+            max_new_tokens=20,
+            do_sample=False,
+            num_beams=1,
+            eos_token_id=end,
+            pad_token_id=end,
+        )[0, len(ids) :].tolist()
     if end in expected:  # transformers pads after the end; the end itself is the last token
-        expected = expected[:expected.index(end) + 1]
+        expected = expected[: expected.index(end) + 1]
     for use_cache in (True, False):
         ours = generate(model, ids, 20, strategy="greedy", eos_id=end, use_cache=use_cache)
         assert list(ours.tokens) == expected, use_cache

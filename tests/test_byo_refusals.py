@@ -72,23 +72,29 @@ def test_unsupported_model_type_says_what_is_supported(copy, model_type):
     assert all(name in message for name in SUPPORTED) and "config.json, model.safetensors and tokenizer.json" in message
 
 
-@pytest.mark.parametrize("change, match", [
-    ({"n_inner": 96}, r"feed_forward\.linear1\.\w+' has shape \(128,?.*needs \(96,"),  # the file has 4 x 32
-    ({"vocab_size": 400}, r"embed\.tokens\.weight"),
-    ({"n_layer": 3}, r"missing \['decoder\.layers\.2\."),
-    ({"n_layer": 1}, r"unexpected \['decoder\.layers\.1\."),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"n_inner": 96}, r"feed_forward\.linear1\.\w+' has shape \(128,?.*needs \(96,"),  # the file has 4 x 32
+        ({"vocab_size": 400}, r"embed\.tokens\.weight"),
+        ({"n_layer": 3}, r"missing \['decoder\.layers\.2\."),
+        ({"n_layer": 1}, r"unexpected \['decoder\.layers\.1\."),
+    ],
+)
 def test_shapes_that_do_not_match_the_config_are_refused(copy, change, match):
     edit_config(copy, **change)
     refused(copy, match)
 
 
-@pytest.mark.parametrize("change, match", [
-    ({"scale_attn_by_inverse_layer_idx": True}, "scale_attn_by_inverse_layer_idx"),
-    ({"add_cross_attention": True}, "add_cross_attention"),
-    ({"activation_function": "gelu_fast"}, "activation_function='gelu_fast' is not supported"),
-    ({"n_head": 5}, "num_heads"),
-])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"scale_attn_by_inverse_layer_idx": True}, "scale_attn_by_inverse_layer_idx"),
+        ({"add_cross_attention": True}, "add_cross_attention"),
+        ({"activation_function": "gelu_fast"}, "activation_function='gelu_fast' is not supported"),
+        ({"n_head": 5}, "num_heads"),
+    ],
+)
 def test_options_the_package_cannot_express_are_refused(copy, change, match):
     edit_config(copy, **change)
     refused(copy, match)
@@ -124,17 +130,23 @@ def test_a_tokenizer_of_another_kind_or_vocabulary_is_refused(copy, tmp_path):
 
 def test_inspecting_reads_no_weights(gpt2_dir):
     info = inspect_folder(gpt2_dir)
-    assert (info.model_type, info.kind, info.architecture, info.name) == ("gpt2", "decoder-only", "GPT-2",
-                                                                          gpt2_dir.name)
-    assert info.parameters == 320 * 32 + 64 * 32 + 2 * (4 * 32 + 32 * 96 + 96 + 32 * 32 + 32 + 32 * 128 * 2 + 128 + 32) \
-        + 2 * 32  # wte, wpe, two layers, ln_f (the output matrix is the embedding's)
+    assert (info.model_type, info.kind, info.architecture, info.name) == (
+        "gpt2",
+        "decoder-only",
+        "GPT-2",
+        gpt2_dir.name,
+    )
+    assert (
+        info.parameters
+        == 320 * 32 + 64 * 32 + 2 * (4 * 32 + 32 * 96 + 96 + 32 * 32 + 32 + 32 * 128 * 2 + 128 + 32) + 2 * 32
+    )  # wte, wpe, two layers, ln_f (the output matrix is the embedding's)
     assert info.bytes == 4 * info.parameters and info.size == f"GPT-2 · {info.parameters:,} parameters"
 
 
 def test_gelu_tanh_is_the_tanh_formula():
     x = torch.linspace(-6, 6, 101)
     ffn = FeedForward(1, 1, activation="gelu_tanh")
-    expected = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    expected = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
     torch.testing.assert_close(ffn.activation(x), expected, atol=1e-6, rtol=0)
     assert (ffn.activation(x) - torch.nn.functional.gelu(x)).abs().max() > 1e-4  # not the erf GELU
 
@@ -151,12 +163,19 @@ def test_conv1d_weights_are_transposed_and_qkv_cut_in_three():
     d = 4
     c_attn = torch.arange(d * 3 * d, dtype=torch.float32).reshape(d, 3 * d)  # [in, out]: y = x W + b
     bias = torch.arange(3 * d, dtype=torch.float32)
-    ours = renamed({"transformer.h.0.attn.c_attn.weight": c_attn, "h.0.attn.c_attn.bias": bias,
-                    "h.0.mlp.c_fc.weight": torch.ones(d, 3), "wte.weight": torch.ones(5, d)}, GPT2)
+    ours = renamed(
+        {
+            "transformer.h.0.attn.c_attn.weight": c_attn,
+            "h.0.attn.c_attn.bias": bias,
+            "h.0.mlp.c_fc.weight": torch.ones(d, 3),
+            "wte.weight": torch.ones(5, d),
+        },
+        GPT2,
+    )
     x = torch.randn(2, d)
     for i, part in enumerate(("w_q", "w_k", "w_v")):
         weight, b = ours[f"decoder.layers.0.self_attn.{part}.weight"], ours[f"decoder.layers.0.self_attn.{part}.bias"]
-        torch.testing.assert_close(x @ weight.T + b, (x @ c_attn + bias)[:, i * d:(i + 1) * d])
+        torch.testing.assert_close(x @ weight.T + b, (x @ c_attn + bias)[:, i * d : (i + 1) * d])
     assert ours["decoder.layers.0.feed_forward.linear1.weight"].shape == (3, d)
     assert ours["embed.tokens.weight"].shape == (5, d)  # embeddings are not transposed
     assert renamed({"h.0.attn.bias": torch.ones(1, 1, 4, 4), "lm_head.weight": torch.ones(5, d)}, GPT2) == {}

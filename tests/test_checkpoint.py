@@ -10,8 +10,14 @@ import torch
 from safetensors import safe_open
 
 from tests.checkpoint_cases import CASES, EXTRA, WORDS, kind_of
-from transformer import (HashTokenizer, VocabTokenizer, checkpoint_data, checkpoint_info, load_checkpoint,
-                         save_checkpoint)
+from transformer import (
+    HashTokenizer,
+    VocabTokenizer,
+    checkpoint_data,
+    checkpoint_info,
+    load_checkpoint,
+    save_checkpoint,
+)
 
 
 def _run(model, kind: str):
@@ -96,7 +102,8 @@ def test_without_a_tokenizer_the_models_own_hash_tokenizer_is_saved(saved, tmp_p
         loaded, metadata = load_checkpoint(tmp_path / f"{name}.safetensors")
         assert metadata["tokenizer"] == HashTokenizer(vocab_size=vocab, level="word")
         assert {key: metadata[key] for key in metadata if key not in ("kind", "config", "tokenizer")} == (
-            {"task": "copy"} if name == "bare" else {})
+            {"task": "copy"} if name == "bare" else {}
+        )
         for key, tensor in model.state_dict().items():
             assert torch.equal(tensor, loaded.state_dict()[key]), key
     with safe_open(str(tmp_path / "bare.safetensors"), framework="pt") as file:
@@ -134,8 +141,9 @@ def test_a_model_with_the_papers_shared_token_matrix_round_trips(tmp_path):
     """One matrix for source, target and the output layer: saved once, and shared again after loading."""
     from transformer import TransformerConfig, build_model, load_checkpoint, save_checkpoint
 
-    config = TransformerConfig(share_embeddings=True, output_head="tied", src_vocab_size=40, tgt_vocab_size=40,
-                               d_model=16, num_heads=2)
+    config = TransformerConfig(
+        share_embeddings=True, output_head="tied", src_vocab_size=40, tgt_vocab_size=40, d_model=16, num_heads=2
+    )
     model = build_model(config, seed=4)
     assert model.tgt_embed.tokens.weight is model.src_embed.tokens.weight
     save_checkpoint(model, tmp_path / "shared.safetensors", {})

@@ -37,10 +37,12 @@ def _variant(saved, tmp_path, tensors=None, metadata=None):
 
 def _edit_json(key: str, change):
     """A metadata editor: parse meta[key] as JSON, apply ``change`` to it, store it back."""
+
     def edit(meta):
         value = json.loads(meta[key])
         change(value)
         return {**meta, key: json.dumps(value)}
+
     return edit
 
 
@@ -112,6 +114,7 @@ def test_wrong_shape(saved, tmp_path):
     def shrink(weights):
         weights["embed.tokens.weight"] = weights["embed.tokens.weight"][:10]
         return weights
+
     _rejects(_variant(saved, tmp_path, tensors=shrink), "embed.tokens.weight.*shape")
 
 
@@ -119,21 +122,29 @@ def test_missing_tensor(saved, tmp_path):
     def drop(weights):
         del weights["decoder.layers.1.self_attn.w_q.weight"]
         return weights
+
     _rejects(_variant(saved, tmp_path, tensors=drop), "missing.*decoder.layers.1.self_attn.w_q.weight")
 
 
 def test_unknown_tensor(saved, tmp_path):
-    _rejects(_variant(saved, tmp_path, tensors=lambda w: {**w, "extra.weight": torch.zeros(2)}),
-             "unexpected.*extra.weight")
+    _rejects(
+        _variant(saved, tmp_path, tensors=lambda w: {**w, "extra.weight": torch.zeros(2)}), "unexpected.*extra.weight"
+    )
 
 
-@pytest.mark.parametrize("dtype, match", [(torch.float16, "float16 .a floating-point type but not float32"),
-                                          (torch.float64, "float64"),
-                                          (torch.int64, "int64 .not a floating-point type")])
+@pytest.mark.parametrize(
+    "dtype, match",
+    [
+        (torch.float16, "float16 .a floating-point type but not float32"),
+        (torch.float64, "float64"),
+        (torch.int64, "int64 .not a floating-point type"),
+    ],
+)
 def test_not_float32(saved, tmp_path, dtype, match):
     def convert(weights):
         weights["generator.bias"] = weights["generator.bias"].to(dtype)
         return weights
+
     _rejects(_variant(saved, tmp_path, tensors=convert), f"generator.bias.*{match}")
 
 
@@ -142,6 +153,7 @@ def test_non_finite_weights(saved, tmp_path, value):
     def spoil(weights):
         weights["decoder.layers.0.norm1.weight"][3] = value
         return weights
+
     path = _variant(saved, tmp_path, tensors=spoil)
     _rejects(path, "decoder.layers.0.norm1.weight.*NaN or infinite", info=False)
     assert checkpoint_info(path)["kind"] == "decoder-only"
@@ -174,18 +186,27 @@ def test_newer_format_version(saved, tmp_path):
     _rejects(_variant(saved, tmp_path, metadata=lambda meta: {**meta, "version": "2"}), "version '2'")
 
 
-@pytest.mark.parametrize("tokenizer, match", [
-    ({"kind": "bpe"}, "tokenizer is invalid: tokenizer kind 'bpe'"),
-    ({"kind": "vocab", "vocabulary": ["a", "a"]}, "tokenizer is invalid"),
-    ({"kind": "hash", "vocab_size": 4096}, "4096 ids but the model has only 24 embeddings")])
+@pytest.mark.parametrize(
+    "tokenizer, match",
+    [
+        ({"kind": "bpe"}, "tokenizer is invalid: tokenizer kind 'bpe'"),
+        ({"kind": "vocab", "vocabulary": ["a", "a"]}, "tokenizer is invalid"),
+        ({"kind": "hash", "vocab_size": 4096}, "4096 ids but the model has only 24 embeddings"),
+    ],
+)
 def test_bad_tokenizer(saved, tmp_path, tokenizer, match):
     edit = lambda meta: {**meta, "tokenizer": json.dumps(tokenizer)}  # noqa: E731
     _rejects(_variant(saved, tmp_path, metadata=edit), match)
 
 
-@pytest.mark.parametrize("change, match", [({"num_decoder_layers": 10**9}, "1000000000 layers"),
-                                           ({"max_len": 10**10, "positional": "sinusoidal"}, "too big"),
-                                           ({"d_model": 3 * 2**20, "d_ff": 2**20}, "too big")])
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"num_decoder_layers": 10**9}, "1000000000 layers"),
+        ({"max_len": 10**10, "positional": "sinusoidal"}, "too big"),
+        ({"d_model": 3 * 2**20, "d_ff": 2**20}, "too big"),
+    ],
+)
 def test_absurd_config_is_refused_before_the_model_is_built(saved, tmp_path, change, match):
     _rejects(_variant(saved, tmp_path, metadata=_edit_json("config", lambda c: c.update(change))), match)
 
@@ -202,18 +223,27 @@ def test_header_that_is_json_but_not_an_object(tmp_path):
 
 
 def test_metadata_values_that_are_not_strings(tmp_path):
-    _rejects(_raw(tmp_path, {"__metadata__": {"format": "attention-lab-checkpoint", "version": 1}}),
-             "not JSON in the safetensors layout")
+    _rejects(
+        _raw(tmp_path, {"__metadata__": {"format": "attention-lab-checkpoint", "version": 1}}),
+        "not JSON in the safetensors layout",
+    )
 
 
 def test_unknown_dtype_code(tmp_path):
-    _rejects(_raw(tmp_path, {"w": {"dtype": "Q9", "shape": [2], "data_offsets": [0, 8]}}, bytes(8)),
-             "not JSON in the safetensors layout")
+    _rejects(
+        _raw(tmp_path, {"w": {"dtype": "Q9", "shape": [2], "data_offsets": [0, 8]}}, bytes(8)),
+        "not JSON in the safetensors layout",
+    )
 
 
-@pytest.mark.parametrize("entry", [{"dtype": "F32", "shape": [3], "data_offsets": [0, 8]},   # 3 floats in 8 bytes
-                                   {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]},   # backwards
-                                   {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]}])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]},  # 3 floats in 8 bytes
+        {"dtype": "F32", "shape": [2], "data_offsets": [8, 0]},  # backwards
+        {"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]},
+    ],
+)
 def test_tensor_entry_that_does_not_fit_its_bytes(tmp_path, entry):
     with pytest.raises(ValueError):
         checkpoint_info(_raw(tmp_path, {"w": entry}, bytes(8)))
@@ -238,8 +268,9 @@ def test_a_header_length_that_starts_like_a_pickle_byte_is_still_a_checkpoint(tm
     for one length in 256. Such a file is read, and a real pickle is still refused."""
     from transformer import TransformerConfig, build_model, load_checkpoint, save_checkpoint
 
-    model = build_model(TransformerConfig(d_model=8, num_heads=2, src_vocab_size=12, tgt_vocab_size=12),
-                        kind="decoder-only")
+    model = build_model(
+        TransformerConfig(d_model=8, num_heads=2, src_vocab_size=12, tgt_vocab_size=12), kind="decoder-only"
+    )
     for padding in range(256):
         path = tmp_path / "model.safetensors"
         save_checkpoint(model, path, {"note": "x" * padding})

@@ -34,8 +34,10 @@ def test_without_the_previous_token_head_accuracy_stays_far_above_chance():
     symbols = int(re.search(r"1/(\d+) = ", chance)[1])
     assert accuracy == pytest.approx(0.64, abs=0.02) and accuracy > 10 / symbols  # "0.64 ... far above chance"
     assert "about 0.64" in view.notice and f"1/{symbols} = {1 / symbols:.2f}" in view.notice
-    both = run_page(PAGE, {"model": shipped_label("induction"), "section": "Knock out",
-                           "ko_decoder0_self_attn": ["head 1", "head 2"]})
+    both = run_page(
+        PAGE,
+        {"model": shipped_label("induction"), "section": "Knock out", "ko_decoder0_self_attn": ["head 1", "head 2"]},
+    )
     assert_no_exception(both)
     assert after_bar(both) == pytest.approx(0.12, abs=0.02) and "about 0.12" in view.answer
     alone = after_bar(open_view("circuit", 4))  # "head 1 alone costs almost nothing (a later step)"
@@ -87,14 +89,14 @@ def test_the_induction_head_reads_the_corruption_through_its_keys_not_its_querie
     changed = next(i for i, (a, b) in enumerate(zip(clean, corrupted)) if a != b)
     assert keys[1, 1] == pytest.approx(0.74, abs=0.02) and "layer 2 · head 2 alone restore about 0.74" in view.notice
     assert keys[1, 0] == pytest.approx(0.59, abs=0.02) and "layer 2 · head 1 about 0.59" in view.notice
-    assert parts["keys"] == pytest.approx(keys[1, 1], abs=1e-6)                    # the same number, two charts
+    assert parts["keys"] == pytest.approx(keys[1, 1], abs=1e-6)  # the same number, two charts
     assert abs(parts["queries"]) < 0.005 and "its queries about 0.00" in view.answer
     assert parts["values"] == pytest.approx(-0.03, abs=0.01) and "values about -0.03" in view.answer
     assert view.ask.options[view.ask.right] == "Its keys" and parts["keys"] > 0.5 > 10 * abs(parts["queries"])
     # "restore all of that at one key: the letter right after the changed one"
     assert int(np.argmax(by_key)) == changed + 1 and by_key[changed + 1] == pytest.approx(keys[1, 1], abs=0.01)
     caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
-    assert (f"its keys {parts['keys']:.2f}" in caption and "mostly through its keys" in caption)
+    assert f"its keys {parts['keys']:.2f}" in caption and "mostly through its keys" in caption
     # "layer 1 · head 2 attends from that letter to the changed one", in both runs
     model, _ = load_checkpoint(CHECKPOINT)
     task = make_task("induction")
@@ -120,18 +122,22 @@ def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
     assert float(restored[0, 1]) == pytest.approx(0.91, abs=0.02)
     assert "about 0.21" in view.notice and "about 10.4" in view.notice and "about 0.91" in view.notice
     gap = next(c.value for c in at.caption if c.value.startswith("Patching a head"))
-    assert (f"Layer 1 · head 2 writes {direct[0, 1]:.2f} of the logit {logit:.2f} directly" in gap
-            and f"patching it restores {float(restored[0, 1]):.2f}" in gap)
+    assert (
+        f"Layer 1 · head 2 writes {direct[0, 1]:.2f} of the logit {logit:.2f} directly" in gap
+        and f"patching it restores {float(restored[0, 1]):.2f}" in gap
+    )
 
 
 def test_the_first_steps_numbers_are_the_drawn_ones():
-    """"both score above 0.9 on prefix matching"; accuracy "from 1.00 to about 0.02", loss "from 0.00 to about 4";
+    """ "both score above 0.9 on prefix matching"; accuracy "from 1.00 to about 0.02", loss "from 0.00 to about 4";
     layer 1 · head 1 alone "stays at about 0.98"."""
     table = next(df.value for df in open_view("circuit", 0).dataframe if "prefix matching" in df.value.columns)
     layer_2 = table[table["head"].str.startswith("layer 2")]["prefix matching"]
     assert len(layer_2) == 2 and (layer_2 > 0.9).all() and "both score above 0.9" in CIRCUIT.views[0].answer
     at = open_view("circuit", 1)
-    accuracy = [decode_array(t["y"]).astype(float)[0] for t in chart_by_title(at, "Accuracy")["data"] if t["type"] == "bar"]
+    accuracy = [
+        decode_array(t["y"]).astype(float)[0] for t in chart_by_title(at, "Accuracy")["data"] if t["type"] == "bar"
+    ]
     loss = [decode_array(t["y"]).astype(float)[0] for t in chart_by_title(at, "Loss")["data"] if t["type"] == "bar"]
     assert f"{accuracy[0]:.2f}" == "1.00" and accuracy[1] == pytest.approx(0.02, abs=0.01)
     assert f"{loss[0]:.2f}" == "0.00" and loss[1] == pytest.approx(4, abs=0.5)

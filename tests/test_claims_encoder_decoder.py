@@ -66,6 +66,12 @@ def test_the_dropout_captions_count_the_drawn_mask_and_sum_the_drawn_rows(p, see
     output = chart_by_title(at, "output before the residual add")
     parts = {t["name"]: decode_array(t["z"]).astype(np.float64) for t in output["data"] if t.get("type") == "heatmap"}
     kept = ~((parts["after"] == 0) & (parts["before"] != 0))
-    share = re.search(r"(\d+)% of the (\d+) entries kept \(expected (\d+)%\)",
-                      next(c.value for c in at.caption if "entries kept" in c.value))
-    assert int(share[2]) == kept.size and int(share[1]) == round(100 * kept.mean()) and int(share[3]) == round(100 * (1 - p))
+    share = re.search(
+        r"(\d+)% of the (\d+) entries kept \(expected (\d+)%\)",
+        next(c.value for c in at.caption if "entries kept" in c.value),
+    )
+    assert (
+        int(share[2]) == kept.size
+        and int(share[1]) == round(100 * kept.mean())
+        and int(share[3]) == round(100 * (1 - p))
+    )

@@ -45,8 +45,10 @@ def test_the_built_heads_caption_counts_the_previous_tokens_rows_on_the_drawn_ma
     rows = np.arange(1, length)
     previous = weights[rows, rows - 1]
     leading = sum(all(weights[i, i - 1] > weights[i, j] for j in range(i + 1) if j != i - 1) for i in rows)
-    assert (f"the most-attended key of {leading} of the {length - 1} rows after the first, with "
-            f"{previous.min():.2f} to {previous.max():.2f} of their weight") in caption
+    assert (
+        f"the most-attended key of {leading} of the {length - 1} rows after the first, with "
+        f"{previous.min():.2f} to {previous.max():.2f} of their weight"
+    ) in caption
     threshold = math.log(length - 1)
     assert f"once β ≥ ln {length - 1} ≈ {threshold:.1f}" in caption
     if "w_same" not in query:  # "k back" alone: the drawn rows are the formula's, the previous token leads them all
@@ -99,8 +101,10 @@ def test_with_every_head_knocked_out_the_warning_says_what_still_reaches_the_out
     names = [f"decoder.layers.{layer}.self_attn" for layer in range(2)]
     if how == "mean":  # each head's output before W^O: one vector at every position
         seen = []
-        hooks = [model.get_submodule(f"{name}.w_o").register_forward_pre_hook(lambda _, args: seen.append(args[0]))
-                 for name in names]
+        hooks = [
+            model.get_submodule(f"{name}.w_o").register_forward_pre_hook(lambda _, args: seen.append(args[0]))
+            for name in names
+        ]
         logits_at(model, ids, [Ablate(name, [0, 1], "mean") for name in names])
         for hook in hooks:
             hook.remove()
@@ -126,7 +130,7 @@ def test_with_every_head_knocked_out_the_warning_says_what_still_reaches_the_out
 
 @pytest.mark.parametrize("query", [{}, {"position": "21"}, {"position": "12", "input": "abcdefgabcdefgabcdefg"}])
 def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
-    """"Heads h + other parts o = t; the model's logit is l ... which makes the sum exact": h and o summed from the
+    """ "Heads h + other parts o = t; the model's logit is l ... which makes the sum exact": h and o summed from the
     drawn grid and bars, l from the model; where patching cannot be compared, the caption says why."""
     at = run_page(PAGE, {"section": "Attribution", **query})
     assert_no_exception(at)
@@ -189,5 +193,7 @@ def test_chance_counts_the_symbols_the_measured_positions_ask_for(name):
     batch = task.batch(64, torch.Generator().manual_seed(0), "val")
     asked = set(task.symbols(batch.targets[batch.loss_mask].tolist()))
     assert len(asked) == {"induction": 26, "sort": 27}[name] and ("</s>" in asked) == (name == "sort")
-    assert any(f"among the {len(asked)} symbols they ask for would score 1/{len(asked)} = {1 / len(asked):.3f}"
-               in c.value for c in at.caption)
+    assert any(
+        f"among the {len(asked)} symbols they ask for would score 1/{len(asked)} = {1 / len(asked):.3f}" in c.value
+        for c in at.caption
+    )

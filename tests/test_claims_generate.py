@@ -22,8 +22,9 @@ def everything_written(at) -> list[str]:
     return texts
 
 
-@pytest.mark.parametrize(("section", "temperature"),
-                         [("Next token", None), ("Next token", "0.5"), ("Next token", "0.0"), ("Compare", "1.5")])
+@pytest.mark.parametrize(
+    ("section", "temperature"), [("Next token", None), ("Next token", "0.5"), ("Next token", "0.0"), ("Compare", "1.5")]
+)
 def test_the_temperature_is_tau_and_the_value_named_is_the_slider_s(section, temperature):
     at = run_page(PAGE, {"section": section, **({"t": temperature} if temperature else {})})
     assert_no_exception(at)
@@ -49,8 +50,10 @@ def test_what_sharing_keys_and_values_and_a_window_save_is_read_from_the_table()
     from ui.pages_index import PAGES
 
     summary = next(page.summary for page in PAGES if page.path == PAGE)
-    assert "cache memory (sharing keys and values also saves parameters), but not, at these sizes, time per token" \
+    assert (
+        "cache memory (sharing keys and values also saves parameters), but not, at these sizes, time per token"
         in summary
+    )
     at = run_page(PAGE, {"section": "KV cache"})
     assert_no_exception(at)
     table = next(df.value for df in at.dataframe if "parameters" in df.value.columns)

@@ -31,14 +31,21 @@ def said(caption: str, where: str) -> list[int]:
     return [int(n) for n in match[1].split(" + ")] + [int(match[2]), int(match[3])]
 
 
-@pytest.mark.parametrize(("page", "where", "keys", "query"), [
-    ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), None),
-    ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), None),
-    ("masks", "Multi-head attention, Masks", ("layers", "d_model", "heads"), None),
-    ("positional_encoding", "Multi-head attention, Masks and Positional encoding's word order",
-     ("wo_layers", "wo_d", "wo_heads"), {"section": "Word order"}),
-    ("self_attention", "Self-attention", ("layers", "d_model", "heads"), None),
-])
+@pytest.mark.parametrize(
+    ("page", "where", "keys", "query"),
+    [
+        ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), None),
+        ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), None),
+        ("masks", "Multi-head attention, Masks", ("layers", "d_model", "heads"), None),
+        (
+            "positional_encoding",
+            "Multi-head attention, Masks and Positional encoding's word order",
+            ("wo_layers", "wo_d", "wo_heads"),
+            {"section": "Word order"},
+        ),
+        ("self_attention", "Self-attention", ("layers", "d_model", "heads"), None),
+    ],
+)
 def test_the_classroom_sizes_home_names_are_where_the_pages_start(page, where, keys, query):
     caption = home_caption()
     assert said(caption, where) == started_at(page, keys, query)

@@ -24,8 +24,11 @@ def test_the_kept_weights_that_grow_are_counted_on_the_drawn_maps(layer):
     change = (causal - both)[kept]
     larger, smaller = int((change > 1e-5).sum()), int((change < -1e-5).sum())
     note = next(c.value for c in at.caption if c.value.startswith("Under the causal mask"))
-    said = re.search(r"weight (\d\.\d\d)\)\. Of the (\d+) weights the mask keeps, (\d+) are larger here than without "
-                     r"the mask, (\d+) the same and (\d+) smaller\.", note)
+    said = re.search(
+        r"weight (\d\.\d\d)\)\. Of the (\d+) weights the mask keeps, (\d+) are larger here than without "
+        r"the mask, (\d+) the same and (\d+) smaller\.",
+        note,
+    )
     assert said, note
     assert float(said[1]) == pytest.approx(causal[0, 0], abs=0.005) and causal[0, 0] == pytest.approx(1.0, abs=1e-3)
     assert [int(said[k]) for k in (2, 3, 4, 5)] == [n * (n + 1) // 2, larger, kept.sum() - larger - smaller, smaller]

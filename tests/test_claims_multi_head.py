@@ -38,15 +38,23 @@ def test_the_head_view_draws_each_weight_as_its_caption_says(query):
     queries = [7] if query else range(weights.shape[1])
     title = f"Layer {layer} · {'head 2' if query else 'all heads'} · head view"
     lines = drawn_lines(chart_by_title(at, title))
-    expected = {(h, i, j): np.ceil(10 * weights[h, i, j]) / 10 for h in heads for i in queries
-                for j in range(weights.shape[2]) if weights[h, i, j] >= 0.01}
+    expected = {
+        (h, i, j): np.ceil(10 * weights[h, i, j]) / 10
+        for h in heads
+        for i in queries
+        for j in range(weights.shape[2])
+        if weights[h, i, j] >= 0.01
+    }
     assert lines.keys() == expected.keys()
     for key, opacity in lines.items():
         assert opacity == pytest.approx(expected[key])
-    hidden = [weights[h, i, j] for h in heads for i in queries for j in range(weights.shape[2])
-              if (h, i, j) not in lines]
+    hidden = [
+        weights[h, i, j] for h in heads for i in queries for j in range(weights.shape[2]) if (h, i, j) not in lines
+    ]
     assert all(w < 0.01 for w in hidden) and hidden  # some weights are too small to draw, at both settings
     if causal:  # the mask: no line to a later key
         assert all(j <= i for _, i, j in lines)
-    assert any(c.value == "Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth."
-               for c in at.caption)
+    assert any(
+        c.value == "Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth."
+        for c in at.caption
+    )

@@ -13,8 +13,13 @@ import pytest
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 
 PAGE = "pages/positional_encoding/page.py"
-SETTINGS = [{}, {"base": "10", "d_model": "16"}, {"base": "1"}, {"d_model": "2", "positions": "40"},
-            {"d_model": "65", "positions": "8", "base": "500"}]
+SETTINGS = [
+    {},
+    {"base": "10", "d_model": "16"},
+    {"base": "1"},
+    {"d_model": "2", "positions": "40"},
+    {"d_model": "65", "positions": "8", "base": "500"},
+]
 
 
 def sinusoids(positions: int, d_model: int, base: float) -> np.ndarray:
@@ -56,8 +61,11 @@ def test_the_pairs_speeds_and_the_slowest_pairs_turn_are_the_formulas(query):
     else:
         assert "each later pair more slowly" in text and "further right change more and more slowly" in table
         assert np.all(np.diff(chord) < 0)  # the drawn columns: every pair steps less than the one before
-        said = re.search(r"pair i = (\d+) \((.*?)\), has a wavelength of ([\d,.]+) positions, so from position 0 to "
-                         r"(\d+) it turns by ([\d,.]+)° \(([\d.e-]+) of a full turn\)", text)
+        said = re.search(
+            r"pair i = (\d+) \((.*?)\), has a wavelength of ([\d,.]+) positions, so from position 0 to "
+            r"(\d+) it turns by ([\d,.]+)° \(([\d.e-]+) of a full turn\)",
+            text,
+        )
         assert said, text
         assert int(said[1]) == pairs - 1 and int(said[4]) == positions - 1
         assert said[2].startswith(f"dimensions {d_model - 2} and" if d_model % 2 == 0 else f"dimension {d_model - 1}")
@@ -70,8 +78,9 @@ def test_the_pairs_speeds_and_the_slowest_pairs_turn_are_the_formulas(query):
 def rises_again(profile: np.ndarray) -> int:
     """How many times the profile turns from falling to rising (its strict local minima)."""
     tol = 1e-6 * abs(profile[0])
-    return sum(1 for k in range(1, len(profile) - 1)
-               if profile[k] < profile[k - 1] - tol and profile[k] < profile[k + 1] - tol)
+    return sum(
+        1 for k in range(1, len(profile) - 1) if profile[k] < profile[k - 1] - tol and profile[k] < profile[k + 1] - tol
+    )
 
 
 @pytest.mark.parametrize("query", SETTINGS)
@@ -80,7 +89,7 @@ def test_the_similarity_profile_is_described_by_its_own_numbers(query):
     assert_no_exception(at)
     positions, d_model, base = settings_of(query)
     pe = sinusoids(positions, d_model, base)
-    profile = np.array([np.mean(np.sum(pe[:positions - k] * pe[k:], axis=1)) for k in range(positions)])
+    profile = np.array([np.mean(np.sum(pe[: positions - k] * pe[k:], axis=1)) for k in range(positions)])
     spec = chart_by_title(at, "Similarity against distance")
     drawn = next(decode_array(t["y"]) for t in spec["data"] if t.get("name") == "mean over pos").astype(np.float64)
     np.testing.assert_allclose(drawn, profile, atol=1e-4 * profile[0])
@@ -100,8 +109,9 @@ def test_the_similarity_profile_is_described_by_its_own_numbers(query):
     assert (1 if count == "once" else int(count.split()[0])) == rises
     half = positions // 2
     far = half + int(np.argmax(profile[half:]))
-    reach = re.search(rf"at offsets {half} to {positions - 1} it still reaches ([\d.]+)% of its peak \(offset (\d+)\)",
-                      text)
+    reach = re.search(
+        rf"at offsets {half} to {positions - 1} it still reaches ([\d.]+)% of its peak \(offset (\d+)\)", text
+    )
     assert reach, text
     assert float(reach[1]) / 100 == pytest.approx(profile[far] / profile[0], abs=1e-4) and int(reach[2]) == far
     if base == 1 or d_model == 2:  # one speed: the similarity comes back all the way, it never dies away

@@ -54,14 +54,18 @@ def test_the_scales_of_the_raw_scores_and_the_unclear_heads_are_counted_on_this_
     assert_no_exception(at)
     expected = scores(minilm, text)
     note = next(m.value for m in at.markdown if m.value.startswith("The raw scores are not on one scale"))
-    said = re.search(r"on this text the middle half of the heads have an entropy ratio between ([\d.]+) and ([\d.]+), "
-                     r"while (\d+) of the 72 heads reach a previous-token weight of 0\.3\)", note)
+    said = re.search(
+        r"on this text the middle half of the heads have an entropy ratio between ([\d.]+) and ([\d.]+), "
+        r"while (\d+) of the 72 heads reach a previous-token weight of 0\.3\)",
+        note,
+    )
     assert said, note
     low, high = np.percentile(expected["broad"], [25, 75])
     assert float(said[1]) == pytest.approx(low, abs=0.006) and float(said[2]) == pytest.approx(high, abs=0.006)
     assert int(said[3]) == int((expected["previous"] >= 0.3).sum())
     unclear = next(m.value for m in at.markdown if "no clear role" in m.value and "On this text" in m.value)
     assert int(re.search(r"On this text that is (\d+) of the 72 heads", unclear)[1]) == int(
-        (expected["standing"] < 1.0).sum())
+        (expected["standing"] < 1.0).sum()
+    )
     if text == DEFAULT:  # the Head roles lesson's answer, on its view: "0.6 is ordinary, 0.3 is rare"
         assert low < 0.6 < high and int(said[3]) <= 72 // 10

@@ -33,7 +33,7 @@ def test_one_layer_never_learns_induction_in_the_step_budget(seed):
     logits, mask = record.logits[batch.loss_mask], batch.loss_mask
     loss = F.cross_entropy(logits, batch.targets[mask]).item()
     accuracy = (logits.argmax(-1) == batch.targets[mask]).float().mean().item()
-    assert 1.7 < loss < 2.4, loss                 # "about 2 nats"
-    assert 0.12 < accuracy < 0.3, accuracy         # "near 20 %" (chance is 1/26)
+    assert 1.7 < loss < 2.4, loss  # "about 2 nats"
+    assert 0.12 < accuracy < 0.3, accuracy  # "near 20 %" (chance is 1/26)
     prefix = score_heads(trainer.task, record.attention, batch, "prefix matching")
     assert prefix.shape == (1, 2) and prefix.max() < 0.3, prefix  # "no head scores high on prefix matching"

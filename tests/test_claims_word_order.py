@@ -40,8 +40,11 @@ def test_bidirectional_without_positions_is_a_reordered_copy_weights_and_outputs
 
 @pytest.mark.parametrize("query", [{}, {"wo_layer": "2", "wo_head": "3", "wo_pe": "rotary"}])
 def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
-    at = open_view("word-order", 1) if not query else run_page(
-        "pages/positional_encoding/page.py", {"section": "Word order", "wo_causal": "true", **query})
+    at = (
+        open_view("word-order", 1)
+        if not query
+        else run_page("pages/positional_encoding/page.py", {"section": "Word order", "wo_causal": "true", **query})
+    )
     assert_no_exception(at)
     assert at.toggle(key="wo_causal").value is True
     spec = chart_by_title(at, "causal self-attention, none")

@@ -53,9 +53,15 @@ def test_a_waiting_request_is_answered_when_the_teacher_changes_something():
         assert 0.25 <= waited < 5
 
 
-@pytest.mark.parametrize("path", ["/_class/NOTHEX0123456789abcdef012345678?after=0",
-                                  f"/_class/{TOKEN}?after=-1", f"/_class/{TOKEN}?after=0&mode=other",
-                                  f"/_class/{TOKEN}?after=1e9"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/_class/NOTHEX0123456789abcdef012345678?after=0",
+        f"/_class/{TOKEN}?after=-1",
+        f"/_class/{TOKEN}?after=0&mode=other",
+        f"/_class/{TOKEN}?after=1e9",
+    ],
+)
 def test_bad_requests_are_refused(path):
     with client(Board()) as http:
         assert http.get(path).status_code in (400, 404)

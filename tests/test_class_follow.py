@@ -12,8 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.board import BOARD
-from tests.apptest_helpers import (APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name,
-                                  chart_specs)
+from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name, chart_specs
 from ui.rooms.membership import room_store
 from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS
 from ui.pages_index import PAGES
@@ -146,8 +145,12 @@ def test_the_teachers_count_tells_students_following_from_students_exploring():
 def test_no_key_of_another_pages_control_reaches_the_teachers_address_or_view(last):
     teacher = session(page="multi_head")
     code, _ = teach(teacher)
-    for path, settings in (("self_attention", {"section": "Q, K, V"}), ("generate", {"temp": "0.5", "k": "5"}),
-                           ("positional_encoding", {"k": "20"}), ("masks", {"heads": "2", "section": "Padding"})):
+    for path, settings in (
+        ("self_attention", {"section": "Q, K, V"}),
+        ("generate", {"temp": "0.5", "k": "5"}),
+        ("positional_encoding", {"k": "20"}),
+        ("masks", {"heads": "2", "section": "Padding"}),
+    ):
         teacher.switch_page(PAGE_SCRIPTS[path])
         for key, value in settings.items():
             teacher.query_params[key] = value

@@ -40,8 +40,11 @@ def font_sizes(node, path="") -> dict[str, float]:
 def without_fonts(node):
     """The figure without its fonts, height and margins: what must not change."""
     if isinstance(node, dict):
-        return {k: without_fonts(v) for k, v in node.items()
-                if not k.endswith("font") and k not in ("height", "template", "margin")}
+        return {
+            k: without_fonts(v)
+            for k, v in node.items()
+            if not k.endswith("font") and k not in ("height", "template", "margin")
+        }
     if isinstance(node, list):
         return [without_fonts(v) for v in node]
     return node
@@ -49,8 +52,9 @@ def without_fonts(node):
 
 def test_presentation_spec_scales_every_font_and_nothing_else():
     fig = go.Figure(go.Heatmap(z=np.arange(6, dtype=np.float32).reshape(2, 3), colorbar=dict(tickfont=dict(size=14))))
-    fig.update_layout(title=dict(text="t", font=dict(size=18)), height=400, font=dict(size=15),
-                      xaxis=dict(tickfont=dict(size=14)))
+    fig.update_layout(
+        title=dict(text="t", font=dict(size=18)), height=400, font=dict(size=15), xaxis=dict(tickfont=dict(size=14))
+    )
     before = fig.to_dict()
     after = presentation_spec(before)
     sizes_before, sizes_after = font_sizes(before), font_sizes(after)
@@ -100,8 +104,10 @@ def test_presentation_mode_grows_the_fonts_of_every_page_and_keeps_its_numbers(p
     presented = chart_specs(shown)
     assert len(plain) == len(presented) and plain
     for a, b in zip(plain, presented):
-        assert json.dumps(a["data"], sort_keys=True) == json.dumps(without_fonts(b)["data"], sort_keys=True) or \
-            without_fonts(a)["data"] == without_fonts(b)["data"]
+        assert (
+            json.dumps(a["data"], sort_keys=True) == json.dumps(without_fonts(b)["data"], sort_keys=True)
+            or without_fonts(a)["data"] == without_fonts(b)["data"]
+        )
         sizes_a, sizes_b = font_sizes(a["layout"]), font_sizes(b["layout"])
         assert sizes_b and all(sizes_b[k] > sizes_a.get(k, 0) for k in sizes_b if k in sizes_a)
         assert b["layout"]["font"]["size"] > a["layout"]["font"]["size"]
@@ -167,11 +173,27 @@ def test_reset_clears_the_pages_controls_and_keeps_every_other_session_key():
 
 
 def test_a_pages_controls_are_its_url_keys_and_its_session_controls_never_the_bars():
-    state = ["s1", "s12", "heads", "model", "present", "share", "model_upload", "uploaded_checkpoints", "trainer",
-             "class_room", "lesson_answers", "temp"]
+    state = [
+        "s1",
+        "s12",
+        "heads",
+        "model",
+        "present",
+        "share",
+        "model_upload",
+        "uploaded_checkpoints",
+        "trainer",
+        "class_room",
+        "lesson_answers",
+        "temp",
+    ]
     assert control_keys("masks", state) == ["s1", "s12", "heads", "model"]
     assert control_keys("train", ["layer_try", "snap", "corpus", "settings", "trainer", "running", "present"]) == [
-        "layer_try", "snap", "corpus", "settings"]
+        "layer_try",
+        "snap",
+        "corpus",
+        "settings",
+    ]
     assert control_keys("no_such_page", state) == []
 
 

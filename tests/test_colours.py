@@ -41,7 +41,7 @@ DEFICIENCIES = {
 
 
 def _linear(hex_colour: str) -> np.ndarray:
-    channels = np.array([int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255.0
+    channels = np.array([int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]) / 255.0
     return np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
 
 
@@ -61,7 +61,7 @@ def _closest(colours, others=()) -> float:
     smallest = np.inf
     for deficiency in DEFICIENCIES:
         seen = [_seen(c, deficiency) for c in colours]
-        pairs = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1:]]
+        pairs = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1 :]]
         pairs += [(a, _seen(o, deficiency)) for a in seen for o in others]
         smallest = min(smallest, min(float(np.linalg.norm(a - b)) for a, b in pairs))
     return smallest
@@ -72,9 +72,9 @@ def test_the_head_colours_stay_apart_for_colour_blind_readers_and_from_the_colou
 
     reserved = (ACCENT, OTHER_COLOR, MASKED_COLOR, "#ffffff", "#b2182b", "#d6604d")  # and the diverging reds
     assert len(set(HEAD_COLORS)) == 12
-    assert _closest(HEAD_COLORS[:3], reserved) >= 17      # the heads of the small models: far apart
-    assert _closest(HEAD_COLORS, reserved) >= 9           # all twelve of a pretrained layer
-    for colour in HEAD_COLORS:                            # a line or a head's name reads on white (3:1)
+    assert _closest(HEAD_COLORS[:3], reserved) >= 17  # the heads of the small models: far apart
+    assert _closest(HEAD_COLORS, reserved) >= 9  # all twelve of a pretrained layer
+    for colour in HEAD_COLORS:  # a line or a head's name reads on white (3:1)
         r, g, b = _linear(colour)
         assert 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) >= 3.0, colour
     tableau = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")  # the common default fails the same measure

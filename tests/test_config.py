@@ -7,8 +7,11 @@ from transformer import TransformerConfig, build_model, divisors
 
 
 def test_every_field_has_a_default():
-    missing = [f.name for f in dataclasses.fields(TransformerConfig)
-               if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    missing = [
+        f.name
+        for f in dataclasses.fields(TransformerConfig)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
     assert not missing
 
 
@@ -25,9 +28,9 @@ def test_a_default_model_computes_what_the_paper_writes():
     angle = position / 10000.0 ** (even / d_model)
     encoding = torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(5, d_model)
     table = model.state_dict()["src_embed.tokens.weight"]
-    torch.testing.assert_close(inside["encoder.embed"][0], table[src[0]] * d_model ** 0.5 + encoding)
+    torch.testing.assert_close(inside["encoder.embed"][0], table[src[0]] * d_model**0.5 + encoding)
     q, k = inside["encoder.layers.0.self_attn.q"], inside["encoder.layers.0.self_attn.k"]
-    torch.testing.assert_close(record.scores["encoder.layers.0.self_attn"], q @ k.transpose(-1, -2) / 16 ** 0.5)
+    torch.testing.assert_close(record.scores["encoder.layers.0.self_attn"], q @ k.transpose(-1, -2) / 16**0.5)
     for name in ("encoder.layers.0", "decoder.layers.1"):
         residual = inside[f"{name}.input"] + inside[f"{name}.self_attn.out"]
         torch.testing.assert_close(inside[f"{name}.norm1.in"], residual)
@@ -36,39 +39,66 @@ def test_a_default_model_computes_what_the_paper_writes():
         assert hidden.min() == 0 and (hidden == 0).float().mean() > 0.2  # ReLU: about half the units are off
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"d_model": 10, "num_heads": 3}, "choose num_heads from [1, 2, 5, 10]"),
-    ({"d_model": 0}, "d_model must be at least 1"),
-    ({"num_heads": 0}, "num_heads must be at least 1"),
-    ({"num_encoder_layers": 0}, "num_encoder_layers must be at least 1"),
-    ({"d_ff": -3}, "d_ff must be at least 1"),
-    ({"dropout": 1.0}, "dropout must be in [0, 1)"),
-    ({"dropout": -0.1}, "dropout must be in [0, 1)"),
-    ({"positional": "wavelet"}, "positional='wavelet' is unknown"),
-    ({"activation": "tanh"}, "activation='tanh' is unknown"),
-    ({"pe_base": 0.0}, "pe_base must be positive"),
-    ({"d_model": 12, "num_heads": 4, "positional": "rotary"}, "must be even"),
-    ({"d_model": 2.5}, "whole number"),
-    ({"output_head": "shared"}, "output_head='shared' is unknown"),
-    ({"type_vocab_size": -1}, "type_vocab_size must be a whole number >= 0"),
-    ({"layer_norm_eps": 0.0}, "layer_norm_eps must be positive"),
-    ({"output_bias": 1}, "output_bias must be True or False"),
-    ({"patch_size": 3}, "patch_size 3 does not divide image_size 8: pick 1, 2, 4 or 8"),
-    ({"channels": 0}, "channels must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"d_model": 10, "num_heads": 3}, "choose num_heads from [1, 2, 5, 10]"),
+        ({"d_model": 0}, "d_model must be at least 1"),
+        ({"num_heads": 0}, "num_heads must be at least 1"),
+        ({"num_encoder_layers": 0}, "num_encoder_layers must be at least 1"),
+        ({"d_ff": -3}, "d_ff must be at least 1"),
+        ({"dropout": 1.0}, "dropout must be in [0, 1)"),
+        ({"dropout": -0.1}, "dropout must be in [0, 1)"),
+        ({"positional": "wavelet"}, "positional='wavelet' is unknown"),
+        ({"activation": "tanh"}, "activation='tanh' is unknown"),
+        ({"pe_base": 0.0}, "pe_base must be positive"),
+        ({"d_model": 12, "num_heads": 4, "positional": "rotary"}, "must be even"),
+        ({"d_model": 2.5}, "whole number"),
+        ({"output_head": "shared"}, "output_head='shared' is unknown"),
+        ({"type_vocab_size": -1}, "type_vocab_size must be a whole number >= 0"),
+        ({"layer_norm_eps": 0.0}, "layer_norm_eps must be positive"),
+        ({"output_bias": 1}, "output_bias must be True or False"),
+        ({"patch_size": 3}, "patch_size 3 does not divide image_size 8: pick 1, 2, 4 or 8"),
+        ({"channels": 0}, "channels must be at least 1"),
+    ],
+)
 def test_bad_config_says_what_to_change(kwargs, fragment):
     with pytest.raises(ValueError) as error:
         TransformerConfig(**kwargs)
     assert fragment in str(error.value)
 
 
-CHANGED = {"d_model": 32, "num_heads": 2, "num_encoder_layers": 1, "num_decoder_layers": 3, "d_ff": 64,
-           "dropout": 0.0, "positional": "rotary", "pe_base": 500.0, "max_len": 64, "norm_first": True,
-           "activation": "gelu", "scale_scores": False, "src_vocab_size": 100, "tgt_vocab_size": 200, "bias": False,
-           "layer_norm_eps": 1e-12, "embed_scale": False, "type_vocab_size": 2, "embed_norm": True,
-           "output_head": "tied", "feed_forward": False, "share_embeddings": True,
-           "output_bias": False, "num_kv_heads": 2, "attention_window": 8, "image_size": 16, "patch_size": 4,
-           "channels": 3, "num_classes": 5}
+CHANGED = {
+    "d_model": 32,
+    "num_heads": 2,
+    "num_encoder_layers": 1,
+    "num_decoder_layers": 3,
+    "d_ff": 64,
+    "dropout": 0.0,
+    "positional": "rotary",
+    "pe_base": 500.0,
+    "max_len": 64,
+    "norm_first": True,
+    "activation": "gelu",
+    "scale_scores": False,
+    "src_vocab_size": 100,
+    "tgt_vocab_size": 200,
+    "bias": False,
+    "layer_norm_eps": 1e-12,
+    "embed_scale": False,
+    "type_vocab_size": 2,
+    "embed_norm": True,
+    "output_head": "tied",
+    "feed_forward": False,
+    "share_embeddings": True,
+    "output_bias": False,
+    "num_kv_heads": 2,
+    "attention_window": 8,
+    "image_size": 16,
+    "patch_size": 4,
+    "channels": 3,
+    "num_classes": 5,
+}
 
 
 def test_config_keys_a_cache_by_every_field_and_cannot_change():

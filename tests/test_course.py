@@ -19,8 +19,19 @@ from ui.screen import COMPACT
 
 COURSE = lesson_of("start")
 # The course's topics in the order a first-time student meets them; the first five steps are the course's own.
-TOPICS = ("start", "why-attention", "scaling", "heads", "word-order", "causal", "layer", "encoder-decoder",
-          "trained", "pretrained", "circuit")
+TOPICS = (
+    "start",
+    "why-attention",
+    "scaling",
+    "heads",
+    "word-order",
+    "causal",
+    "layer",
+    "encoder-decoder",
+    "trained",
+    "pretrained",
+    "circuit",
+)
 SAME_TOPIC = {"cross-attention": "encoder-decoder"}
 
 
@@ -94,8 +105,11 @@ def step_shown(at, step: int) -> bool:
     view = COURSE.views[step]
     link = next(link.proto for link in at.get("page_link"))
     notice = [m.value for m in at.markdown if m.value.startswith("**Notice:")]
-    return (link.label == f"**Step {step + 1}: {view.title}**" and link.query_string.endswith(f"step={step + 1}")
-            and notice == [f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}"])
+    return (
+        link.label == f"**Step {step + 1}: {view.title}**"
+        and link.query_string.endswith(f"step={step + 1}")
+        and notice == [f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}"]
+    )
 
 
 def test_a_step_picked_in_the_list_shows_its_link_notice_and_question():
@@ -131,6 +145,7 @@ def test_a_question_answered_in_the_list_is_judged_there_and_on_the_steps_page()
 
 # Predict, then reveal.
 
+
 def bar_answer(at) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith("**Answer:")]
 
@@ -163,7 +178,9 @@ def test_a_number_is_judged_within_its_tolerance():
     at = open_view("start", 3)  # 0.25 ± 0.005
     at.number_input(key="quiz_bar_start/3").set_value(0.26)
     check(at)
-    assert at.error[0].value == "Not quite: you answered 0.26." and bar_answer(at)[0].startswith("**Answer: 0.25 (± 0.005).**")
+    assert at.error[0].value == "Not quite: you answered 0.26." and bar_answer(at)[0].startswith(
+        "**Answer: 0.25 (± 0.005).**"
+    )
     at.button(key="quiz_again_bar_start/3").click().run()
     at.number_input(key="quiz_bar_start/3").set_value(0.254)
     check(at)
@@ -189,13 +206,17 @@ def test_an_answer_stays_in_the_session_when_the_student_moves_on_and_comes_back
 
 # The new views' 'what to notice', on the drawn numbers.
 
+
 def test_text_becomes_tokens_and_no_merges_gives_a_token_a_letter_and_an_end_a_word():
     at = open_view("start", 0)
     spec = chart_by_title(at, "Your sentence as tokens, cut four ways (BPE after 200 merges)")
     labels = [html.unescape(t) for t in spec["layout"]["yaxis"]["ticktext"]]
     assert labels == ["characters · 17", "words · 6", "BPE · 9", "WordPiece · 6"]  # 17 letters, 6 words
-    bars = sorted((int(y), float(b), html.unescape(text)) for t in spec["data"]
-                  for y, b, text in zip(decode_array(t["y"]), decode_array(t["base"]), t["text"]))
+    bars = sorted(
+        (int(y), float(b), html.unescape(text))
+        for t in spec["data"]
+        for y, b, text in zip(decode_array(t["y"]), decode_array(t["base"]), t["text"])
+    )
     bpe = [text for y, _, text in bars if y == 2]  # the row of BPE pieces
     assert bpe == ["the</w>", "c", "at</w>", "s", "at</w>", "on</w>", "the</w>", "m", "at</w>"]
     growth = chart_by_title(at, "As the merges grow")

@@ -42,13 +42,21 @@ CLOUD_WHEEL_TAG = Tag("cp312", "cp312", "manylinux_2_28_x86_64")
 READ_BEFORE_REQUIREMENTS = ("uv.lock", "Pipfile", "environment.yml")
 
 
-def marker_environment(sys_platform: str, platform_system: str, os_name: str, machine: str,
-                       python: str) -> dict[str, str]:
+def marker_environment(
+    sys_platform: str, platform_system: str, os_name: str, machine: str, python: str
+) -> dict[str, str]:
     """A PEP 508 marker environment for an operating system, CPU and CPython version ``X.Y.Z``."""
-    return {**default_environment(), "sys_platform": sys_platform, "platform_system": platform_system,
-            "os_name": os_name, "platform_machine": machine, "python_full_version": python,
-            "python_version": ".".join(python.split(".")[:2]), "implementation_name": "cpython",
-            "platform_python_implementation": "CPython"}
+    return {
+        **default_environment(),
+        "sys_platform": sys_platform,
+        "platform_system": platform_system,
+        "os_name": os_name,
+        "platform_machine": machine,
+        "python_full_version": python,
+        "python_version": ".".join(python.split(".")[:2]),
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+    }
 
 
 CLOUD = marker_environment("linux", "Linux", "posix", "x86_64", "3.12.11")
@@ -82,8 +90,11 @@ def requirements() -> list[Requirement]:
 
 def torch_lines_for(environment: dict[str, str]) -> list[Requirement]:
     """The torch requirements whose markers hold in ``environment`` (no marker: holds everywhere)."""
-    return [req for req in requirements() if canonicalize_name(req.name) == "torch"
-            and (req.marker is None or req.marker.evaluate(environment))]
+    return [
+        req
+        for req in requirements()
+        if canonicalize_name(req.name) == "torch" and (req.marker is None or req.marker.evaluate(environment))
+    ]
 
 
 def this_machine_is_cloud_like() -> bool:
@@ -96,7 +107,7 @@ def assert_is_cpu_wheel(req: Requirement) -> None:
     url = urlsplit(req.url)
     assert url.scheme == "https" and url.netloc == CPU_WHEEL_HOST, req.url
     assert url.path.startswith(CPU_WHEEL_FOLDER) and url.path.count("/") == CPU_WHEEL_FOLDER.count("/"), req.url
-    name, version, _build, tags = parse_wheel_filename(unquote(url.path[len(CPU_WHEEL_FOLDER):]))
+    name, version, _build, tags = parse_wheel_filename(unquote(url.path[len(CPU_WHEEL_FOLDER) :]))
     assert name == "torch"
     assert version.public == str(TORCH_VERSION) and version.local == "cpu", version
     assert tags == frozenset({CLOUD_WHEEL_TAG}), tags
@@ -251,8 +262,9 @@ def test_nginx_balances_over_exactly_the_app_servers_of_compose():
 
 def test_nginx_accepts_uploads_as_large_as_streamlit_does():
     limit = re.search(r"(?m)^\s*client_max_body_size\s+(\d+)m;", NGINX_SITE.read_text(encoding="utf-8"))
-    streamlit_mb = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))[
-        "server"].get("maxUploadSize", 200)
+    streamlit_mb = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["server"].get(
+        "maxUploadSize", 200
+    )
     assert limit and int(limit.group(1)) > streamlit_mb  # room for the multipart form around the file
 
 
@@ -278,17 +290,31 @@ def test_the_image_runs_the_app_as_a_user_on_the_cloud_python():
     [health] = [arguments for instruction, arguments in instructions if instruction == "HEALTHCHECK"]
     assert f"127.0.0.1:{APP_PORT}/_stcore/health" in health
     [command] = [arguments for instruction, arguments in instructions if instruction == "CMD"]
-    assert yaml.safe_load(command) == ["streamlit", "run", "app.py", "--server.address", "0.0.0.0",
-                                       "--server.headless", "true"]
+    assert yaml.safe_load(command) == [
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.address",
+        "0.0.0.0",
+        "--server.headless",
+        "true",
+    ]
 
 
 def test_the_image_holds_every_file_the_app_reads_and_no_tests():
-    patterns = [line.strip() for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
-    needed = list(APP_FILES) + [path.relative_to(ROOT).as_posix() for folder in APP_FOLDERS
-                                for path in (ROOT / folder).rglob("*") if path.is_file()
-                                and "__pycache__" not in path.parts]
+    patterns = [
+        line.strip()
+        for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    needed = list(APP_FILES) + [
+        path.relative_to(ROOT).as_posix()
+        for folder in APP_FOLDERS
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
     assert not [path for path in needed if docker_ignores(path, patterns)]
-    assert all(docker_ignores(path, patterns) for path in (".git/HEAD", "tests/test_deploy.py", "bench/load.py",
-                                                           "ui/__pycache__/cache.cpython-312.pyc"))
-
+    assert all(
+        docker_ignores(path, patterns)
+        for path in (".git/HEAD", "tests/test_deploy.py", "bench/load.py", "ui/__pycache__/cache.cpython-312.pyc")
+    )

@@ -40,7 +40,7 @@ def test_the_loader_gives_float_images_in_0_1_and_both_splits(raw):
     assert digits.train_images.dtype == torch.float32 and digits.train_labels.dtype == torch.int64
     for images in (digits.train_images, digits.heldout_images):
         assert images.min() >= 0 and images.max() <= 1
-        assert torch.equal(images * 16, (images * 16).round())              # 17 levels, pixel / 16
+        assert torch.equal(images * 16, (images * 16).round())  # 17 levels, pixel / 16
     assert np.array_equal(digits.train_images[:, 0].numpy() * 16, raw["images"][~held].astype(np.float32))
     assert np.array_equal(digits.heldout_images[:, 0].numpy() * 16, raw["images"][held].astype(np.float32))
     assert np.array_equal(digits.train_labels.numpy(), raw["labels"][~held])
@@ -52,7 +52,7 @@ def test_about_a_fifth_of_each_digit_is_held_out(raw):
     assert 0.19 <= held.mean() <= 0.21
     for digit in range(10):
         members = labels == digit
-        assert abs(held[members].sum() - 0.2 * members.sum()) <= 0.5          # stratified: round(20 %) per digit
+        assert abs(held[members].sum() - 0.2 * members.sum()) <= 0.5  # stratified: round(20 %) per digit
 
 
 def test_the_images_are_scikit_learns_digits(raw):
@@ -64,8 +64,10 @@ def test_the_images_are_scikit_learns_digits(raw):
 
 def test_a_bad_file_is_a_value_error(tmp_path):
     wrong = tmp_path / "wrong.safetensors"
-    save_file({"images": np.zeros((3, 8, 8), np.float32), "labels": np.zeros(3, np.uint8),
-               "heldout": np.zeros(3, bool)}, str(wrong))
+    save_file(
+        {"images": np.zeros((3, 8, 8), np.float32), "labels": np.zeros(3, np.uint8), "heldout": np.zeros(3, bool)},
+        str(wrong),
+    )
     with pytest.raises(ValueError, match="uint8"):
         load_digits(wrong)
     pickled = tmp_path / "digits.pkl"

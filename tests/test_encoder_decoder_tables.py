@@ -12,18 +12,42 @@ from analysis.parameters import closed_form_parameters, counted_parameters, shap
 
 CONFIGS = [
     TransformerConfig(),
-    TransformerConfig(d_model=8, num_heads=8, num_encoder_layers=1, num_decoder_layers=3, d_ff=16,
-                      positional="learned", norm_first=True),
-    TransformerConfig(d_model=24, num_heads=3, num_encoder_layers=3, num_decoder_layers=1, d_ff=2048,
-                      positional="alibi", activation="gelu", src_vocab_size=100, tgt_vocab_size=50),
+    TransformerConfig(
+        d_model=8,
+        num_heads=8,
+        num_encoder_layers=1,
+        num_decoder_layers=3,
+        d_ff=16,
+        positional="learned",
+        norm_first=True,
+    ),
+    TransformerConfig(
+        d_model=24,
+        num_heads=3,
+        num_encoder_layers=3,
+        num_decoder_layers=1,
+        d_ff=2048,
+        positional="alibi",
+        activation="gelu",
+        src_vocab_size=100,
+        tgt_vocab_size=50,
+    ),
     TransformerConfig(d_model=32, num_heads=2, positional="rotary", norm_first=True, bias=False, max_len=40),
 ]
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_parameter_counts_of_an_attention_only_bert_like_model(norm_first):
-    config = TransformerConfig(d_model=16, num_heads=2, feed_forward=False, output_head="tied", type_vocab_size=2,
-                               embed_norm=True, positional="learned", norm_first=norm_first)
+    config = TransformerConfig(
+        d_model=16,
+        num_heads=2,
+        feed_forward=False,
+        output_head="tied",
+        type_vocab_size=2,
+        embed_norm=True,
+        positional="learned",
+        norm_first=norm_first,
+    )
     model = build_model(config, 0)
     closed = closed_form_parameters(config)
     assert {k: v for k, v in counted_parameters(model).items() if v} == {k: v for k, v in closed.items() if v}
@@ -84,8 +108,9 @@ def test_shape_table_matches_the_tensors_of_a_forward_pass(config, src_len, tgt_
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_layer_steps_rebuild_the_layer_exactly(norm_first, activation):
-    config = TransformerConfig(d_model=32, num_heads=4, num_encoder_layers=3, norm_first=norm_first,
-                               activation=activation)
+    config = TransformerConfig(
+        d_model=32, num_heads=4, num_encoder_layers=3, norm_first=norm_first, activation=activation
+    )
     model = build_model(config, 3)
     ids = (5, 9, 11, 5, 40)
     with torch.inference_mode():
@@ -96,8 +121,9 @@ def test_layer_steps_rebuild_the_layer_exactly(norm_first, activation):
         x = model.encoder.layers[0](model.src_embed(torch.tensor([ids])))
         expected = model.encoder.layers[1](x)[0].numpy()
         ln2_input = steps.norms[1][1]
-        hidden = model.encoder.layers[1].feed_forward.hidden(torch.from_numpy(steps.norms[1][2] if norm_first
-                                                                             else steps.stages[3][1]))
+        hidden = model.encoder.layers[1].feed_forward.hidden(
+            torch.from_numpy(steps.norms[1][2] if norm_first else steps.stages[3][1])
+        )
     np.testing.assert_allclose(steps.stages[0][1], x[0].numpy(), atol=1e-5)
     np.testing.assert_allclose(steps.stages[-1][1], expected, atol=1e-5)
     for _, _, after in steps.norms:  # gain 1, bias 0 at init: each token has mean 0, std 1

@@ -26,17 +26,29 @@ def induction():
 
 
 def small(norm_first: bool, output_head: str = "linear", feed_forward: bool = True):
-    config = TransformerConfig(d_model=24, num_heads=3, num_decoder_layers=3, d_ff=40, dropout=0.0, max_len=20,
-                               tgt_vocab_size=17, norm_first=norm_first, output_head=output_head,
-                               feed_forward=feed_forward)
+    config = TransformerConfig(
+        d_model=24,
+        num_heads=3,
+        num_decoder_layers=3,
+        d_ff=40,
+        dropout=0.0,
+        max_len=20,
+        tgt_vocab_size=17,
+        norm_first=norm_first,
+        output_head=output_head,
+        feed_forward=feed_forward,
+    )
     return build_model(config, seed=5, kind="decoder-only")
 
 
 IDS = [4, 9, 3, 12, 7, 4, 9, 3, 12, 16, 5]
 
 
-@pytest.mark.parametrize("model", [small(True), small(False), small(True, "tied"), small(False, feed_forward=False)],
-                         ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only"])
+@pytest.mark.parametrize(
+    "model",
+    [small(True), small(False), small(True, "tied"), small(False, feed_forward=False)],
+    ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only"],
+)
 def test_the_logit_lens_last_stage_is_the_models_output(model):
     lens = logit_lens(model, IDS)
     with torch.inference_mode():
@@ -47,8 +59,11 @@ def test_the_logit_lens_last_stage_is_the_models_output(model):
     np.testing.assert_allclose(lens.final_probability[-1], lens.top_probability[-1], atol=1e-6)
 
 
-@pytest.mark.parametrize("model", [small(True), small(False), small(True, "tied"), small(False, feed_forward=False)],
-                         ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only"])
+@pytest.mark.parametrize(
+    "model",
+    [small(True), small(False), small(True, "tied"), small(False, feed_forward=False)],
+    ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only"],
+)
 def test_attributions_of_all_parts_sum_to_the_logit(model):
     with torch.inference_mode():
         logits = model(torch.tensor([IDS])).logits[0]
@@ -66,9 +81,9 @@ def test_in_an_attention_only_pre_ln_model_a_heads_share_is_its_output_through_t
     ids = task.encode_user_input("qzalgorithmalgorithmalgorithm")
     position, token = 15, 8
     record = model(torch.tensor([ids]), return_internals=True).attention.internals
-    heads = record[f"{LAYER2}.heads"][0, 1, position]                        # [d_head]
+    heads = record[f"{LAYER2}.heads"][0, 1, position]  # [d_head]
     d_head = model.config.d_head
-    w_o = model.decoder.layers[1].self_attn.w_o.weight[:, d_head:2 * d_head]
+    w_o = model.decoder.layers[1].self_attn.w_o.weight[:, d_head : 2 * d_head]
     part = w_o @ heads
     residual = record["decoder.layers.1.after_feed_forward"][0, position]
     norm = model.decoder.norm
@@ -88,14 +103,20 @@ def test_logit_lens_and_attribution_refuse_other_architectures():
 def test_the_sweep_is_each_heads_knock_out_minus_none(induction):
     model, _, batch = induction
     calls = []
-    effect = knockout_sweep([LAYER1, LAYER2], 2, lambda iv: task_score(model, batch, iv).accuracy,
-                            progress=lambda done, total: calls.append((done, total)))
+    effect = knockout_sweep(
+        [LAYER1, LAYER2],
+        2,
+        lambda iv: task_score(model, batch, iv).accuracy,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
     with torch.inference_mode():
+
         def accuracy(interventions):
             logits = model(batch.inputs, interventions=interventions).logits
             right = logits.argmax(-1)[batch.loss_mask] == batch.targets[batch.loss_mask]
             return float(right.float().mean())
+
         for layer, name in enumerate([LAYER1, LAYER2]):
             for head in range(2):
                 expected = accuracy([Ablate(name, [head])]) - accuracy([])
@@ -124,30 +145,38 @@ def test_the_induction_circuit(induction):
     assert task_score(model, batch, [Ablate(LAYER2, [0, 1])]).accuracy < 2 * chance
     assert task_score(model, batch, [Ablate(LAYER1, [1])]).accuracy < full - 0.3
     assert task_score(model, batch, [Ablate(LAYER1, [0])]).accuracy > full - 0.05
-    pair = pair_effect(model, batch, (LAYER1, 1), (LAYER2, 0),
-                       lambda rec, p: score_heads(task, rec, batch, p)[1, 0], ("prefix matching",))
+    pair = pair_effect(
+        model,
+        batch,
+        (LAYER1, 1),
+        (LAYER2, 0),
+        lambda rec, p: score_heads(task, rec, batch, p)[1, 0],
+        ("prefix matching",),
+    )
     assert pair.scores_before["prefix matching"] - pair.scores_after["prefix matching"] > 0.3
 
 
 def test_patching_restores_through_the_previous_token_head_at_the_changed_tokens_successor(induction):
     model, task, _ = induction
     clean = task.encode_user_input("qphnxodajfbnxodajfbnxodajfbnxoda")
-    corrupted = task.encode_user_input("qphcxodajfbnxodajfbnxodajfbnxoda")   # the block's first letter n -> c
-    position = 11                                                             # the second n: predicts x
+    corrupted = task.encode_user_input("qphcxodajfbnxodajfbnxodajfbnxoda")  # the block's first letter n -> c
+    position = 11  # the second n: predicts x
     run = patching_run(model, clean, corrupted, position)
     assert task.symbols([run.answer]) == ["x"]
     grid = restored_by_head(model, run, [LAYER1, LAYER2])
-    with torch.inference_mode():                                              # one cell by hand
+    with torch.inference_mode():  # one cell by hand
         logits = model(torch.tensor([corrupted]), interventions=[Patch(LAYER2, [1], run.source)]).logits[0, position]
         clean_logits = model(torch.tensor([clean])).logits[0, position]
         corrupt_logits = model(torch.tensor([corrupted])).logits[0, position]
+
     def diff(z):
         return float(z[run.answer] - z[run.foil])
+
     expected = (diff(logits) - diff(corrupt_logits)) / (diff(clean_logits) - diff(corrupt_logits))
     assert grid[1, 1] == pytest.approx(expected, abs=1e-5)
     assert grid[0, 1] > 0.7
     by_position = restored_by_position(model, run, LAYER1, 1)
-    assert int(np.argmax(by_position)) == 4 and by_position[4] > 0.7             # "x", right after the changed letter
+    assert int(np.argmax(by_position)) == 4 and by_position[4] > 0.7  # "x", right after the changed letter
 
 
 def test_patching_says_what_to_change(induction):
@@ -164,16 +193,25 @@ def test_patching_says_what_to_change(induction):
         patching_run(encoder, clean, clean, 3)
 
 
-@pytest.mark.parametrize("recipe", [HeadRecipe(), HeadRecipe(same_token=1.5, back=0.0, sharpness=3.0),
-                                    HeadRecipe(same_token=-1.0, back=2.0, offset=3, first_token=1.0, sharpness=7.5),
-                                    HeadRecipe(sharpness=0.0)])
+@pytest.mark.parametrize(
+    "recipe",
+    [
+        HeadRecipe(),
+        HeadRecipe(same_token=1.5, back=0.0, sharpness=3.0),
+        HeadRecipe(same_token=-1.0, back=2.0, offset=3, first_token=1.0, sharpness=7.5),
+        HeadRecipe(sharpness=0.0),
+    ],
+)
 def test_the_hand_built_head_attends_by_the_formula(recipe):
     ids = [5, 8, 6, 5, 9, 8, 6, 5, 7]
     weights = handmade_pattern(recipe, ids, vocab=12, positions=16)
     t = np.array(ids)
     i, j = np.arange(len(ids))[:, None], np.arange(len(ids))[None, :]
-    scores = recipe.sharpness * (recipe.same_token * (t[:, None] == t[None, :]) + recipe.back * (j == i - recipe.offset)
-                                 + recipe.first_token * (j == 0))
+    scores = recipe.sharpness * (
+        recipe.same_token * (t[:, None] == t[None, :])
+        + recipe.back * (j == i - recipe.offset)
+        + recipe.first_token * (j == 0)
+    )
     scores = np.where(j <= i, scores, -np.inf)
     expected = np.exp(scores - scores.max(1, keepdims=True))
     expected /= expected.sum(1, keepdims=True)
@@ -204,10 +242,11 @@ def test_patching_a_part_of_a_head_restores_what_that_part_alone_restores(induct
         expected = (difference - run.corrupted_difference) / (run.clean_difference - run.corrupted_difference)
         assert value == pytest.approx(expected, abs=1e-6)
     keys = restored_by_position(model, run, LAYER2, 1, "k")
-    assert int(np.argmax(keys)) == 4       # the key right after the changed letter (position 3)
+    assert int(np.argmax(keys)) == 4  # the key right after the changed letter (position 3)
     with torch.inference_mode():
-        z = model(torch.tensor([corrupted]),
-                  interventions=[Patch(LAYER2, [1], run.source, positions=[4], part="k")]).logits
+        z = model(
+            torch.tensor([corrupted]), interventions=[Patch(LAYER2, [1], run.source, positions=[4], part="k")]
+        ).logits
     assert keys[4] == pytest.approx(run.restored(z), abs=1e-6)
 
 
@@ -215,19 +254,20 @@ def test_resample_ablation_draws_other_examples_of_the_task_laid_out_alike(induc
     model, task, batch = induction
     other = resample_batch(task, batch, 1)
     assert other.inputs.shape == batch.inputs.shape and (other.inputs != batch.inputs).float().mean() > 0.5
-    assert torch.equal(resample_batch(task, batch, 0).inputs, batch.inputs)   # the seed of the batch: itself
+    assert torch.equal(resample_batch(task, batch, 0).inputs, batch.inputs)  # the seed of the batch: itself
     copy = make_task("copy")
     short = copy.batch(8, torch.Generator().manual_seed(3), "val")
     drawn = resample_batch(copy, short, 5)
     assert drawn.inputs.shape == short.inputs.shape and not torch.equal(drawn.inputs, short.inputs)
-    typed = tuple(copy.encode_user_input("word"))                             # 4 letters and the separator <s>
+    typed = tuple(copy.encode_user_input("word"))  # 4 letters and the separator <s>
     ids = resample_ids(copy, typed, 2)
     assert len(ids) == 5 and ids[-1] == typed[-1] and min(ids[:-1]) > typed[-1] and list(ids) != list(typed)
     with pytest.raises(ValueError, match="no example laid out like"):
-        resample_ids(copy, tuple(copy.encode_user_input("ab")), 2)            # copy strings have 4 to 10 letters
+        resample_ids(copy, tuple(copy.encode_user_input("ab")), 2)  # copy strings have 4 to 10 letters
     source = resample_record(model, other)
-    swept = knockout_sweep([LAYER1, LAYER2], 2, lambda iv: task_score(model, batch, iv).accuracy, "resample",
-                           source=source)
+    swept = knockout_sweep(
+        [LAYER1, LAYER2], 2, lambda iv: task_score(model, batch, iv).accuracy, "resample", source=source
+    )
     with torch.inference_mode():
         patched = task_score(model, batch, [Patch(LAYER1, [1], source)]).accuracy
     assert swept[0, 1] == pytest.approx(patched - task_score(model, batch).accuracy, abs=1e-6)

@@ -46,8 +46,9 @@ def test_patching_gives_one_held_out_digits_heads_to_another(shipped):
     at = open_with_vit(section="Patching", target_digit="5", src_digit="9", patch_layer="1", patch_heads=["1", "3"])
     with torch.inference_mode():
         record = model(digits.heldout_images[8:9], return_internals=True).attention
-        patched = model(digits.heldout_images[4:5],
-                        interventions=[Patch("encoder.layers.0.self_attn", [0, 2], record)]).logits
+        patched = model(
+            digits.heldout_images[4:5], interventions=[Patch("encoder.layers.0.self_attn", [0, 2], record)]
+        ).logits
         plain = model(digits.heldout_images[4:5]).logits
     truth, source_truth = int(digits.heldout_labels[4]), int(digits.heldout_labels[8])
     after = chart_by_title(at, f"Layer 1, 2 head(s) from held-out digit 9 (a {source_truth})")

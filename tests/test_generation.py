@@ -5,16 +5,26 @@ from pathlib import Path
 import pytest
 import torch
 
-from transformer import (EOS_ID, TransformerConfig, build_model, generate, load_checkpoint, make_task,
-                         next_distribution)
+from transformer import EOS_ID, TransformerConfig, build_model, generate, load_checkpoint, make_task, next_distribution
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
 def small(kind: str, positional: str = "rotary", norm_first: bool = True, **fields):
-    config = TransformerConfig(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=24,
-                               dropout=0.0, max_len=20, src_vocab_size=30, tgt_vocab_size=30,
-                               positional=positional, norm_first=norm_first, **fields)
+    config = TransformerConfig(
+        d_model=16,
+        num_heads=4,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=24,
+        dropout=0.0,
+        max_len=20,
+        src_vocab_size=30,
+        tgt_vocab_size=30,
+        positional=positional,
+        norm_first=norm_first,
+        **fields,
+    )
     return build_model(config, seed=2, kind=kind)
 
 
@@ -49,8 +59,7 @@ def test_sampling_is_seeded_and_follows_the_cut_distribution():
     model = small("decoder-only")
     first = generate(model, [4, 8], 10, strategy="sample", temperature=2.0, top_k=3, seed=7)
     assert first.tokens == generate(model, [4, 8], 10, strategy="sample", temperature=2.0, top_k=3, seed=7).tokens
-    others = {generate(model, [4, 8], 10, strategy="sample", temperature=2.0, top_k=3, seed=s).tokens
-              for s in range(6)}
+    others = {generate(model, [4, 8], 10, strategy="sample", temperature=2.0, top_k=3, seed=s).tokens for s in range(6)}
     assert len(others) > 1
     for step in first.steps:
         assert step.distribution.kept[step.token] and int(step.distribution.kept.sum()) == 3
@@ -65,7 +74,7 @@ def test_the_distribution_applies_temperature_top_k_and_top_p_by_the_formula():
     top2 = next_distribution(logits, temperature=0.5, top_k=2)
     assert top2.kept.tolist() == [True, False, False, False, True]
     torch.testing.assert_close(top2.probabilities[[0, 4]], plain[[0, 4]] / plain[[0, 4]].sum())
-    probabilities = torch.softmax(logits, -1)                        # 0.63, 0.23, 0.09, 0.03, 0.01 sorted
+    probabilities = torch.softmax(logits, -1)  # 0.63, 0.23, 0.09, 0.03, 0.01 sorted
     ordered = probabilities.sort(descending=True).values
     nucleus = next_distribution(logits, top_p=float(ordered[0] + 0.01))  # needs the second token too
     assert int(nucleus.kept.sum()) == 2
@@ -123,9 +132,13 @@ def test_stops_at_the_models_max_len_and_says_so():
 
 def test_bad_requests_say_what_to_change():
     model = small("decoder-only")
-    for kwargs, message in ((dict(strategy="nucleus"), "strategy"), (dict(max_new_tokens=-1), "max_new_tokens"),
-                            (dict(temperature=-0.5), "temperature"), (dict(ids=[99]), "token ids"),
-                            (dict(strategy="beam", num_beams=0), "num_beams")):
+    for kwargs, message in (
+        (dict(strategy="nucleus"), "strategy"),
+        (dict(max_new_tokens=-1), "max_new_tokens"),
+        (dict(temperature=-0.5), "temperature"),
+        (dict(ids=[99]), "token ids"),
+        (dict(strategy="beam", num_beams=0), "num_beams"),
+    ):
         arguments = dict(ids=[4, 5], max_new_tokens=3) | kwargs
         with pytest.raises(ValueError, match=message):
             generate(model, **arguments)

@@ -8,8 +8,17 @@ from torch.nn import functional as F
 
 from transformer import Ablate, Patch, TransformerConfig, build_model
 
-CONFIG = TransformerConfig(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=32,
-                           dropout=0.0, src_vocab_size=30, tgt_vocab_size=30, max_len=16)
+CONFIG = TransformerConfig(
+    d_model=16,
+    num_heads=4,
+    num_encoder_layers=2,
+    num_decoder_layers=2,
+    d_ff=32,
+    dropout=0.0,
+    src_vocab_size=30,
+    tgt_vocab_size=30,
+    max_len=16,
+)
 PRE_LN = TransformerConfig(**{**CONFIG.to_dict(), "norm_first": True, "feed_forward": False})
 
 
@@ -25,9 +34,12 @@ def tokens(batch=2, length=9, seed=0):
     return torch.randint(4, 30, (batch, length), generator=torch.Generator().manual_seed(seed))
 
 
-KINDS_AND_NAMES = [("decoder-only", "decoder.layers.1.self_attn"), ("encoder-only", "encoder.layers.0.self_attn"),
-                   ("encoder-decoder", "decoder.layers.0.cross_attn"),
-                   ("encoder-decoder", "encoder.layers.1.self_attn")]
+KINDS_AND_NAMES = [
+    ("decoder-only", "decoder.layers.1.self_attn"),
+    ("encoder-only", "encoder.layers.0.self_attn"),
+    ("encoder-decoder", "decoder.layers.0.cross_attn"),
+    ("encoder-decoder", "encoder.layers.1.self_attn"),
+]
 
 
 @pytest.mark.parametrize("kind, name", KINDS_AND_NAMES)
@@ -36,8 +48,14 @@ def test_ablating_nothing_is_bit_identical(kind, name):
     plain = run(model, x)
     for asks in ({}, {"return_attention": True}, {"return_internals": True}):
         baseline = run(model, x, **asks)
-        out = run(model, x, interventions=[Ablate(name, []), Patch(name, [], baseline.attention or plain)]
-                  if asks.get("return_internals") else [Ablate(name, [])], **asks)
+        out = run(
+            model,
+            x,
+            interventions=[Ablate(name, []), Patch(name, [], baseline.attention or plain)]
+            if asks.get("return_internals")
+            else [Ablate(name, [])],
+            **asks,
+        )
         assert torch.equal(out.logits, baseline.logits)
         assert torch.equal(out.hidden, baseline.hidden)
     assert torch.equal(run(model, x, interventions=[Ablate(name, ())]).logits, plain.logits)
@@ -57,13 +75,14 @@ def test_zero_ablation_equals_the_concatenation_with_that_head_zeroed_times_w_o(
     model, x = build_model(PRE_LN, seed=3, kind="decoder-only"), tokens()
     name = "decoder.layers.1.self_attn"
     clean = run(model, x, return_internals=True).attention.internals
-    heads = clean[f"{name}.heads"].clone()                                  # [B, H, L, d_head]
+    heads = clean[f"{name}.heads"].clone()  # [B, H, L, d_head]
     heads[:, 2] = 0.0
     concat = heads.transpose(1, 2).reshape(x.shape[0], x.shape[1], PRE_LN.d_model)
     w_o = model.decoder.layers[1].self_attn.w_o
     residual = clean["decoder.layers.1.input"] + concat @ w_o.weight.T + w_o.bias
-    final = F.layer_norm(residual, (PRE_LN.d_model,), model.decoder.norm.weight, model.decoder.norm.bias,
-                         PRE_LN.layer_norm_eps)
+    final = F.layer_norm(
+        residual, (PRE_LN.d_model,), model.decoder.norm.weight, model.decoder.norm.bias, PRE_LN.layer_norm_eps
+    )
     expected = final @ model.generator.weight.T + model.generator.bias
     ablated = run(model, x, interventions=[Ablate(name, [2])])
     torch.testing.assert_close(ablated.logits, expected, atol=1e-5, rtol=1e-5)
@@ -73,8 +92,9 @@ def test_mean_ablation_replaces_a_head_by_its_mean_over_batch_and_positions():
     model, x = build_model(CONFIG, seed=4, kind="decoder-only"), tokens()
     name = "decoder.layers.0.self_attn"
     clean = run(model, x, return_internals=True).attention.internals[f"{name}.heads"]
-    given = run(model, x, return_internals=True,
-                interventions=[Ablate(name, [1], how="mean")]).attention.internals[f"{name}.heads"]
+    given = run(model, x, return_internals=True, interventions=[Ablate(name, [1], how="mean")]).attention.internals[
+        f"{name}.heads"
+    ]
     expected = clean.clone()
     expected[:, 1] = clean[:, 1].mean(dim=(0, 1))  # one d_head vector: the mean over batch and positions
     torch.testing.assert_close(given, expected)
@@ -86,8 +106,8 @@ def test_mean_ablation_of_a_head_with_a_constant_output_changes_nothing():
     model, x = build_model(CONFIG, seed=5, kind="decoder-only"), tokens()
     attn = model.decoder.layers[0].self_attn
     with torch.no_grad():
-        attn.w_v.weight[:attn.d_head] = 0.0
-        attn.w_v.bias[:attn.d_head] = torch.linspace(-1.0, 1.0, attn.d_head)
+        attn.w_v.weight[: attn.d_head] = 0.0
+        attn.w_v.bias[: attn.d_head] = torch.linspace(-1.0, 1.0, attn.d_head)
     plain = run(model, x)
     ablated = run(model, x, interventions=[Ablate("decoder.layers.0.self_attn", [0], how="mean")])
     torch.testing.assert_close(ablated.logits, plain.logits, atol=1e-6, rtol=1e-6)
@@ -111,9 +131,10 @@ def test_patching_one_position_changes_that_query_row_only():
     name = "decoder.layers.0.self_attn"
     source = run(model, clean, return_internals=True).attention
     base = run(model, corrupt, return_internals=True).attention.internals[f"{name}.heads"]
-    given = run(model, corrupt, return_internals=True,
-                interventions=[Patch(name, [2], source, positions=[4])]).attention.internals[f"{name}.heads"]
-    changed = (given != base).any(dim=-1)                                     # [B, H, L]
+    given = run(
+        model, corrupt, return_internals=True, interventions=[Patch(name, [2], source, positions=[4])]
+    ).attention.internals[f"{name}.heads"]
+    changed = (given != base).any(dim=-1)  # [B, H, L]
     assert changed[:, 2, 4].all() and changed.sum() == changed[:, 2, 4].sum()
     assert torch.equal(given[:, 2, 4], source.internals[f"{name}.heads"][:, 2, 4])
 
@@ -122,8 +143,9 @@ def test_a_batch_of_one_source_patches_every_row_of_a_batch():
     model = build_model(CONFIG, seed=7, kind="decoder-only")
     name = "decoder.layers.1.self_attn"
     source = run(model, tokens(batch=1, seed=1), return_internals=True).attention
-    given = run(model, tokens(batch=3), return_internals=True,
-                interventions=[Patch(name, [0], source)]).attention.internals[f"{name}.heads"]
+    given = run(
+        model, tokens(batch=3), return_internals=True, interventions=[Patch(name, [0], source)]
+    ).attention.internals[f"{name}.heads"]
     for row in range(3):
         assert torch.equal(given[row, 0], source.internals[f"{name}.heads"][0, 0])
 
@@ -135,8 +157,10 @@ def test_bad_interventions_say_what_to_change():
         ([Ablate("decoder.layers.7.self_attn", [0])], "not an attention sublayer"),
         ([Ablate("decoder.layers.0.self_attn", [4])], "head 4 does not exist"),
         ([Patch("decoder.layers.0.self_attn", [0], source)], "same length"),
-        ([Patch("decoder.layers.0.self_attn", [0], run(model, x, return_internals=True).attention,
-                positions=[9])], "past the input"),
+        (
+            [Patch("decoder.layers.0.self_attn", [0], run(model, x, return_internals=True).attention, positions=[9])],
+            "past the input",
+        ),
         (["not an intervention"], "Ablate or Patch"),
     ]
     for interventions, message in cases:
@@ -165,8 +189,9 @@ def test_nothing_is_stored_on_the_module():
 def test_two_threads_intervening_differently_on_one_model_get_their_own_results():
     model = build_model(CONFIG, seed=11, kind="decoder-only")
     x = tokens(batch=4, length=12)
-    plans = {i: [Ablate(f"decoder.layers.{i % 2}.self_attn", [i // 2], "zero" if i % 3 else "mean")]
-             for i in range(6)}  # six different heads
+    plans = {
+        i: [Ablate(f"decoder.layers.{i % 2}.self_attn", [i // 2], "zero" if i % 3 else "mean")] for i in range(6)
+    }  # six different heads
     expected = {i: run(model, x, interventions=plan).logits for i, plan in plans.items()}
     results, errors = {}, []
 
@@ -177,7 +202,7 @@ def test_two_threads_intervening_differently_on_one_model_get_their_own_results(
                 if not torch.equal(got, expected[i]):
                     errors.append(i)
             results[i] = got
-        except Exception as error:  # noqa: BLE001 - reported below
+        except Exception as error:
             errors.append(error)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in plans]

@@ -26,8 +26,9 @@ def by_hand(q, k, v):
 def test_patching_a_part_from_the_pass_own_record_changes_nothing(kind, name, part):
     model, x = build_model(CONFIG, seed=2, kind=kind), tokens()
     source = run(model, x, return_internals=True)
-    patched = run(model, x, return_internals=True, interventions=[Patch(name, [0, 1, 2, 3], source.attention,
-                                                                          part=part)])
+    patched = run(
+        model, x, return_internals=True, interventions=[Patch(name, [0, 1, 2, 3], source.attention, part=part)]
+    )
     assert torch.equal(patched.logits, source.logits)
     for key, tensor in source.attention.internals.items():
         assert torch.equal(patched.attention.internals[key], tensor), key
@@ -45,9 +46,12 @@ def test_a_patched_part_gives_the_attention_computed_by_hand_from_the_sources_pa
     mine = {p: plain.internals[f"{NAME}.{p}"][:, 1] for p in ("q", "k", "v")}
     mine[part] = clean[f"{NAME}.{part}"][:, 1]
     weights, output = by_hand(mine["q"], mine["k"], mine["v"])
-    patched = run(model, tokens(seed=2), return_internals=True,
-                  interventions=[Patch(NAME, [1], run(model, tokens(seed=1), return_internals=True).attention,
-                                       part=part)]).attention
+    patched = run(
+        model,
+        tokens(seed=2),
+        return_internals=True,
+        interventions=[Patch(NAME, [1], run(model, tokens(seed=1), return_internals=True).attention, part=part)],
+    ).attention
     torch.testing.assert_close(patched.weights[NAME][:, 1], weights, atol=1e-6, rtol=1e-5)
     torch.testing.assert_close(patched.internals[f"{NAME}.heads"][:, 1], output, atol=1e-6, rtol=1e-5)
     assert (patched.weights[NAME][:, 1] - plain.weights[NAME][:, 1]).abs().max() > 1e-3 or part == "v"
@@ -64,8 +68,9 @@ def test_keys_patched_at_one_key_position_change_that_key_only():
     k = plain.internals[f"{NAME}.k"][:, 2].clone()
     k[:, 5] = clean.internals[f"{NAME}.k"][:, 2, 5]
     weights, output = by_hand(plain.internals[f"{NAME}.q"][:, 2], k, plain.internals[f"{NAME}.v"][:, 2])
-    patched = run(model, tokens(seed=2), return_internals=True,
-                  interventions=[Patch(NAME, [2], clean, positions=[5], part="k")]).attention
+    patched = run(
+        model, tokens(seed=2), return_internals=True, interventions=[Patch(NAME, [2], clean, positions=[5], part="k")]
+    ).attention
     torch.testing.assert_close(patched.internals[f"{NAME}.heads"][:, 2], output, atol=1e-6, rtol=1e-5)
     # query rows before position 5 cannot see key 5 (causal): they stay as they were, bit for bit
     assert torch.equal(patched.weights[NAME][:, 2, :5], plain.weights[NAME][:, 2, :5])
@@ -77,9 +82,10 @@ def test_queries_patched_at_one_position_change_that_query_row_only():
     model = build_model(CONFIG, seed=5, kind="decoder-only")
     clean = run(model, tokens(seed=1), return_internals=True).attention
     plain = run(model, tokens(seed=2), return_internals=True).attention
-    patched = run(model, tokens(seed=2), return_internals=True,
-                  interventions=[Patch(NAME, [0], clean, positions=[3], part="q")]).attention
-    changed = (patched.weights[NAME] != plain.weights[NAME]).any(dim=-1)      # [B, H, Lq]
+    patched = run(
+        model, tokens(seed=2), return_internals=True, interventions=[Patch(NAME, [0], clean, positions=[3], part="q")]
+    ).attention
+    changed = (patched.weights[NAME] != plain.weights[NAME]).any(dim=-1)  # [B, H, Lq]
     assert changed[:, 0, 3].all() and changed.sum() == changed[:, 0, 3].sum()
 
 
@@ -124,5 +130,9 @@ def test_bad_parts_and_sources_say_what_to_change():
 def test_zero_and_mean_ablation_keep_their_signature():
     assert Ablate(NAME, [1], "mean") == Ablate(NAME, (1,), how="mean")
     assert Ablate(NAME, [1]).how == "zero" and Ablate(NAME, [1]).source is None
-    assert Patch(NAME, [0], run(build_model(CONFIG, seed=1, kind="decoder-only"), tokens(),
-                                return_internals=True).attention).part == "output"
+    assert (
+        Patch(
+            NAME, [0], run(build_model(CONFIG, seed=1, kind="decoder-only"), tokens(), return_internals=True).attention
+        ).part
+        == "output"
+    )

@@ -11,8 +11,17 @@ VOCAB = 23
 
 
 def config(**fields) -> TransformerConfig:
-    base = dict(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=24, dropout=0.0,
-                max_len=24, src_vocab_size=VOCAB, tgt_vocab_size=VOCAB)
+    base = dict(
+        d_model=16,
+        num_heads=4,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=24,
+        dropout=0.0,
+        max_len=24,
+        src_vocab_size=VOCAB,
+        tgt_vocab_size=VOCAB,
+    )
     return TransformerConfig(**{**base, **fields})
 
 
@@ -23,7 +32,7 @@ def tokens(length: int, seed: int = 0, batch: int = 2) -> torch.Tensor:
 def incremental(model, sequence: torch.Tensor, prompt: int, source: torch.Tensor | None = None) -> torch.Tensor:
     """Logits ``[B, L, V]`` of ``sequence`` read with a cache: the prompt at once, then one token a call."""
     cache, pieces = KVCache(), []
-    chunks = [sequence[:, :prompt]] + [sequence[:, i:i + 1] for i in range(prompt, sequence.shape[1])]
+    chunks = [sequence[:, :prompt]] + [sequence[:, i : i + 1] for i in range(prompt, sequence.shape[1])]
     with torch.inference_mode():
         for chunk in chunks:
             out = model(chunk, cache=cache) if source is None else model(source, chunk, cache=cache)
@@ -50,8 +59,7 @@ def test_with_and_without_the_cache_the_logits_agree(kind, positional, norm_firs
 
 @pytest.mark.parametrize("positional", SCHEMES)
 def test_a_sliding_window_with_its_capped_cache_equals_the_full_pass_with_the_band_mask(positional):
-    model = build_model(config(positional=positional, attention_window=3, num_kv_heads=2), seed=4,
-                        kind="decoder-only")
+    model = build_model(config(positional=positional, attention_window=3, num_kv_heads=2), seed=4, kind="decoder-only")
     sequence = tokens(12)
     with torch.inference_mode():
         full = model(sequence, return_attention=True)
@@ -72,7 +80,7 @@ def band(n: int, window: int) -> np.ndarray:
 def test_the_window_mask_is_the_band_and_the_causal_mask(window):
     np.testing.assert_array_equal(window_mask(9, window=window).numpy(), band(9, window))
     np.testing.assert_array_equal(window_mask(9).numpy(), np.tril(np.ones((9, 9), dtype=bool)))
-    shifted = window_mask(2, 5, window, query_start=6, key_start=3).numpy()   # queries 6, 7 over keys 3..7
+    shifted = window_mask(2, 5, window, query_start=6, key_start=3).numpy()  # queries 6, 7 over keys 3..7
     np.testing.assert_array_equal(shifted, band(8, window)[6:8, 3:8])
 
 
@@ -118,7 +126,7 @@ def test_the_cache_shrinks_by_num_heads_over_num_kv_heads_and_a_window_caps_it()
             model(tokens(10, batch=1), cache=cache)
         sizes[kv_heads, window] = cache.nbytes()
         assert all(shape == (1, kv_heads, min(10, window or 10), 4) for shape in cache.shapes().values())
-    full = 2 * 2 * 10 * 4 * 4 * 4            # layers x (K and V) x tokens x heads x d_head x 4 bytes
+    full = 2 * 2 * 10 * 4 * 4 * 4  # layers x (K and V) x tokens x heads x d_head x 4 bytes
     assert sizes[4, None] == full and sizes[2, None] == full // 2 and sizes[1, None] == full // 4
     assert sizes[4, 3] == full * 3 // 10
 
@@ -128,8 +136,10 @@ def test_an_encoder_decoders_cache_holds_the_decoder_only():
     cache = KVCache()
     with torch.inference_mode():
         model(tokens(7, batch=1), tokens(3, batch=1), cache=cache)
-    assert sorted(cache.shapes()) == [f"decoder.layers.{i}.{kind}" for i in (0, 1) for kind in ("cross_attn", "self_attn")]
-    assert cache.shapes()["decoder.layers.0.cross_attn"] == (1, 4, 7, 4)      # the source's keys, kept once
+    assert sorted(cache.shapes()) == [
+        f"decoder.layers.{i}.{kind}" for i in (0, 1) for kind in ("cross_attn", "self_attn")
+    ]
+    assert cache.shapes()["decoder.layers.0.cross_attn"] == (1, 4, 7, 4)  # the source's keys, kept once
     assert cache.shapes()["decoder.layers.0.self_attn"] == (1, 4, 3, 4)
     assert cache.memory.shape == (1, 7, 16) and cache.positions == 3
 

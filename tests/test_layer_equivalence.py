@@ -25,8 +25,9 @@ def copy_common(ours, theirs) -> None:
 
 
 def config(norm_first: bool, activation: str) -> TransformerConfig:
-    return TransformerConfig(d_model=32, num_heads=4, d_ff=64, dropout=0.1, norm_first=norm_first,
-                             activation=activation, positional="none")
+    return TransformerConfig(
+        d_model=32, num_heads=4, d_ff=64, dropout=0.1, norm_first=norm_first, activation=activation, positional="none"
+    )
 
 
 def randomize_norms(layer) -> None:
@@ -47,8 +48,9 @@ def test_encoder_layer_matches_torch(norm_first, activation):
     cfg = config(norm_first, activation)
     ours = init_parameters(EncoderLayer(cfg), seed=0).eval()
     randomize_norms(ours)
-    theirs = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1, activation=activation,
-                                        batch_first=True, norm_first=norm_first).eval()
+    theirs = nn.TransformerEncoderLayer(
+        32, 4, 64, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first
+    ).eval()
     with torch.no_grad():
         copy_common(ours, theirs)
     x = torch.randn(2, 6, 32, generator=torch.Generator().manual_seed(1))
@@ -64,8 +66,9 @@ def test_decoder_layer_matches_torch(norm_first, activation):
     cfg = config(norm_first, activation)
     ours = init_parameters(DecoderLayer(cfg), seed=0).eval()
     randomize_norms(ours)
-    theirs = nn.TransformerDecoderLayer(32, 4, 64, dropout=0.1, activation=activation,
-                                        batch_first=True, norm_first=norm_first).eval()
+    theirs = nn.TransformerDecoderLayer(
+        32, 4, 64, dropout=0.1, activation=activation, batch_first=True, norm_first=norm_first
+    ).eval()
     with torch.no_grad():
         copy_common(ours, theirs)
         copy_attention(ours.cross_attn, theirs.multihead_attn)

@@ -85,7 +85,9 @@ def test_pages_are_folders_that_never_import_each_other():
         assert address.stem in folders, f"{address.name}: a page is a folder pages/<name>/ with a page.py"
         body = ast.parse(address.read_text(encoding="utf-8")).body[1:]  # after the docstring
         assert [ast.unparse(node) for node in body] == [
-            "from ui.routing import require_navigation", "require_navigation()"], address.name
+            "from ui.routing import require_navigation",
+            "require_navigation()",
+        ], address.name
     for folder in sorted(p for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"):
         assert (folder / "page.py").exists(), folder.name
         for path in folder.glob("*.py"):
@@ -105,8 +107,11 @@ def test_ui_holds_only_parts_shared_by_several_pages():
         if (ROOT / "ui" / name).is_dir():  # a package of app-wide parts (ui/rooms): all of it is app-wide
             continue
         text = (ROOT / "ui" / f"{name}.py").read_text(encoding="utf-8")
-        around_every_page |= {line.split()[1].lstrip(".") for line in text.splitlines()
-                              if line.startswith("from .") and " import " in line}
+        around_every_page |= {
+            line.split()[1].lstrip(".")
+            for line in text.splitlines()
+            if line.startswith("from .") and " import " in line
+        }
     app_wide |= around_every_page
     users: dict[str, set[str]] = {}
     for path in (ROOT / "pages").rglob("*.py"):
@@ -118,8 +123,9 @@ def test_ui_holds_only_parts_shared_by_several_pages():
             continue
         used_by = set(users.get(path.stem, set()))
         for other in (ROOT / "ui").glob("*.py"):  # a shared part may be used through another shared part
-            if f"from .{path.stem} import" in other.read_text(encoding="utf-8") or \
-                    f"from ui.{path.stem} import" in other.read_text(encoding="utf-8"):
+            if f"from .{path.stem} import" in other.read_text(
+                encoding="utf-8"
+            ) or f"from ui.{path.stem} import" in other.read_text(encoding="utf-8"):
                 used_by |= users.get(other.stem, set())
         assert len(used_by) >= 2, f"ui/{path.name} is used by {sorted(used_by)}: move it into that page's folder"
 
@@ -133,16 +139,21 @@ def project_imports(path: Path) -> set[Path]:
         if isinstance(node, ast.Import):
             targets = [alias.name.split(".") for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = [*package[:len(package) - node.level + 1], *(node.module or "").split(".")] if node.level else \
-                node.module.split(".")
+            base = (
+                [*package[: len(package) - node.level + 1], *(node.module or "").split(".")]
+                if node.level
+                else node.module.split(".")
+            )
             base = [part for part in base if part]
             targets = [[*base, alias.name] for alias in node.names]
         else:
             continue
         for parts in targets:
             for end in range(1, len(parts) + 1):
-                for candidate in (ROOT.joinpath(*parts[:end], "__init__.py"), ROOT.joinpath(*parts[:end - 1],
-                                                                                         f"{parts[end - 1]}.py")):
+                for candidate in (
+                    ROOT.joinpath(*parts[:end], "__init__.py"),
+                    ROOT.joinpath(*parts[: end - 1], f"{parts[end - 1]}.py"),
+                ):
                     if candidate.is_file():
                         found.add(candidate)
     return found
@@ -176,8 +187,9 @@ def test_the_modules_of_ui_import_one_another_one_way():
     for path in sorted(modules):
         others = {imported for imported in project_imports(path) if imported in modules and imported != path}
         for other in others:
-            assert path not in loaded_with(other), \
+            assert path not in loaded_with(other), (
                 f"{path.relative_to(ROOT)} and {other.relative_to(ROOT)} import each other"
+            )
     assert not [path for path in loaded_with(ROOT / "ui" / "charts.py") if "rooms" in path.parts]
 
 
@@ -195,9 +207,11 @@ def test_home_page_does_not_load_torch():
     import subprocess
     import sys
 
-    code = ("import sys; from streamlit.testing.v1 import AppTest; "
-            "at = AppTest.from_file('app.py').run(); "
-            "assert not at.exception; print('torch' in sys.modules)")
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        "at = AppTest.from_file('app.py').run(); "
+        "assert not at.exception; print('torch' in sys.modules)"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "False", result.stdout + result.stderr
 
@@ -208,8 +222,24 @@ def test_every_browser_test_carries_the_e2e_marker():
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                             "-m", "not e2e", "tests/e2e"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not e2e",
+            "tests/e2e",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 5, result.stdout + result.stderr  # 5: no test selected
     deselected = re.search(r"no tests collected \((\d+) deselected\)", result.stdout)
     assert deselected and int(deselected.group(1)) >= len(list((ROOT / "tests" / "e2e").glob("test_*.py")))

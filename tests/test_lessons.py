@@ -14,8 +14,19 @@ from tests.apptest_helpers import chart_specs, decode_array
 from tests.lesson_views import lesson_of, link_query, open_view
 from ui.lesson_catalogue import LESSONS
 
-WIDGET_TYPES = ("selectbox", "select_slider", "slider", "toggle", "checkbox", "number_input", "text_input", "text_area",
-                "button_group", "multiselect", "radio")
+WIDGET_TYPES = (
+    "selectbox",
+    "select_slider",
+    "slider",
+    "toggle",
+    "checkbox",
+    "number_input",
+    "text_input",
+    "text_area",
+    "button_group",
+    "multiselect",
+    "radio",
+)
 
 
 def widgets_by_key(at) -> dict:
@@ -75,7 +86,7 @@ def test_every_view_opens_with_the_lesson_bar_finite_figures_and_every_setting_o
         assert key in controls, f"{lesson_id} step {step + 1}: no control {key!r} on the page"
         control = controls[key]
         options = [str(o) for o in getattr(control, "options", None) or []]
-        for one in ([value] if isinstance(value, str) else value):
+        for one in [value] if isinstance(value, str) else value:
             assert not options or one in options, (lesson_id, step + 1, key, one, options)
         if type(control).__name__ in ("Slider", "NumberInput"):
             assert control.min <= float(value) <= control.max and control.value == pytest.approx(float(value))

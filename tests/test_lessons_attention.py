@@ -74,8 +74,11 @@ def test_one_step_turns_each_pair_by_its_own_angle_and_the_slow_pairs_barely_mov
     m = z_of(chart_by_title(open_view("offset", 1), "M_1: PE[pos] → PE[pos + 1]"))
     for i in range(32):
         omega = 10000.0 ** (-2 * i / 64)
-        np.testing.assert_allclose(m[2 * i:2 * i + 2, 2 * i:2 * i + 2],
-                                   [[math.cos(omega), math.sin(omega)], [-math.sin(omega), math.cos(omega)]], atol=1e-5)
+        np.testing.assert_allclose(
+            m[2 * i : 2 * i + 2, 2 * i : 2 * i + 2],
+            [[math.cos(omega), math.sin(omega)], [-math.sin(omega), math.cos(omega)]],
+            atol=1e-5,
+        )
     np.testing.assert_allclose(m[-8:, -8:], np.eye(8), atol=2e-3)  # the four slowest pairs: nearly the identity
 
 
@@ -135,7 +138,7 @@ def test_concat_is_the_heads_side_by_side_and_the_output_is_concat_times_w_o():
     concat = z_of(chart_by_title(at, "Concat(head"))
     w_o, output = z_of(chart_by_title(at, "W<sup>O</sup> [")), z_of(chart_by_title(at, "output = Concat"))
     d_k = concat.shape[1] // 4
-    tiles = np.concatenate([heads[:, h * (d_k + 1): h * (d_k + 1) + d_k] for h in range(4)], axis=1)
+    tiles = np.concatenate([heads[:, h * (d_k + 1) : h * (d_k + 1) + d_k] for h in range(4)], axis=1)
     np.testing.assert_allclose(tiles, concat, atol=1e-6)
     residual = output - concat @ w_o  # what is left is the bias b^O, the same in every row
     np.testing.assert_allclose(residual, np.broadcast_to(residual[0], residual.shape), atol=2e-3)

@@ -17,8 +17,11 @@ def bars_of(at) -> tuple[np.ndarray, list[str], np.ndarray]:
     """The distribution's bar heights, colours and black marks (the renormalised probabilities) as drawn."""
     spec = chart_by_title(at, "softmax(z / τ)")
     bars, marks = spec["data"][0], spec["data"][1]
-    return (decode_array(bars["y"]).astype(float), list(bars["marker"]["color"]),
-            decode_array(marks["y"]).astype(float))
+    return (
+        decode_array(bars["y"]).astype(float),
+        list(bars["marker"]["color"]),
+        decode_array(marks["y"]).astype(float),
+    )
 
 
 def with_setting(step: int, **settings):
@@ -55,8 +58,13 @@ def test_top_p_keeps_a_number_of_tokens_that_changes_from_step_to_step():
 
 def test_the_beam_tree_keeps_at_most_three_texts_a_token_and_three_somewhere():
     spec = chart_by_title(open_view("writing", 3), "The beam search's tree")
-    ranks = np.concatenate([decode_array(trace["y"]).astype(float) for trace in spec["data"]
-                            if trace.get("mode") in ("markers", "markers+text")])
+    ranks = np.concatenate(
+        [
+            decode_array(trace["y"]).astype(float)
+            for trace in spec["data"]
+            if trace.get("mode") in ("markers", "markers+text")
+        ]
+    )
     assert ranks.max() == 3 and ranks.min() == 1
 
 

@@ -120,7 +120,7 @@ def test_many_minilm_heads_park_their_weight_on_cls_and_none_on_sep():
     spec = chart_by_title(open_view("pretrained", 0), "6 layers × 12 heads")
     codes = z_of(spec) / 1000  # weights stored as thousandths
     t = codes.shape[0] // 6
-    heads = [codes[l * t:(l + 1) * t, h * t:(h + 1) * t] for l in range(6) for h in range(12)]
+    heads = [codes[l * t : (l + 1) * t, h * t : (h + 1) * t] for l in range(6) for h in range(12)]
     on_cls = np.array([m[:, 0].mean() for m in heads])
     on_sep = np.array([m[:, -1].mean() for m in heads])
     assert 25 <= (on_cls > 0.5).sum() <= 35, (on_cls > 0.5).sum()  # "about 30 of the 72"

@@ -22,19 +22,19 @@ def test_the_hidden_first_letter_of_a_word_is_far_more_probable_read_from_both_s
     at = open_view("objectives", 1)
     view = lesson_of("objectives").views[1]
     prompt, position = view.settings["prompt"], int(view.settings["blank"])
-    assert prompt[position - 2:position + 2] == " one"[:4] and prompt[position - 1] == "o"
+    assert prompt[position - 2 : position + 2] == " one"[:4] and prompt[position - 1] == "o"
     guesses = chart_by_title(at, "which character is hidden?")
     assert "the text _ne token" in guesses["layout"]["title"]["text"]
     bars = {trace["name"]: dict(zip(trace["x"], decode_array(trace["y"]).astype(float))) for trace in guesses["data"]}
     both, left = bars["both sides (masked model)"]["o (hidden)"], bars["left only (next-token model)"]["o (hidden)"]
-    assert round(both, 2) == 0.98 and round(left, 2) == 0.09          # the answer's numbers
+    assert round(both, 2) == 0.98 and round(left, 2) == 0.09  # the answer's numbers
     losses = chart_by_title(at, "Each token hidden in turn")
     both_loss, left_loss = (decode_array(trace["y"]).astype(float) for trace in losses["data"])
-    gaps = left_loss - both_loss[1:]                                    # token i + 2's gap, for i = 0 .. L - 2
-    assert (gaps > 0).mean() > 0.5                                      # "at most positions"
+    gaps = left_loss - both_loss[1:]  # token i + 2's gap, for i = 0 .. L - 2
+    assert (gaps > 0).mean() > 0.5  # "at most positions"
     starts = [i for i in range(len(gaps)) if prompt[i] == " " and prompt[i + 1] != " "]
     inside = [i for i in range(len(gaps)) if prompt[i] != " " and prompt[i + 1] != " "]
-    assert np.mean(gaps[starts]) > 2 * np.mean(gaps[inside])            # "largest at the first letters of words"
+    assert np.mean(gaps[starts]) > 2 * np.mean(gaps[inside])  # "largest at the first letters of words"
 
 
 def in_batch_loss(at) -> tuple[float, int]:
@@ -56,4 +56,4 @@ def test_the_papers_rate_peaks_at_the_end_of_the_warm_up():
     steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
     assert steps[np.argmax(rates)] == 50
     assert np.isclose(rates.max(), 1 / np.sqrt(64) / np.sqrt(50), rtol=1e-6)  # d_model^-0.5 · warmup^-0.5
-    assert round(rates.max(), 3) == 0.018 and round(512 ** -0.5 * 4000 ** -0.5, 4) == 0.0007
+    assert round(rates.max(), 3) == 0.018 and round(512**-0.5 * 4000**-0.5, 4) == 0.0007

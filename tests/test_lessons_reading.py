@@ -15,8 +15,11 @@ def test_in_the_repeat_only_the_stage_after_layer_2_guesses_the_next_token():
     guesses = spec["data"][0]["text"]  # [stage][position]
     assert stages == ["embeddings", "layer 1", "layer 2"]
     # positions whose token came before: the right guess is the token after its last earlier occurrence
-    targets = {i: tokens[max(j for j in range(i) if tokens[j] == tokens[i]) + 1]
-               for i in range(len(tokens)) if tokens[i] in tokens[:i]}
+    targets = {
+        i: tokens[max(j for j in range(i) if tokens[j] == tokens[i]) + 1]
+        for i in range(len(tokens))
+        if tokens[i] in tokens[:i]
+    }
     assert len(targets) >= 16
     right = [sum(guesses[stage][i] == target for i, target in targets.items()) for stage in range(3)]
     assert right[2] == len(targets)  # after layer 2: every one
@@ -41,4 +44,4 @@ def test_a_head_with_no_sharpness_spreads_each_row_evenly_over_the_keys_it_may_s
     size = weights.shape[0]
     for i in range(size):
         np.testing.assert_allclose(weights[i, : i + 1], 1.0 / (i + 1), atol=1e-6)
-        assert np.allclose(np.nan_to_num(weights[i, i + 1:]), 0.0)
+        assert np.allclose(np.nan_to_num(weights[i, i + 1 :]), 0.0)

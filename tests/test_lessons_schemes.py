@@ -18,8 +18,9 @@ def diagonal_spreads(matrix: np.ndarray) -> list[float]:
 def test_only_the_untrained_learned_panel_varies_along_its_diagonals():
     spec = chart_by_title(open_view("schemes", 0), "Position term between query m and key n")
     # a panel's name: its lines but the last (the formula), e.g. "learned<br>(untrained)<br>P..." -> "learned (untrained)"
-    panels = {" ".join(trace["name"].split("<br>")[:-1]): decode_array(trace["z"]).astype(float)
-              for trace in spec["data"]}
+    panels = {
+        " ".join(trace["name"].split("<br>")[:-1]): decode_array(trace["z"]).astype(float) for trace in spec["data"]
+    }
     assert set(panels) == {"sinusoidal", "learned (untrained)", "rotary", "ALiBi (1 head)", "none"}
     for name, panel in panels.items():
         widest = max(diagonal_spreads(panel))

@@ -26,8 +26,11 @@ def assert_written_out(axis: dict, values_from: float, values_to: float) -> None
 
 
 def log_axes(spec: dict) -> list[tuple[str, dict]]:
-    return [(name, axis) for name, axis in spec["layout"].items()
-            if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict) and axis.get("type") == "log"]
+    return [
+        (name, axis)
+        for name, axis in spec["layout"].items()
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict) and axis.get("type") == "log"
+    ]
 
 
 def test_the_ticks_are_the_one_two_five_steps_of_each_decade_written_out():
@@ -37,8 +40,14 @@ def test_the_ticks_are_the_one_two_five_steps_of_each_decade_written_out():
     assert log_ticks([float("nan"), 0, -1]) == ([], [])
 
 
-@pytest.mark.parametrize("page,section", [("pages/generate/page.py", "Cost"), ("pages/generate/page.py", "KV cache"),
-                                          ("pages/self_attention/page.py", "Why attention")])
+@pytest.mark.parametrize(
+    "page,section",
+    [
+        ("pages/generate/page.py", "Cost"),
+        ("pages/generate/page.py", "KV cache"),
+        ("pages/self_attention/page.py", "Why attention"),
+    ],
+)
 def test_every_log_axis_on_the_page_is_written_out(page, section):
     at = run_page(page, {"section": section})
     assert_no_exception(at)
@@ -52,8 +61,11 @@ def test_every_log_axis_on_the_page_is_written_out(page, section):
         for trace in spec["data"]:
             if trace.get(f"{letter}axis", letter) == anchor and letter in trace:
                 data = trace[letter]
-                values += [float(v) for v in (decode_array(data) if isinstance(data, dict) else data)
-                           if v is not None and math.isfinite(float(v)) and float(v) > 0]
+                values += [
+                    float(v)
+                    for v in (decode_array(data) if isinstance(data, dict) else data)
+                    if v is not None and math.isfinite(float(v)) and float(v) > 0
+                ]
         assert values, (section, name)
         assert_written_out(axis, min(values), max(values))
 

@@ -9,8 +9,17 @@ import torch
 
 from analysis.blanks import blank_distributions, blank_losses, masked_copies
 from transformer import build_model
-from transformer.masked_lm import (MASK, corrupt, fill_in, held_out_metrics, mask_id, masked_lm_config,
-                                   masked_lm_loss, masked_lm_tokenizer, train_masked_lm)
+from transformer.masked_lm import (
+    MASK,
+    corrupt,
+    fill_in,
+    held_out_metrics,
+    mask_id,
+    masked_lm_config,
+    masked_lm_loss,
+    masked_lm_tokenizer,
+    train_masked_lm,
+)
 from transformer.text_corpus import text_source
 
 torch.set_num_threads(1)
@@ -26,8 +35,9 @@ def models(tokenizer):
     """An untrained masked model and an untrained next-token model over the same symbols (the next-token one
     without the [MASK] row)."""
     config = masked_lm_config(dropout=0.0)
-    next_config = masked_lm_config(dropout=0.0, src_vocab_size=config.src_vocab_size - 1,
-                                   tgt_vocab_size=config.tgt_vocab_size - 1)
+    next_config = masked_lm_config(
+        dropout=0.0, src_vocab_size=config.src_vocab_size - 1, tgt_vocab_size=config.tgt_vocab_size - 1
+    )
     return build_model(config, 1, "encoder-only"), build_model(next_config, 2, "decoder-only")
 
 
@@ -43,7 +53,7 @@ def test_corruption_chooses_15_percent_and_hides_80_percent_of_them(tokenizer):
     inputs, chosen = corrupt(ids, generator, mask=37, symbols=range(4, 37))
     assert chosen.any(dim=1).all()
     assert chosen.float().mean().item() == pytest.approx(0.15, abs=0.005)
-    assert torch.equal(inputs[~chosen], ids[~chosen])                     # only chosen positions change
+    assert torch.equal(inputs[~chosen], ids[~chosen])  # only chosen positions change
     masked = (inputs[chosen] == 37).float().mean().item()
     kept = (inputs[chosen] == ids[chosen]).float().mean().item()
     assert masked == pytest.approx(0.8, abs=0.01)

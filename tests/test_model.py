@@ -41,8 +41,7 @@ def test_source_padding_reaches_cross_attention():
     model = build_model(cfg, seed=0)
     src = torch.tensor([[5, 6, 7], [8, 9, 0]])
     with torch.inference_mode():
-        rec = model(src, torch.tensor([[1, 4], [1, 4]]), src_mask=padding_mask([3, 2]),
-                    return_attention=True).attention
+        rec = model(src, torch.tensor([[1, 4], [1, 4]]), src_mask=padding_mask([3, 2]), return_attention=True).attention
     assert torch.all(rec.weights["decoder.layers.0.cross_attn"][1, :, :, 2] == 0)
     assert torch.all(rec.weights["encoder.layers.0.self_attn"][1, :, :, 2] == 0)
 
@@ -70,13 +69,15 @@ def test_weights_follow_the_documented_initialisation():
     embeddings N(0, 1 / d_model); biases 0; LayerNorm gains 1 and shifts 0."""
     model = build_model(TransformerConfig(d_model=64, num_heads=4, d_ff=256, src_vocab_size=2000), seed=5)
     weights = dict(model.named_parameters())
-    for name, (fan_in, fan_out) in {"encoder.layers.0.self_attn.w_q.weight": (64, 64),
-                                    "decoder.layers.1.feed_forward.linear1.weight": (64, 256)}.items():
+    for name, (fan_in, fan_out) in {
+        "encoder.layers.0.self_attn.w_q.weight": (64, 64),
+        "decoder.layers.1.feed_forward.linear1.weight": (64, 256),
+    }.items():
         w, bound = weights[name], (6 / (fan_in + fan_out)) ** 0.5
         assert w.abs().max() <= bound and w.abs().max() > 0.99 * bound, name
-        assert abs(w.std() / (bound / 3 ** 0.5) - 1) < 0.05 and abs(w.mean()) < 0.02 * bound, name
+        assert abs(w.std() / (bound / 3**0.5) - 1) < 0.05 and abs(w.mean()) < 0.02 * bound, name
     table = weights["src_embed.tokens.weight"]
-    assert abs(table.std() * 64 ** 0.5 - 1) < 0.01 and abs(table.mean()) < 0.005
+    assert abs(table.std() * 64**0.5 - 1) < 0.01 and abs(table.mean()) < 0.005
     assert not torch.equal(table, weights["tgt_embed.tokens.weight"][:2000])
     for name, value in weights.items():
         if name.endswith("bias"):
@@ -88,8 +89,9 @@ def test_weights_follow_the_documented_initialisation():
 @pytest.mark.parametrize("positional", ["sinusoidal", "learned", "rotary", "alibi", "none"])
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_every_positional_scheme_runs_finite(positional, norm_first):
-    cfg = TransformerConfig(d_model=12, num_heads=3, d_ff=16, positional=positional, norm_first=norm_first,
-                            activation="gelu")
+    cfg = TransformerConfig(
+        d_model=12, num_heads=3, d_ff=16, positional=positional, norm_first=norm_first, activation="gelu"
+    )
     model = build_model(cfg, seed=0)
     with torch.inference_mode():
         out = model(torch.randint(4, 99, (1, 6)), torch.randint(4, 99, (1, 3)), return_attention=True)
@@ -100,8 +102,9 @@ def test_every_positional_scheme_runs_finite(positional, norm_first):
 
 def test_embedding_row_depends_only_on_the_word():
     tok = HashTokenizer()
-    model = build_model(TransformerConfig(d_model=16, num_heads=2, d_ff=16, positional="none",
-                                          num_encoder_layers=1), seed=0)
+    model = build_model(
+        TransformerConfig(d_model=16, num_heads=2, d_ff=16, positional="none", num_encoder_layers=1), seed=0
+    )
     ids_a = torch.tensor([tok.encode(tok.tokenize("the cat sat"))])
     ids_b = torch.tensor([tok.encode(tok.tokenize("the dog sat"))])
     with torch.inference_mode():

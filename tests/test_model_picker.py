@@ -12,8 +12,7 @@ from transformer import HashTokenizer, TransformerConfig, build_model, save_chec
 from transformer.spec import ModelSpec
 
 TEXT = "The animal didn't cross the street because it was too tired"
-CONFIG = TransformerConfig(d_model=16, num_heads=2, num_encoder_layers=2, num_decoder_layers=3, d_ff=32,
-                           dropout=0.0)
+CONFIG = TransformerConfig(d_model=16, num_heads=2, num_encoder_layers=2, num_decoder_layers=3, d_ff=32, dropout=0.0)
 
 
 @pytest.fixture
@@ -67,18 +66,22 @@ def test_picker_offers_only_models_that_fit(shipped):
 
 
 def test_encoder_decoder_page_runs_the_checkpoint(shipped):
-    at = run_page("pages/encoder_decoder/page.py", {"model": shipped["tiny-seq2seq"], "kind": "encoder-decoder cross-attention",
-                                                   "layer": "3", "head": "head 2"})
+    at = run_page(
+        "pages/encoder_decoder/page.py",
+        {"model": shipped["tiny-seq2seq"], "kind": "encoder-decoder cross-attention", "layer": "3", "head": "head 2"},
+    )
     assert_no_exception(at)
     tokenizer = HashTokenizer()
     src = tokenizer.encode(tokenizer.tokenize("the cat sat on the mat"))
     tgt = [1] + tokenizer.encode(tokenizer.tokenize("le chat est assis sur le tapis"))[:-1]
     with torch.inference_mode():
-        record = build_model(CONFIG, 43, "encoder-decoder")(torch.tensor([src]), torch.tensor([tgt]),
-                                                           return_attention=True).attention
+        record = build_model(CONFIG, 43, "encoder-decoder")(
+            torch.tensor([src]), torch.tensor([tgt]), return_attention=True
+        ).attention
     spec = chart_by_title(at, "Layer 3 · head 2")
-    np.testing.assert_allclose(decode_array(spec["data"][0]["z"]),
-                               record.weights["decoder.layers.2.cross_attn"][0, 1].numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        decode_array(spec["data"][0]["z"]), record.weights["decoder.layers.2.cross_attn"][0, 1].numpy(), atol=1e-5
+    )
 
 
 def test_a_bad_upload_is_refused_with_a_message(tmp_path):
@@ -93,7 +96,9 @@ def test_a_bad_upload_is_refused_with_a_message(tmp_path):
 
 def test_model_spec_identity():
     a = ModelSpec.random(CONFIG, 3, "decoder-only")
-    assert a == ModelSpec.random(CONFIG, 3, "decoder-only") and hash(a) == hash(ModelSpec.random(CONFIG, 3, "decoder-only"))
+    assert a == ModelSpec.random(CONFIG, 3, "decoder-only") and hash(a) == hash(
+        ModelSpec.random(CONFIG, 3, "decoder-only")
+    )
     assert a != ModelSpec.random(CONFIG, 4, "decoder-only") and a.label == "random decoder-only · seed 3"
     with pytest.raises(ValueError, match="kind"):
         ModelSpec.random(CONFIG, 0, "bert")
@@ -110,13 +115,16 @@ def test_every_shipped_checkpoint_runs_on_the_pages_it_fits(name):
     path = models.CHECKPOINT_DIR / f"{name}.safetensors"
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     kind = models.shipped_checkpoints()[digest][1].kind
-    pages = {"encoder-decoder": ["encoder_decoder", "multi_head", "self_attention"],
-             "decoder-only": ["multi_head", "self_attention", "masks"]}[kind]
+    pages = {
+        "encoder-decoder": ["encoder_decoder", "multi_head", "self_attention"],
+        "decoder-only": ["multi_head", "self_attention", "masks"],
+    }[kind]
     for page in pages:
         at = run_page(f"pages/{page}/page.py")
         label = next(o for o in at.selectbox(key="model").options if o.startswith(f"{name} · {digest[:8]}"))
-        at = run_page(f"pages/{page}/page.py", {"model": label, "text": "a b c a b c", "src": "a b c d",
-                                                 "tgt": "d c b a"})
+        at = run_page(
+            f"pages/{page}/page.py", {"model": label, "text": "a b c a b c", "src": "a b c d", "tgt": "d c b a"}
+        )
         assert_no_exception(at)
         assert at.selectbox(key="model").value == label
 

@@ -18,8 +18,18 @@ CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 def hand_set(sign: float):
     """One layer, one head, d_model = vocabulary = 8, attention only: E = I, W_V = I, W_O = sign · I, U = I, and
     LayerNorm scales of 1, so that M = sign · I."""
-    config = TransformerConfig(d_model=8, num_heads=1, num_decoder_layers=1, d_ff=8, dropout=0.0, tgt_vocab_size=8,
-                               src_vocab_size=8, embed_scale=False, feed_forward=False, norm_first=True)
+    config = TransformerConfig(
+        d_model=8,
+        num_heads=1,
+        num_decoder_layers=1,
+        d_ff=8,
+        dropout=0.0,
+        tgt_vocab_size=8,
+        src_vocab_size=8,
+        embed_scale=False,
+        feed_forward=False,
+        norm_first=True,
+    )
     model = build_model(config, seed=0, kind="decoder-only")
     eye = torch.eye(8)
     with torch.no_grad():
@@ -49,8 +59,10 @@ def test_a_rotation_of_the_tokens_copies_nothing():
 def test_the_small_route_equals_the_full_circuits_eigenvalues(name):
     model, _ = load_checkpoint(CHECKPOINTS / f"{name}.safetensors")
     small = copying_scores(model)
-    full = [[copying_score(ov_circuit(model, layer, head)) for head in range(model.config.num_heads)]
-            for layer in range(len(model.decoder.layers))]
+    full = [
+        [copying_score(ov_circuit(model, layer, head)) for head in range(model.config.num_heads)]
+        for layer in range(len(model.decoder.layers))
+    ]
     np.testing.assert_allclose(small, full, atol=1e-5)
 
 

@@ -88,8 +88,11 @@ def test_cross_attention_is_target_by_source_and_matches_the_model():
 def test_the_numbers_table_is_sent_only_when_open_and_holds_the_models_weights():
     params = {"kind": "encoder-decoder cross-attention", "layer": "2", "head": "head 3"}
     closed = run_page(PAGE, params)
-    assert not [df for df in closed.dataframe if "weight" in " ".join(map(str, df.value.columns)).lower()
-                or df.value.shape[0] == len(tokens(TGT)[0])]  # a closed table is not built
+    assert not [
+        df
+        for df in closed.dataframe
+        if "weight" in " ".join(map(str, df.value.columns)).lower() or df.value.shape[0] == len(tokens(TGT)[0])
+    ]  # a closed table is not built
     at = run_page(PAGE, {**params, "attn_numbers": "true"})
     assert_no_exception(at)
     record, _ = reference(TransformerConfig())
@@ -111,9 +114,9 @@ def test_decoder_self_attention_is_causal_in_the_drawn_data():
     spec = chart_by_title(at, "all 4 heads · decoder masked self-attention")
     tiled, codes = heatmap_z(spec), decode_array(spec["data"][1]["z"])
     for h in range(4):
-        tile = tiled[:, h * (n + 1): h * (n + 1) + n]
+        tile = tiled[:, h * (n + 1) : h * (n + 1) + n]
         assert np.all(tile[np.triu_indices(n, 1)] == 0)
-        np.testing.assert_array_equal(codes[:, h * (n + 1): h * (n + 1) + n] == 1, ~np.tril(np.ones((n, n), bool)))
+        np.testing.assert_array_equal(codes[:, h * (n + 1) : h * (n + 1) + n] == 1, ~np.tril(np.ones((n, n), bool)))
 
 
 def test_dropout_is_training_only_so_the_figures_do_not_change():
@@ -155,16 +158,51 @@ def test_a_random_model_with_a_tied_output_says_its_distribution_is_far_from_uni
     assert any(r"\text{generator: } V \text{ (tied" in el.value for el in at.latex)
 
 
-@pytest.mark.parametrize("params,title", [
-    ({"enc": "1", "dec": "1", "d_model": "8", "heads": "8", "d_ff": "16", "dropout": "0.0", "seed": "0",
-     "k": "1", "pe": "none", "act": "GELU"}, "Layer 1 · all 8 heads · encoder self-attention"),
-    ({"enc": "6", "dec": "6", "d_model": "512", "heads": "16", "d_ff": "2048", "dropout": "0.5", "seed": "9999",
-     "k": "20", "pe": "learned (untrained)", "norm": "pre-LN", "kind": "encoder-decoder cross-attention",
-     "layer": "6", "enc_layer": "6", "pos": "position 7"}, "Layer 6 · all 16 heads · encoder-decoder cross-attention"),
-    ({"pe": "rotary (RoPE)", "heads": "2", "kind": "decoder masked self-attention"},
-     "Layer 1 · all 2 heads · decoder masked self-attention"),
-    ({"pe": "ALiBi", "d_model": "24", "heads": "3", "norm": "pre-LN"}, "Layer 1 · all 3 heads · encoder"),
-], ids=["smallest", "largest", "rotary", "alibi-odd-heads"])
+@pytest.mark.parametrize(
+    "params,title",
+    [
+        (
+            {
+                "enc": "1",
+                "dec": "1",
+                "d_model": "8",
+                "heads": "8",
+                "d_ff": "16",
+                "dropout": "0.0",
+                "seed": "0",
+                "k": "1",
+                "pe": "none",
+                "act": "GELU",
+            },
+            "Layer 1 · all 8 heads · encoder self-attention",
+        ),
+        (
+            {
+                "enc": "6",
+                "dec": "6",
+                "d_model": "512",
+                "heads": "16",
+                "d_ff": "2048",
+                "dropout": "0.5",
+                "seed": "9999",
+                "k": "20",
+                "pe": "learned (untrained)",
+                "norm": "pre-LN",
+                "kind": "encoder-decoder cross-attention",
+                "layer": "6",
+                "enc_layer": "6",
+                "pos": "position 7",
+            },
+            "Layer 6 · all 16 heads · encoder-decoder cross-attention",
+        ),
+        (
+            {"pe": "rotary (RoPE)", "heads": "2", "kind": "decoder masked self-attention"},
+            "Layer 1 · all 2 heads · decoder masked self-attention",
+        ),
+        ({"pe": "ALiBi", "d_model": "24", "heads": "3", "norm": "pre-LN"}, "Layer 1 · all 3 heads · encoder"),
+    ],
+    ids=["smallest", "largest", "rotary", "alibi-odd-heads"],
+)
 def test_controls_at_their_extremes(params, title):
     at = run_page(PAGE, params)
     assert_no_exception(at)
@@ -185,7 +223,10 @@ def test_controls_at_their_extremes(params, title):
 def test_text_extremes_one_token_empty_and_over_the_cap():
     at = run_page(PAGE, {"tgt": "bonjour", "src": "a"})
     assert_no_exception(at)
-    assert decode_array(chart_by_title(at, "encoder self-attention")["data"][0]["z"]).shape == (1, 7)  # 4 tiles of 1 x 1
+    assert decode_array(chart_by_title(at, "encoder self-attention")["data"][0]["z"]).shape == (
+        1,
+        7,
+    )  # 4 tiles of 1 x 1
     at = run_page(PAGE, {"src": "   "})
     assert_no_exception(at)
     assert any("empty" in el.value for el in at.info) and not chart_specs(at)
@@ -195,9 +236,20 @@ def test_text_extremes_one_token_empty_and_over_the_cap():
 
 
 def test_shared_link_restores_widgets_tab_and_drawn_data():
-    params = {"src": "a b c", "tgt": "x y", "enc": "3", "d_model": "32", "heads": "8", "seed": "7",
-              "kind": "encoder self-attention", "layer": "3", "head": "head 8", "norm": "pre-LN", "enc_layer": "2",
-              "section": "One layer"}
+    params = {
+        "src": "a b c",
+        "tgt": "x y",
+        "enc": "3",
+        "d_model": "32",
+        "heads": "8",
+        "seed": "7",
+        "kind": "encoder self-attention",
+        "layer": "3",
+        "head": "head 8",
+        "norm": "pre-LN",
+        "enc_layer": "2",
+        "section": "One layer",
+    }
     at = run_page(PAGE, params)
     assert_no_exception(at)
     assert at.session_state["section"] == "One layer"
@@ -216,8 +268,20 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
 
 
 def test_views_fall_back_when_their_options_shrink():
-    at = run_page(PAGE, {"enc": "4", "dec": "4", "enc_layer": "4", "kind": "decoder masked self-attention",
-                         "layer": "4", "tgt": "a b c d e f", "pos": "position 6", "heads": "8", "head": "head 8"})
+    at = run_page(
+        PAGE,
+        {
+            "enc": "4",
+            "dec": "4",
+            "enc_layer": "4",
+            "kind": "decoder masked self-attention",
+            "layer": "4",
+            "tgt": "a b c d e f",
+            "pos": "position 6",
+            "heads": "8",
+            "head": "head 8",
+        },
+    )
     assert chart_by_title(at, "Layer 4 · head 8 · decoder masked self-attention")
     assert chart_by_title(open_section(at, "One layer"), "Encoder layer 4 · vector norm")
     assert chart_by_title(open_section(at, "Output"), "Position 6 · top 10")
@@ -236,8 +300,9 @@ def recorded(config, seed=0, src=SRC, tgt=TGT):
     _, src_ids = tokens(src)
     _, tgt_ids = tokens(tgt)
     with torch.inference_mode():
-        return build_model(config, seed)(torch.tensor([src_ids]), torch.tensor([[BOS_ID] + tgt_ids[:-1]]),
-                                          return_internals=True).attention
+        return build_model(config, seed)(
+            torch.tensor([src_ids]), torch.tensor([[BOS_ID] + tgt_ids[:-1]]), return_internals=True
+        ).attention
 
 
 def trace(spec, name):
@@ -298,16 +363,32 @@ def test_dropout_p_zero_draws_the_same_numbers_before_and_after():
     assert not trace(weights, "dropped")["x"] and not decode_array(trace(activations, "dropped")["z"]).any()
     np.testing.assert_allclose(decode_array(trace(weights, "row sums")["x"]), 1.0, atol=1e-5)
     record = recorded(TransformerConfig(dropout=0.0))
-    np.testing.assert_allclose(decode_array(trace(activations, "before")["z"]),
-                               record.internals["encoder.layers.0.feed_forward.out"][0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        decode_array(trace(activations, "before")["z"]),
+        record.internals["encoder.layers.0.feed_forward.out"][0].numpy(),
+        atol=1e-5,
+    )
     assert "feed-forward output" in activations["layout"]["title"]["text"]
 
 
-@pytest.mark.parametrize("params", [
-    {"enc": "6", "d_model": "512", "heads": "16", "dropout": "0.5", "norm": "pre-LN", "enc_layer": "6",
-     "drop_head": "head 16", "drop_seed": "9999", "src": " ".join(f"w{i}" for i in range(64))},
-    {"d_model": "8", "heads": "8", "d_ff": "16", "dropout": "0.05", "src": "a", "pe": "none"},
-], ids=["largest", "smallest"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {
+            "enc": "6",
+            "d_model": "512",
+            "heads": "16",
+            "dropout": "0.5",
+            "norm": "pre-LN",
+            "enc_layer": "6",
+            "drop_head": "head 16",
+            "drop_seed": "9999",
+            "src": " ".join(f"w{i}" for i in range(64)),
+        },
+        {"d_model": "8", "heads": "8", "d_ff": "16", "dropout": "0.05", "src": "a", "pe": "none"},
+    ],
+    ids=["largest", "smallest"],
+)
 def test_dropout_tab_at_the_extremes(params):
     at = run_page(PAGE, {"section": "Dropout", **params})
     assert_no_exception(at)
@@ -330,8 +411,11 @@ def test_a_checkpoint_gets_its_own_dropout_rate_slider():
     assert at.slider(key="drop_p").value == 0.2
     weights, activations = dropout_panels(at, 1, 1)
     for spec in (weights, activations):
-        assert_dropout_of(decode_array(trace(spec, "before")["z"]).astype(np.float64),
-                          decode_array(trace(spec, "after")["z"]).astype(np.float64), 0.2)
+        assert_dropout_of(
+            decode_array(trace(spec, "before")["z"]).astype(np.float64),
+            decode_array(trace(spec, "after")["z"]).astype(np.float64),
+            0.2,
+        )
 
 
 def paper_parameters(vocab: int = 4096, d: int = 512, d_ff: int = 2048, layers: int = 6) -> int:
@@ -349,8 +433,13 @@ def test_the_papers_sizes_preset_runs_and_its_count_is_the_closed_form():
     at = run_page(PAGE, {"section": "Architecture"})
     at.button(key="paper").click().run()
     assert_no_exception(at)
-    assert (at.slider(key="enc").value, at.slider(key="dec").value, at.select_slider(key="d_model").value,
-            at.select_slider(key="heads").value, at.select_slider(key="d_ff").value) == (6, 6, 512, 8, 2048)
+    assert (
+        at.slider(key="enc").value,
+        at.slider(key="dec").value,
+        at.select_slider(key="d_model").value,
+        at.select_slider(key="heads").value,
+        at.select_slider(key="d_ff").value,
+    ) == (6, 6, 512, 8, 2048)
     assert at.toggle(key="shared").value and at.selectbox(key="norm").value == "post"
     assert at.selectbox(key="act").value == "relu" and at.selectbox(key="pe").value == "sinusoidal"
     table = next(df.value for df in at.dataframe if "counted in the model" in df.value.columns)
@@ -362,7 +451,7 @@ def test_the_papers_sizes_preset_runs_and_its_count_is_the_closed_form():
     n = len(tokens(SRC)[0])
     tiles = heatmap_z(attention)
     for h in range(4):  # the first row of tiles: 4 heads side by side
-        np.testing.assert_allclose(tiles[:n, h * (n + 1): h * (n + 1) + n].sum(-1), 1.0, atol=1e-5)
+        np.testing.assert_allclose(tiles[:n, h * (n + 1) : h * (n + 1) + n].sum(-1), 1.0, atol=1e-5)
 
 
 def test_shared_embeddings_are_one_matrix_for_source_target_and_output():

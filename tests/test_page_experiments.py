@@ -7,8 +7,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import (APP, TIMEOUT, assert_no_exception, chart_by_title, chart_specs, decode_array,
-                                   run_page)
+from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
 from transformer import Ablate, load_checkpoint, make_task
 from ui.lesson_catalogue import LESSONS, Shipped
 from ui.model_picker import offered_models, shipped_label
@@ -78,13 +77,19 @@ def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induct
     expected = accuracy(model, batch, [Ablate("decoder.layers.1.self_attn", [0, 1])])
     assert after == pytest.approx([expected], abs=1e-6)
     linked = run_page(PAGE, {"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
-    assert linked.pills(key="ko_decoder1_self_attn").value == ["head 1", "head 2"]   # a link restores the view
+    assert linked.pills(key="ko_decoder1_self_attn").value == ["head 1", "head 2"]  # a link restores the view
     assert bars(chart_by_title(linked, "Accuracy"))[1] == pytest.approx([expected], abs=1e-6)
 
 
 def test_knocking_out_every_head_says_so():
-    at = run_page(PAGE, {"section": "Knock out", "ko_decoder0_self_attn": ["head 1", "head 2"],
-                         "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    at = run_page(
+        PAGE,
+        {
+            "section": "Knock out",
+            "ko_decoder0_self_attn": ["head 1", "head 2"],
+            "ko_decoder1_self_attn": ["head 1", "head 2"],
+        },
+    )
     assert_no_exception(at)
     assert any("Every head (4) is knocked out" in w.value for w in at.warning)
 
@@ -140,14 +145,18 @@ def test_minilm_knock_out_changes_the_similarity():
 def circuit_view(step: int):
     lesson = next(lesson for lesson in LESSONS if lesson.id == "circuit")
     view = lesson.views[step]
-    query = {key: shipped_label(value.name) if isinstance(value, Shipped) else
-             (list(value) if isinstance(value, tuple) else value) for key, value in view.settings.items()}
+    query = {
+        key: shipped_label(value.name)
+        if isinstance(value, Shipped)
+        else (list(value) if isinstance(value, tuple) else value)
+        for key, value in view.settings.items()
+    }
     return run_page(PAGE, query)
 
 
 def test_the_circuit_lesson_claims_hold_on_the_drawn_numbers():
     importance = grid(chart_by_title(circuit_view(0), "Each head knocked out alone"))
-    assert np.argmin(importance) == 1 and importance[0, 1] < -0.3          # layer 1 · head 2 costs most
+    assert np.argmin(importance) == 1 and importance[0, 1] < -0.3  # layer 1 · head 2 costs most
     assert (importance[1] < -0.02).all() and importance[0, 0] > -0.05
     both = bars(chart_by_title(circuit_view(1), "Accuracy"))
     assert both[0][0] > 0.99 and both[1][0] < 0.05
@@ -185,11 +194,16 @@ def test_patching_says_which_answer_the_corrupted_run_predicts_and_refuses_a_cha
         assert_no_exception(at)
         clean, corrupted = (task.encode_user_input(at.text_input(key=key).value) for key in ("input", "corrupted"))
         with torch.inference_mode():
-            answer, predicted = (int(model(torch.tensor([ids])).logits[0, position - 1].argmax())
-                                 for ids in (clean, corrupted))
+            answer, predicted = (
+                int(model(torch.tensor([ids])).logits[0, position - 1].argmax()) for ids in (clean, corrupted)
+            )
         assert (predicted == answer) is still
         symbol = task.symbols([answer])[0]
-        expected = f"the corrupted one still **{symbol}**" if still else f"the corrupted one **{task.symbols([predicted])[0]}**"
+        expected = (
+            f"the corrupted one still **{symbol}**"
+            if still
+            else f"the corrupted one **{task.symbols([predicted])[0]}**"
+        )
         assert expected in patching_sentence(at)
         restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
         assert (np.abs(restored) <= 1.05).all()
@@ -240,8 +254,9 @@ def run_with_upload(data: bytes, name: str, query: dict):
 def test_a_model_trained_in_this_session_shows_the_same_circuit(trained_here):
     """Knocking out every layer-2 head brings accuracy to near chance, and patching finds a layer-1 head
     that restores the answer."""
-    at = run_with_upload(trained_here, "my induction", {"section": "Knock out",
-                                                       "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    at = run_with_upload(
+        trained_here, "my induction", {"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]}
+    )
     assert_no_exception(at)
     before, after = bars(chart_by_title(at, "Accuracy"))
     assert before[0] > 0.95 and after[0] < 0.1

@@ -39,8 +39,9 @@ def after_bar(at, title: str) -> float:
 
 def test_resample_ablation_takes_the_heads_output_from_the_examples_of_the_seed_shown(induction):
     model, task = induction
-    at = run_page(PAGE, {"section": "Knock out", "how": "resample", "resample_seed": "7",
-                         "ko_decoder0_self_attn": ["head 2"]})
+    at = run_page(
+        PAGE, {"section": "Knock out", "how": "resample", "resample_seed": "7", "ko_decoder0_self_attn": ["head 2"]}
+    )
     assert_no_exception(at)
     assert at.number_input(key="resample_seed").value == 7
     with torch.inference_mode():  # every induction example has 32 tokens: seed 7's first batch is the one drawn
@@ -48,14 +49,21 @@ def test_resample_ablation_takes_the_heads_output_from_the_examples_of_the_seed_
     expected = accuracy(model, examples(task, 0), [Ablate(LAYER1, [1], "resample", other)])
     assert after_bar(at, "Accuracy") == pytest.approx(expected, abs=1e-6)
     zero = accuracy(model, examples(task, 0), [Ablate(LAYER1, [1])])
-    assert abs(expected - zero) > 0.05                                       # another experiment than zeros
+    assert abs(expected - zero) > 0.05  # another experiment than zeros
     captions = " ".join(c.value for c in at.caption)
     assert "drawn with resample seed 7" in captions and "mislead" in captions
 
 
 def test_the_resample_seed_of_the_batch_itself_is_said_to_change_nothing():
-    at = run_page(PAGE, {"section": "Knock out", "how": "resample", "resample_seed": "0",
-                         "ko_decoder1_self_attn": ["head 1", "head 2"]})
+    at = run_page(
+        PAGE,
+        {
+            "section": "Knock out",
+            "how": "resample",
+            "resample_seed": "0",
+            "ko_decoder1_self_attn": ["head 1", "head 2"],
+        },
+    )
     assert_no_exception(at)
     assert any("changes nothing" in w.value for w in at.warning)
     spec = chart_by_title(at, "Accuracy")
@@ -69,7 +77,7 @@ def test_the_importance_grid_under_resample_is_each_heads_resampled_effect(induc
     assert_no_exception(at)
     effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
     with torch.inference_mode():
-        other = model(examples(task, 1).inputs, return_internals=True).attention   # the default resample seed, 1
+        other = model(examples(task, 1).inputs, return_internals=True).attention  # the default resample seed, 1
     batch = examples(task, 0)
     for layer, name in enumerate((LAYER1, LAYER2)):
         for head in range(2):
@@ -82,9 +90,17 @@ def test_resample_is_offered_only_for_a_model_with_a_task_to_draw_from():
     at = run_page(PAGE, {"section": "Knock out", "model": pretrained})
     assert_no_exception(at)
     assert list(at.segmented_control(key="how").options) == ["zero", "mean"]
-    at = run_page(PAGE, {"section": "Knock out", "model": shipped_label("copy"), "how": "resample",
-                         "input": "ab", "ko_decoder0_self_attn": ["head 1"]})
-    assert_no_exception(at)                                                # copy strings have 4 to 10 letters
+    at = run_page(
+        PAGE,
+        {
+            "section": "Knock out",
+            "model": shipped_label("copy"),
+            "how": "resample",
+            "input": "ab",
+            "ko_decoder0_self_attn": ["head 1"],
+        },
+    )
+    assert_no_exception(at)  # copy strings have 4 to 10 letters
     assert any("no example laid out like this input" in i.value for i in at.info)
 
 
@@ -95,7 +111,7 @@ def test_the_patching_grid_and_bars_draw_what_patching_that_part_restores(induct
     assert_no_exception(at)
     drawn = decode_array(chart_by_title(at, f"one clean head's {label}")["data"][0]["z"]).astype(float)
     clean, corrupted = (task.encode_user_input(at.text_input(key=key).value) for key in ("input", "corrupted"))
-    position = 11                                              # the default answer position: the first repeat
+    position = 11  # the default answer position: the first repeat
     with torch.inference_mode():
         source = model(torch.tensor([clean]), return_internals=True).attention
         z_clean, z_corrupt = (model(torch.tensor([ids])).logits[0, position] for ids in (clean, corrupted))
@@ -113,15 +129,14 @@ def test_the_patching_grid_and_bars_draw_what_patching_that_part_restores(induct
 
         for layer, name in enumerate((LAYER1, LAYER2)):
             for head in range(2):
-                assert drawn[layer, head] == pytest.approx(restored([Patch(name, [head], source, part=part)]),
-                                                           abs=1e-5)
+                assert drawn[layer, head] == pytest.approx(restored([Patch(name, [head], source, part=part)]), abs=1e-5)
         parts = chart_by_title(at, "layer 1 · head 2: each part patched alone")["data"][0]
         values = dict(zip(parts["y"], decode_array(parts["x"]).astype(float)))
         for shown, name in (("whole output", "output"), ("queries", "q"), ("keys", "k"), ("values", "v")):
             assert values[shown] == pytest.approx(restored([Patch(LAYER1, [1], source, part=name)]), abs=1e-5)
     caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
     best = max(("queries", "keys", "values"), key=values.get)
-    assert f"mostly through its {best} ({values[best]:.2f}" in caption   # the previous-token head: its values
+    assert f"mostly through its {best} ({values[best]:.2f}" in caption  # the previous-token head: its values
     assert best == "values" and np.isclose(values["values"], drawn[0, 1] if part == "v" else values["values"])
 
 
@@ -141,7 +156,10 @@ def test_on_a_phone_the_logit_lens_wraps_its_positions_into_rows_whose_cells_hol
     assert all(trace.texttemplate == "%{text}" and trace.coloraxis == "coloraxis" for trace in phone.data)
     assert [list(trace.text[0]) for trace in phone.data] == [letters[:11], letters[11:22], letters[22:]]
     # every row's cells as wide (the last row's range reaches past its 10 cells); its own tokens under each row
-    assert [tuple(phone.layout[f"xaxis{i or ''}"].range) for i in (0, 2, 3)] == [(-0.5, 10.5), (10.5, 21.5),
-                                                                                   (21.5, 32.5)]
+    assert [tuple(phone.layout[f"xaxis{i or ''}"].range) for i in (0, 2, 3)] == [
+        (-0.5, 10.5),
+        (10.5, 21.5),
+        (21.5, 32.5),
+    ]
     assert list(phone.layout.xaxis2.ticktext) == letters[11:22] and phone.layout.xaxis2.tickangle == 0
     assert phone.layout.height == 60 + 70 + 3 * 3 * 40 + 2 * 44

@@ -46,8 +46,11 @@ def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, tem
     assert heights[20] == pytest.approx(1 - expected.sum(), abs=1e-4)
 
 
-@pytest.mark.parametrize("cut", [{"k": "3"}, {"k": "1"}, {"t": "0.7", "p": "0.95"}, {"t": "2.0", "p": "0.9"}],
-                         ids=lambda cut: "-".join(f"{k}={v}" for k, v in cut.items()))
+@pytest.mark.parametrize(
+    "cut",
+    [{"k": "3"}, {"k": "1"}, {"t": "0.7", "p": "0.95"}, {"t": "2.0", "p": "0.9"}],
+    ids=lambda cut: "-".join(f"{k}={v}" for k, v in cut.items()),
+)
 def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormalised(text_model, cut):
     model, task = text_model
     at = run_page(PAGE, {"section": "Next token", "prompt": "attention ", **cut})
@@ -93,12 +96,20 @@ def test_greedy_in_the_comparison_is_the_argmax_loop(text_model):
     assert at.code[0].value == "".join(written).replace("▁", " ")
 
 
-@pytest.mark.parametrize("query", [
-    {"section": "Next token", "prompt": ""}, {"section": "Next token", "t": "0.0"},
-    {"section": "Next token", "p": "0.0"}, {"section": "Next token", "k": "500"},
-    {"section": "Compare", "beams": "6", "new": "64"}, {"section": "Attention", "att_step": "64", "new": "1"},
-    {"section": "KV cache", "w": "2"}, {"section": "KV cache", "w": "32"},
-], ids=lambda q: "-".join(f"{k}={v}" for k, v in q.items()))
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"section": "Next token", "prompt": ""},
+        {"section": "Next token", "t": "0.0"},
+        {"section": "Next token", "p": "0.0"},
+        {"section": "Next token", "k": "500"},
+        {"section": "Compare", "beams": "6", "new": "64"},
+        {"section": "Attention", "att_step": "64", "new": "1"},
+        {"section": "KV cache", "w": "2"},
+        {"section": "KV cache", "w": "32"},
+    ],
+    ids=lambda q: "-".join(f"{k}={v}" for k, v in q.items()),
+)
 def test_controls_at_their_extremes_give_a_page_without_an_exception(query):
     at = run_page(PAGE, query)
     assert_no_exception(at)
@@ -113,8 +124,9 @@ def test_a_prompt_the_model_cannot_read_says_so():
 
 def test_an_encoder_decoder_writes_and_explains_the_cache_section():
     reverse = shipped_label("reverse")
-    at = run_page(PAGE, {"section": "Next token", "model": reverse, "prompt": "abcdefghij", "strategy": "greedy",
-                         "token": "11"})
+    at = run_page(
+        PAGE, {"section": "Next token", "model": reverse, "prompt": "abcdefghij", "strategy": "greedy", "token": "11"}
+    )
     assert_no_exception(at)
     assert any("end token" in s.value for s in at.success)
     at = run_page(PAGE, {"section": "KV cache", "model": reverse})
@@ -153,8 +165,14 @@ def test_the_beam_tree_labels_every_rank_and_leaves_room_for_the_names_at_its_ed
     from viz.generation import beam_tree
 
     # two tokens, three beams: ranks 1-3 at each token; the chosen text is rank 1 then rank 3
-    fig = beam_tree([0, 0, 0, 1, 1, 1], [-1, -1, -1, 0, 0, 1], ["a", "b", "c", "d", "e", "f"],
-                    [-1.0, -2.0, -3.0, -4.0, -5.0, -4.5], {0, 4}, "tree")
+    fig = beam_tree(
+        [0, 0, 0, 1, 1, 1],
+        [-1, -1, -1, 0, 0, 1],
+        ["a", "b", "c", "d", "e", "f"],
+        [-1.0, -2.0, -3.0, -4.0, -5.0, -4.5],
+        {0, 4},
+        "tree",
+    )
     yaxis = fig.layout.yaxis
     assert list(yaxis.tickvals) == [1, 2, 3] and list(yaxis.ticktext) == ["1", "2", "3"]
     # a set range (the browser's fitting measures it, not the number of points): reversed, 0.75 of a rank
@@ -169,16 +187,26 @@ def test_the_beam_tree_labels_every_rank_and_leaves_room_for_the_names_at_its_ed
     assert fig.layout.height == 325  # 150 + 50 a rank, for 3.5 ranks
 
 
-@pytest.mark.parametrize("query", [{"section": "Next token", "prompt": "the model "},
-                                   {"section": "Next token", "prompt": "the model ", "token": "3"},
-                                   {"section": "Compare", "prompt": "the keys ", "new": "6"},
-                                   {"section": "Attention", "prompt": "the keys ", "att_step": "2"},
-                                   {"section": "KV cache", "prompt": "the keys "}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"section": "Next token", "prompt": "the model "},
+        {"section": "Next token", "prompt": "the model ", "token": "3"},
+        {"section": "Compare", "prompt": "the keys ", "new": "6"},
+        {"section": "Attention", "prompt": "the keys ", "att_step": "2"},
+        {"section": "KV cache", "prompt": "the keys "},
+    ],
+)
 def test_the_space_mark_is_explained_exactly_where_a_drawn_token_carries_it(query):
     at = run_page(PAGE, query)
     assert_no_exception(at)
-    drawn = [str(text) for spec in chart_specs(at) for trace in spec["data"]
-             for text in (trace.get("text") or []) if isinstance(text, str)]
+    drawn = [
+        str(text)
+        for spec in chart_specs(at)
+        for trace in spec["data"]
+        for text in (trace.get("text") or [])
+        if isinstance(text, str)
+    ]
     drawn += [str(text) for spec in chart_specs(at) for text in spec["layout"].get("xaxis", {}).get("ticktext", [])]
     drawn += [str(text) for spec in chart_specs(at) for text in spec["layout"].get("yaxis", {}).get("ticktext", [])]
     drawn += [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
@@ -197,7 +225,10 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     assert {"#1f77b4", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
-    assert "Blue bars are kept, grey ones cut by top-k or top-p" in caption and "the orange one is the token drawn" in caption
+    assert (
+        "Blue bars are kept, grey ones cut by top-k or top-p" in caption
+        and "the orange one is the token drawn" in caption
+    )
 
 
 def test_the_papers_beam_settings_are_one_click_and_alpha_changes_nothing_where_no_text_ends():
@@ -218,12 +249,12 @@ def test_the_papers_beam_settings_are_one_click_and_alpha_changes_nothing_where_
 def test_the_length_penalty_note_counts_the_texts_that_ended_in_the_drawn_tree():
     copy = Path(__file__).resolve().parent.parent / "checkpoints" / "copy.safetensors"
     model, metadata = load_checkpoint(copy)
-    at = run_page(PAGE, {"section": "Compare", "model": shipped_label("copy"), "prompt": "abcdefg", "beams": "4",
-                         "lp": "0.6"})
+    at = run_page(
+        PAGE, {"section": "Compare", "model": shipped_label("copy"), "prompt": "abcdefg", "beams": "4", "lp": "0.6"}
+    )
     assert_no_exception(at)
     task = make_task("copy", model.kind)
-    out = generate(model, task.encode_user_input("abcdefg"), 24, "beam", num_beams=4, length_penalty=0.6,
-                   eos_id=EOS_ID)
+    out = generate(model, task.encode_user_input("abcdefg"), 24, "beam", num_beams=4, length_penalty=0.6, eos_id=EOS_ID)
     ended = sum(node.finished for node in out.beams)
     assert ended > 0 and any(f"{ended} of the texts in the tree ended" in c.value for c in at.caption)
 
@@ -245,12 +276,19 @@ def test_the_training_loss_bars_are_each_next_tokens_loss_read_from_its_prefix_a
     assert f"mean {by_prefix.mean():.2f}, perplexity {np.exp(by_prefix.mean()):.1f}" in spec["layout"]["title"]["text"]
     hardest = int(by_prefix.argmax())
     symbols = task.symbols(ids)
-    assert f"“{symbols[hardest + 1]}” (position {hardest + 2}, p = {np.exp(-by_prefix[hardest]):.3f})" in \
-        at.caption[-1].value
+    assert (
+        f"“{symbols[hardest + 1]}” (position {hardest + 2}, p = {np.exp(-by_prefix[hardest]):.3f})"
+        in at.caption[-1].value
+    )
 
 
-@pytest.mark.parametrize("query, says", [({"model": "copy", "prompt": "algorithm"}, "trained only on the positions"),
-                                         ({"prompt": "a"}, "at least two tokens")])
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        ({"model": "copy", "prompt": "algorithm"}, "trained only on the positions"),
+        ({"prompt": "a"}, "at least two tokens"),
+    ],
+)
 def test_the_training_loss_says_what_to_change_where_it_cannot_score(query, says):
     if query.get("model"):
         query = {**query, "model": shipped_label(query["model"])}
@@ -268,8 +306,9 @@ def test_the_attention_section_draws_each_heads_row_from_the_last_position_of_th
         for _ in range(2):  # greedy: the two tokens before the third
             sequence.append(int(model(torch.tensor([sequence])).logits[0, -1].argmax()))
         out = model(torch.tensor([sequence]), return_attention=True)
-    expected = np.concatenate([out.attention.weights[name][0, :, -1].numpy()
-                               for name in out.attention.names("decoder", "self_attn")])  # [layers x heads, t]
+    expected = np.concatenate(
+        [out.attention.weights[name][0, :, -1].numpy() for name in out.attention.names("decoder", "self_attn")]
+    )  # [layers x heads, t]
     spec = chart_by_title(at, "(token 3) looks in the text so far")
     np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), expected, atol=1e-5)
     assert spec["layout"]["yaxis"]["ticktext"][:2] == ["layer 1 · head 1", "layer 1 · head 2"]
@@ -288,8 +327,9 @@ def test_fill_in_the_blank_draws_both_models_guesses_and_every_token_hidden_in_t
     model, task = text_model
     masked, metadata = load_checkpoint(TEXT.with_name("text_mlm.safetensors"))
     prompt = "the keys and the values"
-    at = run_page(PAGE, {"section": "Training loss", "objective": "fill in the blank (BERT)", "prompt": prompt,
-                         "blank": "6"})
+    at = run_page(
+        PAGE, {"section": "Training loss", "objective": "fill in the blank (BERT)", "prompt": prompt, "blank": "6"}
+    )
     assert_no_exception(at)
     ids = task.encode_user_input(prompt)
     mask = 4 + metadata["tokenizer"].vocabulary.index("[MASK]")

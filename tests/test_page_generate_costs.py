@@ -30,9 +30,12 @@ def test_the_cache_charts_are_the_formula_of_the_models_sizes():
     np.testing.assert_allclose(decode_array(grows["y"]), kib(heads, tokens))
     held = len(prompt) + min(48, config.max_len - len(prompt)) - 1  # 48 tokens written: the last one is not read
     bars = chart_by_title(at, f"Cache after {held} tokens")["data"][0]
-    expected = {f"multi-head ({heads} K/V heads)": kib(heads, held), "multi-query (1 K/V head)": kib(1, held),
-                "sliding window of 8": kib(heads, 8),  # the window's default: 8 positions kept
-                **{f"grouped-query ({kv} K/V heads)": kib(kv, held) for kv in range(2, heads) if heads % kv == 0}}
+    expected = {
+        f"multi-head ({heads} K/V heads)": kib(heads, held),
+        "multi-query (1 K/V head)": kib(1, held),
+        "sliding window of 8": kib(heads, 8),  # the window's default: 8 positions kept
+        **{f"grouped-query ({kv} K/V heads)": kib(kv, held) for kv in range(2, heads) if heads % kv == 0},
+    }
     assert dict(zip(bars["y"], decode_array(bars["x"]).tolist())) == pytest.approx(expected)
     times = chart_by_title(at, "Time per token (cache on)")["data"][0]
     assert times["y"] == bars["y"] and (decode_array(times["x"]) > 0).all()
@@ -42,8 +45,10 @@ def test_the_cache_charts_are_the_formula_of_the_models_sizes():
 def test_the_window_map_weighs_only_the_most_recent_keys(window):
     at = run_page(PAGE, {"section": "KV cache", "prompt": "the keys ", "w": window})
     assert_no_exception(at)
-    weights, masked = (decode_array(trace["z"]).astype(float)
-                       for trace in chart_by_title(at, f"A window of {window}: each query sees")["data"])
+    weights, masked = (
+        decode_array(trace["z"]).astype(float)
+        for trace in chart_by_title(at, f"A window of {window}: each query sees")["data"]
+    )
     query, key = np.indices(weights.shape)
     band = (key <= query) & (key > query - int(window))
     assert weights.shape == (24, 24) and (weights[~band] == 0).all() and (weights[band] > 0).all()
@@ -73,8 +78,13 @@ def test_the_cache_formula_is_what_the_cache_holds():
         with torch.inference_mode():
             model(torch.randint(4, 30, (1, 17)), cache=cache)
         assert cache.nbytes() == cache_bytes(config, 17), label
-    assert set(variants(base, 5)) == {"multi-head (6 K/V heads)", "grouped-query (3 K/V heads)",
-                                      "grouped-query (2 K/V heads)", "multi-query (1 K/V head)", "sliding window of 5"}
+    assert set(variants(base, 5)) == {
+        "multi-head (6 K/V heads)",
+        "grouped-query (3 K/V heads)",
+        "grouped-query (2 K/V heads)",
+        "multi-query (1 K/V head)",
+        "sliding window of 5",
+    }
 
 
 @pytest.mark.parametrize("window", (1, 4, 17, 40))
@@ -93,5 +103,5 @@ def test_the_timings_are_finite_and_the_fits_have_their_shape():
     assert step_times(model, [4, 5, 6], 5, use_cache=True).shape == (5,)
     cost = measure_window_cost(lengths=(64, 128, 256), window=8, d=16, repeats=2)
     assert np.isfinite([cost.full_fit.exponent, cost.window_fit.exponent]).all()
-    np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths ** 2)
+    np.testing.assert_array_equal(cost.full_bytes, 4 * cost.lengths**2)
     np.testing.assert_array_equal(cost.window_bytes, 4 * 8 * cost.lengths)

@@ -4,8 +4,14 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
-                                    decode_array, run_page)
+from tests.apptest_helpers import (
+    assert_no_exception,
+    assert_projector_fonts,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_page,
+)
 
 from transformer import HashTokenizer, TransformerConfig, build_model
 
@@ -36,7 +42,8 @@ def section(name: str, params: dict | None = None):
 
 def test_only_the_open_tab_is_drawn(default_page):
     assert [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)] == [
-        "Causal mask for 8 tokens (grey = masked)"]
+        "Causal mask for 8 tokens (grey = masked)"
+    ]
 
 
 def test_causal_padding_combined_and_cross_mask_cells(default_page):
@@ -104,12 +111,24 @@ def test_fully_masked_row_reads_nan_then_zeros():
     no_nan_anywhere(default_page)
 
 
-@pytest.mark.parametrize("params", [
-    {"n": "1", "mask": "none", "d_model": "8", "heads": "8", "layers": "1"},
-    {"n": "32", "mask": "padding", "d_model": "512", "heads": "16", "layers": "4", "layer": "4", "head": "15",
-     "row": "sentence 2", "seed": "9999"},
-    {"mask": "causal", "s1": "", "s3": "", "tgt": ""},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n": "1", "mask": "none", "d_model": "8", "heads": "8", "layers": "1"},
+        {
+            "n": "32",
+            "mask": "padding",
+            "d_model": "512",
+            "heads": "16",
+            "layers": "4",
+            "layer": "4",
+            "head": "15",
+            "row": "sentence 2",
+            "seed": "9999",
+        },
+        {"mask": "causal", "s1": "", "s3": "", "tgt": ""},
+    ],
+)
 def test_controls_at_their_extremes(params):
     for name in SECTIONS[1:]:
         at = section(name, params)
@@ -143,8 +162,9 @@ def test_shared_link_restores_the_view():
     assert "layer 2 · head 3" in chart_by_title(at, "1 · Scores before masking")["layout"]["title"]["text"]
 
 
-@pytest.mark.parametrize("name", ["Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional",
-                                  "Fully masked row"])
+@pytest.mark.parametrize(
+    "name", ["Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row"]
+)
 def test_every_tab_is_readable_on_a_projector(name):
     specs = chart_specs(section(name))
     assert specs

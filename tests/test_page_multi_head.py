@@ -21,14 +21,24 @@ def section(name, params=None):
 
 
 def heatmaps(spec, name_prefix="head"):
-    return [decode_array(t["z"]).astype(np.float64) for t in spec["data"]
-            if t["type"] == "heatmap" and t.get("name", "").startswith(name_prefix)]
+    return [
+        decode_array(t["z"]).astype(np.float64)
+        for t in spec["data"]
+        if t["type"] == "heatmap" and t.get("name", "").startswith(name_prefix)
+    ]
 
 
 def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", seed=0):
     """The package's own forward pass (not the app's cache): a decoder-only model when causal, else encoder-only."""
-    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=layers, num_decoder_layers=layers,
-                               d_ff=4 * d_model, dropout=0.0, positional=pe)
+    config = TransformerConfig(
+        d_model=d_model,
+        num_heads=heads,
+        num_encoder_layers=layers,
+        num_decoder_layers=layers,
+        d_ff=4 * d_model,
+        dropout=0.0,
+        positional=pe,
+    )
     kind, stack = ("decoder-only", "decoder") if causal else ("encoder-only", "encoder")
     tokenizer = HashTokenizer()
     ids = torch.tensor([tokenizer.encode(tokenizer.tokenize(text))])
@@ -63,8 +73,10 @@ def test_default_grid_overview_and_rollout_match_the_model():
 
 
 def test_deep_causal_stack_with_many_heads():
-    at = run_page(PAGE, {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "6",
-                         "pe": "none", "seed": "9999"})
+    at = run_page(
+        PAGE,
+        {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "6", "pe": "none", "seed": "9999"},
+    )
     assert_no_exception(at)
     spec = chart_by_title(at, "Layer 6 · 8 heads · decoder (causal)")
     maps, overlays = tiles_of(spec, 8, (11, 11)), tiles_of(spec, 8, (11, 11), trace=1)
@@ -73,11 +85,12 @@ def test_deep_causal_stack_with_many_heads():
     for matrix, overlay in zip(maps, overlays):
         assert (matrix[upper] == 0).all() and (overlay[upper] == 1).all() and (overlay[~upper] == 0).all()
         np.testing.assert_allclose(matrix.sum(-1), 1.0, atol=1e-5)
-    overview = chart_by_title(section("All layers", {"layers": "6", "d_model": "8", "heads": "8", "causal": "true"}),
-                              "6 layers × 8 heads")
+    overview = chart_by_title(
+        section("All layers", {"layers": "6", "d_model": "8", "heads": "8", "causal": "true"}), "6 layers × 8 heads"
+    )
     assert decode_array(overview["data"][0]["z"]).shape == (66, 88) and len(overview["data"]) == 2
     weights = model_weights(6, 8, 8, True, pe="none", seed=9999)
-    assert len(weights_csv(weights, TEXT.split()).strip().splitlines()) == 1 + 6 * 8 * 11 ** 2
+    assert len(weights_csv(weights, TEXT.split()).strip().splitlines()) == 1 + 6 * 8 * 11**2
 
 
 def test_single_head_and_widest_model():
@@ -90,8 +103,17 @@ def test_single_head_and_widest_model():
 
 
 def test_shared_link_restores_head_view_and_compare():
-    params = {"text": "a b a 2019", "layers": "3", "layer": "2", "hv_head": "head 2", "hv_query": "3: a",
-              "cmp": "one head, two sentences", "text2": "b a", "c_layer": "2", "c_head": "4"}
+    params = {
+        "text": "a b a 2019",
+        "layers": "3",
+        "layer": "2",
+        "hv_head": "head 2",
+        "hv_query": "3: a",
+        "cmp": "one head, two sentences",
+        "text2": "b a",
+        "c_layer": "2",
+        "c_head": "4",
+    }
     at = section("Head view", params)
     assert at.select_slider(key="layer").value == 2
     assert at.selectbox(key="hv_head").value == 1 and at.selectbox(key="hv_query").value == 2
@@ -140,8 +162,9 @@ def test_every_tab_is_readable_on_a_projector():
             assert layout["title"]["font"]["size"] == 18
             axes = [value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))]
             shown = [axis for axis in axes if axis.get("showticklabels", True) and axis.get("visible", True)]
-            assert all(axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222"
-                       for axis in shown), layout["title"]["text"]
+            assert all(axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222" for axis in shown), (
+                layout["title"]["text"]
+            )
             assert all(note["font"]["size"] >= 15 for note in layout.get("annotations", []))
             assert layout.get("legend", {}).get("font", {}).get("size", 15) >= 15
             texts = [t["textfont"]["size"] for t in spec["data"] if t.get("mode") == "text"]
@@ -158,8 +181,15 @@ def attention_reference(layers, d_model, heads, causal, layer, text=TEXT, pe="si
 
     Returns (heads ``[H, T, d_k]``, W^O ``[d_model, d_model]`` as x W^O, b^O ``[d_model]``, output ``[T, d_model]``).
     """
-    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=layers, num_decoder_layers=layers,
-                               d_ff=4 * d_model, dropout=0.0, positional=pe)
+    config = TransformerConfig(
+        d_model=d_model,
+        num_heads=heads,
+        num_encoder_layers=layers,
+        num_decoder_layers=layers,
+        d_ff=4 * d_model,
+        dropout=0.0,
+        positional=pe,
+    )
     kind, stack = ("decoder-only", "decoder") if causal else ("encoder-only", "encoder")
     model = build_model(config, seed, kind).eval()
     tokenizer = HashTokenizer()
@@ -171,9 +201,11 @@ def attention_reference(layers, d_model, heads, causal, layer, text=TEXT, pe="si
     length, d_head = x.shape[1], d_model // heads
     forbidden = torch.triu(torch.ones(length, length, dtype=torch.bool), 1) if causal else None
     with torch.no_grad():
-        q, k, v = (torch.nn.functional.linear(x[0], w.weight, w.bias).view(length, heads, d_head).transpose(0, 1)
-                   for w in (attn.w_q, attn.w_k, attn.w_v))
-        scores = q @ k.transpose(-1, -2) / d_head ** 0.5
+        q, k, v = (
+            torch.nn.functional.linear(x[0], w.weight, w.bias).view(length, heads, d_head).transpose(0, 1)
+            for w in (attn.w_q, attn.w_k, attn.w_v)
+        )
+        scores = q @ k.transpose(-1, -2) / d_head**0.5
         if forbidden is not None:
             scores = scores.masked_fill(forbidden, float("-inf"))
         head_outputs = torch.softmax(scores, -1) @ v  # [H, T, d_k]
@@ -183,8 +215,12 @@ def attention_reference(layers, d_model, heads, causal, layer, text=TEXT, pe="si
         torch_mha.out_proj.weight.copy_(attn.w_o.weight)
         torch_mha.out_proj.bias.copy_(attn.w_o.bias)
         output = torch_mha.eval()(x, x, x, attn_mask=forbidden, need_weights=False)[0][0]
-    return (head_outputs.numpy(), attn.w_o.weight.detach().T.numpy().astype(np.float64),
-            attn.w_o.bias.detach().numpy().astype(np.float64), output.numpy())
+    return (
+        head_outputs.numpy(),
+        attn.w_o.weight.detach().T.numpy().astype(np.float64),
+        attn.w_o.bias.detach().numpy().astype(np.float64),
+        output.numpy(),
+    )
 
 
 def drawn(spec, name):
@@ -192,26 +228,38 @@ def drawn(spec, name):
     return next(decode_array(t["z"]).astype(np.float64) for t in spec["data"] if t.get("name") == name)
 
 
-@pytest.mark.parametrize("params,layers,d_model,heads,causal,pe", [
-    ({}, 2, 64, 4, False, "sinusoidal"),
-    ({"layers": "3", "layer": "2", "d_model": "32", "heads": "8", "causal": "true", "pe": "none", "seed": "5"},
-     3, 32, 8, True, "none"),
-], ids=["default", "causal-layer-2-of-3"])
+@pytest.mark.parametrize(
+    "params,layers,d_model,heads,causal,pe",
+    [
+        ({}, 2, 64, 4, False, "sinusoidal"),
+        (
+            {"layers": "3", "layer": "2", "d_model": "32", "heads": "8", "causal": "true", "pe": "none", "seed": "5"},
+            3,
+            32,
+            8,
+            True,
+            "none",
+        ),
+    ],
+    ids=["default", "causal-layer-2-of-3"],
+)
 def test_concat_times_w_o_is_the_layers_attention_output(params, layers, d_model, heads, causal, pe):
     at = section(CONCAT, params)
     layer = int(params.get("layer", 1)) - 1
     specs = chart_specs(at)
     assert len(specs) == 4  # head_i, Concat, W^O, output: only this tab's charts
     length, d_head = len(TEXT.split()), d_model // heads
-    ref_heads, w_o, b_o, ref_output = attention_reference(layers, d_model, heads, causal, layer, pe=pe,
-                                                          seed=int(params.get("seed", 0)))
+    ref_heads, w_o, b_o, ref_output = attention_reference(
+        layers, d_model, heads, causal, layer, pe=pe, seed=int(params.get("seed", 0))
+    )
     tiles = drawn(chart_by_title(at, f"Layer {layer + 1} · {heads} heads · head<sub>i</sub>"), "heads")
     assert tiles.shape == (length, heads * (d_head + 1) - 1)  # one blank column between neighbouring heads
-    per_head = [tiles[:, h * (d_head + 1): h * (d_head + 1) + d_head] for h in range(heads)]
+    per_head = [tiles[:, h * (d_head + 1) : h * (d_head + 1) + d_head] for h in range(heads)]
     for h in range(heads):
         np.testing.assert_allclose(per_head[h], ref_heads[h], atol=1e-5)
-    concat = drawn(chart_by_title(at, f"Concat(head<sub>1</sub> … head<sub>{heads}</sub>) [{length} × {d_model}]"),
-                   "concat")
+    concat = drawn(
+        chart_by_title(at, f"Concat(head<sub>1</sub> … head<sub>{heads}</sub>) [{length} × {d_model}]"), "concat"
+    )
     np.testing.assert_array_equal(concat, np.concatenate(per_head, axis=1))  # the same numbers, side by side
     drawn_w_o = drawn(chart_by_title(at, f"W<sup>O</sup> [{d_model} × {d_model}]"), "W_O")
     np.testing.assert_allclose(drawn_w_o, w_o, atol=1e-7)

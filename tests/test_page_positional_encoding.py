@@ -5,8 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import (assert_no_exception, assert_projector_fonts, chart_by_title, chart_specs,
-                                    decode_array, run_page)
+from tests.apptest_helpers import (
+    assert_no_exception,
+    assert_projector_fonts,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_page,
+)
 from ui.screen import COMPACT
 
 PAGE = "pages/positional_encoding/page.py"
@@ -72,7 +78,7 @@ def test_wavelength_label_sits_off_the_curve_and_ticks_are_powers_of_ten(base, c
     figure = chart_by_title(section("Curves", base=base), "Wavelength per pair")
     last = decode_array(figure["data"][0]["y"])[-1]
     assert (last > 100) == curve_ends_above
-    label, = [a for a in figure["layout"]["annotations"] if a["text"] == "100 positions shown"]
+    (label,) = [a for a in figure["layout"]["annotations"] if a["text"] == "100 positions shown"]
     assert label["y"] == pytest.approx(2.0) and label["yanchor"] == ("top" if curve_ends_above else "bottom")
     assert figure["layout"]["yaxis"]["type"] == "log" and figure["layout"]["yaxis"]["dtick"] == 1
 
@@ -105,9 +111,8 @@ def test_shift_map_is_the_rotation_and_is_verified():
     m_k = decode_array(chart_by_title(default_page, "M_5")["data"][0]["z"])
     for i in range(32):
         theta = k * 10000.0 ** (-2 * i / 64)
-        block = m_k[2 * i:2 * i + 2, 2 * i:2 * i + 2]
-        assert np.allclose(block, [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]],
-                           atol=1e-6)
+        block = m_k[2 * i : 2 * i + 2, 2 * i : 2 * i + 2]
+        assert np.allclose(block, [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]], atol=1e-6)
     pe = formula(100, 64, 10000.0)
     assert np.abs(pe[k:] - pe[:-k] @ m_k.T.astype(np.float64)).max() < 1e-5
     vectors = chart_by_title(default_page, "PE[10 + 5]")["data"]
@@ -189,16 +194,43 @@ def test_word_order_is_a_permutation_without_position_only():
     no_nan_anywhere(default_page)
 
 
-@pytest.mark.parametrize("params", [
-    {"d_model": "2", "positions": "8", "base": "1", "k": "7", "pos": "7", "wo_layers": "1", "wo_d": "8",
-     "wo_heads": "8", "seed": "9999", "lseed": "9999", "rope_d": "2", "alibi_h": "1"},
-    {"d_model": "3", "positions": "8", "base": "1", "k": "0", "pos": "0", "dims": ""},
-    {"d_model": "255", "positions": "256", "base": "1000000", "k": "255", "alibi_h": "16", "rope_d": "128",
-     "wo_pe": "rotary", "wo_d": "512", "wo_heads": "16", "wo_layers": "4", "wo_layer": "4", "wo_head": "15"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {
+            "d_model": "2",
+            "positions": "8",
+            "base": "1",
+            "k": "7",
+            "pos": "7",
+            "wo_layers": "1",
+            "wo_d": "8",
+            "wo_heads": "8",
+            "seed": "9999",
+            "lseed": "9999",
+            "rope_d": "2",
+            "alibi_h": "1",
+        },
+        {"d_model": "3", "positions": "8", "base": "1", "k": "0", "pos": "0", "dims": ""},
+        {
+            "d_model": "255",
+            "positions": "256",
+            "base": "1000000",
+            "k": "255",
+            "alibi_h": "16",
+            "rope_d": "128",
+            "wo_pe": "rotary",
+            "wo_d": "512",
+            "wo_heads": "16",
+            "wo_layers": "4",
+            "wo_layer": "4",
+            "wo_head": "15",
+        },
+    ],
+)
 def test_extremes_and_odd_d_model(params):
     for name in SECTIONS:
-        for scheme in (SCHEMES if name == "Schemes" else SCHEMES[:1]):
+        for scheme in SCHEMES if name == "Schemes" else SCHEMES[:1]:
             at = section(name, scheme=scheme, **params)
             assert chart_specs(at) or name == "Curves" and params.get("dims") == ""
             no_nan_anywhere(at)
@@ -216,8 +248,15 @@ def test_extremes_and_odd_d_model(params):
 
 
 def test_shared_link_restores_the_view():
-    params = {"d_model": "33", "positions": "40", "base": "1", "dims": ["0", "32"], "k": "3", "alibi_h": "3",
-              "text_b": "The cat sat on the mat"}
+    params = {
+        "d_model": "33",
+        "positions": "40",
+        "base": "1",
+        "dims": ["0", "32"],
+        "k": "3",
+        "alibi_h": "3",
+        "text_b": "The cat sat on the mat",
+    }
     at = run_page(PAGE, params)
     assert_no_exception(at)
     assert at.slider(key="d_model").value == 33 and at.slider(key="positions").value == 40
@@ -232,14 +271,23 @@ def test_shared_link_restores_the_view():
     at = section("Schemes", scheme="ALiBi", **params)
     assert at.slider(key="alibi_h").value == 3 and at.slider(key="d_model").value == 33
     assert len(chart_by_title(at, "ALiBi bias against distance")["data"]) == 3
-    slopes = [2.0 ** -4, 2.0 ** -8, 2.0 ** -2]  # 2 heads' slopes, then every other of 4 heads'
+    slopes = [2.0**-4, 2.0**-8, 2.0**-2]  # 2 heads' slopes, then every other of 4 heads'
     for trace, slope in zip(chart_by_title(at, "ALiBi bias against distance")["data"], slopes):
         assert math.isclose(float(decode_array(trace["y"])[1]), -slope, rel_tol=1e-6)
 
 
-@pytest.mark.parametrize("name, scheme", [("Curves", "Learned"), ("Similarity", "Learned"), ("Offset map", "Learned"),
-                                          ("Schemes", "Learned"), ("Schemes", "Rotary (RoPE)"),
-                                          ("Schemes", "ALiBi"), ("Word order", "Learned")])
+@pytest.mark.parametrize(
+    "name, scheme",
+    [
+        ("Curves", "Learned"),
+        ("Similarity", "Learned"),
+        ("Offset map", "Learned"),
+        ("Schemes", "Learned"),
+        ("Schemes", "Rotary (RoPE)"),
+        ("Schemes", "ALiBi"),
+        ("Word order", "Learned"),
+    ],
+)
 def test_every_tab_is_readable_on_a_projector(name, scheme):
     specs = chart_specs(section(name, scheme=scheme))
     assert specs

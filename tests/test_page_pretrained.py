@@ -9,8 +9,16 @@ import pytest
 import torch
 
 from analysis.head_roles import ROLES, block_mean, head_role_scores, strongest_roles, without_specials
-from tests.apptest_helpers import (assert_no_exception, chart_by_title, chart_elements, chart_json, chart_specs,
-                                   decode_array, head_tiles, run_page)
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_by_title,
+    chart_elements,
+    chart_json,
+    chart_specs,
+    decode_array,
+    head_tiles,
+    run_page,
+)
 from transformer import load_pretrained
 
 PAGE = "pages/pretrained/page.py"
@@ -47,7 +55,7 @@ def test_overview_draws_the_models_72_heads(minilm):
     codes = decode_array(spec["data"][0]["z"]).astype(np.float64) / 1000
     t = weights.shape[-1]
     assert codes.shape == (6 * t, 12 * t)
-    np.testing.assert_allclose(codes[2 * t:3 * t, 11 * t:12 * t], weights[2, 11], atol=0.0005 + 1e-7)
+    np.testing.assert_allclose(codes[2 * t : 3 * t, 11 * t : 12 * t], weights[2, 11], atol=0.0005 + 1e-7)
 
 
 def test_one_layer_and_the_hidden_specials_switch(minilm):
@@ -158,10 +166,12 @@ def test_readings_are_shared_read_only_and_bounded_by_bytes(minilm):
 
 def test_roles_are_compared_on_one_scale_by_hand():
     scores = np.array([[0.30, 0.60, 0.0], [0.10, 0.65, 0.0], [0.05, 0.80, 0.0]])  # previous, broad, a flat role
-    z_previous = [(s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.30, 0.10, 0.05]]
-                  for s in column]  # 1.39, -0.46, -0.93
-    z_broad = [(s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.60, 0.65, 0.80]]
-               for s in column]  # -0.98, -0.39, 1.37
+    z_previous = [
+        (s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.30, 0.10, 0.05]] for s in column
+    ]  # 1.39, -0.46, -0.93
+    z_broad = [
+        (s - statistics.mean(column)) / statistics.pstdev(column) for column in [[0.60, 0.65, 0.80]] for s in column
+    ]  # -0.98, -0.39, 1.37
     assert z_previous[0] > z_broad[0] and z_broad[1] > z_previous[1] and z_broad[2] > z_previous[2]
     assert list(strongest_roles(scores)) == [0, 1, 1]  # raw scores would say "broad" for all three
     assert list(strongest_roles(scores[:1])) == [1]  # one head: nothing to compare with, the raw score decides
@@ -177,9 +187,15 @@ def test_the_drawn_roles_are_each_heads_largest_z_score(minilm):
     t = w.shape[-1]
     special = np.array(pieces.special)
     entropy = -(w * np.log(np.where(w > 0, w, 1))).sum(-1).mean(-1) / np.log(t)
-    by_hand = np.stack([np.mean([w[:, i, i - 1] for i in range(1, t)], 0),
-                        np.mean([w[:, i, i + 1] for i in range(t - 1)], 0),
-                        w[:, :, special].sum(-1).mean(-1), entropy], -1)  # no word of this text is split
+    by_hand = np.stack(
+        [
+            np.mean([w[:, i, i - 1] for i in range(1, t)], 0),
+            np.mean([w[:, i, i + 1] for i in range(t - 1)], 0),
+            w[:, :, special].sum(-1).mean(-1),
+            entropy,
+        ],
+        -1,
+    )  # no word of this text is split
     z = (by_hand - by_hand.mean(0)) / by_hand.std(0)
     strongest = np.array([0, 1, 2, 4])[z.argmax(-1)]  # "same word" is 0 in every head: never chosen
     threshold = float(re.search(r"grey: below ([\d.]+), no clear role", spec["layout"]["title"]["text"])[1])
@@ -187,21 +203,27 @@ def test_the_drawn_roles_are_each_heads_largest_z_score(minilm):
     np.testing.assert_array_equal(drawn.ravel(), expected)
     labels = np.array(spec["data"][0]["text"], dtype=float).ravel()
     np.testing.assert_allclose(labels, z.max(-1), atol=0.051)
-    assert np.bincount(expected, minlength=bands)[:len(ROLES)].max() < 36  # no role takes half of the heads
+    assert np.bincount(expected, minlength=bands)[: len(ROLES)].max() < 36  # no role takes half of the heads
     unclear = int((expected == len(ROLES)).sum())
     assert threshold == 1.0 and 0 < unclear < 72
-    assert any(f"is pale grey, **no clear role**. On this text that is {unclear} of the 72 heads" in m.value
-               for m in at.markdown)
+    assert any(
+        f"is pale grey, **no clear role**. On this text that is {unclear} of the 72 heads" in m.value
+        for m in at.markdown
+    )
     assert spec["data"][1 + len(ROLES)]["name"] == "no clear role"  # the legend names the grey band
 
 
-LONG = ("The animal didn't cross the street because it was too tired, and the driver who had stopped for it waited "
-        "patiently while the cars behind him sounded their horns one after another until the light turned green "
-        "again and everyone finally moved on towards the bridge over the slow brown river near the old mill.")
+LONG = (
+    "The animal didn't cross the street because it was too tired, and the driver who had stopped for it waited "
+    "patiently while the cars behind him sounded their horns one after another until the light turned green "
+    "again and everyone finally moved on towards the bridge over the slow brown river near the old mill."
+)
 
 
-@pytest.mark.parametrize(("section", "text", "cap", "hide"),
-                         [("All heads", LONG, "128", "false"), ("One layer", LONG + " " + LONG, "256", "true")])
+@pytest.mark.parametrize(
+    ("section", "text", "cap", "hide"),
+    [("All heads", LONG, "128", "false"), ("One layer", LONG + " " + LONG, "256", "true")],
+)
 def test_pooled_cells_sum_the_keys_and_average_the_queries_so_rows_sum_to_one(minilm, section, text, cap, hide):
     weights, _, pieces = model_weights(minilm, text, cap=int(cap))
     if hide == "true":  # [CLS] and [SEP] dropped, each row renormalised (a row that was all on them stays blank)
@@ -221,7 +243,7 @@ def test_pooled_cells_sum_the_keys_and_average_the_queries_so_rows_sum_to_one(mi
     expected = blocks / np.minimum(k, t - np.arange(bins) * k)[:, None]  # summed over keys, averaged over queries
     if section == "All heads":
         drawn = decode_array(chart_by_title(at, "6 layers × 12 heads")["data"][0]["z"]).astype(np.float64) / 1000
-        heads = [drawn[l * bins:(l + 1) * bins, h * bins:(h + 1) * bins] for l in range(6) for h in range(12)]
+        heads = [drawn[l * bins : (l + 1) * bins, h * bins : (h + 1) * bins] for l in range(6) for h in range(12)]
         shown, tolerance = expected.reshape(72, bins, bins), 0.0005 * bins + 1e-6  # thousandths, rounded cell by cell
     else:
         heads = head_tiles(chart_by_title(at, "Layer 1 · 12 heads"))
@@ -243,9 +265,11 @@ def test_sentence_pairs_draw_the_contrastive_softmax_of_hugging_faces_mean_poole
 
     from tests.test_pretrained import FOLDER
 
-    pairs = [("A man is playing a guitar.", "Someone plays an instrument."),
-             ("The cat sleeps on the sofa.", "A kitten is napping on the couch."),
-             ("It is raining in the city.", "Rain is falling on the town.")]
+    pairs = [
+        ("A man is playing a guitar.", "Someone plays an instrument."),
+        ("The cat sleeps on the sofa.", "A kitten is napping on the couch."),
+        ("It is raining in the city.", "Rain is falling on the town."),
+    ]
     at = page({"section": "Sentence pairs", "scale": "5", "pairs": "\n".join(f"{a} | {b}" for a, b in pairs)})
     tokenizer = transformers.AutoTokenizer.from_pretrained(FOLDER)
     bert = transformers.BertModel.from_pretrained(FOLDER).eval()
@@ -267,8 +291,10 @@ def test_sentence_pairs_draw_the_contrastive_softmax_of_hugging_faces_mean_poole
     assert caption.startswith(f"{right} of 3 first sentences")
 
 
-@pytest.mark.parametrize("pairs, says", [("one | pair", "at least two pairs"), ("no bar here", "split by “|”"),
-                                         ("a | \n b | c", "split by “|”")])
+@pytest.mark.parametrize(
+    "pairs, says",
+    [("one | pair", "at least two pairs"), ("no bar here", "split by “|”"), ("a | \n b | c", "split by “|”")],
+)
 def test_sentence_pairs_say_what_to_change(pairs, says):
     at = page({"section": "Sentence pairs", "pairs": pairs})
     assert any(says in info.value for info in at.info)

@@ -62,8 +62,15 @@ def test_default_view_draws_the_chain_consistently():
 
 
 def test_extremes_small_unscaled_cold_causal():
-    params = {"d_model": "4", "heads": "4", "scale": "false", "temp": "0.1", "causal": "true", "pe": "none",
-              "seed": "9999"}
+    params = {
+        "d_model": "4",
+        "heads": "4",
+        "scale": "false",
+        "temp": "0.1",
+        "causal": "true",
+        "pe": "none",
+        "seed": "9999",
+    }
     at = section(SCORES, params)
     raw, scaled = z(chart_by_title(at, "Raw scores")), z(chart_by_title(at, "Scaled scores"))
     np.testing.assert_allclose(scaled, raw / 0.1, rtol=1e-4, atol=1e-3)
@@ -85,15 +92,23 @@ def test_extremes_large_and_hot():
     at = run_page(PAGE, {"d_model": "128", "heads": "2", "temp": "5.0", "seed": "0"})
     assert_no_exception(at)
     assert "11 × 128" in chart_by_title(at, "X: token vectors")["layout"]["title"]["text"]
-    weights = z(chart_by_title(section(SCORES, {"d_model": "128", "heads": "2", "temp": "5.0"}),
-                               "Attention weights A"))
+    weights = z(chart_by_title(section(SCORES, {"d_model": "128", "heads": "2", "temp": "5.0"}), "Attention weights A"))
     assert weights.shape == (11, 11) and weights.max() < 0.9  # T = 5 flattens the rows
 
 
 def test_shared_link_restores_tab_widgets_and_drawn_data():
     # a selectbox's URL value is its label, as the browser writes it into the address bar
-    params = {"text": "a b a <b>", "d_model": "8", "heads": "4", "causal": "true", "query": "3: a", "temp": "0.5",
-              "pe": "none", "table": "true", "numbers": "attention weights A"}
+    params = {
+        "text": "a b a <b>",
+        "d_model": "8",
+        "heads": "4",
+        "causal": "true",
+        "query": "3: a",
+        "temp": "0.5",
+        "pe": "none",
+        "table": "true",
+        "numbers": "attention weights A",
+    }
     at = section(OUTPUT, params)
     assert at.text_input(key="text").value == "a b a <b>"
     assert at.toggle(key="causal").value and at.selectbox(key="pe").value == "none"
@@ -123,8 +138,9 @@ def test_every_tab_is_readable_on_a_projector():
             layout = spec["layout"]
             assert layout["title"]["font"]["size"] == 18
             axes = [value for key, value in layout.items() if key.startswith(("xaxis", "yaxis"))]
-            assert axes and all(axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222"
-                                for axis in axes), layout["title"]["text"]
+            assert axes and all(
+                axis["tickfont"]["size"] >= 13 and axis["tickfont"]["color"] == "#222222" for axis in axes
+            ), layout["title"]["text"]
             bars = [t["colorbar"] for t in spec["data"] if "colorbar" in t]
             bars += [layout["coloraxis"]["colorbar"]] if "coloraxis" in layout else []
             assert all(bar["tickfont"]["size"] >= 13 for bar in bars)
@@ -132,13 +148,21 @@ def test_every_tab_is_readable_on_a_projector():
 
 def package_weights(text, layers, layer, head, d_model=16, heads=2, causal=False, positional="sinusoidal", seed=0):
     """One head's weights ``[T, T]`` from the package's own forward pass (not the app's cache)."""
-    config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=layers, num_decoder_layers=layers,
-                               d_ff=4 * d_model, dropout=0.0, positional=positional)
+    config = TransformerConfig(
+        d_model=d_model,
+        num_heads=heads,
+        num_encoder_layers=layers,
+        num_decoder_layers=layers,
+        d_ff=4 * d_model,
+        dropout=0.0,
+        positional=positional,
+    )
     kind, stack = ("decoder-only", "decoder") if causal else ("encoder-only", "encoder")
     tokenizer = HashTokenizer()
     with torch.inference_mode():
-        record = build_model(config, seed, kind)(torch.tensor([tokenizer.encode(tokenizer.tokenize(text))]),
-                                                 return_attention=True).attention
+        record = build_model(config, seed, kind)(
+            torch.tensor([tokenizer.encode(tokenizer.tokenize(text))]), return_attention=True
+        ).attention
     return record.weights[f"{stack}.layers.{layer}.self_attn"][0, head].numpy()
 
 
@@ -148,11 +172,15 @@ def test_the_drawn_head_is_the_models_own(causal):
     params = {"layers": "3", "layer": "2", "head": "2", "causal": str(causal).lower(), "seed": "7"}
     at = section(SCORES, params)
     drawn = z(chart_by_title(at, "Attention weights A"))
-    expected = package_weights("The animal didn't cross the street because it was too tired", 3, 1, 1,
-                               causal=causal, seed=7)
+    expected = package_weights(
+        "The animal didn't cross the street because it was too tired", 3, 1, 1, causal=causal, seed=7
+    )
     np.testing.assert_allclose(drawn, expected, atol=1e-5)
-    assert not np.allclose(drawn, package_weights("The animal didn't cross the street because it was too tired",
-                                                  3, 0, 1, causal=causal, seed=7), atol=1e-3)  # not layer 1
+    assert not np.allclose(
+        drawn,
+        package_weights("The animal didn't cross the street because it was too tired", 3, 0, 1, causal=causal, seed=7),
+        atol=1e-3,
+    )  # not layer 1
     assert any("model's own weights for layer 2, head 2" in c.value for c in at.caption)
     vectors = section(VECTORS, params)
     assert "X: output of layer 1" in chart_by_title(vectors, "X: ")["layout"]["title"]["text"]
@@ -171,7 +199,7 @@ def test_why_attention_draws_the_steps_and_a_fit_through_the_measured_times_and_
         fit = next(t for key, t in traces.items() if key.startswith(f"{name}: fit t ∝ n^"))
         assert fit["name"] == f"{name}: fit t ∝ n^{slope:.2f}"
         x, y = (decode_array(fit[axis]).astype(np.float64) for axis in ("x", "y"))
-        np.testing.assert_allclose(y, np.exp(intercept) * x ** slope, rtol=1e-4)
+        np.testing.assert_allclose(y, np.exp(intercept) * x**slope, rtol=1e-4)
     table = at.dataframe[0].value
     assert list(table["steps one after another"]) == ["O(1)", "O(n)"]
     at.button(key="measure_again").click().run()

@@ -60,8 +60,19 @@ def test_tokens_is_a_section_of_its_own_and_a_link_without_a_section_still_opens
 def test_the_sentence_cut_four_ways_as_the_text_and_minilm_cut_it():
     drawn = ways(tokens())
     assert drawn["characters"] == list(SENTENCE.replace(" ", ""))
-    assert drawn["words"] == ["The", "animal", "didn't", "cross", "the", "street", "because", "it", "was", "too",
-                              "tired"]
+    assert drawn["words"] == [
+        "The",
+        "animal",
+        "didn't",
+        "cross",
+        "the",
+        "street",
+        "because",
+        "it",
+        "was",
+        "too",
+        "tired",
+    ]
     pieces = drawn["BPE"]  # joined and split at each </w>, the pieces give the words back
     assert "".join(pieces).split("</w>")[:-1] == drawn["words"]
     assert len(drawn["characters"]) > len(pieces) > len(drawn["words"])
@@ -109,8 +120,13 @@ def test_an_edited_training_text_an_unseen_character_and_an_empty_text():
     spec = chart_by_title(at, "The 15 merges learned, in order")
     merges = [html.unescape(t).split(". ", 1)[1] for t in spec["layout"]["yaxis"]["ticktext"]]
     assert merges[:5] == ["e + s → es", "es + t → est", "est + </w> → est</w>", "l + o → lo", "lo + w → low"]
-    assert merges[10:] == ["i + dest</w> → idest</w>", "w + idest</w> → widest</w>", "e + r → er",
-                           "er + </w> → er</w>", "low + er</w> → lower</w>"]
+    assert merges[10:] == [
+        "i + dest</w> → idest</w>",
+        "w + idest</w> → widest</w>",
+        "e + r → er",
+        "er + </w> → er</w>",
+        "low + er</w> → lower</w>",
+    ]
     np.testing.assert_array_equal(decode_array(spec["data"][0]["x"]), [9, 9, 9, 7, 7, 6, 6, 6, 5, 3, 3, 3, 2, 2, 2])
     assert any("allows only 15 merges" in c.value for c in at.caption)
     drawn = ways(at)
@@ -134,5 +150,8 @@ def test_the_numbers_behind_the_figures_list_every_merge_up_to_the_chosen_count(
     at = tokens({"merges": "30", "table": "true"})
     table = at.dataframe[0].value
     assert list(table["merge"]) == list(range(1, 31)) and list(table.iloc[0][["left", "right", "new piece"]]) == [
-        "e", "</w>", "e</w>"]
+        "e",
+        "</w>",
+        "e</w>",
+    ]
     assert list(table["pair count"]) == sorted(table["pair count"], reverse=True)

@@ -152,7 +152,7 @@ def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input
     assert at.text[0].value.endswith("a b c d </s>")
     layout = chart_by_title(at, "Your input and the model's output")["layout"]
     shown = ["a", "b", "c", "d", "&lt;s&gt;", "a", "b", "c", "d", "&lt;/s&gt;"]
-    assert layout["yaxis"]["ticktext"][:len(shown)] == shown  # a step per row: the input, then its own output
+    assert layout["yaxis"]["ticktext"][: len(shown)] == shown  # a step per row: the input, then its own output
 
 
 def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
@@ -191,9 +191,9 @@ def test_the_papers_recipe_is_offered_with_its_schedule_drawn_and_trains_with_ad
     spec = chart_by_title(at, "The learning rate at each step")
     paper = next(trace for trace in spec["data"] if trace["name"] == "the paper's schedule")
     steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
-    expected = 64 ** -0.5 * np.minimum(steps ** -0.5, steps * 50 ** -1.5)  # d_model 64, warm-up 50, s = step
+    expected = 64**-0.5 * np.minimum(steps**-0.5, steps * 50**-1.5)  # d_model 64, warm-up 50, s = step
     np.testing.assert_allclose(rates, expected, rtol=1e-6)
-    assert f"{64 ** -0.5 * 50 ** -0.5:.3g}" in " ".join(c.value for c in at.caption)
+    assert f"{64**-0.5 * 50**-0.5:.3g}" in " ".join(c.value for c in at.caption)
     press(at, "step")
     optimizer = trainer(at).optimizer
     assert type(optimizer) is torch.optim.Adam and optimizer.param_groups[0]["betas"] == (0.9, 0.98)

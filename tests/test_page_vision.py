@@ -20,8 +20,15 @@ from transformer import Ablate, load_checkpoint, load_digits
 
 PAGE = "pages/vision/page.py"
 ROOT = Path(__file__).resolve().parent.parent
-SECTIONS = ("Draw a digit", "Patches", "Attention on the image", "Position embeddings", "Attention distance",
-            "Patch filters", "Knock out")
+SECTIONS = (
+    "Draw a digit",
+    "Patches",
+    "Attention on the image",
+    "Position embeddings",
+    "Attention distance",
+    "Patch filters",
+    "Knock out",
+)
 DIGIT = 8  # the held-out digit the page opens on (counted from 1)
 
 
@@ -32,7 +39,7 @@ def shipped():
 
 
 def heldout(digits, number: int) -> torch.Tensor:
-    return digits.heldout_images[number - 1:number]
+    return digits.heldout_images[number - 1 : number]
 
 
 def z(spec: dict, index: int = 0) -> np.ndarray:
@@ -75,7 +82,9 @@ def test_the_patches_are_the_images_pixels_in_row_major_order():
     # token t (t = 0 is [CLS]) sits at columns 5t .. 5t + 3 (4 pixels and a gap); patch i = token i + 1
     for i in range(4):
         r, s = divmod(i, 2)
-        np.testing.assert_allclose(strip[0:4, 5 * (i + 1):5 * (i + 1) + 4], image[4 * r:4 * r + 4, 4 * s:4 * s + 4])
+        np.testing.assert_allclose(
+            strip[0:4, 5 * (i + 1) : 5 * (i + 1) + 4], image[4 * r : 4 * r + 4, 4 * s : 4 * s + 4]
+        )
     text = " ".join(m.value for m in at.markdown)
     assert "**N = 4 patches**" in text and "**5 tokens**" in text
 
@@ -127,7 +136,7 @@ def test_position_similarity_is_the_cosine_of_the_learned_table_and_the_text_rea
     board = z(chart_by_title(at, "Cosine similarity of each patch's position embedding"))
     for i in range(16):  # patch i's small map sits at its own place in the 4 x 4 arrangement, 5 cells a step
         r, s = divmod(i, 4)
-        np.testing.assert_allclose(board[5 * r:5 * r + 4, 5 * s:5 * s + 4], cosine[i].reshape(4, 4), atol=1e-5)
+        np.testing.assert_allclose(board[5 * r : 5 * r + 4, 5 * s : 5 * s + 4], cosine[i].reshape(4, 4), atol=1e-5)
     rows, columns = np.divmod(np.arange(16), 4)
     steps = np.abs(rows[:, None] - rows[None]) + np.abs(columns[:, None] - columns[None])
     text = " ".join(m.value for m in at.markdown)
@@ -141,8 +150,10 @@ def test_the_model_without_positions_is_measured_and_worse(shipped):
     twin, _ = load_checkpoint(ROOT / "checkpoints" / "digits_vit_nopos.safetensors")
     assert twin.config.positional == "none"
     with torch.inference_mode():
-        scores = [float((m(digits.heldout_images).logits.argmax(-1) == digits.heldout_labels).float().mean())
-                  for m in (model, twin)]
+        scores = [
+            float((m(digits.heldout_images).logits.argmax(-1) == digits.heldout_labels).float().mean())
+            for m in (model, twin)
+        ]
     at = run_page(PAGE, {"section": "Position embeddings"})
     caption = " ".join(c.value for c in at.caption)
     assert f"held-out accuracy {scores[1]:.1%}, against {scores[0]:.1%} with them" in caption
@@ -191,13 +202,21 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
 def knock_out_by_hand(model, digits) -> tuple[float, np.ndarray]:
     """Held-out accuracy, and its change ``[layers, heads]`` with each head ablated alone, run here."""
     with torch.inference_mode():
+
         def accuracy(interventions=()):
             out = model(digits.heldout_images, interventions=interventions).logits
             return float((out.argmax(-1) == digits.heldout_labels).float().mean())
+
         base = accuracy()
-        return base, np.array([[accuracy([Ablate(f"encoder.layers.{layer}.self_attn", [head])]) - base
-                                for head in range(model.config.num_heads)]
-                               for layer in range(model.config.num_encoder_layers)])
+        return base, np.array(
+            [
+                [
+                    accuracy([Ablate(f"encoder.layers.{layer}.self_attn", [head])]) - base
+                    for head in range(model.config.num_heads)
+                ]
+                for layer in range(model.config.num_encoder_layers)
+            ]
+        )
 
 
 def test_knocking_out_each_head_is_zeroing_its_output(shipped):
@@ -216,15 +235,19 @@ def test_patching_every_head_of_the_last_layer_from_another_digit_moves_the_pred
     source = heldout(digits, 2)
     with torch.inference_mode():
         from transformer import Patch
+
         record = model(source, return_internals=True).attention
-        patched = model(heldout(digits, DIGIT), interventions=[Patch("encoder.layers.1.self_attn", [0, 1, 2, 3],
-                                                                     record)]).logits
+        patched = model(
+            heldout(digits, DIGIT), interventions=[Patch("encoder.layers.1.self_attn", [0, 1, 2, 3], record)]
+        ).logits
     expected = torch.softmax(patched[0], -1).numpy()
-    np.testing.assert_allclose(bars(chart_by_title(at, "Layer 2, 4 head(s) from held-out digit 2")), expected,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        bars(chart_by_title(at, "Layer 2, 4 head(s) from held-out digit 2")), expected, atol=1e-5
+    )
 
 
 # Pictures: drawn, uploaded, and what is refused.
+
 
 def stroke_grid() -> list[int]:
     """A drawn "1": one vertical stroke, as the canvas sends it (GRID x GRID grey levels 0..255)."""
@@ -287,11 +310,13 @@ def test_the_page_refuses_a_text_model_and_a_text_page_refuses_the_vision_model(
 
     vision_labels = list(offered_models(("vision",)))
     assert vision_labels and all("Vision Transformer" in label for label in vision_labels)
-    assert not [label for label in offered_models(("encoder-only", "decoder-only", "encoder-decoder"))
-                if "Vision" in label]
+    assert not [
+        label for label in offered_models(("encoder-only", "decoder-only", "encoder-decoder")) if "Vision" in label
+    ]
 
 
 # The lesson "From words to patches": each view opens as linked and draws what its text says.
+
 
 def test_the_lessons_first_view_counts_the_tokens_it_names():
     from tests.lesson_views import lesson_of, open_view

@@ -21,11 +21,10 @@ def test_the_schedule_rises_linearly_over_the_warm_up_then_falls_as_one_over_the
     setup = TrainingSetup(**PAPER)
     for step in (0, 9, 49, 99, 399):
         s = step + 1
-        expected = 64 ** -0.5 * (s / 50 ** 1.5 if s <= 50 else 1 / math.sqrt(s))
+        expected = 64**-0.5 * (s / 50**1.5 if s <= 50 else 1 / math.sqrt(s))
         assert paper_learning_rate(step, setup) == pytest.approx(expected, rel=1e-12)
     peak = paper_learning_rate(49, setup)
-    assert peak == pytest.approx(64 ** -0.5 * 50 ** -0.5) and peak == max(paper_learning_rate(t, setup)
-                                                                          for t in range(400))
+    assert peak == pytest.approx(64**-0.5 * 50**-0.5) and peak == max(paper_learning_rate(t, setup) for t in range(400))
 
 
 def test_the_paper_recipe_uses_adam_with_its_betas_and_epsilon_and_no_weight_decay():
@@ -73,9 +72,15 @@ def test_a_comparison_reads_the_first_step_at_target_and_the_smoothed_optimum():
 
     from analysis.recipes import RecipeComparison
 
-    curves = pd.DataFrame({"recipe": ["adamw"] * 3 + ["paper"] * 3, "step": [0, 20, 40] * 2,
-                           "val_loss": [3.0, 1.0, 0.1, 3.0, 2.0, 1.5], "val_accuracy": [0.1, 0.5, 1.0, 0.1, 0.2, 0.3],
-                           "reached": [False, False, True, False, False, False]})
+    curves = pd.DataFrame(
+        {
+            "recipe": ["adamw"] * 3 + ["paper"] * 3,
+            "step": [0, 20, 40] * 2,
+            "val_loss": [3.0, 1.0, 0.1, 3.0, 2.0, 1.5],
+            "val_accuracy": [0.1, 0.5, 1.0, 0.1, 0.2, 0.3],
+            "reached": [False, False, True, False, False, False],
+        }
+    )
     comparison = RecipeComparison(curves, classes=10)
     assert comparison.first_reached("adamw") == 40 and comparison.first_reached("paper") is None
     p = 0.9 + 0.1 / 10  # the smoothed target's weight on the right token

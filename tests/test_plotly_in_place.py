@@ -15,11 +15,9 @@ from streamlit.testing.v1 import AppTest
 import ui.charts
 import ui.cache
 import ui.plotly_in_place
-from tests.apptest_helpers import (assert_no_exception, chart_elements, chart_json, chart_specs, decode_array,
-                                  run_page)
+from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, decode_array, run_page
 from ui.cache import SharedFigure, cached_figure
-from ui.plotly_in_place import (APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json,
-                                serve_plotly_library)
+from ui.plotly_in_place import APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json, serve_plotly_library
 from ui.screen import COMPACT_BELOW_PX
 from viz.compact import BROWSER_PX
 from viz.style import TITLE_BELOW_TOOLBAR, presentation_spec
@@ -210,7 +208,9 @@ def _a_figure_built_in_the_run():
 
 def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):
     """With ATTENTION_LAB_CHARTS=plotly_chart every chart is a plain st.plotly_chart of the same figure."""
-    drawn_in_place = [json.loads(chart_json(el)) for el in chart_elements(run_page("pages/positional_encoding/page.py"))]
+    drawn_in_place = [
+        json.loads(chart_json(el)) for el in chart_elements(run_page("pages/positional_encoding/page.py"))
+    ]
     monkeypatch.setenv(ui.plotly_in_place.CHARTS_ENV, "plotly_chart")
     at = run_page("pages/positional_encoding/page.py")
     assert not chart_elements(at)

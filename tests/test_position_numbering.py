@@ -55,8 +55,9 @@ def test_bars_over_keys_hover_key_1_and_a_row_is_titled_from_1():
 
 
 def test_position_ticks_start_at_the_first_position_and_sit_on_the_data():
-    assert position_ticks(8) == dict(tickmode="array", tickvals=[0, 1, 2, 3, 4, 5, 6, 7],
-                                     ticktext=["1", "2", "3", "4", "5", "6", "7", "8"])
+    assert position_ticks(8) == dict(
+        tickmode="array", tickvals=[0, 1, 2, 3, 4, 5, 6, 7], ticktext=["1", "2", "3", "4", "5", "6", "7", "8"]
+    )
     ticks = position_ticks(32, at=1)
     assert ticks["tickvals"][0] == 1 and ticks["ticktext"][0] == "1" and ticks["ticktext"][-1] == "30"
     assert position_ticks(100, first=0)["ticktext"][:2] == ["0", "20"]
@@ -83,15 +84,20 @@ def test_positional_figures_count_positions_from_1_except_the_formula_index():
     curves = spec_of(pe_curves_figure(np.zeros((10, 4), np.float32), [0], 4, 10000.0))
     assert "from 0" in curves["layout"]["xaxis"]["title"]["text"]
     sinusoid = spec_of(similarity_figure(np.eye(10, dtype=np.float32), "PE·PE"))
-    assert sinusoid["layout"]["xaxis"]["ticktext"][0] == "0" and "from 0" in sinusoid["layout"]["yaxis"]["title"]["text"]
+    assert (
+        sinusoid["layout"]["xaxis"]["ticktext"][0] == "0" and "from 0" in sinusoid["layout"]["yaxis"]["title"]["text"]
+    )
     shift = spec_of(offset_matrix_figure(np.eye(4, dtype=np.float32), "M_k", "output dim", "input dim", first=None))
     assert "tickvals" not in shift["layout"]["xaxis"]  # dimensions: Plotly's own ticks, from 0
 
 
-@pytest.mark.parametrize("section,title,axes", [
-    ("Causal", "Causal mask for 8 tokens", ("xaxis", "yaxis")),
-    ("Padding", "Key-padding mask of the batch", ("xaxis",)),
-])
+@pytest.mark.parametrize(
+    "section,title,axes",
+    [
+        ("Causal", "Causal mask for 8 tokens", ("xaxis", "yaxis")),
+        ("Padding", "Key-padding mask of the batch", ("xaxis",)),
+    ],
+)
 def test_the_masks_page_numbers_its_position_axes_from_1(section, title, axes):
     at = run_page("pages/masks/page.py", {"section": section})
     assert_no_exception(at)

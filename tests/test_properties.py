@@ -20,12 +20,20 @@ FAST = settings(max_examples=40, deadline=None)
 
 
 @FAST
-@given(lq=st.integers(1, 9), lk=st.integers(1, 9), d=st.integers(1, 16), seed=st.integers(0, 10_000),
-       density=st.floats(0.0, 1.0))
+@given(
+    lq=st.integers(1, 9),
+    lk=st.integers(1, 9),
+    d=st.integers(1, 16),
+    seed=st.integers(0, 10_000),
+    density=st.floats(0.0, 1.0),
+)
 def test_unmasked_rows_sum_to_one_and_masked_rows_are_zero(lq, lk, d, seed, density):
     g = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.randn(lq, d, generator=g) * 5, torch.randn(lk, d, generator=g) * 5,
-               torch.randn(lk, 3, generator=g))
+    q, k, v = (
+        torch.randn(lq, d, generator=g) * 5,
+        torch.randn(lk, d, generator=g) * 5,
+        torch.randn(lk, 3, generator=g),
+    )
     mask = torch.rand(lq, lk, generator=g) < density
     _, weights = scaled_dot_product_attention(q, k, v, mask)
     assert torch.isfinite(weights).all()
@@ -37,13 +45,24 @@ def test_unmasked_rows_sum_to_one_and_masked_rows_are_zero(lq, lk, d, seed, dens
 
 
 @FAST
-@given(seed=st.integers(0, 10_000), length=st.integers(2, 10), change_at=st.integers(1, 9),
-       positional=st.sampled_from(["sinusoidal", "learned", "rotary", "alibi", "none"]),
-       norm_first=st.booleans())
+@given(
+    seed=st.integers(0, 10_000),
+    length=st.integers(2, 10),
+    change_at=st.integers(1, 9),
+    positional=st.sampled_from(["sinusoidal", "learned", "rotary", "alibi", "none"]),
+    norm_first=st.booleans(),
+)
 def test_causal_model_earlier_outputs_ignore_later_tokens(seed, length, change_at, positional, norm_first):
     change_at = min(change_at, length - 1)
-    cfg = TransformerConfig(d_model=16, num_heads=2, num_decoder_layers=2, d_ff=32,
-                            positional=positional, norm_first=norm_first, tgt_vocab_size=50)
+    cfg = TransformerConfig(
+        d_model=16,
+        num_heads=2,
+        num_decoder_layers=2,
+        d_ff=32,
+        positional=positional,
+        norm_first=norm_first,
+        tgt_vocab_size=50,
+    )
     model = build_model(cfg, seed, kind="decoder-only")
     g = torch.Generator().manual_seed(seed)
     tokens = torch.randint(4, 50, (1, length), generator=g)
@@ -69,8 +88,12 @@ def test_self_attention_without_position_is_permutation_equivariant(seed, length
 
 
 @FAST
-@given(seed=st.integers(0, 10_000), d_half=st.integers(1, 8), shift=st.integers(1, 20),
-       base=st.sampled_from([10.0, 100.0, 10000.0]))
+@given(
+    seed=st.integers(0, 10_000),
+    d_half=st.integers(1, 8),
+    shift=st.integers(1, 20),
+    base=st.sampled_from([10.0, 100.0, 10000.0]),
+)
 def test_rotary_scores_depend_only_on_offset(seed, d_half, shift, base):
     g = torch.Generator().manual_seed(seed)
     d = 2 * d_half

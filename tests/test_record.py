@@ -13,9 +13,23 @@ TOL = 1e-5
 
 
 def bert_like(**overrides) -> TransformerConfig:
-    values = dict(d_model=12, num_heads=3, num_encoder_layers=2, d_ff=20, dropout=0.0, positional="learned",
-                  max_len=16, activation="gelu", embed_scale=False, type_vocab_size=2, embed_norm=True,
-                  layer_norm_eps=1e-12, src_vocab_size=50, tgt_vocab_size=50, output_head="tied")
+    values = dict(
+        d_model=12,
+        num_heads=3,
+        num_encoder_layers=2,
+        d_ff=20,
+        dropout=0.0,
+        positional="learned",
+        max_len=16,
+        activation="gelu",
+        embed_scale=False,
+        type_vocab_size=2,
+        embed_norm=True,
+        layer_norm_eps=1e-12,
+        src_vocab_size=50,
+        tgt_vocab_size=50,
+        output_head="tied",
+    )
     return TransformerConfig(**{**values, **overrides})
 
 
@@ -53,12 +67,14 @@ def test_encoder_only_equals_a_hand_computation():
 
             def heads(w, x=x, h=h, dk=dk):
                 return (x @ w.weight.T + w.bias).view(1, 5, h, dk).transpose(1, 2)
+
             q, k, v = heads(a.w_q), heads(a.w_k), heads(a.w_v)
             scores = q @ k.transpose(-1, -2) / math.sqrt(dk)
             scores = scores.masked_fill(~real[:, None, None, :], float("-inf"))
             weights = torch.softmax(scores, -1)
-            torch.testing.assert_close(out.attention.weights[f"encoder.layers.{i}.self_attn"], weights,
-                                       atol=TOL, rtol=0)
+            torch.testing.assert_close(
+                out.attention.weights[f"encoder.layers.{i}.self_attn"], weights, atol=TOL, rtol=0
+            )
             attn = (weights @ v).transpose(1, 2).reshape(1, 5, config.d_model) @ a.w_o.weight.T + a.w_o.bias
             x = layer_norm(x + attn, layer.norm1)
             ff = layer.feed_forward
@@ -74,8 +90,9 @@ def test_encoder_only_equals_a_hand_computation():
 def test_internals_fit_together(norm_first):
     """The recorded steps compose: heads concatenated times W^O is the attention output; the residual
     stream before and after each sub-layer is what the layer's own wiring says; the output is the last step."""
-    config = TransformerConfig(d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=24,
-                               dropout=0.0, norm_first=norm_first)
+    config = TransformerConfig(
+        d_model=16, num_heads=4, num_encoder_layers=2, num_decoder_layers=2, d_ff=24, dropout=0.0, norm_first=norm_first
+    )
     model = randomized(build_model(config, seed=1))
     src, tgt = torch.tensor([[4, 8, 15, 16]]), torch.tensor([[1, 23, 42]])
     with torch.inference_mode():
@@ -96,14 +113,21 @@ def test_internals_fit_together(norm_first):
         hidden = rec[f"{p}.feed_forward.hidden"]
         assert hidden.shape == (1, 4, 24) and (hidden >= 0).all()  # ReLU
         assert rec["decoder.layers.1.cross_attn.k"].shape == (1, 4, 4, 4)  # keys from the 4 source tokens
-        torch.testing.assert_close(rec["decoder.layers.1.after_feed_forward"] if not norm_first
-                                   else model.decoder.norm(rec["decoder.layers.1.after_feed_forward"]), out.hidden)
+        torch.testing.assert_close(
+            rec["decoder.layers.1.after_feed_forward"]
+            if not norm_first
+            else model.decoder.norm(rec["decoder.layers.1.after_feed_forward"]),
+            out.hidden,
+        )
 
 
 def test_one_record_per_call_across_threads():
     """Two threads share one model with different inputs; neither record ever sees the other's values."""
-    model = build_model(TransformerConfig(d_model=16, num_heads=2, num_decoder_layers=2, d_ff=32, dropout=0.0),
-                        seed=0, kind="decoder-only")
+    model = build_model(
+        TransformerConfig(d_model=16, num_heads=2, num_decoder_layers=2, d_ff=32, dropout=0.0),
+        seed=0,
+        kind="decoder-only",
+    )
     inputs = [torch.tensor([[5, 6, 7, 8, 9]]), torch.tensor([[40, 41, 42, 43, 44]])]
     with torch.inference_mode():
         expected = [model(x, return_internals=True).attention for x in inputs]
@@ -120,6 +144,7 @@ def test_one_record_per_call_across_threads():
             for name, tensor in expected[i].internals.items():
                 if not torch.equal(record.internals[name], tensor):
                     failures.append((i, name))
+
     threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
     for t in threads:
         t.start()
@@ -179,10 +204,19 @@ def test_encoder_and_decoder_only_share_weights_for_one_seed():
 def test_names_are_selected_by_stack_and_kind_in_record_order():
     from transformer.record import ForwardRecord, select_names
 
-    names = ["encoder.layers.0.self_attn", "encoder.layers.1.self_attn", "decoder.layers.0.self_attn",
-             "decoder.layers.0.cross_attn", "decoder.layers.1.self_attn", "decoder.layers.1.cross_attn"]
+    names = [
+        "encoder.layers.0.self_attn",
+        "encoder.layers.1.self_attn",
+        "decoder.layers.0.self_attn",
+        "decoder.layers.0.cross_attn",
+        "decoder.layers.1.self_attn",
+        "decoder.layers.1.cross_attn",
+    ]
     assert select_names(names, "decoder", "self_attn") == ["decoder.layers.0.self_attn", "decoder.layers.1.self_attn"]
-    assert select_names(names, "decoder", "cross_attn") == ["decoder.layers.0.cross_attn", "decoder.layers.1.cross_attn"]
+    assert select_names(names, "decoder", "cross_attn") == [
+        "decoder.layers.0.cross_attn",
+        "decoder.layers.1.cross_attn",
+    ]
     assert select_names(names, "encoder") == names[:2] and select_names(names, kind="cross_attn") == names[3::2]
     assert select_names(names) == names and select_names(names, "encoder", "cross_attn") == []
     assert select_names(["encoders.layers.0.self_attn", "encoder.layers.0.my_self_attn"], "encoder", "self_attn") == []

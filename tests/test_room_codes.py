@@ -29,7 +29,7 @@ def test_the_alphabet_has_31_unconfusable_characters():
     assert not set("0O1IL") & set(CODE_ALPHABET)
     assert all(c.isascii() and c.isalnum() and c == c.upper() for c in CODE_ALPHABET)
     assert set(CODE_ALPHABET) == set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") - set("0O1IL")
-    assert len(set(CODE_ALPHABET)) ** CODE_LENGTH == 31 ** 8 == 852_891_037_441
+    assert len(set(CODE_ALPHABET)) ** CODE_LENGTH == 31**8 == 852_891_037_441
 
 
 def test_new_codes_use_the_whole_alphabet():
@@ -39,7 +39,9 @@ def test_new_codes_use_the_whole_alphabet():
     assert len(set(codes)) == len(codes)
 
 
-@pytest.mark.parametrize("typed", ["abcd-efgh", "ABCD-EFGH", "abcdefgh", "AbCd eFgH", " abcd - efgh ", "a-b-c-d-e-f-g-h"])
+@pytest.mark.parametrize(
+    "typed", ["abcd-efgh", "ABCD-EFGH", "abcdefgh", "AbCd eFgH", " abcd - efgh ", "a-b-c-d-e-f-g-h"]
+)
 def test_normal_code_takes_a_code_in_any_case_with_spaces_and_dashes(typed):
     assert normal_code(typed) == "ABCDEFGH"
 
@@ -55,8 +57,10 @@ def test_normal_code_takes_every_code_as_read_aloud():
 NOT_A_CODE = "“{}” is not a class code: a code has 8 letters and digits, none of them 0, 1, I, L or O. You are on the app on your own."
 NO_CLASS = "There is no class {} now: it has ended, or the code is mistyped. You are on the app on your own."
 TOO_MANY = "Too many attempts to join a class in a minute: wait a minute, then open the link again."
-UNREACHABLE = ("The server that holds the classes cannot be reached just now, so the class could not be joined. "
-               "The app works on its own; open the link again in a moment.")
+UNREACHABLE = (
+    "The server that holds the classes cannot be reached just now, so the class could not be joined. "
+    "The app works on its own; open the link again in a moment."
+)
 OTHER_TEACHER = "That teacher's link does not belong to this class: you follow it as a student."
 
 
@@ -95,8 +99,21 @@ def unknown_code() -> str:
     return next(code for code in iter(new_code, None) if room_store().view(code) is None)
 
 
-@pytest.mark.parametrize("typed", ["", "abcd-efg", "abcdefghj", "ABCD-EFGH-J", "--------", "ABCDEFG_", "ABCDEFG!",
-                                   "ABCDEFGÄ", "ABCDEFG\t", "ABCDEFG²"])
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "",
+        "abcd-efg",
+        "abcdefghj",
+        "ABCD-EFGH-J",
+        "--------",
+        "ABCDEFG_",
+        "ABCDEFG!",
+        "ABCDEFGÄ",
+        "ABCDEFG\t",
+        "ABCDEFG²",
+    ],
+)
 def test_the_wrong_length_and_other_characters_are_not_a_code(typed):
     assert normal_code(typed) is None
     at = link({"room": typed, "teach": "secret"})
@@ -208,18 +225,22 @@ def test_view_problem_takes_a_number_generalised_key():
         assert view_problem("experiments", {key: ["true"]}) is None, key
     refused("experiments", {"ko_decoderX_self_attn": ["true"]}, "has no control “ko_decoderX_self_attn”")
     assert view_problem("masks", {"s3": ["1"]}) is None
-    refused("multi_head", {"ko_decoder7_self_attn": ["true"]}, "has no control “ko_decoder7_self_attn”")  # not that page's
+    refused(
+        "multi_head", {"ko_decoder7_self_attn": ["true"]}, "has no control “ko_decoder7_self_attn”"
+    )  # not that page's
 
 
 def _url_state(settings: dict) -> dict[str, list[str]]:
     """A lesson view's settings as the URL holds them: a shipped checkpoint by a label (any text), a tuple as
     a repeated key, anything else as text."""
+
     def values(value):
         if isinstance(value, Shipped):
             return [f"{value.name} (shipped) · 0123abcd"]
         if isinstance(value, tuple):
             return [str(v) for v in value]
         return [str(value)]
+
     return {key: values(value) for key, value in settings.items()}
 
 
@@ -259,8 +280,7 @@ def test_tally_of_a_choice_leaves_out_digits_int_refuses():
 
 def test_tally_of_a_number_sorts_the_values_and_judges_each_by_the_tolerance():
     view = _view(Number(2.5, tolerance=0.1, unit="nats"))
-    given = ["2.5", "3", "2.45", "nan", "2.5", "inf", "-inf", "abc", "", "1e400", "2.61", " 2.4 ", "-1", "NaN",
-             "2.6"]
+    given = ["2.5", "3", "2.45", "nan", "2.5", "inf", "-inf", "abc", "", "1e400", "2.61", " 2.4 ", "-1", "NaN", "2.6"]
     labels, counts, right = tally(view, given)
     assert labels == ["-1 nats", "2.4 nats", "2.45 nats", "2.5 nats", "2.6 nats", "2.61 nats", "3 nats"]
     assert counts == [1, 1, 1, 2, 1, 1, 1]
@@ -271,7 +291,10 @@ def test_tally_of_a_number_sorts_the_values_and_judges_each_by_the_tolerance():
 def test_tally_of_a_whole_number_shows_whole_numbers():
     view = _view(Number(6, unit="tokens back"))
     assert tally(view, ["7", "6", "1000", "6", "6.0"]) == (
-        ["6 tokens back", "7 tokens back", "1,000 tokens back"], [3, 1, 1], [True, False, False])
+        ["6 tokens back", "7 tokens back", "1,000 tokens back"],
+        [3, 1, 1],
+        [True, False, False],
+    )
 
 
 def test_class_answers_figure_before_and_after_the_reveal():
@@ -291,8 +314,11 @@ def test_class_answers_figure_before_and_after_the_reveal():
     assert list(after.data[0].y) == answers
     assert after.layout.title.text == before.layout.title.text
 
-    assert list(class_answers_figure(answers, counts, [True, False, True], 0).data[0].marker.color) == \
-        [RIGHT_COLOR, OTHER_COLOR, RIGHT_COLOR]
+    assert list(class_answers_figure(answers, counts, [True, False, True], 0).data[0].marker.color) == [
+        RIGHT_COLOR,
+        OTHER_COLOR,
+        RIGHT_COLOR,
+    ]
     assert class_answers_figure(answers, counts, None, 0).layout.title.text == "The class's answers: 8"
     assert class_answers_figure([], [], None, 3).layout.title.text == "The class's answers: 0 of 3 students following"
 
@@ -307,5 +333,6 @@ def test_url_schema_file_is_current():
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     assert Path(script.SCHEMA_FILE) == SCHEMA_FILE
-    assert script.build_schema() == json.loads(SCHEMA_FILE.read_text()), \
+    assert script.build_schema() == json.loads(SCHEMA_FILE.read_text()), (
         "ui/rooms/url_schema.json is not current: run python scripts/url_schema.py"
+    )

@@ -43,8 +43,19 @@ class FlakyStore(MemoryRooms):
 
 
 def drawing(version: int, layout: str = "L") -> dict[str, str]:
-    return {"plain": json.dumps({"version": version, "layout": layout, "page": PAGE, "query": QUERY,
-                                 "settings": [], "present": False, "charts": {}})}
+    return {
+        "plain": json.dumps(
+            {
+                "version": version,
+                "layout": layout,
+                "page": PAGE,
+                "query": QUERY,
+                "settings": [],
+                "present": False,
+                "charts": {},
+            }
+        )
+    }
 
 
 @pytest.fixture

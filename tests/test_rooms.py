@@ -12,8 +12,20 @@ from pathlib import Path
 import pytest
 
 from ui.rooms.redis_store import RedisRooms
-from ui.rooms.store import (CODE_ALPHABET, CODE_LENGTH, ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS,
-                            MAX_VIEW_BYTES, PRESENT_SECONDS, MemoryRooms, RoomStore, RoomView, new_code, normal_code)
+from ui.rooms.store import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    ENDED_SECONDS,
+    IDLE_SECONDS,
+    MAX_ANSWER_CHARS,
+    MAX_VIEW_BYTES,
+    PRESENT_SECONDS,
+    MemoryRooms,
+    RoomStore,
+    RoomView,
+    new_code,
+    normal_code,
+)
 
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,7 +274,9 @@ def test_a_view_larger_than_max_view_bytes_is_a_value_error(case):
     with pytest.raises(ValueError, match="larger than"):
         rooms.open("home", too_large)
     with pytest.raises(ValueError):
-        rooms.open("home", {"text": ["é" * (MAX_VIEW_BYTES // 6)]})  # fewer characters, but JSON writes é as \u00e9: 6 bytes
+        rooms.open(
+            "home", {"text": ["é" * (MAX_VIEW_BYTES // 6)]}
+        )  # fewer characters, but JSON writes é as \u00e9: 6 bytes
     code, secret = rooms.open("home", largest)
     assert rooms.view(code) == RoomView("home", largest, 1)
     with pytest.raises(ValueError):

@@ -93,9 +93,11 @@ def test_redis_that_stops_answering_is_rooms_unavailable_within_a_second_and_the
     pid = running_redis.process.pid
     os.kill(pid, signal.SIGSTOP)
     try:
-        for name, operation in (("seen", lambda: student.seen(code, "ann")),
-                                ("publish", lambda: teacher.publish(code, secret, "home", {})),
-                                ("view", lambda: reader.view(code))):
+        for name, operation in (
+            ("seen", lambda: student.seen(code, "ann")),
+            ("publish", lambda: teacher.publish(code, secret, "home", {})),
+            ("view", lambda: reader.view(code)),
+        ):
             start = time.monotonic()
             with pytest.raises(RoomsUnavailable):
                 operation()
@@ -104,8 +106,12 @@ def test_redis_that_stops_answering_is_rooms_unavailable_within_a_second_and_the
         os.kill(pid, signal.SIGCONT)
     try:
         # the stores closed their timed-out connections: Redis drops each after it has read what it sent
-        wait_until(lambda: paused_connections() == 0, 10, "Redis to drop the connections made while paused",
-                   process=running_redis.process)
+        wait_until(
+            lambda: paused_connections() == 0,
+            10,
+            "Redis to drop the connections made while paused",
+            process=running_redis.process,
+        )
         assert checker.hkeys(f"{RedisRooms.PREFIX}{code}:students") == ["ann"]  # the marks, read with no clock
     finally:
         checker.close()

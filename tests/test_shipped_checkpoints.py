@@ -36,8 +36,11 @@ RULES = {"copy": list, "reverse": lambda s: list(reversed(s)), "sort": sorted}
 
 @pytest.fixture(scope="module")
 def shipped() -> dict:
-    return {path.stem: (path, *load_checkpoint(path)) for path in sorted(FOLDER.glob("*.safetensors"))
-            if not path.stem.startswith(VISION) and path.stem != MASKED}
+    return {
+        path.stem: (path, *load_checkpoint(path))
+        for path in sorted(FOLDER.glob("*.safetensors"))
+        if not path.stem.startswith(VISION) and path.stem != MASKED
+    }
 
 
 def test_every_task_is_shipped_small_and_described(shipped):
@@ -66,8 +69,9 @@ def _best_head(maps: list[np.ndarray], alignments: list[list[tuple[int, list[int
     best = 0.0
     for weights in maps:
         for head in range(weights.shape[1]):
-            per_alignment = [np.mean([weights[b, head, q, keys].sum() for b, q, keys in triples])
-                             for triples in alignments]
+            per_alignment = [
+                np.mean([weights[b, head, q, keys].sum() for b, q, keys in triples]) for triples in alignments
+            ]
             best = max(best, max(per_alignment))
     return best
 
@@ -89,7 +93,7 @@ def test_induction_predicts_repeats_with_an_induction_head(shipped):
     hits, total, triples = 0, 0, []
     for b, row in enumerate(rows):
         for t in range(32):
-            if row[t] in row[:t]:                                   # a repeated token: the next one is known
+            if row[t] in row[:t]:  # a repeated token: the next one is known
                 total += 1
                 hits += int(predicted[b, t]) == row[t + 1]
                 triples.append((b, t, [k for k in range(1, t + 1) if row[k - 1] == row[t]]))
@@ -103,7 +107,7 @@ def test_sequence_tasks_are_solved_with_aligned_attention(shipped, name):
     rng = random.Random(7)
     hits = total = 0
     write, read, maps = [], [], []
-    for n in range(4, 11):                                          # one batch per source length
+    for n in range(4, 11):  # one batch per source length
         sources = [rng.sample(range(26), n) for _ in range(SAMPLES // 6)]
         outputs = [RULES[name](s) for s in sources]
         src = torch.tensor([[FIRST + c for c in s] for s in sources])
@@ -112,12 +116,12 @@ def test_sequence_tasks_are_solved_with_aligned_attention(shipped, name):
             if model.kind == "encoder-decoder":
                 decoder_in = torch.cat([torch.full((len(sources), 1), BOS), out_ids], dim=1)
                 result = model(src, decoder_in, return_attention=True)
-                first, kind = 0, "cross_attn"                       # query j writes output letter j
+                first, kind = 0, "cross_attn"  # query j writes output letter j
             else:
                 sequence = torch.cat([src, torch.full((len(sources), 1), BOS), out_ids], dim=1)
                 result = model(sequence, return_attention=True)
                 first, kind = n, "self_attn"
-        predicted = result.logits.argmax(-1)[:, first:first + n]
+        predicted = result.logits.argmax(-1)[:, first : first + n]
         hits += int((predicted == out_ids).sum())
         total += out_ids.numel()
         offset = len(maps[0]) if maps else 0
@@ -144,21 +148,22 @@ def test_text_model_beats_its_perplexity_target_and_a_bigram_table_with_a_previo
     _, model, metadata = shipped["text"]
     text, all_ids = _text_and_ids(metadata)
     cut = int(len(text) * 0.9)
-    ids = all_ids[cut:]                             # the held-out last 10 %
-    context = 64                                    # the text task's training context (a window of 64 characters)
-    windows = torch.tensor([ids[i:i + context + 1] for i in range(0, len(ids) - context - 1, context)])
+    ids = all_ids[cut:]  # the held-out last 10 %
+    context = 64  # the text task's training context (a window of 64 characters)
+    windows = torch.tensor([ids[i : i + context + 1] for i in range(0, len(ids) - context - 1, context)])
     with torch.inference_mode():
         out = model(windows[:, :-1], return_attention=True)
     loss = torch.nn.functional.cross_entropy(out.logits.reshape(-1, out.logits.shape[-1]), windows[:, 1:].reshape(-1))
     perplexity = math.exp(float(loss))
     assert perplexity <= metadata["target"]
-    assert math.isclose(perplexity, metadata["metrics"]["perplexity"], rel_tol=0.01)   # the README's number
-    train, val = text[:cut], text[cut:]            # an add-one bigram table counted on the training part
+    assert math.isclose(perplexity, metadata["metrics"]["perplexity"], rel_tol=0.01)  # the README's number
+    train, val = text[:cut], text[cut:]  # an add-one bigram table counted on the training part
     size = FIRST + len(metadata["tokenizer"].vocabulary)
     pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
-    bigram = math.exp(-sum(math.log((pairs[(b, c)] + 1) / (firsts[b] + size))
-                           for b, c in zip(val, val[1:])) / (len(val) - 1))
-    assert perplexity <= 0.5 * bigram               # it reads far more than the previous character
+    bigram = math.exp(
+        -sum(math.log((pairs[(b, c)] + 1) / (firsts[b] + size)) for b, c in zip(val, val[1:])) / (len(val) - 1)
+    )
+    assert perplexity <= 0.5 * bigram  # it reads far more than the previous character
     triples = [(b, q, [q - 1]) for b in range(len(windows)) for q in range(1, context)]
     assert _best_head(_maps(out.attention, "self_attn"), [triples]) >= HEAD_TARGETS["text"]
 
@@ -176,8 +181,8 @@ def test_text_model_samples_words_of_its_text(shipped):
             for _ in range(120):
                 logits = model(torch.tensor([ids[-64:]])).logits[0, -1, FIRST:]
                 ids.append(FIRST + int(torch.multinomial(torch.softmax(logits / 0.7, -1), 1, generator=generator)))
-        written = "".join(vocabulary[i - FIRST] for i in ids[len(prompt):]).replace("▁", " ")
-        words += re.findall(r"[a-z']+", written)[1:-1]              # the first and last may be cut
+        written = "".join(vocabulary[i - FIRST] for i in ids[len(prompt) :]).replace("▁", " ")
+        words += re.findall(r"[a-z']+", written)[1:-1]  # the first and last may be cut
     assert len(words) >= 80
     assert sum(word in known for word in words) / len(words) >= 0.9
 
@@ -196,10 +201,10 @@ def test_the_masked_model_fills_held_out_blanks_better_than_the_text_model_predi
         assert ours == theirs or (field == "num_encoder_layers" and ours == text_metadata["config"].num_decoder_layers)
     mask = FIRST + len(vocabulary) - 1
     text, all_ids = _text_and_ids(text_metadata)
-    ids = all_ids[int(len(text) * 0.9):]
+    ids = all_ids[int(len(text) * 0.9) :]
     both = left = total = 0
     for start in range(0, len(ids) - 64, 64):
-        window = ids[start:start + 64]
+        window = ids[start : start + 64]
         for i in range(3, 64, 7):
             hidden = list(window)
             hidden[i] = mask

@@ -117,8 +117,11 @@ def test_a_repeated_component_key_raises_the_error_the_charts_catch():
 
 
 def test_the_page_marks_its_script_state_as_the_browser_tests_wait_for():
-    bundle = "".join(path.read_text(encoding="utf-8") for path in (STREAMLIT / "static" / "static" / "js").glob("*.js")
-                     if "data-test-script-state" in path.read_text(encoding="utf-8"))
+    bundle = "".join(
+        path.read_text(encoding="utf-8")
+        for path in (STREAMLIT / "static" / "static" / "js").glob("*.js")
+        if "data-test-script-state" in path.read_text(encoding="utf-8")
+    )
     assert "`stApp`" in bundle and "NOT_RUNNING=`notRunning`" in bundle
 
 
@@ -129,8 +132,9 @@ def test_the_protocol_messages_the_browser_tests_and_benchmarks_read():
 
     finished = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"]
     assert finished.type == FieldDescriptor.TYPE_ENUM
-    assert {"FINISHED_SUCCESSFULLY", "FINISHED_EARLY_FOR_RERUN",
-            "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"} <= set(finished.enum_type.values_by_name)
+    assert {"FINISHED_SUCCESSFULLY", "FINISHED_EARLY_FOR_RERUN", "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"} <= set(
+        finished.enum_type.values_by_name
+    )
     assert BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].type == FieldDescriptor.TYPE_MESSAGE
 
 
@@ -142,22 +146,36 @@ def test_every_option_the_config_file_sets_exists_and_widgets_bind_to_the_url():
     bound = set()
     for path in [*(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    any(keyword.arg == "bind" for keyword in node.keywords):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and any(keyword.arg == "bind" for keyword in node.keywords)
+            ):
                 bound.add(node.func.attr)
     assert {"slider", "selectbox", "toggle"} <= bound
     for name in sorted(bound):
         assert "bind" in inspect.signature(getattr(st, name)).parameters, f"st.{name} no longer takes bind="
 
 
-PRIVATE = ("streamlit.runtime", "_client_state", "_bindings_by_param", "_get_async_objs", "uses_pages_directory",
-           "fragment_ids_this_run", "unbind_widget", "set_initial_query_params")
+PRIVATE = (
+    "streamlit.runtime",
+    "_client_state",
+    "_bindings_by_param",
+    "_get_async_objs",
+    "uses_pages_directory",
+    "fragment_ids_this_run",
+    "unbind_widget",
+    "set_initial_query_params",
+)
 
 
 def test_the_app_reaches_streamlits_private_names_through_one_door_only():
-    reaching = sorted(str(path.relative_to(ROOT)) for folder in ("ui", "pages", "classroom", "viz", "analysis")
-                      for path in (ROOT / folder).rglob("*.py")
-                      if any(name in path.read_text(encoding="utf-8") for name in PRIVATE))
+    reaching = sorted(
+        str(path.relative_to(ROOT))
+        for folder in ("ui", "pages", "classroom", "viz", "analysis")
+        for path in (ROOT / folder).rglob("*.py")
+        if any(name in path.read_text(encoding="utf-8") for name in PRIVATE)
+    )
     assert reaching == ["ui/streamlit_internals.py"]
     assert not any(name in (ROOT / "app.py").read_text(encoding="utf-8") for name in PRIVATE)
 

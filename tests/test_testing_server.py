@@ -8,8 +8,10 @@ from testing.server import free_port, start
 
 def test_a_server_that_cannot_start_says_why_and_leaves_nothing_behind():
     server = start("no_such_script.py")
-    why = r"(?s)exited .code [1-9]\d*. while waiting for streamlit on port \d+ to answer its health check.*" \
-          r"File does not exist: no_such_script.py"
+    why = (
+        r"(?s)exited .code [1-9]\d*. while waiting for streamlit on port \d+ to answer its health check.*"
+        r"File does not exist: no_such_script.py"
+    )
     with pytest.raises(RuntimeError, match=why):
         server.wait_healthy(seconds=60)
     assert server.process.poll() is not None and not server.log.exists()

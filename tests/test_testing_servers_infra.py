@@ -41,6 +41,7 @@ st.markdown(f"server {name}")
 
 # --- helpers ----------------------------------------------------------------------------------------------------
 
+
 def get(url: str, cookie: str | None = None) -> tuple[int, str, str | None]:
     """(status, body, Set-Cookie header) of a GET, sending ``lab_route=<cookie>`` when given."""
     request = urllib.request.Request(url, headers={"Cookie": f"{ROUTE_COOKIE}={cookie}"} if cookie else {})
@@ -68,7 +69,7 @@ def script_texts(stream: str, cookie: str | None = None, seconds: float = 60.0) 
 class _PortHandler(http.server.BaseHTTPRequestHandler):
     """Answers every GET with the port of the server that took it."""
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         body = str(self.server.server_address[1]).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -107,8 +108,10 @@ def two_app_servers(shared_redis, tmp_path_factory):
     script.write_text(TINY_APP, encoding="utf-8")
     # a websocket client presents no XSRF cookie, as a browser would
     options = {"server.enableXsrfProtection": "false"}
-    servers = {name: start(str(script), options=options,
-                           env={REDIS_URL_VARIABLE: shared_redis.url, "LAB_SERVER_NAME": name}) for name in "ab"}
+    servers = {
+        name: start(str(script), options=options, env={REDIS_URL_VARIABLE: shared_redis.url, "LAB_SERVER_NAME": name})
+        for name in "ab"
+    }
     try:
         for server in servers.values():
             server.wait_healthy()
@@ -119,6 +122,7 @@ def two_app_servers(shared_redis, tmp_path_factory):
 
 
 # --- Redis ------------------------------------------------------------------------------------------------------
+
 
 def test_redis_answers_and_comes_back_empty_at_the_same_url_after_a_stop(shared_redis):
     client = redis.Redis.from_url(shared_redis.url, socket_timeout=5)
@@ -153,6 +157,7 @@ def test_redis_on_a_given_port_and_gone_after_the_block():
 
 # --- an app server's environment ---------------------------------------------------------------------------------
 
+
 def test_env_is_added_to_the_environment_the_server_inherits():
     assert child_environment(None) is None and child_environment({}) is None  # inherit as it is
     added = child_environment({REDIS_URL_VARIABLE: "redis://127.0.0.1:1/0"})
@@ -167,6 +172,7 @@ def test_an_app_server_runs_with_the_redis_url_it_was_given(two_app_servers, sha
 
 
 # --- nginx --------------------------------------------------------------------------------------------------------
+
 
 def test_the_balancer_gives_a_route_cookie_keeps_each_browser_on_its_server_and_spreads_browsers():
     require("nginx")

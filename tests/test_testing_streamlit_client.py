@@ -8,8 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from testing.streamlit_client import (new_element, read_run, read_run_blocking, received, rerun_message,
-                                      widget_state)
+from testing.streamlit_client import new_element, read_run, read_run_blocking, received, rerun_message, widget_state
 
 
 def parsed(data: bytes):
@@ -50,6 +49,7 @@ def test_a_fragment_rerun_is_a_timer_tick_unless_told_otherwise():
 
 # --- reading a run ------------------------------------------------------------------------------------------
 
+
 def markdown(body: str) -> bytes:
     message = ForwardMsg()
     message.delta.new_element.markdown.body = body
@@ -69,8 +69,14 @@ def query_changed(query: str) -> bytes:
 
 
 # a run cut short for a rerun, the rerun, and a frame of the next run
-FRAMES = [markdown("first"), finished(ForwardMsg.FINISHED_EARLY_FOR_RERUN), query_changed("heads=4"),
-          markdown("second"), finished(ForwardMsg.FINISHED_SUCCESSFULLY), markdown("next run")]
+FRAMES = [
+    markdown("first"),
+    finished(ForwardMsg.FINISHED_EARLY_FOR_RERUN),
+    query_changed("heads=4"),
+    markdown("second"),
+    finished(ForwardMsg.FINISHED_SUCCESSFULLY),
+    markdown("next run"),
+]
 
 
 class BlockingSocket:

@@ -31,11 +31,25 @@ def test_two_short_runs_write_bit_identical_weights(tmp_path):
     runs = []
     for hash_seed in ("1", "2"):
         out = tmp_path / f"run{hash_seed}"
-        command = [sys.executable, str(ROOT / "scripts" / "train_checkpoints.py"), "--tasks", *TASKS,
-                   "--steps", "12", "--out", str(out)]
+        command = [
+            sys.executable,
+            str(ROOT / "scripts" / "train_checkpoints.py"),
+            "--tasks",
+            *TASKS,
+            "--steps",
+            "12",
+            "--out",
+            str(out),
+        ]
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        runs.append((out, subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, text=True)))
+        runs.append(
+            (
+                out,
+                subprocess.Popen(
+                    command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+                ),
+            )
+        )
     for out, process in runs:
         output, _ = process.communicate(timeout=300)
         assert process.returncode == 0, output

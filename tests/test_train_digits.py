@@ -95,8 +95,13 @@ def cls_rows(model, image: torch.Tensor) -> list[np.ndarray]:
     with torch.no_grad():
         record = model(image, return_attention=True).attention
     model.train(was_training)
-    return [[record.weights[f"encoder.layers.{layer}.self_attn"][0, head, 0, 1:].reshape(4, 4).numpy()
-             for head in range(model.config.num_heads)] for layer in range(model.config.num_encoder_layers)]
+    return [
+        [
+            record.weights[f"encoder.layers.{layer}.self_attn"][0, head, 0, 1:].reshape(4, 4).numpy()
+            for head in range(model.config.num_heads)
+        ]
+        for layer in range(model.config.num_encoder_layers)
+    ]
 
 
 def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_the_vision_page():

@@ -14,8 +14,21 @@ import numpy as np
 import pytest
 import torch
 
-from transformer import (BOS_ID, EOS_ID, ForwardRecord, TASK_NAMES, Trainer, TrainingSetup, TransformerConfig,
-                         build_model, default_setup, load_checkpoint, make_task, save_checkpoint, score_heads)
+from transformer import (
+    BOS_ID,
+    EOS_ID,
+    ForwardRecord,
+    TASK_NAMES,
+    Trainer,
+    TrainingSetup,
+    TransformerConfig,
+    build_model,
+    default_setup,
+    load_checkpoint,
+    make_task,
+    save_checkpoint,
+    score_heads,
+)
 from transformer.text_corpus import CORPUS_PATH, SPACE
 
 torch.set_num_threads(1)
@@ -39,7 +52,6 @@ def _losses(trainer: Trainer) -> list:
     return [(row["step"], row["train_loss"], row["val_loss"], row["val_accuracy"]) for row in trainer.history]
 
 
-
 @pytest.mark.parametrize("name, kind", KINDS)
 def test_batches_are_well_formed(name, kind):
     task = make_task(name, kind)
@@ -53,14 +65,14 @@ def test_batches_are_well_formed(name, kind):
     if kind == "encoder-decoder":
         assert batch.decoder_inputs.shape == batch.targets.shape
         assert (batch.decoder_inputs[:, 0] == BOS_ID).all() and (batch.targets[:, -1] == EOS_ID).all()
-        assert torch.equal(batch.decoder_inputs[:, 1:], batch.targets[:, :-1])      # shifted right
+        assert torch.equal(batch.decoder_inputs[:, 1:], batch.targets[:, :-1])  # shifted right
         assert batch.inputs.shape[1] <= task.context and batch.targets.shape[1] <= task.context
         for b in range(size):
             source = _letters(task, batch.inputs[b].tolist())
             assert _letters(task, batch.targets[b, :-1].tolist()) == RULES[name](source)
         return
     assert batch.decoder_inputs is None and batch.inputs.shape[1] <= task.context
-    assert torch.equal(batch.inputs[:, 1:], batch.targets[:, :-1])                   # next-token targets
+    assert torch.equal(batch.inputs[:, 1:], batch.targets[:, :-1])  # next-token targets
     if name in RULES:
         n = (batch.inputs.shape[1] - 1) // 2
         assert 4 <= n <= 10 and (batch.inputs[:, n] == BOS_ID).all() and (batch.targets[:, -1] == EOS_ID).all()
@@ -68,7 +80,7 @@ def test_batches_are_well_formed(name, kind):
         assert (batch.loss_mask == expected_mask).all()
         for b in range(size):
             source = _letters(task, batch.inputs[b, :n].tolist())
-            assert _letters(task, batch.targets[b, n:2 * n].tolist()) == RULES[name](source)
+            assert _letters(task, batch.targets[b, n : 2 * n].tolist()) == RULES[name](source)
             assert batch.tokens[b] == source + ["<s>"] + RULES[name](source)
 
 
@@ -82,15 +94,15 @@ def test_random_layouts_vary_and_the_induction_mask_marks_repeats():
     periods, starts = set(), set()
     for b in range(64):
         row = first.inputs[b].tolist() + [first.targets[b, -1].item()]
-        assert all(4 <= t < 30 for t in row)                       # letters only
+        assert all(4 <= t < 30 for t in row)  # letters only
         # the period: the smallest p with a repeating tail; the repeat starts at the first token seen before
         start = next(t for t in range(len(row)) if row[t] in row[:t])
         period = start - row.index(row[start])
         assert all(row[t] == row[t - period] for t in range(start, len(row)))
-        assert len(set(row[:start])) == start                      # all distinct before the repeat
+        assert len(set(row[:start])) == start  # all distinct before the repeat
         periods.add(period)
         starts.add(start - period)
-        expected = [row[t] in row[:t] for t in range(32)]          # repeated tokens count
+        expected = [row[t] in row[:t] for t in range(32)]  # repeated tokens count
         assert first.loss_mask[b].tolist() == expected
     assert periods <= set(range(6, 15)) and len(periods) >= 5 and len(starts) >= 5
 
@@ -109,17 +121,16 @@ def test_text_batches_are_windows_of_their_split():
     assert task.target > 1.0 and task.target_metric == "perplexity"
 
 
-
 def test_the_built_in_text_is_tens_of_kb_of_plain_prose_and_its_target_beats_a_bigram_table():
     raw = CORPUS_PATH.read_text(encoding="utf-8")
     assert 40_000 <= len(raw) <= 100_000 and raw.isascii()
-    assert set(raw.lower()) <= set(LETTERS + " \n',-.:;")                 # a small alphabet, no digits
+    assert set(raw.lower()) <= set(LETTERS + " \n',-.:;")  # a small alphabet, no digits
     corpus = SPACE.join(raw.lower().split())
     task = make_task("text")
-    assert sorted(task.source.vocabulary) == sorted(set(corpus))         # every symbol has its own id
+    assert sorted(task.source.vocabulary) == sorted(set(corpus))  # every symbol has its own id
     cut = int(len(corpus) * 0.9)
     train, val = corpus[:cut], corpus[cut:]
-    size = 4 + len(set(corpus))                                          # the specials and the alphabet
+    size = 4 + len(set(corpus))  # the specials and the alphabet
     pairs, firsts = Counter(zip(train, train[1:])), Counter(train[:-1])
     nll = -sum(math.log((pairs[(b, c)] + 1) / (firsts[b] + size)) for b, c in zip(val, val[1:])) / (len(val) - 1)
     bigram = math.exp(nll)
@@ -127,6 +138,7 @@ def test_the_built_in_text_is_tens_of_kb_of_plain_prose_and_its_target_beats_a_b
     assert make_task("text", text=raw + raw[:20_000]).source.vocabulary == task.source.vocabulary
     with pytest.raises(ValueError, match="at most 100000"):
         make_task("text", text="attention " * 10_001)
+
 
 @pytest.mark.parametrize("name", ["induction", "copy", "reverse", "sort"])
 def test_encode_user_input_round_trip(name):
@@ -146,14 +158,20 @@ def test_encode_user_input_text():
 
 
 def test_unknown_tasks_and_kinds_are_value_errors():
-    for bad in (lambda: make_task("translate"), lambda: make_task("induction", "encoder-decoder"),
-                lambda: make_task("copy", "encoder-only"), lambda: make_task("copy", text="abc"),
-                lambda: make_task("text", text="too short"), lambda: TrainingSetup(heads=3),
-                lambda: TrainingSetup(task="text", kind="encoder-decoder"), lambda: TrainingSetup(learning_rate=0.0),
-                lambda: TrainingSetup(dropout=1.0), lambda: TrainingSetup(task="text", text="short")):
+    for bad in (
+        lambda: make_task("translate"),
+        lambda: make_task("induction", "encoder-decoder"),
+        lambda: make_task("copy", "encoder-only"),
+        lambda: make_task("copy", text="abc"),
+        lambda: make_task("text", text="too short"),
+        lambda: TrainingSetup(heads=3),
+        lambda: TrainingSetup(task="text", kind="encoder-decoder"),
+        lambda: TrainingSetup(learning_rate=0.0),
+        lambda: TrainingSetup(dropout=1.0),
+        lambda: TrainingSetup(task="text", text="short"),
+    ):
         with pytest.raises(ValueError):
             bad()
-
 
 
 def test_a_few_steps_lower_the_loss_deterministically():
@@ -224,8 +242,9 @@ def test_checkpoint_bytes_load_and_give_the_same_logits():
     assert metadata["tokenizer"] == trainer.task.tokenizer
     batch, _ = trainer.task.batch(4, torch.Generator().manual_seed(9)), trainer.model.eval()
     with torch.inference_mode():
-        assert torch.equal(trainer.model(batch.inputs, batch.decoder_inputs).logits,
-                           model(batch.inputs, batch.decoder_inputs).logits)
+        assert torch.equal(
+            trainer.model(batch.inputs, batch.decoder_inputs).logits, model(batch.inputs, batch.decoder_inputs).logits
+        )
 
 
 def test_resume_goes_on_from_the_saved_weights_step_and_learning_rate():
@@ -235,7 +254,9 @@ def test_resume_goes_on_from_the_saved_weights_step_and_learning_rate():
     resumed = Trainer.resume(trainer.checkpoint_bytes("tiny"))
     assert resumed.setup == trainer.setup and resumed.step == 30 and resumed.learning_rate == 1e-3
     assert _weights_equal(resumed.model, trainer.model)
-    assert resumed.history[-1]["val_loss"] == pytest.approx(trainer.evaluate()["val_loss"], rel=1e-5)  # same held-out set
+    assert resumed.history[-1]["val_loss"] == pytest.approx(
+        trainer.evaluate()["val_loss"], rel=1e-5
+    )  # same held-out set
     resumed.train(10)
     assert resumed.step == 40 and resumed.history[-1]["step"] == 40
 
@@ -249,17 +270,18 @@ def test_resume_refuses_a_model_without_training_settings(tmp_path):
 
 
 def test_a_tiny_model_learns_sort_within_bounded_steps_and_decodes_user_input():
-    setup = TrainingSetup(task="sort", d_model=16, heads=2, d_ff=32, attention_only=False, learning_rate=1e-2,
-                          max_steps=1000)
+    setup = TrainingSetup(
+        task="sort", d_model=16, heads=2, d_ff=32, attention_only=False, learning_rate=1e-2, max_steps=1000
+    )
     trainer = Trainer(setup)
-    trainer.train(1000)                                         # ~400 steps, ~3 s here
+    trainer.train(1000)  # ~400 steps, ~3 s here
     assert trainer.done and trainer.step < 1000
     assert trainer.history[-1]["val_accuracy"] >= trainer.task.target == 0.99
     generated, record = trainer.greedy(trainer.task.encode_user_input("brown"), max_new=8)
     assert trainer.task.symbols(generated) == ["b", "n", "o", "r", "w", "</s>"]
-    assert record.weights["decoder.layers.1.self_attn"].shape[-1] == 5 + 1 + 6     # b r o w n <s> b n o r w </s>
+    assert record.weights["decoder.layers.1.self_attn"].shape[-1] == 5 + 1 + 6  # b r o w n <s> b n o r w </s>
     assert record.tokens == tuple("brown") + ("<s>",) + tuple("bnorw") + ("</s>",)
-    assert trainer.model.training                                                 # back to training mode
+    assert trainer.model.training  # back to training mode
 
 
 def test_greedy_encoder_decoder_and_window():
@@ -269,12 +291,12 @@ def test_greedy_encoder_decoder_and_window():
     assert record.weights["decoder.layers.0.cross_attn"].shape[-2:] == (1 + len(generated), 3)
     induction = Trainer(replace(default_setup("induction"), d_model=16, max_steps=5))
     prompt = list(range(4, 30))
-    generated, record = induction.greedy(prompt, max_new=10)             # 26 + 10 > 32: a sliding window
+    generated, record = induction.greedy(prompt, max_new=10)  # 26 + 10 > 32: a sliding window
     assert len(generated) == 10 and record.weights["decoder.layers.0.self_attn"].shape[-1] == 36
     induction.model.eval()
-    with torch.inference_mode():                                          # each step saw the last 32 tokens
+    with torch.inference_mode():  # each step saw the last 32 tokens
         for i, token in enumerate(generated):
-            context = (prompt + generated)[:26 + i][-32:]
+            context = (prompt + generated)[: 26 + i][-32:]
             assert int(induction.model(torch.tensor([context])).logits[0, -1].argmax()) == token
     with pytest.raises(ValueError):
         induction.greedy([], max_new=2)
@@ -290,12 +312,22 @@ def test_trained_models_take_inputs_as_long_as_the_pages_give():
         assert torch.isfinite(out.logits).all()
 
 
-
 def test_attention_only_layers_have_no_feed_forward_and_count_parameters():
     d, vocab, max_len, layers = 16, 30, 12, 2
-    config = TransformerConfig(d_model=d, num_heads=2, num_decoder_layers=layers, num_encoder_layers=layers, d_ff=64,
-                               positional="learned", norm_first=True, max_len=max_len, src_vocab_size=vocab,
-                               tgt_vocab_size=vocab, feed_forward=False, dropout=0.0)
+    config = TransformerConfig(
+        d_model=d,
+        num_heads=2,
+        num_decoder_layers=layers,
+        num_encoder_layers=layers,
+        d_ff=64,
+        positional="learned",
+        norm_first=True,
+        max_len=max_len,
+        src_vocab_size=vocab,
+        tgt_vocab_size=vocab,
+        feed_forward=False,
+        dropout=0.0,
+    )
     model = build_model(config, seed=0, kind="decoder-only")
     assert not any("feed_forward" in n or "norm2" in n for n, _ in model.named_parameters())
     # embeddings V d + positions max_len d; per layer 4 (d^2 + d) + LayerNorm 2d; final LayerNorm 2d; head d V + V
@@ -306,8 +338,9 @@ def test_attention_only_layers_have_no_feed_forward_and_count_parameters():
     with torch.inference_mode():
         internals = model(torch.randint(4, vocab, (2, 7)), return_internals=True).attention.internals
     for i in range(layers):
-        assert torch.equal(internals[f"decoder.layers.{i}.after_feed_forward"],
-                           internals[f"decoder.layers.{i}.after_self_attn"])
+        assert torch.equal(
+            internals[f"decoder.layers.{i}.after_feed_forward"], internals[f"decoder.layers.{i}.after_self_attn"]
+        )
         assert f"decoder.layers.{i}.feed_forward.hidden" not in internals
     with pytest.raises(ValueError):
         TransformerConfig(feed_forward="no")
@@ -315,8 +348,16 @@ def test_attention_only_layers_have_no_feed_forward_and_count_parameters():
 
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_attention_only_encoder_decoder_round_trips(tmp_path, norm_first):
-    config = TransformerConfig(d_model=8, num_heads=2, d_ff=16, max_len=8, src_vocab_size=30, tgt_vocab_size=30,
-                               feed_forward=False, norm_first=norm_first)
+    config = TransformerConfig(
+        d_model=8,
+        num_heads=2,
+        d_ff=16,
+        max_len=8,
+        src_vocab_size=30,
+        tgt_vocab_size=30,
+        feed_forward=False,
+        norm_first=norm_first,
+    )
     model = build_model(config, seed=3, kind="encoder-decoder")
     assert model.decoder.layers[0].norm3 is None and model.encoder.layers[0].norm2 is None
     save_checkpoint(model, tmp_path / "attention-only.safetensors", {"tokenizer": make_task("copy").tokenizer})
@@ -326,7 +367,6 @@ def test_attention_only_encoder_decoder_round_trips(tmp_path, norm_first):
     with torch.inference_mode():
         a, b = model(src, tgt, return_attention=True), loaded(src, tgt, return_attention=True)
     assert torch.equal(a.logits, b.logits) and "decoder.layers.1.cross_attn" in b.attention.weights
-
 
 
 def _one_hot_record(names: list[str], heads: int, length_q: int, length_k: int, keys: dict) -> ForwardRecord:
@@ -344,28 +384,29 @@ def _one_hot_record(names: list[str], heads: int, length_q: int, length_k: int, 
 def test_scores_of_hand_built_attention():
     names = ["decoder.layers.0.self_attn", "decoder.layers.1.self_attn"]
     induction = make_task("induction")
-    probe = induction.probe()                                   # "qz" + "algorithm" repeated: period 9
-    keys = {q: q - 9 + 1 for q in range(11, 32)}              # the token after the earlier occurrence
+    probe = induction.probe()  # "qz" + "algorithm" repeated: period 9
+    keys = {q: q - 9 + 1 for q in range(11, 32)}  # the token after the earlier occurrence
     scores = score_heads(induction, _one_hot_record(names, 2, 32, 32, keys), probe)
     assert scores.shape == (2, 2) and scores[:, 0] == pytest.approx([1.0, 1.0])
     # uniform head: per repeated query q the earlier copies of x[q] sit at q-9, q-18, q-27 when those are
     # >= 2 (positions 0 and 1 hold "q" and "z"), so the keys after them are q-8, q-17, q-26 when >= 3
     expected = np.mean([sum(1 for k in (q - 8, q - 17, q - 26) if k >= 3) / (q + 1) for q in range(11, 32)])
     assert scores[0, 1] == pytest.approx(expected, abs=1e-6)
-    previous = score_heads(induction, _one_hot_record(names, 2, 32, 32, {q: q - 1 for q in range(1, 32)}), probe,
-                           "previous-token")
+    previous = score_heads(
+        induction, _one_hot_record(names, 2, 32, 32, {q: q - 1 for q in range(1, 32)}), probe, "previous-token"
+    )
     assert previous[:, 0] == pytest.approx([1.0, 1.0])
 
     reverse = make_task("reverse")
-    probe = reverse.probe()                                     # "algorithm<s>mhtirogla": n = 9, queries 9..17
-    mirrored = {9 + j: 8 - j for j in range(9)}                 # writing output j: source n - 1 - j
+    probe = reverse.probe()  # "algorithm<s>mhtirogla": n = 9, queries 9..17
+    mirrored = {9 + j: 8 - j for j in range(9)}  # writing output j: source n - 1 - j
     assert score_heads(reverse, _one_hot_record(names, 2, 19, 19, mirrored), probe)[:, 0] == pytest.approx([1, 1])
-    just_read = {9 + j: 9 - j for j in range(1, 9)}            # the source copy of the letter just read
+    just_read = {9 + j: 9 - j for j in range(1, 9)}  # the source copy of the letter just read
     assert score_heads(reverse, _one_hot_record(names, 2, 19, 19, just_read), probe)[:, 0] == pytest.approx([1, 1])
     same = {9 + j: j for j in range(9)}
     assert score_heads(reverse, _one_hot_record(names, 2, 19, 19, same), probe)[0, 0] < 0.3
 
-    sort = make_task("sort", "encoder-decoder")                 # cross-attention: queries 0..8 over "algorithm"
+    sort = make_task("sort", "encoder-decoder")  # cross-attention: queries 0..8 over "algorithm"
     rank = {q: "algorithm".index(letter) for q, letter in enumerate(sorted("algorithm"))}
     cross = ["decoder.layers.0.cross_attn", "decoder.layers.1.cross_attn"]
     assert score_heads(sort, _one_hot_record(cross, 2, 10, 9, rank), sort.probe())[:, 0] == pytest.approx([1, 1])

@@ -13,8 +13,18 @@ import torch
 from safetensors.numpy import load_file as load_numpy
 from torch.nn import functional as F
 
-from transformer import (Ablate, Patch, TransformerConfig, build_model, checkpoint_data, checkpoint_info,
-                         load_checkpoint, patches, save_checkpoint, train_vision)
+from transformer import (
+    Ablate,
+    Patch,
+    TransformerConfig,
+    build_model,
+    checkpoint_data,
+    checkpoint_info,
+    load_checkpoint,
+    patches,
+    save_checkpoint,
+    train_vision,
+)
 from transformer.spec import ModelSpec
 
 torch.set_num_threads(1)
@@ -25,8 +35,9 @@ DATA = ROOT / "transformer" / "data" / "digits.safetensors"
 SMALL = dict(d_model=16, num_heads=4, num_encoder_layers=2, d_ff=32, dropout=0.0, positional="learned")
 POST_LN = TransformerConfig(**SMALL)
 PRE_LN = TransformerConfig(**SMALL, norm_first=True, activation="gelu")
-COLOUR = TransformerConfig(**{**SMALL, "positional": "sinusoidal"}, image_size=12, patch_size=4, channels=3,
-                           num_classes=5)
+COLOUR = TransformerConfig(
+    **{**SMALL, "positional": "sinusoidal"}, image_size=12, patch_size=4, channels=3, num_classes=5
+)
 LAYER_0, LAYER_1 = "encoder.layers.0.self_attn", "encoder.layers.1.self_attn"
 
 
@@ -51,7 +62,7 @@ def test_patches_are_unfolds_columns_in_row_major_order_channel_major_inside():
     torch.testing.assert_close(got, F.unfold(x, kernel_size=p, stride=p).transpose(1, 2), rtol=0, atol=0)
     for i in range(9):
         row, column = i // per_row, i % per_row
-        block = x[:, :, row * p:(row + 1) * p, column * p:(column + 1) * p]   # [B, C, p, p]
+        block = x[:, :, row * p : (row + 1) * p, column * p : (column + 1) * p]  # [B, C, p, p]
         assert torch.equal(got[:, i], block.reshape(2, -1))
 
 
@@ -117,11 +128,14 @@ def layer_by_hand(x, state, i, config, slice_edit=None):
     """One encoder layer, pre-LN x + Sub(LN(x)) or post-LN LN(x + Sub(x)); returns (x, weights)."""
     name = f"encoder.layers.{i}"
     act = F.gelu if config.activation == "gelu" else F.relu
-    ffn = lambda h: linear(act(linear(h, state, f"{name}.feed_forward.linear1")), state,  # noqa: E731
-                           f"{name}.feed_forward.linear2")
+
+    def ffn(h):
+        return linear(act(linear(h, state, f"{name}.feed_forward.linear1")), state, f"{name}.feed_forward.linear2")
+
     if config.norm_first:
-        out, weights = attention_by_hand(norm(x, state, f"{name}.norm1", config), state, f"{name}.self_attn",
-                                         config, slice_edit)
+        out, weights = attention_by_hand(
+            norm(x, state, f"{name}.norm1", config), state, f"{name}.self_attn", config, slice_edit
+        )
         x = x + out
         return x + ffn(norm(x, state, f"{name}.norm2", config)), weights
     out, weights = attention_by_hand(x, state, f"{name}.self_attn", config, slice_edit)
@@ -145,8 +159,12 @@ def shipped_or_built(which: str):
     if which == "shipped":
         model, metadata = load_checkpoint(SHIPPED)
         return model, metadata["config"]
-    config = {"post-LN": POST_LN, "pre-LN": PRE_LN, "colour": COLOUR,
-              "no positions": TransformerConfig(**{**SMALL, "positional": "none"})}[which]
+    config = {
+        "post-LN": POST_LN,
+        "pre-LN": PRE_LN,
+        "colour": COLOUR,
+        "no positions": TransformerConfig(**{**SMALL, "positional": "none"}),
+    }[which]
     return build_model(config, seed=3, kind="vision"), config
 
 
@@ -171,7 +189,7 @@ def test_the_head_reads_token_0_the_cls_token():
     out = run(model, images(PRE_LN), return_internals=True)
     state = model.state_dict()
     torch.testing.assert_close(out.logits, out.hidden[:, 0] @ state["head.weight"].T + state["head.bias"])
-    embed = out.attention.internals["encoder.embed"]                     # token 0 is the same for every image
+    embed = out.attention.internals["encoder.embed"]  # token 0 is the same for every image
     cls = state["embed.cls.weight"][0] + state["embed.position.table.weight"][0]
     torch.testing.assert_close(embed[:, 0], cls.expand(3, -1), rtol=0, atol=0)
 
@@ -194,8 +212,9 @@ def test_without_positions_the_model_sees_a_bag_of_patches():
 def zero_head(head: int, d_head: int):
     def edit(concat):
         concat = concat.clone()
-        concat[..., head * d_head:(head + 1) * d_head] = 0.0
+        concat[..., head * d_head : (head + 1) * d_head] = 0.0
         return concat
+
     return edit
 
 
@@ -207,7 +226,8 @@ def test_ablating_a_head_equals_zeroing_its_slice_of_w_o_input():
     torch.testing.assert_close(ablated.logits, by_hand, rtol=1e-4, atol=1e-5)
     torch.testing.assert_close(ablated.attention.weights[LAYER_1], maps[1], rtol=1e-4, atol=1e-5)
     hook = model.encoder.layers[0].self_attn.w_o.register_forward_pre_hook(
-        lambda module, args: (zero_head(2, config.d_head)(args[0]),))
+        lambda module, args: (zero_head(2, config.d_head)(args[0]),)
+    )
     try:
         hooked = run(model, x)
     finally:
@@ -222,17 +242,17 @@ def test_patching_one_head_from_another_image_changes_exactly_that_head():
     source = run(model, source_image, return_internals=True).attention
     clean = run(model, target, return_internals=True).attention
     patched = run(model, target, return_internals=True, interventions=[Patch(LAYER_0, [1], source)]).attention
-    heads = patched.internals[f"{LAYER_0}.heads"]                          # [B, H, 1 + N, d_head]
+    heads = patched.internals[f"{LAYER_0}.heads"]  # [B, H, 1 + N, d_head]
     assert torch.equal(heads[:, 1], source.internals[f"{LAYER_0}.heads"][:, 1])
     for other in (0, 2, 3):
         assert torch.equal(heads[:, other], clean.internals[f"{LAYER_0}.heads"][:, other])
-    assert torch.equal(patched.weights[LAYER_0], clean.weights[LAYER_0])   # what the heads computed stays
+    assert torch.equal(patched.weights[LAYER_0], clean.weights[LAYER_0])  # what the heads computed stays
     assert not torch.equal(heads[:, 1], clean.internals[f"{LAYER_0}.heads"][:, 1])
-    d_head, given = config.d_head, source.internals[f"{LAYER_0}.heads"][:, 1]   # [1, 1 + N, d_head]
+    d_head, given = config.d_head, source.internals[f"{LAYER_0}.heads"][:, 1]  # [1, 1 + N, d_head]
 
     def put_source_head(concat):
         concat = concat.clone()
-        concat[..., d_head:2 * d_head] = given
+        concat[..., d_head : 2 * d_head] = given
         return concat
 
     by_hand, maps = forward_by_hand(target, model.state_dict(), config, {0: put_source_head})
@@ -273,11 +293,11 @@ def test_checkpoints_round_trip_bit_for_bit(tmp_path, config):
     assert all(torch.equal(original[name], restored[name]) for name in original)
     x = images(config, seed=9)
     assert torch.equal(run(loaded, x).logits, run(model, x).logits)
-    again, _ = load_checkpoint(checkpoint_data(loaded, {"name": "vit"}))     # saved from the loaded model
+    again, _ = load_checkpoint(checkpoint_data(loaded, {"name": "vit"}))  # saved from the loaded model
     assert all(torch.equal(original[name], again.state_dict()[name]) for name in original)
     assert checkpoint_info(path.read_bytes())["kind"] == "vision"
     with open(path, "rb") as file:
-        assert not file.read(2).startswith(b"\x80")                         # safetensors, not a pickle
+        assert not file.read(2).startswith(b"\x80")  # safetensors, not a pickle
 
 
 def test_a_vision_checkpoint_has_no_tokenizer():
@@ -296,19 +316,20 @@ def test_the_shipped_checkpoint_classifies_the_held_out_digits():
     accuracy = float((run(model, x).logits.argmax(-1) == truth).float().mean())
     assert accuracy >= 0.97
     assert metadata["kind"] == "vision" and metadata["target"] == 0.97
-    assert abs(accuracy - metadata["metrics"]["val_accuracy"]) <= 2 / len(truth)   # what the file says
+    assert abs(accuracy - metadata["metrics"]["val_accuracy"]) <= 2 / len(truth)  # what the file says
     out = run(model, x[:2], return_attention=True)
     assert out.attention.weights[LAYER_1].shape == (2, 4, 17, 17)
 
 
 def test_thirty_training_steps_lower_the_loss_and_repeat_exactly():
-    config = TransformerConfig(d_model=32, num_heads=2, num_encoder_layers=2, d_ff=64, dropout=0.0,
-                               positional="learned", norm_first=True)
+    config = TransformerConfig(
+        d_model=32, num_heads=2, num_encoder_layers=2, d_ff=64, dropout=0.0, positional="learned", norm_first=True
+    )
     model, history = train_vision(config, seed=1, steps=30, eval_every=15)
     assert [row["step"] for row in history] == [0, 15, 30]
     assert history[-1]["train_loss"] < 0.8 * history[0]["train_loss"]
     assert history[-1]["val_loss"] < history[0]["val_loss"]
-    assert history[-1]["val_accuracy"] > 0.15 and not model.training       # chance is 0.1
+    assert history[-1]["val_accuracy"] > 0.15 and not model.training  # chance is 0.1
     again, repeat = train_vision(config, seed=1, steps=30, eval_every=15)
     assert [row["val_loss"] for row in repeat] == [row["val_loss"] for row in history]
     assert all(torch.equal(t, again.state_dict()[n]) for n, t in model.state_dict().items())

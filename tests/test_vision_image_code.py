@@ -51,8 +51,10 @@ def test_a_code_of_the_wrong_length_says_how_long_it_is(code):
     assert "64 characters" in made.problem and f"this one has {len(code)}" in made.problem
 
 
-@pytest.mark.parametrize("code, pixel", [("h" * 64, 1), ("0" * 63 + "-", 64), ("<b>" * 21 + "0", 1),
-                                         ("0" * 10 + "ģ" + "0" * 53, 11), ("İ" * 64, 1)])
+@pytest.mark.parametrize(
+    "code, pixel",
+    [("h" * 64, 1), ("0" * 63 + "-", 64), ("<b>" * 21 + "0", 1), ("0" * 10 + "ģ" + "0" * 53, 11), ("İ" * 64, 1)],
+)
 def test_a_code_with_a_character_that_is_no_level_names_its_pixel(code, pixel):
     made = image_from_code(code)
     assert made.image is None and f"pixel {pixel} is not" in made.problem

@@ -35,8 +35,8 @@ def test_tiler_places_head_h_at_row_h_div_c_col_h_mod_c_with_one_cell_gaps(count
     covered = np.zeros(z.shape, dtype=bool)
     for h in range(count):
         r0, c0 = (h // c) * (3 + 1), (h % c) * (4 + 1)
-        np.testing.assert_array_equal(z[r0:r0 + 3, c0:c0 + 4], heads[h])
-        covered[r0:r0 + 3, c0:c0 + 4] = True
+        np.testing.assert_array_equal(z[r0 : r0 + 3, c0 : c0 + 4], heads[h])
+        covered[r0 : r0 + 3, c0 : c0 + 4] = True
     assert (z[~covered] == -1.0).all()  # gap rows, gap columns and empty slots hold the fill
     assert (z[3::4, :] == -1.0).all() and (z[:, 4::5] == -1.0).all()
 
@@ -58,11 +58,13 @@ def test_figures_that_tile_heads_draw_the_input_maps_in_place():
     zb = np.asarray(tiled_heads_figure(bias, "alibi").data[0].z)
     for h in range(6):
         r0 = (h // 4) * 5
-        np.testing.assert_allclose(z[r0:r0 + 4, (h % 4) * 6:(h % 4) * 6 + 5], weights[h], atol=1e-7)
+        np.testing.assert_allclose(z[r0 : r0 + 4, (h % 4) * 6 : (h % 4) * 6 + 5], weights[h], atol=1e-7)
         b0 = (h // 4) * 8  # ALiBi's maps: 4 cells apart, room for a head's name between two rows of maps
-        np.testing.assert_allclose(zb[b0:b0 + 4, (h % 4) * 8:(h % 4) * 8 + 4], bias[h], atol=1e-7)
+        np.testing.assert_allclose(zb[b0 : b0 + 4, (h % 4) * 8 : (h % 4) * 8 + 4], bias[h], atol=1e-7)
     text = np.asarray(tiled_heads_figure(bias, "alibi").data[0].text)
-    assert text[0, 4] == "between heads" and text[8 + 2, 8 + 3] == "head 6<br>query 3 · key 4"  # heads and positions from 1
+    assert (
+        text[0, 4] == "between heads" and text[8 + 2, 8 + 3] == "head 6<br>query 3 · key 4"
+    )  # heads and positions from 1
 
 
 def test_gaps_and_empty_slots_are_white_shapes_not_a_trace():

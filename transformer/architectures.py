@@ -8,4 +8,5 @@ from .model import DecoderOnly, EncoderOnly, Transformer
 from .vision import VisionTransformer
 
 ARCHITECTURES: dict[str, type[nn.Module]] = {
-    model.kind: model for model in (Transformer, DecoderOnly, EncoderOnly, VisionTransformer)}
+    model.kind: model for model in (Transformer, DecoderOnly, EncoderOnly, VisionTransformer)
+}

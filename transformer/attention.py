@@ -11,8 +11,9 @@ from torch.nn import functional as F
 from .positional import alibi_bias, apply_rotary
 
 
-def attention_scores(q: torch.Tensor, k: torch.Tensor, scale: float | None = None,
-                     bias: torch.Tensor | None = None) -> torch.Tensor:
+def attention_scores(
+    q: torch.Tensor, k: torch.Tensor, scale: float | None = None, bias: torch.Tensor | None = None
+) -> torch.Tensor:
     """Pre-softmax scores ``S = scale * Q K^T + bias``, shape ``[..., Lq, Lk]``.
 
     q ``[..., Lq, d_k]``, k ``[..., Lk, d_k]``; ``scale`` defaults to 1/sqrt(d_k).
@@ -38,9 +39,9 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     return torch.softmax(filled, dim=-1) * row_has_key
 
 
-def scaled_dot_product_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                                 mask: torch.Tensor | None = None,
-                                 scale: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def scaled_dot_product_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, scale: float | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V, with its weights.
 
     q ``[..., Lq, d_k]``, k ``[..., Lk, d_k]``, v ``[..., Lk, d_v]``; ``mask`` is
@@ -78,9 +79,18 @@ class MultiHeadAttention(nn.Module):
     keeps no state between calls, so a cached instance can serve many sessions.
     """
 
-    def __init__(self, d_model: int, num_heads: int, bias: bool = True, dropout: float = 0.0,
-                 positional: str = "none", rope_base: float = 10000.0, scale_scores: bool = True,
-                 num_kv_heads: int | None = None, window: int | None = None):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        bias: bool = True,
+        dropout: float = 0.0,
+        positional: str = "none",
+        rope_base: float = 10000.0,
+        scale_scores: bool = True,
+        num_kv_heads: int | None = None,
+        window: int | None = None,
+    ):
         super().__init__()
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}.")
@@ -133,9 +143,17 @@ class MultiHeadAttention(nn.Module):
     def scale(self) -> float:
         return 1.0 / math.sqrt(self.d_head) if self.scale_scores else 1.0
 
-    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                mask: torch.Tensor | None = None, record=None, name: str = "attn",
-                need_weights: bool = True, static_keys: bool = False):
+    def forward(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        record=None,
+        name: str = "attn",
+        need_weights: bool = True,
+        static_keys: bool = False,
+    ):
         cache = None if record is None else record.cache
         start = 0 if cache is None else cache.positions
         q = self._rotated(self.split_heads(self.w_q(query)), start)

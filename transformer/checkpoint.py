@@ -33,11 +33,24 @@ from .architectures import ARCHITECTURES
 
 MAX_CHECKPOINT_BYTES = 50 * 1024 * 1024
 MAX_HEADER_BYTES = 1024 * 1024
-_LAYER_FIELDS = {"encoder-decoder": ("num_encoder_layers", "num_decoder_layers"),
-                 "decoder-only": ("num_decoder_layers",), "encoder-only": ("num_encoder_layers",),
-                 "vision": ("num_encoder_layers",)}
-_DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64",
-           "I32": "int32", "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool"}
+_LAYER_FIELDS = {
+    "encoder-decoder": ("num_encoder_layers", "num_decoder_layers"),
+    "decoder-only": ("num_decoder_layers",),
+    "encoder-only": ("num_encoder_layers",),
+    "vision": ("num_encoder_layers",),
+}
+_DTYPES = {
+    "F64": "float64",
+    "F32": "float32",
+    "F16": "float16",
+    "BF16": "bfloat16",
+    "I64": "int64",
+    "I32": "int32",
+    "I16": "int16",
+    "I8": "int8",
+    "U8": "uint8",
+    "BOOL": "bool",
+}
 
 
 def _mb(size: int) -> str:
@@ -48,8 +61,9 @@ def _mb(size: int) -> str:
 def saved_state(model: nn.Module) -> dict[str, torch.Tensor]:
     """The state dict without the second name of a shared parameter (the paper's one token matrix for
     source and target is saved once, under its first name; loading it fills both)."""
-    shared = {name for name, _ in model.named_parameters(remove_duplicate=False)} - \
-        {name for name, _ in model.named_parameters()}
+    shared = {name for name, _ in model.named_parameters(remove_duplicate=False)} - {
+        name for name, _ in model.named_parameters()
+    }
     return {name: tensor for name, tensor in model.state_dict().items() if name not in shared}
 
 
@@ -91,8 +105,10 @@ def save_checkpoint(model: nn.Module, path: str | os.PathLike, metadata: dict | 
 
 
 def _too_big(size: int) -> ValueError:
-    return ValueError(f"the file is {_mb(size)}, larger than the {_mb(MAX_CHECKPOINT_BYTES)} a checkpoint "
-                      f"may have; use a smaller model.")
+    return ValueError(
+        f"the file is {_mb(size)}, larger than the {_mb(MAX_CHECKPOINT_BYTES)} a checkpoint "
+        f"may have; use a smaller model."
+    )
 
 
 def _check_start(start: bytes, size: int) -> None:
@@ -105,26 +121,35 @@ def _check_start(start: bytes, size: int) -> None:
     length = struct.unpack("<Q", start[:8])[0]
     plausible = length <= min(MAX_HEADER_BYTES, size - 8)  # a header length whose low byte is 0x80 is fine
     if not plausible and (start.startswith(b"\x80") or start.startswith(b"PK\x03\x04")):
-        raise ValueError("this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
-                         "pickles); pickles can run code when loaded, so they are never opened here. "
-                         + _FIX)
+        raise ValueError(
+            "this looks like a pickle file (or a PyTorch .pt/.pth file, which is a zip of "
+            "pickles); pickles can run code when loaded, so they are never opened here. " + _FIX
+        )
     if length > MAX_HEADER_BYTES:
-        raise ValueError(f"the first 8 bytes announce a header of {length} bytes, more than the "
-                         f"{_mb(MAX_HEADER_BYTES)} allowed: this is not a safetensors checkpoint. {_FIX}")
+        raise ValueError(
+            f"the first 8 bytes announce a header of {length} bytes, more than the "
+            f"{_mb(MAX_HEADER_BYTES)} allowed: this is not a safetensors checkpoint. {_FIX}"
+        )
     if length > size - 8:
-        raise ValueError(f"the file is truncated: its header should be {length} bytes but only {size - 8} "
-                         f"follow (or it is not a safetensors file). Download or save it again.")
+        raise ValueError(
+            f"the file is truncated: its header should be {length} bytes but only {size - 8} "
+            f"follow (or it is not a safetensors file). Download or save it again."
+        )
 
 
 def _unreadable(error: SafetensorError) -> ValueError:
     """safetensors' refusal of a file as a ValueError that says what it means for a checkpoint."""
     detail = str(error).removeprefix("Error while deserializing header: ")
     if "JSON" in detail or "Deserialization" in detail:
-        return ValueError(f"the file's header is not JSON in the safetensors layout ({detail}), so it is not a "
-                          f"safetensors checkpoint. {_FIX}")
+        return ValueError(
+            f"the file's header is not JSON in the safetensors layout ({detail}), so it is not a "
+            f"safetensors checkpoint. {_FIX}"
+        )
     if "covered" in detail or "IncompleteBuffer" in detail:
-        return ValueError("the file's tensor data does not match its header: the file is truncated (or has "
-                          "bytes added after the tensors). Download or save it again.")
+        return ValueError(
+            "the file's tensor data does not match its header: the file is truncated (or has "
+            "bytes added after the tensors). Download or save it again."
+        )
     return ValueError(f"the file is not a valid safetensors file ({detail}). {_FIX}")
 
 
@@ -155,8 +180,9 @@ def _opened(source: str | os.PathLike | bytes) -> Iterator:
         with open(source, "rb") as file:
             _check_start(file.read(8), size)
     except OSError as error:
-        raise ValueError(f"cannot read the checkpoint {os.fspath(source)!r}: {error.strerror}; "
-                         f"check the file name.") from None
+        raise ValueError(
+            f"cannot read the checkpoint {os.fspath(source)!r}: {error.strerror}; check the file name."
+        ) from None
     with _safe_open(source) as handle:
         yield handle, size
 
@@ -185,8 +211,10 @@ def _stored_shapes(handle) -> dict[str, tuple[int, ...]]:
         if dtype != "F32":
             floating = dtype in ("F64", "F16", "BF16") or dtype.startswith(("F8", "F6", "F4"))
             sort = "a floating-point type but not float32" if floating else "not a floating-point type"
-            raise ValueError(f"tensor {name!r} is stored as {_DTYPES.get(dtype, dtype)} ({sort}); checkpoints "
-                             f"hold float32 weights: convert with model.float() and save again.")
+            raise ValueError(
+                f"tensor {name!r} is stored as {_DTYPES.get(dtype, dtype)} ({sort}); checkpoints "
+                f"hold float32 weights: convert with model.float() and save again."
+            )
     return shapes
 
 
@@ -199,14 +227,18 @@ def _expected_shapes(kind: str, config: TransformerConfig, count: int) -> dict[s
     """
     layers = sum(getattr(config, field) for field in _LAYER_FIELDS[kind])
     if 4 * layers > count:
-        raise ValueError(f"the config asks for {layers} layers but the file has only {count} tensors: "
-                         f"the config and the weights do not belong together.")
+        raise ValueError(
+            f"the config asks for {layers} layers but the file has only {count} tensors: "
+            f"the config and the weights do not belong together."
+        )
     with torch.device("meta"):
         model = ARCHITECTURES[kind](config)
     elements = sum(t.numel() for t in (*model.parameters(), *model.buffers()))
     if 4 * elements > 2 * MAX_CHECKPOINT_BYTES:
-        raise ValueError(f"the config implies a model of {_mb(4 * elements)} in memory, too big for this "
-                         f"dashboard; lower max_len, d_model or the vocabulary.")
+        raise ValueError(
+            f"the config implies a model of {_mb(4 * elements)} in memory, too big for this "
+            f"dashboard; lower max_len, d_model or the vocabulary."
+        )
     return {name: tuple(t.shape) for name, t in saved_state(model).items()}
 
 
@@ -214,15 +246,21 @@ def _compare_shapes(found: dict, expected: dict) -> None:
     """Names then shapes of the file's tensors must be exactly those of the config's model."""
     missing, unknown = sorted(set(expected) - set(found)), sorted(set(found) - set(expected))
     if missing:
-        raise ValueError(f"the checkpoint is missing tensor(s) {missing[:5]} (of {len(missing)}) that its "
-                         f"config needs; the file is incomplete or from another model.")
+        raise ValueError(
+            f"the checkpoint is missing tensor(s) {missing[:5]} (of {len(missing)}) that its "
+            f"config needs; the file is incomplete or from another model."
+        )
     if unknown:
-        raise ValueError(f"the checkpoint has unexpected tensor(s) {unknown[:5]} (of {len(unknown)}) that its "
-                         f"config does not use; the file is from another model.")
+        raise ValueError(
+            f"the checkpoint has unexpected tensor(s) {unknown[:5]} (of {len(unknown)}) that its "
+            f"config does not use; the file is from another model."
+        )
     for name, shape in expected.items():
         if found[name] != shape:
-            raise ValueError(f"tensor {name!r} has shape {list(found[name])} but the config needs "
-                             f"{list(shape)}; the weights and the config do not match.")
+            raise ValueError(
+                f"tensor {name!r} has shape {list(found[name])} but the config needs "
+                f"{list(shape)}; the weights and the config do not match."
+            )
 
 
 def _validate(entries: dict[str, str] | None, shapes: dict[str, tuple[int, ...]], size: int) -> dict:
@@ -254,8 +292,10 @@ def _finite_tensors(handle) -> dict[str, torch.Tensor]:
         except (SafetensorError, ValueError, RuntimeError) as error:
             raise ValueError(f"the checkpoint's tensor data is corrupt ({error}); save the model again.") from None
         if not torch.isfinite(tensor).all():
-            raise ValueError(f"tensor {name!r} contains NaN or infinite values (training diverged?); "
-                             f"they would break every figure. Retrain and save again.")
+            raise ValueError(
+                f"tensor {name!r} contains NaN or infinite values (training diverged?); "
+                f"they would break every figure. Retrain and save again."
+            )
     return tensors
 
 
@@ -272,6 +312,8 @@ def load_checkpoint(source: str | os.PathLike | bytes) -> tuple[nn.Module, dict]
     result = model.load_state_dict(tensors, strict=False)
     shared = set(model.state_dict()) - set(saved_state(model))  # filled through the first name of their parameter
     if result.unexpected_keys or set(result.missing_keys) != shared:
-        raise ValueError(f"the checkpoint's tensors do not fill the model (missing {result.missing_keys[:5]}, "
-                         f"unexpected {result.unexpected_keys[:5]}); the file is from another model.")
+        raise ValueError(
+            f"the checkpoint's tensors do not fill the model (missing {result.missing_keys[:5]}, "
+            f"unexpected {result.unexpected_keys[:5]}); the file is from another model."
+        )
     return model.eval(), metadata

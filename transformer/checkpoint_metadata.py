@@ -27,8 +27,11 @@ from .tokenizer import HashTokenizer, tokenizer_from_dict
 FORMAT = "attention-lab-checkpoint"
 VERSION = "1"
 RESERVED_KEYS = ("kind", "config", "tokenizer")
-VOCAB_FIELDS = {"encoder-decoder": ("src_vocab_size", "tgt_vocab_size"), "decoder-only": ("tgt_vocab_size",),
-                "encoder-only": ("src_vocab_size",)}
+VOCAB_FIELDS = {
+    "encoder-decoder": ("src_vocab_size", "tgt_vocab_size"),
+    "decoder-only": ("tgt_vocab_size",),
+    "encoder-only": ("src_vocab_size",),
+}
 FIX = "Use a .safetensors checkpoint saved by this dashboard (transformer.save_checkpoint)."
 
 
@@ -63,17 +66,24 @@ def metadata_entries(model: nn.Module, metadata: dict) -> dict[str, str]:
     if not isinstance(metadata, dict):
         raise ValueError(f"metadata must be a dict (JSON-serialisable values), got {type(metadata).__name__}.")
     config = metadata.get("config", model.config)
-    if metadata.get("kind", model.kind) != model.kind or (
-            config.to_dict() if isinstance(config, TransformerConfig) else config) != model.config.to_dict():
-        raise ValueError("metadata['kind'] / metadata['config'] differ from the model's; drop them "
-                         "(the model's own are saved).")
+    if (
+        metadata.get("kind", model.kind) != model.kind
+        or (config.to_dict() if isinstance(config, TransformerConfig) else config) != model.config.to_dict()
+    ):
+        raise ValueError(
+            "metadata['kind'] / metadata['config'] differ from the model's; drop them (the model's own are saved)."
+        )
     rest = {key: value for key, value in metadata.items() if key not in RESERVED_KEYS}
     tokenizer = _tokenizer_entry(model, metadata.get("tokenizer"))
     try:
-        return {"format": FORMAT, "version": VERSION, "kind": model.kind,
-                "config": json.dumps(model.config.to_dict(), allow_nan=False),
-                "tokenizer": json.dumps(tokenizer, allow_nan=False),
-                "metadata": json.dumps(rest, allow_nan=False)}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "kind": model.kind,
+            "config": json.dumps(model.config.to_dict(), allow_nan=False),
+            "tokenizer": json.dumps(tokenizer, allow_nan=False),
+            "metadata": json.dumps(rest, allow_nan=False),
+        }
     except (TypeError, ValueError) as error:
         raise ValueError(f"metadata must be JSON-serialisable (str, numbers, lists, dicts): {error}.") from None
 
@@ -93,15 +103,20 @@ def read_metadata(metadata: dict[str, str] | None) -> dict:
     """The caller's metadata with "kind", "config" and "tokenizer" rebuilt from the header's ``__metadata__``."""
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         found = metadata.get("format") if isinstance(metadata, dict) else None
-        raise ValueError(f"the file has no Attention Lab metadata (format {found!r}): it is a safetensors "
-                         f"file saved by another program, so the model cannot be rebuilt from it. {FIX}")
+        raise ValueError(
+            f"the file has no Attention Lab metadata (format {found!r}): it is a safetensors "
+            f"file saved by another program, so the model cannot be rebuilt from it. {FIX}"
+        )
     if metadata.get("version") != VERSION:
-        raise ValueError(f"the checkpoint has format version {metadata.get('version')!r}; this dashboard "
-                         f"reads version {VERSION}. Update the dashboard or save the model again.")
+        raise ValueError(
+            f"the checkpoint has format version {metadata.get('version')!r}; this dashboard "
+            f"reads version {VERSION}. Update the dashboard or save the model again."
+        )
     kind = metadata.get("kind")
     if kind not in ARCHITECTURES:
-        raise ValueError(f"the checkpoint's architecture kind={kind!r} is unknown; expected one of "
-                         f"{sorted(ARCHITECTURES)}.")
+        raise ValueError(
+            f"the checkpoint's architecture kind={kind!r} is unknown; expected one of {sorted(ARCHITECTURES)}."
+        )
     try:
         config = TransformerConfig.from_dict(_json_entry(metadata, "config", dict))
     except TypeError as error:
@@ -121,14 +136,17 @@ def _read_tokenizer(metadata: dict[str, str], config: TransformerConfig, kind: s
         raise ValueError(f"the checkpoint's tokenizer is invalid: {error}") from None
     vocab = min(getattr(config, field) for field in VOCAB_FIELDS[kind])
     if tokenizer.vocab_size > vocab:
-        raise ValueError(f"the checkpoint's tokenizer makes {tokenizer.vocab_size} ids but the model has "
-                         f"only {vocab} embeddings; save the model with its own tokenizer.")
+        raise ValueError(
+            f"the checkpoint's tokenizer makes {tokenizer.vocab_size} ids but the model has "
+            f"only {vocab} embeddings; save the model with its own tokenizer."
+        )
     return tokenizer
 
 
 def _no_tokenizer(metadata: dict[str, str]) -> None:
     """A vision checkpoint's tokenizer entry, which must be JSON null (the model reads images)."""
     if metadata.get("tokenizer") != "null":
-        raise ValueError("the checkpoint holds a vision model, whose 'tokenizer' entry must be null; save the "
-                         "model again.")
+        raise ValueError(
+            "the checkpoint holds a vision model, whose 'tokenizer' entry must be null; save the model again."
+        )
     return None

@@ -84,27 +84,42 @@ class TransformerConfig:
     num_classes: int = 10
 
     def __post_init__(self) -> None:
-        for name in ("d_model", "num_heads", "num_encoder_layers", "num_decoder_layers",
-                     "d_ff", "max_len", "src_vocab_size", "tgt_vocab_size",
-                     "image_size", "patch_size", "channels", "num_classes"):
+        for name in (
+            "d_model",
+            "num_heads",
+            "num_encoder_layers",
+            "num_decoder_layers",
+            "d_ff",
+            "max_len",
+            "src_vocab_size",
+            "tgt_vocab_size",
+            "image_size",
+            "patch_size",
+            "channels",
+            "num_classes",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be a whole number, got {value!r}.")
             if value < 1:
                 raise ValueError(f"{name} must be at least 1, got {value}; raise it to 1 or more.")
-        if isinstance(self.type_vocab_size, bool) or not isinstance(self.type_vocab_size, int) \
-                or self.type_vocab_size < 0:
-            raise ValueError(f"type_vocab_size must be a whole number >= 0 (0 = no token types), "
-                             f"got {self.type_vocab_size!r}.")
+        if (
+            isinstance(self.type_vocab_size, bool)
+            or not isinstance(self.type_vocab_size, int)
+            or self.type_vocab_size < 0
+        ):
+            raise ValueError(
+                f"type_vocab_size must be a whole number >= 0 (0 = no token types), got {self.type_vocab_size!r}."
+            )
         if self.d_model % self.num_heads:
             raise ValueError(
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}; "
-                f"choose num_heads from {divisors(self.d_model)} or change d_model.")
+                f"choose num_heads from {divisors(self.d_model)} or change d_model."
+            )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}.")
         if self.positional not in POSITIONAL_ENCODINGS:
-            raise ValueError(
-                f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
+            raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation={self.activation!r} is unknown; use one of {ACTIVATIONS}.")
         if not self.pe_base > 0:
@@ -112,23 +127,27 @@ class TransformerConfig:
         if self.positional == "rotary" and self.d_head % 2:
             raise ValueError(
                 f"rotary encoding rotates pairs of dimensions, so d_model / num_heads "
-                f"(= {self.d_head}) must be even; change d_model or num_heads.")
+                f"(= {self.d_head}) must be even; change d_model or num_heads."
+            )
         if self.output_head not in OUTPUT_HEADS:
             raise ValueError(f"output_head={self.output_head!r} is unknown; use one of {OUTPUT_HEADS}.")
         if not isinstance(self.feed_forward, bool):
-            raise ValueError(f"feed_forward must be True or False (False = attention-only), "
-                             f"got {self.feed_forward!r}.")
+            raise ValueError(f"feed_forward must be True or False (False = attention-only), got {self.feed_forward!r}.")
         if not isinstance(self.output_bias, bool):
             raise ValueError(f"output_bias must be True or False, got {self.output_bias!r}.")
         self._check_efficient_attention()
         if self.image_size % self.patch_size:
-            raise ValueError(f"patch_size {self.patch_size} does not divide image_size {self.image_size}: "
-                             f"pick {spoken_list(divisors(self.image_size))}.")
+            raise ValueError(
+                f"patch_size {self.patch_size} does not divide image_size {self.image_size}: "
+                f"pick {spoken_list(divisors(self.image_size))}."
+            )
         if not isinstance(self.share_embeddings, bool):
             raise ValueError(f"share_embeddings must be True or False, got {self.share_embeddings!r}.")
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
-            raise ValueError(f"share_embeddings needs one vocabulary, but src_vocab_size={self.src_vocab_size} and "
-                             f"tgt_vocab_size={self.tgt_vocab_size}; make them equal or set share_embeddings=False.")
+            raise ValueError(
+                f"share_embeddings needs one vocabulary, but src_vocab_size={self.src_vocab_size} and "
+                f"tgt_vocab_size={self.tgt_vocab_size}; make them equal or set share_embeddings=False."
+            )
         if not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be positive, got {self.layer_norm_eps}.")
 
@@ -138,8 +157,10 @@ class TransformerConfig:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ValueError(f"{name} must be a whole number >= 1 or None, got {value!r}.")
         if self.num_kv_heads is not None and self.num_heads % self.num_kv_heads:
-            raise ValueError(f"num_kv_heads={self.num_kv_heads} must divide num_heads={self.num_heads} (each key-value "
-                             f"head serves a group of query heads); choose one of {divisors(self.num_heads)}.")
+            raise ValueError(
+                f"num_kv_heads={self.num_kv_heads} must divide num_heads={self.num_heads} (each key-value "
+                f"head serves a group of query heads); choose one of {divisors(self.num_heads)}."
+            )
 
     @property
     def kv_heads(self) -> int:
@@ -167,9 +188,19 @@ def paper_base_config(vocab_size: int = 4096, max_len: int = 128) -> Transformer
     the pre-softmax linear layer. The paper reports about 65 M parameters with its shared vocabulary
     of about 37,000 byte-pair tokens (the closed form of ``analysis.parameters`` gives 63.1 M for
     37,000 ids); with this package's 4096-id hash vocabulary the model holds 46.2 M."""
-    return TransformerConfig(d_model=512, num_heads=8, num_encoder_layers=6, num_decoder_layers=6, d_ff=2048,
-                             dropout=0.1, max_len=max_len, src_vocab_size=vocab_size, tgt_vocab_size=vocab_size,
-                             output_head="tied", share_embeddings=True)
+    return TransformerConfig(
+        d_model=512,
+        num_heads=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        d_ff=2048,
+        dropout=0.1,
+        max_len=max_len,
+        src_vocab_size=vocab_size,
+        tgt_vocab_size=vocab_size,
+        output_head="tied",
+        share_embeddings=True,
+    )
 
 
 def from_known_fields(cls, values: dict, what: str):

@@ -40,10 +40,16 @@ def merge_batches(batches: list[TaskBatch]) -> list[TaskBatch]:
         decoder = None if batch.decoder_inputs is None else batch.decoder_inputs.shape[1]
         shape = (batch.inputs.shape[1], decoder)
         groups.setdefault(shape, []).append(batch)
-    return [TaskBatch(torch.cat([b.inputs for b in group]),
-                      None if group[0].decoder_inputs is None else torch.cat([b.decoder_inputs for b in group]),
-                      torch.cat([b.targets for b in group]), torch.cat([b.loss_mask for b in group]),
-                      [row for b in group for row in b.tokens]) for group in groups.values()]
+    return [
+        TaskBatch(
+            torch.cat([b.inputs for b in group]),
+            None if group[0].decoder_inputs is None else torch.cat([b.decoder_inputs for b in group]),
+            torch.cat([b.targets for b in group]),
+            torch.cat([b.loss_mask for b in group]),
+            [row for b in group for row in b.tokens],
+        )
+        for group in groups.values()
+    ]
 
 
 def _checked(inputs, vocab_size: int, max_new) -> list[int]:
@@ -97,7 +103,7 @@ def greedy_decode(model: nn.Module, task, inputs: list[int], max_new: int) -> tu
         sequence.append(generated[-1])
         if generated[-1] == EOS_ID:
             break
-    shown = sequence[-config.max_len:]
+    shown = sequence[-config.max_len :]
     record = model(torch.tensor([shown]), return_attention=True).attention
     record.tokens = tuple(task.symbols(shown))
     return generated, record

@@ -48,13 +48,17 @@ def _check(tensors: dict[str, torch.Tensor]) -> None:
     """The file's arrays have the names, dtypes, shapes and ranges the exporter writes, else a ValueError."""
     expected = {"images": torch.uint8, "labels": torch.uint8, "heldout": torch.bool}
     if {name: t.dtype for name, t in tensors.items()} != expected:
-        raise ValueError("the digits file must hold images (uint8), labels (uint8) and heldout (bool); "
-                         "write it again with scripts/export_digits.py.")
+        raise ValueError(
+            "the digits file must hold images (uint8), labels (uint8) and heldout (bool); "
+            "write it again with scripts/export_digits.py."
+        )
     images, labels, heldout = tensors["images"], tensors["labels"], tensors["heldout"]
     count = len(labels)
     if images.shape[1:] != (IMAGE_SIZE, IMAGE_SIZE) or len(images) != count or heldout.shape != (count,):
-        raise ValueError(f"the digits file's arrays do not fit together (images {list(images.shape)}, labels "
-                         f"{list(labels.shape)}, heldout {list(heldout.shape)}); write it again.")
+        raise ValueError(
+            f"the digits file's arrays do not fit together (images {list(images.shape)}, labels "
+            f"{list(labels.shape)}, heldout {list(heldout.shape)}); write it again."
+        )
     if count and (int(images.max()) > MAX_PIXEL or int(labels.max()) >= CLASSES):
         raise ValueError("the digits file has pixels above 16 or labels above 9; write it again.")
 
@@ -64,8 +68,9 @@ def load_digits(path: str | os.PathLike = DIGITS_PATH) -> Digits:
     try:
         tensors = load_file(os.fspath(path))
     except (SafetensorError, OSError) as error:
-        raise ValueError(f"cannot read the digits file {os.fspath(path)!r} ({error}); write it with "
-                         f"scripts/export_digits.py.") from None
+        raise ValueError(
+            f"cannot read the digits file {os.fspath(path)!r} ({error}); write it with scripts/export_digits.py."
+        ) from None
     _check(tensors)
     images, labels, heldout = tensors["images"], tensors["labels"].long(), tensors["heldout"]
     return Digits(_scaled(images[~heldout]), labels[~heldout], _scaled(images[heldout]), labels[heldout])

@@ -23,10 +23,12 @@ DIGITS_TASK = "digits"
 PROBE_INDEX = 7  # the held-out digit the live figures show: a 3 (the Vision page opens on it too)
 PATCH_SIDE = 4  # 8 x 8 images in 2 x 2 patches: a 4 x 4 grid, 16 patch tokens after [CLS]
 TOKENS = ["[CLS]", *(f"patch {i + 1}" for i in range(PATCH_SIDE * PATCH_SIDE))]
-DESCRIPTION = ("Name handwritten digits, 8 x 8 grey images (1,438 to train on, 359 held out), with a Vision "
-               "Transformer: each image is cut into 16 patches of 2 x 2 pixels, [CLS] goes in front, and a linear "
-               "layer on [CLS]'s last vector names the digit. Watch [CLS]'s attention over the image: from an even "
-               "wash to the strokes each head reads. Learned when 95 % of the held-out digits are named right.")
+DESCRIPTION = (
+    "Name handwritten digits, 8 x 8 grey images (1,438 to train on, 359 held out), with a Vision "
+    "Transformer: each image is cut into 16 patches of 2 x 2 pixels, [CLS] goes in front, and a linear "
+    "layer on [CLS]'s last vector names the digit. Watch [CLS]'s attention over the image: from an even "
+    "wash to the strokes each head reads. Learned when 95 % of the held-out digits are named right."
+)
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,11 @@ class DigitsTask:
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size}.")
         digits = _digits()
-        images, labels = ((digits.train_images, digits.train_labels) if split == "train"
-                          else (digits.heldout_images, digits.heldout_labels))
+        images, labels = (
+            (digits.train_images, digits.train_labels)
+            if split == "train"
+            else (digits.heldout_images, digits.heldout_labels)
+        )
         index = torch.randint(0, len(labels), (size,), generator=generator)
         return _batch(images[index], labels[index])
 
@@ -67,8 +72,9 @@ class DigitsTask:
 
     def probe(self):
         digits = _digits()
-        return _batch(digits.heldout_images[PROBE_INDEX:PROBE_INDEX + 1],
-                      digits.heldout_labels[PROBE_INDEX:PROBE_INDEX + 1])
+        return _batch(
+            digits.heldout_images[PROBE_INDEX : PROBE_INDEX + 1], digits.heldout_labels[PROBE_INDEX : PROBE_INDEX + 1]
+        )
 
 
 @lru_cache(maxsize=1)

@@ -73,14 +73,15 @@ class _Runner:
         self.cache = KVCache() if use_cache else None
 
     def __call__(self, rows: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        fed = rows if self.cache is None else rows[:, self.cache.positions:]
+        fed = rows if self.cache is None else rows[:, self.cache.positions :]
         if self.model.kind == "encoder-decoder":
             source = self.source.expand(rows.shape[0], -1)
             out = self.model(source, fed, return_attention=True, cache=self.cache)
         else:
             out = self.model(fed, return_attention=True, cache=self.cache)
-        rows_of_last = {name: weights[:, :, -1, :] for name, weights in out.attention.weights.items()
-                        if name.startswith("decoder.")}
+        rows_of_last = {
+            name: weights[:, :, -1, :] for name, weights in out.attention.weights.items() if name.startswith("decoder.")
+        }
         return out.logits[:, -1], rows_of_last
 
     def keep(self, rows: torch.Tensor) -> None:
@@ -105,9 +106,20 @@ def _start(model: nn.Module, ids) -> tuple[list[int], torch.Tensor | None]:
 
 
 @torch.inference_mode()
-def generate(model: nn.Module, ids, max_new_tokens: int, strategy: str = "greedy", temperature: float = 1.0,
-             top_k: int | None = None, top_p: float | None = None, num_beams: int = 3, seed: int = 0,
-             use_cache: bool = True, length_penalty: float = 1.0, eos_id: int = EOS_ID) -> Generation:
+def generate(
+    model: nn.Module,
+    ids,
+    max_new_tokens: int,
+    strategy: str = "greedy",
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    num_beams: int = 3,
+    seed: int = 0,
+    use_cache: bool = True,
+    length_penalty: float = 1.0,
+    eos_id: int = EOS_ID,
+) -> Generation:
     """Generate up to ``max_new_tokens`` tokens (see the module's description). Bad settings: ValueError."""
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy={strategy!r} is unknown; use one of {STRATEGIES}.")
@@ -138,7 +150,7 @@ def generate(model: nn.Module, ids, max_new_tokens: int, strategy: str = "greedy
         if token == eos_id:
             stopped = "end token"
             break
-    return Generation(tuple(prompt), tuple(sequence[len(prompt):]), tuple(steps), stopped)
+    return Generation(tuple(prompt), tuple(sequence[len(prompt) :]), tuple(steps), stopped)
 
 
 @dataclass(frozen=True)
@@ -165,11 +177,12 @@ def _best_reachable(hypothesis: _Hypothesis, longest: int, length_penalty: float
     denominator brings it closer to 0, so the bound takes the largest ``l ** a``: ``longest ** a`` for
     ``a >= 0``, ``(length + 1) ** a`` for ``a < 0``. With ``a = 0`` it is ``s``: no continuation beats it."""
     length = len(hypothesis.tokens)
-    return hypothesis.score / max((length + 1) ** length_penalty, longest ** length_penalty)
+    return hypothesis.score / max((length + 1) ** length_penalty, longest**length_penalty)
 
 
-def _settled(alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: int, longest: int,
-             length_penalty: float) -> bool:
+def _settled(
+    alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: int, longest: int, length_penalty: float
+) -> bool:
     """Whether the search can stop: ``num_beams`` hypotheses have finished and no live one can beat the worst of
     them, ``max over alive of _best_reachable <= min over finished of s / length ** length_penalty``."""
     if len(finished) < num_beams:
@@ -178,8 +191,9 @@ def _settled(alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: i
     return all(_best_reachable(hypothesis, longest, length_penalty) <= worst for hypothesis in alive)
 
 
-def _extend(alive: list[_Hypothesis], log_p: torch.Tensor, num_beams: int, eos_id: int, step: int,
-            nodes: list[BeamNode]) -> tuple[list[_Hypothesis], list[int], list[_Hypothesis]]:
+def _extend(
+    alive: list[_Hypothesis], log_p: torch.Tensor, num_beams: int, eos_id: int, step: int, nodes: list[BeamNode]
+) -> tuple[list[_Hypothesis], list[int], list[_Hypothesis]]:
     """One step: the live hypotheses that go on, the rows of ``alive`` they come from, and those that end.
 
     The continuations are ranked by ``s + log p(token)``; of the first ``2 x num_beams`` the end token
@@ -187,7 +201,7 @@ def _extend(alive: list[_Hypothesis], log_p: torch.Tensor, num_beams: int, eos_i
     tokens go on. A token of log-probability ``-inf`` (impossible) is never taken. Each kept continuation
     becomes a node, appended to ``nodes``."""
     totals = torch.tensor([hypothesis.score for hypothesis in alive], dtype=torch.float64)[:, None] + log_p.double()
-    ranked = totals.flatten().argsort(descending=True)[:2 * num_beams].tolist()
+    ranked = totals.flatten().argsort(descending=True)[: 2 * num_beams].tolist()
     going_on, parents, ended = [], [], []
     for rank, flat in enumerate(ranked):
         if len(going_on) == num_beams:
@@ -206,8 +220,9 @@ def _extend(alive: list[_Hypothesis], log_p: torch.Tensor, num_beams: int, eos_i
     return going_on, parents, ended
 
 
-def _beam_search(model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int,
-                 length_penalty: float, eos_id: int) -> Generation:
+def _beam_search(
+    model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int, length_penalty: float, eos_id: int
+) -> Generation:
     """Beam search, as in Hugging Face's ``BeamSearchScorer``: ``num_beams`` live hypotheses, ranked by their
     sum ``s`` of log-probabilities, and at most ``num_beams`` finished ones (ended by the end token), ranked by
     ``s / length ** length_penalty`` (``_normalised``). At the end finished and live hypotheses compete by that
@@ -229,8 +244,7 @@ def _beam_search(model, runner: _Runner, prompt: list[int], max_new_tokens: int,
             alive = []
             break
         logits, _ = runner(torch.tensor([prompt + list(hypothesis.tokens) for hypothesis in alive]))
-        going_on, parents, ended = _extend(alive, torch.log_softmax(logits.float(), -1), num_beams, eos_id, step,
-                                           nodes)
+        going_on, parents, ended = _extend(alive, torch.log_softmax(logits.float(), -1), num_beams, eos_id, step, nodes)
         finished = sorted(finished + ended, key=lambda h: _normalised(h, length_penalty), reverse=True)[:num_beams]
         if not going_on:  # nothing can follow: the last live beams stand only if none has finished
             alive = [] if finished else alive

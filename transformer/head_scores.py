@@ -53,8 +53,15 @@ def _previous_token(length_q: int, length_k: int, batch: int):
     return queries, keys[None].expand(batch, -1, -1)
 
 
-def _source_keys(pattern: str, source: torch.Tensor, wanted: torch.Tensor, first_query: int, length_q: int,
-                 length_k: int, alignment: str):
+def _source_keys(
+    pattern: str,
+    source: torch.Tensor,
+    wanted: torch.Tensor,
+    first_query: int,
+    length_q: int,
+    length_k: int,
+    alignment: str,
+):
     """Queries ``first_query + j`` (j = 0..n-1) write output letter ``wanted[:, j]`` from ``source [B, n]``.
 
     ``alignment`` "write": the keys of the letter being written (copy: source position j;
@@ -68,7 +75,7 @@ def _source_keys(pattern: str, source: torch.Tensor, wanted: torch.Tensor, first
     queries = torch.zeros(size, length_q, dtype=torch.bool)
     queries[:, first_query + j] = True
     keys = torch.zeros(size, length_q, length_k, dtype=torch.bool)
-    letter = j - shift                                             # index of the output letter aligned with
+    letter = j - shift  # index of the output letter aligned with
     if pattern == "content (sorted-rank) mass":
         keys[:, first_query + j, :n] = wanted[:, letter, None] == source[:, None, :]
     else:
@@ -93,8 +100,7 @@ def pattern_masks(task, batch, pattern: str, length_q: int, length_k: int, align
     if task.kind == "encoder-decoder":
         return _source_keys(pattern, batch.inputs, batch.targets[:, :-1], 0, length_q, length_k, alignment)
     n = (batch.inputs.shape[1] - 1) // 2
-    return _source_keys(pattern, batch.inputs[:, :n], batch.targets[:, n:2 * n], n, length_q, length_k,
-                        alignment)
+    return _source_keys(pattern, batch.inputs[:, :n], batch.targets[:, n : 2 * n], n, length_q, length_k, alignment)
 
 
 def scored_maps(task, record: ForwardRecord, pattern: str) -> list[str]:
@@ -105,7 +111,7 @@ def scored_maps(task, record: ForwardRecord, pattern: str) -> list[str]:
 
 def pattern_mass(weights: torch.Tensor, queries: torch.Tensor, keys: torch.Tensor) -> np.ndarray:
     """Mean attention mass ``[H]`` on the keys that count, over the scored queries (0 if none)."""
-    mass = (weights.float() * keys[:, None].float()).sum(-1)          # [B, H, Lq]
+    mass = (weights.float() * keys[:, None].float()).sum(-1)  # [B, H, Lq]
     count = queries.sum()
     if count == 0:
         return np.zeros(weights.shape[1], dtype=np.float32)
@@ -129,5 +135,4 @@ def score_heads(task, record: ForwardRecord, batch, score_name: str | None = Non
     length_q, length_k = record.weights[names[0]].shape[-2:]
     alignments = ("write", "read") if pattern in SOURCE_PATTERNS else ("write",)
     masks = [pattern_masks(task, batch, pattern, length_q, length_k, a) for a in alignments]
-    return np.stack([np.max([pattern_mass(record.weights[name], q, k) for q, k in masks], axis=0)
-                     for name in names])
+    return np.stack([np.max([pattern_mass(record.weights[name], q, k) for q, k in masks], axis=0) for name in names])

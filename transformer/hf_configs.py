@@ -33,14 +33,29 @@ ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "gelu_new": "gelu_tanh", "gelu_py
 
 # config.json keys that must be present, and the package's field each becomes
 _BERT_SIZES = {
-    "hidden_size": "d_model", "num_attention_heads": "num_heads", "num_hidden_layers": "num_encoder_layers",
-    "intermediate_size": "d_ff", "max_position_embeddings": "max_len", "vocab_size": "src_vocab_size",
+    "hidden_size": "d_model",
+    "num_attention_heads": "num_heads",
+    "num_hidden_layers": "num_encoder_layers",
+    "intermediate_size": "d_ff",
+    "max_position_embeddings": "max_len",
+    "vocab_size": "src_vocab_size",
     "type_vocab_size": "type_vocab_size",
 }
-_DISTILBERT_SIZES = {"dim": "d_model", "n_heads": "num_heads", "n_layers": "num_encoder_layers",
-                     "hidden_dim": "d_ff", "max_position_embeddings": "max_len", "vocab_size": "src_vocab_size"}
-_GPT2_SIZES = {"n_embd": "d_model", "n_head": "num_heads", "n_layer": "num_decoder_layers",
-               "n_positions": "max_len", "vocab_size": "tgt_vocab_size"}
+_DISTILBERT_SIZES = {
+    "dim": "d_model",
+    "n_heads": "num_heads",
+    "n_layers": "num_encoder_layers",
+    "hidden_dim": "d_ff",
+    "max_position_embeddings": "max_len",
+    "vocab_size": "src_vocab_size",
+}
+_GPT2_SIZES = {
+    "n_embd": "d_model",
+    "n_head": "num_heads",
+    "n_layer": "num_decoder_layers",
+    "n_positions": "max_len",
+    "vocab_size": "tgt_vocab_size",
+}
 
 
 def _model_type(hf_config: dict, expected: str) -> None:
@@ -48,23 +63,28 @@ def _model_type(hf_config: dict, expected: str) -> None:
         raise ValueError("config.json must hold a JSON object.")
     model_type = hf_config.get("model_type", expected)
     if model_type != expected:
-        raise ValueError(f"model_type={model_type!r} is not supported here; only {expected!r} configs load "
-                         f"(the supported model types are {', '.join(SUPPORTED_TYPES)}).")
+        raise ValueError(
+            f"model_type={model_type!r} is not supported here; only {expected!r} configs load "
+            f"(the supported model types are {', '.join(SUPPORTED_TYPES)})."
+        )
 
 
 def _sizes(hf_config: dict, required: dict[str, str]) -> dict:
     missing = [key for key in required if hf_config.get(key) is None]
     if missing:
-        raise ValueError(f"config.json lacks {missing}; a {hf_config.get('model_type', 'bert')} config needs "
-                         f"{sorted(required)}.")
+        raise ValueError(
+            f"config.json lacks {missing}; a {hf_config.get('model_type', 'bert')} config needs {sorted(required)}."
+        )
     return {field: hf_config[key] for key, field in required.items()}
 
 
 def _activation(hf_config: dict, key: str, default: str) -> str:
     act = hf_config.get(key, default)
     if not isinstance(act, str) or act not in ACTIVATIONS:
-        raise ValueError(f"{key}={act!r} is not supported; the package has {sorted(ACTIVATIONS)} "
-                         f"(exact erf GELU, its tanh approximation, and ReLU).")
+        raise ValueError(
+            f"{key}={act!r} is not supported; the package has {sorted(ACTIVATIONS)} "
+            f"(exact erf GELU, its tanh approximation, and ReLU)."
+        )
     return ACTIVATIONS[act]
 
 
@@ -81,16 +101,26 @@ def bert_config(hf_config: dict) -> TransformerConfig:
     activation = _activation(hf_config, "hidden_act", "gelu")
     positions = hf_config.get("position_embedding_type", "absolute")
     if positions != "absolute":
-        raise ValueError(f"position_embedding_type={positions!r} is not supported; only 'absolute' "
-                         f"(a learned table added to the embeddings) is.")
+        raise ValueError(
+            f"position_embedding_type={positions!r} is not supported; only 'absolute' "
+            f"(a learned table added to the embeddings) is."
+        )
     _refuse_flags(hf_config, ("is_decoder", "add_cross_attention"), "only the bidirectional encoder loads.")
     sizes = _sizes(hf_config, _BERT_SIZES)
     if sizes["type_vocab_size"] in (0, False):
         raise ValueError("type_vocab_size must be at least 1: BERT always adds token-type embeddings.")
     return TransformerConfig(
-        **sizes, tgt_vocab_size=sizes["src_vocab_size"], dropout=0.0, positional="learned", activation=activation,
-        norm_first=False, layer_norm_eps=float(hf_config.get("layer_norm_eps", 1e-12)), embed_scale=False,
-        embed_norm=True, output_head="none")
+        **sizes,
+        tgt_vocab_size=sizes["src_vocab_size"],
+        dropout=0.0,
+        positional="learned",
+        activation=activation,
+        norm_first=False,
+        layer_norm_eps=float(hf_config.get("layer_norm_eps", 1e-12)),
+        embed_scale=False,
+        embed_norm=True,
+        output_head="none",
+    )
 
 
 def distilbert_config(hf_config: dict) -> TransformerConfig:
@@ -100,8 +130,17 @@ def distilbert_config(hf_config: dict) -> TransformerConfig:
     activation = _activation(hf_config, "activation", "gelu")
     sizes = _sizes(hf_config, _DISTILBERT_SIZES)
     return TransformerConfig(
-        **sizes, tgt_vocab_size=sizes["src_vocab_size"], dropout=0.0, positional="learned", activation=activation,
-        norm_first=False, layer_norm_eps=1e-12, embed_scale=False, embed_norm=True, output_head="none")
+        **sizes,
+        tgt_vocab_size=sizes["src_vocab_size"],
+        dropout=0.0,
+        positional="learned",
+        activation=activation,
+        norm_first=False,
+        layer_norm_eps=1e-12,
+        embed_scale=False,
+        embed_norm=True,
+        output_head="none",
+    )
 
 
 def gpt2_config(hf_config: dict) -> TransformerConfig:
@@ -112,16 +151,28 @@ def gpt2_config(hf_config: dict) -> TransformerConfig:
     _model_type(hf_config, "gpt2")
     activation = _activation(hf_config, "activation_function", "gelu_new")
     _refuse_flags(hf_config, ("add_cross_attention",), "only the decoder without cross-attention loads.")
-    _refuse_flags(hf_config, ("scale_attn_by_inverse_layer_idx",),
-                  "the package scales every layer's scores alike (by 1/sqrt(d_k), or not at all).")
+    _refuse_flags(
+        hf_config,
+        ("scale_attn_by_inverse_layer_idx",),
+        "the package scales every layer's scores alike (by 1/sqrt(d_k), or not at all).",
+    )
     sizes = _sizes(hf_config, _GPT2_SIZES)
     inner = hf_config.get("n_inner")
     return TransformerConfig(
-        **sizes, src_vocab_size=sizes["tgt_vocab_size"], d_ff=4 * sizes["d_model"] if inner is None else inner,
-        dropout=0.0, positional="learned", activation=activation, norm_first=True,
+        **sizes,
+        src_vocab_size=sizes["tgt_vocab_size"],
+        d_ff=4 * sizes["d_model"] if inner is None else inner,
+        dropout=0.0,
+        positional="learned",
+        activation=activation,
+        norm_first=True,
         scale_scores=bool(hf_config.get("scale_attn_weights", True)),
-        layer_norm_eps=float(hf_config.get("layer_norm_epsilon", 1e-5)), embed_scale=False, embed_norm=False,
-        output_head="tied" if hf_config.get("tie_word_embeddings", True) else "linear", output_bias=False)
+        layer_norm_eps=float(hf_config.get("layer_norm_epsilon", 1e-5)),
+        embed_scale=False,
+        embed_norm=False,
+        output_head="tied" if hf_config.get("tie_word_embeddings", True) else "linear",
+        output_bias=False,
+    )
 
 
 CONFIGS = {"bert": bert_config, "distilbert": distilbert_config, "gpt2": gpt2_config}

@@ -35,8 +35,10 @@ from .wordpiece import MIN_TOKENS, WordPieceTokenizer
 
 MAX_MODEL_BYTES = 600 * 2**20  # float32 weights of one model: GPT-2 small (475 MB) and BERT-base (418 MB) fit
 WEIGHTS, CONFIG, TOKENIZER = "model.safetensors", "config.json", "tokenizer.json"
-SUPPORTED = ("BERT (any size, with or without token types), DistilBERT and GPT-2 models in Hugging Face's "
-             "format: a folder with config.json, model.safetensors and tokenizer.json")
+SUPPORTED = (
+    "BERT (any size, with or without token types), DistilBERT and GPT-2 models in Hugging Face's "
+    "format: a folder with config.json, model.safetensors and tokenizer.json"
+)
 _PICKLES = ("pytorch_model.bin", "tf_model.h5", "flax_model.msgpack", "model.ckpt.index")
 _MAX_JSON_BYTES = {CONFIG: 2**20, TOKENIZER: 64 * 2**20}
 _MAX_HEADER_BYTES = 16 * 2**20
@@ -45,8 +47,12 @@ _FLOATS = ("F64", "F32", "F16", "BF16")
 _ARCHITECTURES = {
     "bert": ("BERT", EncoderOnly, lambda hf: BERT, WordPieceTokenizer),
     "distilbert": ("DistilBERT", EncoderOnly, lambda hf: DISTILBERT, WordPieceTokenizer),
-    "gpt2": ("GPT-2", DecoderOnly, lambda hf: GPT2 if hf.get("tie_word_embeddings", True) else GPT2_UNTIED,
-             BPETokenizer),
+    "gpt2": (
+        "GPT-2",
+        DecoderOnly,
+        lambda hf: GPT2 if hf.get("tie_word_embeddings", True) else GPT2_UNTIED,
+        BPETokenizer,
+    ),
 }
 
 
@@ -116,12 +122,18 @@ def _tokenizer(info: "FolderModel", max_tokens: int) -> WordPieceTokenizer:
     must fit the model's embedding."""
     positions = max(MIN_TOKENS, info.config.max_len)
     tokenizer_class = _ARCHITECTURES[info.model_type][3]
-    tokenizer = tokenizer_class(_read_text(Path(info.folder) / TOKENIZER, TOKENIZER), info.name,
-                                max(MIN_TOKENS, min(max_tokens, positions)), positions)
+    tokenizer = tokenizer_class(
+        _read_text(Path(info.folder) / TOKENIZER, TOKENIZER),
+        info.name,
+        max(MIN_TOKENS, min(max_tokens, positions)),
+        positions,
+    )
     vocab = info.config.src_vocab_size if info.kind == "encoder-only" else info.config.tgt_vocab_size
     if tokenizer.vocab_size > vocab:
-        raise ValueError(f"{TOKENIZER} has {tokenizer.vocab_size} ids but the model's embedding only {vocab}; "
-                         f"they are not one model's files.")
+        raise ValueError(
+            f"{TOKENIZER} has {tokenizer.vocab_size} ids but the model's embedding only {vocab}; "
+            f"they are not one model's files."
+        )
     return tokenizer
 
 
@@ -130,16 +142,22 @@ def _check_files(path: Path) -> None:
     if not (path / WEIGHTS).is_file():
         pickles = [name for name in _PICKLES if (path / name).is_file()]
         if pickles:
-            raise ValueError(f"the folder holds only {', '.join(pickles)}, not {WEIGHTS}: pickle files can run code "
-                             f"when loaded, so they are never opened here. Save the model with "
-                             f"save_pretrained(folder, safe_serialization=True) to write {WEIGHTS}.")
+            raise ValueError(
+                f"the folder holds only {', '.join(pickles)}, not {WEIGHTS}: pickle files can run code "
+                f"when loaded, so they are never opened here. Save the model with "
+                f"save_pretrained(folder, safe_serialization=True) to write {WEIGHTS}."
+            )
         if (path / f"{WEIGHTS}.index.json").is_file():
-            raise ValueError(f"the weights are split into several files; only one {WEIGHTS} is read "
-                             f"(models this size fit in one: save_pretrained(folder, max_shard_size='2GB')).")
+            raise ValueError(
+                f"the weights are split into several files; only one {WEIGHTS} is read "
+                f"(models this size fit in one: save_pretrained(folder, max_shard_size='2GB'))."
+            )
         raise ValueError(f"the folder has no {WEIGHTS}; {SUPPORTED} is supported.")
     if not (path / TOKENIZER).is_file():
-        raise ValueError(f"the folder has no {TOKENIZER} (the fast tokenizer's file; vocab.txt or merges.txt "
-                         f"alone are not read). Save it with tokenizer.save_pretrained(folder).")
+        raise ValueError(
+            f"the folder has no {TOKENIZER} (the fast tokenizer's file; vocab.txt or merges.txt "
+            f"alone are not read). Save it with tokenizer.save_pretrained(folder)."
+        )
 
 
 def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
@@ -154,8 +172,10 @@ def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
         raise ValueError(f"{WEIGHTS} is not a safetensors file (or is truncated): its header length is wrong.")
     try:
         with safe_open(path, "pt") as weights:
-            return {name: (weights.get_slice(name).get_dtype(), tuple(weights.get_slice(name).get_shape()))
-                    for name in weights.keys()}
+            return {
+                name: (weights.get_slice(name).get_dtype(), tuple(weights.get_slice(name).get_shape()))
+                for name in weights.keys()
+            }
     except SafetensorError as error:
         raise ValueError(f"{WEIGHTS} is not a valid safetensors file ({error}).") from None
 
@@ -167,8 +187,11 @@ def _meta_model(model_class: type[nn.Module], config: TransformerConfig) -> nn.M
 
 def _check_weights(header: dict, weight_map: WeightMap, model: nn.Module) -> None:
     """Every tensor the model needs is in the header, in a float dtype and of the shape the config asks for."""
-    odd = sorted(name for name, (dtype, _) in header.items() if dtype not in _FLOATS
-                 and weight_map.targets(weight_map.bare(name)) != [])
+    odd = sorted(
+        name
+        for name, (dtype, _) in header.items()
+        if dtype not in _FLOATS and weight_map.targets(weight_map.bare(name)) != []
+    )
     if odd:
         raise ValueError(f"tensors {odd[:3]} are not floating point; the weights must be float32, float16 or bfloat16.")
     shapes = {name: torch.empty(shape, device="meta") for name, (_, shape) in header.items()}
@@ -182,8 +205,10 @@ def check_fits(state: dict[str, torch.Tensor], expected: dict[str, torch.Tensor]
         raise ValueError(f"the weights do not fit the model: missing {missing}, unexpected {unexpected}.")
     for name, tensor in state.items():
         if tuple(tensor.shape) != tuple(expected[name].shape):
-            raise ValueError(f"the weights do not match {source}: tensor for {name!r} has shape "
-                             f"{tuple(tensor.shape)}, the model needs {tuple(expected[name].shape)}.")
+            raise ValueError(
+                f"the weights do not match {source}: tensor for {name!r} has shape "
+                f"{tuple(tensor.shape)}, the model needs {tuple(expected[name].shape)}."
+            )
 
 
 def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: str | None = None) -> FolderModel:
@@ -196,17 +221,20 @@ def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: s
     hf_config = _read_json(path / CONFIG, CONFIG)
     model_type = hf_config.get("model_type") if isinstance(hf_config, dict) else None
     if model_type not in SUPPORTED_TYPES:
-        raise ValueError(f"model_type {model_type!r} is not supported; {SUPPORTED} (model_type "
-                         f"{', '.join(SUPPORTED_TYPES)}) is.")
+        raise ValueError(
+            f"model_type {model_type!r} is not supported; {SUPPORTED} (model_type {', '.join(SUPPORTED_TYPES)}) is."
+        )
     config = CONFIGS[model_type](hf_config)
     _check_files(path)
     _, model_class, weight_map, _ = _ARCHITECTURES[model_type]
     model = _meta_model(model_class, config)
     parameters = sum(p.numel() for p in model.parameters())
     if 4 * parameters > max_bytes:
-        raise ValueError(f"the model has {parameters / 1e6:,.0f} M parameters, {_mb(4 * parameters)} as float32: "
-                         f"more than the {_mb(max_bytes)} one model may take here (about "
-                         f"{max_bytes / 4e6:,.0f} M parameters, e.g. GPT-2 small or BERT-base).")
+        raise ValueError(
+            f"the model has {parameters / 1e6:,.0f} M parameters, {_mb(4 * parameters)} as float32: "
+            f"more than the {_mb(max_bytes)} one model may take here (about "
+            f"{max_bytes / 4e6:,.0f} M parameters, e.g. GPT-2 small or BERT-base)."
+        )
     _check_weights(_header(path / WEIGHTS), weight_map(hf_config), model)
     info = FolderModel(str(path.resolve()), name or folder_name(path), model_type, config, parameters)
     _tokenizer(info, MIN_TOKENS)
@@ -221,13 +249,14 @@ def _tensors(path: Path, weight_map: WeightMap) -> dict[str, torch.Tensor]:
     allocation, given back to the system at once when the model is dropped."""
     with safe_open(path, "pt", device="cpu") as weights:
         used = [key for key in weights.keys() if weight_map.targets(weight_map.bare(key)) != []]
-        shapes = renamed({key: torch.empty(weights.get_slice(key).get_shape(), device="meta") for key in used},
-                         weight_map)
+        shapes = renamed(
+            {key: torch.empty(weights.get_slice(key).get_shape(), device="meta") for key in used}, weight_map
+        )
         block = torch.empty(sum(shape.numel() for shape in shapes.values()), dtype=torch.float32)
         ours, offset = {}, 0
         for key in used:
             for name, view in renamed({key: weights.get_tensor(key)}, weight_map).items():
-                tensor = block[offset:offset + view.numel()].view(view.shape).copy_(view)
+                tensor = block[offset : offset + view.numel()].view(view.shape).copy_(view)
                 offset += view.numel()
                 if not torch.isfinite(tensor).all():
                     raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
@@ -235,8 +264,9 @@ def _tensors(path: Path, weight_map: WeightMap) -> dict[str, torch.Tensor]:
     return ours
 
 
-def load_folder(folder: str | Path, max_tokens: int = 128, max_bytes: int = MAX_MODEL_BYTES,
-                name: str | None = None) -> tuple[nn.Module, WordPieceTokenizer]:
+def load_folder(
+    folder: str | Path, max_tokens: int = 128, max_bytes: int = MAX_MODEL_BYTES, name: str | None = None
+) -> tuple[nn.Module, WordPieceTokenizer]:
     """The folder's model (eval mode, no gradients) and its tokenizer, cut at ``max_tokens``
     (at most the model's positions). ValueError, saying what is supported, if the folder cannot be read."""
     info = inspect_folder(folder, max_bytes, name)

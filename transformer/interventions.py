@@ -48,18 +48,23 @@ def _check_heads(name: str, heads: tuple[int, ...], count: int) -> None:
 
 def _check_source(source, name: str, part: str, what: str) -> None:
     if f"{name}.{_RECORDED[part]}" not in getattr(source, "internals", {}):
-        raise ValueError(f"{what} needs a source record holding {name}'s {_RECORDED[part]}; make it with "
-                         f"return_internals=True on the same model.")
+        raise ValueError(
+            f"{what} needs a source record holding {name}'s {_RECORDED[part]}; make it with "
+            f"return_internals=True on the same model."
+        )
 
 
-def take_from(tensor: torch.Tensor, given: torch.Tensor, name: str, heads: tuple[int, ...],
-              positions: tuple[int, ...] | None) -> torch.Tensor:
+def take_from(
+    tensor: torch.Tensor, given: torch.Tensor, name: str, heads: tuple[int, ...], positions: tuple[int, ...] | None
+) -> torch.Tensor:
     """``tensor [B, H, L, d_head]`` with ``heads`` (at ``positions`` along L, all when None) taken from
     ``given [B or 1, H, L, d_head]``, another pass's same part; a new tensor."""
     _check_heads(name, heads, tensor.shape[1])
     if given.shape[1:] != tensor.shape[1:]:
-        raise ValueError(f"patching needs inputs of the same length: {name} has {tensor.shape[2]} positions here "
-                         f"and {given.shape[2]} in the source.")
+        raise ValueError(
+            f"patching needs inputs of the same length: {name} has {tensor.shape[2]} positions here "
+            f"and {given.shape[2]} in the source."
+        )
     if given.shape[0] not in (1, tensor.shape[0]):
         raise ValueError(f"the source has a batch of {given.shape[0]}; use 1 or {tensor.shape[0]}.")
     positions = tuple(range(tensor.shape[2])) if positions is None else positions
@@ -170,6 +175,7 @@ def check_names(interventions: tuple, names: Iterable[str]) -> tuple:
         if not isinstance(intervention, (Ablate, Patch)):
             raise ValueError(f"{intervention!r} is not an intervention; use Ablate or Patch.")
         if intervention.name not in known:
-            raise ValueError(f"{intervention.name!r} is not an attention sublayer of this model; "
-                             f"use one of {sorted(known)}.")
+            raise ValueError(
+                f"{intervention.name!r} is not an attention sublayer of this model; use one of {sorted(known)}."
+            )
     return tuple(intervention for intervention in interventions if intervention.acts)

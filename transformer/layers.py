@@ -15,7 +15,10 @@ from .record import ForwardRecord, capture
 
 
 _ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "relu": F.relu, "gelu": F.gelu, "gelu_tanh": functools.partial(F.gelu, approximate="tanh")}
+    "relu": F.relu,
+    "gelu": F.gelu,
+    "gelu_tanh": functools.partial(F.gelu, approximate="tanh"),
+}
 
 
 class FeedForward(nn.Module):
@@ -25,8 +28,7 @@ class FeedForward(nn.Module):
     (exact, BERT's) or "gelu_tanh" (GELU's tanh approximation, GPT-2's).
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu",
-                 bias: bool = True):
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True):
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff, bias=bias)
         self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
@@ -42,10 +44,17 @@ class FeedForward(nn.Module):
 
 
 def _attention(config: TransformerConfig, positional: str) -> MultiHeadAttention:
-    return MultiHeadAttention(config.d_model, config.num_heads, bias=config.bias,
-                              dropout=config.dropout, positional=positional,
-                              rope_base=config.pe_base, scale_scores=config.scale_scores,
-                              num_kv_heads=config.num_kv_heads, window=config.attention_window)
+    return MultiHeadAttention(
+        config.d_model,
+        config.num_heads,
+        bias=config.bias,
+        dropout=config.dropout,
+        positional=positional,
+        rope_base=config.pe_base,
+        scale_scores=config.scale_scores,
+        num_kv_heads=config.num_kv_heads,
+        window=config.attention_window,
+    )
 
 
 def _feed_forward(config: TransformerConfig) -> FeedForward | None:
@@ -70,9 +79,16 @@ def _fed_forward(ffn: FeedForward, x: torch.Tensor, record: ForwardRecord | None
     return capture(record, f"{name}.out", ffn.linear2(ffn.dropout(hidden)))
 
 
-def residual_step(x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor], norm: nn.LayerNorm,
-                  dropout: nn.Dropout, norm_first: bool, record: ForwardRecord | None, norm_name: str,
-                  after: str) -> torch.Tensor:
+def residual_step(
+    x: torch.Tensor,
+    sublayer: Callable[[torch.Tensor], torch.Tensor],
+    norm: nn.LayerNorm,
+    dropout: nn.Dropout,
+    norm_first: bool,
+    record: ForwardRecord | None,
+    norm_name: str,
+    after: str,
+) -> torch.Tensor:
     """One sublayer with its residual connection and LayerNorm, ``[B, L, d] -> [B, L, d]``.
 
     Pre-LN: x + Dropout(Sublayer(LN(x))). Post-LN (the paper): LN(x + Dropout(Sublayer(x))).
@@ -111,16 +127,36 @@ class EncoderLayer(nn.Module):
         capture(record, f"{name}.self_attn.input", x)
         return self.self_attn(x, x, x, mask, record, f"{name}.self_attn", need_weights=False)[0]
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None,
-                record: ForwardRecord | None = None, name: str = "layer") -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        mask: torch.Tensor | None = None,
+        record: ForwardRecord | None = None,
+        name: str = "layer",
+    ) -> torch.Tensor:
         capture(record, f"{name}.input", x)
-        x = residual_step(x, lambda h: self.attend(h, mask, record, name), self.norm1, self.dropout1,
-                          self.norm_first, record, f"{name}.norm1", f"{name}.after_self_attn")
+        x = residual_step(
+            x,
+            lambda h: self.attend(h, mask, record, name),
+            self.norm1,
+            self.dropout1,
+            self.norm_first,
+            record,
+            f"{name}.norm1",
+            f"{name}.after_self_attn",
+        )
         if self.feed_forward is None:
             return capture(record, f"{name}.after_feed_forward", x)
-        return residual_step(x, lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
-                             self.norm2, self.dropout2, self.norm_first, record, f"{name}.norm2",
-                             f"{name}.after_feed_forward")
+        return residual_step(
+            x,
+            lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
+            self.norm2,
+            self.dropout2,
+            self.norm_first,
+            record,
+            f"{name}.norm2",
+            f"{name}.after_feed_forward",
+        )
 
 
 class DecoderLayer(nn.Module):
@@ -153,19 +189,49 @@ class DecoderLayer(nn.Module):
 
     def cross_block(self, x, memory, mask, record, name) -> torch.Tensor:
         capture(record, f"{name}.cross_attn.input", x)
-        return self.cross_attn(x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False,
-                               static_keys=True)[0]
+        return self.cross_attn(
+            x, memory, memory, mask, record, f"{name}.cross_attn", need_weights=False, static_keys=True
+        )[0]
 
-    def forward(self, x: torch.Tensor, memory: torch.Tensor, self_mask: torch.Tensor | None = None,
-                memory_mask: torch.Tensor | None = None, record: ForwardRecord | None = None,
-                name: str = "layer") -> torch.Tensor:
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        memory_mask: torch.Tensor | None = None,
+        record: ForwardRecord | None = None,
+        name: str = "layer",
+    ) -> torch.Tensor:
         capture(record, f"{name}.input", x)
-        x = residual_step(x, lambda h: self.self_block(h, self_mask, record, name), self.norm1, self.dropout1,
-                          self.norm_first, record, f"{name}.norm1", f"{name}.after_self_attn")
-        x = residual_step(x, lambda h: self.cross_block(h, memory, memory_mask, record, name), self.norm2,
-                          self.dropout2, self.norm_first, record, f"{name}.norm2", f"{name}.after_cross_attn")
+        x = residual_step(
+            x,
+            lambda h: self.self_block(h, self_mask, record, name),
+            self.norm1,
+            self.dropout1,
+            self.norm_first,
+            record,
+            f"{name}.norm1",
+            f"{name}.after_self_attn",
+        )
+        x = residual_step(
+            x,
+            lambda h: self.cross_block(h, memory, memory_mask, record, name),
+            self.norm2,
+            self.dropout2,
+            self.norm_first,
+            record,
+            f"{name}.norm2",
+            f"{name}.after_cross_attn",
+        )
         if self.feed_forward is None:
             return capture(record, f"{name}.after_feed_forward", x)
-        return residual_step(x, lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
-                             self.norm3, self.dropout3, self.norm_first, record, f"{name}.norm3",
-                             f"{name}.after_feed_forward")
+        return residual_step(
+            x,
+            lambda h: _fed_forward(self.feed_forward, h, record, f"{name}.feed_forward"),
+            self.norm3,
+            self.dropout3,
+            self.norm_first,
+            record,
+            f"{name}.norm3",
+            f"{name}.after_feed_forward",
+        )

@@ -44,13 +44,25 @@ def mask_id(tokenizer: VocabTokenizer) -> int:
 def masked_lm_config(**changes) -> TransformerConfig:
     """The shipped masked model's size: the shipped text model's (2 layers, 2 heads, d_model 64, rotary)."""
     vocab = masked_lm_tokenizer().vocab_size
-    settings = dict(d_model=64, num_heads=2, num_encoder_layers=2, num_decoder_layers=2, d_ff=128, dropout=0.1,
-                    positional="rotary", max_len=128, norm_first=True, src_vocab_size=vocab, tgt_vocab_size=vocab)
+    settings = dict(
+        d_model=64,
+        num_heads=2,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        d_ff=128,
+        dropout=0.1,
+        positional="rotary",
+        max_len=128,
+        norm_first=True,
+        src_vocab_size=vocab,
+        tgt_vocab_size=vocab,
+    )
     return TransformerConfig(**{**settings, **changes})
 
 
-def corrupt(ids: torch.Tensor, generator: torch.Generator, mask: int, symbols: range,
-            rate: float = MASK_RATE) -> tuple[torch.Tensor, torch.Tensor]:
+def corrupt(
+    ids: torch.Tensor, generator: torch.Generator, mask: int, symbols: range, rate: float = MASK_RATE
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(inputs ``[B, L]``, chosen ``[B, L]`` bool) for windows ``ids [B, L]``.
 
     Each position is chosen with probability ``rate`` (at least one a window); a chosen position becomes
@@ -74,8 +86,9 @@ def masked_lm_loss(model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor
     return F.cross_entropy(logits[chosen], targets[chosen])
 
 
-def held_out_metrics(model: nn.Module, source: TextSource, tokenizer: VocabTokenizer, seed: int = 0,
-                     windows: int = 256) -> dict:
+def held_out_metrics(
+    model: nn.Module, source: TextSource, tokenizer: VocabTokenizer, seed: int = 0, windows: int = 256
+) -> dict:
     """Loss and accuracy at masked positions of ``windows`` held-out windows, corrupted with a fixed seed."""
     generator = torch.Generator().manual_seed(10_000 + seed)
     ids = source.windows(windows, CONTEXT - 1, generator, "val")
@@ -86,13 +99,21 @@ def held_out_metrics(model: nn.Module, source: TextSource, tokenizer: VocabToken
         logits = model(inputs).logits[chosen]
     model.train(was_training)
     targets = ids[chosen]
-    return {"val_loss": float(F.cross_entropy(logits, targets)),
-            "val_accuracy": float((logits.argmax(-1) == targets).float().mean())}
+    return {
+        "val_loss": float(F.cross_entropy(logits, targets)),
+        "val_accuracy": float((logits.argmax(-1) == targets).float().mean()),
+    }
 
 
-def train_masked_lm(config: TransformerConfig | None = None, seed: int = 0, steps: int = 3000,
-                    batch_size: int = 32, learning_rate: float = 3e-3, warmup: int = 50,
-                    eval_every: int = 500) -> tuple[nn.Module, VocabTokenizer, list[dict]]:
+def train_masked_lm(
+    config: TransformerConfig | None = None,
+    seed: int = 0,
+    steps: int = 3000,
+    batch_size: int = 32,
+    learning_rate: float = 3e-3,
+    warmup: int = 50,
+    eval_every: int = 500,
+) -> tuple[nn.Module, VocabTokenizer, list[dict]]:
     """(the trained encoder-only model in eval mode, its tokenizer, its history) after ``steps`` AdamW steps
     on windows of ``CONTEXT`` characters of the built-in corpus' training split, corrupted by ``corrupt``.
     The rate warms up over ``warmup`` steps and decays by a cosine (``learning_rate_at``). A history row at
@@ -102,8 +123,10 @@ def train_masked_lm(config: TransformerConfig | None = None, seed: int = 0, step
     tokenizer = masked_lm_tokenizer(source)
     config = masked_lm_config() if config is None else config
     if config.src_vocab_size != tokenizer.vocab_size:
-        raise ValueError(f"src_vocab_size must be {tokenizer.vocab_size}, the corpus' symbols, the specials and "
-                         f"{MASK}; got {config.src_vocab_size}.")
+        raise ValueError(
+            f"src_vocab_size must be {tokenizer.vocab_size}, the corpus' symbols, the specials and "
+            f"{MASK}; got {config.src_vocab_size}."
+        )
     start = time.perf_counter()
     model = build_model(config, seed, "encoder-only").train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
@@ -118,9 +141,14 @@ def train_masked_lm(config: TransformerConfig | None = None, seed: int = 0, step
         inputs, chosen = corrupt(ids, data, mask_id(tokenizer), symbols)
         losses.append(clipped_step(model, optimizer, masked_lm_loss(model, inputs, ids, chosen)))
         if (step + 1) % eval_every == 0 or step + 1 == steps:
-            history.append({"step": step + 1, "train_loss": sum(losses) / len(losses),
-                            **held_out_metrics(model, source, tokenizer, seed),
-                            "seconds": time.perf_counter() - start})
+            history.append(
+                {
+                    "step": step + 1,
+                    "train_loss": sum(losses) / len(losses),
+                    **held_out_metrics(model, source, tokenizer, seed),
+                    "seconds": time.perf_counter() - start,
+                }
+            )
             losses = []
     return model.eval(), tokenizer, history
 

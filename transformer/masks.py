@@ -15,8 +15,14 @@ def causal_mask(n: int, device: torch.device | None = None) -> torch.Tensor:
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
-def window_mask(length_q: int, length_k: int | None = None, window: int | None = None, query_start: int = 0,
-                key_start: int = 0, device: torch.device | None = None) -> torch.Tensor:
+def window_mask(
+    length_q: int,
+    length_k: int | None = None,
+    window: int | None = None,
+    query_start: int = 0,
+    key_start: int = 0,
+    device: torch.device | None = None,
+) -> torch.Tensor:
     """Causal, optionally sliding-window mask ``[Lq, Lk]`` over absolute positions.
 
     Query i sits at position ``query_start + i`` and key j at ``key_start + j`` (a KV cache keeps

@@ -40,15 +40,17 @@ class InputEmbedding(nn.Module):
         elif config.positional == "learned":
             self.position = LearnedEncoding(config.max_len, config.d_model)
         self.token_types = nn.Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
-        self.norm = (nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
-                     if config.embed_norm else None)
+        self.norm = (
+            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.embed_norm else None
+        )
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, tokens: torch.Tensor, token_types: torch.Tensor | None = None, start: int = 0) -> torch.Tensor:
         """``start``: the position of the first token (after those a KV cache holds)."""
         if start + tokens.shape[1] > self.max_len:
-            raise ValueError(f"{start + tokens.shape[1]} tokens exceed max_len={self.max_len}; "
-                             f"shorten the input or raise max_len.")
+            raise ValueError(
+                f"{start + tokens.shape[1]} tokens exceed max_len={self.max_len}; shorten the input or raise max_len."
+            )
         x = self.tokens(tokens) * self.scale
         if self.position is not None:
             x = self.position(x, start)
@@ -95,8 +97,9 @@ class Decoder(nn.Module):
         self.layers = nn.ModuleList(DecoderLayer(config) for _ in range(num_layers))
         self.norm = _final_norm(config)
 
-    def forward(self, x, memory, self_mask=None, memory_mask=None,
-                record: ForwardRecord | None = None, name: str = "decoder"):
+    def forward(
+        self, x, memory, self_mask=None, memory_mask=None, record: ForwardRecord | None = None, name: str = "decoder"
+    ):
         capture(record, f"{name}.embed", x)
         for i, layer in enumerate(self.layers):
             x = layer(x, memory, self_mask, memory_mask, record, f"{name}.layers.{i}")
@@ -171,15 +174,23 @@ class Transformer(nn.Module):
         start = 0 if cache is None else cache.positions
         return self.decoder(self.tgt_embed(tgt, start=start), memory, self_mask, src_mask, record)
 
-    def forward(self, src: torch.Tensor, tgt: torch.Tensor, src_mask: torch.Tensor | None = None,
-                return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False, interventions=(), cache: KVCache | None = None) -> ModelOutput:
+    def forward(
+        self,
+        src: torch.Tensor,
+        tgt: torch.Tensor,
+        src_mask: torch.Tensor | None = None,
+        return_attention: bool = False,
+        return_scores: bool = False,
+        return_internals: bool = False,
+        interventions=(),
+        cache: KVCache | None = None,
+    ) -> ModelOutput:
         """With a ``cache``, ``tgt`` holds only the tokens after those already read; the source is encoded
         on the first call and kept in the cache."""
         record = pass_record(self, return_attention, return_scores, return_internals, interventions, cache)
         if cache is None or cache.memory is None:
             if record is not None:
-                record.cache = None               # the encoder runs once: nothing of it goes into the cache
+                record.cache = None  # the encoder runs once: nothing of it goes into the cache
             memory = self.encode(src, src_mask, record)
             if record is not None:
                 record.cache = cache
@@ -211,9 +222,17 @@ class DecoderOnly(nn.Module):
         self.decoder = SelfAttentionStack(config, config.num_decoder_layers)
         self.generator = _output_head(config, config.tgt_vocab_size, self.embed.tokens)
 
-    def forward(self, tokens: torch.Tensor, key_mask: torch.Tensor | None = None, causal: bool = True,
-                return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False, interventions=(), cache: KVCache | None = None) -> ModelOutput:
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        key_mask: torch.Tensor | None = None,
+        causal: bool = True,
+        return_attention: bool = False,
+        return_scores: bool = False,
+        return_internals: bool = False,
+        interventions=(),
+        cache: KVCache | None = None,
+    ) -> ModelOutput:
         """With a ``cache``, ``tokens`` are only those after the ones already read (causal, no padding)."""
         if cache is not None and (key_mask is not None or not causal):
             raise ValueError("a KV cache serves causal generation without padding; drop key_mask and causal=False.")
@@ -248,9 +267,17 @@ class EncoderOnly(nn.Module):
         self.encoder = Encoder(config, config.num_encoder_layers)
         self.generator = _output_head(config, config.src_vocab_size, self.embed.tokens)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                token_type_ids: torch.Tensor | None = None, causal: bool = False, return_attention: bool = False,
-                return_scores: bool = False, return_internals: bool = False, interventions=()) -> ModelOutput:
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        attention_mask: torch.Tensor | None = None,
+        token_type_ids: torch.Tensor | None = None,
+        causal: bool = False,
+        return_attention: bool = False,
+        return_scores: bool = False,
+        return_internals: bool = False,
+        interventions=(),
+    ) -> ModelOutput:
         record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         mask = None if attention_mask is None else attention_mask.bool()[:, None, None, :]
         if causal:

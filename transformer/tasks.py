@@ -40,27 +40,42 @@ FIRST_ID = len(SPECIALS)
 INDUCTION_CONTEXT, MIN_PERIOD, MAX_PERIOD = 32, 6, 14
 MIN_LENGTH, MAX_LENGTH = 4, 10
 TEXT_CONTEXT = 64
-PROBE_WORD = "algorithm"          # nine distinct letters: every mirrored / same position is unambiguous
-PROBE_PREFIX = "qz"               # induction probe: "qz" + "algorithm" repeated to 32 letters
+PROBE_WORD = "algorithm"  # nine distinct letters: every mirrored / same position is unambiguous
+PROBE_PREFIX = "qz"  # induction probe: "qz" + "algorithm" repeated to 32 letters
 SPLITS = ("train", "val")
 
-SCORE_NAMES = {"induction": "prefix matching", "copy": "same-position mass", "reverse": "mirrored-position mass",
-               "sort": "content (sorted-rank) mass", "text": "previous-token"}
+SCORE_NAMES = {
+    "induction": "prefix matching",
+    "copy": "same-position mass",
+    "reverse": "mirrored-position mass",
+    "sort": "content (sorted-rank) mass",
+    "text": "previous-token",
+}
 DESCRIPTIONS = {
-    "induction": ("Random letters in which a block of 6-14 letters repeats. Once a letter repeats, the next "
-                  "letter is the one that followed it last time: a layer-1 head looks at the previous token "
-                  "and a layer-2 'induction head' attends to the token after the earlier occurrence "
-                  "(prefix matching). Its loss falls slowly for a while, then plunges within a few dozen steps: the phase change."),
-    "copy": ("Copy a string of 4-10 letters after the separator <s>. Each output position should attend to "
-             "the same position in the source: a diagonal."),
-    "reverse": ("Write a string of 4-10 letters backwards. Each output position should attend to the "
-                "mirrored source position: an anti-diagonal."),
-    "sort": ("Sort a string of 4-10 letters alphabetically. Where to look is decided by content, not "
-             "position: each output attends to the source letter of its rank, a permutation that changes "
-             "with every input."),
-    "text": ("Predict the next character of a text (character-level language model, spaces shown as ▁), "
-             "judged by the perplexity exp(loss) on a held-out 10 % of the text. Small models grow "
-             "previous-token heads first."),
+    "induction": (
+        "Random letters in which a block of 6-14 letters repeats. Once a letter repeats, the next "
+        "letter is the one that followed it last time: a layer-1 head looks at the previous token "
+        "and a layer-2 'induction head' attends to the token after the earlier occurrence "
+        "(prefix matching). Its loss falls slowly for a while, then plunges within a few dozen steps: the phase change."
+    ),
+    "copy": (
+        "Copy a string of 4-10 letters after the separator <s>. Each output position should attend to "
+        "the same position in the source: a diagonal."
+    ),
+    "reverse": (
+        "Write a string of 4-10 letters backwards. Each output position should attend to the "
+        "mirrored source position: an anti-diagonal."
+    ),
+    "sort": (
+        "Sort a string of 4-10 letters alphabetically. Where to look is decided by content, not "
+        "position: each output attends to the source letter of its rank, a permutation that changes "
+        "with every input."
+    ),
+    "text": (
+        "Predict the next character of a text (character-level language model, spaces shown as ▁), "
+        "judged by the perplexity exp(loss) on a held-out 10 % of the text. Small models grow "
+        "previous-token heads first."
+    ),
 }
 
 
@@ -110,7 +125,7 @@ class Task:
 
     @property
     def target_metric(self) -> str:
-        """"perplexity" for text (lower is better), else "val_accuracy" (higher is better)."""
+        """ "perplexity" for text (lower is better), else "val_accuracy" (higher is better)."""
         return "perplexity" if self.name == "text" else "val_accuracy"
 
     def reached(self, metrics: dict) -> bool:
@@ -151,7 +166,7 @@ class Task:
         """One fixed example (batch of 1) for the live attention figures."""
         if self.name == "induction":
             letters = PROBE_PREFIX + PROBE_WORD * 4
-            ids = torch.tensor([[self._letter_id(c) for c in letters[:self.context + 1]]])
+            ids = torch.tensor([[self._letter_id(c) for c in letters[: self.context + 1]]])
             offsets = torch.tensor([len(PROBE_PREFIX)])
             return self._assemble_induction((ids, offsets, torch.tensor([len(PROBE_WORD)])))
         if self.name == "text":
@@ -184,8 +199,13 @@ class Task:
     def _assemble_induction(self, drawn) -> TaskBatch:
         ids, offsets, periods = drawn
         positions = torch.arange(self.context)[None, :]
-        return TaskBatch(ids[:, :-1], None, ids[:, 1:], positions >= (offsets + periods)[:, None],
-                         [self.symbols(row) for row in ids[:, :-1]])
+        return TaskBatch(
+            ids[:, :-1],
+            None,
+            ids[:, 1:],
+            positions >= (offsets + periods)[:, None],
+            [self.symbols(row) for row in ids[:, :-1]],
+        )
 
     def _sequence_batch(self, source: torch.Tensor) -> TaskBatch:
         target = _TRANSFORMS[self.name](source)
@@ -193,16 +213,25 @@ class Task:
         bos, eos = torch.full((size, 1), BOS_ID), torch.full((size, 1), EOS_ID)
         if self.kind == "encoder-decoder":
             decoder_inputs = torch.cat([bos, target], dim=1)
-            return TaskBatch(source, decoder_inputs, torch.cat([target, eos], dim=1),
-                             torch.ones(size, length + 1, dtype=torch.bool), [self.symbols(r) for r in source])
+            return TaskBatch(
+                source,
+                decoder_inputs,
+                torch.cat([target, eos], dim=1),
+                torch.ones(size, length + 1, dtype=torch.bool),
+                [self.symbols(r) for r in source],
+            )
         sequence = torch.cat([source, bos, target, eos], dim=1)
         mask = (torch.arange(2 * length + 1) >= length)[None, :].expand(size, -1).clone()
-        return TaskBatch(sequence[:, :-1], None, sequence[:, 1:], mask,
-                         [self.symbols(r) for r in sequence[:, :-1]])
+        return TaskBatch(sequence[:, :-1], None, sequence[:, 1:], mask, [self.symbols(r) for r in sequence[:, :-1]])
 
     def _text_batch(self, windows: torch.Tensor) -> TaskBatch:
-        return TaskBatch(windows[:, :-1], None, windows[:, 1:], torch.ones_like(windows[:, 1:], dtype=torch.bool),
-                         [self.symbols(r) for r in windows[:, :-1]])
+        return TaskBatch(
+            windows[:, :-1],
+            None,
+            windows[:, 1:],
+            torch.ones_like(windows[:, 1:], dtype=torch.bool),
+            [self.symbols(r) for r in windows[:, :-1]],
+        )
 
 
 @lru_cache(maxsize=16)
@@ -213,7 +242,7 @@ def _names(vocabulary: tuple[str, ...]) -> np.ndarray:
 def _induction_ids(size: int, generator: torch.Generator):
     """(ids ``[B, 33]``, offsets ``[B]``, periods ``[B]``): distinct letters, then a block repeated."""
     periods = torch.randint(MIN_PERIOD, MAX_PERIOD + 1, (size,), generator=generator)
-    room = INDUCTION_CONTEXT - 2 * periods + 1                       # offsets 0 .. context - 2p
+    room = INDUCTION_CONTEXT - 2 * periods + 1  # offsets 0 .. context - 2p
     offsets = (torch.rand(size, generator=generator) * room).long()
     letters = torch.rand(size, len(LETTERS), generator=generator).argsort(dim=1)
     t = torch.arange(INDUCTION_CONTEXT + 1)[None, :]
@@ -221,8 +250,11 @@ def _induction_ids(size: int, generator: torch.Generator):
     return letters.gather(1, index) + FIRST_ID, offsets, periods
 
 
-_TRANSFORMS = {"copy": lambda s: s.clone(), "reverse": partial(torch.flip, dims=(1,)),
-               "sort": lambda s: s.sort(dim=1).values}
+_TRANSFORMS = {
+    "copy": lambda s: s.clone(),
+    "reverse": partial(torch.flip, dims=(1,)),
+    "sort": lambda s: s.sort(dim=1).values,
+}
 
 
 def check_kind(name: str, kind: str) -> str:
@@ -231,8 +263,10 @@ def check_kind(name: str, kind: str) -> str:
         raise ValueError(f"task {name!r} is unknown; use one of {TRAINING_TASKS}.")
     if name == DIGITS_TASK or kind == "vision":
         if (name, kind) != (DIGITS_TASK, "vision"):
-            raise ValueError(f"kind={kind!r} does not fit the {name} task; the digits task is kind 'vision' and the "
-                             f"others are one of {TASK_KINDS}.")
+            raise ValueError(
+                f"kind={kind!r} does not fit the {name} task; the digits task is kind 'vision' and the "
+                f"others are one of {TASK_KINDS}."
+            )
         return kind
     if kind not in TASK_KINDS or (kind != "decoder-only" and name in ("induction", "text")):
         allowed = TASK_KINDS if name in ("copy", "reverse", "sort") else ("decoder-only",)
@@ -255,8 +289,13 @@ def make_task(name: str, kind: str | None = None, text: str | None = None) -> Ta
     common = dict(name=name, kind=kind, score_name=SCORE_NAMES[name], description=DESCRIPTIONS[name])
     if name == "text":
         source = text_source(text)
-        return Task(tokenizer=VocabTokenizer(source.vocabulary, "char"), context=TEXT_CONTEXT,
-                    target=source.target, source=source, **common)
+        return Task(
+            tokenizer=VocabTokenizer(source.vocabulary, "char"),
+            context=TEXT_CONTEXT,
+            target=source.target,
+            source=source,
+            **common,
+        )
     letters = VocabTokenizer(LETTERS, "char")
     if name == "induction":
         return Task(tokenizer=letters, context=INDUCTION_CONTEXT, target=0.99, **common)

@@ -26,7 +26,7 @@ SPACE = "▁"
 CORPUS_PATH = Path(__file__).with_name("corpus.txt")
 MIN_TEXT_SYMBOLS, MAX_TEXT_CHARS, MAX_ALPHABET = 1000, 100_000, 200
 VALIDATION_SHARE = 0.1
-TARGET_FACTOR = 0.65   # learned = validation perplexity <= 0.65 x that of the bigram table
+TARGET_FACTOR = 0.65  # learned = validation perplexity <= 0.65 x that of the bigram table
 
 
 def symbols(text: str) -> list[str]:
@@ -68,7 +68,7 @@ class TextSource:
         """``context + 1`` ids of the validation split, from its first word start (or its start)."""
         spaces = (self.val[: len(self.val) - context - 1] == self.space_id).nonzero()
         start = int(spaces[0]) + 1 if len(spaces) else 0
-        return self.val[start:start + context + 1]
+        return self.val[start : start + context + 1]
 
     @property
     def space_id(self) -> int:
@@ -101,13 +101,14 @@ def text_source(text: str | None = None) -> TextSource:
         raise ValueError(f"the text has {len(text)} characters; use at most {MAX_TEXT_CHARS}.")
     seq = symbols(text)
     if len(seq) < MIN_TEXT_SYMBOLS:
-        raise ValueError(f"the text has {len(seq)} characters (spaces counted once); give at least "
-                         f"{MIN_TEXT_SYMBOLS} so that a validation part can be held out.")
+        raise ValueError(
+            f"the text has {len(seq)} characters (spaces counted once); give at least "
+            f"{MIN_TEXT_SYMBOLS} so that a validation part can be held out."
+        )
     counts = Counter(seq)
     vocabulary = tuple(sorted(s for s, _ in counts.most_common(MAX_ALPHABET) if s not in SPECIALS))
     index = {s: len(SPECIALS) + i for i, s in enumerate(vocabulary)}
     ids = [index.get(s, UNK_ID) for s in seq]
     cut = int(len(ids) * (1 - VALIDATION_SHARE))
     bigram = _bigram_perplexity(ids[:cut], ids[cut:], len(SPECIALS) + len(vocabulary))
-    return TextSource(vocabulary, torch.tensor(ids[:cut]), torch.tensor(ids[cut:]),
-                      round(TARGET_FACTOR * bigram, 2))
+    return TextSource(vocabulary, torch.tensor(ids[:cut]), torch.tensor(ids[cut:]), round(TARGET_FACTOR * bigram, 2))

@@ -16,7 +16,7 @@ PAD, BOS, EOS, UNK = "<pad>", "<s>", "</s>", "<unk>"
 SPECIALS = (PAD, BOS, EOS, UNK)
 PAD_ID, BOS_ID, EOS_ID, UNK_ID = 0, 1, 2, 3
 
-_JOINERS = {"\u200d"}          # zero-width joiner glues emoji sequences
+_JOINERS = {"\u200d"}  # zero-width joiner glues emoji sequences
 _EXTENDERS = {"\ufe0f", "\ufe0e"}  # variation selectors
 
 
@@ -30,8 +30,9 @@ def _extends_previous(char: str, previous: str) -> bool:
     if previous and previous[-1] in _JOINERS:
         return True
     category = unicodedata.category(char)
-    return (category.startswith("M") or char in _EXTENDERS or char in _JOINERS
-            or 0x1F3FB <= ord(char) <= 0x1F3FF)  # skin-tone modifiers
+    return (
+        category.startswith("M") or char in _EXTENDERS or char in _JOINERS or 0x1F3FB <= ord(char) <= 0x1F3FF
+    )  # skin-tone modifiers
 
 
 def characters(text: str) -> list[str]:
@@ -66,8 +67,7 @@ def words(text: str) -> list[str]:
         clusters = characters(chunk)
         current = ""
         for i, cluster in enumerate(clusters):
-            inner_apostrophe = (cluster in "'’" and current and i + 1 < len(clusters)
-                                and _is_word_char(clusters[i + 1]))
+            inner_apostrophe = cluster in "'’" and current and i + 1 < len(clusters) and _is_word_char(clusters[i + 1])
             if (_is_word_char(cluster) or inner_apostrophe) and not _is_ideograph(cluster):
                 current += cluster
                 continue
@@ -97,8 +97,7 @@ class HashTokenizer:
         if self.level not in ("word", "char"):
             raise ValueError(f"level={self.level!r} is unknown; use 'word' or 'char'.")
         if self.vocab_size <= len(SPECIALS):
-            raise ValueError(f"vocab_size must exceed {len(SPECIALS)} (the special tokens), "
-                             f"got {self.vocab_size}.")
+            raise ValueError(f"vocab_size must exceed {len(SPECIALS)} (the special tokens), got {self.vocab_size}.")
 
     def tokenize(self, text: str) -> list[str]:
         return words(text) if self.level == "word" else characters(text)
@@ -133,8 +132,10 @@ class VocabTokenizer:
             raise ValueError(f"level={self.level!r} is unknown; use 'word' or 'char'.")
         clashes = sorted(set(self.vocabulary) & set(SPECIALS))
         if clashes or len(set(self.vocabulary)) != len(self.vocabulary):
-            raise ValueError(f"the vocabulary must hold distinct tokens other than {SPECIALS}; "
-                             f"fix {clashes or 'the repeated tokens'}.")
+            raise ValueError(
+                f"the vocabulary must hold distinct tokens other than {SPECIALS}; "
+                f"fix {clashes or 'the repeated tokens'}."
+            )
 
     @property
     def vocab_size(self) -> int:

@@ -39,7 +39,7 @@ from .training_setup import TrainingSetup, model_config
 
 PAPER_BETAS, PAPER_EPS, LABEL_SMOOTHING = (0.9, 0.98), 1e-9, 0.1
 EVAL_BATCHES, EVAL_BATCH_SIZE = 8, 32
-EVAL_SEED = 1_000_000        # even; training data uses odd seeds, so held-out and training streams differ
+EVAL_SEED = 1_000_000  # even; training data uses odd seeds, so held-out and training streams differ
 CLIP_NORM = 1.0
 
 
@@ -56,7 +56,7 @@ def paper_learning_rate(step: int, setup: TrainingSetup) -> float:
     """The paper's rate for optimiser step ``step`` (from 0): d_model^-0.5 · min(s^-0.5, s · warmup^-1.5), with
     s = step + 1."""
     s = step + 1
-    return setup.d_model ** -0.5 * min(s ** -0.5, s * setup.warmup ** -1.5)
+    return setup.d_model**-0.5 * min(s**-0.5, s * setup.warmup**-1.5)
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,9 @@ class Trainer:
     dropout repeat exactly unless two trainers with dropout step at the same moment in threads.
     """
 
-    def __init__(self, setup: TrainingSetup, eval_every: int = 20, snapshot_every: int = 20,
-                 stop_at_target: bool = True):
+    def __init__(
+        self, setup: TrainingSetup, eval_every: int = 20, snapshot_every: int = 20, stop_at_target: bool = True
+    ):
         self.setup, self.eval_every, self.snapshot_every = setup, eval_every, snapshot_every
         self.stop_at_target = stop_at_target
         if min(eval_every, snapshot_every) < 1:
@@ -92,11 +93,13 @@ class Trainer:
         self.config = model_config(setup, self.task.context, self.task.vocab_size)
         self.model: nn.Module = build_model(self.config, setup.seed, setup.kind).train()
         if setup.recipe == "paper":
-            self.optimizer = torch.optim.Adam(self.model.parameters(), lr=paper_learning_rate(0, setup),
-                                              betas=PAPER_BETAS, eps=PAPER_EPS, fused=True)
+            self.optimizer = torch.optim.Adam(
+                self.model.parameters(), lr=paper_learning_rate(0, setup), betas=PAPER_BETAS, eps=PAPER_EPS, fused=True
+            )
         else:
-            self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=setup.learning_rate,
-                                               weight_decay=setup.weight_decay, fused=True)
+            self.optimizer = torch.optim.AdamW(
+                self.model.parameters(), lr=setup.learning_rate, weight_decay=setup.weight_decay, fused=True
+            )
         self.learning_rate = setup.learning_rate
         self._data = torch.Generator().manual_seed(2 * setup.seed + 1)
         self._dropout = torch.Generator().manual_seed(2 * setup.seed + 3)
@@ -122,12 +125,16 @@ class Trainer:
         """
         model, metadata = load_checkpoint(data)
         if not isinstance(metadata.get("setup"), dict) or not isinstance(metadata.get("steps"), int):
-            raise ValueError("the file holds a model but not its training settings (it was not saved by the "
-                             "Train page), so training cannot go on from it; the model picker can still show it.")
+            raise ValueError(
+                "the file holds a model but not its training settings (it was not saved by the "
+                "Train page), so training cannot go on from it; the model picker can still show it."
+            )
         trainer = cls(TrainingSetup.from_dict(metadata["setup"]), **options)
         if trainer.config != metadata["config"] or trainer.task.tokenizer != metadata["tokenizer"]:
-            raise ValueError("the file's model or tokenizer is not the one its training settings build; "
-                             "save it again from the Train page.")
+            raise ValueError(
+                "the file's model or tokenizer is not the one its training settings build; "
+                "save it again from the Train page."
+            )
         trainer.model.load_state_dict(model.state_dict())
         trainer.step = max(0, metadata["steps"])
         trainer.learning_rate = float(metadata.get("learning_rate", trainer.learning_rate))
@@ -225,8 +232,7 @@ class Trainer:
     def _log(self) -> None:
         train_loss = float(np.mean(self._losses)) if self._losses else self._first_batch_loss()
         self._losses = []
-        self.history.append({"step": self.step, "train_loss": train_loss, **self.evaluate(),
-                             "seconds": self.seconds})
+        self.history.append({"step": self.step, "train_loss": train_loss, **self.evaluate(), "seconds": self.seconds})
 
     @torch.inference_mode()
     def attention_on(self, batch: TaskBatch) -> ForwardRecord:
@@ -261,10 +267,19 @@ class Trainer:
         target, target_metric, score_name, learning_rate (the current base rate) and the
         tokenizer, plus any JSON-serialisable ``extra`` entries (they cannot replace those).
         """
-        metadata = {**(extra or {}),
-                    "name": str(name), "task": self.task.name, "kind": self.task.kind, "steps": self.step,
-                    "metrics": self.history[-1], "seed": self.setup.seed, "setup": self.setup.to_dict(),
-                    "target": self.task.target, "target_metric": self.task.target_metric,
-                    "score_name": self.task.score_name, "learning_rate": self.learning_rate,
-                    "tokenizer": self.task.tokenizer}
+        metadata = {
+            **(extra or {}),
+            "name": str(name),
+            "task": self.task.name,
+            "kind": self.task.kind,
+            "steps": self.step,
+            "metrics": self.history[-1],
+            "seed": self.setup.seed,
+            "setup": self.setup.to_dict(),
+            "target": self.task.target,
+            "target_metric": self.task.target_metric,
+            "score_name": self.task.score_name,
+            "learning_rate": self.learning_rate,
+            "tokenizer": self.task.tokenizer,
+        }
         return checkpoint_data(self.model, metadata)

@@ -9,7 +9,7 @@ from .digits_task import DIGITS_TASK
 from .tasks import TRAINING_TASKS, check_kind, make_task
 from .vision_training import digits_vit_config
 
-MODEL_MAX_LEN = 128          # the longest input the app's pages give a model (see model_config)
+MODEL_MAX_LEN = 128  # the longest input the app's pages give a model (see model_config)
 RECIPES = ("adamw", "paper")  # today's optimiser, and the paper's (Vaswani et al., 2017, section 5.3-5.4)
 
 
@@ -65,9 +65,9 @@ class TrainingSetup:
             raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
         if self.text is not None and not isinstance(self.text, str):
             raise ValueError("text must be a string (or None for the built-in text).")
-        model_config(self, context=1, vocab_size=5)   # head count, dropout, rotary pairs: the config's checks
+        model_config(self, context=1, vocab_size=5)  # head count, dropout, rotary pairs: the config's checks
         if self.task == "text":
-            make_task("text", text=self.text)          # a text too short or too long fails here, not later
+            make_task("text", text=self.text)  # a text too short or too long fails here, not later
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -83,10 +83,17 @@ _DEFAULTS = {
     "copy": dict(attention_only=False, d_model=64, heads=2, d_ff=128, max_steps=2000),
     "reverse": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
     "sort": dict(attention_only=False, d_model=32, heads=2, d_ff=64, max_steps=2000),
-    "text": dict(attention_only=False, d_model=64, heads=2, d_ff=128, positional="rotary", dropout=0.2,
-                 max_steps=2000),
-    DIGITS_TASK: dict(kind="vision", attention_only=False, d_model=64, heads=4, d_ff=128, batch_size=64,
-                      weight_decay=0.01, max_steps=1000),
+    "text": dict(attention_only=False, d_model=64, heads=2, d_ff=128, positional="rotary", dropout=0.2, max_steps=2000),
+    DIGITS_TASK: dict(
+        kind="vision",
+        attention_only=False,
+        d_model=64,
+        heads=4,
+        d_ff=128,
+        batch_size=64,
+        weight_decay=0.01,
+        max_steps=1000,
+    ),
 }
 
 
@@ -114,11 +121,27 @@ def model_config(setup: TrainingSetup, context: int, vocab_size: int) -> Transfo
     ALiBi and sinusoidal positions cost nothing for it; a learned table's extra rows stay untrained).
     """
     if setup.task == DIGITS_TASK:  # a ViT on the 8 x 8 digits in 2 x 2 patches: no vocabulary, 17 tokens
-        return digits_vit_config(d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
-                                 d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,
-                                 norm_first=setup.norm_first, feed_forward=not setup.attention_only)
+        return digits_vit_config(
+            d_model=setup.d_model,
+            num_heads=setup.heads,
+            num_encoder_layers=setup.layers,
+            d_ff=setup.d_ff,
+            dropout=setup.dropout,
+            positional=setup.positional,
+            norm_first=setup.norm_first,
+            feed_forward=not setup.attention_only,
+        )
     return TransformerConfig(
-        d_model=setup.d_model, num_heads=setup.heads, num_encoder_layers=setup.layers,
-        num_decoder_layers=setup.layers, d_ff=setup.d_ff, dropout=setup.dropout, positional=setup.positional,
-        max_len=max(context, MODEL_MAX_LEN), norm_first=setup.norm_first, src_vocab_size=vocab_size, tgt_vocab_size=vocab_size,
-        feed_forward=not setup.attention_only)
+        d_model=setup.d_model,
+        num_heads=setup.heads,
+        num_encoder_layers=setup.layers,
+        num_decoder_layers=setup.layers,
+        d_ff=setup.d_ff,
+        dropout=setup.dropout,
+        positional=setup.positional,
+        max_len=max(context, MODEL_MAX_LEN),
+        norm_first=setup.norm_first,
+        src_vocab_size=vocab_size,
+        tgt_vocab_size=vocab_size,
+        feed_forward=not setup.attention_only,
+    )

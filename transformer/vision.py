@@ -60,15 +60,16 @@ class PatchEmbedding(nn.Module):
         super().__init__()
         self.config = config
         tokens = 1 + patch_count(config)
-        self.projection = nn.Linear(config.channels * config.patch_size ** 2, config.d_model, bias=config.bias)
+        self.projection = nn.Linear(config.channels * config.patch_size**2, config.d_model, bias=config.bias)
         self.cls = nn.Embedding(1, config.d_model)
         self.position: nn.Module | None = None
         if config.positional == "learned":
             self.position = LearnedEncoding(tokens, config.d_model)
         elif config.positional == "sinusoidal":
             self.position = SinusoidalEncoding(tokens, config.d_model, config.pe_base)
-        self.norm = (nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
-                     if config.embed_norm else None)
+        self.norm = (
+            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.embed_norm else None
+        )
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, images: torch.Tensor, record: ForwardRecord | None = None) -> torch.Tensor:
@@ -87,8 +88,10 @@ def _check_images(images: torch.Tensor, config: TransformerConfig) -> None:
     """A floating-point batch ``[B, channels, image_size, image_size]``, else a ValueError saying what to change."""
     expected = [config.channels, config.image_size, config.image_size]
     if images.dim() != 4 or list(images.shape[1:]) != expected:
-        raise ValueError(f"the model reads images of shape [batch, {', '.join(map(str, expected))}], got "
-                         f"{list(images.shape)}; resize the images or build the model with their size.")
+        raise ValueError(
+            f"the model reads images of shape [batch, {', '.join(map(str, expected))}], got "
+            f"{list(images.shape)}; resize the images or build the model with their size."
+        )
     if not images.is_floating_point():
         raise ValueError(f"images must be floating point (e.g. pixels scaled to 0..1), got {images.dtype}.")
 
@@ -115,8 +118,14 @@ class VisionTransformer(nn.Module):
         self.encoder = Encoder(config, config.num_encoder_layers)
         self.head = nn.Linear(config.d_model, config.num_classes, bias=config.bias)
 
-    def forward(self, images: torch.Tensor, return_attention: bool = False, return_scores: bool = False,
-                return_internals: bool = False, interventions=()) -> ModelOutput:
+    def forward(
+        self,
+        images: torch.Tensor,
+        return_attention: bool = False,
+        return_scores: bool = False,
+        return_internals: bool = False,
+        interventions=(),
+    ) -> ModelOutput:
         record = pass_record(self, return_attention, return_scores, return_internals, interventions)
         hidden = self.encoder(self.embed(images, record), None, record, "encoder")
         return ModelOutput(self.head(hidden[:, 0]), returned(record), hidden)

@@ -29,8 +29,19 @@ from .seeding import build_model
 
 CLIP_NORM = 1.0
 DIGITS_VIT_CONFIG = TransformerConfig(
-    d_model=64, num_heads=4, num_encoder_layers=2, d_ff=128, dropout=0.0, positional="learned", norm_first=True,
-    activation="gelu", image_size=8, patch_size=2, channels=1, num_classes=10)
+    d_model=64,
+    num_heads=4,
+    num_encoder_layers=2,
+    d_ff=128,
+    dropout=0.0,
+    positional="learned",
+    norm_first=True,
+    activation="gelu",
+    image_size=8,
+    patch_size=2,
+    channels=1,
+    num_classes=10,
+)
 
 
 def digits_vit_config(**changes) -> TransformerConfig:
@@ -41,16 +52,17 @@ def digits_vit_config(**changes) -> TransformerConfig:
 
 
 @torch.inference_mode()
-def classification_metrics(model: nn.Module, images: torch.Tensor, labels: torch.Tensor,
-                           batch_size: int = 512) -> dict[str, float]:
+def classification_metrics(
+    model: nn.Module, images: torch.Tensor, labels: torch.Tensor, batch_size: int = 512
+) -> dict[str, float]:
     """``loss`` (mean cross-entropy) and ``accuracy`` of ``model`` on ``images [N, C, H, W]``, ``labels [N]``,
     in eval mode (the model's mode is restored after)."""
     was_training = model.training
     model.eval()
     total, correct = 0.0, 0
     for start in range(0, len(labels), batch_size):
-        logits = model(images[start:start + batch_size]).logits
-        truth = labels[start:start + batch_size]
+        logits = model(images[start : start + batch_size]).logits
+        truth = labels[start : start + batch_size]
         total += float(F.cross_entropy(logits, truth, reduction="sum"))
         correct += int((logits.argmax(-1) == truth).sum())
     model.train(was_training)
@@ -80,7 +92,7 @@ def batch_order(count: int, batch_size: int, steps: int, generator: torch.Genera
     while len(batches) < steps:
         order = torch.randperm(count, generator=generator)
         full = max(1, count // batch_size)
-        batches += [order[i * batch_size:(i + 1) * batch_size] for i in range(full)]
+        batches += [order[i * batch_size : (i + 1) * batch_size] for i in range(full)]
     return batches[:steps]
 
 
@@ -90,15 +102,20 @@ def shifted(images: torch.Tensor, generator: torch.Generator, most: int = 1) -> 
     size = 2 * most + 1
     height, width = images.shape[-2:]
     padded = F.pad(images, (most, most, most, most))
-    moves = torch.stack([padded[..., dy:dy + height, dx:dx + width] for dy in range(size) for dx in range(size)])
+    moves = torch.stack([padded[..., dy : dy + height, dx : dx + width] for dy in range(size) for dx in range(size)])
     choice = torch.randint(0, size * size, (images.shape[0],), generator=generator)
     return moves[choice, torch.arange(images.shape[0])]
 
 
 def _history_row(step: int, train_loss: float, model: nn.Module, digits: Digits, seconds: float) -> dict:
     heldout = classification_metrics(model, digits.heldout_images, digits.heldout_labels)
-    return {"step": step, "train_loss": train_loss, "val_loss": heldout["loss"],
-            "val_accuracy": heldout["accuracy"], "seconds": seconds}
+    return {
+        "step": step,
+        "train_loss": train_loss,
+        "val_loss": heldout["loss"],
+        "val_accuracy": heldout["accuracy"],
+        "seconds": seconds,
+    }
 
 
 def _check_settings(config: TransformerConfig, steps: int, batch_size: int, learning_rate: float) -> None:
@@ -108,14 +125,24 @@ def _check_settings(config: TransformerConfig, steps: int, batch_size: int, lear
     if not (isinstance(learning_rate, (int, float)) and 0 < learning_rate <= 1):
         raise ValueError(f"learning_rate must be in (0, 1], got {learning_rate!r}.")
     if (config.image_size, config.channels, config.num_classes) != (8, 1, 10):
-        raise ValueError("the digits are 8 x 8 grey images of 10 classes: use image_size=8, channels=1, "
-                         "num_classes=10 (digits_vit_config() has them).")
+        raise ValueError(
+            "the digits are 8 x 8 grey images of 10 classes: use image_size=8, channels=1, "
+            "num_classes=10 (digits_vit_config() has them)."
+        )
 
 
-def train_vision(config: TransformerConfig | None = None, seed: int = 0, steps: int = 600, batch_size: int = 64,
-                 learning_rate: float = 3e-3, weight_decay: float = 0.05, warmup: int = 30,
-                 eval_every: int = 100, augment: bool = False,
-                 digits: Digits | None = None) -> tuple[nn.Module, list[dict]]:
+def train_vision(
+    config: TransformerConfig | None = None,
+    seed: int = 0,
+    steps: int = 600,
+    batch_size: int = 64,
+    learning_rate: float = 3e-3,
+    weight_decay: float = 0.05,
+    warmup: int = 30,
+    eval_every: int = 100,
+    augment: bool = False,
+    digits: Digits | None = None,
+) -> tuple[nn.Module, list[dict]]:
     """(the trained ViT in eval mode, its history) after ``steps`` AdamW steps on the digits' training split.
 
     ``config`` defaults to ``digits_vit_config()``; ``digits`` to ``load_digits()``. ``augment`` moves

@@ -73,7 +73,7 @@ class WeightMap:
         """A name without the first of ``prefixes`` it starts with."""
         for prefix in self.prefixes:
             if name.startswith(prefix):
-                return name[len(prefix):]
+                return name[len(prefix) :]
         return name
 
 
@@ -91,8 +91,10 @@ def renamed(tensors: Mapping[str, torch.Tensor], weights: WeightMap) -> dict[str
         if weights.conv1d and tensor.dim() == 2 and weights._layer.match(bare):
             tensor = tensor.t()
         if len(targets) > 1 and tensor.shape[0] % len(targets):
-            raise ValueError(f"tensor {key!r} of shape {tuple(tensor.shape)} cannot be cut into "
-                             f"{len(targets)} equal parts ({', '.join(targets)}).")
+            raise ValueError(
+                f"tensor {key!r} of shape {tuple(tensor.shape)} cannot be cut into "
+                f"{len(targets)} equal parts ({', '.join(targets)})."
+            )
         for name, part in zip(targets, tensor.chunk(len(targets)) if len(targets) > 1 else (tensor,)):
             if name in ours:
                 raise ValueError(f"tensor {key!r} maps to {name!r}, which another tensor already filled.")
@@ -101,33 +103,68 @@ def renamed(tensors: Mapping[str, torch.Tensor], weights: WeightMap) -> dict[str
 
 
 BERT = WeightMap(
-    "BERT", ("bert.",), ("encoder.layer", "encoder.layers"),
-    modules={"embeddings.word_embeddings": "embed.tokens", "embeddings.position_embeddings": "embed.position.table",
-             "embeddings.token_type_embeddings": "embed.token_types", "embeddings.LayerNorm": "embed.norm"},
-    layer_modules={"attention.self.query": "self_attn.w_q", "attention.self.key": "self_attn.w_k",
-                   "attention.self.value": "self_attn.w_v", "attention.output.dense": "self_attn.w_o",
-                   "attention.output.LayerNorm": "norm1", "intermediate.dense": "feed_forward.linear1",
-                   "output.dense": "feed_forward.linear2", "output.LayerNorm": "norm2"},
-    unused=rf"{_TASK_HEADS}|embeddings\.position_ids")
+    "BERT",
+    ("bert.",),
+    ("encoder.layer", "encoder.layers"),
+    modules={
+        "embeddings.word_embeddings": "embed.tokens",
+        "embeddings.position_embeddings": "embed.position.table",
+        "embeddings.token_type_embeddings": "embed.token_types",
+        "embeddings.LayerNorm": "embed.norm",
+    },
+    layer_modules={
+        "attention.self.query": "self_attn.w_q",
+        "attention.self.key": "self_attn.w_k",
+        "attention.self.value": "self_attn.w_v",
+        "attention.output.dense": "self_attn.w_o",
+        "attention.output.LayerNorm": "norm1",
+        "intermediate.dense": "feed_forward.linear1",
+        "output.dense": "feed_forward.linear2",
+        "output.LayerNorm": "norm2",
+    },
+    unused=rf"{_TASK_HEADS}|embeddings\.position_ids",
+)
 
 DISTILBERT = WeightMap(
-    "DistilBERT", ("distilbert.",), ("transformer.layer", "encoder.layers"),
-    modules={"embeddings.word_embeddings": "embed.tokens", "embeddings.position_embeddings": "embed.position.table",
-             "embeddings.LayerNorm": "embed.norm"},
-    layer_modules={"attention.q_lin": "self_attn.w_q", "attention.k_lin": "self_attn.w_k",
-                   "attention.v_lin": "self_attn.w_v", "attention.out_lin": "self_attn.w_o",
-                   "sa_layer_norm": "norm1", "ffn.lin1": "feed_forward.linear1", "ffn.lin2": "feed_forward.linear2",
-                   "output_layer_norm": "norm2"},
-    unused=rf"{_TASK_HEADS}|vocab_(transform|layer_norm|projector)\..*|embeddings\.position_ids")
+    "DistilBERT",
+    ("distilbert.",),
+    ("transformer.layer", "encoder.layers"),
+    modules={
+        "embeddings.word_embeddings": "embed.tokens",
+        "embeddings.position_embeddings": "embed.position.table",
+        "embeddings.LayerNorm": "embed.norm",
+    },
+    layer_modules={
+        "attention.q_lin": "self_attn.w_q",
+        "attention.k_lin": "self_attn.w_k",
+        "attention.v_lin": "self_attn.w_v",
+        "attention.out_lin": "self_attn.w_o",
+        "sa_layer_norm": "norm1",
+        "ffn.lin1": "feed_forward.linear1",
+        "ffn.lin2": "feed_forward.linear2",
+        "output_layer_norm": "norm2",
+    },
+    unused=rf"{_TASK_HEADS}|vocab_(transform|layer_norm|projector)\..*|embeddings\.position_ids",
+)
 
 GPT2 = WeightMap(
-    "GPT-2", ("transformer.",), ("h", "decoder.layers"),
+    "GPT-2",
+    ("transformer.",),
+    ("h", "decoder.layers"),
     modules={"wte": "embed.tokens", "wpe": "embed.position.table", "ln_f": "decoder.norm"},
-    layer_modules={"ln_1": "norm1", "attn.c_attn": ("self_attn.w_q", "self_attn.w_k", "self_attn.w_v"),
-                   "attn.c_proj": "self_attn.w_o", "ln_2": "norm2", "mlp.c_fc": "feed_forward.linear1",
-                   "mlp.c_proj": "feed_forward.linear2"},
-    unused=r"h\.\d+\.attn\.(bias|masked_bias)|lm_head\.weight", conv1d=True)
+    layer_modules={
+        "ln_1": "norm1",
+        "attn.c_attn": ("self_attn.w_q", "self_attn.w_k", "self_attn.w_v"),
+        "attn.c_proj": "self_attn.w_o",
+        "ln_2": "norm2",
+        "mlp.c_fc": "feed_forward.linear1",
+        "mlp.c_proj": "feed_forward.linear2",
+    },
+    unused=r"h\.\d+\.attn\.(bias|masked_bias)|lm_head\.weight",
+    conv1d=True,
+)
 
 # GPT-2 with its own output matrix (tie_word_embeddings=false): lm_head is read, not skipped
-GPT2_UNTIED = replace(GPT2, modules={**GPT2.modules, "lm_head": "generator"},
-                      unused=r"h\.\d+\.attn\.(bias|masked_bias)")
+GPT2_UNTIED = replace(
+    GPT2, modules={**GPT2.modules, "lm_head": "generator"}, unused=r"h\.\d+\.attn\.(bias|masked_bias)"
+)

@@ -134,10 +134,15 @@ class WordPieceTokenizer:
     SPECIALS: ClassVar[tuple[str, ...]] = ("[CLS]", "[SEP]", "[UNK]")  # pieces its vocabulary must hold
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) \
-                or not MIN_TOKENS <= self.max_tokens <= self.model_max_len:
-            raise ValueError(f"max_tokens must be a whole number from {MIN_TOKENS} to {self.model_max_len} "
-                             f"(the model's positions), got {self.max_tokens!r}.")
+        if (
+            isinstance(self.max_tokens, bool)
+            or not isinstance(self.max_tokens, int)
+            or not MIN_TOKENS <= self.max_tokens <= self.model_max_len
+        ):
+            raise ValueError(
+                f"max_tokens must be a whole number from {MIN_TOKENS} to {self.model_max_len} "
+                f"(the model's positions), got {self.max_tokens!r}."
+            )
         object.__setattr__(self, "digest", _sha256(self.spec_json))
         object.__setattr__(self, "_full", _engine(self.spec_json, None, self.MODEL))
         object.__setattr__(self, "_capped", _engine(self.spec_json, self.max_tokens, self.MODEL))
@@ -146,8 +151,9 @@ class WordPieceTokenizer:
                 raise ValueError(f"the tokenizer's vocabulary has no {token}; it is not a BERT WordPiece one.")
 
     @classmethod
-    def from_file(cls, path: str | Path, name: str = "wordpiece", max_tokens: int = 128,
-                  model_max_len: int = 512) -> "WordPieceTokenizer":
+    def from_file(
+        cls, path: str | Path, name: str = "wordpiece", max_tokens: int = 128, model_max_len: int = 512
+    ) -> "WordPieceTokenizer":
         """Read a ``tokenizer.json`` file (UTF-8)."""
         return cls(Path(path).read_text(encoding="utf-8"), name, max_tokens, model_max_len)
 

@@ -144,9 +144,11 @@ def cached_figure(builder: Callable[..., go.Figure], *args, **kwargs) -> SharedF
 
 def shared_figure(builder: Callable[..., go.Figure]) -> Callable[..., SharedFigure]:
     """Decorator: ``builder`` called through ``cached_figure``."""
+
     @functools.wraps(builder)
     def shared(*args, **kwargs) -> SharedFigure:
         return cached_figure(builder, *args, **kwargs)
+
     return shared
 
 

@@ -22,8 +22,9 @@ from viz.compact import sent_spec
 SENT = "charts_sent"  # session state: the charts this run sent, by name (mode -> figure JSON), while kept
 
 
-def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch",
-          config: dict | None = None):
+def chart(
+    fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch", config: dict | None = None
+):
     """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
     presentation mode every font 1.5x and the figure taller; in a compact window (``ui.screen.compact``) the colour
     bars under the plots (``viz.compact``).
@@ -39,6 +40,7 @@ def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, w
     def serialised(as_presented: bool, as_compact: bool) -> bytes:
         def made(figure: go.Figure) -> bytes:
             return figure_json(sent_spec(figure.to_dict(), as_presented, as_compact), config)
+
         how = (as_presented, as_compact, json.dumps(config, sort_keys=True))
         return fig.json(how, made) if isinstance(fig, SharedFigure) else made(fig)
 
@@ -48,11 +50,21 @@ def chart(fig: go.Figure | SharedFigure, container=st, key: str | None = None, w
         sent = st.session_state.get(SENT)
         if sent is not None:
             sent.pop(name, None)  # a chart drawn again (a fragment's run) moves to its new place
-            ways = {"plain": (False, False), "compact": (False, True), **({"present": (True, False)} if present else {})}
+            ways = {
+                "plain": (False, False),
+                "compact": (False, True),
+                **({"present": (True, False)} if present else {}),
+            }
             sent[name] = {mode: data if way == (present, small) else serialised(*way) for mode, way in ways.items()}
 
-    return plotly_in_place(data, call_site(inspect.currentframe().f_back), container, key, width,
-                           drawn=drawn if SENT in st.session_state else None)
+    return plotly_in_place(
+        data,
+        call_site(inspect.currentframe().f_back),
+        container,
+        key,
+        width,
+        drawn=drawn if SENT in st.session_state else None,
+    )
 
 
 def keep_sent_charts(keep: bool) -> None:

@@ -20,28 +20,48 @@ D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
 MAX_HEADS = 16
 # Layers and heads on screen count from 1; the package, its record names and papers' code (TransformerLens)
 # count from 0: the note every page that numbers heads shows, so that a figure can be matched to a paper's.
-NUMBERING = ("Numbering: layers and heads count from 1 in this dashboard; the package's record names "
-             "(encoder.layers.0.self_attn) and TransformerLens count from 0, so layer 1 · head 2 here is "
-             "L0H1 in a paper's figure.")
-POSITIONAL_LABELS = {"sinusoidal": "sinusoidal (paper)", "learned": "learned (untrained)",
-                     "rotary": "rotary (RoPE)", "alibi": "ALiBi", "none": "none"}
+NUMBERING = (
+    "Numbering: layers and heads count from 1 in this dashboard; the package's record names "
+    "(encoder.layers.0.self_attn) and TransformerLens count from 0, so layer 1 · head 2 here is "
+    "L0H1 in a paper's figure."
+)
+POSITIONAL_LABELS = {
+    "sinusoidal": "sinusoidal (paper)",
+    "learned": "learned (untrained)",
+    "rotary": "rotary (RoPE)",
+    "alibi": "ALiBi",
+    "none": "none",
+}
 
 
 def head_options(d_model: int, positional: str = "sinusoidal") -> list[int]:
     """Head counts that split d_model evenly (even head size for rotary), at most MAX_HEADS."""
-    return [h for h in divisors(d_model)
-            if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]
+    return [h for h in divisors(d_model) if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]
 
 
-def d_model_control(key: str = "d_model", default: int = SHARED.d_model, options=D_MODEL_OPTIONS,
-                    container=st, help: str | None = None) -> int:
-    return container.select_slider("d_model (embedding size)", options=list(options), value=default,
-                                   key=key, bind="query-params",
-                                   help=help or "Width of every token vector in the model.")
+def d_model_control(
+    key: str = "d_model", default: int = SHARED.d_model, options=D_MODEL_OPTIONS, container=st, help: str | None = None
+) -> int:
+    return container.select_slider(
+        "d_model (embedding size)",
+        options=list(options),
+        value=default,
+        key=key,
+        bind="query-params",
+        help=help or "Width of every token vector in the model.",
+    )
 
 
-def stops_slider(label: str, options: Sequence, key: str, value=None, container=st, help: str | None = None,
-                 disabled: bool = False, format_func=str):
+def stops_slider(
+    label: str,
+    options: Sequence,
+    key: str,
+    value=None,
+    container=st,
+    help: str | None = None,
+    disabled: bool = False,
+    format_func=str,
+):
     """One of a few ordered numbers (a layer, a head, a head count, a token cap) as a slider that stops at
     each option (``st.select_slider``), bound to the URL's ``key``. The URL holds the option as shown
     (``format_func``), as a drop-down's does: ``heads=4``, ``drop_head=head 2``. ``value`` is the default (the
@@ -51,35 +71,63 @@ def stops_slider(label: str, options: Sequence, key: str, value=None, container=
     in the browser (measured in docs/performance.md).
     """
     options = list(options)
-    return container.select_slider(label, options, value=value if value in options else options[0], key=key,
-                                   bind="query-params", help=help, disabled=disabled or len(options) == 1,
-                                   format_func=format_func)
+    return container.select_slider(
+        label,
+        options,
+        value=value if value in options else options[0],
+        key=key,
+        bind="query-params",
+        help=help,
+        disabled=disabled or len(options) == 1,
+        format_func=format_func,
+    )
 
 
-def heads_control(d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = SHARED.heads,
-                  container=st) -> int:
+def heads_control(
+    d_model: int, positional: str = "sinusoidal", key: str = "heads", default: int = SHARED.heads, container=st
+) -> int:
     options = head_options(d_model, positional)
     value = default if default in options else options[len(options) // 2]
-    return stops_slider("heads", options, key, value, container,
-                        help=f"Only divisors of d_model = {d_model} are offered: each head gets d_model / heads "
-                             f"dimensions.")
+    return stops_slider(
+        "heads",
+        options,
+        key,
+        value,
+        container,
+        help=f"Only divisors of d_model = {d_model} are offered: each head gets d_model / heads dimensions.",
+    )
 
 
-def layers_control(label: str = "layers", key: str = "layers", default: int = SHARED.layers, max_value: int = 6,
-                   container=st) -> int:
+def layers_control(
+    label: str = "layers", key: str = "layers", default: int = SHARED.layers, max_value: int = 6, container=st
+) -> int:
     return container.slider(label, 1, max_value, default, key=key, bind="query-params")
 
 
-def positional_control(key: str = "pe", default: str = "sinusoidal", container=st,
-                       options=POSITIONAL_ENCODINGS) -> str:
-    return container.selectbox("positional encoding", list(options), index=list(options).index(default),
-                               format_func=POSITIONAL_LABELS.get, key=key, bind="query-params")
+def positional_control(key: str = "pe", default: str = "sinusoidal", container=st, options=POSITIONAL_ENCODINGS) -> str:
+    return container.selectbox(
+        "positional encoding",
+        list(options),
+        index=list(options).index(default),
+        format_func=POSITIONAL_LABELS.get,
+        key=key,
+        bind="query-params",
+    )
 
 
 def seed_control(key: str = "seed", default: int = 0, container=st) -> int:
-    return int(container.number_input("seed", 0, 9999, default, step=1, key=key, bind="query-params",
-                                      help="Same seed and settings give the same weights, "
-                                           "in every session."))
+    return int(
+        container.number_input(
+            "seed",
+            0,
+            9999,
+            default,
+            step=1,
+            key=key,
+            bind="query-params",
+            help="Same seed and settings give the same weights, in every session.",
+        )
+    )
 
 
 def section_picker(sections: Sequence[str], key: str = "section", label: str = "section") -> str:
@@ -91,8 +139,9 @@ def section_picker(sections: Sequence[str], key: str = "section", label: str = "
     part of the page, while a row of buttons costs next to nothing (docs/performance.md).
     """
     sections = list(sections)
-    chosen = st.segmented_control(label, sections, default=sections[0], required=True, key=key,
-                                  bind="query-params", label_visibility="collapsed")
+    chosen = st.segmented_control(
+        label, sections, default=sections[0], required=True, key=key, bind="query-params", label_visibility="collapsed"
+    )
     chosen = chosen if chosen in sections else sections[0]
     if key == "section":  # a page's own sections (not a row inside one): on a projector, the open one in view
         show_section(chosen)

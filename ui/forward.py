@@ -76,8 +76,15 @@ def _self_mask(length: int, causal: bool, real: np.ndarray) -> np.ndarray:
 
 
 @computation
-def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (), causal: bool | None = None,
-              pad_keys: bool = False, internals: bool = False, tokens: tuple[str, ...] = ()) -> ForwardView:
+def run_model(
+    spec: ModelSpec,
+    ids: tuple[int, ...],
+    target: tuple[int, ...] = (),
+    causal: bool | None = None,
+    pad_keys: bool = False,
+    internals: bool = False,
+    tokens: tuple[str, ...] = (),
+) -> ForwardView:
     """The model ``spec`` names on token ``ids`` (and ``target`` ids for an encoder-decoder).
 
     ``causal`` None keeps the model's own mask (causal for decoder-only); True or False
@@ -100,18 +107,29 @@ def run_model(spec: ModelSpec, ids: tuple[int, ...], target: tuple[int, ...] = (
             out = model(id_tensor, key_mask=key_mask, causal=causal, **asks)
         else:
             causal = bool(causal)
-            out = model(id_tensor, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks)
+            out = model(
+                id_tensor, attention_mask=torch.from_numpy(real)[None] if pad_keys else None, causal=causal, **asks
+            )
     record = out.attention
     record.model, record.tokens = loaded.label, tuple(tokens)
     stack = stack_of(kind)
     masks = {name: _self_mask(len(ids), causal, real) for name in record.names(stack, "self_attn")}
     probabilities = None if out.logits is None else torch.softmax(out.logits[0], -1).float().numpy()
-    return ForwardView(_numpy(record.weights), _numpy(record.scores), masks, _numpy(record.internals),
-                       probabilities, record.model, record.tokens, out.hidden[0].float().numpy())
+    return ForwardView(
+        _numpy(record.weights),
+        _numpy(record.scores),
+        masks,
+        _numpy(record.internals),
+        probabilities,
+        record.model,
+        record.tokens,
+        out.hidden[0].float().numpy(),
+    )
 
 
-def self_attention_maps(spec: ModelSpec, ids: tuple[int, ...], causal: bool | None = None,
-                        pad_keys: bool = False) -> np.ndarray:
+def self_attention_maps(
+    spec: ModelSpec, ids: tuple[int, ...], causal: bool | None = None, pad_keys: bool = False
+) -> np.ndarray:
     """Every layer's self-attention weights ``[L, H, T, T]`` of the model's (first) stack on one sentence."""
     view = run_model(spec, tuple(ids), causal=causal, pad_keys=pad_keys)
     return view.stacked(stack_of(load_model(spec).kind))

@@ -19,6 +19,24 @@ from ui.catalogue.vision import FROM_WORDS_TO_PATCHES
 
 __all__ = ["LESSONS", "Choice", "Lesson", "Number", "Shipped", "View"]
 
-LESSONS: tuple[Lesson, ...] = (START_HERE, WHY_ATTENTION, SCALING, HEADS, WORD_ORDER, OFFSET, SCHEMES_LESSON, CAUSAL,
-                               PADDING, LAYER, ENCODER_DECODER, CROSS_ATTENTION, TRAINED, PRETRAINED,
-                               ONE_TOKEN_AT_A_TIME, OBJECTIVES, CIRCUIT, READING, FROM_WORDS_TO_PATCHES)
+LESSONS: tuple[Lesson, ...] = (
+    START_HERE,
+    WHY_ATTENTION,
+    SCALING,
+    HEADS,
+    WORD_ORDER,
+    OFFSET,
+    SCHEMES_LESSON,
+    CAUSAL,
+    PADDING,
+    LAYER,
+    ENCODER_DECODER,
+    CROSS_ATTENTION,
+    TRAINED,
+    PRETRAINED,
+    ONE_TOKEN_AT_A_TIME,
+    OBJECTIVES,
+    CIRCUIT,
+    READING,
+    FROM_WORDS_TO_PATCHES,
+)

@@ -96,14 +96,23 @@ def lesson_bar(page_paths: dict[str, str]) -> None:
         middle.markdown(f"**Lesson: {lesson.title}** · step {step + 1} of {len(lesson.views)} · {view.title}")
         if step > 0:
             previous = lesson.views[step - 1]
-            back.page_link(page_paths[previous.page], label="Previous", icon=":material/arrow_back:",
-                           query_params=view_query(lesson, step - 1))
+            back.page_link(
+                page_paths[previous.page],
+                label="Previous",
+                icon=":material/arrow_back:",
+                query_params=view_query(lesson, step - 1),
+            )
         if step + 1 < len(lesson.views):
             following = lesson.views[step + 1]
-            forward.page_link(page_paths[following.page], label="Next", icon=":material/arrow_forward:",
-                              query_params=view_query(lesson, step + 1))
+            forward.page_link(
+                page_paths[following.page],
+                label="Next",
+                icon=":material/arrow_forward:",
+                query_params=view_query(lesson, step + 1),
+            )
         else:
-            forward.page_link(page_paths["lessons"], label="All lessons", icon=":material/school:",
-                              query_params={TOPIC: lesson.title})
+            forward.page_link(
+                page_paths["lessons"], label="All lessons", icon=":material/school:", query_params={TOPIC: lesson.title}
+            )
         st.markdown(f"**Notice:** {view.notice}")
         question(lesson.id, step, view)

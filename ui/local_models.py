@@ -90,8 +90,9 @@ def env_folders(value: str) -> tuple[list[Path], list[tuple[str, str]]]:
             inside = sorted(p for p in path.iterdir() if (p / "config.json").is_file())
             found += inside
             if not inside:
-                problems.append((entry, "no config.json in it or in its subfolders: it holds no model in "
-                                        "Hugging Face's format."))
+                problems.append(
+                    (entry, "no config.json in it or in its subfolders: it holds no model in Hugging Face's format.")
+                )
         else:
             problems.append((entry, f"there is no folder at {entry} (named in {ENV})."))
     return found, problems
@@ -112,8 +113,10 @@ def find_models(env_value: str, cache: Path) -> LocalModels:
         except (ValueError, OSError) as error:
             problems.append((folder_name(folder), str(error)))
     names = [model.name for model in models]
-    models = [replace(model, name=f"{model.name} ({model.folder})") if names.count(model.name) > 1 else model
-              for model in models]  # two folders of one name are told apart by their paths
+    models = [
+        replace(model, name=f"{model.name} ({model.folder})") if names.count(model.name) > 1 else model
+        for model in models
+    ]  # two folders of one name are told apart by their paths
     return LocalModels(tuple(models), tuple(problems))
 
 

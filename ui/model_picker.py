@@ -23,8 +23,12 @@ from .text import as_typed
 RANDOM = "random model (settings below)"
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
 PRETRAINED = {name: "encoder-only" for name in PRETRAINED_MODELS}
-KIND_NAMES = {"encoder-decoder": "encoder-decoder", "decoder-only": "decoder-only (GPT-style)",
-              "encoder-only": "encoder-only (BERT-style)", "vision": "Vision Transformer"}
+KIND_NAMES = {
+    "encoder-decoder": "encoder-decoder",
+    "decoder-only": "decoder-only (GPT-style)",
+    "encoder-only": "encoder-only (BERT-style)",
+    "vision": "Vision Transformer",
+}
 
 
 @resource()
@@ -85,10 +89,10 @@ def _folder_problems() -> None:
     """Name the model folders that cannot be offered, each with its reason (nothing when all load)."""
     problems = local_models().problems
     if problems:
-        st.warning("Model folders not offered:\n" + "\n".join(f"- **{as_typed(name)}**: {as_typed(reason)}"
-                                                              for name, reason in problems))
-
-
+        st.warning(
+            "Model folders not offered:\n"
+            + "\n".join(f"- **{as_typed(name)}**: {as_typed(reason)}" for name, reason in problems)
+        )
 
 
 def _upload(key: str, fits: tuple[str, ...]) -> None:
@@ -101,12 +105,17 @@ def _upload(key: str, fits: tuple[str, ...]) -> None:
     try:
         entry = add_checkpoint(upload.name, upload.getvalue())
     except ValueError as error:
-        message = ("error", f"{upload.name} is not a checkpoint saved by this app, so it was not loaded. "
-                            f"What is wrong: {error}")
+        message = (
+            "error",
+            f"{upload.name} is not a checkpoint saved by this app, so it was not loaded. What is wrong: {error}",
+        )
     else:
         if entry.kind not in fits:
-            message = ("warning", f"{upload.name} holds a {KIND_NAMES[entry.kind]} model, which this page cannot "
-                                  f"show; the pages for {entry.kind} models now offer it.")
+            message = (
+                "warning",
+                f"{upload.name} holds a {KIND_NAMES[entry.kind]} model, which this page cannot "
+                f"show; the pages for {entry.kind} models now offer it.",
+            )
         else:
             message = ("success", f"{upload.name} is checked and selected.")
             st.session_state[f"{key}_select_next"] = entry.spec
@@ -130,13 +139,16 @@ def _linked_model_unavailable(key: str, options: list[str], fallback: str) -> No
     if wanted and wanted not in options:
         st.query_params.pop(key, None)
         st.session_state.pop(key, None)
-        st.warning(f"The model “{wanted}” is not available on this page (an uploaded model lasts one session, "
-                   f"and each page offers only the architectures it can show): showing “{fallback}”. "
-                   f"Upload the file again, or pick another model.")
+        st.warning(
+            f"The model “{wanted}” is not available on this page (an uploaded model lasts one session, "
+            f"and each page offers only the architectures it can show): showing “{fallback}”. "
+            f"Upload the file again, or pick another model."
+        )
 
 
-def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = None, random: bool = True,
-                 default: str | None = None) -> ModelSpec | None:
+def model_choice(
+    fits: tuple[str, ...], key: str = "model", help: str | None = None, random: bool = True, default: str | None = None
+) -> ModelSpec | None:
     """The picker row: a selectbox of models and an upload button. None means "random" (the page
     then reads its own settings). Checkpoints of architectures not in ``fits`` are not offered.
     ``random=False`` leaves the random model out (a page about trained models); ``default`` is the
@@ -149,17 +161,30 @@ def model_choice(fits: tuple[str, ...], key: str = "model", help: str | None = N
     fallback = default if default in options else options[0]
     _linked_model_unavailable(key, options, fallback)
     pick, upload = st.columns([4, 1], vertical_alignment="bottom")
-    label = pick.selectbox("model", options, key=key, bind="query-params",
-                           index=options.index(fallback),
-                           help=help or "A random model shows the mechanics with seeded weights; a trained or "
-                                        "pretrained model shows what attention learns.")
+    label = pick.selectbox(
+        "model",
+        options,
+        key=key,
+        bind="query-params",
+        index=options.index(fallback),
+        help=help
+        or "A random model shows the mechanics with seeded weights; a trained or "
+        "pretrained model shows what attention learns.",
+    )
     message = _upload_message(key)
     with upload.popover("Upload a checkpoint", width="stretch"):
-        st.file_uploader("A checkpoint file (.safetensors) saved by this app", type=["safetensors"],
-                         key=f"{key}_upload", on_change=_upload, args=(key, fits))
-        st.caption("Checked before use; nothing in the file is executed. It stays for this session. Models in "
-                   "Hugging Face's format (BERT, DistilBERT, GPT-2) come from the folders named in "
-                   "ATTENTION_LAB_MODELS on the server.")
+        st.file_uploader(
+            "A checkpoint file (.safetensors) saved by this app",
+            type=["safetensors"],
+            key=f"{key}_upload",
+            on_change=_upload,
+            args=(key, fits),
+        )
+        st.caption(
+            "Checked before use; nothing in the file is executed. It stays for this session. Models in "
+            "Hugging Face's format (BERT, DistilBERT, GPT-2) come from the folders named in "
+            "ATTENTION_LAB_MODELS on the server."
+        )
         if message:
             getattr(st, message[0])(message[1])
     if message and message[0] != "success":
@@ -187,7 +212,9 @@ def trained_model(fits: tuple[str, ...], shipped_default: str, help: str) -> Loa
         default = None
     spec = model_choice(fits, random=False, default=default, help=help)
     if spec is None:
-        st.info("No trained model that fits this page is on this server yet: train one on the Train page "
-                "(it then appears here), or upload a checkpoint.")
+        st.info(
+            "No trained model that fits this page is on this server yet: train one on the Train page "
+            "(it then appears here), or upload a checkpoint."
+        )
         st.stop()
     return load_or_stop(spec)

@@ -144,6 +144,7 @@ def load_model(spec: ModelSpec) -> LoadedModel:
     if spec.source == "folder":
         return _folder(spec)
     if spec.digest not in uploaded_checkpoints() and spec.digest not in shipped_checkpoints():
-        raise ValueError(f"The checkpoint {spec.label} is not on this server (an upload lasts one session); "
-                         f"upload the file again.")
+        raise ValueError(
+            f"The checkpoint {spec.label} is not on this server (an upload lasts one session); upload the file again."
+        )
     return _checkpoint(spec, lambda: checkpoint_bytes(spec.digest))

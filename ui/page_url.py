@@ -57,7 +57,8 @@ def keep_page_keys(page_path: str) -> None:
         if key in CLASS_KEYS or key == PRESENT:
             continue
         if (key not in LESSON_KEYS and general_key(key) not in own) or (
-                carried and last_url.get(key) == st.query_params.get_all(key)):
+            carried and last_url.get(key) == st.query_params.get_all(key)
+        ):
             del st.query_params[key]
 
 
@@ -104,5 +105,12 @@ def reopen_after_reset(page) -> None:
 
 def reset_button(container, page_path: str) -> None:
     """The "Reset this page" button of the page ``page_path`` in ``container``."""
-    container.button("Reset this page", icon=":material/restart_alt:", key="reset_page", on_click=_reset_page,
-                     args=(page_path,), width="stretch", help="Every control of this page back to its default.")
+    container.button(
+        "Reset this page",
+        icon=":material/restart_alt:",
+        key="reset_page",
+        on_click=_reset_page,
+        args=(page_path,),
+        width="stretch",
+        help="Every control of this page back to its default.",
+    )

@@ -47,14 +47,16 @@ CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.pl
 
 # plotly_fit/ fits each figure to the width it is drawn at (a phone's as well as a projector's), in four parts
 # by concern read as one script, its px those of viz.compact; then the component itself.
-FIT_SCRIPTS = tuple(Path(__file__).parent / "plotly_fit" / name
-                    for name in ("measure.js", "grids.js", "panels.js", "ticks.js"))
+FIT_SCRIPTS = tuple(
+    Path(__file__).parent / "plotly_fit" / name for name in ("measure.js", "grids.js", "panels.js", "ticks.js")
+)
 
 
 def fit_script() -> str:
     """The four parts of plotly_fit/ as one script, with the px they share with the server (``viz.compact.BROWSER_PX``)."""
     return "\n".join(path.read_text(encoding="utf-8") for path in FIT_SCRIPTS).replace(
-        "__BROWSER_PX__", json.dumps(BROWSER_PX))
+        "__BROWSER_PX__", json.dumps(BROWSER_PX)
+    )
 
 
 _JS = fit_script() + "\n" + (Path(__file__).parent / "plotly_in_place.js").read_text(encoding="utf-8")
@@ -138,8 +140,15 @@ def figure_json(figure: go.Figure | dict, config: dict | None = None) -> bytes:
     return pio.to_json({**spec, "config": config} if config else spec, validate=False).encode("utf-8")
 
 
-def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, key: str | None = None,
-                    width="stretch", config: dict | None = None, drawn=None):
+def plotly_in_place(
+    figure: go.Figure | dict | bytes,
+    site: str,
+    container=st,
+    key: str | None = None,
+    width="stretch",
+    config: dict | None = None,
+    drawn=None,
+):
     """Draw ``figure`` in ``container`` (the page, a column, ...), updated in place on later runs;
     ``config`` is Plotly's plot configuration (for example the toolbar's image format). A figure
     given as bytes is already ``figure_json``'s output, its configuration included.
@@ -158,8 +167,7 @@ def plotly_in_place(figure: go.Figure | dict | bytes, site: str, container=st, k
         for count in itertools.count(1):
             numbered = name if count == 1 else f"{name} #{count}"
             try:
-                shown = draw(data=numbered.encode("utf-8") + b"\n" + data, key=numbered, width=width,
-                             height="content")
+                shown = draw(data=numbered.encode("utf-8") + b"\n" + data, key=numbered, width=width, height="content")
             except StreamlitDuplicateElementKey:
                 if key:  # a name given by the caller is its own to keep unique
                     raise

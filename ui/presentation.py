@@ -41,6 +41,11 @@ def presentation_switch(container) -> None:
     presentation mode that came with a link is switched off first (it is the projector's)."""
     if compact() and presenting() and not st.session_state.get(SWITCHED):
         st.session_state[PRESENT] = False
-    container.toggle("Presentation mode", key=PRESENT, bind="query-params", on_change=_switched,
-                     help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
-                          "The numbers do not change. It is part of the link, so a prepared link can carry it.")
+    container.toggle(
+        "Presentation mode",
+        key=PRESENT,
+        bind="query-params",
+        on_change=_switched,
+        help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
+        "The numbers do not change. It is part of the link, so a prepared link can carry it.",
+    )

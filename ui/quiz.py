@@ -44,8 +44,7 @@ def _answer_input(view: View, widget: str) -> None:
     """The choices as radio buttons, or a number box (whole numbers when the answer is one)."""
     ask = view.ask
     if isinstance(ask, Choice):
-        st.radio("Your answer", range(len(ask.options)), index=None, format_func=ask.options.__getitem__,
-                 key=widget)
+        st.radio("Your answer", range(len(ask.options)), index=None, format_func=ask.options.__getitem__, key=widget)
         return
     label = f"Your answer ({ask.unit})" if ask.unit else "Your answer"
     if ask.whole:
@@ -72,8 +71,10 @@ def answer_part(lesson_id: str, step: int, view: View, place: str) -> None:
             st.form_submit_button("Check", icon=":material/done:", on_click=_record, args=(key, widget))
         return
     if gate(lesson_id, step) is False:
-        st.info(f"Your answer, {view.ask.shown(given)}, is in. The answer shows when the teacher reveals it "
-                "to the class.", icon=":material/hourglass_top:")
+        st.info(
+            f"Your answer, {view.ask.shown(given)}, is in. The answer shows when the teacher reveals it to the class.",
+            icon=":material/hourglass_top:",
+        )
         return
     ask = view.ask
     if ask.is_right(given):
@@ -81,8 +82,7 @@ def answer_part(lesson_id: str, step: int, view: View, place: str) -> None:
     else:
         st.error(f"Not quite: you answered {ask.shown(given)}.", icon=":material/cancel:")
     st.markdown(f"**Answer: {ask.solution}.** {view.answer}")
-    st.button("Answer again", key=f"quiz_again_{place}_{key}", on_click=_forget, args=(key,),
-              icon=":material/replay:")
+    st.button("Answer again", key=f"quiz_again_{place}_{key}", on_click=_forget, args=(key,), icon=":material/replay:")
 
 
 def tally(view: View, given: list[str]) -> tuple[list[str], list[int], list[bool]]:

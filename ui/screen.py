@@ -137,8 +137,12 @@ SETTLE_MS = 3000  # how long after a section opens its row is kept at the top wh
 @resource()
 def _section_shower():
     """The component that scrolls a presented section into view, once per process."""
-    return st.components.v2.component("attention_lab_show_section", js=_SHOW_SECTION_JS,
-                                      css=".st-key-show_section { display: none; }", isolate_styles=False)
+    return st.components.v2.component(
+        "attention_lab_show_section",
+        js=_SHOW_SECTION_JS,
+        css=".st-key-show_section { display: none; }",
+        isolate_styles=False,
+    )
 
 
 def show_section(view: str, anchor: str = "section") -> None:
@@ -148,8 +152,16 @@ def show_section(view: str, anchor: str = "section") -> None:
     Mounted in every mode, so that switching presentation mode changes no element before the figures: an element
     added above them would have the browser build every chart below it anew instead of redrawing it in place."""
     present = presenting()
-    _section_shower()(key="show_section", data={"view": view if present else None, "anchor": anchor,
-                                                "below_header": HEADER_ROOM_PX, "settle_ms": SETTLE_MS}, height=0)
+    _section_shower()(
+        key="show_section",
+        data={
+            "view": view if present else None,
+            "anchor": anchor,
+            "below_header": HEADER_ROOM_PX,
+            "settle_ms": SETTLE_MS,
+        },
+        height=0,
+    )
 
 
 @resource()
@@ -165,8 +177,13 @@ def _reported() -> None:
 
 def watch_screen() -> None:
     """Mount the component (once a run, above the page): it reports a compact window to the server."""
-    _watcher()(key=KEY, data={"below": COMPACT_BELOW_PX, "compact": compact(), "present": presenting()}, default={"compact": False},
-               on_compact_change=_reported, height=0)
+    _watcher()(
+        key=KEY,
+        data={"below": COMPACT_BELOW_PX, "compact": compact(), "present": presenting()},
+        default={"compact": False},
+        on_compact_change=_reported,
+        height=0,
+    )
 
 
 def compact() -> bool:

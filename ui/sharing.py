@@ -42,8 +42,9 @@ def qr_png(link: str, scale: int = 8) -> bytes:
 def share_popover(container):
     """The "Share this view" popover in ``container``, or None while it is closed. It is filled after the page
     has run (``share_view``), so that the link holds the URL state of every control the page has drawn."""
-    share = container.popover("Share this view", icon=":material/qr_code_2:", width="stretch", key="share",
-                              on_change="rerun")
+    share = container.popover(
+        "Share this view", icon=":material/qr_code_2:", width="stretch", key="share", on_change="rerun"
+    )
     return share if share.open else None
 
 

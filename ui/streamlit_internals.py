@@ -123,8 +123,9 @@ def watch_elements(on_element) -> bool:
     def enqueue(self, msg) -> None:
         original(self, msg)
         if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            on_element(self.session_id, tuple(msg.metadata.delta_path), msg.delta.new_element.WhichOneof("type"),
-                       msg.hash)
+            on_element(
+                self.session_id, tuple(msg.metadata.delta_path), msg.delta.new_element.WhichOneof("type"), msg.hash
+            )
 
     enqueue.lab_watched = True
     ScriptRunContext.enqueue = enqueue
@@ -165,18 +166,20 @@ def moved() -> list[str]:
         return [f"a module moved: {error}"]
     checks = {
         "PagesManager.uses_pages_directory": "uses_pages_directory" in vars(PagesManager),
-        "ScriptRunContext.fragment_ids_this_run": "fragment_ids_this_run" in getattr(
-            ScriptRunContext, "__dataclass_fields__", {}),
+        "ScriptRunContext.fragment_ids_this_run": "fragment_ids_this_run"
+        in getattr(ScriptRunContext, "__dataclass_fields__", {}),
         "QueryParams._bindings_by_param": "_bindings_by_param" in getattr(QueryParams, "__dataclass_fields__", {}),
         "QueryParams.unbind_widget": hasattr(QueryParams, "unbind_widget"),
         "QueryParams._bindings_by_widget": "_bindings_by_widget" in getattr(QueryParams, "__dataclass_fields__", {}),
-        "QueryParams.set_initial_query_params_from_current": hasattr(QueryParams,
-                                                                      "set_initial_query_params_from_current"),
+        "QueryParams.set_initial_query_params_from_current": hasattr(
+            QueryParams, "set_initial_query_params_from_current"
+        ),
         "Runtime.is_active_session": hasattr(Runtime, "is_active_session"),
         "ScriptRunContext.enqueue": hasattr(ScriptRunContext, "enqueue"),
     }
-    problems += [f"Streamlit internal {name} moved: see ui/streamlit_internals.py" for name, ok in checks.items()
-                 if not ok]
+    problems += [
+        f"Streamlit internal {name} moved: see ui/streamlit_internals.py" for name, ok in checks.items() if not ok
+    ]
     return problems
 
 

@@ -21,8 +21,9 @@ class TokenizedText:
     cut_from: int | None = None
 
 
-def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
-                  vocab_size: int = 4096, tokenizer=None) -> TokenizedText | None:
+def tokenize_text(
+    text: str, max_tokens: int = MAX_TOKENS, level: str = "word", vocab_size: int = 4096, tokenizer=None
+) -> TokenizedText | None:
     """Tokenise ``text`` (None if it has no tokens), keeping at most ``max_tokens``; ``tokenizer``
     is the model's (default: the word-level hash tokenizer of the random models)."""
     tokenizer = tokenizer or HashTokenizer(vocab_size=vocab_size, level=level)
@@ -35,26 +36,34 @@ def tokenize_text(text: str, max_tokens: int = MAX_TOKENS, level: str = "word",
     if not all_tokens:
         return None
     tokens, was_cut = truncate(all_tokens, max_tokens)
-    return TokenizedText(tuple(tokens), tuple(tokenizer.encode(tokens)),
-                         len(all_tokens) if was_cut else None)
+    return TokenizedText(tuple(tokens), tuple(tokenizer.encode(tokens)), len(all_tokens) if was_cut else None)
 
 
-def sentence_input(label: str, default: str, key: str, max_tokens: int = MAX_TOKENS,
-                   level: str = "word", vocab_size: int = 4096, container=st, tokenizer=None) -> TokenizedText | None:
+def sentence_input(
+    label: str,
+    default: str,
+    key: str,
+    max_tokens: int = MAX_TOKENS,
+    level: str = "word",
+    vocab_size: int = 4096,
+    container=st,
+    tokenizer=None,
+) -> TokenizedText | None:
     """A text box bound to the URL; returns the tokens, or None after a prompt if empty.
 
     When the text has more than ``max_tokens`` tokens, the rest is dropped and a
     note says so. The user's text is never rendered as Markdown or HTML here.
     """
-    text = container.text_input(label, value=default, key=key, bind="query-params",
-                                max_chars=2000)
+    text = container.text_input(label, value=default, key=key, bind="query-params", max_chars=2000)
     result = tokenize_text(text, max_tokens, level, vocab_size, tokenizer)
     if result is None:
         container.info("Type a sentence above to see its attention (it is empty now).")
         return None
     if result.cut_from is not None:
-        container.warning(f"The text has {result.cut_from} tokens; only the first {max_tokens} "
-                          f"are used, to keep the figures readable and fast.")
+        container.warning(
+            f"The text has {result.cut_from} tokens; only the first {max_tokens} "
+            f"are used, to keep the figures readable and fast."
+        )
     return result
 
 

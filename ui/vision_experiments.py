@@ -20,12 +20,18 @@ KNOCK_OUT = "A knock-out zeroes the head's output before W^O."
 def knock_out_sweep(loaded: LoadedModel) -> None:
     """The change of held-out accuracy ``[L, H]`` with each head knocked out alone, and the costliest head."""
     baseline, change = vision_numbers.knockouts(loaded.spec)
-    chart(head_grid(change, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})",
-                    "change in accuracy"), key="knockout")
+    chart(
+        head_grid(
+            change, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})", "change in accuracy"
+        ),
+        key="knockout",
+    )
     worst = np.unravel_index(np.argmin(change), change.shape)
     if change[worst] < 0:
-        st.caption(f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves "
-                   f"{baseline + change[worst]:.1%} held-out accuracy, from {baseline:.1%}. {KNOCK_OUT}")
+        st.caption(
+            f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves "
+            f"{baseline + change[worst]:.1%} held-out accuracy, from {baseline:.1%}. {KNOCK_OUT}"
+        )
     else:
         st.caption(f"No single head's knock-out lowers held-out accuracy ({baseline:.1%}) here. {KNOCK_OUT}")
 
@@ -38,18 +44,30 @@ def patch_images(loaded: LoadedModel, pixels: tuple[float, ...], name: str, trut
     data = vision_numbers.digits()
     count = len(data.heldout_labels)
     c1, c2, c3 = st.columns(3)
-    source_index = c1.number_input(f"source: held-out digit (1 to {count})", 1, count, 2, key="src_digit",
-                                   bind="query-params") - 1
+    source_index = (
+        c1.number_input(f"source: held-out digit (1 to {count})", 1, count, 2, key="src_digit", bind="query-params") - 1
+    )
     layer = stops_slider("layer", range(1, config.num_encoder_layers + 1), "patch_layer", container=c2) - 1
-    heads = c3.multiselect("heads", list(range(1, config.num_heads + 1)), default=list(range(1, config.num_heads + 1)),
-                           key="patch_heads", bind="query-params")
+    heads = c3.multiselect(
+        "heads",
+        list(range(1, config.num_heads + 1)),
+        default=list(range(1, config.num_heads + 1)),
+        key="patch_heads",
+        bind="query-params",
+    )
     source = tuple(float(v) for v in data.heldout_images[int(source_index), 0].numpy().ravel())
     before = vision_numbers.reading(loaded.spec, pixels).probabilities
     after = vision_numbers.patched(loaded.spec, pixels, source, int(layer), tuple(h - 1 for h in heads))
     source_truth = int(data.heldout_labels[int(source_index)])
     left, right = st.columns(2)
     chart(cached_figure(class_probabilities_figure, before, f"{name}: as read", truth), container=left, key="before")
-    chart(cached_figure(class_probabilities_figure, after, f"Layer {layer + 1}, {len(heads)} head(s) from held-out "
-                                                           f"digit {source_index + 1} (a {source_truth})"),
-          container=right, key="after")
+    chart(
+        cached_figure(
+            class_probabilities_figure,
+            after,
+            f"Layer {layer + 1}, {len(heads)} head(s) from held-out digit {source_index + 1} (a {source_truth})",
+        ),
+        container=right,
+        key="after",
+    )
     st.caption(f"Prediction {int(np.argmax(before))} as read, {int(np.argmax(after))} with the patched heads.")

@@ -18,7 +18,9 @@ from ui.model_picker import shipped_entry
 from ui.models import load_model
 
 NO_POSITIONS = "digits_vit_nopos"
-SHOWN_DIGIT = PROBE_INDEX + 1  # the held-out digit pages open on, counted from 1: a 3, read right (the Train probe)  # the shipped digits ViT's twin trained without position embeddings
+SHOWN_DIGIT = (
+    PROBE_INDEX + 1
+)  # the held-out digit pages open on, counted from 1: a 3, read right (the Train probe)  # the shipped digits ViT's twin trained without position embeddings
 
 
 @resource(max_entries=1)
@@ -74,19 +76,21 @@ def knockouts(spec: ModelSpec) -> tuple[float, np.ndarray]:
     """Held-out accuracy with no head knocked out, and its change ``[L, H]`` with each head knocked out alone
     (``analysis.knockout.knockout_sweep``)."""
     module, data = load_model(spec).module, digits()
-    measure = lambda interventions: vision.accuracy(module, data.heldout_images, data.heldout_labels,  # noqa: E731
-                                                    interventions)
+
+    def measure(interventions):
+        return vision.accuracy(module, data.heldout_images, data.heldout_labels, interventions)
+
     change = knockout_sweep(attention_names(module), module.config.num_heads, measure)
     return measure(()), change
 
 
 @computation
-def patched(spec: ModelSpec, target: tuple[float, ...], source: tuple[float, ...], layer: int,
-            heads: tuple[int, ...]) -> np.ndarray:
+def patched(
+    spec: ModelSpec, target: tuple[float, ...], source: tuple[float, ...], layer: int, heads: tuple[int, ...]
+) -> np.ndarray:
     """The target image's class probabilities with ``heads`` of ``layer`` (from 0) taken from the source image."""
     as_image = lambda values: torch.tensor(values, dtype=torch.float32).reshape(1, 1, 8, 8)  # noqa: E731
-    return vision.patched_probabilities(load_model(spec).module, as_image(target), as_image(source), layer,
-                                        list(heads))
+    return vision.patched_probabilities(load_model(spec).module, as_image(target), as_image(source), layer, list(heads))
 
 
 def no_position_model() -> ModelSpec | None:
@@ -109,5 +113,7 @@ def digits_problem(config) -> str | None:
     """What stops a vision model from reading the 8 x 8 grey digits (None: nothing)."""
     if (config.image_size, config.channels) == (8, 1):
         return None
-    return (f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
-            f"{config.image_size} x {config.image_size}. Pick a model trained on the digits.")
+    return (
+        f"This page reads 8 x 8 grey digits; this model takes {config.channels}-channel images of "
+        f"{config.image_size} x {config.image_size}. Pick a model trained on the digits."
+    )

@@ -34,11 +34,16 @@ def architecture_dot(spec: ArchitectureSpec) -> str:
     """
     s, t, d = spec.src_len, spec.tgt_len, spec.d_model
     norm = "pre-LN" if spec.norm_first else "post-LN"
-    pe = {"sinusoidal": "+ sinusoidal PE", "learned": "+ learned PE", "rotary": "(RoPE inside\\nattention)",
-          "alibi": "(ALiBi bias inside\\nattention)", "none": "(no positional\\nencoding)"}[spec.positional]
+    pe = {
+        "sinusoidal": "+ sinusoidal PE",
+        "learned": "+ learned PE",
+        "rotary": "(RoPE inside\\nattention)",
+        "alibi": "(ALiBi bias inside\\nattention)",
+        "none": "(no positional\\nencoding)",
+    }[spec.positional]
     lines = [
         "digraph transformer {",
-        '  rankdir=BT; nodesep=0.3; ranksep=0.35;',
+        "  rankdir=BT; nodesep=0.3; ranksep=0.35;",
         '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=14, color="#333333"];',
         '  edge [fontname="Helvetica", fontsize=14, color="#555555"];',
         _box("src", f"source tokens\\n{s} ids", "#ffffff"),
@@ -49,8 +54,9 @@ def architecture_dot(spec: ArchitectureSpec) -> str:
         f'    label="Encoder\\n{spec.num_encoder_layers} x layer\\n({norm})"; labeljust="l";'
         ' style="rounded"; color="#1f4e9e";'
         ' fontname="Helvetica"; fontsize=14;',
-        _box("enc_attn", f"multi-head\\nself-attention\\n{spec.num_heads} heads\\nx d_k={d // spec.num_heads}",
-             "#dbe8fb"),
+        _box(
+            "enc_attn", f"multi-head\\nself-attention\\n{spec.num_heads} heads\\nx d_k={d // spec.num_heads}", "#dbe8fb"
+        ),
         _box("enc_norm1", "add & norm", "#eeeeee"),
         _box("enc_ff", f"feed-forward\\n{d} -> {spec.d_ff} -> {d}", "#dff3e3"),
         _box("enc_norm2", "add & norm", "#eeeeee"),

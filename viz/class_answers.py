@@ -21,11 +21,26 @@ def class_answers_figure(answers: list[str], counts: list[int], right: list[bool
         colors = [ANSWER_COLOR] * len(answers)
     else:
         colors = [RIGHT_COLOR if is_right else OTHER_COLOR for is_right in right]  # grey, not the masked grey
-    bars = go.Bar(x=counts, y=answers, orientation="h", marker=dict(color=colors),
-                  text=[str(c) for c in counts], textposition="outside", cliponaxis=False,
-                  hovertemplate="%{y}: %{x} answers<extra></extra>")
-    title = f"The class's answers: {total} of {students} students following" if students else \
-        f"The class's answers: {total}"
-    return styled_figure([bars], title, height=140 + 34 * max(len(answers), 1),
-                         xaxis=dict(title="answers", rangemode="tozero", dtick=1 if max(counts, default=0) < 10 else None),
-                         yaxis=dict(autorange="reversed", automargin=True), showlegend=False)
+    bars = go.Bar(
+        x=counts,
+        y=answers,
+        orientation="h",
+        marker=dict(color=colors),
+        text=[str(c) for c in counts],
+        textposition="outside",
+        cliponaxis=False,
+        hovertemplate="%{y}: %{x} answers<extra></extra>",
+    )
+    title = (
+        f"The class's answers: {total} of {students} students following"
+        if students
+        else f"The class's answers: {total}"
+    )
+    return styled_figure(
+        [bars],
+        title,
+        height=140 + 34 * max(len(answers), 1),
+        xaxis=dict(title="answers", rangemode="tozero", dtick=1 if max(counts, default=0) < 10 else None),
+        yaxis=dict(autorange="reversed", automargin=True),
+        showlegend=False,
+    )

@@ -56,9 +56,16 @@ def legend_beside(spec: dict) -> bool:
     legend = layout.get("legend") or {}
     if layout.get("showlegend") is False or legend.get("orientation") == "h" or legend.get("x", 1.02) < 1:
         return False
-    listed = [trace for trace in data if trace.get("showlegend") is not False and trace.get("visible") is not False
-              and trace.get("type", "scatter") not in LEGEND_TRACES_NOT]
-    return layout.get("showlegend") is True or any(trace.get("showlegend") is True for trace in listed) or len(listed) > 1
+    listed = [
+        trace
+        for trace in data
+        if trace.get("showlegend") is not False
+        and trace.get("visible") is not False
+        and trace.get("type", "scatter") not in LEGEND_TRACES_NOT
+    ]
+    return (
+        layout.get("showlegend") is True or any(trace.get("showlegend") is True for trace in listed) or len(listed) > 1
+    )
 
 
 def colour_bar_owners(spec: dict) -> list[tuple[str, int | str]]:
@@ -66,9 +73,13 @@ def colour_bar_owners(spec: dict) -> list[tuple[str, int | str]]:
     then ``("layout", "coloraxis2")`` for a shared colour axis's."""
     data, layout = spec.get("data", []), spec.get("layout", {})
     owners: list[tuple[str, int | str]] = [
-        ("data", i) for i, trace in enumerate(data)
-        if trace.get("type", "scatter") in COLOUR_BAR_TRACES and not trace.get("coloraxis")
-        and trace.get("showscale") is not False and trace.get("visible") is not False]
+        ("data", i)
+        for i, trace in enumerate(data)
+        if trace.get("type", "scatter") in COLOUR_BAR_TRACES
+        and not trace.get("coloraxis")
+        and trace.get("showscale") is not False
+        and trace.get("visible") is not False
+    ]
     axes = dict.fromkeys(trace["coloraxis"] for trace in data if trace.get("coloraxis"))
     owners += [("layout", name) for name in axes if (layout.get(name) or {}).get("showscale") is not False]
     return owners
@@ -80,9 +91,21 @@ def bar_under(bar: dict, index: int, count: int) -> dict:
     title = bar.get("title")
     title = {"text": title} if isinstance(title, str) else dict(title or {})
     share = 1 / count
-    return {**bar, "orientation": "h", "lenmode": "fraction", "len": share * BAR_LENGTH,
-            "thickness": BAR_THICKNESS_PX, "x": share * (index + 0.5), "xanchor": "center", "xref": "paper",
-            "y": 0, "yanchor": "bottom", "yref": "container", "ypad": BAR_PAD_PX, "title": {**title, "side": "bottom"}}
+    return {
+        **bar,
+        "orientation": "h",
+        "lenmode": "fraction",
+        "len": share * BAR_LENGTH,
+        "thickness": BAR_THICKNESS_PX,
+        "x": share * (index + 0.5),
+        "xanchor": "center",
+        "xref": "paper",
+        "y": 0,
+        "yanchor": "bottom",
+        "yref": "container",
+        "ypad": BAR_PAD_PX,
+        "title": {**title, "side": "bottom"},
+    }
 
 
 def compact_spec(spec: dict) -> dict:
@@ -98,8 +121,10 @@ def compact_spec(spec: dict) -> dict:
         owner = dict(holder[key] or {})
         owner["colorbar"] = bar_under(dict(owner.get("colorbar") or {}), index, len(owners))
         holder[key] = owner
-    margin = {**PLOTLY_MARGINS, **{side: value for side, value in (layout.get("margin") or {}).items()
-                                   if value is not None}}
+    margin = {
+        **PLOTLY_MARGINS,
+        **{side: value for side, value in (layout.get("margin") or {}).items() if value is not None},
+    }
     if not legend_beside(spec):
         margin["r"] = min(margin["r"], EDGE_PX)
     margin["b"] += BAR_BELOW_PX

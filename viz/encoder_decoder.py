@@ -11,8 +11,7 @@ from .labels import position_axis, token_labels
 from .style import ACCENT, base_layout
 
 
-def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str,
-               highlight: int | None = None) -> go.Figure:
+def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str, highlight: int | None = None) -> go.Figure:
     """Horizontal bars of the ``k`` most probable tokens, most probable at the top.
 
     Bar ``highlight`` (an index into ``labels``, e.g. the token the target says
@@ -22,9 +21,17 @@ def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str,
     k = len(labels)
     colors = [ACCENT if i == highlight else "#1f77b4" for i in range(k)]
     text = np.array(token_labels(labels), dtype=object)
-    fig = go.Figure(go.Bar(x=probabilities, y=np.arange(k), orientation="h", marker_color=colors,
-                           text=text, hovertemplate="%{text}<br>p = %{x:.4f}<extra></extra>",
-                           textposition="none"))
+    fig = go.Figure(
+        go.Bar(
+            x=probabilities,
+            y=np.arange(k),
+            orientation="h",
+            marker_color=colors,
+            text=text,
+            hovertemplate="%{text}<br>p = %{x:.4f}<extra></extra>",
+            textposition="none",
+        )
+    )
     base_layout(fig, title, int(max(260, 90 + 28 * k)))
     fig.update_yaxes(**position_axis(list(labels), autorange="reversed"))
     fig.update_xaxes(title_text="probability", rangemode="tozero", tickformat=".3%")

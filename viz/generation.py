@@ -13,8 +13,15 @@ from .style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR, PROJECTOR_LAB
 KEPT, CUT, CHOSEN = "#1f77b4", MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
 
 
-def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities: np.ndarray, kept: np.ndarray,
-                      chosen: int | None, title: str, shown: int = 20) -> go.Figure:
+def distribution_bars(
+    names: Sequence[str],
+    tempered: np.ndarray,
+    probabilities: np.ndarray,
+    kept: np.ndarray,
+    chosen: int | None,
+    title: str,
+    shown: int = 20,
+) -> go.Figure:
     """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as bars and the rest as one
     bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one orange (the accent); a second trace
     marks the renormalised probability each kept token is drawn with."""
@@ -26,20 +33,43 @@ def distribution_bars(names: Sequence[str], tempered: np.ndarray, probabilities:
     heights = np.append(tempered[order], rest).astype(np.float32)
     x = np.arange(len(labels))
     # the bars' three colours are named where the figure is shown; a legend would show one of them for all
-    bars = go.Bar(x=x, y=heights, marker_color=colors, name="softmax(z / τ)", customdata=labels, showlegend=False,
-                  hovertemplate="%{customdata}<br>softmax(z / τ) %{y:.3f}<extra></extra>")
-    drawn = go.Scatter(x=x[:-1], y=probabilities[order], mode="markers", name="renormalised, drawn from",
-                       marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
-                       customdata=labels[:-1], hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>")
+    bars = go.Bar(
+        x=x,
+        y=heights,
+        marker_color=colors,
+        name="softmax(z / τ)",
+        customdata=labels,
+        showlegend=False,
+        hovertemplate="%{customdata}<br>softmax(z / τ) %{y:.3f}<extra></extra>",
+    )
+    drawn = go.Scatter(
+        x=x[:-1],
+        y=probabilities[order],
+        mode="markers",
+        name="renormalised, drawn from",
+        marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
+        customdata=labels[:-1],
+        hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>",
+    )
     top = float(max(heights.max(), probabilities[order].max(), 1e-6))
-    return styled_figure([bars, drawn], title, 380, xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
-                                                                 tickangle=label_angle(labels, -45)),
-                         yaxis=dict(range=[0, top * 1.12], title_text="probability"),
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+    return styled_figure(
+        [bars, drawn],
+        title,
+        380,
+        xaxis=dict(tickmode="array", tickvals=x, ticktext=labels, tickangle=label_angle(labels, -45)),
+        yaxis=dict(range=[0, top * 1.12], title_text="probability"),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
+    )
 
 
-def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str], scores: Sequence[float],
-              chosen_path: set[int], title: str) -> go.Figure:
+def beam_tree(
+    steps: Sequence[int],
+    parents: Sequence[int],
+    labels: Sequence[str],
+    scores: Sequence[float],
+    chosen_path: set[int],
+    title: str,
+) -> go.Figure:
     """The nodes a beam search kept, one column per generated token (counted from 1; ``steps`` from 0), best
     score at the top (rank 1), each joined to its parent; every rank labelled on the y axis. The chosen
     hypothesis's path is drawn strongly, its tokens written beside it; every other node and edge faintly, its
@@ -74,68 +104,127 @@ def beam_tree(steps: Sequence[int], parents: Sequence[int], labels: Sequence[str
     def nodes(on_path: bool) -> go.Scatter:
         pick = on == on_path
         marker = dict(size=11 if big else 9, color=CHOSEN) if on_path else dict(size=7 if big else 5, color=CUT)
-        return go.Scatter(x=x[pick], y=y[pick], mode="markers", text=names[pick], marker=marker, cliponaxis=False,
-                          showlegend=False, customdata=np.stack([scores[pick].astype(object), names[pick]], axis=-1),
-                          hovertemplate="token %{x} · rank %{y}: %{customdata[1]}<br>sum of log p "
-                                        "%{customdata[0]:.2f}<extra></extra>")
+        return go.Scatter(
+            x=x[pick],
+            y=y[pick],
+            mode="markers",
+            text=names[pick],
+            marker=marker,
+            cliponaxis=False,
+            showlegend=False,
+            customdata=np.stack([scores[pick].astype(object), names[pick]], axis=-1),
+            hovertemplate="token %{x} · rank %{y}: %{customdata[1]}<br>sum of log p "
+            "%{customdata[0]:.2f}<extra></extra>",
+        )
 
     # the chosen path's neighbours of each chosen node: its name goes where the path does not come from above
     above_of = {}
     for node in np.flatnonzero(on):
         linked = [parents[node]] + [child for child, parent in enumerate(parents) if parent == node and on[child]]
         above_of[node] = not any(other >= 0 and y[other] < y[node] for other in linked)
-    notes = [dict(x=float(x[node]), y=float(y[node]), xref="x", yref="y", text=names[node], showarrow=False,
-                  yanchor="bottom" if above_of[node] else "top", yshift=7 if above_of[node] else -7,
-                  font=dict(size=PROJECTOR_LABEL_PX, color=CHOSEN))
-             for node in np.flatnonzero(on)]
+    notes = [
+        dict(
+            x=float(x[node]),
+            y=float(y[node]),
+            xref="x",
+            yref="y",
+            text=names[node],
+            showarrow=False,
+            yanchor="bottom" if above_of[node] else "top",
+            yshift=7 if above_of[node] else -7,
+            font=dict(size=PROJECTOR_LABEL_PX, color=CHOSEN),
+        )
+        for node in np.flatnonzero(on)
+    ]
     height = int(150 + 50 * (ranks + 0.5))
     token_ticks = list(range(1, count + 1))
     last = max((len(str(note["text"])) for note in notes if note["x"] == count), default=1)
-    return styled_figure([edges(False), edges(True), nodes(False), nodes(True)], title, height, annotations=notes,
-                         margin=dict(l=10, r=int(max(10, 0.3 * PROJECTOR_LABEL_PX * last)), t=TITLE_TOP_PX, b=10),
-                         xaxis=dict(title_text="generated token", tickmode="array", tickvals=token_ticks,
-                                    ticktext=[str(t) for t in token_ticks], range=[0.5, count + 0.5]),
-                         yaxis=dict(range=[ranks + RANK_ROOM, 1 - RANK_ROOM], title_text="rank at that token",
-                                    tickmode="array", tickvals=list(range(1, ranks + 1)),
-                                    ticktext=[str(r) for r in range(1, ranks + 1)]))
+    return styled_figure(
+        [edges(False), edges(True), nodes(False), nodes(True)],
+        title,
+        height,
+        annotations=notes,
+        margin=dict(l=10, r=int(max(10, 0.3 * PROJECTOR_LABEL_PX * last)), t=TITLE_TOP_PX, b=10),
+        xaxis=dict(
+            title_text="generated token",
+            tickmode="array",
+            tickvals=token_ticks,
+            ticktext=[str(t) for t in token_ticks],
+            range=[0.5, count + 0.5],
+        ),
+        yaxis=dict(
+            range=[ranks + RANK_ROOM, 1 - RANK_ROOM],
+            title_text="rank at that token",
+            tickmode="array",
+            tickvals=list(range(1, ranks + 1)),
+            ticktext=[str(r) for r in range(1, ranks + 1)],
+        ),
+    )
 
 
 RANK_ROOM = 0.75  # of a rank's height, above rank 1 and below the last rank: a chosen token's name fits there
 
 
-def lines(x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
-          log: bool = False) -> go.Figure:
+def lines(
+    x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str, log: bool = False
+) -> go.Figure:
     """One line per named series over ``x`` (log-log when ``log``)."""
-    traces = [go.Scatter(x=np.asarray(x, np.float64), y=np.asarray(values, np.float64), mode="lines+markers",
-                         name=escape(name), line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
-                         hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>")
-              for i, (name, values) in enumerate(series.items())]
+    traces = [
+        go.Scatter(
+            x=np.asarray(x, np.float64),
+            y=np.asarray(values, np.float64),
+            mode="lines+markers",
+            name=escape(name),
+            line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
+            hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>",
+        )
+        for i, (name, values) in enumerate(series.items())
+    ]
     if log:  # log-log, every tick written out in full
         measured = np.unique(np.asarray(x, np.float64))
         xaxis = log_axis(measured, exact=len(measured) <= 8, title_text=x_title)
         yaxis = log_axis(np.concatenate([np.ravel(v) for v in series.values()]), title_text=y_title)
     else:
         xaxis, yaxis = dict(title_text=x_title), dict(title_text=y_title)
-    return styled_figure(traces, title, 380, xaxis=xaxis, yaxis=yaxis,
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+    return styled_figure(
+        traces,
+        title,
+        380,
+        xaxis=xaxis,
+        yaxis=yaxis,
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
+    )
 
 
-def labelled_bars(labels: Sequence[str], values: Sequence[float], title: str, value_name: str,
-                  value_format: str = ".2f") -> go.Figure:
+def labelled_bars(
+    labels: Sequence[str], values: Sequence[float], title: str, value_name: str, value_format: str = ".2f"
+) -> go.Figure:
     """Horizontal bars, one per label, the value printed."""
-    trace = go.Bar(x=np.asarray(values, np.float64), y=[escape(label) for label in labels], orientation="h",
-                   marker_color=KEPT, texttemplate=f"%{{x:{value_format}}}", textposition="outside",
-                   hovertemplate=f"%{{y}}<br>{escape(value_name)} %{{x:{value_format}}}<extra></extra>")
+    trace = go.Bar(
+        x=np.asarray(values, np.float64),
+        y=[escape(label) for label in labels],
+        orientation="h",
+        marker_color=KEPT,
+        texttemplate=f"%{{x:{value_format}}}",
+        textposition="outside",
+        hovertemplate=f"%{{y}}<br>{escape(value_name)} %{{x:{value_format}}}<extra></extra>",
+    )
     top = float(max([*values, 0.0]))
-    return styled_figure([trace], title, int(150 + 42 * len(labels)), yaxis=dict(autorange="reversed"),
-                         xaxis=dict(title_text=escape(value_name), range=[0, top * 1.3 + 1e-9]))
+    return styled_figure(
+        [trace],
+        title,
+        int(150 + 42 * len(labels)),
+        yaxis=dict(autorange="reversed"),
+        xaxis=dict(title_text=escape(value_name), range=[0, top * 1.3 + 1e-9]),
+    )
 
 
 BOTH_SIDES, LEFT_ONLY = "#1f77b4", OTHER_COLOR  # the masked model (both sides) and the next-token model (left only)
 
 
-def blank_bars(names: Sequence[str], both: np.ndarray, left: np.ndarray, hidden: int, title: str,
-               shown: int = 8) -> go.Figure:
+def blank_bars(
+    names: Sequence[str], both: np.ndarray, left: np.ndarray, hidden: int, title: str, shown: int = 8
+) -> go.Figure:
     """The two models' guesses for one hidden token, side by side: the ``shown`` symbols most probable to either
     model (the hidden symbol always among them, its name marked "(hidden)"), a bar for each model."""
     both, left = np.asarray(both, np.float32), np.asarray(left, np.float32)
@@ -143,14 +232,29 @@ def blank_bars(names: Sequence[str], both: np.ndarray, left: np.ndarray, hidden:
     if hidden not in order:
         order[-1] = hidden
     labels = [escape(names[i]) + (" (hidden)" if i == hidden else "") for i in order]
-    traces = [go.Bar(x=labels, y=values[order], name=name, marker_color=color,
-                     hovertemplate=f"%{{x}}<br>{name}: p %{{y:.3f}}<extra></extra>")
-              for name, values, color in (("both sides (masked model)", both, BOTH_SIDES),
-                                          ("left only (next-token model)", left, LEFT_ONLY))]
+    traces = [
+        go.Bar(
+            x=labels,
+            y=values[order],
+            name=name,
+            marker_color=color,
+            hovertemplate=f"%{{x}}<br>{name}: p %{{y:.3f}}<extra></extra>",
+        )
+        for name, values, color in (
+            ("both sides (masked model)", both, BOTH_SIDES),
+            ("left only (next-token model)", left, LEFT_ONLY),
+        )
+    ]
     top = float(max(both[order].max(), left[order].max(), 1e-6))
-    return styled_figure(traces, title, 380, barmode="group", xaxis=dict(tickangle=label_angle(labels, -45)),
-                         yaxis=dict(range=[0, top * 1.12], title_text="probability"),
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+    return styled_figure(
+        traces,
+        title,
+        380,
+        barmode="group",
+        xaxis=dict(tickangle=label_angle(labels, -45)),
+        yaxis=dict(range=[0, top * 1.12], title_text="probability"),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
+    )
 
 
 def blank_loss_bars(both: np.ndarray, left: np.ndarray, tokens: Sequence[str], title: str) -> go.Figure:
@@ -160,13 +264,33 @@ def blank_loss_bars(both: np.ndarray, left: np.ndarray, tokens: Sequence[str], t
     x = np.arange(len(both))
     labels = [escape(t) for t in tokens]
     numbered = [[i + 1, label] for i, label in enumerate(labels)]
-    traces = [go.Bar(x=x[start:], y=values, name=name, marker_color=color, customdata=numbered[start:],
-                     hovertemplate=f"position %{{customdata[0]}} · %{{customdata[1]}}<br>{name}: −log p "
-                                   "%{y:.2f}<extra></extra>")
-              for name, values, color, start in (("both sides (masked model)", both, BOTH_SIDES, 0),
-                                                 ("left only (next-token model)", left, LEFT_ONLY, 1))]
-    return styled_figure(traces, title, 360, barmode="group",
-                         xaxis=dict(tickmode="array", tickvals=x, ticktext=labels,
-                                    tickangle=label_angle(labels, -60), title_text="token (position from 1)"),
-                         yaxis=dict(title_text="−log p", rangemode="tozero"),
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"))
+    traces = [
+        go.Bar(
+            x=x[start:],
+            y=values,
+            name=name,
+            marker_color=color,
+            customdata=numbered[start:],
+            hovertemplate=f"position %{{customdata[0]}} · %{{customdata[1]}}<br>{name}: −log p "
+            "%{y:.2f}<extra></extra>",
+        )
+        for name, values, color, start in (
+            ("both sides (masked model)", both, BOTH_SIDES, 0),
+            ("left only (next-token model)", left, LEFT_ONLY, 1),
+        )
+    ]
+    return styled_figure(
+        traces,
+        title,
+        360,
+        barmode="group",
+        xaxis=dict(
+            tickmode="array",
+            tickvals=x,
+            ticktext=labels,
+            tickangle=label_angle(labels, -60),
+            title_text="token (position from 1)",
+        ),
+        yaxis=dict(title_text="−log p", rangemode="tozero"),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
+    )

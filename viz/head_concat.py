@@ -41,15 +41,32 @@ def head_name(head: int, heads: int) -> str:
 
 def _heatmap(z: np.ndarray, limit: float, hover: str, **axes) -> go.Heatmap:
     """A signed heatmap on the diverging scale over [-limit, limit], hovering ``hover`` then the value."""
-    return go.Heatmap(z=np.nan_to_num(np.asarray(z, dtype=np.float32)), colorscale=DIVERGING_SCALE, zmid=0.0,
-                      zmin=-limit, zmax=limit, colorbar=dict(title=dict(text="value"), thickness=14),
-                      hovertemplate=hover + "<br>value %{z:.3f}<extra></extra>", **axes)
+    return go.Heatmap(
+        z=np.nan_to_num(np.asarray(z, dtype=np.float32)),
+        colorscale=DIVERGING_SCALE,
+        zmid=0.0,
+        zmin=-limit,
+        zmax=limit,
+        colorbar=dict(title=dict(text="value"), thickness=14),
+        hovertemplate=hover + "<br>value %{z:.3f}<extra></extra>",
+        **axes,
+    )
 
 
 def _frame(x0: float, x1: float, y0: float, y1: float, head: int) -> dict:
     """A rectangle outline in head ``head``'s colour (data coordinates), drawn above the cells."""
-    return dict(type="rect", xref="x", yref="y", x0=x0, x1=x1, y0=y0, y1=y1, layer="above",
-                line=dict(color=head_color(head), width=3), fillcolor="rgba(0,0,0,0)")
+    return dict(
+        type="rect",
+        xref="x",
+        yref="y",
+        x0=x0,
+        x1=x1,
+        y0=y0,
+        y1=y1,
+        layer="above",
+        line=dict(color=head_color(head), width=3),
+        fillcolor="rgba(0,0,0,0)",
+    )
 
 
 def _label(text: str, head: int, **where) -> dict:
@@ -75,20 +92,29 @@ def _token_rows(fig: go.Figure, tokens: Sequence[str], height: int | None = None
     length = len(tokens)
     fig.update_layout(height=height or int(min(720, max(300, 150 + 24 * length))))
     fixed_margins(fig, tokens, None)
-    fig.update_yaxes(type="category", autorange="reversed", showgrid=False,
-                     **(dict(dtick=1) if length <= MAX_TOKEN_TICKS else {}))
+    fig.update_yaxes(
+        type="category", autorange="reversed", showgrid=False, **(dict(dtick=1) if length <= MAX_TOKEN_TICKS else {})
+    )
     return fig
 
 
-def _column_ticks(fig: go.Figure, names: Sequence[str], positions: Sequence[int], texts: Sequence[str],
-                  title: str) -> None:
+def _column_ticks(
+    fig: go.Figure, names: Sequence[str], positions: Sequence[int], texts: Sequence[str], title: str
+) -> None:
     """Category x axis with upright tick labels ``texts`` at the columns ``positions``."""
-    fig.update_xaxes(type="category", tickmode="array", tickvals=[names[p] for p in positions], ticktext=list(texts),
-                     tickangle=0, title_text=title, showgrid=False, zeroline=False)
+    fig.update_xaxes(
+        type="category",
+        tickmode="array",
+        tickvals=[names[p] for p in positions],
+        ticktext=list(texts),
+        tickangle=0,
+        title_text=title,
+        showgrid=False,
+        zeroline=False,
+    )
 
 
-def head_outputs_figure(heads: np.ndarray, tokens: Sequence[str], title: str,
-                        limit: float | None = None) -> go.Figure:
+def head_outputs_figure(heads: np.ndarray, tokens: Sequence[str], title: str, limit: float | None = None) -> go.Figure:
     """Each head's output ``head_i = A_i V_i`` ``[T, d_k]``, the ``H`` heads side by side in ONE
     tiled heatmap trace (``viz.tiles``: a one-cell gap between heads), each tile framed and titled
     in its head's colour. ``limit`` sets the colour range (default: this figure's max |value|)."""
@@ -98,11 +124,14 @@ def head_outputs_figure(heads: np.ndarray, tokens: Sequence[str], title: str,
     starts = grid.col_starts
     head_of = [c // (width + 1) if c % (width + 1) < width else None for c in range(z.shape[1])]
     columns = _column_labels(head_of, [c % (width + 1) for c in range(z.shape[1])])
-    fig = go.Figure(_heatmap(z, limit or symmetric_limit(heads), "%{y}<br>%{x}", x=columns,
-                             y=unique_labels(tokens), name="heads"))
+    fig = go.Figure(
+        _heatmap(z, limit or symmetric_limit(heads), "%{y}<br>%{x}", x=columns, y=unique_labels(tokens), name="heads")
+    )
     frames = [_frame(c0 - 0.5, c0 + width - 0.5, -0.5, length - 0.5, h) for h, c0 in enumerate(starts)]
-    labels = [_label(head_name(h, count), h, x=c0 + (width - 1) / 2, y=1.0, yanchor="bottom", xref="x",
-                     yref="paper") for h, c0 in enumerate(starts)]
+    labels = [
+        _label(head_name(h, count), h, x=c0 + (width - 1) / 2, y=1.0, yanchor="bottom", xref="x", yref="paper")
+        for h, c0 in enumerate(starts)
+    ]
     base_layout(fig, title)
     fig.update_layout(shapes=gap_shapes(grid) + frames, annotations=labels)
     labelled = starts if count <= 6 else starts[:1]  # more tiles: labels would touch; the first tile says it
@@ -113,24 +142,34 @@ def head_outputs_figure(heads: np.ndarray, tokens: Sequence[str], title: str,
     return fig
 
 
-def concat_figure(concat: np.ndarray, tokens: Sequence[str], d_head: int, title: str,
-                  limit: float | None = None) -> go.Figure:
+def concat_figure(
+    concat: np.ndarray, tokens: Sequence[str], d_head: int, title: str, limit: float | None = None
+) -> go.Figure:
     """``Concat(head_1..head_h)`` ``[T, d_model]`` as one matrix: the same numbers as the heads'
     tiles, head i in columns ``(i-1) d_k .. i d_k - 1``, each block framed and labelled in its colour."""
     length, total = concat.shape
     count = total // d_head
-    columns = _column_labels([c // d_head for c in range(total)], [c % d_head for c in range(total)],
-                             [f"column {c} = " for c in range(total)])
-    fig = go.Figure(_heatmap(concat, limit or symmetric_limit(concat), "%{y}<br>%{x}", x=columns,
-                             y=unique_labels(tokens), name="concat"))
+    columns = _column_labels(
+        [c // d_head for c in range(total)],
+        [c % d_head for c in range(total)],
+        [f"column {c} = " for c in range(total)],
+    )
+    fig = go.Figure(
+        _heatmap(
+            concat, limit or symmetric_limit(concat), "%{y}<br>%{x}", x=columns, y=unique_labels(tokens), name="concat"
+        )
+    )
     frames = [_frame(h * d_head - 0.5, (h + 1) * d_head - 0.5, -0.5, length - 0.5, h) for h in range(count)]
-    labels = [_label(head_name(h, count), h, x=h * d_head + (d_head - 1) / 2, y=1.0, yanchor="bottom",
-                     xref="x", yref="paper") for h in range(count)]
+    labels = [
+        _label(head_name(h, count), h, x=h * d_head + (d_head - 1) / 2, y=1.0, yanchor="bottom", xref="x", yref="paper")
+        for h in range(count)
+    ]
     base_layout(fig, title)
     fig.update_layout(shapes=frames, annotations=labels)
     ticks = list(range(0, total, d_head)) + [total - 1]
-    _column_ticks(fig, columns, ticks, [str(t) for t in ticks],
-                  f"dimension of Concat (d_model = {total} = {count} × {d_head})")
+    _column_ticks(
+        fig, columns, ticks, [str(t) for t in ticks], f"dimension of Concat (d_model = {total} = {count} × {d_head})"
+    )
     _token_rows(fig, tokens)
     fig.update_layout(margin=dict(t=90))
     return fig
@@ -153,10 +192,21 @@ def _weight_trace(weight: np.ndarray, hover: str) -> go.Heatmap:
         return _heatmap(weight, limit, hover, name="W_O")
     codes, scale = weight_codes(weight)
     ticks = np.linspace(-limit, limit, 5)
-    return go.Heatmap(z=codes, colorscale=DIVERGING_SCALE, zmid=0, zmin=-limit * scale, zmax=limit * scale,
-                      colorbar=dict(title=dict(text="value"), thickness=14, tickvals=ticks * scale,
-                                    ticktext=[f"{t:.2g}".replace("-", "−") for t in ticks]),
-                      hovertemplate=hover + f"<br>value %{{z}} / {scale}<extra></extra>", name="W_O codes")
+    return go.Heatmap(
+        z=codes,
+        colorscale=DIVERGING_SCALE,
+        zmid=0,
+        zmin=-limit * scale,
+        zmax=limit * scale,
+        colorbar=dict(
+            title=dict(text="value"),
+            thickness=14,
+            tickvals=ticks * scale,
+            ticktext=[f"{t:.2g}".replace("-", "−") for t in ticks],
+        ),
+        hovertemplate=hover + f"<br>value %{{z}} / {scale}<extra></extra>",
+        name="W_O codes",
+    )
 
 
 def output_weight_figure(weight: np.ndarray, d_head: int, title: str) -> go.Figure:
@@ -167,13 +217,30 @@ def output_weight_figure(weight: np.ndarray, d_head: int, title: str) -> go.Figu
     count = rows // d_head
     fig = go.Figure(_weight_trace(weight, "row %{y} (a column of Concat)<br>output dim %{x}"))
     frames = [_frame(-0.5, cols - 0.5, h * d_head - 0.5, (h + 1) * d_head - 0.5, h) for h in range(count)]
-    labels = [_label(head_name(h, count), h, x=0, xref="paper", xanchor="right", xshift=-34,
-                     y=h * d_head + (d_head - 1) / 2, yref="y") for h in range(count)]
+    labels = [
+        _label(
+            head_name(h, count),
+            h,
+            x=0,
+            xref="paper",
+            xanchor="right",
+            xshift=-34,
+            y=h * d_head + (d_head - 1) / 2,
+            yref="y",
+        )
+        for h in range(count)
+    ]
     base_layout(fig, title, int(min(640, max(380, 160 + 4 * rows))))
     fig.update_layout(shapes=frames, annotations=labels)
     ticks = list(range(0, rows, d_head)) + [rows - 1]
-    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[str(t) for t in ticks], autorange="reversed",
-                     showgrid=False, zeroline=False)  # no axis title: the head labels sit there
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=[str(t) for t in ticks],
+        autorange="reversed",
+        showgrid=False,
+        zeroline=False,
+    )  # no axis title: the head labels sit there
     fig.update_xaxes(title_text="output dimension", showgrid=False, zeroline=False)
     fixed_margins(fig, [str(rows)], None)
     fig.update_layout(margin=dict(l=110 if count <= 12 else 80))
@@ -184,8 +251,9 @@ def attention_output_figure(output: np.ndarray, tokens: Sequence[str], title: st
     """The layer's attention output ``Concat W^O (+ b)`` ``[T, d_model]``: every output dimension
     mixes every head, so there are no head blocks any more."""
     total = output.shape[1]
-    fig = go.Figure(_heatmap(output, symmetric_limit(output), "%{y}<br>output dim %{x}", y=unique_labels(tokens),
-                             name="output"))
+    fig = go.Figure(
+        _heatmap(output, symmetric_limit(output), "%{y}<br>output dim %{x}", y=unique_labels(tokens), name="output")
+    )
     base_layout(fig, title)
     fig.update_xaxes(title_text=f"output dimension (d_model = {total})", showgrid=False, zeroline=False)
     return _token_rows(fig, tokens)

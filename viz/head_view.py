@@ -40,8 +40,9 @@ COLUMN_NAME_PX = 15  # the column names' font ("queries", "keys": projector_font
 PANEL_GAP = 0.4  # between two heads' panels, in panel widths (a panel runs from its queries at 0 to its keys at 1)
 
 
-def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence[int],
-                     query: int | None, title: str) -> go.Figure:
+def head_view_figure(
+    weights: np.ndarray, tokens: Sequence[str], heads: Sequence[int], query: int | None, title: str
+) -> go.Figure:
     """Lines from query i (left) to key j (right) with opacity a_ij, for each head in ``heads``.
 
     ``weights`` ``[H, T, T]`` of one layer. ``query`` None draws every query's lines,
@@ -60,12 +61,31 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     for k, h in enumerate(heads):
         for level, (xs, ys) in sorted(_segments(weights[h], queries).items()):
             shifted = [x if x is None else x + k * stride for x in xs]
-            traces.append(go.Scatter(x=shifted, y=ys, mode="lines", opacity=level / LEVELS, hoverinfo="skip",
-                                     line=dict(color=head_color(h), width=2), name=f"head {h + 1}",
-                                     showlegend=False))
+            traces.append(
+                go.Scatter(
+                    x=shifted,
+                    y=ys,
+                    mode="lines",
+                    opacity=level / LEVELS,
+                    hoverinfo="skip",
+                    line=dict(color=head_color(h), width=2),
+                    name=f"head {h + 1}",
+                    showlegend=False,
+                )
+            )
         if len(heads) > 1:  # each panel named over its middle
-            notes.append(dict(x=k * stride + 0.5, y=1.0, yref="paper", yshift=4, text=f"head {h + 1}",
-                              showarrow=False, yanchor="bottom", font=dict(color=head_color(h))))
+            notes.append(
+                dict(
+                    x=k * stride + 0.5,
+                    y=1.0,
+                    yref="paper",
+                    yshift=4,
+                    text=f"head {h + 1}",
+                    showarrow=False,
+                    yanchor="bottom",
+                    font=dict(color=head_color(h)),
+                )
+            )
     right = (len(heads) - 1) * stride + 1.0
     px, font, step = _label_spacing(length)
     labels = [t if i % step == 0 or i == query else "" for i, t in enumerate(token_labels(tokens))]
@@ -73,11 +93,21 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     positions = np.arange(length)
     # labels sit outside their column: query text to the left, key text to the right
     for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", right, labels, "middle right")):
-        traces.append(go.Scatter(x=np.full(length, x, dtype=np.float32), y=positions, mode="text", text=text,
-                                 textposition=anchor, showlegend=False, name=f"{side}s",
-                                 customdata=[[i + 1, t] for i, t in enumerate(token_labels(tokens))],
-                                 hovertemplate=f"{side} %{{customdata[0]}}: %{{customdata[1]}}<extra></extra>",
-                                 textfont=dict(size=font, color=PROJECTOR_INK), cliponaxis=False))
+        traces.append(
+            go.Scatter(
+                x=np.full(length, x, dtype=np.float32),
+                y=positions,
+                mode="text",
+                text=text,
+                textposition=anchor,
+                showlegend=False,
+                name=f"{side}s",
+                customdata=[[i + 1, t] for i, t in enumerate(token_labels(tokens))],
+                hovertemplate=f"{side} %{{customdata[0]}}: %{{customdata[1]}}<extra></extra>",
+                textfont=dict(size=font, color=PROJECTOR_INK),
+                cliponaxis=False,
+            )
+        )
     fig = go.Figure(traces)
     # the column names sit above the first token, below the title: room for them as for a row of panel names
     names_px = PANEL_NAMES_PX * (2 if len(heads) > 1 else 1)
@@ -85,13 +115,20 @@ def head_view_figure(weights: np.ndarray, tokens: Sequence[str], heads: Sequence
     # the token labels lie in the margins either side (drawn past the plot's edge), as wide as the longest shown
     # label (bold for the chosen query) or the column's name over it, and a gap
     shown = [t for i, t in enumerate(tokens) if labels[i]]
-    side_px = [int(max(label_px(shown, font) * (1.1 if query is not None else 1.0), label_px([name], COLUMN_NAME_PX))
-                   + LABEL_GAP_PX) for name in ("queries", "keys")]
+    side_px = [
+        int(
+            max(label_px(shown, font) * (1.1 if query is not None else 1.0), label_px([name], COLUMN_NAME_PX))
+            + LABEL_GAP_PX
+        )
+        for name in ("queries", "keys")
+    ]
     fig.update_layout(margin=dict(t=TITLE_TOP_PX + names_px, l=side_px[0], r=side_px[1]))
     fig.update_xaxes(visible=False, range=[-0.03, right + 0.03])
     fig.update_yaxes(visible=False, autorange="reversed")
     above = 4 + (PANEL_NAMES_PX if len(heads) > 1 else 0)  # px over the plot: over the panels' names
-    columns = [dict(x=x, y=1.0, yref="paper", yshift=above, text=text, showarrow=False, yanchor="bottom",
-                    xanchor=anchor) for x, text, anchor in ((0.0, "queries", "right"), (right, "keys", "left"))]
+    columns = [
+        dict(x=x, y=1.0, yref="paper", yshift=above, text=text, showarrow=False, yanchor="bottom", xanchor=anchor)
+        for x, text, anchor in ((0.0, "queries", "right"), (right, "keys", "left"))
+    ]
     fig.update_layout(hovermode="closest", showlegend=False, annotations=[*columns, *notes])
     return projector_fonts(fig)  # 15 px column names

@@ -12,10 +12,19 @@ from .masking import allowed_cells, hide_masked, masked_hover, masked_overlay
 from .style import ATTENTION_SCALE, DIVERGING_SCALE, base_layout
 
 
-def matrix_heatmap(values: np.ndarray, row_tokens: Sequence[str], col_tokens: Sequence[str],
-                   title: str, signed: bool = False, zrange: tuple[float, float] | None = None,
-                   mask: np.ndarray | None = None, row_name: str = "query", col_name: str = "key",
-                   value_name: str = "weight", height: int | None = None) -> go.Figure:
+def matrix_heatmap(
+    values: np.ndarray,
+    row_tokens: Sequence[str],
+    col_tokens: Sequence[str],
+    title: str,
+    signed: bool = False,
+    zrange: tuple[float, float] | None = None,
+    mask: np.ndarray | None = None,
+    row_name: str = "query",
+    col_name: str = "key",
+    value_name: str = "weight",
+    height: int | None = None,
+) -> go.Figure:
     """A ``[rows, cols]`` matrix as a heatmap, first row at the top.
 
     Attention weights use the sequential scale on 0..1 unless ``zrange`` is
@@ -31,8 +40,13 @@ def matrix_heatmap(values: np.ndarray, row_tokens: Sequence[str], col_tokens: Se
         colors.pop("zmid", None)
     elif not signed:
         colors.update(zmin=0.0, zmax=1.0)
-    trace = go.Heatmap(z=values, text=hover, hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>",
-                       colorbar=dict(title=dict(text=value_name), thickness=14), **colors)
+    trace = go.Heatmap(
+        z=values,
+        text=hover,
+        hovertemplate=f"%{{text}}<br>{value_name} %{{z:.3f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value_name), thickness=14),
+        **colors,
+    )
     fig = go.Figure([trace] + ([masked_overlay(allowed)] if mask is not None else []))
     side = max(len(row_tokens), len(col_tokens))
     base_layout(fig, title, height or int(min(720, max(360, 140 + 22 * side))))

@@ -60,8 +60,9 @@ def position_label(name: str, index: int, token: str) -> str:
     return f"{name} {index + 1}: {escape(token)}"
 
 
-def cell_labels(row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: str = "query",
-                col_name: str = "key") -> np.ndarray:
+def cell_labels(
+    row_tokens: Sequence[str], col_tokens: Sequence[str], row_name: str = "query", col_name: str = "key"
+) -> np.ndarray:
     """Hover labels of a ``[R, C]`` matrix: cell (i, j) reads "query i+1: tok_i<br>key j+1: tok_j" (from 1).
 
     Returns an object array ``[len(row_tokens), len(col_tokens)]`` of str.
@@ -95,8 +96,9 @@ def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) 
         angle = label_angle(tokens, extra.pop("tickangle"))
         extra = {**extra, "tickangle": 0} if angle == 0 else extra
     values = [int(s) + i for s in starts for i in range(len(labels))]
-    return dict(tickmode="array", tickvals=values, ticktext=labels * len(starts),
-                showgrid=False, zeroline=False, **extra)
+    return dict(
+        tickmode="array", tickvals=values, ticktext=labels * len(starts), showgrid=False, zeroline=False, **extra
+    )
 
 
 def position_numbers(count: int, first: int = 1) -> list[str]:
@@ -110,8 +112,10 @@ def position_ticks(count: int, first: int = 1, max_ticks: int = 8, at: int = 0) 
     labelled ``first`` onwards: the first position and then round numbers (1, 10, 20, 30 for 32 positions),
     at most about ``max_ticks`` labels."""
     last = first + count - 1
-    step = next((s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
-                 if count / s <= max_ticks), -(-count // max_ticks))
+    step = next(
+        (s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000) if count / s <= max_ticks),
+        -(-count // max_ticks),
+    )
     shown = [first] + [n for n in range((first // step + 1) * step, last + 1, step) if n - first > step / 2]
     return dict(tickmode="array", tickvals=[at + n - first for n in shown], ticktext=[str(n) for n in shown])
 
@@ -146,9 +150,9 @@ def log_ticks(values, max_ticks: int = 9) -> tuple[list[float], list[str]]:
         return [], []
     low, high = float(finite.min()), float(finite.max())
     decades = range(int(np.floor(np.log10(low))), int(np.ceil(np.log10(high))) + 1)
-    ticks = [m * 10.0 ** d for d in decades for m in (1, 2, 5) if low / 1.5 <= m * 10.0 ** d <= high * 1.5]
+    ticks = [m * 10.0**d for d in decades for m in (1, 2, 5) if low / 1.5 <= m * 10.0**d <= high * 1.5]
     if len(ticks) > max_ticks:
-        ticks = [10.0 ** d for d in decades if low / 3 <= 10.0 ** d <= high * 3]
+        ticks = [10.0**d for d in decades if low / 3 <= 10.0**d <= high * 3]
     if sum(low <= t <= high for t in ticks) < 2:  # a narrow range (3.1 .. 3.3): its ends, to two figures
         ticks = sorted({float(f"{low:.2g}"), float(f"{high:.2g}")} | {t for t in ticks if low <= t <= high})
     ticks = [float(f"{t:.6g}") for t in ticks]

@@ -37,13 +37,23 @@ TICK_PAD_PX = 28
 LEGEND_PAD_PX, LEGEND_ROW_PX = 22, 22
 
 
-def reserve_margins(fig: go.Figure, left: float | None = None, right: float | None = None,
-                    bottom: float | None = None, top: float | None = None) -> go.Figure:
+def reserve_margins(
+    fig: go.Figure,
+    left: float | None = None,
+    right: float | None = None,
+    bottom: float | None = None,
+    top: float | None = None,
+) -> go.Figure:
     """Widen ``fig``'s margins (px) to at least the given sizes; sides not given keep their margin."""
     current = fig.layout.margin
     wanted = {"l": left, "r": right, "b": bottom, "t": top}
-    fig.update_layout(margin={side: int(math.ceil(max(size, getattr(current, side) or 0)))
-                              for side, size in wanted.items() if size is not None})
+    fig.update_layout(
+        margin={
+            side: int(math.ceil(max(size, getattr(current, side) or 0)))
+            for side, size in wanted.items()
+            if size is not None
+        }
+    )
     return fig
 
 

@@ -56,5 +56,6 @@ def masked_overlay(allowed: np.ndarray, **axes) -> go.Heatmap:
     ``axes`` (e.g. ``x=``, ``y=`` category labels) are passed to the trace.
     """
     z = (~np.asarray(allowed, dtype=bool)).astype(np.uint8)
-    return go.Heatmap(z=z, zmin=0, zmax=1, colorscale=OVERLAY_SCALE, showscale=False, hoverinfo="skip",
-                      name="masked", **axes)
+    return go.Heatmap(
+        z=z, zmin=0, zmax=1, colorscale=OVERLAY_SCALE, showscale=False, hoverinfo="skip", name="masked", **axes
+    )

@@ -41,8 +41,9 @@ def tile(weights: np.ndarray) -> np.ndarray:
     return tile_maps(np.reshape(weights, (layers * heads, length, length)), _grid(weights))
 
 
-def overview_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
-                    mask: np.ndarray | None = None) -> go.Figure:
+def overview_figure(
+    weights: np.ndarray, tokens: Sequence[str], title: str, mask: np.ndarray | None = None
+) -> go.Figure:
     """Every layer (rows of tiles) and head (columns of tiles) of ``weights`` ``[L, H, T, T]``.
 
     One quantised heatmap trace tiled by ``viz.tiles`` without gaps (white lines separate
@@ -53,17 +54,48 @@ def overview_figure(weights: np.ndarray, tokens: Sequence[str], title: str,
     rows = [f"layer {l + 1} · {position_label('query', i, t)}" for l in range(layers) for i, t in enumerate(tokens)]
     cols = [f"head {h + 1} · {position_label('key', j, t)}" for h in range(heads) for j, t in enumerate(tokens)]
     ticks = [0, 250, 500, 750, 1000]
-    traces = [go.Heatmap(z=tile(quantise(weights)), x=cols, y=rows, zmin=0, zmax=CODES, colorscale=ATTENTION_SCALE,
-                         colorbar=dict(title=dict(text="weight"), tickvals=ticks,
-                                       ticktext=[f"{t / CODES:g}" for t in ticks], thickness=14),
-                         hovertemplate="%{y}<br>%{x}<br>weight %{z}/1000<extra></extra>", name="weights")]
+    traces = [
+        go.Heatmap(
+            z=tile(quantise(weights)),
+            x=cols,
+            y=rows,
+            zmin=0,
+            zmax=CODES,
+            colorscale=ATTENTION_SCALE,
+            colorbar=dict(
+                title=dict(text="weight"), tickvals=ticks, ticktext=[f"{t / CODES:g}" for t in ticks], thickness=14
+            ),
+            hovertemplate="%{y}<br>%{x}<br>weight %{z}/1000<extra></extra>",
+            name="weights",
+        )
+    ]
     if mask is not None:
         traces.append(masked_overlay(tile(allowed_cells(mask, weights.shape)), x=cols, y=rows))
     fig = go.Figure(traces)
-    labels = [dict(x=c + (length - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
-                   text=f"head {h + 1}", showarrow=False) for h, c in enumerate(grid.col_starts)]
-    labels += [dict(x=0.0, y=r + (length - 1) / 2, xref="paper", yref="y", xanchor="right",
-                    text=f"layer {l + 1} ", showarrow=False) for l, r in enumerate(grid.row_starts)]
+    labels = [
+        dict(
+            x=c + (length - 1) / 2,
+            y=1.0,
+            xref="x",
+            yref="paper",
+            yanchor="bottom",
+            text=f"head {h + 1}",
+            showarrow=False,
+        )
+        for h, c in enumerate(grid.col_starts)
+    ]
+    labels += [
+        dict(
+            x=0.0,
+            y=r + (length - 1) / 2,
+            xref="paper",
+            yref="y",
+            xanchor="right",
+            text=f"layer {l + 1} ",
+            showarrow=False,
+        )
+        for l, r in enumerate(grid.row_starts)
+    ]
     fig.update_layout(shapes=gap_shapes(grid), annotations=labels)
     tile_px = int(min(160, max(70, 2.5 * length + 40)))
     base_layout(fig, title, 110 + layers * tile_px)

@@ -35,14 +35,26 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
     for dim in dims:
         pair = dim // 2
         kind = "sin" if dim % 2 == 0 else "cos"
-        fig.add_trace(go.Scatter(
-            x=positions, y=finite(pe[:, dim]), mode="lines", name=f"dim {dim} ({kind}, pair {pair})",
-            line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
-            hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=positions,
+                y=finite(pe[:, dim]),
+                mode="lines",
+                name=f"dim {dim} ({kind}, pair {pair})",
+                line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
+                hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>",
+            )
+        )
     base_layout(fig, f"PE against position (d_model {d_model}, base {base:g})", 420)
     fig.update_xaxes(title=FORMULA_POSITION, showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(title="PE[pos, dim]", range=[-1.1, 1.1], showgrid=True, gridcolor="#eeeeee",
-                     zeroline=True, zerolinecolor="#999999")
+    fig.update_yaxes(
+        title="PE[pos, dim]",
+        range=[-1.1, 1.1],
+        showgrid=True,
+        gridcolor="#eeeeee",
+        zeroline=True,
+        zerolinecolor="#999999",
+    )
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
     reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=legend_below_px(len(dims), 0.3, 420, 60))
     return projector_fonts(fig)
@@ -57,9 +69,17 @@ def _numbered(count: int, first: int | None) -> tuple[np.ndarray | None, dict]:
     return np.arange(first, first + count), position_ticks(count, first, at=first)
 
 
-def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_title: str,
-                    x_name: str, y_name: str, allowed: np.ndarray | None = None,
-                    first: tuple[int | None, int | None] = (None, None)) -> go.Figure:
+def _signed_heatmap(
+    z: np.ndarray,
+    title: str,
+    value_name: str,
+    x_title: str,
+    y_title: str,
+    x_name: str,
+    y_name: str,
+    allowed: np.ndarray | None = None,
+    first: tuple[int | None, int | None] = (None, None),
+) -> go.Figure:
     """A signed matrix ``[R, C]``, row 0 at the top, on the diverging scale centred on 0.
 
     ``allowed`` (bool ``[R, C]``, False = no value) adds the grey ``viz.masking`` overlay
@@ -71,10 +91,19 @@ def _signed_heatmap(z: np.ndarray, title: str, value_name: str, x_title: str, y_
     at = {name: cells for name, cells in (("x", x_at), ("y", y_at)) if cells is not None}
     masked = allowed is not None and not np.all(allowed)
     hover = dict(text=masked_hover(np.full(np.shape(z), "", dtype=object), allowed)) if masked else {}
-    traces = [go.Heatmap(
-        z=finite(z), colorscale=DIVERGING_SCALE, zmid=0.0, colorbar=dict(title=dict(text=value_name), thickness=14),
-        hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
-                      + ("%{text}" if masked else "") + "<extra></extra>", **at, **hover)]
+    traces = [
+        go.Heatmap(
+            z=finite(z),
+            colorscale=DIVERGING_SCALE,
+            zmid=0.0,
+            colorbar=dict(title=dict(text=value_name), thickness=14),
+            hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
+            + ("%{text}" if masked else "")
+            + "<extra></extra>",
+            **at,
+            **hover,
+        )
+    ]
     fig = go.Figure(traces + ([masked_overlay(allowed, **at)] if masked else []))
     base_layout(fig, title, 440)
     fig.update_xaxes(title=x_title, showgrid=False, **({**x_ticks, "tickangle": 0} if x_ticks else {}))
@@ -88,29 +117,50 @@ def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE", first: 
 
     ``first`` 0: the sinusoids' table, rows numbered by the formula's pos (from 0, said on the axis);
     1: a table of rows without a formula (a learned one), positions counted from 1 as everywhere."""
-    return _signed_heatmap(pe, title, value_name, "dimension", FORMULA_POSITION if first == 0 else "position",
-                           "dim", "pos" if first == 0 else "position", first=(None, first))
+    return _signed_heatmap(
+        pe,
+        title,
+        value_name,
+        "dimension",
+        FORMULA_POSITION if first == 0 else "position",
+        "dim",
+        "pos" if first == 0 else "position",
+        first=(None, first),
+    )
 
 
 def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
     """Wavelength 2*pi*base^(2i/d_model) of each sine/cosine pair i, log scale."""
     pairs = np.arange(len(wavelengths), dtype=np.float32)
-    fig = go.Figure(go.Scatter(
-        x=pairs, y=finite(wavelengths), mode="lines+markers", name="wavelength",
-        line=dict(color=head_color(0), width=2.5),
-        hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=pairs,
+            y=finite(wavelengths),
+            mode="lines+markers",
+            name="wavelength",
+            line=dict(color=head_color(0), width=2.5),
+            hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>",
+        )
+    )
     fig.add_hline(y=positions, line=dict(color=ACCENT, dash="dot"))
     # The label sits at the right end, on the side of the line the curve's end is not on. On a log axis an
     # annotation's y is log10 of the value (add_hline's own label lands off the chart).
     curve_ends_above = float(wavelengths[-1]) > positions
-    fig.add_annotation(x=1, xref="paper", xanchor="right", y=float(np.log10(positions)),
-                       yanchor="top" if curve_ends_above else "bottom",
-                       text=f"{positions} positions shown", showarrow=False)
+    fig.add_annotation(
+        x=1,
+        xref="paper",
+        xanchor="right",
+        y=float(np.log10(positions)),
+        yanchor="top" if curve_ends_above else "bottom",
+        text=f"{positions} positions shown",
+        showarrow=False,
+    )
     base_layout(fig, "Wavelength per pair", 360)
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
-    fig.update_yaxes(title="wavelength (positions)", type="log", range=[0.0, top], dtick=1, showgrid=True,
-                     gridcolor="#eeeeee")  # dtick=1: a label per power of ten, none in between
+    fig.update_yaxes(
+        title="wavelength (positions)", type="log", range=[0.0, top], dtick=1, showgrid=True, gridcolor="#eeeeee"
+    )  # dtick=1: a label per power of ten, none in between
     reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
@@ -120,27 +170,50 @@ def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE�
 
     ``first`` 0: the sinusoids' positions p, q as in the formula (from 0, said on the axes); 1: counted from 1."""
     if first == 0:
-        return _signed_heatmap(similarity, title, value_name, "position q (the formula's, from 0)",
-                               "position p (the formula's, from 0)", "q", "p", first=(0, 0))
-    return _signed_heatmap(similarity, title, value_name, "position", "position", "position", "position",
-                           first=(first, first))
+        return _signed_heatmap(
+            similarity,
+            title,
+            value_name,
+            "position q (the formula's, from 0)",
+            "position p (the formula's, from 0)",
+            "q",
+            "p",
+            first=(0, 0),
+        )
+    return _signed_heatmap(
+        similarity, title, value_name, "position", "position", "position", "position", first=(first, first)
+    )
 
 
-def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray,
-                            high: np.ndarray) -> go.Figure:
+def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray) -> go.Figure:
     """Similarity PE[p]·PE[p+k] against the offset k: mean with its min-max band over p.
 
     A band of zero width means the similarity depends on the offset only.
     """
     x = finite(offsets)
-    fig = go.Figure([
-        go.Scatter(x=x, y=finite(high), mode="lines", line=dict(width=0), showlegend=False,
-                   hoverinfo="skip"),
-        go.Scatter(x=x, y=finite(low), mode="lines", line=dict(width=0), fill="tonexty",
-                   fillcolor="rgba(31,119,180,0.25)", name="min to max over pos", hoverinfo="skip"),
-        go.Scatter(x=x, y=finite(mean), mode="lines", line=dict(color=head_color(0), width=2.5),
-                   name="mean over pos", hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>"),
-    ])
+    fig = go.Figure(
+        [
+            go.Scatter(x=x, y=finite(high), mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
+            go.Scatter(
+                x=x,
+                y=finite(low),
+                mode="lines",
+                line=dict(width=0),
+                fill="tonexty",
+                fillcolor="rgba(31,119,180,0.25)",
+                name="min to max over pos",
+                hoverinfo="skip",
+            ),
+            go.Scatter(
+                x=x,
+                y=finite(mean),
+                mode="lines",
+                line=dict(color=head_color(0), width=2.5),
+                name="mean over pos",
+                hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>",
+            ),
+        ]
+    )
     base_layout(fig, "Similarity against distance", 400)
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
@@ -152,13 +225,25 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
 def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offset: int) -> go.Figure:
     """PE[pos + k] and M_k PE[pos] over the dimensions ``[d_model]``: the two should coincide."""
     dims = np.arange(len(target), dtype=np.float32)
-    fig = go.Figure([
-        go.Bar(x=dims, y=finite(target), name=f"PE[{pos + offset}]", marker_color=head_color(0),
-               hovertemplate="dim %{x}<br>%{y:.4f}<extra>PE[pos + k]</extra>"),
-        go.Scatter(x=dims, y=finite(mapped), mode="markers", name=f"M_{offset} · PE[{pos}]",
-                   marker=dict(color=head_color(1), size=9, symbol="x"),
-                   hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>"),
-    ])
+    fig = go.Figure(
+        [
+            go.Bar(
+                x=dims,
+                y=finite(target),
+                name=f"PE[{pos + offset}]",
+                marker_color=head_color(0),
+                hovertemplate="dim %{x}<br>%{y:.4f}<extra>PE[pos + k]</extra>",
+            ),
+            go.Scatter(
+                x=dims,
+                y=finite(mapped),
+                mode="markers",
+                name=f"M_{offset} · PE[{pos}]",
+                marker=dict(color=head_color(1), size=9, symbol="x"),
+                hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>",
+            ),
+        ]
+    )
     base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}]", 360)
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
@@ -167,9 +252,15 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
     return projector_fonts(fig)
 
 
-def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query position m",
-                         col_name: str = "key position n", value_name: str = "score",
-                         masked: np.ndarray | None = None, first: int | None = 1) -> go.Figure:
+def offset_matrix_figure(
+    values: np.ndarray,
+    title: str,
+    row_name: str = "query position m",
+    col_name: str = "key position n",
+    value_name: str = "score",
+    masked: np.ndarray | None = None,
+    first: int | None = 1,
+) -> go.Figure:
     """A ``[rows, cols]`` signed matrix (diverging), optional grey cells: positions counted from ``first`` (1),
     or with ``first`` None two axes of dimensions (the shift map M_k, from 0).
 
@@ -177,5 +268,6 @@ def offset_matrix_figure(values: np.ndarray, title: str, row_name: str = "query 
     sine column of an odd d_model in the shift map) instead of drawing a number.
     """
     allowed = None if masked is None else ~allowed_cells(masked, np.shape(values))
-    return _signed_heatmap(values, title, value_name, col_name, row_name, col_name, row_name, allowed,
-                           first=(first, first))
+    return _signed_heatmap(
+        values, title, value_name, col_name, row_name, col_name, row_name, allowed, first=(first, first)
+    )

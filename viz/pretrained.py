@@ -10,16 +10,24 @@ from plotly.subplots import make_subplots
 
 from .labels import escape, label_px, position_label, unique_labels
 from .tiles import Tiling, wrap_meta
-from .style import (ATTENTION_SCALE, HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL_PX, base_layout, projector_fonts,
-                    styled_figure)
+from .style import (
+    ATTENTION_SCALE,
+    HEAD_COLORS,
+    PROJECTOR_INK,
+    PROJECTOR_LABEL_PX,
+    base_layout,
+    projector_fonts,
+    styled_figure,
+)
 
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
 NO_ROLE_COLOR = "#ececec"  # a head with no clear role: a paler grey than the masked cells' (viz.style.MASKED_COLOR)
 
 
-def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int],
-                     per_row: int = 12) -> go.Figure:
+def wordpiece_figure(
+    pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int], per_row: int = 12
+) -> go.Figure:
     """The pieces in reading order, ``per_row`` to a row, coloured by kind (``kinds[i]`` indexes
     ``PIECE_KINDS``); hover gives the position, the piece, its id and the characters it covers."""
     count = len(pieces)
@@ -31,26 +39,57 @@ def wordpiece_figure(pieces: Sequence[str], ids: Sequence[int], characters: Sequ
         r, c = divmod(i, per_row)
         z[r, c] = kind
         text[r, c] = escape(piece)
-        hover[r, c] = (f"{position_label('position', i, piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}"
-                       + (f"<br>characters “{escape(chars)}”" if chars else ""))
+        hover[r, c] = f"{position_label('position', i, piece)}<br>id {token_id}<br>{PIECE_KINDS[kind]}" + (
+            f"<br>characters “{escape(chars)}”" if chars else ""
+        )
     scale = [[k / 3, color] for k, color in enumerate(PIECE_COLORS)]
-    heatmap = go.Heatmap(z=z, text=text, customdata=hover, texttemplate="%{text}", textfont=dict(size=15),
-                         colorscale=scale, zmin=0, zmax=3, showscale=False, xgap=3, ygap=3,
-                         hovertemplate="%{customdata}<extra></extra>")
-    legend = [go.Scatter(x=[None], y=[None], mode="markers", name=PIECE_KINDS[kind],  # a legend of the kinds
-                         marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1)))
-              for kind, color in enumerate(PIECE_COLORS)]
+    heatmap = go.Heatmap(
+        z=z,
+        text=text,
+        customdata=hover,
+        texttemplate="%{text}",
+        textfont=dict(size=15),
+        colorscale=scale,
+        zmin=0,
+        zmax=3,
+        showscale=False,
+        xgap=3,
+        ygap=3,
+        hovertemplate="%{customdata}<extra></extra>",
+    )
+    legend = [
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=PIECE_KINDS[kind],  # a legend of the kinds
+            marker=dict(symbol="square", size=14, color=color, line=dict(color="#888", width=1)),
+        )
+        for kind, color in enumerate(PIECE_COLORS)
+    ]
     # each piece is a tile of one cell: a narrow screen wraps the rows to as many pieces as fit (viz.tiles)
     pieces_grid = Tiling(count, 1, 1, per_row, gap=0)
-    return styled_figure([heatmap, *legend], f"{count} WordPiece tokens, in reading order", 110 + 42 * rows,
-                         xaxis=dict(visible=False), yaxis=dict(visible=False, autorange="reversed"),
-                         meta=wrap_meta(pieces_grid, label_px(pieces, 15) + 12),
-                         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right",
-                                     font=dict(size=PROJECTOR_LABEL_PX, color=PROJECTOR_INK)))
+    return styled_figure(
+        [heatmap, *legend],
+        f"{count} WordPiece tokens, in reading order",
+        110 + 42 * rows,
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False, autorange="reversed"),
+        meta=wrap_meta(pieces_grid, label_px(pieces, 15) + 12),
+        legend=dict(
+            orientation="h",
+            y=1.02,
+            yanchor="bottom",
+            x=1,
+            xanchor="right",
+            font=dict(size=PROJECTOR_LABEL_PX, color=PROJECTOR_INK),
+        ),
+    )
 
 
-def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str,
-                     standing: np.ndarray | None = None) -> go.Figure:
+def role_grid_figure(
+    scores: np.ndarray, strongest: np.ndarray, roles: Sequence[str], title: str, standing: np.ndarray | None = None
+) -> go.Figure:
     """Layers x heads ``[L, H]`` coloured by each head's role (``strongest`` indexes ``roles``, which may name one
     band more than ``scores`` has roles, drawn grey: heads with no clear role), labelled with that role's score,
     or with ``standing`` ``[L, H]`` when given (how far the head stands out in its strongest role, a z-score,
@@ -66,17 +105,44 @@ def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[
     pattern = "{:.2f}" if standing is None else "{:+.1f}"
     text = np.array([[pattern.format(label[l, h]) for h in range(heads)] for l in range(layers)], dtype=object)
     extra = (lambda l, h: []) if standing is None else (lambda l, h: [f"stands out by z = {label[l, h]:+.2f}"])
-    hover = np.array([["<br>".join([f"layer {l + 1} · head {h + 1}"]
-                                   + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles[:scored])]
-                                   + extra(l, h))
-                       for h in range(heads)] for l in range(layers)], dtype=object)
-    fig = go.Figure(go.Heatmap(z=(strongest + 0.5) / n, text=text, customdata=hover, texttemplate="%{text}",
-                               textfont=dict(size=14), colorscale=scale, zmin=0, zmax=1, showscale=False, xgap=2, ygap=2,
-                               hovertemplate="%{customdata}<extra></extra>",
-                               x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)]))
+    hover = np.array(
+        [
+            [
+                "<br>".join(
+                    [f"layer {l + 1} · head {h + 1}"]
+                    + [f"{role}: {scores[l, h, k]:.2f}" for k, role in enumerate(roles[:scored])]
+                    + extra(l, h)
+                )
+                for h in range(heads)
+            ]
+            for l in range(layers)
+        ],
+        dtype=object,
+    )
+    fig = go.Figure(
+        go.Heatmap(
+            z=(strongest + 0.5) / n,
+            text=text,
+            customdata=hover,
+            texttemplate="%{text}",
+            textfont=dict(size=14),
+            colorscale=scale,
+            zmin=0,
+            zmax=1,
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="%{customdata}<extra></extra>",
+            x=[f"head {h + 1}" for h in range(heads)],
+            y=[f"layer {l + 1}" for l in range(layers)],
+        )
+    )
     for k, role in enumerate(roles):
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=role,
-                                 marker=dict(symbol="square", size=14, color=colors[k])))
+        fig.add_trace(
+            go.Scatter(
+                x=[None], y=[None], mode="markers", name=role, marker=dict(symbol="square", size=14, color=colors[k])
+            )
+        )
     base_layout(fig, title, 150 + 48 * layers)
     fig.update_yaxes(autorange="reversed")
     # the legend starts below the heads' numbers and the axis title (about 70 px under the plot)
@@ -84,20 +150,33 @@ def role_grid_figure(scores: np.ndarray, strongest: np.ndarray, roles: Sequence[
     return projector_fonts(fig)
 
 
-def query_rows_figure(rows: Sequence[np.ndarray], tokens: Sequence[Sequence[str]], names: Sequence[str],
-                      title: str) -> go.Figure:
+def query_rows_figure(
+    rows: Sequence[np.ndarray], tokens: Sequence[Sequence[str]], names: Sequence[str], title: str
+) -> go.Figure:
     """One query's attention in every head, per sentence: panel s is ``rows[s]`` ``[H, T_s]`` (heads down,
     keys across, 0..1 scale), so "what does *it* attend to, head by head?" reads at a glance."""
     fig = make_subplots(rows=1, cols=len(rows), subplot_titles=list(names), horizontal_spacing=0.06)
     for col, (row, toks) in enumerate(zip(rows, tokens), start=1):
         labels = unique_labels(toks)
         heads = [f"head {h + 1}" for h in range(row.shape[0])]
-        fig.add_trace(go.Heatmap(z=np.asarray(row, dtype=np.float32), x=labels, y=heads, coloraxis="coloraxis",
-                                 hovertemplate="%{y} · key %{x}<br>weight %{z:.3f}<extra></extra>"), row=1, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.asarray(row, dtype=np.float32),
+                x=labels,
+                y=heads,
+                coloraxis="coloraxis",
+                hovertemplate="%{y} · key %{x}<br>weight %{z:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
     longest = max((len(t) for t in tokens), default=1)
     base_layout(fig, title, int(170 + 26 * max(r.shape[0] for r in rows)))
-    fig.update_layout(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0,
-                                     colorbar=dict(title=dict(text="weight"), thickness=14)))
+    fig.update_layout(
+        coloraxis=dict(
+            colorscale=ATTENTION_SCALE, cmin=0.0, cmax=1.0, colorbar=dict(title=dict(text="weight"), thickness=14)
+        )
+    )
     fig.update_xaxes(type="category", tickangle=-60, dtick=1 if longest <= 40 else None)
     fig.update_yaxes(type="category", autorange="reversed")
     projector_fonts(fig)

@@ -19,8 +19,20 @@ ACCENT = "#e69f00"
 # against white, that stay apart for readers with any of the three colour-vision deficiencies and stay clear of
 # the accent, the greys and the diverging scale's red (tests/test_colours.py measures it): blue, olive, wine,
 # green, pink, indigo, brown, bright blue, plum, purple, magenta, steel blue (Okabe-Ito's and Tol's, in part).
-HEAD_COLORS = ("#0072b2", "#8f7f00", "#882255", "#009e73", "#cc79a7", "#332288",
-               "#8c564b", "#1a85ff", "#6f4070", "#5f4690", "#a05195", "#2b8cbe")
+HEAD_COLORS = (
+    "#0072b2",
+    "#8f7f00",
+    "#882255",
+    "#009e73",
+    "#cc79a7",
+    "#332288",
+    "#8c564b",
+    "#1a85ff",
+    "#6f4070",
+    "#5f4690",
+    "#a05195",
+    "#2b8cbe",
+)
 FONT = dict(family="Source Sans Pro, Arial, sans-serif", size=15, color="#111111")
 GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 
@@ -30,8 +42,15 @@ GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 # Light grid lines on white, the project's font, and the head colours as the default colour cycle.
 # Tick labels may overflow: Plotly otherwise measures every label of a numeric axis on each redraw
 # to hide those past the figure's edge.
-_AXIS = dict(gridcolor=GRID_COLOR, linecolor=AXIS_LINE_COLOR, zerolinecolor=AXIS_LINE_COLOR, ticks="",
-             title=dict(standoff=12), automargin=True, ticklabeloverflow="allow")
+_AXIS = dict(
+    gridcolor=GRID_COLOR,
+    linecolor=AXIS_LINE_COLOR,
+    zerolinecolor=AXIS_LINE_COLOR,
+    ticks="",
+    title=dict(standoff=12),
+    automargin=True,
+    ticklabeloverflow="allow",
+)
 # The title hangs from the figure's top edge below the strip where Plotly shows its toolbar on hover
 # (about 26 px of icons at the top right), so the toolbar never covers a long title on a narrow chart.
 TITLE_BELOW_TOOLBAR = dict(yref="container", y=1.0, yanchor="top", pad=dict(t=34))
@@ -40,11 +59,20 @@ TITLE_TOP_PX, PANEL_NAMES_PX = 60, 30
 # A colour bar's title reads up its right side: on top, Plotly sets it over the bar's highest tick label.
 _COLOUR_BAR = dict(outlinewidth=0, ticks="", title=dict(side="right"))
 LAB_TEMPLATE = go.layout.Template(
-    layout=dict(font=FONT, title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR), colorway=list(HEAD_COLORS),
-                paper_bgcolor="white", plot_bgcolor="white",
-                xaxis=_AXIS, yaxis=_AXIS, hoverlabel=dict(font=dict(family=FONT["family"])),
-                coloraxis=dict(colorbar=_COLOUR_BAR), hovermode="closest"),
-    data=dict(heatmap=[go.Heatmap(colorbar=_COLOUR_BAR)]))
+    layout=dict(
+        font=FONT,
+        title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR),
+        colorway=list(HEAD_COLORS),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        xaxis=_AXIS,
+        yaxis=_AXIS,
+        hoverlabel=dict(font=dict(family=FONT["family"])),
+        coloraxis=dict(colorbar=_COLOUR_BAR),
+        hovermode="closest",
+    ),
+    data=dict(heatmap=[go.Heatmap(colorbar=_COLOUR_BAR)]),
+)
 
 
 def head_color(head: int) -> str:
@@ -53,17 +81,25 @@ def head_color(head: int) -> str:
 
 def has_panel_names(fig: go.Figure) -> bool:
     """True when ``make_subplots(subplot_titles=...)`` put a row of panel names above the top panels."""
-    return any(note.yref == "paper" and note.yanchor == "bottom" and (note.y or 0.0) >= 0.999
-               for note in fig.layout.annotations)
+    return any(
+        note.yref == "paper" and note.yanchor == "bottom" and (note.y or 0.0) >= 0.999
+        for note in fig.layout.annotations
+    )
 
 
 def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     """Apply the shared font, white background, title and margins; the top margin also makes room for
     a row of panel names under the title (``has_panel_names``)."""
     top = TITLE_TOP_PX + (PANEL_NAMES_PX if has_panel_names(fig) else 0)
-    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
-                      font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
-                      margin=dict(l=10, r=10, t=top, b=10))
+    fig.update_layout(
+        template=LAB_TEMPLATE,
+        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
+        font=FONT,
+        height=height,
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=top, b=10),
+    )
     return fig
 
 
@@ -96,10 +132,16 @@ def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
     ink = dict(color=PROJECTOR_INK)
     axis = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title_font=dict(size=PROJECTOR_LABEL_PX, **ink))
     colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
-    style = dict(template=LAB_TEMPLATE, title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
-                 font=FONT, height=height, paper_bgcolor="white", plot_bgcolor="white",
-                 margin=dict(l=10, r=10, t=TITLE_TOP_PX, b=10),
-                 legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
+    style = dict(
+        template=LAB_TEMPLATE,
+        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
+        font=FONT,
+        height=height,
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=TITLE_TOP_PX, b=10),
+        legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)),
+    )
     style.update(layout)
     for name in ("xaxis", "yaxis"):
         style[name] = {**axis, **layout.get(name, {})}
@@ -110,8 +152,9 @@ def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
 PRESENTATION_FONT_SCALE, PRESENTATION_HEIGHT_SCALE = 1.5, 1.25
 
 
-def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
-                      height_scale: float = PRESENTATION_HEIGHT_SCALE) -> dict:
+def presentation_spec(
+    spec: dict, font_scale: float = PRESENTATION_FONT_SCALE, height_scale: float = PRESENTATION_HEIGHT_SCALE
+) -> dict:
     """A figure's dict (``fig.to_dict()``) for the projector: every font size and the four margins times
     ``font_scale``, the height times ``height_scale``; data, colours and ranges untouched. Returns a new
     dict.
@@ -120,6 +163,7 @@ def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
     ``title.font``, a colour bar's fonts, ...); one without a size inherits ``layout.font``, which
     always gets one (FONT's size when the figure set none).
     """
+
     def scaled(node):
         if isinstance(node, dict):
             out = {key: scaled(value) for key, value in node.items()}
@@ -134,10 +178,20 @@ def presentation_spec(spec: dict, font_scale: float = PRESENTATION_FONT_SCALE,
     layout = dict(spec.get("layout", {}))
     layout["font"] = {**FONT, **layout.get("font", {})}
     if isinstance(layout.get("margin"), dict):  # room for the larger tick labels, titles and panel names
-        layout["margin"] = {side: value * font_scale if side in "lrtb" and isinstance(value, (int, float)) else value
-                            for side, value in layout["margin"].items()}
+        layout["margin"] = {
+            side: value * font_scale if side in "lrtb" and isinstance(value, (int, float)) else value
+            for side, value in layout["margin"].items()
+        }
     if isinstance(layout.get("height"), (int, float)):
         layout["height"] = int(layout["height"] * height_scale)
-    return {**spec, "data": [{key: scaled(value) if key.endswith(("font", "colorbar", "marker", "title")) else value
-                              for key, value in trace.items()} for trace in spec.get("data", [])],
-            "layout": scaled(layout)}
+    return {
+        **spec,
+        "data": [
+            {
+                key: scaled(value) if key.endswith(("font", "colorbar", "marker", "title")) else value
+                for key, value in trace.items()
+            }
+            for trace in spec.get("data", [])
+        ],
+        "layout": scaled(layout),
+    }

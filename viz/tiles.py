@@ -35,8 +35,7 @@ class Tiling:
     @property
     def shape(self) -> tuple[int, int]:
         """Cells of the whole grid: ``(rows(R+gap)-gap, cols(C+gap)-gap)``."""
-        return (self.rows * (self.tile_rows + self.gap) - self.gap,
-                self.cols * (self.tile_cols + self.gap) - self.gap)
+        return (self.rows * (self.tile_rows + self.gap) - self.gap, self.cols * (self.tile_cols + self.gap) - self.gap)
 
     def place(self, index: int) -> tuple[int, int]:
         """(grid row, grid column) of tile ``index``: (index // cols, index % cols)."""
@@ -71,7 +70,7 @@ def tile_maps(maps: np.ndarray, grid: Tiling, fill=0) -> np.ndarray:
     rows, cols = grid.tile_rows, grid.tile_cols
     for index in range(grid.count):
         r0, c0 = grid.origin(index)
-        out[r0:r0 + rows, c0:c0 + cols] = maps[index]
+        out[r0 : r0 + rows, c0 : c0 + cols] = maps[index]
     return out
 
 
@@ -83,16 +82,30 @@ def gap_shapes(grid: Tiling, color: str = "white") -> list[dict]:
     boundary between grid rows (y in cells, spanning its width), one rectangle per empty slot.
     """
     # a 1 px outline hides the anti-aliased seam where a band meets a tile (3 px: the line itself)
-    style = dict(type="rect", fillcolor=color, line=dict(color=color, width=3 if grid.gap == 0 else 1),
-                 layer="above", name="gap")
-    shapes = [dict(xref="x", yref="paper", x0=c - grid.gap - 0.5, x1=c - 0.5, y0=0, y1=1, **style)
-              for c in grid.col_starts[1:]]
-    shapes += [dict(xref="paper", yref="y", x0=0, x1=1, y0=r - grid.gap - 0.5, y1=r - 0.5, **style)
-               for r in grid.row_starts[1:]]
+    style = dict(
+        type="rect", fillcolor=color, line=dict(color=color, width=3 if grid.gap == 0 else 1), layer="above", name="gap"
+    )
+    shapes = [
+        dict(xref="x", yref="paper", x0=c - grid.gap - 0.5, x1=c - 0.5, y0=0, y1=1, **style)
+        for c in grid.col_starts[1:]
+    ]
+    shapes += [
+        dict(xref="paper", yref="y", x0=0, x1=1, y0=r - grid.gap - 0.5, y1=r - 0.5, **style)
+        for r in grid.row_starts[1:]
+    ]
     for slot in range(grid.count, grid.rows * grid.cols):
         r0, c0 = grid.origin(slot)
-        shapes.append(dict(xref="x", yref="y", x0=c0 - 0.5 - grid.gap, x1=c0 + grid.tile_cols - 0.5 + grid.gap,
-                           y0=r0 - 0.5 - grid.gap, y1=r0 + grid.tile_rows - 0.5 + grid.gap, **style))
+        shapes.append(
+            dict(
+                xref="x",
+                yref="y",
+                x0=c0 - 0.5 - grid.gap,
+                x1=c0 + grid.tile_cols - 0.5 + grid.gap,
+                y0=r0 - 0.5 - grid.gap,
+                y1=r0 + grid.tile_rows - 0.5 + grid.gap,
+                **style,
+            )
+        )
     return shapes
 
 
@@ -101,8 +114,16 @@ def tile_titles(grid: Tiling, texts: Sequence[str], size: int = 13) -> list[dict
     notes = []
     for index, text in enumerate(texts):
         r0, c0 = grid.origin(index)
-        notes.append(dict(x=c0 + (grid.tile_cols - 1) / 2, y=r0 - 0.5, text=text, showarrow=False,
-                          yanchor="bottom", font=dict(size=size)))
+        notes.append(
+            dict(
+                x=c0 + (grid.tile_cols - 1) / 2,
+                y=r0 - 0.5,
+                text=text,
+                showarrow=False,
+                yanchor="bottom",
+                font=dict(size=size),
+            )
+        )
     return notes
 
 
@@ -120,12 +141,21 @@ def wrap_meta(grid: Tiling, min_px: float) -> dict:
     traces' cell grids (z, text, customdata) of ``grid.shape`` move tile by tile, the tick labels of the
     first tile repeat on the tiles that had their own, titles and shapes go with their tiles, the "gap"
     shapes are drawn again and every cell keeps its height."""
-    return dict(tiles=dict(count=grid.count, rows=grid.tile_rows, cols=grid.tile_cols, across=grid.cols,
-                           gap=grid.gap, min_px=round(float(min_px), 1)))
+    return dict(
+        tiles=dict(
+            count=grid.count,
+            rows=grid.tile_rows,
+            cols=grid.tile_cols,
+            across=grid.cols,
+            gap=grid.gap,
+            min_px=round(float(min_px), 1),
+        )
+    )
 
 
-def narrowest_tile_px(titles: Sequence[str], cells: int, title_px: float = 15.0, cell_px: float = 8.0,
-                      most: float = 150.0) -> float:
+def narrowest_tile_px(
+    titles: Sequence[str], cells: int, title_px: float = 15.0, cell_px: float = 8.0, most: float = 150.0
+) -> float:
     """The narrowest a tile may be drawn: its title must fit (``title_px`` font, ``label_px`` estimate) and a
     cell be ``cell_px`` wide, but never more than ``most`` px is asked for (a long sentence's tiles
     would otherwise wrap to one a row on a wide screen)."""

@@ -17,32 +17,71 @@ GLOW_SCALE = [[0.0, "rgba(230, 85, 13, 0)"], [1.0, "rgba(230, 85, 13, 0.9)"]]
 
 
 def _image_trace(image: np.ndarray, **extra) -> go.Heatmap:
-    return go.Heatmap(z=np.asarray(image, dtype=np.float32), zmin=0.0, zmax=1.0, colorscale=INK_SCALE,
-                      showscale=False, hovertemplate="row %{y}, column %{x}<br>ink %{z:.2f}<extra></extra>", **extra)
+    return go.Heatmap(
+        z=np.asarray(image, dtype=np.float32),
+        zmin=0.0,
+        zmax=1.0,
+        colorscale=INK_SCALE,
+        showscale=False,
+        hovertemplate="row %{y}, column %{x}<br>ink %{z:.2f}<extra></extra>",
+        **extra,
+    )
 
 
 def _square_axes(size: int) -> dict:
     """Pixel axes of an image ``size`` x ``size``: rows down, one unit a pixel, no ticks."""
     axis = dict(range=[-0.5, size - 0.5], showticklabels=False, showgrid=False, zeroline=False)
-    return dict(xaxis={**axis, "constrain": "domain"}, yaxis={**axis, "range": [size - 0.5, -0.5],
-                                                                "scaleanchor": "x", "constrain": "domain"})
+    return dict(
+        xaxis={**axis, "constrain": "domain"},
+        yaxis={**axis, "range": [size - 0.5, -0.5], "scaleanchor": "x", "constrain": "domain"},
+    )
 
 
 def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figure:
     """The image ``[S, S]`` with the ``p x p`` patch borders drawn and each patch's number (1.., row-major)."""
     size = image.shape[0]
     side = size // patch_size
-    lines = [dict(type="line", x0=k * patch_size - 0.5, x1=k * patch_size - 0.5, y0=-0.5, y1=size - 0.5,
-                  line=dict(color="#e6550d", width=2)) for k in range(1, side)]
-    lines += [dict(type="line", y0=k * patch_size - 0.5, y1=k * patch_size - 0.5, x0=-0.5, x1=size - 0.5,
-                   line=dict(color="#e6550d", width=2)) for k in range(1, side)]
-    numbers = [dict(x=(i % side + 0.5) * patch_size - 0.5, y=(i // side + 0.5) * patch_size - 0.5, text=str(i + 1),
-                    showarrow=False, font=dict(size=14 if side <= 4 else 11, color="#e6550d"),
-                    bgcolor="rgba(255,255,255,0.75)")
-               for i in range(side * side)] if side <= 8 else []
+    lines = [
+        dict(
+            type="line",
+            x0=k * patch_size - 0.5,
+            x1=k * patch_size - 0.5,
+            y0=-0.5,
+            y1=size - 0.5,
+            line=dict(color="#e6550d", width=2),
+        )
+        for k in range(1, side)
+    ]
+    lines += [
+        dict(
+            type="line",
+            y0=k * patch_size - 0.5,
+            y1=k * patch_size - 0.5,
+            x0=-0.5,
+            x1=size - 0.5,
+            line=dict(color="#e6550d", width=2),
+        )
+        for k in range(1, side)
+    ]
+    numbers = (
+        [
+            dict(
+                x=(i % side + 0.5) * patch_size - 0.5,
+                y=(i // side + 0.5) * patch_size - 0.5,
+                text=str(i + 1),
+                showarrow=False,
+                font=dict(size=14 if side <= 4 else 11, color="#e6550d"),
+                bgcolor="rgba(255,255,255,0.75)",
+            )
+            for i in range(side * side)
+        ]
+        if side <= 8
+        else []
+    )
     frame = dict(type="rect", x0=-0.5, x1=size - 0.5, y0=-0.5, y1=size - 0.5, line=dict(color="#555555", width=1))
-    return styled_figure([_image_trace(image)], title, 420, shapes=[frame, *lines], annotations=numbers,
-                         **_square_axes(size))
+    return styled_figure(
+        [_image_trace(image)], title, 420, shapes=[frame, *lines], annotations=numbers, **_square_axes(size)
+    )
 
 
 def patch_sequence_figure(image: np.ndarray, patch_size: int, title: str, per_row: int = 17) -> go.Figure:
@@ -53,17 +92,40 @@ def patch_sequence_figure(image: np.ndarray, patch_size: int, title: str, per_ro
     grid = tiling(len(pieces) + 1, (patch_size, patch_size), max_cols=per_row)
     strip = tile_maps(np.concatenate([np.zeros((1, patch_size, patch_size), np.float32), pieces]), grid, fill=0.0)
     top, left = grid.origin(0)
-    cls = dict(type="rect", x0=left - 0.5, x1=left + patch_size - 0.5, y0=top - 0.5, y1=top + patch_size - 0.5,
-               fillcolor="#9ecae1", line=dict(color="#1f77b4"), layer="above")
-    frames = [dict(type="rect", x0=c - 0.5, x1=c + patch_size - 0.5, y0=r - 0.5, y1=r + patch_size - 0.5,
-                   line=dict(color="#bbbbbb", width=1)) for r, c in map(grid.origin, range(1, grid.count))]
+    cls = dict(
+        type="rect",
+        x0=left - 0.5,
+        x1=left + patch_size - 0.5,
+        y0=top - 0.5,
+        y1=top + patch_size - 0.5,
+        fillcolor="#9ecae1",
+        line=dict(color="#1f77b4"),
+        layer="above",
+    )
+    frames = [
+        dict(
+            type="rect",
+            x0=c - 0.5,
+            x1=c + patch_size - 0.5,
+            y0=r - 0.5,
+            y1=r + patch_size - 0.5,
+            line=dict(color="#bbbbbb", width=1),
+        )
+        for r, c in map(grid.origin, range(1, grid.count))
+    ]
     names = tile_titles(grid, ["CLS", *[str(i + 1) for i in range(side * side)]])
     trace = go.Heatmap(z=strip, zmin=0.0, zmax=1.0, colorscale=INK_SCALE, showscale=False, hoverinfo="skip")
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
-    return styled_figure([trace], title, int(110 + grid.rows * 1000 / grid.cols),
-                         shapes=[*gap_shapes(grid), cls, *frames], annotations=names,
-                         margin=dict(l=10, r=10, t=70, b=10), xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5]},
-                         yaxis={**axis, "range": [grid.shape[0] - 0.5, -2.5], "scaleanchor": "x"})
+    return styled_figure(
+        [trace],
+        title,
+        int(110 + grid.rows * 1000 / grid.cols),
+        shapes=[*gap_shapes(grid), cls, *frames],
+        annotations=names,
+        margin=dict(l=10, r=10, t=70, b=10),
+        xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5]},
+        yaxis={**axis, "range": [grid.shape[0] - 0.5, -2.5], "scaleanchor": "x"},
+    )
 
 
 def patches_of(image: np.ndarray, patch_size: int) -> np.ndarray:
@@ -79,15 +141,27 @@ def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int
     best = int(p.argmax())
     colours = [head_color(0) if d == best else "#9ecae1" for d in range(len(p))]
     outline = [3 if d == truth else 0 for d in range(len(p))]
-    trace = go.Bar(x=[str(d) for d in range(len(p))], y=p, marker=dict(color=colours, line=dict(color="#111111",
-                   width=outline)), text=[f"{v:.2f}" for v in p], textposition="outside", cliponaxis=False,
-                   hovertemplate="digit %{x}<br>probability %{y:.3f}<extra></extra>")
-    return styled_figure([trace], title, 360, xaxis=dict(title_text="digit", type="category"),
-                         yaxis=dict(title_text="probability", range=[0, 1.12]))
+    trace = go.Bar(
+        x=[str(d) for d in range(len(p))],
+        y=p,
+        marker=dict(color=colours, line=dict(color="#111111", width=outline)),
+        text=[f"{v:.2f}" for v in p],
+        textposition="outside",
+        cliponaxis=False,
+        hovertemplate="digit %{x}<br>probability %{y:.3f}<extra></extra>",
+    )
+    return styled_figure(
+        [trace],
+        title,
+        360,
+        xaxis=dict(title_text="digit", type="category"),
+        yaxis=dict(title_text="probability", range=[0, 1.12]),
+    )
 
 
-def attention_over_image_figure(image: np.ndarray, maps: np.ndarray, patch_size: int, title: str,
-                                names: list[str], columns: int) -> go.Figure:
+def attention_over_image_figure(
+    image: np.ndarray, maps: np.ndarray, patch_size: int, title: str, names: list[str], columns: int
+) -> go.Figure:
     """``maps [K, g, g]`` (e.g. every layer's heads) each drawn as a glow over the grey image ``[S, S]``, ``columns``
     panels a row, panel k titled ``names[k]``: a patch's weight colours its ``p x p`` pixels, from transparent
     (0) to orange at the largest weight of all maps."""
@@ -97,23 +171,43 @@ def attention_over_image_figure(image: np.ndarray, maps: np.ndarray, patch_size:
     rows = -(-count // columns)
     size = image.shape[0]
     top = float(max(maps.max(), 1e-6))
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=names, horizontal_spacing=0.04,
-                        vertical_spacing=min(0.2, 0.5 / max(rows, 1)))
+    fig = make_subplots(
+        rows=rows,
+        cols=columns,
+        subplot_titles=names,
+        horizontal_spacing=0.04,
+        vertical_spacing=min(0.2, 0.5 / max(rows, 1)),
+    )
     block = np.ones((patch_size, patch_size), dtype=np.float32)
     for k in range(count):
         row, column = divmod(k, columns)
         fig.add_trace(_image_trace(image), row=row + 1, col=column + 1)
-        fig.add_trace(go.Heatmap(z=np.kron(maps[k], block), zmin=0.0, zmax=top, colorscale=GLOW_SCALE,
-                                 showscale=k == 0, colorbar=dict(title=dict(text="weight"), thickness=14),
-                                 hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>"),
-                      row=row + 1, col=column + 1)
+        fig.add_trace(
+            go.Heatmap(
+                z=np.kron(maps[k], block),
+                zmin=0.0,
+                zmax=top,
+                colorscale=GLOW_SCALE,
+                showscale=k == 0,
+                colorbar=dict(title=dict(text="weight"), thickness=14),
+                hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>",
+            ),
+            row=row + 1,
+            col=column + 1,
+        )
         fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=row + 1, col=column + 1)
     axis = dict(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, size - 0.5])
     fig.update_xaxes(**axis, constrain="domain")
     fig.update_yaxes(**{**axis, "range": [size - 0.5, -0.5]}, constrain="domain")
     height = int(100 + rows * (900 / columns if columns >= 3 else 250))  # two a row: a phone or a tablet
-    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0), height=height,
-                      margin=dict(l=10, r=70, t=90, b=10), paper_bgcolor="white", plot_bgcolor="white",
-                      font=dict(size=15))
+    fig.update_layout(
+        template=LAB_TEMPLATE,
+        title=dict(text=title, x=0.0),
+        height=height,
+        margin=dict(l=10, r=70, t=90, b=10),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        font=dict(size=15),
+    )
     fig.update_annotations(font_size=14)
     return fig

@@ -22,32 +22,64 @@ def position_similarity_figure(similarity: np.ndarray, side: int, title: str) ->
     owner = tile_maps(np.repeat(np.arange(1, count + 1), side * side).reshape(count, side, side), grid, fill=0)
     others = similarity[~np.eye(count, dtype=bool)]
     limit = float(max(np.abs(others).max(), 1e-6)) if others.size else 1.0
-    trace = go.Heatmap(z=board, zmin=-limit, zmax=limit, zmid=0.0, colorscale=DIVERGING_SCALE, customdata=owner,
-                       colorbar=dict(title=dict(text="cosine<br>(own: 1)"), thickness=14),
-                       hovertemplate="map of patch %{customdata}<br>cosine %{z:.2f}<extra></extra>")
+    trace = go.Heatmap(
+        z=board,
+        zmin=-limit,
+        zmax=limit,
+        zmid=0.0,
+        colorscale=DIVERGING_SCALE,
+        customdata=owner,
+        colorbar=dict(title=dict(text="cosine<br>(own: 1)"), thickness=14),
+        hovertemplate="map of patch %{customdata}<br>cosine %{z:.2f}<extra></extra>",
+    )
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
-    return styled_figure([trace], title, 560, shapes=gap_shapes(grid),
-                         xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5], "constrain": "domain",
-                                "title_text": "patch column →"},
-                         yaxis={**axis, "range": [grid.shape[0] - 0.5, -0.5], "scaleanchor": "x",
-                                "constrain": "domain", "title_text": "patch row ↓"})
+    return styled_figure(
+        [trace],
+        title,
+        560,
+        shapes=gap_shapes(grid),
+        xaxis={**axis, "range": [-0.5, grid.shape[1] - 0.5], "constrain": "domain", "title_text": "patch column →"},
+        yaxis={
+            **axis,
+            "range": [grid.shape[0] - 0.5, -0.5],
+            "scaleanchor": "x",
+            "constrain": "domain",
+            "title_text": "patch row ↓",
+        },
+    )
 
 
 def attention_distance_figure(distance: np.ndarray, title: str, reference: float) -> go.Figure:
     """Mean attention distance ``[L, H]`` in pixels: a point a head, layers across; ``reference`` (the mean
     distance between two patches) as a dotted line."""
     layers, heads = distance.shape
-    traces = [go.Scatter(x=np.arange(1, layers + 1) + (h - (heads - 1) / 2) * 0.06, y=distance[:, h],
-                         mode="markers", name=f"head {h + 1}", marker=dict(size=13, color=head_color(h)),
-                         hovertemplate=f"layer %{{x:.0f}} · head {h + 1}<br>%{{y:.2f}} pixels<extra></extra>")
-              for h in range(heads)]
-    fig = styled_figure(traces, title, 420,
-                        xaxis=dict(title_text="layer", tickmode="array", tickvals=list(range(1, layers + 1)),
-                                   range=[0.5, layers + 0.5]),
-                        yaxis=dict(title_text="mean attention distance (pixels)", rangemode="tozero"),
-                        legend=dict(orientation="h", y=-0.2, x=0))
-    fig.add_hline(y=reference, line=dict(color="#555555", dash="dot"),
-                  annotation_text=f"uniform attention: {reference:.2f}", annotation_position="top left")
+    traces = [
+        go.Scatter(
+            x=np.arange(1, layers + 1) + (h - (heads - 1) / 2) * 0.06,
+            y=distance[:, h],
+            mode="markers",
+            name=f"head {h + 1}",
+            marker=dict(size=13, color=head_color(h)),
+            hovertemplate=f"layer %{{x:.0f}} · head {h + 1}<br>%{{y:.2f}} pixels<extra></extra>",
+        )
+        for h in range(heads)
+    ]
+    fig = styled_figure(
+        traces,
+        title,
+        420,
+        xaxis=dict(
+            title_text="layer", tickmode="array", tickvals=list(range(1, layers + 1)), range=[0.5, layers + 0.5]
+        ),
+        yaxis=dict(title_text="mean attention distance (pixels)", rangemode="tozero"),
+        legend=dict(orientation="h", y=-0.2, x=0),
+    )
+    fig.add_hline(
+        y=reference,
+        line=dict(color="#555555", dash="dot"),
+        annotation_text=f"uniform attention: {reference:.2f}",
+        annotation_position="top left",
+    )
     return fig
 
 
@@ -57,22 +89,43 @@ def patch_filters_figure(components: np.ndarray, explained: np.ndarray, title: s
     count = len(components)
     columns = max(1, min(columns, count))
     rows = -(-count // columns)
-    fig = make_subplots(rows=rows, cols=columns, horizontal_spacing=0.06, vertical_spacing=0.5 / max(rows, 2),
-                        subplot_titles=[f"PC {k + 1}: {explained[k]:.0%}" for k in range(count)])
+    fig = make_subplots(
+        rows=rows,
+        cols=columns,
+        horizontal_spacing=0.06,
+        vertical_spacing=0.5 / max(rows, 2),
+        subplot_titles=[f"PC {k + 1}: {explained[k]:.0%}" for k in range(count)],
+    )
     limit = float(max(np.abs(components).max(), 1e-6))
     side = components.shape[-1]
     for k in range(count):
         row, column = divmod(k, columns)
-        fig.add_trace(go.Heatmap(z=components[k, 0], zmin=-limit, zmax=limit, zmid=0.0, colorscale=DIVERGING_SCALE,
-                                 showscale=k == 0, colorbar=dict(title=dict(text="weight"), thickness=14),
-                                 hovertemplate="row %{y}, column %{x}<br>%{z:.3f}<extra></extra>"),
-                      row=row + 1, col=column + 1)
+        fig.add_trace(
+            go.Heatmap(
+                z=components[k, 0],
+                zmin=-limit,
+                zmax=limit,
+                zmid=0.0,
+                colorscale=DIVERGING_SCALE,
+                showscale=k == 0,
+                colorbar=dict(title=dict(text="weight"), thickness=14),
+                hovertemplate="row %{y}, column %{x}<br>%{z:.3f}<extra></extra>",
+            ),
+            row=row + 1,
+            col=column + 1,
+        )
         fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=row + 1, col=column + 1)
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_xaxes(**axis, range=[-0.5, side - 0.5], constrain="domain")
     fig.update_yaxes(**axis, range=[side - 0.5, -0.5], constrain="domain")
     height = int(110 + rows * 1000 / (columns + 1))
-    fig.update_layout(template=LAB_TEMPLATE, title=dict(text=title, x=0.0), height=height,
-                      margin=dict(l=10, r=70, t=90, b=10), paper_bgcolor="white", plot_bgcolor="white")
+    fig.update_layout(
+        template=LAB_TEMPLATE,
+        title=dict(text=title, x=0.0),
+        height=height,
+        margin=dict(l=10, r=70, t=90, b=10),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+    )
     fig.update_annotations(font_size=15)
     return fig

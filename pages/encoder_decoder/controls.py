@@ -15,8 +15,18 @@ from ui.screen import settings_row
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
 # The base model of the paper (its Table 3), as the panel's widget values (URL keys).
-PAPER_SIZES = {"enc": 6, "dec": 6, "d_model": 512, "heads": 8, "d_ff": 2048, "dropout": 0.1, "pe": "sinusoidal",
-               "norm": "post", "act": "relu", "shared": True}
+PAPER_SIZES = {
+    "enc": 6,
+    "dec": 6,
+    "d_model": 512,
+    "heads": 8,
+    "d_ff": 2048,
+    "dropout": 0.1,
+    "pe": "sinusoidal",
+    "norm": "post",
+    "act": "relu",
+    "shared": True,
+}
 
 
 def _paper_sizes() -> None:
@@ -27,16 +37,27 @@ def _paper_sizes() -> None:
 def model_controls() -> ModelSpec | None:
     """The hyperparameter panel, every widget bound to the URL; None (after st.error) if invalid."""
     preset, shared_box, note = st.columns([1, 2, 3], vertical_alignment="center")
-    preset.button("Paper's sizes", key="paper", on_click=_paper_sizes, icon=":material/description:",
-                  help="The base model of Attention Is All You Need: 6 + 6 layers, d_model = 512, 8 heads, "
-                       "d_ff = 2048, dropout 0.1, one shared embedding matrix.")
-    shared = shared_box.toggle("one embedding matrix for source, target and output (paper)", value=False,
-                               key="shared", bind="query-params",
-                               help="The paper shares one matrix between the two embeddings and the pre-softmax "
-                                    "linear layer (one vocabulary for both languages).")
-    note.caption("The paper's base model: N = 6, d_model = 512, h = 8, d_ff = 2048, shared embeddings and "
-                 "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
-                 "here 46.2 M with 4,096 ids (see Architecture).")
+    preset.button(
+        "Paper's sizes",
+        key="paper",
+        on_click=_paper_sizes,
+        icon=":material/description:",
+        help="The base model of Attention Is All You Need: 6 + 6 layers, d_model = 512, 8 heads, "
+        "d_ff = 2048, dropout 0.1, one shared embedding matrix.",
+    )
+    shared = shared_box.toggle(
+        "one embedding matrix for source, target and output (paper)",
+        value=False,
+        key="shared",
+        bind="query-params",
+        help="The paper shares one matrix between the two embeddings and the pre-softmax "
+        "linear layer (one vocabulary for both languages).",
+    )
+    note.caption(
+        "The paper's base model: N = 6, d_model = 512, h = 8, d_ff = 2048, shared embeddings and "
+        "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
+        "here 46.2 M with 4,096 ids (see Architecture)."
+    )
     row1 = settings_row()
     enc = layers_control("encoder layers", key="enc", container=row1)
     dec = layers_control("decoder layers", key="dec", container=row1)
@@ -44,24 +65,56 @@ def model_controls() -> ModelSpec | None:
     pe = positional_control(container=row1)
     heads = heads_control(d_model, pe, container=row1)
     row2 = settings_row()
-    d_ff = row2.select_slider("d_ff (feed-forward width)", list(D_FF_OPTIONS), value=ENCODER_DECODER_D_FF, key="d_ff",
-                              bind="query-params", help="Hidden units of each position-wise feed-forward net.")
-    dropout = row2.slider("dropout", 0.0, 0.5, 0.1, 0.05, key="dropout", bind="query-params",
-                          help="Dropout only acts while training. The figures here run the model in "
-                               "evaluation mode, where dropout does nothing; the Dropout section shows what "
-                               "it would do in training.")
-    norm = row2.selectbox("add & norm", list(NORM_LABELS), format_func=NORM_LABELS.get, key="norm",
-                          bind="query-params", help="Post-LN: LN(x + sublayer(x)), as in the paper. "
-                                                    "Pre-LN: x + sublayer(LN(x)), as in most newer models.")
-    activation = row2.selectbox("feed-forward activation", ["relu", "gelu"],
-                                format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get, key="act",
-                                bind="query-params")
+    d_ff = row2.select_slider(
+        "d_ff (feed-forward width)",
+        list(D_FF_OPTIONS),
+        value=ENCODER_DECODER_D_FF,
+        key="d_ff",
+        bind="query-params",
+        help="Hidden units of each position-wise feed-forward net.",
+    )
+    dropout = row2.slider(
+        "dropout",
+        0.0,
+        0.5,
+        0.1,
+        0.05,
+        key="dropout",
+        bind="query-params",
+        help="Dropout only acts while training. The figures here run the model in "
+        "evaluation mode, where dropout does nothing; the Dropout section shows what "
+        "it would do in training.",
+    )
+    norm = row2.selectbox(
+        "add & norm",
+        list(NORM_LABELS),
+        format_func=NORM_LABELS.get,
+        key="norm",
+        bind="query-params",
+        help="Post-LN: LN(x + sublayer(x)), as in the paper. Pre-LN: x + sublayer(LN(x)), as in most newer models.",
+    )
+    activation = row2.selectbox(
+        "feed-forward activation",
+        ["relu", "gelu"],
+        format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get,
+        key="act",
+        bind="query-params",
+    )
     seed = seed_control(container=row2)
     try:
-        config = TransformerConfig(d_model=d_model, num_heads=heads, num_encoder_layers=enc,
-                                   num_decoder_layers=dec, d_ff=d_ff, dropout=float(dropout), positional=pe,
-                                   norm_first=norm == "pre", activation=activation, share_embeddings=shared,
-                                   output_head="tied" if shared else "linear")
+        config = TransformerConfig(
+            d_model=d_model,
+            num_heads=heads,
+            num_encoder_layers=enc,
+            num_decoder_layers=dec,
+            d_ff=d_ff,
+            dropout=float(dropout),
+            positional=pe,
+            norm_first=norm == "pre",
+            activation=activation,
+            share_embeddings=shared,
+            output_head="tied" if shared else "linear",
+        )
     except ValueError as error:
         st.error(f"These settings do not make a model: {error}")
         return None

@@ -35,8 +35,11 @@ def _activations_figure(before, after, keep, tokens, p, title):
 
 def _explain(config) -> None:
     """What dropout is, the formula, and where this package's model (``config``) applies it."""
-    embedded = r"E[\text{token}]" + (r"\sqrt{d_{model}}" if config.embed_scale else "") \
+    embedded = (
+        r"E[\text{token}]"
+        + (r"\sqrt{d_{model}}" if config.embed_scale else "")
         + (" + PE" if config.positional in ("sinusoidal", "learned") else "")
+    )
     embedded = rf"\mathrm{{LN}}({embedded})" if config.embed_norm else embedded
     st.markdown(
         "**Dropout** is a regulariser used only while **training**: at every training step each entry of "
@@ -44,13 +47,23 @@ def _explain(config) -> None:
         "expected value stays the same. **Evaluation** (every other figure of this dashboard, and the "
         "model at inference) turns it off: $\\mathrm{dropout}(x) = x$. Here the evaluation-mode numbers "
         "of the forward pass go through one such random mask, drawn from the mask seed; training draws "
-        "a new mask at every step.")
-    st.latex(r"\mathrm{dropout}(x)_i = \frac{m_i\,x_i}{1-p},\qquad m_i \sim \mathrm{Bernoulli}(1-p),"
-             r"\qquad \mathbb{E}[\mathrm{dropout}(x)_i] = x_i")
-    inside = ("3. inside the feed-forward, on the hidden units: "
-              "$\\mathrm{dropout}(\\mathrm{act}(xW_1 + b_1))\\,W_2 + b_2$;\n4. " if config.feed_forward else "3. ")
-    residual = (r"x' = x + \mathrm{dropout}(\mathrm{Sublayer}(\mathrm{LN}(x)))" if config.norm_first
-                else r"x' = \mathrm{LN}(x + \mathrm{dropout}(\mathrm{Sublayer}(x)))")
+        "a new mask at every step."
+    )
+    st.latex(
+        r"\mathrm{dropout}(x)_i = \frac{m_i\,x_i}{1-p},\qquad m_i \sim \mathrm{Bernoulli}(1-p),"
+        r"\qquad \mathbb{E}[\mathrm{dropout}(x)_i] = x_i"
+    )
+    inside = (
+        "3. inside the feed-forward, on the hidden units: "
+        "$\\mathrm{dropout}(\\mathrm{act}(xW_1 + b_1))\\,W_2 + b_2$;\n4. "
+        if config.feed_forward
+        else "3. "
+    )
+    residual = (
+        r"x' = x + \mathrm{dropout}(\mathrm{Sublayer}(\mathrm{LN}(x)))"
+        if config.norm_first
+        else r"x' = \mathrm{LN}(x + \mathrm{dropout}(\mathrm{Sublayer}(x)))"
+    )
     st.markdown(
         "**Where this model applies it** (one rate $p$ everywhere):\n"
         "1. on the input: $\\mathrm{dropout}(%s)$, for the source and the target;\n"
@@ -62,8 +75,9 @@ def _explain(config) -> None:
         "Not on the LayerNorms, the residual stream itself or the output softmax. The paper names only the "
         "first and the last of these (on the sums of embeddings and positional encodings, and on each "
         "sub-layer's output); dropout on the attention weights%s comes from the reference implementations "
-        "(tensor2tensor, and the Annotated Transformer after it)." % (
-            embedded, inside, residual, " and inside the feed-forward" if config.feed_forward else ""))
+        "(tensor2tensor, and the Annotated Transformer after it)."
+        % (embedded, inside, residual, " and inside the feed-forward" if config.feed_forward else "")
+    )
 
 
 def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
@@ -71,17 +85,35 @@ def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
     sub-layer, mask seed and rate p (the page's dropout setting; a checkpoint gets its own slider)."""
     cols = st.columns(5 if trained else 4)
     layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "enc_layer", container=cols[0])
-    head = stops_slider("head", range(1, config.num_heads + 1), "drop_head", container=cols[1],
-                        format_func=lambda h: f"head {h}")
+    head = stops_slider(
+        "head", range(1, config.num_heads + 1), "drop_head", container=cols[1], format_func=lambda h: f"head {h}"
+    )
     sublayers = SUBLAYERS if config.feed_forward else {"attn": SUBLAYERS["attn"]}
-    sublayer = cols[2].selectbox("sub-layer output", list(sublayers), format_func=sublayers.get, key="drop_sub",
-                                 bind="query-params")
-    seed = cols[3].number_input("mask seed", 0, 9999, 0, step=1, key="drop_seed", bind="query-params",
-                                help="The random keep-mask m: the same seed draws the same mask.")
+    sublayer = cols[2].selectbox(
+        "sub-layer output", list(sublayers), format_func=sublayers.get, key="drop_sub", bind="query-params"
+    )
+    seed = cols[3].number_input(
+        "mask seed",
+        0,
+        9999,
+        0,
+        step=1,
+        key="drop_seed",
+        bind="query-params",
+        help="The random keep-mask m: the same seed draws the same mask.",
+    )
     p = float(config.dropout)
     if trained:
-        p = cols[4].slider("p (dropout rate)", 0.0, 0.5, 0.1, 0.05, key="drop_p", bind="query-params",
-                           help=f"This checkpoint was trained with p = {config.dropout:g}.")
+        p = cols[4].slider(
+            "p (dropout rate)",
+            0.0,
+            0.5,
+            0.1,
+            0.05,
+            key="drop_p",
+            bind="query-params",
+            help=f"This checkpoint was trained with p = {config.dropout:g}.",
+        )
     return layer, head, sublayer if sublayer in sublayers else "attn", int(seed or 0), p
 
 
@@ -99,22 +131,48 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     # one mask over the layer's [H, L, L] weights, as training draws it; one head shown
     weights = dropout_view(view.weights[f"{prefix}.self_attn"], p, seed, STREAMS["weights"]).part(head - 1)
     where = f"Encoder layer {layer} · head {head} · self-attention weights"
-    chart(_weights_figure(weights.before, weights.after, weights.keep, tuple(tokens), p,
-                          f"{where} before and after dropout (p = {p:g}, seed {seed})"), width="stretch")
+    chart(
+        _weights_figure(
+            weights.before,
+            weights.after,
+            weights.keep,
+            tuple(tokens),
+            p,
+            f"{where} before and after dropout (p = {p:g}, seed {seed})",
+        ),
+        width="stretch",
+    )
     sums = row_sums(weights.after)
-    st.caption(f"{(~weights.keep).sum()} of {weights.keep.size} weights dropped (×); the survivors are multiplied "
-               f"by 1/(1 − p) = {1 / (1 - p):.3g}. "
-               + (f"Rows now sum to {sums.min():.2f} … {sums.max():.2f} instead of 1: dropout does not renormalise, it "
-                  "only keeps the *expected* sum at 1." if p > 0 else "With p = 0 every row still sums to 1."))
+    st.caption(
+        f"{(~weights.keep).sum()} of {weights.keep.size} weights dropped (×); the survivors are multiplied "
+        f"by 1/(1 − p) = {1 / (1 - p):.3g}. "
+        + (
+            f"Rows now sum to {sums.min():.2f} … {sums.max():.2f} instead of 1: dropout does not renormalise, it "
+            "only keeps the *expected* sum at 1."
+            if p > 0
+            else "With p = 0 every row still sums to 1."
+        )
+    )
     name = "self_attn.out" if sublayer == "attn" else "feed_forward.out"
     output = dropout_view(view.internals[f"{prefix}.{name}"], p, seed, STREAMS[sublayer])
     width = output.before.shape[1]
     shown = "" if width <= MAX_COLUMNS else f", dimensions 0–{MAX_COLUMNS - 1} of {width}"
-    chart(_activations_figure(output.before, output.after, output.keep, tuple(tokens), p,
-                              f"Encoder layer {layer} · {SUBLAYERS[sublayer]} output before the residual "
-                              f"add{shown}, before and after dropout"), width="stretch")
-    st.caption(f"{output.kept_fraction:.0%} of the {output.keep.size} entries kept (expected {1 - p:.0%}). "
-               "Dropped entries (black) are 0; every other entry is its evaluation value × 1/(1 − p). "
-               + ("With p = 0 nothing is dropped and both sides are the same." if p == 0 else ""))
+    chart(
+        _activations_figure(
+            output.before,
+            output.after,
+            output.keep,
+            tuple(tokens),
+            p,
+            f"Encoder layer {layer} · {SUBLAYERS[sublayer]} output before the residual "
+            f"add{shown}, before and after dropout",
+        ),
+        width="stretch",
+    )
+    st.caption(
+        f"{output.kept_fraction:.0%} of the {output.keep.size} entries kept (expected {1 - p:.0%}). "
+        "Dropped entries (black) are 0; every other entry is its evaluation value × 1/(1 − p). "
+        + ("With p = 0 nothing is dropped and both sides are the same." if p == 0 else "")
+    )
     with intro.text():
         _explain(config)

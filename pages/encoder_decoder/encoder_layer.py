@@ -20,8 +20,9 @@ def pick_encoder_layer(pair: SentencePair):
     """The encoder layer (1-based) the layer sections show, and its steps; both sections share the URL key
     ``enc_layer`` (a lesson link uses ``step``)."""
     config = pair.config
-    layer = stops_slider("encoder layer", range(1, config.num_encoder_layers + 1), "enc_layer",
-                         container=st.columns(3)[0])
+    layer = stops_slider(
+        "encoder layer", range(1, config.num_encoder_layers + 1), "enc_layer", container=st.columns(3)[0]
+    )
     return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 
 
@@ -32,36 +33,56 @@ def layer_section(pair: SentencePair):
     st.subheader("One layer, step by step")
     layer, steps = pick_encoder_layer(pair)
     if config.norm_first:
-        st.markdown("**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
-                    "never normalised, so its norm can grow from layer to layer.")
+        st.markdown(
+            "**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
+            "never normalised, so its norm can grow from layer to layer."
+        )
         st.latex(r"x' = x + \mathrm{MHA}(\mathrm{LN}_1(x)),\qquad y = x' + \mathrm{FFN}(\mathrm{LN}_2(x'))")
     else:
-        st.markdown("**Post-LN** (the paper): add the sub-layer's output to its input (the residual "
-                    "connection), then normalise the sum.")
+        st.markdown(
+            "**Post-LN** (the paper): add the sub-layer's output to its input (the residual "
+            "connection), then normalise the sum."
+        )
         st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
-    chart(norms_figure(tuple(names), norms, source.tokens,
-                       f"Encoder layer {layer} · vector norm of each token after each step"),
-          width="stretch")
+    chart(
+        norms_figure(
+            tuple(names), norms, source.tokens, f"Encoder layer {layer} · vector norm of each token after each step"
+        ),
+        width="stretch",
+    )
     numbers = st.expander("The numbers behind this figure", key="norm_numbers", bind="query-params")
     if numbers.open:  # built only when opened
         with numbers:
             table = pd.DataFrame(norms.T, index=numbered(source.tokens), columns=names)
             st.dataframe(table, width="stretch", column_config=three_decimals(names))
-    st.markdown("**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
-                f"{config.d_model} features and divides by their standard deviation, then applies a learned "
-                + ("gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
-                   f"so its norm is sqrt(d_model) = {config.d_model ** 0.5:.2f}: the flat points in the figure above."
-                   if not trained else
-                   "gain γ and bias β per feature (trained here), so after it the tokens' norms are set by γ and β "
-                   "rather than fixed at sqrt(d_model)."))
-    st.latex(r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
-             r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2")
+    st.markdown(
+        "**LayerNorm** rescales each token's vector on its own: it subtracts the mean of its "
+        f"{config.d_model} features and divides by their standard deviation, then applies a learned "
+        + (
+            "gain and bias (here 1 and 0, as initialised). After it, every token has mean 0 and std 1, "
+            f"so its norm is sqrt(d_model) = {config.d_model**0.5:.2f}: the flat points in the figure above."
+            if not trained
+            else "gain γ and bias β per feature (trained here), so after it the tokens' norms are set by γ and β "
+            "rather than fixed at sqrt(d_model)."
+        )
+    )
+    st.latex(
+        r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
+        r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2"
+    )
     ln_names, before, after = zip(*steps.norms)
-    chart(layernorm_stats_figure(ln_names, before, after, source.tokens,
-                                 f"Encoder layer {layer} · mean and std of each token, before and "
-                                 f"after LayerNorm"), width="stretch")
+    chart(
+        layernorm_stats_figure(
+            ln_names,
+            before,
+            after,
+            source.tokens,
+            f"Encoder layer {layer} · mean and std of each token, before and after LayerNorm",
+        ),
+        width="stretch",
+    )
 
 
 @st.fragment
@@ -75,13 +96,26 @@ def ffn_section(pair: SentencePair):
     layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
     intro = figure_first()  # what a unit firing is: above the figure, or below it on a small screen
-    chart(ffn_figure(steps.ffn_active, source.tokens, config.d_ff,
-                     f"Encoder layer {layer} · feed-forward units > 0 per token ({act})"),
-          width="stretch")
+    chart(
+        ffn_figure(
+            steps.ffn_active,
+            source.tokens,
+            config.d_ff,
+            f"Encoder layer {layer} · feed-forward units > 0 per token ({act})",
+        ),
+        width="stretch",
+    )
     with intro.text():
-        st.markdown(f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
-                    f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
-                    + (" (ReLU sets every other unit to exactly 0)." if act == "ReLU" else
-                       " (GELU lets small negative values through, so we count those > 0)."))
-        st.latex(r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
-                 % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff))
+        st.markdown(
+            f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
+            f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
+            + (
+                " (ReLU sets every other unit to exactly 0)."
+                if act == "ReLU"
+                else " (GELU lets small negative values through, so we count those > 0)."
+            )
+        )
+        st.latex(
+            r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
+            % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff)
+        )

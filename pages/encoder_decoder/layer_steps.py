@@ -30,12 +30,24 @@ class LayerSteps:
     norm_first: bool
 
 
-POST_LN_STAGES = (("input x", "input"), ("attention output", "self_attn.out"), ("x + attention", "norm1.in"),
-                  ("LayerNorm 1", "norm1.out"), ("feed-forward output", "feed_forward.out"),
-                  ("x + feed-forward", "norm2.in"), ("LayerNorm 2 = output", "after_feed_forward"))
-PRE_LN_STAGES = (("input x", "input"), ("LayerNorm 1", "norm1.out"), ("attention output", "self_attn.out"),
-                 ("x + attention", "after_self_attn"), ("LayerNorm 2", "norm2.out"),
-                 ("feed-forward output", "feed_forward.out"), ("x + feed-forward = output", "after_feed_forward"))
+POST_LN_STAGES = (
+    ("input x", "input"),
+    ("attention output", "self_attn.out"),
+    ("x + attention", "norm1.in"),
+    ("LayerNorm 1", "norm1.out"),
+    ("feed-forward output", "feed_forward.out"),
+    ("x + feed-forward", "norm2.in"),
+    ("LayerNorm 2 = output", "after_feed_forward"),
+)
+PRE_LN_STAGES = (
+    ("input x", "input"),
+    ("LayerNorm 1", "norm1.out"),
+    ("attention output", "self_attn.out"),
+    ("x + attention", "after_self_attn"),
+    ("LayerNorm 2", "norm2.out"),
+    ("feed-forward output", "feed_forward.out"),
+    ("x + feed-forward = output", "after_feed_forward"),
+)
 
 
 def layer_steps(view: ForwardView, layer_index: int, norm_first: bool) -> LayerSteps:
@@ -52,9 +64,11 @@ def layer_steps(view: ForwardView, layer_index: int, norm_first: bool) -> LayerS
         parts = tuple((name, part) for name, part in parts if "feed_forward" not in part and "norm2" not in part)
     stages = [(name, internals[f"{prefix}.{part}"]) for name, part in parts]
     where = "before" if norm_first else "after"
-    norms = tuple((f"LayerNorm {i} ({where} {what})", internals[f"{prefix}.norm{i}.in"],
-                   internals[f"{prefix}.norm{i}.out"])
-                  for i, what in ((1, "attention"), (2, "feed-forward")) if f"{prefix}.norm{i}.in" in internals)
+    norms = tuple(
+        (f"LayerNorm {i} ({where} {what})", internals[f"{prefix}.norm{i}.in"], internals[f"{prefix}.norm{i}.out"])
+        for i, what in ((1, "attention"), (2, "feed-forward"))
+        if f"{prefix}.norm{i}.in" in internals
+    )
     length = stages[0][1].shape[0]
     active = (hidden > 0).mean(-1).astype(np.float32) if hidden is not None else np.zeros(length, np.float32)
     return LayerSteps(tuple(stages), norms, active, bool(norm_first))

@@ -13,8 +13,12 @@ from ui.models import load_model
 from pages.encoder_decoder.dropout import dropout_section
 from pages.encoder_decoder.encoder_layer import ffn_section, layer_section
 from pages.encoder_decoder.output import output_section
-from pages.encoder_decoder.sections import (SentencePair, architecture_section, attention_section,
-                                            teacher_forcing_section)
+from pages.encoder_decoder.sections import (
+    SentencePair,
+    architecture_section,
+    attention_section,
+    teacher_forcing_section,
+)
 from ui.routing import require_navigation
 from ui.text import sentence_input
 from ui.presentation import explanation
@@ -38,10 +42,19 @@ with explanation():
 
 
 # What each section draws, in order, from the sentence pair.
-SECTION_DRAWS = dict(zip(SECTIONS, ((attention_section,), (teacher_forcing_section, output_section),
-                                    (layer_section,), (ffn_section,),
-                                    (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
-                                    (architecture_section,))))
+SECTION_DRAWS = dict(
+    zip(
+        SECTIONS,
+        (
+            (attention_section,),
+            (teacher_forcing_section, output_section),
+            (layer_section,),
+            (ffn_section,),
+            (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
+            (architecture_section,),
+        ),
+    )
+)
 
 
 @st.fragment
@@ -65,11 +78,16 @@ def model_view() -> None:
         left, right = st.columns(2)
         tokenizer = loaded.tokenizer if loaded else None
         with left:
-            source = sentence_input("Source sentence (encoder input)", "the cat sat on the mat", key="src",
-                                    tokenizer=tokenizer)
+            source = sentence_input(
+                "Source sentence (encoder input)", "the cat sat on the mat", key="src", tokenizer=tokenizer
+            )
         with right:
-            target = sentence_input("Target sentence (what the decoder should produce)",
-                                    "le chat est assis sur le tapis", key="tgt", tokenizer=tokenizer)
+            target = sentence_input(
+                "Target sentence (what the decoder should produce)",
+                "le chat est assis sur le tapis",
+                key="tgt",
+                tokenizer=tokenizer,
+            )
     if source is None or target is None or loaded is None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)

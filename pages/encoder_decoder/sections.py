@@ -21,8 +21,11 @@ from ui.charts import chart
 from ui.screen import compact, figure_first
 from viz.architecture import ArchitectureSpec, architecture_dot
 
-KINDS = {"enc": "encoder self-attention", "dec": "decoder masked self-attention",
-         "cross": "encoder-decoder cross-attention"}
+KINDS = {
+    "enc": "encoder self-attention",
+    "dec": "decoder masked self-attention",
+    "cross": "encoder-decoder cross-attention",
+}
 
 
 @dataclass(frozen=True)
@@ -66,19 +69,26 @@ def attention_section(pair: SentencePair):
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
     layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)
-    head = c3.selectbox("head", ["all"] + list(range(1, config.num_heads + 1)),
-                        format_func=lambda h: "all heads" if h == "all" else f"head {h}",
-                        key="head", bind="query-params")
-    stack, name = ("encoder", "self_attn") if kind == "enc" else ("decoder", "self_attn" if kind == "dec"
-                                                                   else "cross_attn")
+    head = c3.selectbox(
+        "head",
+        ["all"] + list(range(1, config.num_heads + 1)),
+        format_func=lambda h: "all heads" if h == "all" else f"head {h}",
+        key="head",
+        bind="query-params",
+    )
+    stack, name = (
+        ("encoder", "self_attn") if kind == "enc" else ("decoder", "self_attn" if kind == "dec" else "cross_attn")
+    )
     weights = forward().weights[f"{stack}.layers.{layer - 1}.{name}"]
     rows = source.tokens if kind == "enc" else dec_tokens
     cols = dec_tokens if kind == "dec" else source.tokens
-    what = {"enc": "Every source token attends to every source token (bidirectional): source x source.",
-            "dec": "Each target position attends only to itself and earlier positions (the causal mask; "
-                   "grey cells are masked): target x target.",
-            "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
-                     "matrix is rectangular: target (rows) x source (columns)."}[kind]
+    what = {
+        "enc": "Every source token attends to every source token (bidirectional): source x source.",
+        "dec": "Each target position attends only to itself and earlier positions (the causal mask; "
+        "grey cells are masked): target x target.",
+        "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
+        "matrix is rectangular: target (rows) x source (columns).",
+    }[kind]
     note = figure_first()  # what the kind is: above the figure, or below it on a small screen
     row_name = "target query" if kind != "enc" else "source query"
     col_name = "source key" if kind != "dec" else "target key"
@@ -87,19 +97,25 @@ def attention_section(pair: SentencePair):
     else:
         h = min(int(head), config.num_heads) - 1
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
-    chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name),
-          width="stretch")
+    chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name), width="stretch")
     note.text().caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
     with intro.text():
-        st.markdown("Every attention sub-layer computes the same formula; what changes is where the queries, "
-                    "keys and values come from, and the mask *M*.")
-        st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
-                 r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}")
+        st.markdown(
+            "Every attention sub-layer computes the same formula; what changes is where the queries, "
+            "keys and values come from, and the mask *M*."
+        )
+        st.latex(
+            r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
+            r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}"
+        )
     numbers = st.expander("The numbers behind this figure", key="attn_numbers", bind="query-params")
     if numbers.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
         with numbers:
-            frame = (matrix_frame(weights[h], rows, cols) if h is not None else
-                     pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols) for i in range(weights.shape[0])}))
+            frame = (
+                matrix_frame(weights[h], rows, cols)
+                if h is not None
+                else pd.concat({f"head {i + 1}": matrix_frame(weights[i], rows, cols) for i in range(weights.shape[0])})
+            )
             st.dataframe(frame, width="stretch", column_config=three_decimals(frame.columns))
 
 
@@ -129,27 +145,57 @@ def architecture_section(pair: SentencePair):
     st.subheader("The model you configured")
     diagram, shapes = st.columns([3, 2], gap="large")
     with diagram:
-        st.caption(f"Read from the bottom up. Shapes for this {src_len}-token source and {tgt_len}-token "
-                   f"target, d_model = {config.d_model}; the batch dimension is left out.")
-        st.graphviz_chart(architecture_dot(ArchitectureSpec(
-            config.num_encoder_layers, config.num_decoder_layers, config.d_model, config.num_heads,
-            config.d_ff, config.positional, config.norm_first, config.tgt_vocab_size, src_len, tgt_len)),
-            width="stretch")
+        st.caption(
+            f"Read from the bottom up. Shapes for this {src_len}-token source and {tgt_len}-token "
+            f"target, d_model = {config.d_model}; the batch dimension is left out."
+        )
+        st.graphviz_chart(
+            architecture_dot(
+                ArchitectureSpec(
+                    config.num_encoder_layers,
+                    config.num_decoder_layers,
+                    config.d_model,
+                    config.num_heads,
+                    config.d_ff,
+                    config.positional,
+                    config.norm_first,
+                    config.tgt_vocab_size,
+                    src_len,
+                    tgt_len,
+                )
+            ),
+            width="stretch",
+        )
     with shapes:
         st.markdown("**Activation shapes**")
         st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
         shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
         st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
     st.subheader("Parameters")
-    st.markdown("Where the weights are. Each count is computed twice: from the formula in the "
-                "hyperparameters and by summing `p.numel()` over the model's parameters; they agree.")
-    generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0"}.get(config.output_head, "dV + V")
-    st.latex(r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad \text{LayerNorm: } 2d,\quad "
-             r"\text{generator: } " + generator)
+    st.markdown(
+        "Where the weights are. Each count is computed twice: from the formula in the "
+        "hyperparameters and by summing `p.numel()` over the model's parameters; they agree."
+    )
+    generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0"}.get(
+        config.output_head, "dV + V"
+    )
+    st.latex(
+        r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad \text{LayerNorm: } 2d,\quad "
+        r"\text{generator: } " + generator
+    )
     params = parameter_table(pair.spec)
-    st.dataframe(params, hide_index=True, width="stretch", height=35 * (len(params) + 1) + 3,
-                 column_config={"closed-form count": st.column_config.NumberColumn(format="localized"),
-                                "counted in the model": st.column_config.NumberColumn(format="localized")})
+    st.dataframe(
+        params,
+        hide_index=True,
+        width="stretch",
+        height=35 * (len(params) + 1) + 3,
+        column_config={
+            "closed-form count": st.column_config.NumberColumn(format="localized"),
+            "counted in the model": st.column_config.NumberColumn(format="localized"),
+        },
+    )
     vocab_share = params.iloc[[0, 1, len(params) - 2], 3].sum() / params.iloc[-1, 3]
-    st.caption(f"The embeddings and the generator, which grow with the {config.tgt_vocab_size:,}-id "
-               f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters.")
+    st.caption(
+        f"The embeddings and the generator, which grow with the {config.tgt_vocab_size:,}-id "
+        f"vocabulary, hold {vocab_share:.0%} of the {int(params.iloc[-1, 3]):,} parameters."
+    )

@@ -37,8 +37,10 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     tokens = task.symbols(ids)
     vocab, positions = len(task.tokenizer.vocabulary) + 4, task.context
     pattern = handmade_pattern(recipe, ids, vocab, positions)
-    st.latex(r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
-             r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})")
+    st.latex(
+        r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
+        r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})"
+    )
     left, right = st.columns(2) if built is None else (built, st.container())
     with left:
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
@@ -49,10 +51,22 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
         st.info("The shipped induction checkpoint is not on this server, so there is no trained head to compare.")
         return
     trained, label = reference(tuple(ids))
-    chart(compare_figure(pattern, trained, tokens, tokens, "built by hand", label,
-                         "The head you built and the trained model's previous-token head", causal=True))
-    st.caption(f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
-               + previous_token_note(pattern))
+    chart(
+        compare_figure(
+            pattern,
+            trained,
+            tokens,
+            tokens,
+            "built by hand",
+            label,
+            "The head you built and the trained model's previous-token head",
+            causal=True,
+        )
+    )
+    st.caption(
+        f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
+        + previous_token_note(pattern)
+    )
 
 
 def previous_token_note(pattern: np.ndarray) -> str:
@@ -66,8 +80,10 @@ def previous_token_note(pattern: np.ndarray) -> str:
     others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
     others[rows, rows - 1] = -np.inf
     leading = int((previous > others[rows].max(-1)).sum())
-    return (f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
-            f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "
-            "= 1, k = 1 and the other weights at 0, row i gives it e^β / (e^β + i − 1): the most of any key at every "
-            f"β > 0, and at least half in every row of these {length} tokens once β ≥ ln {length - 1} ≈ "
-            f"{np.log(length - 1):.1f}.")
+    return (
+        f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
+        f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "
+        "= 1, k = 1 and the other weights at 0, row i gives it e^β / (e^β + i − 1): the most of any key at every "
+        f"β > 0, and at least half in every row of these {length} tokens once β ≥ ln {length - 1} ≈ "
+        f"{np.log(length - 1):.1f}."
+    )

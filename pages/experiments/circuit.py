@@ -23,7 +23,6 @@ def _input_batch(ids: tuple[int, ...]) -> TaskBatch:
     return TaskBatch(tensor, None, tensor, torch.ones_like(tensor, dtype=torch.bool), [])
 
 
-
 def head_choices(module) -> list[tuple[str, int]]:
     return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
 
@@ -37,22 +36,43 @@ def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second
     mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
     difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
     if shown == "side by side":
-        chart(compare_figure(effect.before, effect.after, tokens, tokens, f"{second}", f"{second}, {first} knocked out",
-                             f"What {second} attends to, with and without {first}", causal=causal))
+        chart(
+            compare_figure(
+                effect.before,
+                effect.after,
+                tokens,
+                tokens,
+                f"{second}",
+                f"{second}, {first} knocked out",
+                f"What {second} attends to, with and without {first}",
+                causal=causal,
+            )
+        )
     elif shown == "difference":
-        chart(matrix_heatmap(difference, tokens, tokens, f"{second}: with {first} − without it", signed=True,
-                             mask=mask, value_name="difference"))
+        chart(
+            matrix_heatmap(
+                difference,
+                tokens,
+                tokens,
+                f"{second}: with {first} − without it",
+                signed=True,
+                mask=mask,
+                value_name="difference",
+            )
+        )
     else:
         matrix = effect.before if shown == "with head A" else effect.after
         title = f"What {second} attends to" + (f", {first} knocked out" if shown == "without head A" else "")
         chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
     if shown in ("side by side", "difference"):
         query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
-        st.caption(f"The difference is head B's weight with head A minus its weight without it: red where B looks "
-                   f"more while A works, blue where it looks more once A is gone. The largest change: query "
-                   f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
-                   f"(position {key + 1}), "
-                   f"{difference[query, key]:+.2f}.")
+        st.caption(
+            f"The difference is head B's weight with head A minus its weight without it: red where B looks "
+            f"more while A works, blue where it looks more once A is gone. The largest change: query "
+            f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
+            f"(position {key + 1}), "
+            f"{difference[query, key]:+.2f}."
+        )
 
 
 def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[int, int]) -> None:
@@ -67,23 +87,45 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     with torch.inference_mode():
         effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
     causal = module.kind == "decoder-only"
-    shown = st.segmented_control("map", CIRCUIT_MAPS, default=CIRCUIT_MAPS[0], required=True, key="circuit_map",
-                                 bind="query-params", help="One map at a time draws it at the column's full width.")
+    shown = st.segmented_control(
+        "map",
+        CIRCUIT_MAPS,
+        default=CIRCUIT_MAPS[0],
+        required=True,
+        key="circuit_map",
+        bind="query-params",
+        help="One map at a time draws it at the column's full width.",
+    )
     _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
     if subject.task is None:
         moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
         st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
         return
     batch = evaluation_batch(subject.spec, seed)
-    patterns = tuple(p for p in PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name
-                                                  not in PATTERNS[:2] else ())
+    patterns = tuple(p for p in PATTERNS[:2]) + (
+        (subject.task.score_name,) if subject.task.score_name not in PATTERNS[:2] else ()
+    )
     layer = AttentionName.parse(watched[0]).layer
     with torch.inference_mode():
-        scores = pair_effect(module, batch, knocked, watched, lambda record, p: score_heads(
-            subject.task, record, batch, p)[layer, watched[1]], patterns)
-    st.dataframe(pd.DataFrame({"pattern score of head B": list(patterns),
-                               "before": [scores.scores_before[p] for p in patterns],
-                               "head A knocked out": [scores.scores_after[p] for p in patterns]}).round(3),
-                 hide_index=True)
-    st.caption("A pattern score is the mean attention mass head B puts where the pattern says, over the "
-               f"{len(batch.inputs)} examples of the batch (1 = all of it).")
+        scores = pair_effect(
+            module,
+            batch,
+            knocked,
+            watched,
+            lambda record, p: score_heads(subject.task, record, batch, p)[layer, watched[1]],
+            patterns,
+        )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "pattern score of head B": list(patterns),
+                "before": [scores.scores_before[p] for p in patterns],
+                "head A knocked out": [scores.scores_after[p] for p in patterns],
+            }
+        ).round(3),
+        hide_index=True,
+    )
+    st.caption(
+        "A pattern score is the mean attention mass head B puts where the pattern says, over the "
+        f"{len(batch.inputs)} examples of the batch (1 = all of it)."
+    )

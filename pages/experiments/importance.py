@@ -22,8 +22,9 @@ from viz.experiments import head_grid
 def _sweep_metric(subject: Subject, inputs: Inputs, seed: int, how: str, measure: str):
     module = subject.module
     if subject.sentences:
-        return lambda interventions: sentence_similarity(module, list(inputs.ids), list(inputs.second_ids),
-                                                         interventions).cosine
+        return lambda interventions: (
+            sentence_similarity(module, list(inputs.ids), list(inputs.second_ids), interventions).cosine
+        )
     batch = _sweep_batch(subject, inputs, seed)
     return lambda interventions: getattr(task_score(module, batch, interventions), measure)
 
@@ -37,32 +38,50 @@ def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
     how, resample_seed = how_control(subject, row)
     measure = "cosine"
     if not subject.sentences:
-        measure = row.segmented_control("measure", ["accuracy", "loss"], default="accuracy", required=True,
-                                        key="measure", bind="query-params") or "accuracy"
+        measure = (
+            row.segmented_control(
+                "measure", ["accuracy", "loss"], default="accuracy", required=True, key="measure", bind="query-params"
+            )
+            or "accuracy"
+        )
     module = subject.module
     names = sublayer_names(module, "self_attn") + sublayer_names(module, "cross_attn")
-    key = (subject.spec, inputs, seed if not subject.sentences else None, how, measure,
-           resample_seed if how == "resample" else None)
+    key = (
+        subject.spec,
+        inputs,
+        seed if not subject.sentences else None,
+        how,
+        measure,
+        resample_seed if how == "resample" else None,
+    )
     metric = _sweep_metric(subject, inputs, seed, how, measure)
     same_examples(how, resample_seed, seed)
     try:
-        source = (resample_source(subject.spec, _sweep_batch(subject, inputs, seed), resample_seed)
-                  if how == "resample" else None)
+        source = (
+            resample_source(subject.spec, _sweep_batch(subject, inputs, seed), resample_seed)
+            if how == "resample"
+            else None
+        )
     except ValueError as error:
         st.error(str(error))
         return
     with torch.inference_mode():
-        effect = cached_sweep(key, lambda progress: knockout_sweep(names, module.config.num_heads, metric, how,
-                                                                    progress, source), "Knocking out each head")
+        effect = cached_sweep(
+            key,
+            lambda progress: knockout_sweep(names, module.config.num_heads, metric, how, progress, source),
+            "Knocking out each head",
+        )
     what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
     labels = [n.replace(".layers.", " ").replace("_attn", "").replace(".", " ") for n in names]
     chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))
     if len(names) != len(sublayer_names(module, "self_attn")):
         st.caption("Rows: " + "; ".join(f"row {i + 1} = {label}" for i, label in enumerate(labels)))
     worst = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
-    st.caption(f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
-               "A head whose removal changes little may still matter together with another one: knock out "
-               "several in the Knock out section.")
+    st.caption(
+        f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
+        "A head whose removal changes little may still matter together with another one: knock out "
+        "several in the Knock out section."
+    )
     if module.kind == "decoder-only":
         _what_heads_read_and_write(subject, seed, effect, what[measure])
 
@@ -78,8 +97,10 @@ def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, 
     (the copying score of its OV circuit, ``analysis.ov_circuit``), as Olsson et al. (2022) read induction heads."""
     module = subject.module
     layers, heads = effect.shape
-    table = {"head": [head_label(layer, head) for layer in range(layers) for head in range(heads)],
-             measured: effect.reshape(-1).round(3)}
+    table = {
+        "head": [head_label(layer, head) for layer in range(layers) for head in range(heads)],
+        measured: effect.reshape(-1).round(3),
+    }
     if subject.task is not None and subject.task.kind != "vision":
         batch = evaluation_batch(subject.spec, seed)
         with torch.inference_mode():
@@ -89,8 +110,10 @@ def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, 
     if copying is not None:  # a model with a linear unembedding
         table["copying (OV)"] = copying.reshape(-1).round(3)
     st.dataframe(pd.DataFrame(table), hide_index=True)
-    st.caption("Prefix matching: the mean weight a head puts, from a repeated token, on the token after that token's "
-               "earlier occurrence (where an induction head looks). Copying (OV): of the eigenvalues λ of the head's "
-               "circuit from a token attended to, through W_V and W_O, to the logits, Re(Σλ) / Σ|λ|; near 1 the head "
-               "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
-               "out). An induction head scores high on both.")
+    st.caption(
+        "Prefix matching: the mean weight a head puts, from a repeated token, on the token after that token's "
+        "earlier occurrence (where an induction head looks). Copying (OV): of the eigenvalues λ of the head's "
+        "circuit from a token attended to, through W_V and W_O, to the logits, Re(Σλ) / Σ|λ|; near 1 the head "
+        "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
+        "out). An induction head scores high on both."
+    )

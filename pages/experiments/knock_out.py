@@ -19,33 +19,35 @@ HOWS = ("zero", "mean", "resample")
 # What a knock-out of each kind can and cannot show, said under its results ({seed}: the resample seed).
 ABLATION_CAVEAT = {
     "zero": "Zero ablation takes the model off the inputs it was trained on: no head's output is ever all zeros in "
-            "training, so part of a drop may come from that alone. Mean ablation (\"knock out by\": mean) keeps "
-            "the head's average output and removes only what depends on the input; resample ablation (offered for a "
-            "model trained on a task) gives it an output it really gives, on another input.",
+    'training, so part of a drop may come from that alone. Mean ablation ("knock out by": mean) keeps '
+    "the head's average output and removes only what depends on the input; resample ablation (offered for a "
+    "model trained on a task) gives it an output it really gives, on another input.",
     "mean": "Mean ablation keeps the head's average output over this input and removes what depends on the input; "
-            "it still mixes every path through the head. To see which path carries an effect, patch a clean run's "
-            "head into a corrupted one (the Patching section): path patching restricts that to one path.",
+    "it still mixes every path through the head. To see which path carries an effect, patch a clean run's "
+    "head into a corrupted one (the Patching section): path patching restricts that to one path.",
     "resample": "Resample ablation gives the head its output on other examples of the task (drawn with resample seed "
-                "{seed}): an output it really gives, so the model stays on its inputs, but one that carries the other "
-                "examples' information, which can mislead later layers more than a missing output would; it cannot say "
-                "which path through the head mattered, and it varies with the examples drawn (try another seed).",
+    "{seed}): an output it really gives, so the model stays on its inputs, but one that carries the other "
+    "examples' information, which can mislead later layers more than a missing output would; it cannot say "
+    "which path through the head mattered, and it varies with the examples drawn (try another seed).",
 }
 # What reaches the output once every head is knocked out, by kind of knock-out.
 EVERY_HEAD = {
     "zero": "no attention sublayer passes anything on, so the only route from the tokens to the output is the "
-            "residual stream (embeddings and feed-forward layers): each position's output depends on its own token "
-            "and position alone.",
+    "residual stream (embeddings and feed-forward layers): each position's output depends on its own token "
+    "and position alone.",
     "mean": "each head passes on only its average output, one vector for every position (and example) measured, so "
-            "no position reads another in particular: each position's output depends on its own token and position, "
-            "through the residual stream (embeddings and feed-forward layers), and on that one average.",
+    "no position reads another in particular: each position's output depends on its own token and position, "
+    "through the residual stream (embeddings and feed-forward layers), and on that one average.",
     "resample": "each head passes on its output on other examples of the task, nothing computed from these inputs: "
-                "each position's output depends on its own token and position, through the residual stream "
-                "(embeddings and feed-forward layers), and on what the heads wrote there on the other examples.",
+    "each position's output depends on its own token and position, through the residual stream "
+    "(embeddings and feed-forward layers), and on what the heads wrote there on the other examples.",
 }
-HOW_HELP = ("Zero: the head's output A·V is replaced by zeros. Mean: by its mean over every position (and example) "
-            "of the same input, which keeps the average signal and removes what depends on the input. Resample: by "
-            "its output on other examples of the task (same length, drawn with the resample seed), an output the "
-            "head really gives.")
+HOW_HELP = (
+    "Zero: the head's output A·V is replaced by zeros. Mean: by its mean over every position (and example) "
+    "of the same input, which keeps the average signal and removes what depends on the input. Resample: by "
+    "its output on other examples of the task (same length, drawn with the resample seed), an output the "
+    "head really gives."
+)
 
 
 @dataclass(frozen=True)
@@ -68,21 +70,35 @@ def how_control(subject: Subject, place=st) -> tuple[str, int]:
     """The kind of knock-out and the resample seed (shown for resample only). Resample is offered for a model
     with a task, whose other examples it draws."""
     kinds = HOWS if subject.task is not None else HOWS[:2]
-    how = place.segmented_control("knock out by", kinds, default="zero", required=True, key="how",
-                                  bind="query-params", help=HOW_HELP) or "zero"
+    how = (
+        place.segmented_control(
+            "knock out by", kinds, default="zero", required=True, key="how", bind="query-params", help=HOW_HELP
+        )
+        or "zero"
+    )
     if how != "resample":
         return how, 1
-    seed = place.number_input("resample seed", 0, 9999, 1, key="resample_seed", bind="query-params", width=160,
-                              help="Which other examples of the task the knocked-out heads' outputs come from: the "
-                                   "same seed draws the same examples in every session.")
+    seed = place.number_input(
+        "resample seed",
+        0,
+        9999,
+        1,
+        key="resample_seed",
+        bind="query-params",
+        width=160,
+        help="Which other examples of the task the knocked-out heads' outputs come from: the "
+        "same seed draws the same examples in every session.",
+    )
     return how, int(seed)
 
 
 def same_examples(how: str, resample_seed: int, seed: int) -> None:
     """A warning when resample ablation would draw the very examples measured (and so change nothing)."""
     if how == "resample" and resample_seed == seed:
-        st.warning(f"The resample seed equals the batch seed ({seed}): the other examples are these very examples, "
-                   "so resampling changes nothing. Pick another resample seed.")
+        st.warning(
+            f"The resample seed equals the batch seed ({seed}): the other examples are these very examples, "
+            "so resampling changes nothing. Pick another resample seed."
+        )
 
 
 def knocked_heads(subject: Subject, place=st) -> KNOCKED:
@@ -106,8 +122,9 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     row = settings_row()  # how, and each layer's heads: one row that wraps, so the figures come up the screen
     how, resample_seed = how_control(subject, row)
     knocked = knocked_heads(subject, row)
-    total = subject.module.config.num_heads * len(sublayer_names(subject.module, "self_attn")
-                                                  + sublayer_names(subject.module, "cross_attn"))
+    total = subject.module.config.num_heads * len(
+        sublayer_names(subject.module, "self_attn") + sublayer_names(subject.module, "cross_attn")
+    )
     count = sum(len(h) for _, h in knocked)
     if count == total:
         st.warning(f"Every head ({total}) is knocked out: {EVERY_HEAD[how]}")
@@ -116,11 +133,20 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     if subject.sentences:
         before = similarity(subject.spec, inputs.ids, inputs.second_ids, (), how)
         after = similarity(subject.spec, inputs.ids, inputs.second_ids, knocked, how)
-        chart(before_after(["cosine similarity"], [before.cosine], [after.cosine],
-                           f"Similarity of the two sentences, {count} head(s) knocked out"))
+        chart(
+            before_after(
+                ["cosine similarity"],
+                [before.cosine],
+                [after.cosine],
+                f"Similarity of the two sentences, {count} head(s) knocked out",
+            )
+        )
         change = token_change(before.hidden[0], after.hidden[0])
-        chart(position_bars(change, inputs.tokens, "How much each token of sentence A changed (1 − cos)",
-                            "1 − cos(before, after)"))
+        chart(
+            position_bars(
+                change, inputs.tokens, "How much each token of sentence A changed (1 − cos)", "1 − cos(before, after)"
+            )
+        )
         return
     ids = inputs.ids if subject.text_model else ()
     same_examples(how, resample_seed, seed)
@@ -133,19 +159,38 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
     where = "your text" if subject.text_model else f"{len(evaluation_batch(subject.spec, seed).inputs)} fresh examples"
     left, right = st.columns(2)
     with left:
-        chart(cached_figure(before_after, ("accuracy",), (before.accuracy,), (after.accuracy,),
-                            f"Accuracy, {where}, {count} head(s) knocked out", fixed_top=1.0))
+        chart(
+            cached_figure(
+                before_after,
+                ("accuracy",),
+                (before.accuracy,),
+                (after.accuracy,),
+                f"Accuracy, {where}, {count} head(s) knocked out",
+                fixed_top=1.0,
+            )
+        )
     with right:
-        chart(cached_figure(before_after, ("loss",), (before.loss,), (after.loss,),
-                            f"Loss (cross-entropy), {count} head(s) knocked out"))
+        chart(
+            cached_figure(
+                before_after,
+                ("loss",),
+                (before.loss,),
+                (after.loss,),
+                f"Loss (cross-entropy), {count} head(s) knocked out",
+            )
+        )
     if subject.text_model:
-        st.caption("Measured on your text: each position predicts the next token (accuracy: how often its most "
-                   "probable token is the one that follows).")
+        st.caption(
+            "Measured on your text: each position predicts the next token (accuracy: how often its most "
+            "probable token is the one that follows)."
+        )
     else:
         batch = evaluation_batch(subject.spec, seed)
         asked = len(batch.targets[batch.loss_mask].unique())  # the symbols those positions ask for, end token too
-        st.caption(f"Measured on the positions the {subject.task.name} task can predict; guessing evenly among the "
-                   f"{asked} symbols they ask for would score 1/{asked} = {1 / asked:.3f}.")
+        st.caption(
+            f"Measured on the positions the {subject.task.name} task can predict; guessing evenly among the "
+            f"{asked} symbols they ask for would score 1/{asked} = {1 / asked:.3f}."
+        )
     st.caption(ABLATION_CAVEAT[how].format(seed=resample_seed))
     if subject.module.kind == "decoder-only":
         _your_input(subject, inputs, knocked, how, resample_seed)
@@ -156,16 +201,28 @@ def _your_input(subject: Subject, inputs: Inputs, knocked: KNOCKED, how: str, re
     column."""
     symbols = subject.symbols
     try:
-        plain, knocked_out = (symbols(predictions(subject.spec, inputs.ids, heads, how, resample_seed))
-                              for heads in ((), knocked))
+        plain, knocked_out = (
+            symbols(predictions(subject.spec, inputs.ids, heads, how, resample_seed)) for heads in ((), knocked)
+        )
     except ValueError as error:  # resample: the task makes no example laid out like this input
         st.info(f"On your input: {error}")
         return
     width = max(len(t) for t in (*inputs.tokens, *plain, *knocked_out))
+
     def row(tokens):
         return " ".join(t.ljust(width) for t in tokens)
+
     changed = ["^" if a != b else " " for a, b in zip(plain, knocked_out)]
     st.markdown("**On your input**: the token each position predicts next.")
-    st.code("\n".join((f"input      {row(inputs.tokens)}", f"next       {row([*inputs.tokens[1:], ' '])}",
-                        f"predicted  {row(plain)}", f"knocked    {row(knocked_out)}",
-                        f"changed    {row(changed)}")), language=None)
+    st.code(
+        "\n".join(
+            (
+                f"input      {row(inputs.tokens)}",
+                f"next       {row([*inputs.tokens[1:], ' '])}",
+                f"predicted  {row(plain)}",
+                f"knocked    {row(knocked_out)}",
+                f"changed    {row(changed)}",
+            )
+        ),
+        language=None,
+    )

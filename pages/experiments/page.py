@@ -37,9 +37,12 @@ with explanation():
         "concatenation, before $W^O$) is replaced by zeros, by its mean, or by its output on another input of the "
         "task (resample). **Patch** a head: run a corrupted input, but give one head the output it had on the clean "
         "input, or only the queries, keys or values it read there, and see how much of the clean answer comes "
-        "back.")
-    st.latex(r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
-             r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O")
+        "back."
+    )
+    st.latex(
+        r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
+        r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O"
+    )
     st.caption(NUMBERING)
 
 
@@ -71,8 +74,9 @@ def read_inputs(subject: Subject) -> Inputs | None:
             return None
         return Inputs(typed.ids, tuple(subject.symbols(typed.ids)), text=text)
     task = subject.task
-    text = INPUT_ROW[0].text_input(f"input for the {task.name} model", default_input(task), key="input", bind="query-params",
-                         max_chars=400)
+    text = INPUT_ROW[0].text_input(
+        f"input for the {task.name} model", default_input(task), key="input", bind="query-params", max_chars=400
+    )
     ids = task.encode_user_input(text)
     if not text.strip():
         st.info(f"Type an input for the {task.name} model: its default comes back with Reset this page.")
@@ -110,8 +114,9 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
         record = subject.module(torch.tensor([ids]), return_attention=True).attention
     batch = evaluation_batch(spec, 0)
     with torch.inference_mode():
-        scores = score_heads(subject.task, subject.module(batch.inputs, return_attention=True).attention, batch,
-                             "previous-token")
+        scores = score_heads(
+            subject.task, subject.module(batch.inputs, return_attention=True).attention, batch, "previous-token"
+        )
     head = int(np.argmax(scores[0]))
     return record.weights["decoder.layers.0.self_attn"][0, head].numpy(), f"induction model, layer 1 · head {head + 1}"
 
@@ -119,25 +124,42 @@ def induction_previous_token_head(ids: tuple[int, ...]) -> tuple[np.ndarray, str
 reference = _shipped_induction()
 box = settings("Model and input")
 with box:
-    loaded = trained_model(("decoder-only", "encoder-decoder", "encoder-only", "vision"), "induction",
-                           help="Trained models only: a random model has no behaviour to break. Train one on the Train "
-                                "page, upload a checkpoint, or pick a shipped one.")
+    loaded = trained_model(
+        ("decoder-only", "encoder-decoder", "encoder-only", "vision"),
+        "induction",
+        help="Trained models only: a random model has no behaviour to break. Train one on the Train "
+        "page, upload a checkpoint, or pick a shipped one.",
+    )
 if loaded.kind == "vision":  # an image model: knock-outs and patching over the held-out digits
     vision_experiment(loaded, SECTIONS)
     st.stop()
 spec = loaded.spec
 subject = subject_of(spec)
 if subject.task is None and loaded.kind == "encoder-decoder":
-    st.info(f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "
-            "on the Train page (its task travels with it), or pick a shipped checkpoint or the pretrained model.")
+    st.info(
+        f"{loaded.label} was saved without a task, so there is no behaviour to measure it by. Train a model "
+        "on the Train page (its task travels with it), or pick a shipped checkpoint or the pretrained model."
+    )
     st.stop()
 with box:
     INPUT_ROW = st.columns([5, 1]) if not subject.sentences else None
     inputs = read_inputs(subject)
-    seed = 0 if subject.sentences else int(INPUT_ROW[1].number_input(
-        "batch seed", 0, 9999, 0, key="batch_seed", bind="query-params",
-        help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
-             "every session."))
+    seed = (
+        0
+        if subject.sentences
+        else int(
+            INPUT_ROW[1].number_input(
+                "batch seed",
+                0,
+                9999,
+                0,
+                key="batch_seed",
+                bind="query-params",
+                help="Which fresh examples of the task the model is tested on: the same seed gives the same examples in "
+                "every session.",
+            )
+        )
+    )
 
 
 @st.fragment
@@ -149,11 +171,15 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     if inputs is None:
         return
     if section in DECODER_ONLY and kind != "decoder-only":
-        st.info(f"{section} reads a decoder-only model's next-token prediction; {subject.loaded.label} is {kind}. "
-                "Pick a decoder-only model (induction, copy, sort or text) for this section.")
+        st.info(
+            f"{section} reads a decoder-only model's next-token prediction; {subject.loaded.label} is {kind}. "
+            "Pick a decoder-only model (induction, copy, sort or text) for this section."
+        )
     elif section == "Circuit" and kind == "encoder-decoder":
-        st.info("The circuit view watches self-attention heads of one stack; pick a decoder-only model or the "
-                "pretrained one.")
+        st.info(
+            "The circuit view watches self-attention heads of one stack; pick a decoder-only model or the "
+            "pretrained one."
+        )
     elif section == "Knock out":
         knock_out.render_knock_out(subject, inputs, seed)
     elif section == "Importance":

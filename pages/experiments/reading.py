@@ -40,18 +40,29 @@ PART_NAMES = {part: label for label, part in PATCHED_PARTS.items()}
 def part_control() -> str:
     """Which part of each head the clean run gives: "output", "q", "k" or "v"."""
     label = st.segmented_control(
-        "patch each head's", list(PATCHED_PARTS), default="whole output", required=True, key="patch_part",
-        bind="query-params", help="Whole output: the head's A·V from the clean run. Queries, keys or values: only what "
+        "patch each head's",
+        list(PATCHED_PARTS),
+        default="whole output",
+        required=True,
+        key="patch_part",
+        bind="query-params",
+        help="Whole output: the head's A·V from the clean run. Queries, keys or values: only what "
         "the head reads there comes from the clean run; it recomputes its attention and output from them and the "
-        "corrupted run's other two.")
+        "corrupted run's other two.",
+    )
     return PATCHED_PARTS.get(label or "whole output", "output")
 
 
 def render_patching(subject: Subject, inputs: Inputs) -> None:
     task, module = subject.task, subject.module
     default = inputs.text if task is None else corrupted_input(task, inputs.text)
-    corrupted_text = st.text_input("corrupted input (same length, some tokens changed)", default, key="corrupted",
-                                   bind="query-params", max_chars=400)
+    corrupted_text = st.text_input(
+        "corrupted input (same length, some tokens changed)",
+        default,
+        key="corrupted",
+        bind="query-params",
+        max_chars=400,
+    )
     if task is None:
         typed = tokenize_text(corrupted_text, 64, tokenizer=subject.loaded.tokenizer)
         corrupted = None if typed is None else list(typed.ids)
@@ -61,11 +72,20 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         st.error("The corrupted input must use only the model's symbols, as many as the clean input.")
         return
     if task is None and corrupted == list(inputs.ids):
-        st.info("Change a word of the corrupted input (keeping its number of tokens): patching measures what the "
-                "clean run's heads restore of the answer the change destroyed.")
+        st.info(
+            "Change a word of the corrupted input (keeping its number of tokens): patching measures what the "
+            "clean run's heads restore of the answer the change destroyed."
+        )
         return
-    position = stops_slider("answer position (the prediction read)", range(1, len(inputs.ids) + 1), "position",
-                            value=first_repeat(inputs.tokens) + 1) - 1
+    position = (
+        stops_slider(
+            "answer position (the prediction read)",
+            range(1, len(inputs.ids) + 1),
+            "position",
+            value=first_repeat(inputs.tokens) + 1,
+        )
+        - 1
+    )
     try:
         with torch.inference_mode():
             run = patching_run(module, list(inputs.ids), corrupted, position)
@@ -74,12 +94,17 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         return
     symbols = subject.symbols
     answer, foil = (as_typed(symbol) for symbol in symbols([run.answer, run.foil]))  # tokens are never Markdown
-    corrupted_says = (f"the corrupted one **{foil}**" if run.corrupted_difference < 0 else
-                      f"the corrupted one still **{answer}**, with **{foil}** next")
+    corrupted_says = (
+        f"the corrupted one **{foil}**"
+        if run.corrupted_difference < 0
+        else f"the corrupted one still **{answer}**, with **{foil}** next"
+    )
     token = as_typed(inputs.tokens[position])
-    st.markdown(f"At position {position + 1} (token “{token}”) the clean input predicts "
-                f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
-                f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted.")
+    st.markdown(
+        f"At position {position + 1} (token “{token}”) the clean input predicts "
+        f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
+        f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted."
+    )
     grid_place = st.container() if figure_on_top() else None  # a projector or a phone: the grid above its control
     part = part_control()
     names = sublayer_names(module, "self_attn")
@@ -87,13 +112,17 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         grid = restored_by_head(module, run, names, part)
     whose = "one clean head" if part == "output" else f"one clean head's {PART_NAMES[part]}"
     with grid_place or st.container():
-        chart(head_grid(grid, f"Fraction of the logit difference restored by patching {whose}", "restored",
-                        zrange=(-1.0, 1.0)))
+        chart(
+            head_grid(
+                grid, f"Fraction of the logit difference restored by patching {whose}", "restored", zrange=(-1.0, 1.0)
+            )
+        )
     choices = head_choices(module)
     labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
     best = int(np.argmax(grid.reshape(-1)))
-    chosen = st.selectbox("head to patch one position at a time", labels, index=best, key="patch_head",
-                          bind="query-params")
+    chosen = st.selectbox(
+        "head to patch one position at a time", labels, index=best, key="patch_head", bind="query-params"
+    )
     name, head = choices[labels.index(chosen)]
     with torch.inference_mode():
         by_position = restored_by_position(module, run, name, head, part)
@@ -101,11 +130,16 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     changed = [i for i, (a, b) in enumerate(zip(inputs.ids, corrupted)) if a != b]
     patched = chosen if part == "output" else f"{chosen}'s {PART_NAMES[part]}"
     where = "key position" if part in ("k", "v") else "position"
-    chart(position_bars(by_position, inputs.tokens, f"{patched}: patched at one {where} at a time",
-                        "restored", highlight=changed))
-    st.caption(f"Highlighted: the positions the corruption changed. A bar near 1: patching {patched} at that one "
-               f"{where} restores the clean logit difference, so there it carries what the corruption changed about "
-               "this prediction.")
+    chart(
+        position_bars(
+            by_position, inputs.tokens, f"{patched}: patched at one {where} at a time", "restored", highlight=changed
+        )
+    )
+    st.caption(
+        f"Highlighted: the positions the corruption changed. A bar near 1: patching {patched} at that one "
+        f"{where} restores the clean logit difference, so there it carries what the corruption changed about "
+        "this prediction."
+    )
     _by_part(chosen, parts)
 
 
@@ -117,18 +151,30 @@ def _two(value: float) -> str:
 
 def _by_part(chosen: str, parts: dict[str, float]) -> None:
     """One head's output, queries, keys and values, each patched alone, and what the drawn numbers say."""
-    chart(share_bars({PART_NAMES[part]: value for part, value in parts.items()},
-                     f"{chosen}: each part patched alone, at every position", extent=1.0, value_name="restored"))
+    chart(
+        share_bars(
+            {PART_NAMES[part]: value for part, value in parts.items()},
+            f"{chosen}: each part patched alone, at every position",
+            extent=1.0,
+            value_name="restored",
+        )
+    )
     read = {part: parts[part] for part in ("q", "k", "v")}
     first, second = sorted(read, key=read.get, reverse=True)[:2]
-    said = (f"Patched from the clean run into the corrupted one, {chosen}'s queries restore {_two(read['q'])} of the "
-            f"logit difference, its keys {_two(read['k'])}, its values {_two(read['v'])} and its whole output "
-            f"{_two(parts['output'])}. ")
+    said = (
+        f"Patched from the clean run into the corrupted one, {chosen}'s queries restore {_two(read['q'])} of the "
+        f"logit difference, its keys {_two(read['k'])}, its values {_two(read['v'])} and its whole output "
+        f"{_two(parts['output'])}. "
+    )
     if read[first] < 0.2:
-        said += "None of what it reads brings back much alone: the difference does not reach this head through one part."
+        said += (
+            "None of what it reads brings back much alone: the difference does not reach this head through one part."
+        )
     else:
-        said += (f"What the corruption changed reaches it mostly through its {PART_NAMES[first]} "
-                 f"({_two(read[first])}, against {_two(read[second])} for its {PART_NAMES[second]}).")
+        said += (
+            f"What the corruption changed reaches it mostly through its {PART_NAMES[first]} "
+            f"({_two(read[first])}, against {_two(read[second])} for its {PART_NAMES[second]})."
+        )
     st.caption(said)
 
 
@@ -136,32 +182,57 @@ def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
     with torch.inference_mode():
         lens = logit_lens(subject.module, list(inputs.ids))
     top = [subject.symbols(row) for row in lens.top]
-    chart(lens_figure(lens.top_probability, top, inputs.tokens, lens.stages,
-                      "Logit lens: each stage's best guess of the next token, and its probability",
-                      narrow=compact()))  # a phone: the positions in rows, the guesses readable in their cells
-    norm = ("the final LayerNorm and the unembedding" if subject.module.decoder.norm is not None
-            else "the unembedding (this model has no final LayerNorm)")
-    st.caption(f"Each row reads the residual stream after that stage through {norm}; the last row is the model's "
-               "own prediction.")
+    chart(
+        lens_figure(
+            lens.top_probability,
+            top,
+            inputs.tokens,
+            lens.stages,
+            "Logit lens: each stage's best guess of the next token, and its probability",
+            narrow=compact(),
+        )
+    )  # a phone: the positions in rows, the guesses readable in their cells
+    norm = (
+        "the final LayerNorm and the unembedding"
+        if subject.module.decoder.norm is not None
+        else "the unembedding (this model has no final LayerNorm)"
+    )
+    st.caption(
+        f"Each row reads the residual stream after that stage through {norm}; the last row is the model's "
+        "own prediction."
+    )
 
 
 def render_attribution(subject: Subject, inputs: Inputs) -> None:
-    position = stops_slider("position", range(1, len(inputs.ids) + 1), "position",
-                            value=first_repeat(inputs.tokens) + 1) - 1
+    position = (
+        stops_slider("position", range(1, len(inputs.ids) + 1), "position", value=first_repeat(inputs.tokens) + 1) - 1
+    )
     with torch.inference_mode():
         logits = subject.module(torch.tensor([inputs.ids])).logits[0, position]
         token = int(logits.argmax())
         shares = direct_logit_attribution(subject.module, list(inputs.ids), position, token)
     symbol = subject.symbols([token])[0]
-    chart(head_grid(shares.heads, f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
-                    "share of the logit"))
-    chart(share_bars(shares.others, "The other parts' shares, on the scale of the heads' largest",
-                     extent=float(np.abs(shares.heads).max(initial=0.0))))
-    st.caption(f"Direct effects only: what each part writes straight into the residual stream at this position, "
-               f"read through the LayerNorms after it and the unembedding. Heads {shares.heads.sum():.2f} + other "
-               f"parts {sum(shares.others.values()):.2f} = {shares.total:.2f}; the model's logit is "
-               f"{shares.logit:.2f}. Each LayerNorm's scale is taken as it was in this pass, which makes the sum "
-               "exact. What a head writes for later heads to read is not counted.")
+    chart(
+        head_grid(
+            shares.heads,
+            f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
+            "share of the logit",
+        )
+    )
+    chart(
+        share_bars(
+            shares.others,
+            "The other parts' shares, on the scale of the heads' largest",
+            extent=float(np.abs(shares.heads).max(initial=0.0)),
+        )
+    )
+    st.caption(
+        f"Direct effects only: what each part writes straight into the residual stream at this position, "
+        f"read through the LayerNorms after it and the unembedding. Heads {shares.heads.sum():.2f} + other "
+        f"parts {sum(shares.others.values()):.2f} = {shares.total:.2f}; the model's logit is "
+        f"{shares.logit:.2f}. Each LayerNorm's scale is taken as it was in this pass, which makes the sum "
+        "exact. What a head writes for later heads to read is not counted."
+    )
     direct_and_total(subject, inputs, position, shares)
 
 
@@ -181,17 +252,24 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
             run = patching_run(subject.module, list(inputs.ids), corrupted, position)
             restored = restored_by_head(subject.module, run, sublayer_names(subject.module, "self_attn")).reshape(-1)
     except ValueError as error:  # the corruption changes too little at this position: no total effect to compare
-        st.caption(f"Not compared with patching here (the Patching section's corrupted input “{corrupted_text}”): "
-                   f"{error}")
+        st.caption(
+            f"Not compared with patching here (the Patching section's corrupted input “{corrupted_text}”): {error}"
+        )
         return
     heads = shares.heads.shape[1]
     labels = [head_label(i // heads, i % heads) for i in range(len(restored))]
     direct = shares.heads.reshape(-1)
-    st.dataframe(pd.DataFrame({"head": labels, "direct share of the logit": direct.round(2),
-                               "patching restores": restored.round(2)}), hide_index=True)
+    st.dataframe(
+        pd.DataFrame(
+            {"head": labels, "direct share of the logit": direct.round(2), "patching restores": restored.round(2)}
+        ),
+        hide_index=True,
+    )
     widest = int(np.argmax(restored - direct / shares.logit))
-    st.caption(f"Patching a head (corrupted input “{corrupted_text}”, the Patching section's) restores a fraction "
-               "of the logit difference: its whole effect, through the heads after it too. "
-               f"{labels[widest].capitalize()} writes {direct[widest]:.2f} of the logit {shares.logit:.2f} directly "
-               f"({direct[widest] / shares.logit:.0%}), yet patching it restores {restored[widest]:.2f} of the "
-               "difference: direct attribution misses what a head does through the heads after it.")
+    st.caption(
+        f"Patching a head (corrupted input “{corrupted_text}”, the Patching section's) restores a fraction "
+        "of the logit difference: its whole effect, through the heads after it too. "
+        f"{labels[widest].capitalize()} writes {direct[widest]:.2f} of the logit {shares.logit:.2f} directly "
+        f"({direct[widest] / shares.logit:.0%}), yet patching it restores {restored[widest]:.2f} of the "
+        "difference: direct attribution misses what a head does through the heads after it."
+    )

@@ -24,8 +24,8 @@ from transformer.spec import ModelSpec
 from ui.cache import computation, resource
 from ui.models import LoadedModel, load_model
 
-BATCH = 64        # examples in the evaluation batch of a task model
-KNOCKED = tuple[tuple[str, tuple[int, ...]], ...]   # ((sublayer name, heads from 0), ...), hashable
+BATCH = 64  # examples in the evaluation batch of a task model
+KNOCKED = tuple[tuple[str, tuple[int, ...]], ...]  # ((sublayer name, heads from 0), ...), hashable
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,9 @@ def resample_source(spec: ModelSpec, batch: TaskBatch, resample_seed: int):
 
 
 @computation
-def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = (),
-           resample_seed: int = 0) -> TaskScore:
+def scored(
+    spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[int, ...] = (), resample_seed: int = 0
+) -> TaskScore:
     """Loss and accuracy on the evaluation batch (see ``evaluation_batch``) with the ``knocked`` heads knocked out
     (``how="resample"``: given their outputs on the examples drawn with ``resample_seed``)."""
     batch = evaluation_batch(spec, seed, ids)
@@ -104,8 +105,9 @@ def scored(spec: ModelSpec, seed: int, knocked: KNOCKED, how: str, ids: tuple[in
 
 
 @computation
-def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str,
-                resample_seed: int = 0) -> np.ndarray:
+def predictions(
+    spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: str, resample_seed: int = 0
+) -> np.ndarray:
     """The next-token prediction ``[L]`` at each position of one input, with the ``knocked`` heads knocked out
     (``how="resample"``: given their outputs on an example of the task laid out like ``ids``, drawn with
     ``resample_seed``; a ValueError when the task makes none)."""
@@ -124,8 +126,7 @@ def predictions(spec: ModelSpec, ids: tuple[int, ...], knocked: KNOCKED, how: st
 def similarity(spec: ModelSpec, first: tuple[int, ...], second: tuple[int, ...], knocked: KNOCKED, how: str):
     """Two sentences' cosine similarity and hidden states with the ``knocked`` heads knocked out."""
     with torch.inference_mode():
-        return sentence_similarity(load_model(spec).module, list(first), list(second),
-                                   as_interventions(knocked, how))
+        return sentence_similarity(load_model(spec).module, list(first), list(second), as_interventions(knocked, how))
 
 
 @st.cache_resource(show_spinner=False)
@@ -156,7 +157,7 @@ def default_input(task: Task, seed: int = 0) -> str:
         letters = torch.randperm(26, generator=torch.Generator().manual_seed(seed)).tolist()
         alphabet = task.tokenizer.vocabulary
         prefix, block = [alphabet[i] for i in letters[:3]], [alphabet[i] for i in letters[3:11]]
-        return "".join((prefix + block * 4)[:task.context])
+        return "".join((prefix + block * 4)[: task.context])
     if task.name == "text":
         return "".join(task.probe().tokens[0]).replace("▁", " ")
     return "algorithm"

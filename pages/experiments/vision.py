@@ -19,21 +19,37 @@ def vision_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> None:
     if problem:
         st.error(problem)
     elif section == "Knock out":
-        st.markdown("Each head of the model is knocked out alone, and the model reads all "
-                    f"{len(vision_numbers.digits().heldout_labels)} held-out digits: a head whose loss costs "
-                    "accuracy carries something the prediction needs.")
+        st.markdown(
+            "Each head of the model is knocked out alone, and the model reads all "
+            f"{len(vision_numbers.digits().heldout_labels)} held-out digits: a head whose loss costs "
+            "accuracy carries something the prediction needs."
+        )
         knock_out_sweep(loaded)
     elif section == "Patching":
         data = vision_numbers.digits()
         count = len(data.heldout_labels)
-        index = st.number_input(f"the image read: held-out digit (1 to {count})", 1, count, vision_numbers.SHOWN_DIGIT,
-                                key="target_digit", bind="query-params") - 1
+        index = (
+            st.number_input(
+                f"the image read: held-out digit (1 to {count})",
+                1,
+                count,
+                vision_numbers.SHOWN_DIGIT,
+                key="target_digit",
+                bind="query-params",
+            )
+            - 1
+        )
         truth = int(data.heldout_labels[index])
         pixels = tuple(float(v) for v in data.heldout_images[index, 0].numpy().ravel())
         patch_images(loaded, pixels, f"held-out digit {index + 1} (a {truth})", truth)
     else:
-        reads = ("builds a head over the induction task's letters" if section == "Build a head"
-                 else "reads a token model's next-token prediction or its text")
-        st.info(f"{section} {reads}; {loaded.label} is a Vision Transformer, which names an image. For it this page "
-                "has **Knock out** and **Patching**, and the Vision Transformer page draws its attention over the "
-                "image.")
+        reads = (
+            "builds a head over the induction task's letters"
+            if section == "Build a head"
+            else "reads a token model's next-token prediction or its text"
+        )
+        st.info(
+            f"{section} {reads}; {loaded.label} is a Vision Transformer, which names an image. For it this page "
+            "has **Knock out** and **Patching**, and the Vision Transformer page draws its attention over the "
+            "image."
+        )

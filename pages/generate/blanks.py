@@ -47,41 +47,63 @@ def guesses_of(ids: tuple[int, ...], position: int) -> tuple[np.ndarray, np.ndar
 
 def render_blanks(text: str) -> None:
     """The section's second objective: one hidden token's two guesses and every token's two losses."""
-    st.latex(r"\mathcal{L}_{\text{MLM}} = -\frac{1}{|M|}\sum_{i \in M} \log p_\theta(x_i \mid \tilde{x}),"
-             r"\qquad \tilde{x} = x \text{ with the positions } M \text{ hidden}")
+    st.latex(
+        r"\mathcal{L}_{\text{MLM}} = -\frac{1}{|M|}\sum_{i \in M} \log p_\theta(x_i \mid \tilde{x}),"
+        r"\qquad \tilde{x} = x \text{ with the positions } M \text{ hidden}"
+    )
     task = make_task("text")
     ids = task.encode_user_input(text)
     if ids is None or len(ids) < 2:
-        st.info(f"The two character models read lower-case letters, spaces and ' , - . : ; only. Type a prompt of "
-                f"2 to {task.context} such characters.")
+        st.info(
+            f"The two character models read lower-case letters, spaces and ' , - . : ; only. Type a prompt of "
+            f"2 to {task.context} such characters."
+        )
         return
     ids = tuple(ids)
     names = task.symbols(ids)
     masked, following = _models()
-    position = st.slider("hidden token (its position)", 2, len(ids), min(len(ids), max(2, len(ids) // 2 + 1)),
-                         key="blank", bind="query-params",
-                         help="The masked model sees every other token; the next-token model sees the tokens "
-                              "before this one. The first token has nothing before it, so it starts at 2.") - 1
+    position = (
+        st.slider(
+            "hidden token (its position)",
+            2,
+            len(ids),
+            min(len(ids), max(2, len(ids) // 2 + 1)),
+            key="blank",
+            bind="query-params",
+            help="The masked model sees every other token; the next-token model sees the tokens "
+            "before this one. The first token has nothing before it, so it starts at 2.",
+        )
+        - 1
+    )
     both, left = guesses_of(ids, position)
     hidden = ids[position]
-    shown = "".join(names[:position]).replace("▁", " ") + "_" + "".join(names[position + 1:]).replace("▁", " ")
+    shown = "".join(names[:position]).replace("▁", " ") + "_" + "".join(names[position + 1 :]).replace("▁", " ")
     vocabulary = task.symbols(range(len(left)))
     chart(blank_bars(vocabulary, both, left, hidden, f"“{shown}”: which character is hidden?"), key="blank_guess")
-    st.caption(f"The hidden character is “{names[position]}”. Read from both sides, the masked model gives it "
-               f"p = {both[hidden]:.3f} (its first guess “{vocabulary[int(both.argmax())]}”); read from the left only, "
-               f"the next-token model gives it p = {left[hidden]:.3f} (first guess "
-               f"“{vocabulary[int(left.argmax())]}”).")
+    st.caption(
+        f"The hidden character is “{names[position]}”. Read from both sides, the masked model gives it "
+        f"p = {both[hidden]:.3f} (its first guess “{vocabulary[int(both.argmax())]}”); read from the left only, "
+        f"the next-token model gives it p = {left[hidden]:.3f} (first guess "
+        f"“{vocabulary[int(left.argmax())]}”)."
+    )
     blanks = losses_of(ids)
     mean_both, mean_left = float(blanks.both[1:].mean()), float(blanks.left.mean())
-    chart(blank_loss_bars(blanks.both, blanks.left, names,
-                          f"Each token hidden in turn: mean −log p {mean_both:.2f} from both sides, "
-                          f"{mean_left:.2f} from the left"), key="blank_losses")
+    chart(
+        blank_loss_bars(
+            blanks.both,
+            blanks.left,
+            names,
+            f"Each token hidden in turn: mean −log p {mean_both:.2f} from both sides, {mean_left:.2f} from the left",
+        ),
+        key="blank_losses",
+    )
     meta = masked.metadata["metrics"]
     ours, theirs = masked.config, following.config
     size = f"{ours.num_encoder_layers} layers, {ours.num_heads} heads, d_model {ours.d_model}"
     next_size = f"{theirs.num_decoder_layers} layers, {theirs.num_heads} heads, d_model {theirs.d_model}"
-    sizes = f"the next-token model's size ({size})" if size == next_size else \
-        f"{size} (the next-token model: {next_size})"
+    sizes = (
+        f"the next-token model's size ({size})" if size == next_size else f"{size} (the next-token model: {next_size})"
+    )
     st.caption(
         f"Tokens 2 to {len(ids)}: {blanks.easier_from_both_sides()} of {len(ids) - 1} are more probable to the masked "
         f"model, which reads the right-hand side too. BERT is pre-trained this way: in each text about "
@@ -92,4 +114,5 @@ def render_blanks(text: str) -> None:
         f"{meta['val_accuracy']:.0%} of the chosen characters. Asked to write, it could only put "
         f"{MASK} after the last token and guess it from the left, as the next-token model does; but with no causal "
         f"mask every earlier position also reads the new token, so each new token means reading the whole text again "
-        f"(nothing can be cached).")
+        f"(nothing can be cached)."
+    )

@@ -21,7 +21,7 @@ from ui.models import load_model
 from viz.generation import labelled_bars, lines
 from viz.heatmap import matrix_heatmap
 
-MEASURED_STEPS = 48   # tokens generated per variant (fewer when max_len leaves less room)
+MEASURED_STEPS = 48  # tokens generated per variant (fewer when max_len leaves less room)
 LENGTHS = (16, 32, 64, 128, 256, 512)
 
 
@@ -43,8 +43,10 @@ def timed_variants(spec: ModelSpec, ids: tuple[int, ...], steps: int, window: in
 def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     loaded = writer.loaded
     if loaded.kind != "decoder-only":
-        st.info("The cache is measured here on decoder-only models; pick one (an encoder-decoder caches its "
-                "decoder the same way, and its cross-attention keys once).")
+        st.info(
+            "The cache is measured here on decoder-only models; pick one (an encoder-decoder caches its "
+            "decoder the same way, and its cross-attention keys once)."
+        )
         return
     config = loaded.config
     prompt = list(ids) or [1]
@@ -53,33 +55,69 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     with torch.inference_mode():
         loaded.module(torch.tensor([prompt]), cache=cache)
     layer = next(iter(cache.shapes().values()))
-    st.markdown(f"**What is stored**: per layer a K and a V of [batch, K/V heads, t, d_head] = {list(layer)} after the "
-                f"prompt's {len(prompt)} token(s), {config.num_decoder_layers} layer(s): "
-                f"{cache.nbytes():,} bytes (the formula gives {int(cache_bytes(config, len(prompt))):,}).")
+    st.markdown(
+        f"**What is stored**: per layer a K and a V of [batch, K/V heads, t, d_head] = {list(layer)} after the "
+        f"prompt's {len(prompt)} token(s), {config.num_decoder_layers} layer(s): "
+        f"{cache.nbytes():,} bytes (the formula gives {int(cache_bytes(config, len(prompt))):,})."
+    )
     lengths = np.arange(1, config.max_len + 1)
     window = config.attention_window  # a windowed model keeps only the last w tokens' K and V
     upto, kept = ("", "t") if window is None else (f" up to its window of {window}", f"min(t, {window})")
-    chart(lines(lengths, {"KV cache": cache_bytes(config, lengths) / 1024}, "The cache grows by one K and V per token "
-                f"and layer{upto}: 2 · {config.num_decoder_layers} · {config.kv_heads} · {kept} · {config.d_head} · 4 bytes",
-                "tokens t", "KiB"))
+    chart(
+        lines(
+            lengths,
+            {"KV cache": cache_bytes(config, lengths) / 1024},
+            "The cache grows by one K and V per token "
+            f"and layer{upto}: 2 · {config.num_decoder_layers} · {config.kv_heads} · {kept} · {config.d_head} · 4 bytes",
+            "tokens t",
+            "KiB",
+        )
+    )
     with_cache, without = timed_next_token(config)
-    chart(lines(np.asarray(LENGTHS), {"with the cache": with_cache * 1000, "without (all tokens again)": without * 1000},
-                "Time for the next token after t tokens, measured on this server", "tokens t", "ms", log=True))
+    chart(
+        lines(
+            np.asarray(LENGTHS),
+            {"with the cache": with_cache * 1000, "without (all tokens again)": without * 1000},
+            "Time for the next token after t tokens, measured on this server",
+            "tokens t",
+            "ms",
+            log=True,
+        )
+    )
     at = LENGTHS.index(256)
-    st.caption(f"A random model of this model's sizes, best of 7: after 256 tokens the next one takes "
-               f"{with_cache[at] * 1000:.1f} ms with the cache and {without[at] * 1000:.1f} ms without "
-               f"({without[at] / max(with_cache[at], 1e-9):.1f}x). Without it, every step reads the whole text again.")
+    st.caption(
+        f"A random model of this model's sizes, best of 7: after 256 tokens the next one takes "
+        f"{with_cache[at] * 1000:.1f} ms with the cache and {without[at] * 1000:.1f} ms without "
+        f"({without[at] / max(with_cache[at], 1e-9):.1f}x). Without it, every step reads the whole text again."
+    )
     st.subheader("Sharing keys and values, and a window")
-    window = st.slider("window w", 2, 32, 8, key="w", bind="query-params",
-                       help="A sliding window lets each token see only the w most recent ones, itself included.")
+    window = st.slider(
+        "window w",
+        2,
+        32,
+        8,
+        key="w",
+        bind="query-params",
+        help="A sliding window lets each token see only the w most recent ones, itself included.",
+    )
     found = timed_variants(writer.spec, tuple(prompt), steps, window)
     left, right = st.columns(2)
     with left:
-        chart(labelled_bars([v.label for v in found], [v.cache_bytes / 1024 for v in found],
-                            f"Cache after {len(prompt) + steps - 1} tokens", "KiB", ".1f"))
+        chart(
+            labelled_bars(
+                [v.label for v in found],
+                [v.cache_bytes / 1024 for v in found],
+                f"Cache after {len(prompt) + steps - 1} tokens",
+                "KiB",
+                ".1f",
+            )
+        )
     with right:
-        chart(labelled_bars([v.label for v in found], [v.ms_per_token for v in found], "Time per token (cache on)",
-                            "ms", ".2f"))
+        chart(
+            labelled_bars(
+                [v.label for v in found], [v.ms_per_token for v in found], "Time per token (cache on)", "ms", ".2f"
+            )
+        )
     st.caption(saved_note(found, config, window))
     windowed = build_model(found[-1].config, seed=0, kind="decoder-only")
     sequence = (prompt * (1 + 24 // len(prompt)))[:24]
@@ -87,14 +125,27 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
         weights = windowed(torch.tensor([sequence]), return_attention=True).attention.weights
     labels = writer.names(sequence)
     band = np.tril(np.ones((len(sequence), len(sequence)), dtype=bool)) & ~np.tril(
-        np.ones((len(sequence), len(sequence)), dtype=bool), -window)
-    chart(matrix_heatmap(weights["decoder.layers.0.self_attn"][0, 0].numpy(), labels, labels,
-                         f"A window of {window}: each query sees at most its {window} most recent keys (layer 1 · head 1)",
-                         mask=band))
+        np.ones((len(sequence), len(sequence)), dtype=bool), -window
+    )
+    chart(
+        matrix_heatmap(
+            weights["decoder.layers.0.self_attn"][0, 0].numpy(),
+            labels,
+            labels,
+            f"A window of {window}: each query sees at most its {window} most recent keys (layer 1 · head 1)",
+            mask=band,
+        )
+    )
     explain_space_mark(labels)
-    table = pd.DataFrame({"variant": [v.label for v in found], "K/V heads": [v.config.kv_heads for v in found],
-                          "cache (bytes)": [v.cache_bytes for v in found], "parameters": [v.parameters for v in found],
-                          "ms per token": [round(v.ms_per_token, 2) for v in found]})
+    table = pd.DataFrame(
+        {
+            "variant": [v.label for v in found],
+            "K/V heads": [v.config.kv_heads for v in found],
+            "cache (bytes)": [v.cache_bytes for v in found],
+            "parameters": [v.parameters for v in found],
+            "ms per token": [round(v.ms_per_token, 2) for v in found],
+        }
+    )
     st.dataframe(table, hide_index=True)
 
 
@@ -103,15 +154,19 @@ def saved_note(found, config: TransformerConfig, window: int) -> str:
     full, others = found[0], found[1:]
     fewer = [v for v in others if v.parameters < full.parameters]
     faster = [v for v in others if v.ms_per_token < 0.8 * full.ms_per_token]
-    time = (f"{', '.join(v.label for v in faster)} took under 0.8 of its time per token" if faster else
-            f"none took under 0.8 of its time per token ({full.ms_per_token:.2f} ms): here they save memory, "
-            "not time")
+    time = (
+        f"{', '.join(v.label for v in faster)} took under 0.8 of its time per token"
+        if faster
+        else f"none took under 0.8 of its time per token ({full.ms_per_token:.2f} ms): here they save memory, not time"
+    )
     have = "has" if len(fewer) == 1 else "have"
-    return (f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}), against "
-            f"{full.label}: multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads and "
-            f"the window keeps at most {window} positions ({min(v.cache_bytes for v in others):,} bytes at the "
-            f"least, against {full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters "
-            f"(shared keys and values: fewer W_K and W_V columns; a window shares none); {time}.")
+    return (
+        f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}), against "
+        f"{full.label}: multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads and "
+        f"the window keeps at most {window} positions ({min(v.cache_bytes for v in others):,} bytes at the "
+        f"least, against {full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters "
+        f"(shared keys and values: fewer W_K and W_V columns; a window shares none); {time}."
+    )
 
 
 @st.cache_resource(max_entries=1, show_spinner="Timing full and windowed attention at four lengths…")
@@ -121,14 +176,35 @@ def window_cost():
 
 def render_cost() -> None:
     cost = window_cost()
-    chart(lines(cost.lengths, {f"full: t ∝ n^{cost.full_fit.exponent:.2f}": cost.full_seconds * 1000,
-                               f"window of {cost.window}: t ∝ n^{cost.window_fit.exponent:.2f}":
-                                   cost.window_seconds * 1000},
-                "One causal attention (d = 64), measured on this server", "sequence length n", "ms", log=True))
-    chart(lines(cost.lengths, {"full: n² scores": cost.full_bytes / 2**20,
-                               f"window: n · {cost.window} scores": cost.window_bytes / 2**20},
-                "Memory of the score matrix (float32)", "sequence length n", "MiB", log=True))
-    st.caption(f"On log-log axes a power law is a straight line whose slope is its exponent: fitted here, "
-               f"{cost.full_fit.exponent:.2f} for full attention (n² scores) and {cost.window_fit.exponent:.2f} "
-               f"with a window of {cost.window} (n · w scores, computed as a band). Best of 5 rounds at each length; "
-               "caches and memory traffic bend the measured slopes away from 2 and 1.")
+    chart(
+        lines(
+            cost.lengths,
+            {
+                f"full: t ∝ n^{cost.full_fit.exponent:.2f}": cost.full_seconds * 1000,
+                f"window of {cost.window}: t ∝ n^{cost.window_fit.exponent:.2f}": cost.window_seconds * 1000,
+            },
+            "One causal attention (d = 64), measured on this server",
+            "sequence length n",
+            "ms",
+            log=True,
+        )
+    )
+    chart(
+        lines(
+            cost.lengths,
+            {
+                "full: n² scores": cost.full_bytes / 2**20,
+                f"window: n · {cost.window} scores": cost.window_bytes / 2**20,
+            },
+            "Memory of the score matrix (float32)",
+            "sequence length n",
+            "MiB",
+            log=True,
+        )
+    )
+    st.caption(
+        f"On log-log axes a power law is a straight line whose slope is its exponent: fitted here, "
+        f"{cost.full_fit.exponent:.2f} for full attention (n² scores) and {cost.window_fit.exponent:.2f} "
+        f"with a window of {cost.window} (n · w scores, computed as a band). Best of 5 rounds at each length; "
+        "caches and memory traffic bend the measured slopes away from 2 and 1."
+    )

@@ -27,8 +27,9 @@ OBJECTIVES = ("next token (GPT)", "fill in the blank (BERT)")
 
 def render_objectives(writer: Writer, ids, text: str) -> None:
     """The section: the two training objectives, one at a time."""
-    objective = st.segmented_control("objective", OBJECTIVES, default=OBJECTIVES[0], required=True, key="objective",
-                                     bind="query-params")
+    objective = st.segmented_control(
+        "objective", OBJECTIVES, default=OBJECTIVES[0], required=True, key="objective", bind="query-params"
+    )
     if objective == OBJECTIVES[1]:
         render_blanks(text)
     else:
@@ -36,17 +37,23 @@ def render_objectives(writer: Writer, ids, text: str) -> None:
 
 
 def render_loss(writer: Writer, ids) -> None:
-    st.latex(r"\mathcal{L} = -\frac{1}{L-1}\sum_{t=1}^{L-1} \log p_\theta(x_{t+1} \mid x_1, \dots, x_t),"
-             r"\qquad \text{perplexity} = e^{\mathcal{L}}")
+    st.latex(
+        r"\mathcal{L} = -\frac{1}{L-1}\sum_{t=1}^{L-1} \log p_\theta(x_{t+1} \mid x_1, \dots, x_t),"
+        r"\qquad \text{perplexity} = e^{\mathcal{L}}"
+    )
     if writer.loaded.kind != "decoder-only":
-        st.info("This section scores a decoder-only model's own text. An encoder-decoder is trained the same way on "
-                "its target, given the source: see the Encoder-decoder page's teacher forcing. Pick a decoder-only "
-                "model trained on every next token: the shipped text model, or a GPT-2 brought from a folder.")
+        st.info(
+            "This section scores a decoder-only model's own text. An encoder-decoder is trained the same way on "
+            "its target, given the source: see the Encoder-decoder page's teacher forcing. Pick a decoder-only "
+            "model trained on every next token: the shipped text model, or a GPT-2 brought from a folder."
+        )
         return
     if writer.task is not None and writer.task.name != "text":
-        st.info(f"The {writer.task.name} model was trained only on the positions its task scores (the answer, not "
-                f"the input), so its loss on every token of a prompt is not what it learned. Pick a model trained on "
-                f"every next token: the shipped text model, or a GPT-2 brought from a folder.")
+        st.info(
+            f"The {writer.task.name} model was trained only on the positions its task scores (the answer, not "
+            f"the input), so its loss on every token of a prompt is not what it learned. Pick a model trained on "
+            f"every next token: the shipped text model, or a GPT-2 brought from a folder."
+        )
         return
     if len(ids) < 2:
         st.info("Type a prompt of at least two tokens: each token after the first is scored.")
@@ -54,8 +61,15 @@ def render_loss(writer: Writer, ids) -> None:
     losses = prompt_losses(writer.spec, tuple(ids))
     names = writer.names(ids)
     mean = float(losses.mean())
-    chart(position_bars(losses, names[1:], f"−log p of each token given the ones before it: mean {mean:.2f}, "
-                                           f"perplexity {np.exp(mean):.1f}", "−log p", first=2))
+    chart(
+        position_bars(
+            losses,
+            names[1:],
+            f"−log p of each token given the ones before it: mean {mean:.2f}, perplexity {np.exp(mean):.1f}",
+            "−log p",
+            first=2,
+        )
+    )
     explain_space_mark(names[1:])
     hardest, easiest = int(losses.argmax()), int(losses.argmin())
     st.caption(
@@ -66,4 +80,5 @@ def render_loss(writer: Writer, ids) -> None:
         f"many texts. One pass scores every position at once, because the causal mask keeps each position from "
         f"reading the token it must predict. An encoder-only model (BERT, MiniLM) reads every token both ways, so "
         f"each position already sees its next token: it cannot be trained, or asked, to write this way. BERT is "
-        f"pre-trained instead by hiding about 15 % of the tokens behind [MASK] and predicting them from both sides.")
+        f"pre-trained instead by hiding about 15 % of the tokens behind [MASK] and predicting them from both sides."
+    )

@@ -19,8 +19,13 @@ from ui.routing import require_navigation
 require_navigation()
 
 SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost", "Training loss")
-PROMPTS = {"text": "the attention ", "induction": "qphnxodajfbnxoda", "copy": "algorithm", "reverse": "algorithm",
-           "sort": "algorithm"}
+PROMPTS = {
+    "text": "the attention ",
+    "induction": "qphnxodajfbnxoda",
+    "copy": "algorithm",
+    "reverse": "algorithm",
+    "sort": "algorithm",
+}
 
 st.title("Generate")
 with explanation():
@@ -30,9 +35,12 @@ with explanation():
         "token or runs out of budget. **Temperature** $\\tau$ sharpens ($\\tau<1$) or flattens ($\\tau>1$) the "
         "distribution; **top-k** keeps the $k$ most probable tokens and **top-p** the fewest whose "
         "probabilities add up to at least $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
-        "the same draw.")
-    st.latex(r"p_i = \frac{\exp(z_i / \tau)}{\sum_j \exp(z_j / \tau)},\qquad "
-             r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)")
+        "the same draw."
+    )
+    st.latex(
+        r"p_i = \frac{\exp(z_i / \tau)}{\sum_j \exp(z_j / \tau)},\qquad "
+        r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)"
+    )
 
 
 @st.fragment
@@ -58,9 +66,12 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int,
 
 
 with screen_settings("Model, prompt and budget"):
-    loaded = trained_model(("decoder-only", "encoder-decoder"), "text",
-                           help="Models that write: decoder-only (GPT-style) and encoder-decoder ones, shipped, trained "
-                                "on the Train page, uploaded, or brought from a folder.")
+    loaded = trained_model(
+        ("decoder-only", "encoder-decoder"),
+        "text",
+        help="Models that write: decoder-only (GPT-style) and encoder-decoder ones, shipped, trained "
+        "on the Train page, uploaded, or brought from a folder.",
+    )
     spec = loaded.spec
     writer = writer_of(spec)
     row = st.columns([4, 2, 1])
@@ -69,6 +80,15 @@ with screen_settings("Model, prompt and budget"):
     text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
     room = max(1, min(64, loaded.config.max_len))
     budget = row[1].slider("new tokens at most", 1, room, min(24, room), key="new", bind="query-params")
-    seed = int(row[2].number_input("seed", 0, 9999, 0, key="seed", bind="query-params",
-                                   help="The same seed draws the same tokens, in every session."))
+    seed = int(
+        row[2].number_input(
+            "seed",
+            0,
+            9999,
+            0,
+            key="seed",
+            bind="query-params",
+            help="The same seed draws the same tokens, in every session.",
+        )
+    )
 writing(writer, prompt_ids(writer, text), budget, seed, text)

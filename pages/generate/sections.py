@@ -28,17 +28,38 @@ class Sampling:
     top_p: float
 
     def arguments(self) -> dict:
-        return dict(strategy=self.strategy, temperature=self.temperature, top_k=self.top_k or None,
-                    top_p=self.top_p if self.top_p < 1.0 else None)
+        return dict(
+            strategy=self.strategy,
+            temperature=self.temperature,
+            top_k=self.top_k or None,
+            top_p=self.top_p if self.top_p < 1.0 else None,
+        )
 
 
 def sampling_settings() -> Sampling:
     c = st.columns([2, 3, 2, 3])
-    strategy = c[0].segmented_control("strategy", ["greedy", "sample"], default="sample", required=True,
-                                      key="strategy", bind="query-params", help=STRATEGY_HELP) or "sample"
-    temperature = c[1].slider("temperature τ", 0.0, 2.0, 1.0, 0.05, key="t", bind="query-params",
-                              help="Divides the logits before the softmax: below 1 sharper, above 1 flatter; "
-                                   "0 is greedy.")
+    strategy = (
+        c[0].segmented_control(
+            "strategy",
+            ["greedy", "sample"],
+            default="sample",
+            required=True,
+            key="strategy",
+            bind="query-params",
+            help=STRATEGY_HELP,
+        )
+        or "sample"
+    )
+    temperature = c[1].slider(
+        "temperature τ",
+        0.0,
+        2.0,
+        1.0,
+        0.05,
+        key="t",
+        bind="query-params",
+        help="Divides the logits before the softmax: below 1 sharper, above 1 flatter; 0 is greedy.",
+    )
     top_k = int(c[2].number_input("top-k (0 = all)", 0, 500, 0, key="k", bind="query-params"))
     top_p = c[3].slider("top-p (1 = all)", 0.0, 1.0, 1.0, 0.05, key="p", bind="query-params")
     if strategy == "sample" and temperature == 0:
@@ -47,8 +68,16 @@ def sampling_settings() -> Sampling:
 
 
 def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams: int = 1, length_penalty: float = 1.0):
-    return generation(writer.spec, ids, budget, **settings.arguments(), beams=beams, seed=seed, eos_id=writer.eos_id,
-                      length_penalty=length_penalty)
+    return generation(
+        writer.spec,
+        ids,
+        budget,
+        **settings.arguments(),
+        beams=beams,
+        seed=seed,
+        eos_id=writer.eos_id,
+        length_penalty=length_penalty,
+    )
 
 
 def _advance(count: int, total: int) -> None:
@@ -64,30 +93,58 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
         return
     current = int(st.session_state.get("token", 1)) if str(st.session_state.get("token", "")).isdigit() else 1
     buttons = button_row(3)
-    buttons[0].button("Step", icon=":material/skip_next:", key="step_next", on_click=_advance, args=(current + 1, total),
-                      disabled=current >= total, width="stretch")
-    buttons[1].button("Generate all", icon=":material/fast_forward:", key="step_all", on_click=_advance, args=(total, total),
-                      disabled=current >= total, width="stretch")
-    buttons[2].button("Start over", icon=":material/restart_alt:", key="step_first", on_click=_advance, args=(1, total),
-                      width="stretch")
+    buttons[0].button(
+        "Step",
+        icon=":material/skip_next:",
+        key="step_next",
+        on_click=_advance,
+        args=(current + 1, total),
+        disabled=current >= total,
+        width="stretch",
+    )
+    buttons[1].button(
+        "Generate all",
+        icon=":material/fast_forward:",
+        key="step_all",
+        on_click=_advance,
+        args=(total, total),
+        disabled=current >= total,
+        width="stretch",
+    )
+    buttons[2].button(
+        "Start over",
+        icon=":material/restart_alt:",
+        key="step_first",
+        on_click=_advance,
+        args=(1, total),
+        width="stretch",
+    )
     if current > total:  # a shorter generation than the step a link or an earlier run asked for
         st.session_state["token"] = current = total
-    step = st.slider("token being written", 1, max(total, 2), 1, key="token", bind="query-params",
-                     disabled=total == 1)
+    step = st.slider("token being written", 1, max(total, 2), 1, key="token", bind="query-params", disabled=total == 1)
     step = min(step, total)
     shown = out.steps[step - 1]
     names = Vocabulary(writer, len(shown.distribution.logits))
-    written = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
+    written = writer.names(list(out.prompt) + list(out.tokens[: step - 1]))
     st.code(f"{_joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
     dist = shown.distribution
     kept = int(dist.kept.sum())
-    chart(distribution_bars(names, dist.tempered.numpy(), dist.probabilities.numpy(), dist.kept.numpy(), shown.token,
-                            f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of "
-                            f"{len(names)} tokens kept"))
-    st.caption(f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
-               f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
-               f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
-               f"with.")
+    chart(
+        distribution_bars(
+            names,
+            dist.tempered.numpy(),
+            dist.probabilities.numpy(),
+            dist.kept.numpy(),
+            shown.token,
+            f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept",
+        )
+    )
+    st.caption(
+        f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
+        f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
+        f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
+        f"with."
+    )
     top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
     explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn
     if step == total:
@@ -100,8 +157,10 @@ SHOWN_BARS = 20  # the distribution draws this many tokens by name (viz.generati
 def explain_space_mark(labels) -> None:
     """Where a drawn token carries "▁" (the text task's and SentencePiece's mark of a space), say what it means."""
     if any("▁" in str(label) for label in labels):
-        st.caption("“▁” stands for a space: on its own it is the space character, at the start of a longer token "
-                   "a space before the word.")
+        st.caption(
+            "“▁” stands for a space: on its own it is the space character, at the start of a longer token "
+            "a space before the word."
+        )
 
 
 def _joined(tokens: list[str]) -> str:
@@ -122,23 +181,43 @@ def _papers_beam_settings() -> None:
 
 def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
     row = st.columns([3, 3, 2], vertical_alignment="bottom")
-    beams = row[0].slider("beams", 1, 6, 3, key="beams", bind="query-params",
-                          help="Beam search keeps this many partial texts, extends each by every token, keeps the "
-                               "best by the sum of log-probabilities, and ranks finished ones by it divided by "
-                               "their length to the power α.")
-    alpha = row[1].slider("length penalty α", 0.0, 2.0, 1.0, 0.1, key="lp", bind="query-params",
-                          help="A finished text's score is its sum of log-probabilities divided by length^α: "
-                               "0 favours short texts, larger values longer ones.")
-    row[2].button(f"The paper's: {PAPER_BEAMS} beams, α = {PAPER_ALPHA}", key="paper_beam",
-                  on_click=_papers_beam_settings, width="stretch")
+    beams = row[0].slider(
+        "beams",
+        1,
+        6,
+        3,
+        key="beams",
+        bind="query-params",
+        help="Beam search keeps this many partial texts, extends each by every token, keeps the "
+        "best by the sum of log-probabilities, and ranks finished ones by it divided by "
+        "their length to the power α.",
+    )
+    alpha = row[1].slider(
+        "length penalty α",
+        0.0,
+        2.0,
+        1.0,
+        0.1,
+        key="lp",
+        bind="query-params",
+        help="A finished text's score is its sum of log-probabilities divided by length^α: "
+        "0 favours short texts, larger values longer ones.",
+    )
+    row[2].button(
+        f"The paper's: {PAPER_BEAMS} beams, α = {PAPER_ALPHA}",
+        key="paper_beam",
+        on_click=_papers_beam_settings,
+        width="stretch",
+    )
     greedy = _run(writer, ids, budget, seed, Sampling("greedy", 1.0, 0, 1.0))
     sampled = _run(writer, ids, budget, seed, Sampling("sample", settings.temperature, settings.top_k, settings.top_p))
     beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams, float(alpha))
     columns = st.columns(3)
     for column, title, out, score in (
-            (columns[0], "greedy", greedy, _log_probability(greedy)),
-            (columns[1], f"sampled (τ = {settings.temperature:g}, seed {seed})", sampled, _log_probability(sampled)),
-            (columns[2], f"beam search, {beams} beam(s)", beam, beam.beams[beam.chosen].score if beam.beams else 0.0)):
+        (columns[0], "greedy", greedy, _log_probability(greedy)),
+        (columns[1], f"sampled (τ = {settings.temperature:g}, seed {seed})", sampled, _log_probability(sampled)),
+        (columns[2], f"beam search, {beams} beam(s)", beam, beam.beams[beam.chosen].score if beam.beams else 0.0),
+    ):
         column.markdown(f"**{title}**")
         column.code(_joined(writer.names(out.tokens)) or " ", language=None, wrap_lines=True)
         column.caption(f"sum of log p = {score:.2f} over {len(out.tokens)} token(s); {STOPS[out.stopped]}.")
@@ -148,8 +227,16 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
             chosen.add(node)
             node = beam.beams[node].parent
         nodes = beam.beams
-        chart(beam_tree([n.step for n in nodes], [n.parent for n in nodes], writer.names([n.token for n in nodes]),
-                        [n.score for n in nodes], chosen, f"The beam search's tree: {beams} beam(s), the chosen text orange"))
+        chart(
+            beam_tree(
+                [n.step for n in nodes],
+                [n.parent for n in nodes],
+                writer.names([n.token for n in nodes]),
+                [n.score for n in nodes],
+                chosen,
+                f"The beam search's tree: {beams} beam(s), the chosen text orange",
+            )
+        )
         explain_space_mark(writer.names([n.token for n in nodes]))
         st.caption(length_penalty_note(nodes, float(alpha)))
 
@@ -158,12 +245,17 @@ def length_penalty_note(nodes, alpha: float) -> str:
     """What α did in the drawn search: it ranks only texts that ended (the end token) against others, so it
     changes nothing where none ended. The paper, after Wu et al. (2016), divided by ((5 + length) / 6)^α."""
     ended = sum(node.finished for node in nodes)
-    where = (f"{ended} of the texts in the tree ended with the end token, so α = {alpha:g} decides how they rank "
-             f"against longer ones" if ended else
-             f"no text in the tree ended with the end token, so α = {alpha:g} changes nothing here: every text "
-             f"kept has the same length")
-    return (f"Finished texts compete by (sum of log p) / length^α: {where}. The paper decoded with {PAPER_BEAMS} "
-            f"beams and α = {PAPER_ALPHA}, dividing by ((5 + length) / 6)^α, as Wu et al. (2016) did.")
+    where = (
+        f"{ended} of the texts in the tree ended with the end token, so α = {alpha:g} decides how they rank "
+        f"against longer ones"
+        if ended
+        else f"no text in the tree ended with the end token, so α = {alpha:g} changes nothing here: every text "
+        f"kept has the same length"
+    )
+    return (
+        f"Finished texts compete by (sum of log p) / length^α: {where}. The paper decoded with {PAPER_BEAMS} "
+        f"beams and α = {PAPER_ALPHA}, dividing by ((5 + length) / 6)^α, as Wu et al. (2016) did."
+    )
 
 
 def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
@@ -171,26 +263,42 @@ def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Samp
     if not out.steps:
         st.info("No token was generated; shorten the prompt or raise the budget.")
         return
-    step = st.slider("token", 1, max(2, len(out.steps)), min(len(out.steps), 6), key="att_step",
-                     bind="query-params", disabled=len(out.steps) == 1)
+    step = st.slider(
+        "token",
+        1,
+        max(2, len(out.steps)),
+        min(len(out.steps), 6),
+        key="att_step",
+        bind="query-params",
+        disabled=len(out.steps) == 1,
+    )
     step = min(step, len(out.steps))
     shown = out.steps[step - 1]
     kinds = ("self_attn", "cross_attn") if writer.loaded.kind == "encoder-decoder" else ("self_attn",)
     drawn_keys = []
     for kind in kinds:
         names = [name for name in shown.attention if name.endswith(kind)]
-        rows = np.concatenate([shown.attention[name].numpy() for name in names])           # [layers x H, t]
+        rows = np.concatenate([shown.attention[name].numpy() for name in names])  # [layers x H, t]
         heads = shown.attention[names[0]].shape[0]
         labels = [f"layer {i // heads + 1} · head {i % heads + 1}" for i in range(len(rows))]
         if kind == "cross_attn":
             keys = writer.names(ids)
         else:
-            keys = writer.names(list(out.prompt) + list(out.tokens[:step - 1]))
+            keys = writer.names(list(out.prompt) + list(out.tokens[: step - 1]))
         drawn_keys += keys
         what = "its source (cross-attention)" if kind == "cross_attn" else "the text so far"
-        chart(matrix_heatmap(rows, labels, keys, f"Where the position that wrote “{writer.names([shown.token])[0]}” "
-                                                 f"(token {step}) looks in {what}",
-                             row_name="", col_name="key"))  # each row's label names its layer and head
-    st.caption("Each row is one head's attention from the last position, the one whose prediction became the new "
-               "token; every row sums to 1.")
+        chart(
+            matrix_heatmap(
+                rows,
+                labels,
+                keys,
+                f"Where the position that wrote “{writer.names([shown.token])[0]}” (token {step}) looks in {what}",
+                row_name="",
+                col_name="key",
+            )
+        )  # each row's label names its layer and head
+    st.caption(
+        "Each row is one head's attention from the last position, the one whose prediction became the new "
+        "token; every row sums to 1."
+    )
     explain_space_mark(drawn_keys + writer.names([shown.token]))

@@ -84,13 +84,37 @@ def prompt_ids(writer: Writer, text: str) -> tuple[int, ...] | None:
 
 
 @resource(max_entries=64, spinner="Generating…")
-def generation(spec: ModelSpec, ids: tuple[int, ...], max_new: int, strategy: str, temperature: float,
-               top_k: int | None, top_p: float | None, beams: int, seed: int, eos_id: int,
-               length_penalty: float = 1.0) -> Generation:
+def generation(
+    spec: ModelSpec,
+    ids: tuple[int, ...],
+    max_new: int,
+    strategy: str,
+    temperature: float,
+    top_k: int | None,
+    top_p: float | None,
+    beams: int,
+    seed: int,
+    eos_id: int,
+    length_penalty: float = 1.0,
+) -> Generation:
     """The whole budget generated once per setting (shared, read-only)."""
-    return generate(load_model(spec).module, list(ids), max_new, strategy, temperature, top_k, top_p, beams, seed,
-                    length_penalty=length_penalty, eos_id=eos_id)
+    return generate(
+        load_model(spec).module,
+        list(ids),
+        max_new,
+        strategy,
+        temperature,
+        top_k,
+        top_p,
+        beams,
+        seed,
+        length_penalty=length_penalty,
+        eos_id=eos_id,
+    )
 
 
-STOPS = {"end token": "it wrote the end token", "max_new_tokens": "the budget of new tokens is used up",
-         "max_len": "the next step would read more tokens than the model's max_len"}
+STOPS = {
+    "end token": "it wrote the end token",
+    "max_new_tokens": "the budget of new tokens is used up",
+    "max_len": "the next step would read more tokens than the model's max_len",
+}

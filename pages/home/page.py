@@ -16,8 +16,10 @@ PAGES_BY_URL = {page.url_path: page.path for page in PAGES}
 def described(size: sizes.Size, stacks: int = 1) -> str:
     """A default size as the caption reads it: "2 layers, d_model = 64, 4 heads" ("2 + 2 layers" for two stacks)."""
     layers = " + ".join([str(size.layers)] * stacks)
-    return (f"{layers} layer{'' if layers == '1' else 's'}, d_model = {size.d_model}, {size.heads} "
-            f"head{'' if size.heads == 1 else 's'}")
+    return (
+        f"{layers} layer{'' if layers == '1' else 's'}, d_model = {size.d_model}, {size.heads} "
+        f"head{'' if size.heads == 1 else 's'}"
+    )
 
 
 CLASSROOM_SIZES = (
@@ -35,10 +37,16 @@ st.markdown(
 )
 course = lesson_by_id("start")
 with st.container(border=True):
-    st.markdown(f"**First time here?** {course.summary} {len(course.views)} steps, each with one thing to "
-                "notice and a question to answer before its answer shows; **Next** on every page leads on.")
-    st.page_link(PAGES_BY_URL[course.views[0].page], label=f"**{course.title}**", icon=":material/flag:",
-                 query_params=view_query(course, 0))
+    st.markdown(
+        f"**First time here?** {course.summary} {len(course.views)} steps, each with one thing to "
+        "notice and a question to answer before its answer shows; **Next** on every page leads on."
+    )
+    st.page_link(
+        PAGES_BY_URL[course.views[0].page],
+        label=f"**{course.title}**",
+        icon=":material/flag:",
+        query_params=view_query(course, 0),
+    )
 
 left, right = st.columns([3, 2], gap="large")
 with left:
@@ -75,8 +83,10 @@ with left:
 
 with right:
     st.subheader("Map of the architecture")
-    st.caption("The encoder-decoder of *Attention Is All You Need* at the paper's base sizes: N = 6 layers per "
-               "stack, d_model = 512, h = 8 heads, d_ff = 2048, one embedding matrix shared by both embeddings and "
-               "the pre-softmax layer over about 37,000 tokens (the paper reports about 65 M parameters). Shapes "
-               "for a 6-token source and a 5-token target; read from the bottom up. " + CLASSROOM_SIZES)
+    st.caption(
+        "The encoder-decoder of *Attention Is All You Need* at the paper's base sizes: N = 6 layers per "
+        "stack, d_model = 512, h = 8 heads, d_ff = 2048, one embedding matrix shared by both embeddings and "
+        "the pre-softmax layer over about 37,000 tokens (the paper reports about 65 M parameters). Shapes "
+        "for a 6-token source and a 5-token target; read from the bottom up. " + CLASSROOM_SIZES
+    )
     st.graphviz_chart(architecture_dot(ArchitectureSpec(6, 6, 512, 8, 2048, vocab_size=37000)), width="stretch")

@@ -37,16 +37,27 @@ if compact():  # a phone: the chosen step first, the list of steps below it
 else:
     steps, chosen = st.columns([2, 3], border=True)
 # In the URL (a class following the teacher sees the step the teacher picked); options change with the lesson.
-step = steps.radio("the lesson's steps", range(len(titles)), format_func=titles.__getitem__, key="at_step",
-                   bind="query-params", label_visibility="collapsed")
+step = steps.radio(
+    "the lesson's steps",
+    range(len(titles)),
+    format_func=titles.__getitem__,
+    key="at_step",
+    bind="query-params",
+    label_visibility="collapsed",
+)
 view = lesson.views[step]
 with chosen:
-    st.page_link(SCRIPTS[view.page], label=f"**{titles[step]}**", icon=":material/play_circle:",
-                 query_params=view_query(lesson, step))
+    st.page_link(
+        SCRIPTS[view.page],
+        label=f"**{titles[step]}**",
+        icon=":material/play_circle:",
+        query_params=view_query(lesson, step),
+    )
     st.markdown(f"**Notice:** {view.notice}\n\n**Ask the class:** {view.question}")
     # The answer's input is built only when its expander is open.
-    answer = st.expander("Your answer", key=f"answer_{lesson.id}/{step}", on_change="rerun",
-                         icon=":material/edit:")  # one label and icon: it stays open when the answer is judged
+    answer = st.expander(
+        "Your answer", key=f"answer_{lesson.id}/{step}", on_change="rerun", icon=":material/edit:"
+    )  # one label and icon: it stays open when the answer is judged
     if answer.open:
         with answer:
             answer_part(lesson.id, step, view, place="list")

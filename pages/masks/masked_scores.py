@@ -30,15 +30,46 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
     c1, c2, c3 = st.columns(3, gap="medium")
     limit = float(np.abs(scores).max()) or 1.0  # one colour range for 1 and 2: masking changes no value
-    chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"1 · Scores before masking<br>{shown.where}",
-                        signed=True, zrange=(-limit, limit), value_name="score"), width="stretch", container=c1)
-    chart(cached_figure(readable_heatmap, scores, tokens, tokens, f"2 · Masked scores<br>mask: {kind}",
-                        signed=True, zrange=(-limit, limit), mask=maps.mask, value_name="score"),
-          width="stretch", container=c2)
-    chart(cached_figure(readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}",
-                        mask=maps.mask), width="stretch", container=c3)
-    st.caption("Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
-               "it. Each row of 3 sums to 1 over its allowed keys.")
+    chart(
+        cached_figure(
+            readable_heatmap,
+            scores,
+            tokens,
+            tokens,
+            f"1 · Scores before masking<br>{shown.where}",
+            signed=True,
+            zrange=(-limit, limit),
+            value_name="score",
+        ),
+        width="stretch",
+        container=c1,
+    )
+    chart(
+        cached_figure(
+            readable_heatmap,
+            scores,
+            tokens,
+            tokens,
+            f"2 · Masked scores<br>mask: {kind}",
+            signed=True,
+            zrange=(-limit, limit),
+            mask=maps.mask,
+            value_name="score",
+        ),
+        width="stretch",
+        container=c2,
+    )
+    chart(
+        cached_figure(
+            readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}", mask=maps.mask
+        ),
+        width="stretch",
+        container=c3,
+    )
+    st.caption(
+        "Masked cells are grey in 2 and 3: they hold $-\\infty$ before the softmax and exactly 0 after "
+        "it. Each row of 3 sums to 1 over its allowed keys."
+    )
     numbers = st.expander("The numbers: weights and row sums", key="numbers", bind="query-params")
     if not numbers.open:  # built only when opened
         return
@@ -51,17 +82,40 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
 
 def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
     """The same model's weights [T, T] on the followed sentence, with and without the causal mask."""
-    st.markdown("The same sentence through the same weights, once with the causal mask (a decoder, "
-                "GPT-style) and once without (an encoder, BERT-style).")
+    st.markdown(
+        "The same sentence through the same weights, once with the causal mask (a decoder, "
+        "GPT-style) and once without (an encoder, BERT-style)."
+    )
     real = batch.real
-    side = {causal: self_attention_maps(shown.spec, real.ids, causal=causal)
-            [shown.layer - 1, shown.head] for causal in (True, False)}
+    side = {
+        causal: self_attention_maps(shown.spec, real.ids, causal=causal)[shown.layer - 1, shown.head]
+        for causal in (True, False)
+    }
     causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
     c1, c2 = st.columns(2, gap="large")
-    chart(cached_figure(readable_heatmap, side[True], real.tokens, real.tokens,
-                        f"Causal (decoder, GPT-style)<br>{shown.where}", mask=causal_mask), width="stretch", container=c1)
-    chart(cached_figure(readable_heatmap, side[False], real.tokens, real.tokens,
-                        f"Bidirectional (encoder, BERT-style)<br>{shown.where}"), width="stretch", container=c2)
+    chart(
+        cached_figure(
+            readable_heatmap,
+            side[True],
+            real.tokens,
+            real.tokens,
+            f"Causal (decoder, GPT-style)<br>{shown.where}",
+            mask=causal_mask,
+        ),
+        width="stretch",
+        container=c1,
+    )
+    chart(
+        cached_figure(
+            readable_heatmap,
+            side[False],
+            real.tokens,
+            real.tokens,
+            f"Bidirectional (encoder, BERT-style)<br>{shown.where}",
+        ),
+        width="stretch",
+        container=c2,
+    )
     st.caption(causal_note(side[True], side[False], causal_mask, shown.layer))
 
 
@@ -69,14 +123,19 @@ def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarr
     """What the two maps on screen show: the first token's weight on itself, and how many of the weights the
     causal mask keeps are larger, the same or smaller than without it (and why, for the layer shown)."""
     count = mask_math.kept_weights(causal, bidirectional, allowed)
-    why = ("In layer 1 both read the same token vectors, so each row has the same scores and only spreads its "
-           "weight over fewer keys: no kept weight can shrink, and the last row, which sees every key either way, "
-           "keeps its weights." if layer == 1 else
-           f"In layer {layer} the two read different inputs (the layers below ran with the mask in one and without "
-           "it in the other), so a kept weight can also shrink.")
-    return (f"Under the causal mask the first token can only attend to itself (weight {causal[0, 0]:.2f}). Of the "
-            f"{count.kept} weights the mask keeps, {count.larger} are larger here than without the mask, "
-            f"{count.same} the same and {count.smaller} smaller. {why}")
+    why = (
+        "In layer 1 both read the same token vectors, so each row has the same scores and only spreads its "
+        "weight over fewer keys: no kept weight can shrink, and the last row, which sees every key either way, "
+        "keeps its weights."
+        if layer == 1
+        else f"In layer {layer} the two read different inputs (the layers below ran with the mask in one and without "
+        "it in the other), so a kept weight can also shrink."
+    )
+    return (
+        f"Under the causal mask the first token can only attend to itself (weight {causal[0, 0]:.2f}). Of the "
+        f"{count.kept} weights the mask keeps, {count.larger} are larger here than without the mask, "
+        f"{count.same} the same and {count.smaller} smaller. {why}"
+    )
 
 
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
@@ -88,8 +147,14 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     left_tokens = [mask_math.PAD] + list(real.tokens)
     live = mask_ui.masked_forward(shown.spec, left_ids, "causal + padding")
     compare = mask_math.softmax_comparison(live.scores[shown.layer - 1, shown.head], live.mask)
-    figure = cached_figure(readable_heatmap, compare.safe, left_tokens, left_tokens,
-                           "masked_softmax, left pad:<br>row 1 fully masked", mask=compare.mask)
+    figure = cached_figure(
+        readable_heatmap,
+        compare.safe,
+        left_tokens,
+        left_tokens,
+        "masked_softmax, left pad:<br>row 1 fully masked",
+        mask=compare.mask,
+    )
     if figure_on_top():
         chart(figure, width="stretch")
     intro.text().markdown(
@@ -105,15 +170,26 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     c1, c2 = (st.container(), None) if figure_on_top() else st.columns([3, 2], gap="large")
     with c1:
         rows = min(3, len(left_tokens))
-        st.dataframe(pd.DataFrame(
-            [[f"{method}", f"{i + 1}: {left_tokens[i]}"] + values
-             for method, result in (("torch.softmax on -inf", compare.plain), ("masked_softmax", compare.safe),
-                                    ("torch.softmax on a -1e9 fill", compare.finite))
-             for i, values in enumerate(mask_math.as_text(result[:rows]))],
-            columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens, start=1)]), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    [f"{method}", f"{i + 1}: {left_tokens[i]}"] + values
+                    for method, result in (
+                        ("torch.softmax on -inf", compare.plain),
+                        ("masked_softmax", compare.safe),
+                        ("torch.softmax on a -1e9 fill", compare.finite),
+                    )
+                    for i, values in enumerate(mask_math.as_text(result[:rows]))
+                ],
+                columns=["method", "query"] + [f"{j}: {t}" for j, t in enumerate(left_tokens, start=1)],
+            ),
+            hide_index=True,
+        )
         nan_rows = int(np.isnan(compare.plain).any(axis=1).sum())
-        st.caption(f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
-                   f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "
-                   f"−1e9 fill gives 1/{len(left_tokens)} = {1 / len(left_tokens):.3f} on every key of that row.")
+        st.caption(
+            f"Live, {shown.where}: the plain softmax gives {nan_rows} row(s) of NaN; masked_softmax "
+            f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "
+            f"−1e9 fill gives 1/{len(left_tokens)} = {1 / len(left_tokens):.3f} on every key of that row."
+        )
     if c2 is not None:
         chart(figure, width="stretch", container=c2)

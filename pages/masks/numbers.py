@@ -16,6 +16,7 @@ MASK_KINDS = ("causal", "padding", "causal + padding", "none")
 @dataclass(frozen=True)
 class MaskedMaps:
     """Pre-mask scores and post-softmax weights ``[layers, H, T, T]`` and the mask ``[T, T]``."""
+
     scores: np.ndarray
     weights: np.ndarray
     mask: np.ndarray

@@ -29,8 +29,10 @@ with explanation():
         "$-\\infty$ before the softmax, so its weight becomes exactly 0 and every row renormalises over "
         "the keys that remain:"
     )
-    st.latex(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
-             r"M_{ij} = \begin{cases}0 & \text{query } i \text{ may attend to key } j\\ -\infty & \text{otherwise}\end{cases}")
+    st.latex(
+        r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
+        r"M_{ij} = \begin{cases}0 & \text{query } i \text{ may attend to key } j\\ -\infty & \text{otherwise}\end{cases}"
+    )
 
 
 SENTENCE_DEFAULTS = ("The cat sat", "The cat sat on the mat", "Dogs bark loudly")
@@ -51,11 +53,17 @@ def padded_batch(texts: list[str], tokenizer, row_box) -> sections.Batch | None:
     typed = [t for t in (tokenize_text(text, max_tokens=16, tokenizer=tokenizer) for text in texts) if t is not None]
     if not typed:
         return None
-    row = row_box.selectbox("sentence to follow", list(range(len(typed))), format_func=lambda i: f"sentence {i + 1}",
-                            key="row", bind="query-params")
+    row = row_box.selectbox(
+        "sentence to follow",
+        list(range(len(typed))),
+        format_func=lambda i: f"sentence {i + 1}",
+        key="row",
+        bind="query-params",
+    )
     tokens, ids, lengths = mask_math.pad_batch([t.tokens for t in typed], [t.ids for t in typed])
-    return sections.Batch(tokens, ids, lengths, [f"sentence {i + 1} ({lengths[i]} tokens)" for i in range(len(typed))],
-                          row, typed[row])
+    return sections.Batch(
+        tokens, ids, lengths, [f"sentence {i + 1} ({lengths[i]} tokens)" for i in range(len(typed))], row, typed[row]
+    )
 
 
 @st.fragment
@@ -73,8 +81,9 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    (controls if figure_on_top() else st).caption(f"The batch of sentences feeds every section but the first; the "
-                                                  f"model ({loaded.label}) feeds the last three.")
+    (controls if figure_on_top() else st).caption(
+        f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the last three."
+    )
     open_section(batch, shown)
 
 
@@ -84,10 +93,13 @@ def open_section(batch: sections.Batch | None, shown: sections.ShownHead) -> Non
     section = section_picker(sections.SECTIONS)
     if section == "Causal":
         sections.render_causal()
-    for name, render in (("Padding", sections.render_padding), ("Cross-attention", sections.render_cross),
-                         ("Scores", masked_scores.render_scores),
-                         ("Causal vs bidirectional", masked_scores.render_causal_vs_bidirectional),
-                         ("Fully masked row", masked_scores.render_fully_masked)):
+    for name, render in (
+        ("Padding", sections.render_padding),
+        ("Cross-attention", sections.render_cross),
+        ("Scores", masked_scores.render_scores),
+        ("Causal vs bidirectional", masked_scores.render_causal_vs_bidirectional),
+        ("Fully masked row", masked_scores.render_fully_masked),
+    ):
         if name != section:
             continue
         if batch is None:
@@ -100,10 +112,17 @@ def open_section(batch: sections.Batch | None, shown: sections.ShownHead) -> Non
 
 # The model picker and the sentences are drawn here, outside the fragment: changing them reruns the page.
 with settings("Model, head and sentences"):
-    model = model_choice(("encoder-only", "decoder-only"), help="The last three sections run this model's "
-                         "self-attention with the mask you pick, whatever mask it was trained with.")
+    model = model_choice(
+        ("encoder-only", "decoder-only"),
+        help="The last three sections run this model's "
+        "self-attention with the mask you pick, whatever mask it was trained with.",
+    )
     model_settings = st.container()
     sentence_row = st.columns(4)
-    sentences = [sentence_row[i].text_input(f"sentence {i + 1}", SENTENCE_DEFAULTS[i], key=f"s{i + 1}",
-                                            bind="query-params", max_chars=300) for i in range(3)]
+    sentences = [
+        sentence_row[i].text_input(
+            f"sentence {i + 1}", SENTENCE_DEFAULTS[i], key=f"s{i + 1}", bind="query-params", max_chars=300
+        )
+        for i in range(3)
+    ]
 masks_view(model, sentences, model_settings, sentence_row[3])

@@ -28,6 +28,7 @@ SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirec
 class Batch:
     """The padded batch: ``tokens`` and ``ids`` [B][L] with ``<pad>``, real ``lengths`` [B],
     row ``names`` [B], and the followed sentence ``row`` with its unpadded text ``real``."""
+
     tokens: list[list[str]]
     ids: list[list[int]]
     lengths: list[int]
@@ -44,6 +45,7 @@ class Batch:
 @dataclass(frozen=True)
 class ShownHead:
     """The model and the layer (1-based) and head (0-based index, shown 1-based) drawn."""
+
     spec: ModelSpec
     layer: int
     head: int
@@ -59,39 +61,67 @@ def render_causal() -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         n = st.slider("tokens n", 1, 32, 8, key="n", bind="query-params")
-        st.markdown("The decoder predicts token $i+1$ from tokens $1..i$, so during training query $i$ "
-                    "must not see any key $j > i$: the mask is lower-triangular.")
+        st.markdown(
+            "The decoder predicts token $i+1$ from tokens $1..i$, so during training query $i$ "
+            "must not see any key $j > i$: the mask is lower-triangular."
+        )
         st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
         st.markdown(f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed.")
     positions = position_numbers(n)  # "1" .. "n", as every position on screen
-    chart(cached_figure(mask_panels_figure, [mask_math.query_key_masks(n, n)["causal"]], ["causal"],
-                        positions, positions, f"Causal mask for {n} tokens (grey = masked)"),
-          width="stretch", container=right)
+    chart(
+        cached_figure(
+            mask_panels_figure,
+            [mask_math.query_key_masks(n, n)["causal"]],
+            ["causal"],
+            positions,
+            positions,
+            f"Causal mask for {n} tokens (grey = masked)",
+        ),
+        width="stretch",
+        container=right,
+    )
 
 
 def render_padding(batch: Batch) -> None:
     """The key-padding mask of the batch [B, L] and, for the followed sentence, padding,
     causal and their AND as [L, L] query × key masks."""
-    st.markdown("Sentences in a batch are padded to the longest one with a `<pad>` token. No query should "
-                "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ (counted from 1) iff "
-                "$j \\le \\text{length}_b$; it broadcasts over all queries.")
-    chart(cached_figure(mask_panels_figure, [mask_math.batch_padding_mask(batch.lengths)],
-                        ["key-padding mask"], batch.names, position_numbers(batch.length),
-                        f"Key-padding mask of the batch: {len(batch.names)} sentences × "
-                        f"{batch.length} positions", "sentence", "position",
-                        np.array(batch.tokens, dtype=object)), width="stretch")
+    st.markdown(
+        "Sentences in a batch are padded to the longest one with a `<pad>` token. No query should "
+        "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ (counted from 1) iff "
+        "$j \\le \\text{length}_b$; it broadcasts over all queries."
+    )
+    chart(
+        cached_figure(
+            mask_panels_figure,
+            [mask_math.batch_padding_mask(batch.lengths)],
+            ["key-padding mask"],
+            batch.names,
+            position_numbers(batch.length),
+            f"Key-padding mask of the batch: {len(batch.names)} sentences × {batch.length} positions",
+            "sentence",
+            "position",
+            np.array(batch.tokens, dtype=object),
+        ),
+        width="stretch",
+    )
     padded = st.expander("The padded batch, token by token", key="padded", bind="query-params")
     if padded.open:  # built only when opened
         padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=position_numbers(batch.length)))
     kinds = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
     st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
-    chart(cached_figure(mask_panels_figure, [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
-                        ["padding (keys)", "causal", "combined: padding AND causal"], tokens, tokens,
-                        f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}"),
-          width="stretch")
-    st.caption("Masks combine with a logical AND (`combine_masks`): a key is allowed only if every mask "
-               "allows it.")
+    chart(
+        cached_figure(
+            mask_panels_figure,
+            [kinds["padding"], kinds["causal"], kinds["causal + padding"]],
+            ["padding (keys)", "causal", "combined: padding AND causal"],
+            tokens,
+            tokens,
+            f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}",
+        ),
+        width="stretch",
+    )
+    st.caption("Masks combine with a logical AND (`combine_masks`): a key is allowed only if every mask allows it.")
 
 
 @st.fragment
@@ -101,15 +131,27 @@ def render_cross(batch: Batch) -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         target = sentence_input("target sentence (decoder side)", "Le chat", key="tgt", max_tokens=16)
-        st.markdown("In encoder-decoder attention the queries come from the target and the keys from the "
-                    "source (the followed sentence, padded), so the mask is rectangular, target length × "
-                    "source length. Only the source's padding is masked; the decoder may read the whole "
-                    "source.")
+        st.markdown(
+            "In encoder-decoder attention the queries come from the target and the keys from the "
+            "source (the followed sentence, padded), so the mask is rectangular, target length × "
+            "source length. Only the source's padding is masked; the decoder may read the whole "
+            "source."
+        )
     if target is None:
         return
     padding = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])["padding"]
     cross = np.broadcast_to(padding[:1], (len(target.tokens), batch.length))
-    chart(cached_figure(mask_panels_figure, [cross], ["source padding"], target.tokens,
-                        batch.tokens[batch.row], f"Cross-attention mask: {len(target.tokens)} "
-                        f"target × {batch.length} source positions", "target query", "source key"),
-          width="stretch", container=right)
+    chart(
+        cached_figure(
+            mask_panels_figure,
+            [cross],
+            ["source padding"],
+            target.tokens,
+            batch.tokens[batch.row],
+            f"Cross-attention mask: {len(target.tokens)} target × {batch.length} source positions",
+            "target query",
+            "source key",
+        ),
+        width="stretch",
+        container=right,
+    )

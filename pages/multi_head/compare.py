@@ -23,11 +23,19 @@ def compare(weights, tokens, spec, tokenizer, causal, options):
     intro = figure_first()
 
     def explain() -> None:
-        intro.text().markdown("Two heads side by side, or one head on two sentences, and their difference "
-                              "$A_1 - A_2$ (red: more weight in the first, blue: in the second).")
+        intro.text().markdown(
+            "Two heads side by side, or one head on two sentences, and their difference "
+            "$A_1 - A_2$ (red: more weight in the first, blue: in the second)."
+        )
 
-    mode = st.segmented_control("compare", ["two heads", "one head, two sentences"], default="two heads",
-                                required=True, key="cmp", bind="query-params")
+    mode = st.segmented_control(
+        "compare",
+        ["two heads", "one head, two sentences"],
+        default="two heads",
+        required=True,
+        key="cmp",
+        bind="query-params",
+    )
     layers, heads = weights.shape[:2]
     box = settings("Heads compared")
     cols = box.columns(4)
@@ -47,10 +55,27 @@ def compare(weights, tokens, spec, tokenizer, causal, options):
             return
         second_weights = self_attention_maps(spec, other.ids)
         first, second, tokens_b = weights[lc, hc], second_weights[lc, hc], list(other.tokens)
-        names = (f"layer {lc + 1} · head {hc + 1} · first sentence", f"layer {lc + 1} · head {hc + 1} · second sentence")
+        names = (
+            f"layer {lc + 1} · head {hc + 1} · first sentence",
+            f"layer {lc + 1} · head {hc + 1} · second sentence",
+        )
         if first.shape != second.shape:
-            st.info(f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
-                    "the same number of tokens, so only the two maps are shown.")
-    chart(cached_figure(compare_figure, first, second, tokens, tokens_b, *names,
-                        f"Compare · {names[0]} vs {names[1]}", causal=causal), key="compare", **options)
+            st.info(
+                f"The sentences have {first.shape[0]} and {second.shape[0]} tokens: the difference needs "
+                "the same number of tokens, so only the two maps are shown."
+            )
+    chart(
+        cached_figure(
+            compare_figure,
+            first,
+            second,
+            tokens,
+            tokens_b,
+            *names,
+            f"Compare · {names[0]} vs {names[1]}",
+            causal=causal,
+        ),
+        key="compare",
+        **options,
+    )
     explain()

@@ -13,8 +13,13 @@ from analysis.head_concat import concat_heads, output_projection, projection_gap
 from ui.cache import cached_figure
 from ui.forward import run_model, stack_of
 from ui.charts import chart
-from viz.head_concat import (attention_output_figure, concat_figure, head_outputs_figure, output_weight_figure,
-                             symmetric_limit)
+from viz.head_concat import (
+    attention_output_figure,
+    concat_figure,
+    head_outputs_figure,
+    output_weight_figure,
+    symmetric_limit,
+)
 
 TOLERANCE = 1e-4  # float32 rounding of a d_model-long sum stays far below this
 
@@ -40,32 +45,69 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
         "and every output dimension is a sum over all heads."
         + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
     )
-    st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"
-             r"= \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,\qquad \mathrm{head}_i = A_i V_i"
-             % (count, " + b^O" if bias else "", count, " + b^O" if bias else ""))
+    st.latex(
+        r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"
+        r"= \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,\qquad \mathrm{head}_i = A_i V_i"
+        % (count, " + b^O" if bias else "", count, " + b^O" if bias else "")
+    )
     limit = symmetric_limit(heads)  # heads and Concat share one colour range: the same numbers
     prefix = f"Layer {layer} · "
-    chart(cached_figure(head_outputs_figure, heads, tokens,
-                        prefix + f"{count} heads · head<sub>i</sub> = A<sub>i</sub> V<sub>i</sub>, "
-                                 f"each [{length} × {d_head}]", limit), key="heads_out", **options)
-    chart(cached_figure(concat_figure, concat, tokens, d_head,
-                        prefix + f"Concat(head<sub>1</sub> … head<sub>{count}</sub>) "
-                                 f"[{length} × {d_model}]", limit), key="concat", **options)
+    chart(
+        cached_figure(
+            head_outputs_figure,
+            heads,
+            tokens,
+            prefix + f"{count} heads · head<sub>i</sub> = A<sub>i</sub> V<sub>i</sub>, each [{length} × {d_head}]",
+            limit,
+        ),
+        key="heads_out",
+        **options,
+    )
+    chart(
+        cached_figure(
+            concat_figure,
+            concat,
+            tokens,
+            d_head,
+            prefix + f"Concat(head<sub>1</sub> … head<sub>{count}</sub>) [{length} × {d_model}]",
+            limit,
+        ),
+        key="concat",
+        **options,
+    )
     left, right = st.columns([2, 3])
     with left:
-        chart(cached_figure(output_weight_figure, projection.weight, d_head,
-                            prefix + f"W<sup>O</sup> [{d_model} × {d_model}]"),
-              key="w_o", **options)
+        chart(
+            cached_figure(
+                output_weight_figure, projection.weight, d_head, prefix + f"W<sup>O</sup> [{d_model} × {d_model}]"
+            ),
+            key="w_o",
+            **options,
+        )
     with right:
-        chart(cached_figure(attention_output_figure, output, tokens,
-                            prefix + "output = Concat · W<sup>O</sup>" + (" + b<sup>O</sup>" if bias else "")
-                            + f" [{length} × {d_model}]"), key="mh_out", **options)
+        chart(
+            cached_figure(
+                attention_output_figure,
+                output,
+                tokens,
+                prefix
+                + "output = Concat · W<sup>O</sup>"
+                + (" + b<sup>O</sup>" if bias else "")
+                + f" [{length} × {d_model}]",
+            ),
+            key="mh_out",
+            **options,
+        )
     gap = projection_gap(concat, projection, output)
-    check = (f"Check: the output drawn is the model's own (its forward record); recomputing "
-             f"$\\mathrm{{Concat}} \\cdot W^O{' + b^O' if bias else ''}$ from the heads drawn gives the same "
-             f"{length} × {d_model} numbers, largest difference {gap:.1e}")
+    check = (
+        f"Check: the output drawn is the model's own (its forward record); recomputing "
+        f"$\\mathrm{{Concat}} \\cdot W^O{' + b^O' if bias else ''}$ from the heads drawn gives the same "
+        f"{length} × {d_model} numbers, largest difference {gap:.1e}"
+    )
     (st.success if gap <= TOLERANCE else st.error)(check + (" (float rounding)." if gap <= TOLERANCE else "."))
-    st.caption(f"Shapes: {count} × [{length} × {d_head}] → Concat [{length} × {d_model}] → "
-               f"· $W^O$ [{d_model} × {d_model}] → output [{length} × {d_model}]. "
-               "Frames and labels give each head its colour; the output mixes the heads, so it has no blocks. "
-               "Colours: blue negative, red positive, white 0 (the heads and Concat share one range).")
+    st.caption(
+        f"Shapes: {count} × [{length} × {d_head}] → Concat [{length} × {d_model}] → "
+        f"· $W^O$ [{d_model} × {d_model}] → output [{length} × {d_model}]. "
+        "Frames and labels give each head its colour; the output mixes the heads, so it has no blocks. "
+        "Colours: blue negative, red positive, white 0 (the heads and Concat share one range)."
+    )

@@ -6,8 +6,16 @@ sections.py, compare.py and concat.py."""
 import streamlit as st
 
 from transformer import causal_mask
-from ui.controls import (NUMBERING, d_model_control, heads_control, layers_control, positional_control, section_picker,
-                         seed_control, stops_slider)
+from ui.controls import (
+    NUMBERING,
+    d_model_control,
+    heads_control,
+    layers_control,
+    positional_control,
+    section_picker,
+    seed_control,
+    stops_slider,
+)
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from transformer.spec import ModelSpec
@@ -17,8 +25,15 @@ from ui.presentation import explanation
 from ui.screen import settings
 from pages.multi_head.compare import compare
 from pages.multi_head.concat import concat_section
-from pages.multi_head.sections import (HeadsOnText, download, grid_section, head_view, overview_section,
-                                       rollout_section, stats_section)
+from pages.multi_head.sections import (
+    HeadsOnText,
+    download,
+    grid_section,
+    head_view,
+    overview_section,
+    rollout_section,
+    stats_section,
+)
 
 require_navigation()
 
@@ -34,19 +49,28 @@ with explanation():
         "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
         "or pretrained model to see what heads learn."
     )
-    st.caption("A caveat for every map here: attention weights show where information may flow, not why the model "
-               "decided what it did (Jain & Wallace, 2019). A head's output is its weights times its values, then "
-               "W^O, and later layers may use it or not. To test what a head is needed for, take it away: the "
-               "Experiments page knocks heads out and patches them.")
-    st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
-             r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)")
+    st.caption(
+        "A caveat for every map here: attention weights show where information may flow, not why the model "
+        "decided what it did (Jain & Wallace, 2019). A head's output is its weights times its values, then "
+        "W^O, and later layers may use it or not. To test what a head is needed for, take it away: the "
+        "Experiments page knocks heads out and patches them."
+    )
+    st.latex(
+        r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
+        r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)"
+    )
     st.caption(NUMBERING)
 
-image_format = st.sidebar.radio("save figures as", ["png", "svg"], key="img", bind="query-params",
-                                horizontal=True, help="The format of the camera button in each chart's toolbar.")
+image_format = st.sidebar.radio(
+    "save figures as",
+    ["png", "svg"],
+    key="img",
+    bind="query-params",
+    horizontal=True,
+    help="The format of the camera button in each chart's toolbar.",
+)
 CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
-SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare",
-            "Concat × W^O")
+SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare", "Concat × W^O")
 
 
 def random_model() -> ModelSpec:
@@ -62,23 +86,36 @@ def random_model() -> ModelSpec:
         heads = heads_control(d_model, positional)
     with c5:
         seed = seed_control()
-    causal = c6.toggle("causal mask", value=False, key="causal", bind="query-params",
-                       help="Off: a bidirectional encoder (every token sees every token). "
-                            "On: a decoder's causal mask (token i sees only tokens j ≤ i). Same weights either way.")
+    causal = c6.toggle(
+        "causal mask",
+        value=False,
+        key="causal",
+        bind="query-params",
+        help="Off: a bidirectional encoder (every token sees every token). "
+        "On: a decoder's causal mask (token i sees only tokens j ≤ i). Same weights either way.",
+    )
     try:
-        return random_stack(stack_config(layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0,
-                                         positional=positional), seed, causal)
+        return random_stack(
+            stack_config(
+                layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0, positional=positional
+            ),
+            seed,
+            causal,
+        )
     except ValueError as error:
         st.error(str(error))
         st.stop()
 
 
 SECTION_VIEWS = {
-    "Heads of a layer": grid_section, "All layers": overview_section,
+    "Heads of a layer": grid_section,
+    "All layers": overview_section,
     "Head view": lambda v: head_view(v.weights[v.li], v.tokens, v.li + 1, v.weights.shape[1], v.chart_options),
-    "Mean and rollout": rollout_section, "Statistics": stats_section,
+    "Mean and rollout": rollout_section,
+    "Statistics": stats_section,
     "Compare": lambda v: compare(v.weights, v.tokens, v.loaded.spec, v.loaded.tokenizer, v.causal, v.chart_options),
-    "Concat × W^O": lambda v: concat_section(v.loaded, v.ids, v.tokens, v.li + 1, v.chart_options)}
+    "Concat × W^O": lambda v: concat_section(v.loaded, v.ids, v.tokens, v.li + 1, v.chart_options),
+}
 
 
 @st.fragment
@@ -90,8 +127,14 @@ def heads_view() -> None:
         choice = model_choice(FITS)
         loaded = load_or_stop(random_model() if choice is None else choice)
         causal = loaded.kind == "decoder-only"
-        st.caption(f"Model: {loaded.label}. " + ("Its decoder is causal: token i sees only tokens j ≤ i."
-                                                if causal else "Bidirectional: every token sees every token."))
+        st.caption(
+            f"Model: {loaded.label}. "
+            + (
+                "Its decoder is causal: token i sees only tokens j ≤ i."
+                if causal
+                else "Bidirectional: every token sees every token."
+            )
+        )
         sentence = sentence_input("Sentence", DEFAULT_TEXT, key="text", tokenizer=loaded.tokenizer)
         if sentence is None:
             return
@@ -100,8 +143,9 @@ def heads_view() -> None:
         layers = weights.shape[0]
         layer = stops_slider("layer (for the heads, head view and mean)", range(1, layers + 1), "layer")
     # layers and heads are numbered from 1 on screen, indexed from 0 here
-    view = HeadsOnText(loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None,
-                       layer - 1, CHART)
+    view = HeadsOnText(
+        loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None, layer - 1, CHART
+    )
     open_section(view)
 
 

@@ -46,53 +46,99 @@ def head_formula(config) -> str:
     """Head i's weights as ``config``'s model computes them: projections with or without biases, RoPE's rotation
     R of queries and keys by position, ALiBi's penalty -m_i |t - s| on the scores."""
     bias = config.bias
+
     def projection(name: str) -> str:
         plain = f"XW_i^{name}" + (f" + b_i^{name}" if bias else "")
         return f"R({plain})" if config.positional == "rotary" else plain
+
     q, k = f"Q_i = {projection('Q')}", f"K_i = {projection('K')}"
     penalty = r" - m_i D" if config.positional == "alibi" else ""
-    where = {"rotary": r",\quad R: \text{each row turned by its position (RoPE)}",
-             "alibi": r",\quad D_{ts} = |t - s| \text{ (ALiBi)}"}.get(config.positional, "")
-    return (r"A^{(i)} = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}" + penalty + r"\right),\quad "
-            + q + r",\quad " + k + r",\quad d_k = d_{model}/h" + where)
+    where = {
+        "rotary": r",\quad R: \text{each row turned by its position (RoPE)}",
+        "alibi": r",\quad D_{ts} = |t - s| \text{ (ALiBi)}",
+    }.get(config.positional, "")
+    return (
+        r"A^{(i)} = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}"
+        + penalty
+        + r"\right),\quad "
+        + q
+        + r",\quad "
+        + k
+        + r",\quad d_k = d_{model}/h"
+        + where
+    )
 
 
 def grid_section(view: HeadsOnText) -> None:
     """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
     li, heads = view.li, view.weights.shape[1]
-    st.markdown("Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
-                "(first token at the top), columns are keys; each row sums to 1"
-                + ("; grey cells are masked (the future)." if view.causal else "."))
+    st.markdown(
+        "Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
+        "(first token at the top), columns are keys; each row sums to 1"
+        + ("; grey cells are masked (the future)." if view.causal else ".")
+    )
     st.latex(head_formula(view.loaded.config))
-    chart(cached_figure(head_grid_figure, view.weights[li], view.tokens, view.tokens,
-                        f"Layer {li + 1} · {heads} heads · {view.kind}", view.mask), key="grid", **view.chart_options)
+    chart(
+        cached_figure(
+            head_grid_figure,
+            view.weights[li],
+            view.tokens,
+            view.tokens,
+            f"Layer {li + 1} · {heads} heads · {view.kind}",
+            view.mask,
+        ),
+        key="grid",
+        **view.chart_options,
+    )
 
 
 def overview_section(view: HeadsOnText) -> None:
     """All layers x all heads, weights [L, H, T, T], in one heatmap."""
     layers, heads = view.weights.shape[:2]
-    st.markdown("The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
-                "layer ℓ − 1. Hover a cell for its query, key and weight.")
+    st.markdown(
+        "The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
+        "layer ℓ − 1. Hover a cell for its query, key and weight."
+    )
     st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
-    chart(cached_figure(overview_figure, view.weights, view.tokens,
-                        f"{layers} layers × {heads} heads · {view.kind}", view.mask),
-          key="overview", **view.chart_options)
+    chart(
+        cached_figure(
+            overview_figure, view.weights, view.tokens, f"{layers} layers × {heads} heads · {view.kind}", view.mask
+        ),
+        key="overview",
+        **view.chart_options,
+    )
 
 
 @st.fragment
 def head_view(layer_weights, tokens, layer, heads, options):
     """Lines from each query to each key, opacity = weight; one head or all heads. ``options`` go to the chart."""
-    st.markdown("Queries on the left, keys on the right; a line's opacity is the attention weight "
-                "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them.")
+    st.markdown(
+        "Queries on the left, keys on the right; a line's opacity is the attention weight "
+        "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them."
+    )
     left, right = st.columns(2)
-    head = left.selectbox("head", range(-1, heads), key="hv_head", bind="query-params",
-                          format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
-    query = right.selectbox("query token", range(-1, len(tokens)), index=0, key="hv_query", bind="query-params",
-                            format_func=lambda i: "all tokens" if i < 0 else f"{i + 1}: {tokens[i]}")
+    head = left.selectbox(
+        "head",
+        range(-1, heads),
+        key="hv_head",
+        bind="query-params",
+        format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}",
+    )
+    query = right.selectbox(
+        "query token",
+        range(-1, len(tokens)),
+        index=0,
+        key="hv_query",
+        bind="query-params",
+        format_func=lambda i: "all tokens" if i < 0 else f"{i + 1}: {tokens[i]}",
+    )
     shown = list(range(heads)) if head < 0 else [head]
     title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"
-    chart(cached_figure(head_view_figure, layer_weights, tokens, shown,
-                        None if query < 0 else query, title), key="head_view", **options)
+    chart(
+        cached_figure(head_view_figure, layer_weights, tokens, shown, None if query < 0 else query, title),
+        key="head_view",
+        **options,
+    )
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 
@@ -106,29 +152,54 @@ def rollout_section(view: HeadsOnText) -> None:
         "by its heads' mean attention and that the residual connection carries half of each token straight "
         "through (the ½·I is their assumption, not a measured share), and multiplies the layers' maps:"
     )
-    st.latex(r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
-             r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1")
+    st.latex(
+        r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
+        r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1"
+    )
     left, right = st.columns(2)
     with left:
-        chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
-                            f"Layer {li + 1} · mean over {heads} heads", mask=mask), key="mean", **view.chart_options)
+        chart(
+            cached_figure(
+                attention_weights_figure,
+                weights[li].mean(0),
+                tokens,
+                f"Layer {li + 1} · mean over {heads} heads",
+                mask=mask,
+            ),
+            key="mean",
+            **view.chart_options,
+        )
     with right:
-        chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
-                            f"Attention rollout over {layers} layer{'s' * (layers > 1)}", mask=mask),
-              key="rollout", **view.chart_options)
-    st.caption("Rollout ignores the values, W^O, the feed-forward networks and LayerNorm, so it is a rough map of "
-               "where attention could route information, not a measurement of how much of token j reaches output i.")
+        chart(
+            cached_figure(
+                attention_weights_figure,
+                attention_rollout(weights),
+                tokens,
+                f"Attention rollout over {layers} layer{'s' * (layers > 1)}",
+                mask=mask,
+            ),
+            key="rollout",
+            **view.chart_options,
+        )
+    st.caption(
+        "Rollout ignores the values, W^O, the feed-forward networks and LayerNorm, so it is a rough map of "
+        "where attention could route information, not a measurement of how much of token j reaches output i."
+    )
 
 
 def stats_section(view: HeadsOnText) -> None:
     """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
-    st.markdown("Averaged over the queries of each head: the entropy of its rows, in nats and divided by ln of the "
-                "number of keys the row may attend to (1 = spread evenly over them, 0 = one key: under a causal mask "
-                "row i sees i + 1 keys, so its most even spread is ln(i + 1), not ln T; rows with one key are left "
-                "out), the weight on the previous token, on the first token and on itself, and the mean distance "
-                "|i − j| it looks across. Click a column header to sort.")
-    st.latex(r"H_i = -\textstyle\sum_j A_{ij}\ln A_{ij},\quad \hat H = \operatorname{mean}_{i:\,n_i \ge 2} "
-             r"\frac{H_i}{\ln n_i},\quad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|")
+    st.markdown(
+        "Averaged over the queries of each head: the entropy of its rows, in nats and divided by ln of the "
+        "number of keys the row may attend to (1 = spread evenly over them, 0 = one key: under a causal mask "
+        "row i sees i + 1 keys, so its most even spread is ln(i + 1), not ln T; rows with one key are left "
+        "out), the weight on the previous token, on the first token and on itself, and the mean distance "
+        "|i − j| it looks across. Click a column header to sort."
+    )
+    st.latex(
+        r"H_i = -\textstyle\sum_j A_{ij}\ln A_{ij},\quad \hat H = \operatorname{mean}_{i:\,n_i \ge 2} "
+        r"\frac{H_i}{\ln n_i},\quad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|"
+    )
     st.dataframe(head_stats(view.weights, view.mask).round(3), hide_index=True, key="stats")
 
 
@@ -137,9 +208,17 @@ def download(view: HeadsOnText) -> None:
     layers, heads, n = *view.weights.shape[:2], len(view.tokens)
     weights, tokens = view.weights, view.tokens  # the file is made later: it holds these, not the model
     st.header("Download")
-    st.download_button("Attention weights as CSV (long form)", data=lambda: weights_csv(weights, tokens),
-                       file_name="attention_weights.csv", mime="text/csv", on_click="ignore", key="csv",
-                       help=f"One row per layer, head, query and key ({layers * heads * n * n:,} rows): layer, head, "
-                            "query position, query token, key position, key token, weight.")
-    st.caption("One row per layer, head, query and key. Each figure's toolbar saves it as an image (camera icon; "
-               "PNG or SVG, chosen in the sidebar).")
+    st.download_button(
+        "Attention weights as CSV (long form)",
+        data=lambda: weights_csv(weights, tokens),
+        file_name="attention_weights.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="csv",
+        help=f"One row per layer, head, query and key ({layers * heads * n * n:,} rows): layer, head, "
+        "query position, query token, key position, key token, weight.",
+    )
+    st.caption(
+        "One row per layer, head, query and key. Each figure's toolbar saves it as an image (camera icon; "
+        "PNG or SVG, chosen in the sidebar)."
+    )

@@ -24,18 +24,22 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
     with right:
         st.markdown(clock_text(pos_ui.wavelengths(d_model, base), positions, d_model))
         st.latex(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
-        chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions),
-              width="stretch")
+        chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions), width="stretch")
         if base == 1.0:
-            st.caption("With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
-                       "and positions 2π apart are nearly indistinguishable.")
+            st.caption(
+                "With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
+                "and positions 2π apart are nearly indistinguishable."
+            )
     left, right = st.columns([3, 2], gap="large")
-    chart(cached_figure(viz.pe_matrix_figure, pe,
-                        f"The whole table: {positions} positions × {d_model} dimensions"),
-          width="stretch", container=left)
+    chart(
+        cached_figure(viz.pe_matrix_figure, pe, f"The whole table: {positions} positions × {d_model} dimensions"),
+        width="stretch",
+        container=left,
+    )
     with right:
         st.markdown(
-            "Read a row for one position's vector. " + columns_text(len(pos_ui.wavelengths(d_model, base)), base)
+            "Read a row for one position's vector. "
+            + columns_text(len(pos_ui.wavelengths(d_model, base)), base)
             + " The values stay in $[-1, 1]$ "
             "whatever the length, so every position has a vector, even one past the longest training "
             "sentence. That does not make a model extrapolate: the paper only hoped the sinusoids would let it "
@@ -52,8 +56,13 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
 def _curves(pe: np.ndarray, d_model: int, base: float) -> None:
     """The dimension picker and its curves (picking reruns this part only)."""
     default_dims = [d for d in (2, 3, 10, 11, 24, 25) if d < d_model] or [0]
-    dims = st.multiselect("dimensions to plot (even = sine, odd = cosine)", list(range(d_model)),
-                          default=default_dims, key="dims", bind="query-params")
+    dims = st.multiselect(
+        "dimensions to plot (even = sine, odd = cosine)",
+        list(range(d_model)),
+        default=default_dims,
+        key="dims",
+        bind="query-params",
+    )
     if dims:
         chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), d_model, base), width="stretch")
     else:
@@ -74,14 +83,21 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
     left, right = st.columns(2, gap="large")
     chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch", container=left)
     with right:
-        chart(cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low,
-                            profile.high), width="stretch")
+        chart(
+            cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low, profile.high),
+            width="stretch",
+        )
         spread = float((profile.high - profile.low).max())
-        st.caption("The band is the spread over all p at each offset. "
-                   f"Largest spread along a diagonal: {spread:.2e}"
-                   + (" (float rounding: offset only)." if d_model % 2 == 0 else
-                      " (the lone sine column of an odd d_model adds sin(p ω)·sin(q ω), which is not a "
-                      "function of p − q)."))
+        st.caption(
+            "The band is the spread over all p at each offset. "
+            f"Largest spread along a diagonal: {spread:.2e}"
+            + (
+                " (float rounding: offset only)."
+                if d_model % 2 == 0
+                else " (the lone sine column of an odd d_model adds sin(p ω)·sin(q ω), which is not a "
+                "function of p − q)."
+            )
+        )
 
 
 @st.fragment
@@ -92,31 +108,50 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
     intro = figure_first()
     c1, c2 = st.columns(2)
     offset = c1.slider("offset k", 0, positions - 1, min(5, positions - 1), key="k", bind="query-params")
-    at = c2.slider("position pos (the formula's, from 0)", 0, positions - 1, min(10, positions - 1),
-                   key="pos", bind="query-params")
+    at = c2.slider(
+        "position pos (the formula's, from 0)", 0, positions - 1, min(10, positions - 1), key="pos", bind="query-params"
+    )
     check = pos_ui.shift_check(positions, d_model, base, offset)
     shown = min(d_model, 64)
     left, right = st.columns(2, gap="large")
     title = f"M_{offset}: PE[pos] → PE[pos + {offset}]"
     if shown < d_model:
         title += f" (first {shown} dimensions)"
-    chart(cached_figure(viz.offset_matrix_figure, check.matrix[:shown, :shown], title,
-                        row_name="output dim", col_name="input dim", value_name="M_k",
-                        masked=check.no_value[:shown, :shown], first=None), width="stretch", container=left)
+    chart(
+        cached_figure(
+            viz.offset_matrix_figure,
+            check.matrix[:shown, :shown],
+            title,
+            row_name="output dim",
+            col_name="input dim",
+            value_name="M_k",
+            masked=check.no_value[:shown, :shown],
+            first=None,
+        ),
+        width="stretch",
+        container=left,
+    )
     with right:
         table = pos_ui.pe_table(at + offset + 1, d_model, base)
         linear = check.linear_dims
         mapped = check.matrix[:linear, :linear] @ table[at, :linear]
         target = table[at + offset, :linear]
-        chart(cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset),
-              width="stretch")
-        st.metric(f"max |PE[pos + {offset}] − M_{offset} PE[pos]| over all {check.pairs_checked} positions",
-                  f"{check.max_error:.1e}")
-        st.caption("Zero up to float32 rounding: the same matrix works at every position. "
-                   + (f"With odd d_model the lone sine column {d_model - 1} has no cosine partner, so "
-                      "sin((pos + k)ω) is not a linear function of PE[pos] through that column: its "
-                      "cell of M_k is drawn grey and the check covers the other "
-                      f"{linear} dimensions." if linear < d_model else ""))
+        chart(cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset), width="stretch")
+        st.metric(
+            f"max |PE[pos + {offset}] − M_{offset} PE[pos]| over all {check.pairs_checked} positions",
+            f"{check.max_error:.1e}",
+        )
+        st.caption(
+            "Zero up to float32 rounding: the same matrix works at every position. "
+            + (
+                f"With odd d_model the lone sine column {d_model - 1} has no cosine partner, so "
+                "sin((pos + k)ω) is not a linear function of PE[pos] through that column: its "
+                "cell of M_k is drawn grey and the check covers the other "
+                f"{linear} dimensions."
+                if linear < d_model
+                else ""
+            )
+        )
     with intro.text():
         st.markdown(
             "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
@@ -124,9 +159,11 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
             "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
             "hope: that attention could then easily learn relative positions)."
         )
-        st.latex(r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
-                 r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-                 r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}")
+        st.latex(
+            r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
+            r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+            r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
+        )
 
 
 def _number(value: float) -> str:
@@ -137,19 +174,25 @@ def _number(value: float) -> str:
 def clock_text(waves: np.ndarray, positions: int, d_model: int) -> str:
     """What the wavelength figure shows, from its wavelengths ``[pairs]``: which pairs turn faster, and how far the
     slowest turns over the ``positions`` drawn."""
-    text = ("Each pair of dimensions $(2i, 2i+1)$ is one clock hand turning at its own speed "
-            "$\\omega_i = \\text{base}^{-2i/d_{model}}$")
+    text = (
+        "Each pair of dimensions $(2i, 2i+1)$ is one clock hand turning at its own speed "
+        "$\\omega_i = \\text{base}^{-2i/d_{model}}$"
+    )
     if len(waves) == 1:
         return text + ": here there is only one pair, one hand turning once every $2\\pi \\approx 6.28$ positions."
     if waves[-1] <= waves[0] * (1 + 1e-6):
         return text + ": with base 1 they all turn at the same speed, once every $2\\pi$ positions."
     slowest, last = float(waves[-1]), len(waves) - 1
     turned = 360.0 * (positions - 1) / slowest
-    dims = f"dimensions {d_model - 2} and {d_model - 1}" if d_model % 2 == 0 else f"dimension {d_model - 1}, a lone sine"
-    return text + (f": the first pair turns fastest (wavelength $2\\pi \\approx 6.28$ positions), each later pair more "
-                   f"slowly. Here the slowest, pair i = {last} ({dims}), has a wavelength of {_number(slowest)} "
-                   f"positions, so from position 0 to {positions - 1} it turns by {_number(turned)}° "
-                   f"({turned / 360:.2g} of a full turn). Together the pairs give every position a distinct fingerprint.")
+    dims = (
+        f"dimensions {d_model - 2} and {d_model - 1}" if d_model % 2 == 0 else f"dimension {d_model - 1}, a lone sine"
+    )
+    return text + (
+        f": the first pair turns fastest (wavelength $2\\pi \\approx 6.28$ positions), each later pair more "
+        f"slowly. Here the slowest, pair i = {last} ({dims}), has a wavelength of {_number(slowest)} "
+        f"positions, so from position 0 to {positions - 1} it turns by {_number(turned)}° "
+        f"({turned / 360:.2g} of a full turn). Together the pairs give every position a distinct fingerprint."
+    )
 
 
 def columns_text(pairs: int, base: float) -> str:
@@ -158,8 +201,10 @@ def columns_text(pairs: int, base: float) -> str:
         return "With one pair there is one speed: both columns repeat every $2\\pi$ positions."
     if base == 1:
         return "With base 1 every pair of columns turns at the same speed: the pairs repeat each other."
-    return ("Left columns flicker quickly from row to row; columns further right change more and more slowly, like "
-            "the higher digits of a counter.")
+    return (
+        "Left columns flicker quickly from row to row; columns further right change more and more slowly, like "
+        "the higher digits of a counter."
+    )
 
 
 def profile_text(mean: np.ndarray, d_model: int) -> str:
@@ -175,6 +220,8 @@ def profile_text(mean: np.ndarray, d_model: int) -> str:
         return said + f" and only falls over the {count} offsets drawn (the profile on the right)."
     half = count // 2
     far = half + int(np.argmax(m[half:]))
-    return (said + f", but it does not fall **monotonically**: over the {count} offsets drawn it rises again "
-            f"{'once' if rises == 1 else f'{rises} times'}, in ripples (the profile on the right), and at offsets "
-            f"{half} to {count - 1} it still reaches {m[far] / peak:.2%} of its peak (offset {far}).")
+    return (
+        said + f", but it does not fall **monotonically**: over the {count} offsets drawn it rises again "
+        f"{'once' if rises == 1 else f'{rises} times'}, in ripples (the profile on the right), and at offsets "
+        f"{half} to {count - 1} it still reaches {m[far] / peak:.2%} of its peak (offset {far})."
+    )

@@ -31,19 +31,38 @@ with explanation():
         "$2\\pi \\cdot \\text{base}^{(d-2)/d}$, nearly $2\\pi \\cdot \\text{base}$ for a large $d$ (the "
         "tutorials' $l = 10000$):"
     )
-    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
-             r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)")
+    st.latex(
+        r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
+        r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)"
+    )
 
 
 @st.fragment
 def positional_view() -> None:
     """d_model, the number of positions and the base, then the open section."""
     c1, c2, c3 = settings("d_model, positions and base").columns(3)
-    d_model = c1.slider("d_model (dimensions)", 2, 256, 64, key="d_model", bind="query-params",
-                        help="Odd values work: the last column is then a lone sine.")
+    d_model = c1.slider(
+        "d_model (dimensions)",
+        2,
+        256,
+        64,
+        key="d_model",
+        bind="query-params",
+        help="Odd values work: the last column is then a lone sine.",
+    )
     positions = c2.slider("positions", 8, 256, 100, key="positions", bind="query-params")
-    base = float(c3.number_input("base (l)", 1, 1_000_000, 10000, step=1, key="base", bind="query-params",
-                                 help="10000 in the paper. Base 1 gives every pair the same wavelength 2π."))
+    base = float(
+        c3.number_input(
+            "base (l)",
+            1,
+            1_000_000,
+            10000,
+            step=1,
+            key="base",
+            bind="query-params",
+            help="10000 in the paper. Base 1 gives every pair the same wavelength 2π.",
+        )
+    )
     if d_model % 2:
         c1.caption(f"d_model = {d_model} is odd: dimension {d_model - 1} is a sine without a cosine partner.")
     open_section(positions, d_model, base)

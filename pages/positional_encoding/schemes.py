@@ -30,11 +30,18 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     # names of at most three short lines: the five panels fit side by side in a laptop's column; on a phone the
     # panels stack, each as wide as the screen, and every name takes two lines (a third would reach the panel above)
     learned = "learned (untrained)" if compact() else "learned<br>(untrained)"
-    names = ["sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>", f"{learned}<br>P<sub>m</sub>·P<sub>n</sub>",
-             "rotary<br>R(m)q·R(n)k", "ALiBi (1 head)<br>−slope·|m−n|", "none<br>0"]
+    names = [
+        "sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>",
+        f"{learned}<br>P<sub>m</sub>·P<sub>n</sub>",
+        "rotary<br>R(m)q·R(n)k",
+        "ALiBi (1 head)<br>−slope·|m−n|",
+        "none<br>0",
+    ]
     chart(cached_figure(schemes_viz.schemes_figure, panels, names), width="stretch")
-    st.caption(f"First {length} positions; d_model = {d_model}, base = {base:g}"
-               + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else "."))
+    st.caption(
+        f"First {length} positions; d_model = {d_model}, base = {base:g}"
+        + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else ".")
+    )
     intro.text().markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
         "position $n$. The figure shows the part that comes from the positions alone, side by side (each panel "
@@ -73,11 +80,24 @@ def _learned(positions: int, d_model: int) -> None:
     seed = int(st.number_input("seed of the untrained table", 0, 9999, 0, key="lseed", bind="query-params"))
     table = pos_ui.learned_table(positions, d_model, seed)
     left, right = st.columns(2, gap="large")
-    chart(cached_figure(viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}",
-                        value_name="P", first=1), width="stretch", container=left)
-    chart(cached_figure(viz.similarity_figure, pos_ui.learned_similarity(positions, d_model, seed),
-                        "P[p]·P[q] between positions", "P·P", first=1),
-          width="stretch", container=right)
+    chart(
+        cached_figure(
+            viz.pe_matrix_figure, table, f"Untrained learned table: {positions} × {d_model}", value_name="P", first=1
+        ),
+        width="stretch",
+        container=left,
+    )
+    chart(
+        cached_figure(
+            viz.similarity_figure,
+            pos_ui.learned_similarity(positions, d_model, seed),
+            "P[p]·P[q] between positions",
+            "P·P",
+            first=1,
+        ),
+        width="stretch",
+        container=right,
+    )
 
 
 def _rotary(positions: int, base: float) -> None:
@@ -90,21 +110,27 @@ def _rotary(positions: int, base: float) -> None:
     )
     st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n\, k = q^\top R_{n-m}\, k")
     c1, c2 = st.columns(2)
-    d_head = c1.slider("head size d (even: pairs are rotated)", 2, 128, 16, step=2, key="rope_d",
-                       bind="query-params")
+    d_head = c1.slider("head size d (even: pairs are rotated)", 2, 128, 16, step=2, key="rope_d", bind="query-params")
     seed = int(c2.number_input("seed of q and k", 0, 9999, 0, key="rope_seed", bind="query-params"))
     length = min(positions, 48)
     scores = pos_ui.rope_scores(length, d_head, base, seed)
     left, right = st.columns([3, 2], gap="large")
-    chart(cached_figure(viz.offset_matrix_figure,
-        scores, f"Same q and k at every position, after RoPE: score R(m)q·R(n)k (d = {d_head})"),
-        width="stretch", container=left)
+    chart(
+        cached_figure(
+            viz.offset_matrix_figure,
+            scores,
+            f"Same q and k at every position, after RoPE: score R(m)q·R(n)k (d = {d_head})",
+        ),
+        width="stretch",
+        container=left,
+    )
     with right:
-        st.markdown("One fixed query vector $q$ sits at every position $m$ and one fixed key $k$ at every "
-                    "position $n$; only the rotations differ. Every diagonal ($n - m$ constant) has a "
-                    "single colour.")
-        st.metric("largest spread along a diagonal n − m = const",
-                  f"{diagonal_spread(scores):.1e}")
+        st.markdown(
+            "One fixed query vector $q$ sits at every position $m$ and one fixed key $k$ at every "
+            "position $n$; only the rotations differ. Every diagonal ($n - m$ constant) has a "
+            "single colour."
+        )
+        st.metric("largest spread along a diagonal n − m = const", f"{diagonal_spread(scores):.1e}")
         st.caption("Zero up to float rounding: after RoPE, q·k depends only on n − m.")
 
 
@@ -114,23 +140,34 @@ def _alibi(positions: int) -> None:
         "penalty to each head's scores that grows linearly with the distance, with a different "
         "slope per head (a geometric sequence), so some heads look locally and others far:"
     )
-    st.latex(r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|,\qquad "
-             r"m_h = 2^{-8h/H},\ h = 1..H")
-    st.caption("ALiBi was introduced for causal language models (Press et al., 2021), with the bias "
-               "−m_h (i − j) on the keys j ≤ i a query may see, and designed so that a model trained on short "
-               "inputs still works on longer ones. The symmetric −m_h |i − j| drawn here is a variant for "
-               "bidirectional encoders; under a causal mask the two agree on every allowed cell.")
+    st.latex(
+        r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|,\qquad "
+        r"m_h = 2^{-8h/H},\ h = 1..H"
+    )
+    st.caption(
+        "ALiBi was introduced for causal language models (Press et al., 2021), with the bias "
+        "−m_h (i − j) on the keys j ≤ i a query may see, and designed so that a model trained on short "
+        "inputs still works on longer ones. The symmetric −m_h |i − j| drawn here is a variant for "
+        "bidirectional encoders; under a causal mask the two agree on every allowed cell."
+    )
     heads = st.slider("heads H", 1, 16, 8, key="alibi_h", bind="query-params")
     length = min(positions, 12)
     slopes, bias = pos_ui.alibi(heads, length)
     left, right = st.columns([3, 2], gap="large")
-    chart(cached_figure(schemes_viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
-          width="stretch", container=left)
+    chart(
+        cached_figure(schemes_viz.tiled_heads_figure, bias, f"ALiBi bias per head, {length} positions, {heads} heads"),
+        width="stretch",
+        container=left,
+    )
     with right:
         chart(cached_figure(schemes_viz.slopes_figure, slopes), width="stretch")
         slopes_table = st.expander("The slopes", key="slopes", bind="query-params")
         if slopes_table.open:  # built only when opened
-            slopes_table.dataframe(pd.DataFrame({"head": np.arange(1, heads + 1), "slope m_h": slopes}), hide_index=True)
+            slopes_table.dataframe(
+                pd.DataFrame({"head": np.arange(1, heads + 1), "slope m_h": slopes}), hide_index=True
+            )
         if heads & (heads - 1):
-            st.caption(f"{heads} is not a power of two: the slopes of the nearest lower power of two "
-                       "come first, then every other slope of the next power of two.")
+            st.caption(
+                f"{heads} is not a power of two: the slopes of the nearest lower power of two "
+                "come first, then every other slope of the next power of two."
+            )

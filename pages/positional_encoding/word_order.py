@@ -23,16 +23,16 @@ COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
 
 EXPLAIN = {
     False: "The tutorials warn that without positional encoding the model would treat these two sentences "
-           "identically. Here both go through the same randomly initialised model (bidirectional self-attention, "
-           "same weights), once with **no** positional encoding and once with the scheme you pick. Without "
-           "position, a word's attention row holds exactly the same numbers in both sentences, only in another "
-           "order: $A_B = P\\,A_A\\,P^\\top$ for the permutation $P$ that reorders the words. With position, the "
-           "numbers themselves change. That holds without a mask only: switch on the causal mask.",
+    "identically. Here both go through the same randomly initialised model (bidirectional self-attention, "
+    "same weights), once with **no** positional encoding and once with the scheme you pick. Without "
+    "position, a word's attention row holds exactly the same numbers in both sentences, only in another "
+    "order: $A_B = P\\,A_A\\,P^\\top$ for the permutation $P$ that reorders the words. With position, the "
+    "numbers themselves change. That holds without a mask only: switch on the causal mask.",
     True: "The causal mask is on: both sentences go through the same randomly initialised decoder (each word sees "
-          "only itself and the words before it, same weights), once with **no** positional encoding and once "
-          "with the scheme you pick. Even without position the mask tells places apart: the first word can only "
-          "attend to itself, the last one sees every word, so a word moved to another place sees other words, and "
-          "its weights and its output change: $A_B \\ne P\\,A_A\\,P^\\top$ (the table measures by how much).",
+    "only itself and the words before it, same weights), once with **no** positional encoding and once "
+    "with the scheme you pick. Even without position the mask tells places apart: the first word can only "
+    "attend to itself, the last one sees every word, so a word moved to another place sees other words, and "
+    "its weights and its output change: $A_B \\ne P\\,A_A\\,P^\\top$ (the table measures by how much).",
 }
 TOLERANCE = 1e-5  # float32 rounding: below this a difference is none
 
@@ -45,11 +45,15 @@ def permuted(result) -> bool:
 def table_note(none, causal: bool) -> str:
     """What the 'none' row of the table says, from its numbers."""
     if permuted(none):
-        return ("Zero (up to float32 rounding) without positional encoding: undoing the word permutation turns "
-                "sentence B's attention into sentence A's, in every layer and head, and B's outputs into A's.")
-    return (f"Not zero even without positional encoding{' (the causal mask is on)' if causal else ''}: undoing the "
-            f"word permutation leaves sentence B's attention up to {none.max_difference:.2f} and its outputs up to "
-            f"{none.output_difference:.2f} away from sentence A's.")
+        return (
+            "Zero (up to float32 rounding) without positional encoding: undoing the word permutation turns "
+            "sentence B's attention into sentence A's, in every layer and head, and B's outputs into A's."
+        )
+    return (
+        f"Not zero even without positional encoding{' (the causal mask is on)' if causal else ''}: undoing the "
+        f"word permutation leaves sentence B's attention up to {none.max_difference:.2f} and its outputs up to "
+        f"{none.output_difference:.2f} away from sentence A's."
+    )
 
 
 @st.fragment
@@ -70,20 +74,30 @@ def render_word_order(base: float) -> None:
     with c2:
         b = sentence_input("sentence B", "The mat sat on the cat", key="text_b", max_tokens=MAX_WORDS)
     c1, c2, c3, c4, c5, c6 = box.columns(6)
-    scheme = c1.selectbox("compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe",
-                          bind="query-params")
+    scheme = c1.selectbox(
+        "compare 'none' with", COMPARED, format_func=POSITIONAL_LABELS.get, key="wo_pe", bind="query-params"
+    )
     d_model = d_model_control(key="wo_d", container=c2)
     heads = heads_control(d_model, scheme, key="wo_heads", container=c3)
     layers = layers_control(key="wo_layers", max_value=4, container=c4)
     seed = seed_control(key="seed", container=c5)
-    causal = c6.toggle("causal mask", value=False, key="wo_causal", bind="query-params",
-                       help="Off: bidirectional self-attention (an encoder). On: each word sees only itself and "
-                            "the words before it (a decoder). Same weights either way.")
+    causal = c6.toggle(
+        "causal mask",
+        value=False,
+        key="wo_causal",
+        bind="query-params",
+        help="Off: bidirectional self-attention (an encoder). On: each word sees only itself and "
+        "the words before it (a decoder). Same weights either way.",
+    )
     if a is None or b is None:
         explain()
         return
-    specs = {name: random_stack(stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base),
-                                seed, causal) for name in ("none", scheme)}
+    specs = {
+        name: random_stack(
+            stack_config(layers, d_model=d_model, num_heads=heads, positional=name, pe_base=base), seed, causal
+        )
+        for name in ("none", scheme)
+    }
     c1, c2, c3 = box.columns(3)
     layer = stops_slider("layer to show", range(1, layers + 1), "wo_layer", container=c1)
     head = stops_slider("head to show", range(1, heads + 1), "wo_head", container=c2)
@@ -91,29 +105,55 @@ def render_word_order(base: float) -> None:
     perm = reorder_mapping(a.tokens, b.tokens)
     names = ("sentence A", "sentence B")
     if perm is None:
-        st.warning("Sentence B is not a reordering of sentence A's tokens (tokens are compared exactly, "
-                   "and the tokenizer is case-sensitive: 'The' and 'the' differ), so there is no "
-                   "permutation to undo. Both maps are shown without the check.")
+        st.warning(
+            "Sentence B is not a reordering of sentence A's tokens (tokens are compared exactly, "
+            "and the tokenizer is case-sensitive: 'The' and 'the' differ), so there is no "
+            "permutation to undo. Both maps are shown without the check."
+        )
         for name, spec in specs.items():
             maps = [self_attention_maps(spec, t.ids) for t in (a, b)]
-            chart(cached_figure(attention_pair_figure,
-      maps[0][layer - 1, h], a.tokens, maps[1][layer - 1, h], b.tokens,
-      f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}", names), width="stretch")
+            chart(
+                cached_figure(
+                    attention_pair_figure,
+                    maps[0][layer - 1, h],
+                    a.tokens,
+                    maps[1][layer - 1, h],
+                    b.tokens,
+                    f"Layer {layer} · head {head} · {POSITIONAL_LABELS[name]}",
+                    names,
+                ),
+                width="stretch",
+            )
         explain()
         return
-    word = c3.selectbox("word to follow", list(range(len(a.tokens))), index=min(1, len(a.tokens) - 1),
-                        format_func=lambda i: f"{i}: {a.tokens[i]}", key="wo_word", bind="query-params")
+    word = c3.selectbox(
+        "word to follow",
+        list(range(len(a.tokens))),
+        index=min(1, len(a.tokens) - 1),
+        format_func=lambda i: f"{i}: {a.tokens[i]}",
+        key="wo_word",
+        bind="query-params",
+    )
     results = {name: word_order_attention(spec, a.ids, b.ids, perm) for name, spec in specs.items()}
-    table = pd.DataFrame({
-        "positional encoding": [POSITIONAL_LABELS[n] for n in results],
-        "max |A − P⁻¹B| (weights)": [f"{r.max_difference:.1e}" for r in results.values()],
-        "max |h_A − P⁻¹h_B| (outputs)": [f"{r.output_difference:.1e}" for r in results.values()],
-        "permuted copy?": ["yes" if permuted(r) else "no" for r in results.values()],
-    })
+    table = pd.DataFrame(
+        {
+            "positional encoding": [POSITIONAL_LABELS[n] for n in results],
+            "max |A − P⁻¹B| (weights)": [f"{r.max_difference:.1e}" for r in results.values()],
+            "max |h_A − P⁻¹h_B| (outputs)": [f"{r.output_difference:.1e}" for r in results.values()],
+            "permuted copy?": ["yes" if permuted(r) else "no" for r in results.values()],
+        }
+    )
     rows_a = [r.a[layer - 1, h, word] for r in results.values()]
     rows_b = [r.b_in_a_order[layer - 1, h, word] for r in results.values()]
-    rows = cached_figure(word_rows_figure, rows_a, rows_b, a.tokens, a.tokens[word],
-                         [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results], names)
+    rows = cached_figure(
+        word_rows_figure,
+        rows_a,
+        rows_b,
+        a.tokens,
+        a.tokens[word],
+        [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
+        names,
+    )
     if figure_on_top():
         chart(rows, width="stretch")
     explain()
@@ -121,15 +161,25 @@ def render_word_order(base: float) -> None:
     with left:
         st.dataframe(table, hide_index=True)
         st.caption(table_note(results["none"], causal))
-    mapping = right.expander("How sentence B's words map onto sentence A's (token by position)", key="wo_map",
-                             bind="query-params")
+    mapping = right.expander(
+        "How sentence B's words map onto sentence A's (token by position)", key="wo_map", bind="query-params"
+    )
     if mapping.open:  # built only when opened
-        mapping.dataframe(pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens,
-                                        "A position": perm}), hide_index=True)
+        mapping.dataframe(
+            pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens, "A position": perm}), hide_index=True
+        )
     if not figure_on_top():
         chart(rows, width="stretch")
     for name, result in results.items():
-        chart(cached_figure(attention_pair_figure,
-  result.a[layer - 1, h], a.tokens, result.b[layer - 1, h], b.tokens,
-  f"Layer {layer} · head {head} · {'causal ' if causal else ''}self-attention, {POSITIONAL_LABELS[name]}", names),
-  width="stretch")
+        chart(
+            cached_figure(
+                attention_pair_figure,
+                result.a[layer - 1, h],
+                a.tokens,
+                result.b[layer - 1, h],
+                b.tokens,
+                f"Layer {layer} · head {head} · {'causal ' if causal else ''}self-attention, {POSITIONAL_LABELS[name]}",
+                names,
+            ),
+            width="stretch",
+        )

@@ -21,6 +21,7 @@ class WordOrderResult:
     (``b_in_a_order[..., i, m] = B[..., inv[i], inv[m]]``), max |A - B in A's order| over every layer,
     head, query and key, and max |h_A - h_B in A's order| over the last hidden states ``[T, d_model]``
     (the outputs), every token and dimension."""
+
     a: np.ndarray
     b: np.ndarray
     b_in_a_order: np.ndarray
@@ -28,8 +29,9 @@ class WordOrderResult:
     output_difference: float
 
 
-def word_order_attention(spec: ModelSpec, ids_a: Sequence[int], ids_b: Sequence[int],
-                         perm: Sequence[int]) -> WordOrderResult:
+def word_order_attention(
+    spec: ModelSpec, ids_a: Sequence[int], ids_b: Sequence[int], perm: Sequence[int]
+) -> WordOrderResult:
     """Self-attention of both sentences with the same weights, with the model's own mask.
 
     Without positional encoding and without a mask every step (embedding, Q K^T, softmax, FFN,

@@ -26,8 +26,9 @@ def wordpieces(text: str, cap: int) -> WordPieces:
 
 def piece_kinds(pieces: WordPieces) -> list[int]:
     """0 word start, 1 continuation (##), 2 special ([CLS], [SEP]), 3 unknown ([UNK]) per piece."""
-    return [2 if s else 3 if u else 1 if c else 0
-            for s, u, c in zip(pieces.special, pieces.unknown, pieces.continuation)]
+    return [
+        2 if s else 3 if u else 1 if c else 0 for s, u, c in zip(pieces.special, pieces.unknown, pieces.continuation)
+    ]
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,16 @@ from ui.routing import require_navigation
 require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
-SECTIONS = ("Tokens", "All heads", "One layer", "Head view", "Mean and rollout", "Head roles", "Two sentences",
-            "Sentence pairs")
+SECTIONS = (
+    "Tokens",
+    "All heads",
+    "One layer",
+    "Head view",
+    "Mean and rollout",
+    "Head roles",
+    "Two sentences",
+    "Sentence pairs",
+)
 
 st.title("A real pretrained model: all-MiniLM-L6-v2")
 with explanation():
@@ -26,8 +34,10 @@ with explanation():
         "vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
         "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."
     )
-    st.latex(r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
-             r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))")
+    st.latex(
+        r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
+        r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))"
+    )
     st.caption(NUMBERING)
 
 
@@ -38,35 +48,58 @@ def pretrained_view() -> None:
     with settings("Text, token cap and layer"):
         text = st.text_area("Text", DEFAULT_TEXT, key="text", bind="query-params", max_chars=5000, height=80)
         c1, c2, c3 = st.columns([1, 1, 2])
-        cap = stops_slider("at most (tokens)", numbers.CAPS, "cap", numbers.CAPS[2], c1,
-                           help="The model reads at most 512 tokens. Longer inputs are cut, with a note.")
-        layer = stops_slider("layer", range(1, 7), "layer", container=c2,
-                             help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.")
-        hide = c3.toggle("hide [CLS] and [SEP] and renormalise each row", value=False, key="hide", bind="query-params",
-                         help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
-                              "the model learned; hiding them shows how the rest of each row is shared.")
+        cap = stops_slider(
+            "at most (tokens)",
+            numbers.CAPS,
+            "cap",
+            numbers.CAPS[2],
+            c1,
+            help="The model reads at most 512 tokens. Longer inputs are cut, with a note.",
+        )
+        layer = stops_slider(
+            "layer",
+            range(1, 7),
+            "layer",
+            container=c2,
+            help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.",
+        )
+        hide = c3.toggle(
+            "hide [CLS] and [SEP] and renormalise each row",
+            value=False,
+            key="hide",
+            bind="query-params",
+            help="On short inputs many heads park most of their weight on [CLS] or [SEP], a 'no-op' "
+            "the model learned; hiding them shows how the rest of each row is shared.",
+        )
 
     pieces = numbers.wordpieces(text, cap)
     if len(pieces) <= 2:
         st.info("Type some text above to see the model's attention (it is empty now).")
         return
     if pieces.cut_from is not None:
-        st.warning(f"The text has {pieces.cut_from} tokens; only the first {cap} are used (raise the limit above, "
-                   f"up to the model's 512).")
+        st.warning(
+            f"The text has {pieces.cut_from} tokens; only the first {cap} are used (raise the limit above, "
+            f"up to the model's 512)."
+        )
     reading = numbers.reading(pieces.ids)
     tokens = list(pieces.tokens)
     weights, shown_tokens = reading.weights, tokens
     if hide:
-        weights, shown_tokens = without_specials(reading.weights, pieces.special), \
-            [t for t, s in zip(tokens, pieces.special) if not s]
-        st.caption("[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
-                   "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank.")
+        weights, shown_tokens = (
+            without_specials(reading.weights, pieces.special),
+            [t for t, s in zip(tokens, pieces.special) if not s],
+        )
+        st.caption(
+            "[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
+            "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank."
+        )
     open_section(pieces, reading, weights, shown_tokens, layer - 1, cap, hide)
 
 
 @st.fragment
-def open_section(pieces, reading: numbers.Reading, weights, shown_tokens: list[str], li: int, cap: int,
-                 hide: bool) -> None:
+def open_section(
+    pieces, reading: numbers.Reading, weights, shown_tokens: list[str], li: int, cap: int, hide: bool
+) -> None:
     """The row of sections and the open one, then the CSV of layer ``li``: another section reruns this part
     only, not the text and its settings."""
     section = section_picker(SECTIONS)
@@ -89,11 +122,15 @@ def open_section(pieces, reading: numbers.Reading, weights, shown_tokens: list[s
     if section == "Sentence pairs":
         pairs.pairs_section(cap)
 
-    st.download_button(f"Layer {li + 1}'s attention as CSV (long form)", key="csv", on_click="ignore",
-                       data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),
-                       file_name=f"minilm_layer{li + 1}_attention.csv", mime="text/csv",
-                       help="One row per head, query and key of the chosen layer. Each figure's toolbar saves it as "
-                            "an image.")
+    st.download_button(
+        f"Layer {li + 1}'s attention as CSV (long form)",
+        key="csv",
+        on_click="ignore",
+        data=lambda: sections.layer_csv(weights[li : li + 1], shown_tokens, li),
+        file_name=f"minilm_layer{li + 1}_attention.csv",
+        mime="text/csv",
+        help="One row per head, query and key of the chosen layer. Each figure's toolbar saves it as an image.",
+    )
 
 
 pretrained_view()

@@ -7,8 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.export import weights_long_frame
-from analysis.head_roles import (CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores,
-                                 without_specials)
+from analysis.head_roles import CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores, without_specials
 from analysis.head_stats import attention_rollout
 from pages.pretrained import numbers
 from transformer import WordPieces
@@ -36,14 +35,26 @@ def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
         "lower-cased and accents are removed first."
     )
     characters = [pieces.piece_text(i) for i in range(len(pieces))]
-    chart(cached_figure(wordpiece_figure, pieces.tokens, pieces.ids, tuple(characters), tuple(kinds)),
-          width="stretch", key="pieces")
+    chart(
+        cached_figure(wordpiece_figure, pieces.tokens, pieces.ids, tuple(characters), tuple(kinds)),
+        width="stretch",
+        key="pieces",
+    )
     counts = pd.Series(kinds).value_counts()
     st.caption(" · ".join(f"{int(counts.get(k, 0))} {name}" for k, name in enumerate(PIECE_KINDS)))
     table = st.expander("The tokens as a table", key="pieces_table", bind="query-params")
     if table.open:
-        table.dataframe(pd.DataFrame({"piece": pieces.tokens, "id": pieces.ids, "characters": characters,
-                                      "kind": [PIECE_KINDS[k] for k in kinds]}), width="stretch")
+        table.dataframe(
+            pd.DataFrame(
+                {
+                    "piece": pieces.tokens,
+                    "id": pieces.ids,
+                    "characters": characters,
+                    "kind": [PIECE_KINDS[k] for k in kinds],
+                }
+            ),
+            width="stretch",
+        )
 
 
 def _pooled_note(pooled: np.ndarray, k: int) -> None:
@@ -52,59 +63,111 @@ def _pooled_note(pooled: np.ndarray, k: int) -> None:
     if k > 1:
         sums = pooled.sum(-1)
         whole = int((np.abs(sums - 1) < 1e-3).sum())
-        rest = "" if whole == sums.size else (f" ({whole} of the {sums.size} rows here; the others hold queries whose "
-                                             "rows are blank with [CLS] and [SEP] hidden)")
-        st.caption(f"Long input: each cell is the weight a block of {k} queries puts on a block of {k} keys, summed "
-                   f"over the keys and averaged over the queries, so each row still sums to 1{rest} and the figure "
-                   "stays light; the hover names each block's positions and first token.")
+        rest = (
+            ""
+            if whole == sums.size
+            else (
+                f" ({whole} of the {sums.size} rows here; the others hold queries whose "
+                "rows are blank with [CLS] and [SEP] hidden)"
+            )
+        )
+        st.caption(
+            f"Long input: each cell is the weight a block of {k} queries puts on a block of {k} keys, summed "
+            f"over the keys and averaged over the queries, so each row still sums to 1{rest} and the figure "
+            "stays light; the hover names each block's positions and first token."
+        )
 
 
 def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
     """All 6 x 12 heads in one figure."""
-    st.markdown("All 72 heads at once: one tile per (layer, head), queries down, keys across. Look for "
-                "the patterns: a bright first column (attention parked on `[CLS]`), a diagonal just below "
-                "the main one (the previous token), a broad haze (averaging).")
-    chart(cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
-          width="stretch", key="overview")
+    st.markdown(
+        "All 72 heads at once: one tile per (layer, head), queries down, keys across. Look for "
+        "the patterns: a bright first column (attention parked on `[CLS]`), a diagonal just below "
+        "the main one (the previous token), a broad haze (averaging)."
+    )
+    chart(
+        cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
+        width="stretch",
+        key="overview",
+    )
     _pooled_note(weights, k)
 
 
 def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
     """One layer's 12 heads."""
-    st.latex(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
-    chart(cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
-          width="stretch", key="grid")
+    st.latex(
+        r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)"
+    )
+    chart(
+        cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
+        width="stretch",
+        key="grid",
+    )
     _pooled_note(weights, k)
 
 
 @st.fragment
 def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     """Lines from a query to every key, one colour per head."""
-    st.markdown("Queries on the left, keys on the right; a line's opacity is the weight. Pick a query: "
-                "which heads link *it* to *animal*?")
+    st.markdown(
+        "Queries on the left, keys on the right; a line's opacity is the weight. Pick a query: "
+        "which heads link *it* to *animal*?"
+    )
     c1, c2 = st.columns(2)
     default = tokens.index("it") if "it" in tokens else 0
-    query = c1.selectbox("query token", range(len(tokens)), index=default, key="hv_query", bind="query-params",
-                         format_func=lambda i: f"{i + 1}: {tokens[i]}")
-    head = c2.selectbox("head", range(-1, 12), key="hv_head", bind="query-params",
-                        format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}")
+    query = c1.selectbox(
+        "query token",
+        range(len(tokens)),
+        index=default,
+        key="hv_query",
+        bind="query-params",
+        format_func=lambda i: f"{i + 1}: {tokens[i]}",
+    )
+    head = c2.selectbox(
+        "head",
+        range(-1, 12),
+        key="hv_head",
+        bind="query-params",
+        format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}",
+    )
     heads = list(range(12)) if head < 0 else [head]
-    chart(cached_figure(head_view_figure, weights, tokens, heads, min(query, len(tokens) - 1),
-                        f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"),
-          width="stretch", key="head_view")
+    chart(
+        cached_figure(
+            head_view_figure,
+            weights,
+            tokens,
+            heads,
+            min(query, len(tokens) - 1),
+            f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view",
+        ),
+        width="stretch",
+        key="head_view",
+    )
 
 
 def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     """The chosen layer's mean over heads and the rollout through all six layers."""
-    st.latex(r"\bar A_\ell = \tfrac{1}{12}\textstyle\sum_i A_\ell^{(i)},\qquad "
-             r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)")
+    st.latex(
+        r"\bar A_\ell = \tfrac{1}{12}\textstyle\sum_i A_\ell^{(i)},\qquad "
+        r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)"
+    )
     left, right = st.columns(2)
-    chart(cached_figure(attention_weights_figure, weights[li].mean(0), tokens,
-                        f"Layer {li + 1} · mean over 12 heads"), width="stretch", key="mean", container=left)
-    chart(cached_figure(attention_weights_figure, attention_rollout(weights), tokens,
-                        "Attention rollout over 6 layers"), width="stretch", key="rollout", container=right)
-    st.caption("Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
-               "and the values, W^O, the feed-forward networks and LayerNorm are ignored.")
+    chart(
+        cached_figure(attention_weights_figure, weights[li].mean(0), tokens, f"Layer {li + 1} · mean over 12 heads"),
+        width="stretch",
+        key="mean",
+        container=left,
+    )
+    chart(
+        cached_figure(attention_weights_figure, attention_rollout(weights), tokens, "Attention rollout over 6 layers"),
+        width="stretch",
+        key="rollout",
+        container=right,
+    )
+    st.caption(
+        "Rollout (Abnar & Zuidema, 2020) is a heuristic: the ½·I for the residual path is an assumption, "
+        "and the values, W^O, the feed-forward networks and LayerNorm are ignored."
+    )
 
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
@@ -115,42 +178,78 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     bands = (*ROLES, NO_CLEAR_ROLE)
     shown = np.array([bands.index(role) for role in frame[ROLE]]).reshape(6, 12)
     unclear = int((frame[ROLE] == NO_CLEAR_ROLE).sum())
-    chart(cached_figure(role_grid_figure, scores, shown, bands,
-                        f"Each head's strongest role, against the 72 heads (number: its z-score; pale grey: below "
-                        f"{CLEAR_ROLE:g}, no clear role)", frame[STANDING].to_numpy().reshape(6, 12)),
-          width="stretch", key="roles")
+    chart(
+        cached_figure(
+            role_grid_figure,
+            scores,
+            shown,
+            bands,
+            f"Each head's strongest role, against the 72 heads (number: its z-score; pale grey: below "
+            f"{CLEAR_ROLE:g}, no clear role)",
+            frame[STANDING].to_numpy().reshape(6, 12),
+        ),
+        width="stretch",
+        key="roles",
+    )
     with intro.text():
-        st.markdown("How much each head behaves like a pattern people name, from its weights on this text "
-                    "(each score is between 0 and 1):")
-        st.latex(r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
-                 r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
-                 r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}")
-        st.caption("Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
-                   "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included.")
+        st.markdown(
+            "How much each head behaves like a pattern people name, from its weights on this text "
+            "(each score is between 0 and 1):"
+        )
+        st.latex(
+            r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
+            r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
+            r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}"
+        )
+        st.caption(
+            "Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
+            "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included."
+        )
         low, high = np.percentile(frame["broad"], [25, 75])
         reach = int((frame["previous token"] >= RARE_PREVIOUS).sum())
-        st.markdown("The raw scores are not on one scale (on this text the middle half of the heads have an entropy "
-                    f"ratio between {low:.2f} and {high:.2f}, while {reach} of the 72 heads reach a previous-token "
-                    f"weight of {RARE_PREVIOUS:g}), so a head is coloured by the role in which it **stands out most "
-                    "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
-                    "and the largest wins. A role with the same score in every head (same word, when no word is split) "
-                    "is never chosen.")
-        st.latex(r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
-                 r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge " f"{CLEAR_ROLE:g}"
-                 r",\ \text{else none}")
-        st.markdown(f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
-                    f"deviation in every role: it is pale grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
-                    f"72 heads; the table keeps each head's strongest role and its z-score all the same.")
-    role = st.segmented_control("show the strongest head for", ROLES, default=ROLES[0], required=True,
-                                key="role", bind="query-params")
+        st.markdown(
+            "The raw scores are not on one scale (on this text the middle half of the heads have an entropy "
+            f"ratio between {low:.2f} and {high:.2f}, while {reach} of the 72 heads reach a previous-token "
+            f"weight of {RARE_PREVIOUS:g}), so a head is coloured by the role in which it **stands out most "
+            "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
+            "and the largest wins. A role with the same score in every head (same word, when no word is split) "
+            "is never chosen."
+        )
+        st.latex(
+            r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
+            r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge "
+            f"{CLEAR_ROLE:g}"
+            r",\ \text{else none}"
+        )
+        st.markdown(
+            f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
+            f"deviation in every role: it is pale grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
+            f"72 heads; the table keeps each head's strongest role and its z-score all the same."
+        )
+    role = st.segmented_control(
+        "show the strongest head for", ROLES, default=ROLES[0], required=True, key="role", bind="query-params"
+    )
     best = frame.sort_values(role, ascending=False).iloc[0]
     l, h = int(best["layer"]), int(best["head"])
-    chart(cached_figure(attention_weights_figure, weights[l - 1, h - 1], list(pieces.tokens),
-                        f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})"),
-          width="stretch", key="best_head")
+    chart(
+        cached_figure(
+            attention_weights_figure,
+            weights[l - 1, h - 1],
+            list(pieces.tokens),
+            f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})",
+        ),
+        width="stretch",
+        key="best_head",
+    )
     st.dataframe(frame.round(3), hide_index=True, width="stretch", key="roles_table")
-    st.download_button("Head roles as CSV", frame.to_csv(index=False, float_format="%.4f"), "minilm_head_roles.csv",
-                       "text/csv", key="roles_csv", on_click="ignore")
+    st.download_button(
+        "Head roles as CSV",
+        frame.to_csv(index=False, float_format="%.4f"),
+        "minilm_head_roles.csv",
+        "text/csv",
+        key="roles_csv",
+        on_click="ignore",
+    )
 
 
 @st.fragment
@@ -159,14 +258,21 @@ def two_sentences_section(cap: int, hide: bool) -> None:
     intro = figure_first()  # the question: above the sentences, or on a small screen under the figure
 
     def ask() -> None:
-        intro.text().markdown("The classic pair: only the last word differs. In which heads does **it** look at "
-                              "*animal* in one and *street* in the other? And how close does the model find the two "
-                              "sentences?")
+        intro.text().markdown(
+            "The classic pair: only the last word differs. In which heads does **it** look at "
+            "*animal* in one and *street* in the other? And how close does the model find the two "
+            "sentences?"
+        )
 
     with settings("Sentences, query word and layer"):  # folded on a phone or a projector: the figure first
         c1, c2 = st.columns(2)
-        first = c1.text_input("first sentence", "The animal didn't cross the street because it was too tired",
-                              key="first", bind="query-params", max_chars=500)
+        first = c1.text_input(
+            "first sentence",
+            "The animal didn't cross the street because it was too tired",
+            key="first",
+            bind="query-params",
+            max_chars=500,
+        )
         second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
         c1, c2 = st.columns(2)
         word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
@@ -189,16 +295,28 @@ def two_sentences_section(cap: int, hide: bool) -> None:
             return
         rows.append(w[int(layer) - 1, :, where, :])
         tokens.append(toks)
-    chart(cached_figure(query_rows_figure, rows, tokens, ["first sentence", "second sentence"],
-                        f"Layer {layer} · what “{escape(word)}” attends to, head by head"),
-          width="stretch", key="query_rows")
+    chart(
+        cached_figure(
+            query_rows_figure,
+            rows,
+            tokens,
+            ["first sentence", "second sentence"],
+            f"Layer {layer} · what “{escape(word)}” attends to, head by head",
+        ),
+        width="stretch",
+        key="query_rows",
+    )
     ask()
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
-    st.latex(r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
-             r"\cos(e_1, e_2) = e_1 \cdot e_2")
-    st.caption("The sentence embedding is the mean of the last layer's token vectors, normalised; this is what "
-               "the model was trained for (1 = same meaning, about 0 = unrelated).")
+    st.latex(
+        r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
+        r"\cos(e_1, e_2) = e_1 \cdot e_2"
+    )
+    st.caption(
+        "The sentence embedding is the mean of the last layer's token vectors, normalised; this is what "
+        "the model was trained for (1 = same meaning, about 0 = unrelated)."
+    )
 
 
 def layer_csv(weights: np.ndarray, tokens: list[str], li: int) -> str:

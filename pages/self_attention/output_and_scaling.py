@@ -21,12 +21,15 @@ def output_section(view: HeadOnText) -> None:
     steps, tokens, n = view.steps, view.tokens, view.n
     left, right = st.columns([3, 2])
     with right:
-        st.markdown("**4 · Output.** Each output row is the average of the value vectors, weighted by that "
-                    "query's row of A.")
+        st.markdown(
+            "**4 · Output.** Each output row is the average of the value vectors, weighted by that query's row of A."
+        )
         st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
     with left:
-        chart(view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
-              key="output")
+        chart(
+            view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
+            key="output",
+        )
     one_query(steps.weights, steps.mask, steps.v, tokens)
 
 
@@ -34,11 +37,17 @@ def output_section(view: HeadOnText) -> None:
 def one_query(weights: np.ndarray, mask: np.ndarray, values: np.ndarray, tokens: list[str]) -> None:
     """Pick a query token: its attention over the keys [T] and its weighted sum of values [T, d_k]
     (picking reruns this part only)."""
-    st.markdown("**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum "
-                "of the value vectors.")
-    query = st.selectbox("query token", range(len(tokens)),
-                         index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
-                         format_func=lambda i: f"{i + 1}: {tokens[i]}", key="query", bind="query-params")
+    st.markdown(
+        "**5 · One query up close.** Pick a query: its row of A, and its output as a weighted sum of the value vectors."
+    )
+    query = st.selectbox(
+        "query token",
+        range(len(tokens)),
+        index=tokens.index("it") if "it" in tokens else min(7, len(tokens) - 1),
+        format_func=lambda i: f"{i + 1}: {tokens[i]}",
+        key="query",
+        bind="query-params",
+    )
     left, right = st.columns(2)
     with left:
         chart(cached_figure(query_bar_figure, weights, mask, tokens, query), key="bar")
@@ -57,26 +66,47 @@ def scaling_section(view: HeadOnText) -> None:
             "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
             "low $\\tau$ sharpens, high $\\tau$ flattens."
         )
-        st.latex(r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1")
+        st.latex(
+            r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1"
+        )
     with left:
         peaks = softmax_peakedness()
-        chart(cached_figure(peakedness_figure, peaks.dims, peaks.entropy_scaled, peaks.entropy_unscaled,
-                            peaks.max_scaled, peaks.max_unscaled, peaks.keys,
-                            (view.d_k, *sentence_peakedness(view.steps))), key="peaks")
+        chart(
+            cached_figure(
+                peakedness_figure,
+                peaks.dims,
+                peaks.entropy_scaled,
+                peaks.entropy_unscaled,
+                peaks.max_scaled,
+                peaks.max_unscaled,
+                peaks.keys,
+                (view.d_k, *sentence_peakedness(view.steps)),
+            ),
+            key="peaks",
+        )
 
 
 def numbers_table(view: HeadOnText) -> None:
     """One chosen matrix of the chain as a table: rows are tokens, columns dimensions or keys."""
     steps, tokens = view.steps, view.tokens
     dims_model, dims_k = dimension_labels(view.d_model), dimension_labels(view.d_k)
-    matrices = {"X (token vectors)": (steps.x, dims_model), "Q": (steps.q, dims_k), "K": (steps.k, dims_k),
-                "V": (steps.v, dims_k), "raw scores QKᵀ": (steps.raw, tokens),
-                "scaled scores": (steps.scaled, tokens), "attention weights A": (steps.weights, tokens),
-                "output AV": (steps.output, dims_k)}
+    matrices = {
+        "X (token vectors)": (steps.x, dims_model),
+        "Q": (steps.q, dims_k),
+        "K": (steps.k, dims_k),
+        "V": (steps.v, dims_k),
+        "raw scores QKᵀ": (steps.raw, tokens),
+        "scaled scores": (steps.scaled, tokens),
+        "attention weights A": (steps.weights, tokens),
+        "output AV": (steps.output, dims_k),
+    }
     choice = st.selectbox("matrix", list(matrices), key="numbers", bind="query-params")
     values, columns = matrices[choice]
-    frame = pd.DataFrame(values, index=[f"{i}: {t}" for i, t in enumerate(tokens, start=1)],
-                         columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns, start=1)])
+    frame = pd.DataFrame(
+        values,
+        index=[f"{i}: {t}" for i, t in enumerate(tokens, start=1)],
+        columns=[f"{j}: {c}" if columns is tokens else c for j, c in enumerate(columns, start=1)],
+    )
     masked = choice == "attention weights A" and view.causal
     st.dataframe(frame.where(steps.mask).round(4) if masked else frame.round(4))
     if masked:

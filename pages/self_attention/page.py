@@ -32,8 +32,12 @@ D_MODEL_OPTIONS = (4, 8, 16, 32, 64, 128)
 FITS = ("encoder-only", "decoder-only", "encoder-decoder")
 # The page's tabs; the open one is the URL's ``section`` (the first when it names none).
 SECTIONS = ("Q, K, V", "Scores and softmax", "Output", "Why scale", "Why attention", "Tokens")
-RENDER = dict(zip(SECTIONS, (vectors_section, scores_section, output_section, scaling_section,
-                             why_attention_section, tokens_section)))
+RENDER = dict(
+    zip(
+        SECTIONS,
+        (vectors_section, scores_section, output_section, scaling_section, why_attention_section, tokens_section),
+    )
+)
 # What "The numbers behind the figures" shows: the merges for Tokens, the head's matrices elsewhere.
 NUMBERS = {"Tokens": tokens_numbers}
 
@@ -53,20 +57,40 @@ with explanation():
 def random_model() -> ModelSpec:
     """The settings row of a random model (d_model, heads, layers, seed, positions, causal) and its spec."""
     row = settings_row()
-    d_model = row.select_slider("d_model (embedding size)", D_MODEL_OPTIONS, value=SELF_ATTENTION.d_model,
-                                key="d_model", bind="query-params", help="Width of each token vector x_i.")
+    d_model = row.select_slider(
+        "d_model (embedding size)",
+        D_MODEL_OPTIONS,
+        value=SELF_ATTENTION.d_model,
+        key="d_model",
+        bind="query-params",
+        help="Width of each token vector x_i.",
+    )
     heads_place = row.empty()  # filled once the positions are known: rotary needs an even head size
     n_layers = stops_slider("layers", [1, 2, 3, 4], "layers", SELF_ATTENTION.layers, container=row)
     seed = seed_control(container=row)
     positional = positional_control(container=row)
     options = head_options(d_model, positional)
-    heads = stops_slider("heads h", options, "heads", SELF_ATTENTION.heads, heads_place,
-                         help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.")
-    causal = row.toggle("causal mask", value=False, key="causal", bind="query-params",
-                        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
-                             "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.")
-    return random_stack(stack_config(n_layers, d_model=d_model, num_heads=heads,
-                                     d_ff=4 * d_model, dropout=0.0, positional=positional), seed, causal)
+    heads = stops_slider(
+        "heads h",
+        options,
+        "heads",
+        SELF_ATTENTION.heads,
+        heads_place,
+        help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.",
+    )
+    causal = row.toggle(
+        "causal mask",
+        value=False,
+        key="causal",
+        bind="query-params",
+        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
+        "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.",
+    )
+    return random_stack(
+        stack_config(n_layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0, positional=positional),
+        seed,
+        causal,
+    )
 
 
 @st.fragment
@@ -91,34 +115,59 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     settings nor the sentence."""
     config = loaded.config
     model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
-    layer = stops_slider("layer", range(1, model_layers + 1), "layer", container=row[0],
-                         help="Layers and heads are numbered from 1.")
+    layer = stops_slider(
+        "layer", range(1, model_layers + 1), "layer", container=row[0], help="Layers and heads are numbered from 1."
+    )
     head = stops_slider("head", range(1, config.num_heads + 1), "head", container=row[1])
     causal = loaded.kind == "decoder-only"
     what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
-    caption.caption(f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
-                    f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}. "
-                    + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key."))
+    caption.caption(
+        f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
+        f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}. "
+        + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key.")
+    )
     what_if(loaded, layer, head, sentence, row[2], row[3])
 
 
 @st.fragment
-def what_if(loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText | None, scale_box,
-            temperature_box) -> None:
+def what_if(
+    loaded: LoadedModel, layer: int, head: int, sentence: TokenizedText | None, scale_box, temperature_box
+) -> None:
     """The scaling switch and the temperature (drawn in the row above), then the open section and the numbers:
     softmax(mask((Q K^T s + b) / τ)) V of head ``head`` in layer ``layer`` (both from 1) on ``sentence``."""
-    scale = scale_box.toggle("divide by √d_k", value=True, key="scale", bind="query-params",
-                             help="What if the scores were not scaled? The model itself always computes with its "
-                                  "own setting.")
-    temperature = temperature_box.slider("temperature τ (sharpness: low τ = peaked, high τ = flat)", 0.1, 5.0, 1.0,
-                                         0.1, key="temp", bind="query-params",
-                                         help="A what-if on this head's softmax: the model computes with τ = 1.")
+    scale = scale_box.toggle(
+        "divide by √d_k",
+        value=True,
+        key="scale",
+        bind="query-params",
+        help="What if the scores were not scaled? The model itself always computes with its own setting.",
+    )
+    temperature = temperature_box.slider(
+        "temperature τ (sharpness: low τ = peaked, high τ = flat)",
+        0.1,
+        5.0,
+        1.0,
+        0.1,
+        key="temp",
+        bind="query-params",
+        help="A what-if on this head's softmax: the model computes with τ = 1.",
+    )
     if sentence is None:
         return
     steps = attention_steps(loaded.spec, sentence.ids, layer - 1, head - 1, scale, temperature)
     typed = str(st.session_state.get("text", ""))  # the sentence as typed, for the Tokens section
-    view = HeadOnText(loaded.config, loaded.spec.source == "random", layer, head, scale, temperature,
-                      loaded.kind == "decoder-only", list(sentence.tokens), steps, typed)
+    view = HeadOnText(
+        loaded.config,
+        loaded.spec.source == "random",
+        layer,
+        head,
+        scale,
+        temperature,
+        loaded.kind == "decoder-only",
+        list(sentence.tokens),
+        steps,
+        typed,
+    )
     # Only the open section is built and sent, so a setting redraws that section's charts alone.
     section = section_picker(SECTIONS)
     RENDER[section](view)

@@ -55,8 +55,9 @@ class HeadOnText:
         """Height in px of a [T, T] or [T, d] matrix figure: 22 px a row, 300 to 620."""
         return int(min(620, max(300, 120 + 22 * self.n)))
 
-    def signed(self, values: np.ndarray, rows, cols, title: str, col_name: str = "dim",
-               mask: np.ndarray | None = None) -> go.Figure:
+    def signed(
+        self, values: np.ndarray, rows, cols, title: str, col_name: str = "dim", mask: np.ndarray | None = None
+    ) -> go.Figure:
         """A signed matrix figure (cached: the same inputs reuse the built figure)."""
         return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, self.matrix_height)
 
@@ -64,10 +65,10 @@ class HeadOnText:
 # Without positions, what tells word order apart: nothing (no mask), or the causal mask (by causal).
 NO_POSITIONS = {
     False: " There is no positional encoding and no causal mask, so the head cannot tell word order: reordering "
-           "the tokens only reorders the rows and columns of its weights.",
+    "the tokens only reorders the rows and columns of its weights.",
     True: " There is no positional encoding, but the causal mask still tells positions apart: token i sees only "
-          "the i + 1 tokens up to itself, so reordering the tokens changes the weights themselves, not only their "
-          "order.",
+    "the i + 1 tokens up to itself, so reordering the tokens changes the weights themselves, not only their "
+    "order.",
 }
 
 
@@ -84,20 +85,30 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
     types = " + E_{\\text{type}}" if config.type_vocab_size else ""
     embed = f"E_{{\\text{{tokens}}}}{scaled}{pe}{types}"
     embed = f"\\mathrm{{LN}}({embed})" if config.embed_norm else embed
-    where = {"rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
-             "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
-             "none": NO_POSITIONS[view.causal]}.get(config.positional, "")
+    where = {
+        "rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
+        "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
+        "none": NO_POSITIONS[view.causal],
+    }.get(config.positional, "")
     if layer == 1:
-        text = ("**1 · Token vectors.** Each token's embedding"
-                + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
-                + (" gets its position's vector added, so that the same word at two positions gets two "
-                   "different vectors." if pe else " is looked up.") + where)
+        text = (
+            "**1 · Token vectors.** Each token's embedding"
+            + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
+            + (
+                " gets its position's vector added, so that the same word at two positions gets two different vectors."
+                if pe
+                else " is looked up."
+            )
+            + where
+        )
         parts = " + ".join(["token vectors"] + (["positions"] if pe else []) + (["types"] if types else []))
         name = f"LN({parts})" if config.embed_norm else ("token vectors + PE" if pe and not types else parts)
         formula = f"X = {embed}"
     else:
-        text = (f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
-                "vector now mixes in the tokens it attended to before.")
+        text = (
+            f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
+            "vector now mixes in the tokens it attended to before."
+        )
         formula, name = f"X = \\text{{output of layer }} {layer - 1}", f"output of layer {layer - 1}"
     if config.norm_first:
         text += " This model is pre-LN, so W_Q, W_K and W_V read the vectors after LayerNorm 1."
@@ -116,14 +127,27 @@ def vectors_section(view: HeadOnText) -> None:
         st.latex(formula)
         st.caption(f"Shape: T × d_model = {n} × {view.d_model}")
     with left:
-        chart(view.signed(steps.x, tokens, dimension_labels(view.d_model),
-                          f"X: {name} · {n} × {view.d_model}"), key="x")
-    st.markdown("**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
-                "**query** is what this token looks for, the **key** what it offers to be found by, the "
-                "**value** what it passes on.")
+        chart(
+            view.signed(steps.x, tokens, dimension_labels(view.d_model), f"X: {name} · {n} × {view.d_model}"), key="x"
+        )
+    st.markdown(
+        "**2 · Queries, keys and values.** Three learned matrices project every token vector: the "
+        "**query** is what this token looks for, the **key** what it offers to be found by, the "
+        "**value** what it passes on."
+    )
     st.latex(projection_formula(view.config))
-    chart(cached_figure(qkv_figure, steps.q, steps.k, steps.v, tokens,
-                        f"Queries, keys and values · each {n} × {view.d_k}", view.matrix_height), key="qkv")
+    chart(
+        cached_figure(
+            qkv_figure,
+            steps.q,
+            steps.k,
+            steps.v,
+            tokens,
+            f"Queries, keys and values · each {n} × {view.d_k}",
+            view.matrix_height,
+        ),
+        key="qkv",
+    )
 
 
 def projection_formula(config: TransformerConfig) -> str:
@@ -149,40 +173,71 @@ def scores_section(view: HeadOnText) -> None:
     """Step 3: raw scores Q K^T, scaled, masked and softmaxed, all [T, T]."""
     steps, tokens, n = view.steps, view.tokens, view.n
     scaled = "the scores are scaled by 1/√d_k" if view.scale else "the scores are left unscaled (switched off above)"
-    st.markdown("**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
-                f"product; {scaled}, the mask hides forbidden keys, and a softmax turns each row "
-                "into weights that sum to 1.")
+    st.markdown(
+        "**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
+        f"product; {scaled}, the mask hides forbidden keys, and a softmax turns each row "
+        "into weights that sum to 1."
+    )
     factor = "/ √d_k" if view.scale else ""
     left, right = st.columns(2)
     with left:
         st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
-        chart(view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"),
-              key="raw")
+        chart(view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"), key="raw")
     with right:
         st.latex(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
-        chart(view.signed(steps.scaled, tokens, tokens, f"Scaled scores Q Kᵀ {factor} / τ "
-                          f"(τ = {view.temperature:g}) · {n} × {n}", col_name="key"), key="scaled")
+        chart(
+            view.signed(
+                steps.scaled,
+                tokens,
+                tokens,
+                f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}",
+                col_name="key",
+            ),
+            key="scaled",
+        )
     left, right = st.columns(2)
     with left:
         if view.causal:
             st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
-            chart(view.signed(steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}",
-                              col_name="key", mask=steps.mask), key="masked")
+            chart(
+                view.signed(
+                    steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}", col_name="key", mask=steps.mask
+                ),
+                key="masked",
+            )
         else:
             st.latex(r"\text{mask: none}")
-            st.caption("No mask: every query may attend to every key."
-                       + (" Switch on the causal mask above to hide the future (the keys to the right of the "
-                          "diagonal)." if view.random else " This model is bidirectional."))
+            st.caption(
+                "No mask: every query may attend to every key."
+                + (
+                    " Switch on the causal mask above to hide the future (the keys to the right of the diagonal)."
+                    if view.random
+                    else " This model is bidirectional."
+                )
+            )
     with right:
-        st.latex(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
-        chart(cached_figure(attention_weights_figure, steps.weights, tokens,
-                            f"Attention weights A (each row sums to 1) · {n} × {n}",
-                            mask=steps.mask if view.causal else None, height=view.matrix_height),
-              key="weights")
+        st.latex(
+            r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}"
+        )
+        chart(
+            cached_figure(
+                attention_weights_figure,
+                steps.weights,
+                tokens,
+                f"Attention weights A (each row sums to 1) · {n} × {n}",
+                mask=steps.mask if view.causal else None,
+                height=view.matrix_height,
+            ),
+            key="weights",
+        )
     difference = float(np.abs(steps.weights - steps.model_weights).max())
     if view.scale == view.config.scale_scores and view.temperature == 1.0:
-        st.caption(f"These are the model's own weights for layer {view.layer}, head {view.head}: "
-                   f"max |A − A_model| = {difference:.1e} (float rounding).")
+        st.caption(
+            f"These are the model's own weights for layer {view.layer}, head {view.head}: "
+            f"max |A − A_model| = {difference:.1e} (float rounding)."
+        )
     else:
-        st.caption(f"A what-if: the model itself computes with{'' if view.config.scale_scores else 'out'} the "
-                   f"√d_k scaling and τ = 1; its own weights differ from these by up to {difference:.2f}.")
+        st.caption(
+            f"A what-if: the model itself computes with{'' if view.config.scale_scores else 'out'} the "
+            f"√d_k scaling and τ = 1; its own weights differ from these by up to {difference:.2f}."
+        )

@@ -24,15 +24,26 @@ def head_name(kind: str, layer: int) -> str:
 
 
 @computation
-def attention_steps(spec: ModelSpec, ids: tuple[int, ...], layer: int = 0, head: int = 0, scale: bool = True,
-                    temperature: float = 1.0) -> AttentionSteps:
+def attention_steps(
+    spec: ModelSpec, ids: tuple[int, ...], layer: int = 0, head: int = 0, scale: bool = True, temperature: float = 1.0
+) -> AttentionSteps:
     """softmax(mask((Q K^T s + b) / τ)) V for head ``head`` of layer ``layer`` (both 0-based) on ``ids``."""
     loaded = load_model(spec)
     view = run_model(spec, tuple(ids), internals=True)
     name = head_name(loaded.kind, layer)
     q, k, v = (view.internals[f"{name}.{part}"][head] for part in "qkv")
-    return head_steps(view.internals[f"{name}.input"], q, k, v, view.scores[name][head], view.masks[name],
-                      view.weights[name][head], loaded.config.scale_scores, scale, temperature)
+    return head_steps(
+        view.internals[f"{name}.input"],
+        q,
+        k,
+        v,
+        view.scores[name][head],
+        view.masks[name],
+        view.weights[name][head],
+        loaded.config.scale_scores,
+        scale,
+        temperature,
+    )
 
 
 softmax_peakedness = computation(peakedness_against_dk)

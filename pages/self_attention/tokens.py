@@ -66,15 +66,19 @@ def cut_ways(sentence: str, text: str, cap: int, merges: int) -> tuple[Layout, t
 def training_text() -> str | None:
     """The training text control (the built-in text by default), cut at ``MAX_TRAINING_CHARS`` with a note;
     None after a prompt when it is empty."""
-    typed = st.text_area("Training text: BPE learns its merges from this text (read it, edit it, or paste your "
-                         "own)", value=built_in_text(), key="bpe_text", bind="query-params", height=150)
+    typed = st.text_area(
+        "Training text: BPE learns its merges from this text (read it, edit it, or paste your own)",
+        value=built_in_text(),
+        key="bpe_text",
+        bind="query-params",
+        height=150,
+    )
     text = normalize(typed)
     if not text.strip():
         st.info("The training text is empty: type or paste some text above to learn merges from.")
         return None
     if len(text) > MAX_TRAINING_CHARS:
-        st.warning(f"The training text has {len(text):,} characters; BPE learns from the first "
-                   f"{MAX_TRAINING_CHARS:,}.")
+        st.warning(f"The training text has {len(text):,} characters; BPE learns from the first {MAX_TRAINING_CHARS:,}.")
         text = text[:MAX_TRAINING_CHARS]
     return text
 
@@ -85,8 +89,15 @@ def tokens_section(view) -> None:
     if len(sentence) > MAX_SENTENCE_CHARS:
         st.caption(f"The sentence has {len(sentence):,} characters; this section cuts the first {MAX_SENTENCE_CHARS}.")
         sentence = sentence[:MAX_SENTENCE_CHARS]
-    asked = st.slider("merges: BPE joins the most frequent adjacent pair this many times", 0, MAX_MERGES,
-                      DEFAULT_MERGES, 10, key="merges", bind="query-params")
+    asked = st.slider(
+        "merges: BPE joins the most frequent adjacent pair this many times",
+        0,
+        MAX_MERGES,
+        DEFAULT_MERGES,
+        10,
+        key="merges",
+        bind="query-params",
+    )
     figure_place, below = st.container(), st.container()
     with below:
         text = training_text()
@@ -105,21 +116,40 @@ def tokens_section(view) -> None:
             draw_merges(bpe, merges)
         with right:
             counts = sentence_counts(sentence, text, MAX_MERGES)
-            chart(cached_figure(growth_figure, tuple(range(len(counts))), counts, tuple(bpe.vocabulary_sizes()),
-                                merges, tuple((w.name, len(w)) for w in ways if w.name != "BPE")), key="tok_growth")
+            chart(
+                cached_figure(
+                    growth_figure,
+                    tuple(range(len(counts))),
+                    counts,
+                    tuple(bpe.vocabulary_sizes()),
+                    merges,
+                    tuple((w.name, len(w)) for w in ways if w.name != "BPE"),
+                ),
+                key="tok_growth",
+            )
 
 
 def draw_ways(place: Layout, ways: tuple[Way, ...], merges: int) -> None:
     """The main figure: every way lined up under the sentence's characters."""
     line_units = 16 if compact() else 40 if presenting() else 44  # 16 px or more a character (22 px presenting)
-    chart(cached_figure(segmentation_figure, tuple((w.name, w.labels, w.starts, w.ends, w.kinds) for w in ways),
-                        place.breaks, place.width, line_units,
-                        f"Your sentence as tokens, cut four ways (BPE after {merges} merges)",
-                        14 if presenting() else 10), key="tok_ways")
-    st.caption("Spaces are not tokens here: a word ends where the next begins. In BPE, “</w>” ends a word "
-               "(“the</w>” is the whole word, “the” would start a longer one). In WordPiece, “##” marks a "
-               "piece that continues a word, and [UNK] a word it cannot spell; MiniLM lower-cases the text first and "
-               "adds [CLS] and [SEP] around it (not counted). Hover a box for its token.")
+    chart(
+        cached_figure(
+            segmentation_figure,
+            tuple((w.name, w.labels, w.starts, w.ends, w.kinds) for w in ways),
+            place.breaks,
+            place.width,
+            line_units,
+            f"Your sentence as tokens, cut four ways (BPE after {merges} merges)",
+            14 if presenting() else 10,
+        ),
+        key="tok_ways",
+    )
+    st.caption(
+        "Spaces are not tokens here: a word ends where the next begins. In BPE, “</w>” ends a word "
+        "(“the</w>” is the whole word, “the” would start a longer one). In WordPiece, “##” marks a "
+        "piece that continues a word, and [UNK] a word it cannot spell; MiniLM lower-cases the text first and "
+        "adds [CLS] and [SEP] around it (not counted). Hover a box for its token."
+    )
 
 
 def explain(ways: tuple[Way, ...], bpe: LearnedBPE, merges: int) -> None:
@@ -134,23 +164,34 @@ def explain(ways: tuple[Way, ...], bpe: LearnedBPE, merges: int) -> None:
         "learns merges from a training text: each merge joins the adjacent pair of pieces that occurs most often "
         "(counting each word as often as it occurs) into one new piece. Ties go to the pair first in alphabetical "
         "(code-point) order. Pieces never cross a space. To cut a sentence, the merges are applied to its words in "
-        "the order they were learned.")
-    st.latex(r"(a, b) = \operatorname*{arg\,max}_{(x,\,y)\ \text{adjacent}} \operatorname{count}(x, y),\qquad "
-             r"x\;y \to xy,\qquad |V_k| = |V_0| + k")
+        "the order they were learned."
+    )
+    st.latex(
+        r"(a, b) = \operatorname*{arg\,max}_{(x,\,y)\ \text{adjacent}} \operatorname{count}(x, y),\qquad "
+        r"x\;y \to xy,\qquad |V_k| = |V_0| + k"
+    )
     shorter = "fewer" if pieces < chars else "more"
-    growth = ("one piece a merge" if vocabulary == alphabet + merges else
-              f"{vocabulary - alphabet} new pieces from {merges} merges (a few made a piece already there)")
+    growth = (
+        "one piece a merge"
+        if vocabulary == alphabet + merges
+        else f"{vocabulary - alphabet} new pieces from {merges} merges (a few made a piece already there)"
+    )
     st.markdown(
         f"Here: the training text's {alphabet} symbols (its characters and “</w>”) plus {merges} merges make a "
         f"vocabulary of **{vocabulary:,}** pieces ({growth}). Your sentence is **{pieces}** BPE tokens: {shorter} "
         f"than its {chars} characters, and {'more than' if pieces > words else 'as many as'} its {words} words. "
-        + (f"{unknown} of its characters never occur in the training text, so no merge can reach them: they stay "
-           "unknown. " if unknown else "Every word is spelled from pieces in the vocabulary, so none is unknown. ")
+        + (
+            f"{unknown} of its characters never occur in the training text, so no merge can reach them: they stay "
+            "unknown. "
+            if unknown
+            else "Every word is spelled from pieces in the vocabulary, so none is unknown. "
+        )
         + "That is why models use subwords: a word never seen is still spelled from smaller pieces (no unknown "
         "words, given the characters), and a sentence takes far fewer tokens than it has characters. The paper "
         f"(Vaswani et al., 2017) used byte-pair encoding with one vocabulary of about {PAPER_VOCABULARY:,} pieces "
         "shared by English and German; MiniLM uses WordPiece, a close relative with "
-        f"{minilm_size():,} pieces.")
+        f"{minilm_size():,} pieces."
+    )
 
 
 def minilm_size() -> int:
@@ -167,12 +208,25 @@ def draw_merges(bpe: LearnedBPE, merges: int) -> None:
         return
     first = max(0, merges - SHOWN_MERGES)
     shown = bpe.merges[first:merges]
-    title = (f"The {merges} merges learned, in order" if first == 0 else
-             f"Merges {first + 1}–{merges} of {merges}, in order")
-    chart(cached_figure(merges_figure, tuple(m.left for m in shown), tuple(m.right for m in shown),
-                        tuple(m.count for m in shown), first + 1, merges, title), key="tok_merges")
-    st.caption("Each row: the pair joined → the new piece, and how often the pair occurred when it was merged. "
-               "“</w>” ends a word. All the merges are in the numbers below.")
+    title = (
+        f"The {merges} merges learned, in order" if first == 0 else f"Merges {first + 1}–{merges} of {merges}, in order"
+    )
+    chart(
+        cached_figure(
+            merges_figure,
+            tuple(m.left for m in shown),
+            tuple(m.right for m in shown),
+            tuple(m.count for m in shown),
+            first + 1,
+            merges,
+            title,
+        ),
+        key="tok_merges",
+    )
+    st.caption(
+        "Each row: the pair joined → the new piece, and how often the pair occurred when it was merged. "
+        "“</w>” ends a word. All the merges are in the numbers below."
+    )
 
 
 def tokens_numbers(view) -> None:
@@ -183,7 +237,15 @@ def tokens_numbers(view) -> None:
         return
     bpe = learned_bpe(text, MAX_MERGES)
     merges = min(int(st.session_state.get("merges", DEFAULT_MERGES)), len(bpe.merges))
-    st.dataframe(pd.DataFrame({"merge": range(1, merges + 1), "left": [m.left for m in bpe.merges[:merges]],
-                               "right": [m.right for m in bpe.merges[:merges]],
-                               "new piece": [m.piece for m in bpe.merges[:merges]],
-                               "pair count": [m.count for m in bpe.merges[:merges]]}), hide_index=True)
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "merge": range(1, merges + 1),
+                "left": [m.left for m in bpe.merges[:merges]],
+                "right": [m.right for m in bpe.merges[:merges]],
+                "new piece": [m.piece for m in bpe.merges[:merges]],
+                "pair count": [m.count for m in bpe.merges[:merges]],
+            }
+        ),
+        hide_index=True,
+    )

@@ -29,36 +29,63 @@ def why_attention_section(_view=None) -> None:
             "query read every key directly: one step between any two tokens, and all n positions are computed at "
             "once, in a few matrix products. The price: every head computes a score for every pair, n² of them."
         )
-        st.latex(r"\text{recurrence: } h_t = \tanh(x_t W + h_{t-1} U + b)\qquad"
-                 r"\text{attention: } \mathrm{out}_i = \textstyle\sum_j a_{ij}\, v_j")
-        st.button("Measure again", key="measure_again", on_click=measured.clear, icon=":material/timer:",
-                  help="Time both layers again on this server (the result is shared by every session).")
+        st.latex(
+            r"\text{recurrence: } h_t = \tanh(x_t W + h_{t-1} U + b)\qquad"
+            r"\text{attention: } \mathrm{out}_i = \textstyle\sum_j a_{ij}\, v_j"
+        )
+        st.button(
+            "Measure again",
+            key="measure_again",
+            on_click=measured.clear,
+            icon=":material/timer:",
+            help="Time both layers again on this server (the result is shared by every session).",
+        )
     cost = measured()
     attention_fit, recurrence_fit = cost.attention_fit, cost.recurrence_fit
     rnn_steps, attention_steps = sequential_steps(cost.lengths)
     with left:
-        chart(attention_cost_figure(cost.lengths, rnn_steps, attention_steps, cost.attention * 1e3,
-                                    cost.recurrence * 1e3, (attention_fit.exponent, attention_fit.coefficient * 1e3),
-                                    (recurrence_fit.exponent, recurrence_fit.coefficient * 1e3),
-                                    "Connecting n tokens · self-attention against a recurrence, measured on this server"),
-              key="cost")
+        chart(
+            attention_cost_figure(
+                cost.lengths,
+                rnn_steps,
+                attention_steps,
+                cost.attention * 1e3,
+                cost.recurrence * 1e3,
+                (attention_fit.exponent, attention_fit.coefficient * 1e3),
+                (recurrence_fit.exponent, recurrence_fit.coefficient * 1e3),
+                "Connecting n tokens · self-attention against a recurrence, measured on this server",
+            ),
+            key="cost",
+        )
     longest = int(cost.lengths[-1])
-    st.caption(f"Measured on this server in CPU time, on one thread (the time other programs hold the core is left "
-               f"out): one self-attention layer (d_model = {cost.d_model}, one head: "
-               f"Q, K, V, the scores, softmax, the weighted sum and W^O) and one recurrent layer (tanh, the same "
-               f"width) on a sequence of each length, the best of {cost.repeats} runs. A straight line on these "
-               f"log-log axes is a power law t ∝ n^p; its slope p is fitted by least squares. At n = {longest:,} "
-               f"one head computes {longest ** 2:,} scores.")
-    st.dataframe(pd.DataFrame({
-        "layer": ["self-attention", "recurrent"],
-        "work per layer": ["O(n² · d)", "O(n · d²)"],
-        "steps one after another": ["O(1)", "O(n)"],
-        "longest path between two tokens": ["O(1)", "O(n)"],
-        "fitted exponent p here": [f"{attention_fit.exponent:.2f}", f"{recurrence_fit.exponent:.2f}"],
-    }), hide_index=True, width="stretch")
+    st.caption(
+        f"Measured on this server in CPU time, on one thread (the time other programs hold the core is left "
+        f"out): one self-attention layer (d_model = {cost.d_model}, one head: "
+        f"Q, K, V, the scores, softmax, the weighted sum and W^O) and one recurrent layer (tanh, the same "
+        f"width) on a sequence of each length, the best of {cost.repeats} runs. A straight line on these "
+        f"log-log axes is a power law t ∝ n^p; its slope p is fitted by least squares. At n = {longest:,} "
+        f"one head computes {longest**2:,} scores."
+    )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "layer": ["self-attention", "recurrent"],
+                "work per layer": ["O(n² · d)", "O(n · d²)"],
+                "steps one after another": ["O(1)", "O(n)"],
+                "longest path between two tokens": ["O(1)", "O(n)"],
+                "fitted exponent p here": [f"{attention_fit.exponent:.2f}", f"{recurrence_fit.exponent:.2f}"],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+    )
     slower = cost.lengths[cost.attention > cost.recurrence]
-    where = (f"from n = {int(slower[0]):,} on, attention's n² scores cost more than the recurrence's n steps"
-             if len(slower) else "at every length measured, attention's n² scores still cost less than the "
-             "recurrence's n steps")
-    st.caption(f"The first three columns are the paper's Table 1 (Vaswani et al., 2017). Here, {where}; as n "
-               "grows the n² term wins, which is why long contexts call for cheaper kinds of attention.")
+    where = (
+        f"from n = {int(slower[0]):,} on, attention's n² scores cost more than the recurrence's n steps"
+        if len(slower)
+        else "at every length measured, attention's n² scores still cost less than the recurrence's n steps"
+    )
+    st.caption(
+        f"The first three columns are the paper's Table 1 (Vaswani et al., 2017). Here, {where}; as n "
+        "grows the n² term wins, which is why long contexts call for cheaper kinds of attention."
+    )

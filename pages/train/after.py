@@ -44,9 +44,14 @@ def scrub(trainer: Trainer) -> None:
     if playing:
         st.button("Pause", icon=":material/pause:", key="play_pause", on_click=whole_page(_stop_playing))
     else:
-        st.button("Play", icon=":material/play_arrow:", key="play", on_click=whole_page(_play),
-                  args=(steps[0], steps[-1]),
-                  help="Watch the heads form: the slider steps through the snapshots by itself.")
+        st.button(
+            "Play",
+            icon=":material/play_arrow:",
+            key="play",
+            on_click=whole_page(_play),
+            args=(steps[0], steps[-1]),
+            help="Watch the heads form: the slider steps through the snapshots by itself.",
+        )
 
     @st.fragment(run_every=PLAY_EVERY if playing else None)
     def frames() -> None:
@@ -72,18 +77,24 @@ def try_it(trainer: Trainer) -> None:
         return
     ids = task.encode_user_input(text)
     if ids is None:
-        st.warning("This input uses tokens outside the task's alphabet or is too long; "
-                   f"the alphabet is: {' '.join(task.tokenizer.vocabulary[:40])}")
+        st.warning(
+            "This input uses tokens outside the task's alphabet or is too long; "
+            f"the alphabet is: {' '.join(task.tokenizer.vocabulary[:40])}"
+        )
         return
     generated, record = own_trainer(trainer).greedy(ids, max_new=len(ids) + 2)  # greedy switches eval mode
     st.text("model output (greedy, token by token): " + " ".join(task.symbols(generated)))
     if trainer.setup.kind == "encoder-decoder":
-        st.caption("Each decoder row is one step: the model reads the source through cross-attention and the "
-                   "tokens written so far, and writes the next token (the one after the row's token).")
+        st.caption(
+            "Each decoder row is one step: the model reads the source through cross-attention and the "
+            "tokens written so far, and writes the next token (the one after the row's token)."
+        )
         labels = side_labels(task.symbols(ids), list(record.tokens))
     else:
-        st.caption("Each row is one step: from the tokens so far (the causal mask hides the rest) the model "
-                   "predicts the next token; the rows after your input are the model's own output fed back in.")
+        st.caption(
+            "Each row is one step: from the tokens so far (the causal mask hides the rest) the model "
+            "predicts the next token; the rows after your input are the model's own output fed back in."
+        )
         labels = side_labels(list(record.tokens), list(record.tokens))
     weights = {name: record.numpy(name) for name in record.weights}
     attention_tiles(weights, labels, "Your input and the model's output", "try")
@@ -103,8 +114,11 @@ def _resume() -> None:
         return
     pause()
     state.trainer = trainer
-    state.resume_message = ("success", f"{upload.name} is open at step {trainer.step}: its settings are shown above. "
-                                       "Raise the step budget to train it further (the optimiser starts afresh).")
+    state.resume_message = (
+        "success",
+        f"{upload.name} is open at step {trainer.step}: its settings are shown above. "
+        "Raise the step budget to train it further (the optimiser starts afresh).",
+    )
 
 
 def after_training(trainer: Trainer) -> None:
@@ -114,24 +128,37 @@ def after_training(trainer: Trainer) -> None:
         scrub(trainer)
     if trainer.task.kind == "vision":
         st.subheader("Draw for it")
-        st.markdown("**Use it on every page** (below), then open the **Vision Transformer** page and pick it in the "
-                    "model picker: draw a digit for it, see which patches each head reads, knock heads out.")
+        st.markdown(
+            "**Use it on every page** (below), then open the **Vision Transformer** page and pick it in the "
+            "model picker: draw a digit for it, see which patches each head reads, knock heads out."
+        )
     else:
         st.subheader("Try it on your own input")
         try_it(trainer)
     st.subheader("Keep the model")
     name = f"{trainer.task.name}-{trainer.setup.layers}L{trainer.setup.heads}H-step{trainer.step}"
     left, middle, right = st.columns(3)
-    left.download_button("Download the checkpoint (.safetensors)", data=lambda: trainer.checkpoint_bytes(name),
-                         file_name=f"{name}.safetensors", mime="application/octet-stream", key="save",
-                         on_click="ignore", disabled=not trainer.step)
-    middle.button("Use it on every page (this session)", key="use", disabled=not trainer.step, on_click=_use,
-                  args=(name,))
+    left.download_button(
+        "Download the checkpoint (.safetensors)",
+        data=lambda: trainer.checkpoint_bytes(name),
+        file_name=f"{name}.safetensors",
+        mime="application/octet-stream",
+        key="save",
+        on_click="ignore",
+        disabled=not trainer.step,
+    )
+    middle.button(
+        "Use it on every page (this session)", key="use", disabled=not trainer.step, on_click=_use, args=(name,)
+    )
     if "used" in st.session_state:
         middle.success(st.session_state.pop("used"))
-    right.file_uploader("Open a checkpoint saved here, to try it or train it further", type=["safetensors"],
-                        key="resume_upload", on_change=whole_page(_resume),
-                        help="Checked before use (at most 5 MB); nothing in the file is executed.")
+    right.file_uploader(
+        "Open a checkpoint saved here, to try it or train it further",
+        type=["safetensors"],
+        key="resume_upload",
+        on_change=whole_page(_resume),
+        help="Checked before use (at most 5 MB); nothing in the file is executed.",
+    )
     message = st.session_state.pop("resume_message", None)
     if message:
         getattr(right, message[0])(message[1])

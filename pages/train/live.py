@@ -32,9 +32,11 @@ def whole_page(callback):
     """``callback`` as a button's on_click, followed by a rerun of the whole page rather than of the
     settings-and-run fragment alone: starting, stopping, stepping or playing sets the page's timers
     (training ticks, Play) up again from the new state, as a fresh page would."""
+
     def run(*args) -> None:
         callback(*args)
         st.session_state[WHOLE_PAGE] = True
+
     return run
 
 
@@ -108,18 +110,42 @@ def media_buttons(trainer: Trainer) -> None:
     running = st.session_state.get("running", False)
     # one row of buttons; on a small screen the note on a finished run goes below it
     c = [*button_row(4), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
-    c[0].button("Train", icon=":material/play_arrow:", on_click=whole_page(_start), disabled=running or trainer.done,
-                key="train", type="primary", width="stretch")
-    c[1].button("Pause", icon=":material/pause:", on_click=whole_page(pause), disabled=not running, key="pause",
-                width="stretch")
-    c[2].button("Step", icon=":material/skip_next:", disabled=running or trainer.done, key="step",
-                on_click=whole_page(_step), args=(trainer,), width="stretch", help="Ten training steps, then stop.")
-    c[3].button("Reset", icon=":material/replay:", on_click=whole_page(_reset), key="reset", width="stretch",
-                help="A new model with the same settings and seed.")
+    c[0].button(
+        "Train",
+        icon=":material/play_arrow:",
+        on_click=whole_page(_start),
+        disabled=running or trainer.done,
+        key="train",
+        type="primary",
+        width="stretch",
+    )
+    c[1].button(
+        "Pause", icon=":material/pause:", on_click=whole_page(pause), disabled=not running, key="pause", width="stretch"
+    )
+    c[2].button(
+        "Step",
+        icon=":material/skip_next:",
+        disabled=running or trainer.done,
+        key="step",
+        on_click=whole_page(_step),
+        args=(trainer,),
+        width="stretch",
+        help="Ten training steps, then stop.",
+    )
+    c[3].button(
+        "Reset",
+        icon=":material/replay:",
+        on_click=whole_page(_reset),
+        key="reset",
+        width="stretch",
+        help="A new model with the same settings and seed.",
+    )
     show_section("the run", anchor="train")  # on a projector, the buttons at the top and the heads under them
     if trainer.done:
-        c[4].success(f"Done at step {trainer.step}: " + ("the target is reached." if _reached(trainer)
-                                                          else "the step budget is used up."))
+        c[4].success(
+            f"Done at step {trainer.step}: "
+            + ("the target is reached." if _reached(trainer) else "the step budget is used up.")
+        )
 
 
 def _reached(trainer: Trainer) -> bool:
@@ -143,8 +169,10 @@ def _train_a_chunk(trainer: Trainer, steps: int | None = None, show_queue: bool 
     place = slots.admit(session)
     if place:
         if show_queue:
-            st.info(f"{slots.training()} trainings are running on this server, the most it runs at once; yours is "
-                    f"number {place} in the queue and starts by itself when one of them pauses or finishes.")
+            st.info(
+                f"{slots.training()} trainings are running on this server, the most it runs at once; yours is "
+                f"number {place} in the queue and starts by itself when one of them pauses or finishes."
+            )
         return trainer
     with _chunk_lock():
         trainer = own_trainer(trainer)
@@ -162,8 +190,10 @@ def _train_a_chunk(trainer: Trainer, steps: int | None = None, show_queue: bool 
 @st.fragment
 def _progress(trainer: Trainer) -> None:
     history = trainer.history
-    st.progress(min(1.0, trainer.step / trainer.setup.max_steps),
-                text=f"step {trainer.step} of at most {trainer.setup.max_steps}")
+    st.progress(
+        min(1.0, trainer.step / trainer.setup.max_steps),
+        text=f"step {trainer.step} of at most {trainer.setup.max_steps}",
+    )
     if not history:
         st.caption("No step yet: press Train.")
         return
@@ -179,15 +209,31 @@ def _progress(trainer: Trainer) -> None:
         st.caption("The loss, accuracy and head-score curves are drawn from the first training steps on.")
         return
     steps = [row["step"] for row in history]
-    chart(cached_figure(curves_figure, tuple(steps), tuple(r["train_loss"] for r in history),
-                        tuple(r["val_loss"] for r in history), tuple(r["val_accuracy"] for r in history),
-                        trainer.task.target,
-                        f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads"),
-          width="stretch", key="curves")
+    chart(
+        cached_figure(
+            curves_figure,
+            tuple(steps),
+            tuple(r["train_loss"] for r in history),
+            tuple(r["val_loss"] for r in history),
+            tuple(r["val_accuracy"] for r in history),
+            trainer.task.target,
+            f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads",
+        ),
+        width="stretch",
+        key="curves",
+    )
     scores = np.stack([np.asarray(r["head_scores"], dtype=np.float32) for r in history])
-    chart(cached_figure(head_scores_figure, tuple(steps), scores, trainer.task.score_name,
-                        f"Each head's {trainer.task.score_name} over training"),
-          width="stretch", key="scores")
+    chart(
+        cached_figure(
+            head_scores_figure,
+            tuple(steps),
+            scores,
+            trainer.task.score_name,
+            f"Each head's {trainer.task.score_name} over training",
+        ),
+        width="stretch",
+        key="scores",
+    )
 
 
 def live_view(trainer: Trainer, running: bool) -> None:

@@ -28,8 +28,10 @@ with explanation():
         "an even wash over the image to the strokes. Training minimises the cross-entropy of the next token on "
         "the positions that count (digits: of each image's digit); perplexity is its exponential."
     )
-    st.latex(r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
-             r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})")
+    st.latex(
+        r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
+        r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})"
+    )
     st.caption(NUMBERING)
 
 
@@ -44,14 +46,22 @@ def training_view() -> None:
     if figure_on_top() and "settings" not in st.query_params and not state.get(FOLDED):
         state[FOLDED] = True  # on a small screen or a projector the settings start folded: the figures come first
         state["settings"] = False
-    with st.expander("Settings (a link restores them, not the weights: training again from the same seed gives "
-                     "the same run)", expanded=True, key="settings", bind="query-params"):
+    with st.expander(
+        "Settings (a link restores them, not the weights: training again from the same seed gives the same run)",
+        expanded=True,
+        key="settings",
+        bind="query-params",
+    ):
         setup = controls.setup_controls()
         if setup is not None and setup.recipe == "paper":
             controls.paper_schedule(setup)
         if st.session_state.get("task") == "text":
-            st.text_area("training text (at least a few KB; empty = the built-in text about attention)",
-                         key="corpus", max_chars=MAX_TEXT_CHARS, height=100)
+            st.text_area(
+                "training text (at least a few KB; empty = the built-in text about attention)",
+                key="corpus",
+                max_chars=MAX_TEXT_CHARS,
+                height=100,
+            )
     if setup is None:
         return
     state.setdefault("session_id", uuid.uuid4().hex)

@@ -34,16 +34,22 @@ def _train_both(setup: TrainingSetup) -> None:
 
 def recipes_side_by_side(setup: TrainingSetup) -> None:
     """The button and, for the settings it last ran on, both recipes' held-out loss and accuracy over the steps."""
-    st.markdown(f"The same model, seed and batches trained {COMPARE_STEPS} steps by each recipe: "
-                f"**{RECIPE_LABELS['adamw']}** at the learning rate and warm-up set above, and "
-                f"**{RECIPE_LABELS['paper']}**: d_model^-0.5 · min(s^-0.5, s · warmup^-1.5) over the same warm-up, "
-                f"with label smoothing 0.1.")
+    st.markdown(
+        f"The same model, seed and batches trained {COMPARE_STEPS} steps by each recipe: "
+        f"**{RECIPE_LABELS['adamw']}** at the learning rate and warm-up set above, and "
+        f"**{RECIPE_LABELS['paper']}**: d_model^-0.5 · min(s^-0.5, s · warmup^-1.5) over the same warm-up, "
+        f"with label smoothing 0.1."
+    )
     if setup.warmup < 1:
         st.info("The paper's schedule needs a warm-up: set the warm-up steps above 0 to compare the recipes.")
         return
     compared = dataclasses.replace(setup, recipe="adamw")  # the recipe control does not change the comparison
-    st.button("Train both recipes", icon=":material/compare_arrows:", key="compare_recipes",
-              on_click=lambda: st.session_state.update({ASKED: compared}))
+    st.button(
+        "Train both recipes",
+        icon=":material/compare_arrows:",
+        key="compare_recipes",
+        on_click=lambda: st.session_state.update({ASKED: compared}),
+    )
     if st.session_state.pop(ASKED, None) == compared:  # trained in the run, not the callback: its progress shows
         _train_both(compared)
     shown, comparison = st.session_state.get(SHOWN, (None, None))
@@ -59,14 +65,30 @@ def draw_comparison(comparison: RecipeComparison) -> None:
     curves = comparison.curves
     runs = {RECIPE_LABELS[recipe]: curves[curves.recipe == recipe] for recipe in RECIPES}
     steps = next(iter(runs.values())).step.to_numpy()
-    chart(lines(steps, {name: run.val_loss.to_numpy() for name, run in runs.items()},
-                "Held-out loss, both recipes", "step", "held-out loss"))
-    chart(lines(steps, {name: run.val_accuracy.to_numpy() for name, run in runs.items()},
-                "Held-out accuracy, both recipes", "step", "held-out accuracy"))
+    chart(
+        lines(
+            steps,
+            {name: run.val_loss.to_numpy() for name, run in runs.items()},
+            "Held-out loss, both recipes",
+            "step",
+            "held-out loss",
+        )
+    )
+    chart(
+        lines(
+            steps,
+            {name: run.val_accuracy.to_numpy() for name, run in runs.items()},
+            "Held-out accuracy, both recipes",
+            "step",
+            "held-out accuracy",
+        )
+    )
     outcomes = " ".join(_outcome(comparison, recipe) for recipe in RECIPES)
-    st.caption(f"{outcomes} Label smoothing puts 0.1 of the paper's training target evenly over the "
-               f"{comparison.classes} outputs, so a model that fits that target exactly has a held-out loss of -log(1 - 0.1 + "
-               f"0.1 / {comparison.classes}) = {comparison.smoothing_floor:.3f}, not 0.")
+    st.caption(
+        f"{outcomes} Label smoothing puts 0.1 of the paper's training target evenly over the "
+        f"{comparison.classes} outputs, so a model that fits that target exactly has a held-out loss of -log(1 - 0.1 + "
+        f"0.1 / {comparison.classes}) = {comparison.smoothing_floor:.3f}, not 0."
+    )
     with st.expander("The numbers"):
         st.dataframe(curves, hide_index=True)
 

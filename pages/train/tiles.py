@@ -19,15 +19,18 @@ def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str
     """Every head of one attention map, picked by name: ``weights`` name -> ``[H, Lq, Lk]``;
     ``labels(name)`` -> (query symbols, key symbols). Decoder self-attention shows its causal mask."""
     names = list(weights)
-    name = st.selectbox("attention shown", names, index=len(names) - 1, key=f"layer_{key}",
-                        format_func=readable_name)
+    name = st.selectbox("attention shown", names, index=len(names) - 1, key=f"layer_{key}", format_func=readable_name)
     name = name if name in weights else names[-1]
     rows, cols = labels(name)
     lq, lk = weights[name].shape[-2:]
     mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
-    chart(cached_figure(head_grid_figure, weights[name], _fit(rows, lq), _fit(cols, lk),
-                        f"{title} · {readable_name(name)}", mask),
-          width="stretch", key=f"tiles_{key}")
+    chart(
+        cached_figure(
+            head_grid_figure, weights[name], _fit(rows, lq), _fit(cols, lk), f"{title} · {readable_name(name)}", mask
+        ),
+        width="stretch",
+        key=f"tiles_{key}",
+    )
 
 
 def _fit(symbols: list[str], length: int) -> list[str]:
@@ -37,10 +40,12 @@ def _fit(symbols: list[str], length: int) -> list[str]:
 
 def side_labels(source: list[str], target: list[str]):
     """``labels(name)`` for a model's maps: encoder maps read the source, the decoder its own input."""
+
     def labels(name: str) -> tuple[list[str], list[str]]:
         if name.startswith("encoder"):
             return source, source
         return (target, source) if name.endswith("cross_attn") else (target, target)
+
     return labels
 
 
@@ -55,8 +60,9 @@ def snapshot_figure(trainer: Trainer, index: int, key: str) -> None:
     """The probe's attention in every head of a chosen map, at snapshot ``index`` (a vision model: [CLS]'s)."""
     snapshot = trainer.snapshots[index]
     if trainer.task.kind == "vision":
-        cls_over_image(trainer, snapshot.weights, f"Step {snapshot.step} · [CLS]'s attention over a held-out digit",
-                       key)
+        cls_over_image(
+            trainer, snapshot.weights, f"Step {snapshot.step} · [CLS]'s attention over a held-out digit", key
+        )
         return
     attention_tiles(snapshot.weights, _probe_labels(trainer), f"Step {snapshot.step} · the probe input", key)
 
@@ -69,9 +75,19 @@ def cls_over_image(trainer: Trainer, weights: dict[str, np.ndarray], title: str,
     maps = np.concatenate([row_over_patches(weights[name], 0) for name in names])  # [L * H, g, g]
     heads = weights[names[0]].shape[0]
     panels = [f"layer {layer + 1} · head {head + 1}" for layer in range(len(names)) for head in range(heads)]
-    chart(cached_figure(attention_over_image_figure, probe.inputs[0, 0].numpy(), maps, trainer.config.patch_size,
-                        f"{title} (a {int(probe.targets[0, 0])})", panels, 2 if compact() else heads),
-          width="stretch", key=f"tiles_{key}")
+    chart(
+        cached_figure(
+            attention_over_image_figure,
+            probe.inputs[0, 0].numpy(),
+            maps,
+            trainer.config.patch_size,
+            f"{title} (a {int(probe.targets[0, 0])})",
+            panels,
+            2 if compact() else heads,
+        ),
+        width="stretch",
+        key=f"tiles_{key}",
+    )
 
 
 def readable_name(name: str) -> str:

@@ -33,8 +33,12 @@ def drawing_canvas(key: str, label: str, kept: np.ndarray | None = None, on_chan
     ``canvas_grid(key)`` then reads the drawing. ``kept`` (``[GRID, GRID]`` in 0..1) is what a canvas mounted anew,
     or one whose kept picture changed to one it did not send, shows (the drawing outlives a visit elsewhere)."""
     picture = None if kept is None else [int(round(v * 255)) for v in np.asarray(kept, dtype=np.float32).ravel()]
-    _component()(key=key, data={"grid": GRID, "brush": BRUSH_CELLS, "label": label, "kept": picture},
-                 on_image_change=on_change or (lambda: None), height="content")
+    _component()(
+        key=key,
+        data={"grid": GRID, "brush": BRUSH_CELLS, "label": label, "kept": picture},
+        on_image_change=on_change or (lambda: None),
+        height="content",
+    )
 
 
 def canvas_grid(key: str) -> np.ndarray | None:

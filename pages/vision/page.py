@@ -11,8 +11,15 @@ from ui.routing import require_navigation
 
 require_navigation()
 
-SECTIONS = ("Draw a digit", "Patches", "Attention on the image", "Position embeddings", "Attention distance",
-            "Patch filters", "Knock out")
+SECTIONS = (
+    "Draw a digit",
+    "Patches",
+    "Attention on the image",
+    "Position embeddings",
+    "Attention distance",
+    "Patch filters",
+    "Knock out",
+)
 
 st.title("Vision Transformer")
 with explanation():
@@ -24,17 +31,21 @@ with explanation():
         "[CLS]'s final vector names the digit. Here the images are 8 × 8 handwritten digits; the model shipped "
         "here reads them in 2 × 2 patches, 16 patch tokens after [CLS]."
     )
-    st.latex(r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
-             r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}")
+    st.latex(
+        r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
+        r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}"
+    )
     st.caption(NUMBERING)
 
 
 @st.fragment
 def vision_view() -> None:
     """The model, the image and the open section: a change reruns this part only."""
-    loaded = trained_model(("vision",), "digits_vit",
-                           "A Vision Transformer trained on the 8 x 8 digits: the one shipped here, or one you "
-                           "uploaded.")
+    loaded = trained_model(
+        ("vision",),
+        "digits_vit",
+        "A Vision Transformer trained on the 8 x 8 digits: the one shipped here, or one you uploaded.",
+    )
     section = section_picker(SECTIONS)
     image = chosen_image(loaded, drawing=section == "Draw a digit")
     if image is None:

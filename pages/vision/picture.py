@@ -40,8 +40,9 @@ def _as_pixels(image: np.ndarray) -> tuple[float, ...]:
 def _heldout(index: int) -> ChosenImage:
     data = vision_numbers.digits()
     truth = int(data.heldout_labels[index])
-    return ChosenImage(_as_pixels(data.heldout_images[index, 0].numpy()), truth,
-                       f"held-out digit {index + 1} (a {truth})")
+    return ChosenImage(
+        _as_pixels(data.heldout_images[index, 0].numpy()), truth, f"held-out digit {index + 1} (a {truth})"
+    )
 
 
 def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
@@ -55,21 +56,47 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
         return None
     count = len(vision_numbers.digits().heldout_labels)
     # On a phone, outside the drawing section, the image's row folds away so that the section's figure comes first.
-    with (st.container() if drawing else settings("The image")):
+    with st.container() if drawing else settings("The image"):
         left, middle, right = st.columns([3, 2, 3], vertical_alignment="bottom")
     # A code is an image of one's own: a link of just ?pixels=... shows it, and so does a view whose source the
     # address lost, with the row saying "draw" (picking a held-out digit then empties the code).
     held = st.session_state[CODE] if CODE in st.session_state else st.query_params.get(CODE, "")  # before its control
     if str(held or "").strip() and st.session_state.get("source", st.query_params.get("source")) not in OWN:
         st.session_state["source"] = "draw"
-    source = left.segmented_control("image", SOURCES, default=SOURCES[0], required=True, key="source",
-                                    bind="query-params", on_change=_source_changed) or SOURCES[0]
+    source = (
+        left.segmented_control(
+            "image",
+            SOURCES,
+            default=SOURCES[0],
+            required=True,
+            key="source",
+            bind="query-params",
+            on_change=_source_changed,
+        )
+        or SOURCES[0]
+    )
     own = source in OWN
-    index = middle.number_input(f"held-out digit (1 to {count})", 1, count, vision_numbers.SHOWN_DIGIT, key="digit",
-                                bind="query-params", disabled=own,
-                                help="The digits the model never saw in training, in a fixed order.") - 1
-    typed = right.text_input("image code", key=CODE, bind="query-params", disabled=not own,
-                             placeholder="64 characters, 0-9 and a-g", help=CODE_HELP)
+    index = (
+        middle.number_input(
+            f"held-out digit (1 to {count})",
+            1,
+            count,
+            vision_numbers.SHOWN_DIGIT,
+            key="digit",
+            bind="query-params",
+            disabled=own,
+            help="The digits the model never saw in training, in a fixed order.",
+        )
+        - 1
+    )
+    typed = right.text_input(
+        "image code",
+        key=CODE,
+        bind="query-params",
+        disabled=not own,
+        placeholder="64 characters, 0-9 and a-g",
+        help=CODE_HELP,
+    )
     code = str(typed or "").strip()
     if own and drawing:
         (_canvas if source == "draw" else _uploader)(code)
@@ -86,8 +113,10 @@ def chosen_image(loaded: LoadedModel, drawing: bool) -> ChosenImage | None:
     return ChosenImage(_as_pixels(made.image), None, "your drawing" if source == "draw" else "your picture")
 
 
-CODE_HELP = ("The drawn or uploaded image as the model reads it: 8 rows of 8 pixels, one character a pixel, 0 (paper) "
-             "to g (full ink), 17 levels as in the handwritten digits. It travels with a link: copy it, or type one.")
+CODE_HELP = (
+    "The drawn or uploaded image as the model reads it: 8 rows of 8 pixels, one character a pixel, 0 (paper) "
+    "to g (full ink), 17 levels as in the handwritten digits. It travels with a link: copy it, or type one."
+)
 CANVAS, UPLOAD = "canvas", "vision_upload"  # the canvas's and the uploader's keys
 SENT_GRID = "vision_sent_grid"  # session state: the last drawing the canvas sent, as bytes
 SAID = "vision_picture_said"  # session state: (the code it is about, what the last drawing or picture's reading said)
@@ -128,10 +157,15 @@ def _canvas(code: str) -> None:
     else:
         made = image_from_code(code) if code else None
         shown = None if made is None or made.image is None else np.kron(made.image, np.ones((4, 4), np.float32))
-    drawing_canvas(CANVAS, "Draw a digit here with a mouse, a pen or a finger (or pick a held-out digit, or upload "
-                           "a picture, above)", shown, on_change=_stroke)
-    st.caption("Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. "
-               "**Clear** starts again.")
+    drawing_canvas(
+        CANVAS,
+        "Draw a digit here with a mouse, a pen or a finger (or pick a held-out digit, or upload a picture, above)",
+        shown,
+        on_change=_stroke,
+    )
+    st.caption(
+        "Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. **Clear** starts again."
+    )
     _said(code, "draw", "The canvas is blank: draw a digit on it.")
 
 
@@ -147,15 +181,30 @@ def _picture() -> None:
     made = as_digit(ink, picture.notes + inverted)
     if made.image is None:
         return _say("", "warning", made.problem, "upload")
-    _say(image_code(made.image), "caption", "The picture was " + "; ".join(
-        (*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks as the digits were")) + ".", "upload")
+    _say(
+        image_code(made.image),
+        "caption",
+        "The picture was "
+        + "; ".join((*made.notes, "cut to its ink, centred and counted in 8 x 8 blocks as the digits were"))
+        + ".",
+        "upload",
+    )
 
 
 def _uploader(code: str) -> None:
-    st.file_uploader("a picture of one digit (at most 5 MB)", type=UPLOAD_TYPES, key=UPLOAD, on_change=_picture,
-                     help="Read by Pillow as grey levels; nothing in the file is executed.")
-    _said(code, "upload", "Upload a picture of one digit, dark on light or light on dark, written large with a "
-                          "thick pen as the digits here were (a thin stroke shrinks to a faint line in 8 x 8).")
+    st.file_uploader(
+        "a picture of one digit (at most 5 MB)",
+        type=UPLOAD_TYPES,
+        key=UPLOAD,
+        on_change=_picture,
+        help="Read by Pillow as grey levels; nothing in the file is executed.",
+    )
+    _said(
+        code,
+        "upload",
+        "Upload a picture of one digit, dark on light or light on dark, written large with a "
+        "thick pen as the digits here were (a thin stroke shrinks to a faint line in 8 x 8).",
+    )
 
 
 def _said(code: str, source: str, empty: str) -> None:

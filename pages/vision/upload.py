@@ -27,8 +27,11 @@ class Picture:
 def read_picture(data: bytes, name: str = "the file") -> Picture:
     """``data`` as grey levels; a file too large, not a picture, or too many pixels gets a ``problem``."""
     if len(data) > MAX_BYTES:
-        return Picture(None, f"{name} has {len(data) / 2**20:.1f} MB; pictures of at most {MAX_BYTES // 2**20} MB "
-                             "are read. Crop it or save it smaller.")
+        return Picture(
+            None,
+            f"{name} has {len(data) / 2**20:.1f} MB; pictures of at most {MAX_BYTES // 2**20} MB "
+            "are read. Crop it or save it smaller.",
+        )
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size

@@ -37,10 +37,16 @@ RUN_WATCHER = """
     if (topField(bytes, RERUN) !== undefined) runs.requested += 1;
   });
 })();
-""" % {"rerun": BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].number, "finished": _FINISHED.number,
-       "cut_short": _FINISHED.enum_type.values_by_name["FINISHED_EARLY_FOR_RERUN"].number, "websocket": WEBSOCKET_JS}
-RUNS_DONE = ("([idle, before]) => { const runs = window.__labRuns; return runs.requested > before"
-             " && runs.answered === runs.requested && document.querySelector(idle) !== null; }")
+""" % {
+    "rerun": BackMsg.DESCRIPTOR.fields_by_name["rerun_script"].number,
+    "finished": _FINISHED.number,
+    "cut_short": _FINISHED.enum_type.values_by_name["FINISHED_EARLY_FOR_RERUN"].number,
+    "websocket": WEBSOCKET_JS,
+}
+RUNS_DONE = (
+    "([idle, before]) => { const runs = window.__labRuns; return runs.requested > before"
+    " && runs.answered === runs.requested && document.querySelector(idle) !== null; }"
+)
 # True once no finite animation runs and no plot waits to be resized, three frames in a row
 SETTLED = """() => {
   const busy = document.getAnimations().some((animation) => animation.playState !== "finished"
@@ -138,7 +144,8 @@ def wait_settled(page, timeout: float = 10_000) -> None:
 
 def assert_no_exception(page) -> None:
     assert page.locator("[data-testid=stException]").count() == 0, page.locator(
-        "[data-testid=stException]").first.inner_text()
+        "[data-testid=stException]"
+    ).first.inner_text()
 
 
 def wait_for_chart(page, title: str, timeout: float = 15_000) -> None:
@@ -159,4 +166,5 @@ def nudge_slider(page, label: str, key: str = "ArrowRight"):
 def open_section(page, name: str) -> None:
     """Click the section ``name`` in the row of a page's sections (a segmented control)."""
     page.locator("[data-testid=stButtonGroup] button").filter(
-        has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")).first.click()
+        has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")
+    ).first.click()

@@ -16,8 +16,11 @@ def test_multi_head_grid_redraws_when_heads_change(page, server_url):
     assert any("Layer 1 · 4 heads" in t for t in chart_titles(page))
     nudge_slider(page, "heads")  # 4 -> 8: the next of the divisors of d_model = 64
     wait_idle(page)
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('Layer 1 · 8 heads'))", timeout=20_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+        ".some(e => e.textContent.includes('Layer 1 · 8 heads'))",
+        timeout=20_000,
+    )
     assert_no_exception(page)
     assert "heads=8" in page.url
 
@@ -27,12 +30,17 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     assert any("each 11 × 8" in t for t in chart_titles(page))  # d_k = 16 / 2 heads
-    slider = page.locator("[data-testid=stSlider]", has_text="d_model").locator("input[type=range], [role=slider]").first
+    slider = (
+        page.locator("[data-testid=stSlider]", has_text="d_model").locator("input[type=range], [role=slider]").first
+    )
     slider.focus()
     slider.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('each 11 × 16'))", timeout=20_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+        ".some(e => e.textContent.includes('each 11 × 16'))",
+        timeout=20_000,
+    )
     assert_no_exception(page)
 
 
@@ -46,8 +54,11 @@ def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, serv
     slider.first.focus()
     slider.first.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes('Layer 2 · mean over 4 heads'))", timeout=20_000)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+        ".some(e => e.textContent.includes('Layer 2 · mean over 4 heads'))",
+        timeout=20_000,
+    )
     assert_no_exception(page)
     assert "section=Mean" in page.url and "layer=2" in page.url
 

@@ -3,21 +3,31 @@ and a chart follows its column's width."""
 
 import re
 
-from tests.e2e.conftest import (assert_no_exception, nudge_slider, streamlit_server, wait_for_chart, wait_idle,
-                               wait_settled)
+from tests.e2e.conftest import (
+    assert_no_exception,
+    nudge_slider,
+    streamlit_server,
+    wait_for_chart,
+    wait_idle,
+    wait_settled,
+)
 
 # Each plot's drawing (its first .main-svg), which Plotly.react keeps and Plotly.newPlot makes anew.
 MARK = "() => document.querySelectorAll('div.lab-chart').forEach((el, i) => { el.querySelector('.main-svg').labTestMark = i + 1; })"
-MARKS = "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.querySelector('.main-svg')?.labTestMark || 0)"
-TABLE_SHAPE = ("() => { const table = [...document.querySelectorAll('div.lab-chart')].find(el =>"
-                 " el.layout.title.text.startsWith('The whole table')); return table.data[0].z.shape; }")  # numpy arrays travel as {bdata, dtype, shape}
+MARKS = (
+    "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.querySelector('.main-svg')?.labTestMark || 0)"
+)
+TABLE_SHAPE = (
+    "() => { const table = [...document.querySelectorAll('div.lab-chart')].find(el =>"
+    " el.layout.title.text.startsWith('The whole table')); return table.data[0].z.shape; }"
+)  # numpy arrays travel as {bdata, dtype, shape}
 
 
 def test_a_slider_change_updates_the_plots_already_on_the_page(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "The whole table", timeout=30_000)
-    assert page.evaluate(TABLE_SHAPE).replace(' ', '').endswith(',64')
+    assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",64")
     page.evaluate(MARK)
 
     nudge_slider(page, "d_model (dimensions)")
@@ -25,20 +35,23 @@ def test_a_slider_change_updates_the_plots_already_on_the_page(page, server_url)
     wait_idle(page)
     assert_no_exception(page)
     assert page.evaluate(MARKS) == [1, 2, 3]  # the same three plots, each updated with Plotly.react
-    assert page.evaluate(TABLE_SHAPE).replace(' ', '').endswith(',65')
+    assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",65")
 
 
 def test_a_chart_takes_the_width_of_its_column(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "The whole table", timeout=30_000)
-    widths = ("() => [...document.querySelectorAll('div.lab-chart')]"
-              ".map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])")
+    widths = (
+        "() => [...document.querySelectorAll('div.lab-chart')]"
+        ".map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])"
+    )
     before = page.evaluate(widths)
     assert all(abs(drawn - column) <= 2 for drawn, column in before)
     page.set_viewport_size({"width": 1000, "height": 900})
-    page.wait_for_function(f"() => ({widths})().every(([drawn, column]) => Math.abs(drawn - column) <= 2)",
-                           timeout=10_000)
+    page.wait_for_function(
+        f"() => ({widths})().every(([drawn, column]) => Math.abs(drawn - column) <= 2)", timeout=10_000
+    )
     after = page.evaluate(widths)
     assert all(now[0] < then[0] - 50 for now, then in zip(after, before))  # every plot got narrower
 
@@ -138,12 +151,16 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     height_in_page = chart.bounding_box()["height"]
     chart.hover()
     chart.locator(FULL_SCREEN).click()
-    page.wait_for_function("() => document.querySelector('div.lab-chart.lab-chart-expanded')"
-                           f"?._fullLayout.height === {800 - 2 * BORDER}", timeout=5_000)
+    page.wait_for_function(
+        f"() => document.querySelector('div.lab-chart.lab-chart-expanded')?._fullLayout.height === {800 - 2 * BORDER}",
+        timeout=5_000,
+    )
     box = chart.bounding_box()
     assert (box["x"], box["y"], box["width"], box["height"]) == (0, 0, 1200, 800)  # over the whole window
     assert page.evaluate("() => document.querySelector('.lab-chart-expanded')._fullLayout.width") == 1200 - 2 * BORDER
-    assert page.evaluate("() => document.elementFromPoint(600, 20).closest('.lab-chart-expanded') !== null")  # above the header
+    assert page.evaluate(
+        "() => document.elementFromPoint(600, 20).closest('.lab-chart-expanded') !== null"
+    )  # above the header
     assert page.evaluate(place) == height_in_page  # the page below keeps its place
     assert page.evaluate("() => document.fullscreenElement") is None
 
@@ -164,13 +181,16 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     page.keyboard.press("Escape")
     page.wait_for_function("() => document.querySelector('.lab-chart-expanded') === null", timeout=5_000)
     wait_for_sizes(page, before)
-    assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)") \
-        == ["", "", ""]
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)"
+    ) == ["", "", ""]
     assert_no_exception(page)
 
 
-AFTERPLOT = ("() => { window.labDraws = []; document.querySelectorAll('div.lab-chart').forEach((plot, i) =>"
-             " plot.on('plotly_afterplot', () => window.labDraws.push(i))); }")
+AFTERPLOT = (
+    "() => { window.labDraws = []; document.querySelectorAll('div.lab-chart').forEach((plot, i) =>"
+    " plot.on('plotly_afterplot', () => window.labDraws.push(i))); }"
+)
 SIDEBAR_WIDTH = "() => document.querySelector('[data-testid=stSidebar]').getBoundingClientRect().width"
 
 
@@ -191,8 +211,11 @@ def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_s
     wait_idle(page)
     wait_settled(page)  # a sidebar sliding, or a plot resized after it, would have drawn again by now
     assert sorted(page.evaluate("() => window.labDraws")) == [0, 1, 2]
-    assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p._fullLayout.font.size)") \
-        == [22.5, 22.5, 22.5]  # viz.style's 15 px, 1.5 x for the projector
+    assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p._fullLayout.font.size)") == [
+        22.5,
+        22.5,
+        22.5,
+    ]  # viz.style's 15 px, 1.5 x for the projector
     assert page.evaluate(SIDEBAR_WIDTH) == sidebar
     assert "present=true" in page.url
 

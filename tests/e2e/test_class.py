@@ -16,8 +16,7 @@ import pytest
 from testing.installed import require
 from testing.redis_server import redis_running
 from testing.server import start
-from tests.e2e.conftest import (assert_no_exception, new_page, nudge_slider, requested_runs, wait_for_chart,
-                                wait_idle)
+from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, requested_runs, wait_for_chart, wait_idle
 
 # A teacher's change on a student's screen: the budget is 1.5 s at p95 (bench/classroom.py measures it on
 # a quiet machine); a test asserts it arrives, within a bound that a loaded test machine also keeps.
@@ -57,8 +56,10 @@ def seconds_until(page, condition: str, arg=None) -> float:
 
 
 def chart_title(title: str) -> str:
-    return ("t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
-            title)
+    return (
+        "t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
+        title,
+    )
 
 
 def follows_heads_then_page(teacher, student) -> list[float]:
@@ -126,8 +127,12 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
         wait_idle(teacher)
         teacher.get_by_text("Teaching class").first.wait_for(timeout=CHECK_TIMEOUT_MS)
         seconds_until(student, "() => new URLSearchParams(location.search).get('lesson') === 'heads'")
-        answer = student.locator("[data-testid=stRadio]").filter(has_text="Your answer").locator(
-            "[data-testid=stRadioOption]").first
+        answer = (
+            student.locator("[data-testid=stRadio]")
+            .filter(has_text="Your answer")
+            .locator("[data-testid=stRadioOption]")
+            .first
+        )
         answer.wait_for(timeout=CHECK_TIMEOUT_MS)
         answer.click()
         student.locator("[data-testid=stBaseButton-secondaryFormSubmit]", has_text="Check").click()
@@ -136,8 +141,11 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
         seconds_until(teacher, *chart_title("The class's answers: 1 of 1"))
         teacher.get_by_role("button", name="Reveal the answer to the class").click()
         seconds_until(student, "() => document.body.innerText.includes('Answer:')")
-        assert student.locator("[data-testid=stAlert]").filter(has_text="Right").count() + \
-            student.locator("[data-testid=stAlert]").filter(has_text="Not quite").count() == 1
+        assert (
+            student.locator("[data-testid=stAlert]").filter(has_text="Right").count()
+            + student.locator("[data-testid=stAlert]").filter(has_text="Not quite").count()
+            == 1
+        )
         assert_no_exception(student)
         assert_no_exception(teacher)
     finally:

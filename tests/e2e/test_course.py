@@ -28,7 +28,9 @@ def test_the_start_here_course_runs_from_its_first_view_to_its_last_with_next(pa
         query = query_of(page)
         assert urlsplit(page.url).path == f"/{view.page}", (step + 1, page.url)
         assert (query.get("lesson"), query.get("step"), query.get("present")) == ("start", str(step + 1), "true"), (
-            step + 1, page.url)
+            step + 1,
+            page.url,
+        )
         assert page.get_by_role("button", name="Check", exact=True).count() == 1  # the question waits for an answer
         if step + 1 < total:
             page.get_by_role("link", name="Next", exact=True).click()

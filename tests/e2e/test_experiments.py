@@ -21,7 +21,7 @@ def test_toggling_heads_redraws_the_result_and_the_link_keeps_them(page, server_
     wait_for_chart(page, "2 head(s) knocked out", timeout=20_000)
     wait_idle(page)
     before, after = accuracy_bars(page)
-    assert before == "1.000" and float(after) < 0.05   # both induction heads gone: near chance (1/26)
+    assert before == "1.000" and float(after) < 0.05  # both induction heads gone: near chance (1/26)
     assert page.url.count("ko_decoder1_self_attn=") == 2
     assert_no_exception(page)
     link = page.url
@@ -32,5 +32,5 @@ def test_toggling_heads_redraws_the_result_and_the_link_keeps_them(page, server_
     assert_no_exception(page)
     page.goto(link)
     wait_idle(page)
-    wait_for_chart(page, "2 head(s) knocked out", timeout=30_000)   # the link restores the knocked-out heads
+    wait_for_chart(page, "2 head(s) knocked out", timeout=30_000)  # the link restores the knocked-out heads
     assert_no_exception(page)

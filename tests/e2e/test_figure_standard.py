@@ -12,8 +12,11 @@ from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
 from ui.pages_index import PAGES
 
 # name: (viewport, the first link's query, smallest text in px, a touch screen)
-SCREENS = {"desktop": ((1280, 800), "", 10, False), "phone": ((390, 844), "", 10, True),
-           "projector": ((1280, 720), "?present=true", 14, False)}
+SCREENS = {
+    "desktop": ((1280, 800), "", 10, False),
+    "phone": ((390, 844), "", 10, True),
+    "projector": ((1280, 720), "?present=true", 14, False),
+}
 
 
 @pytest.fixture(scope="module", params=list(SCREENS))
@@ -54,26 +57,44 @@ def test_every_section_meets_the_figure_standard(screen, info):
         wait_idle(page)
     assert not found, f"{info.url_path} on the {name}: " + "; ".join(
         f"{section}: {d['kind']} {d['text']!r} ({d['detail']}) in {d['chart']!r}"
-        for section, defects in found.items() for d in defects[:6])
+        for section, defects in found.items()
+        for d in defects[:6]
+    )
 
 
 # Figures drawn on a bare page with the app's own plotly.js, each breaking one rule, and one that breaks none.
 BAD_FIGURES = {
-    "small": {"data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}],
-               "layout": {"width": 400, "height": 300, "font": {"size": 8}}},
-    "sideways": {"data": [{"type": "bar", "x": list("abcdefgh"), "y": [1] * 8}],
-                 "layout": {"width": 400, "height": 300, "xaxis": {"tickangle": -90}}},
-    "overlap": {"data": [{"type": "bar", "x": [f"a long word {i}" for i in range(12)], "y": [1] * 12}],
-                "layout": {"width": 300, "height": 300, "xaxis": {"tickangle": 0}}},
-    "log ticks": {"data": [{"type": "scatter", "x": [1, 1000], "y": [1, 2]}],
-                  "layout": {"width": 600, "height": 300, "xaxis": {"type": "log", "dtick": "D1"}}},
-    "clipped": {"data": [{"type": "bar", "x": ["a"], "y": [1]}],
-                "layout": {"width": 300, "height": 300, "annotations": [
-                    {"text": "a note past the edge", "x": 2.5, "xref": "paper", "y": 1, "yref": "paper",
-                     "showarrow": False}]}},
+    "small": {
+        "data": [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}],
+        "layout": {"width": 400, "height": 300, "font": {"size": 8}},
+    },
+    "sideways": {
+        "data": [{"type": "bar", "x": list("abcdefgh"), "y": [1] * 8}],
+        "layout": {"width": 400, "height": 300, "xaxis": {"tickangle": -90}},
+    },
+    "overlap": {
+        "data": [{"type": "bar", "x": [f"a long word {i}" for i in range(12)], "y": [1] * 12}],
+        "layout": {"width": 300, "height": 300, "xaxis": {"tickangle": 0}},
+    },
+    "log ticks": {
+        "data": [{"type": "scatter", "x": [1, 1000], "y": [1, 2]}],
+        "layout": {"width": 600, "height": 300, "xaxis": {"type": "log", "dtick": "D1"}},
+    },
+    "clipped": {
+        "data": [{"type": "bar", "x": ["a"], "y": [1]}],
+        "layout": {
+            "width": 300,
+            "height": 300,
+            "annotations": [
+                {"text": "a note past the edge", "x": 2.5, "xref": "paper", "y": 1, "yref": "paper", "showarrow": False}
+            ],
+        },
+    },
 }
-GOOD_FIGURE = {"data": [{"type": "bar", "x": ["first", "second"], "y": [1, 2]}],
-               "layout": {"width": 500, "height": 300, "title": {"text": "Readable"}, "font": {"size": 12}}}
+GOOD_FIGURE = {
+    "data": [{"type": "bar", "x": ["first", "second"], "y": [1, 2]}],
+    "layout": {"width": 500, "height": 300, "title": {"text": "Readable"}, "font": {"size": 12}},
+}
 DRAW = """async ([library, figures]) => {
   await new Promise((resolve, reject) => { const s = document.createElement("script"); s.src = library;
     s.onload = resolve; s.onerror = reject; document.head.appendChild(s); });

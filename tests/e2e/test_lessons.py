@@ -53,8 +53,11 @@ def test_the_share_code_decodes_to_the_address_of_the_view(page, server_url):
     wait_idle(page)
     image = page.locator("[data-testid=stPopoverBody] img, [data-testid=stPopover] img").first
     image.wait_for(timeout=10_000)
-    png = page.request.get(image.get_attribute("src") if image.get_attribute("src").startswith("http")
-                           else server_url + image.get_attribute("src")).body()
+    png = page.request.get(
+        image.get_attribute("src")
+        if image.get_attribute("src").startswith("http")
+        else server_url + image.get_attribute("src")
+    ).body()
     decoded = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
     assert len(decoded) == 1
     link = decoded[0].text

@@ -39,15 +39,19 @@ def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
     page.goto(f"{server_url}/masks?section=Scores")
     wait_idle(page)
     wait_for_chart(page, "mask: causal + padding", timeout=30_000)
-    page.wait_for_function(f"() => ({MASKED_IMAGES})().some((image) => image.filter === 'url(#lab-hatch)')",
-                           timeout=10_000)
+    page.wait_for_function(
+        f"() => ({MASKED_IMAGES})().some((image) => image.filter === 'url(#lab-hatch)')", timeout=10_000
+    )
     assert all(image["defined"] for image in page.evaluate(MASKED_IMAGES))
     # the first masked overlay's image: its top-right corner is masked (keys after the first query), its
     # bottom-left not (the first key, for the last query)
     overlay = "[...document.querySelectorAll('div.lab-chart g.hm')].find((g) => g.__data__[0].trace.name === 'masked')"
     page.evaluate(f"() => {overlay}.scrollIntoView({{block: 'center'}})")
-    page.wait_for_function(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
-                                       return r.top >= 0 && r.bottom <= window.innerHeight; }}""", timeout=5_000)
+    page.wait_for_function(
+        f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
+                                       return r.top >= 0 && r.bottom <= window.innerHeight; }}""",
+        timeout=5_000,
+    )
     box = page.evaluate(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
                                     return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}""")
     from io import BytesIO
@@ -59,8 +63,11 @@ def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
 
     def colours(left: float, top: float) -> set:
         size = 12
-        return {shot.getpixel((int((left + dx) * scale), int((top + dy) * scale)))
-                for dx in range(size) for dy in range(size)}
+        return {
+            shot.getpixel((int((left + dx) * scale), int((top + dy) * scale)))
+            for dx in range(size)
+            for dy in range(size)
+        }
 
     masked = colours(box["x"] + box["width"] - 16, box["y"] + 2)
     assert (200, 200, 200) in masked and any(max(c) < 160 for c in masked), masked  # the grey and a stripe

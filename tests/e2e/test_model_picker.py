@@ -28,8 +28,11 @@ def model_param(page) -> str | None:
 
 
 def wait_for_title(page, text: str, timeout: float = 20_000) -> None:
-    page.wait_for_function("t => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(e => e.textContent.includes(t))", arg=text, timeout=timeout)
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
+        arg=text,
+        timeout=timeout,
+    )
 
 
 def upload(page, path) -> None:

@@ -16,11 +16,12 @@ from ui.pages_index import PAGES
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 NOT_NETWORK = {"data", "blob"}  # inline content, nothing leaves the machine
 LOADING = "[data-testid=stSkeleton]"  # an element whose code (Plotly's, say) the browser is still loading
-CHARTS = {"div.lab-chart": ".main-svg",  # a chart (ui/plotly_in_place.js): the drawing inside it
-          "[data-testid=stGraphVizChart]": "svg"}
+CHARTS = {
+    "div.lab-chart": ".main-svg",  # a chart (ui/plotly_in_place.js): the drawing inside it
+    "[data-testid=stGraphVizChart]": "svg",
+}
 # Every font the page's text needs and every image it shows has loaded (or failed): their requests were made
-EVERYTHING_LOADED = ("() => document.fonts.status === 'loaded'"
-                     " && [...document.images].every(image => image.complete)")
+EVERYTHING_LOADED = "() => document.fonts.status === 'loaded' && [...document.images].every(image => image.complete)"
 
 
 def is_local(url: str) -> bool:
@@ -47,10 +48,13 @@ def block_the_internet(context) -> list[str]:
 def wait_until_drawn(page, timeout: float = 60_000) -> dict[str, int]:
     """Wait until every element of the page has loaded its code and every chart holds its drawing;
     returns how many charts of each kind the page has."""
-    page.wait_for_function("([loading, charts]) => document.querySelector(loading) === null && "
-                           "Object.entries(charts).every(([chart, drawing]) => "
-                           "[...document.querySelectorAll(chart)].every(el => el.querySelector(drawing) !== null))",
-                           arg=[LOADING, CHARTS], timeout=timeout)
+    page.wait_for_function(
+        "([loading, charts]) => document.querySelector(loading) === null && "
+        "Object.entries(charts).every(([chart, drawing]) => "
+        "[...document.querySelectorAll(chart)].every(el => el.querySelector(drawing) !== null))",
+        arg=[LOADING, CHARTS],
+        timeout=timeout,
+    )
     return {chart: page.locator(chart).count() for chart in CHARTS}
 
 

@@ -84,8 +84,11 @@ FIGURE_TEXT_BOXES = """  const selector = 'g[class$=tick] > text, g[class$=tick2
   }));"""
 
 # Pairs of texts of one figure (FIGURE_TEXT_BOXES) that lie on each other.
-OVERLAPS = """() => {
-""" + FIGURE_TEXT_BOXES + """
+OVERLAPS = (
+    """() => {
+"""
+    + FIGURE_TEXT_BOXES
+    + """
   return [...document.querySelectorAll('div.lab-chart')].map((plot) => {
     const texts = [...new Set(plot.querySelectorAll(selector))].filter(shown)
       .map((text) => [text.textContent, corners(text)]).filter(([, box]) => box);
@@ -95,6 +98,7 @@ OVERLAPS = """() => {
     return {title: plot.layout?.title?.text, pairs};
   }).filter((plot) => plot.pairs.length);
 }"""
+)
 
 # The first chart's top, from the top of the page (scrolled to the top).
 FIRST_CHART_TOP = """() => {
@@ -113,8 +117,11 @@ FORMULAS = """() => [...document.querySelectorAll('.katex-display')].filter((el)
 # figure); under its toolbar, a text that meets the toolbar's box where the toolbar is shown (always, on a touch
 # screen); on a plot, a tick label over a plot area (a panel's labels over its neighbour's cells); and the
 # legend's gap, from the lowest part of the figure above a legend under its plots to the legend, in px.
-FIGURE_TEXTS = """() => {
-""" + FIGURE_TEXT_BOXES + """
+FIGURE_TEXTS = (
+    """() => {
+"""
+    + FIGURE_TEXT_BOXES
+    + """
   const rectangle = (r, inset = 0) => [[r.left + inset, r.top + inset], [r.right - inset, r.top + inset],
                                        [r.right - inset, r.bottom - inset], [r.left + inset, r.bottom - inset]];
   return [...document.querySelectorAll('div.lab-chart')].map((plot) => {
@@ -144,6 +151,7 @@ FIGURE_TEXTS = """() => {
     return {title: plot.layout?.title?.text, cut, underToolbar, onPlot, legendGap};
   });
 }"""
+)
 LEGEND_GAP_PX = 40
 
 # The element toolbars shown (a touch screen always shows a table's, above it) that cover another element shown.
@@ -211,8 +219,9 @@ def assert_reads_well(page, screen: str, figure_first: bool = True) -> None:
     assert [(f["title"], f["cut"]) for f in figures if f["cut"]] == [], "texts cut at the figure's edge"
     assert [(f["title"], f["underToolbar"]) for f in figures if f["underToolbar"]] == [], "texts under the toolbar"
     assert [(f["title"], f["onPlot"]) for f in figures if f["onPlot"]] == [], "tick labels over a plot"
-    assert [(f["title"], f["legendGap"]) for f in figures if (f["legendGap"] or 0) > LEGEND_GAP_PX] == [], \
+    assert [(f["title"], f["legendGap"]) for f in figures if (f["legendGap"] or 0) > LEGEND_GAP_PX] == [], (
         "a legend far under its plot"
+    )
     assert page.evaluate(TOOLBARS_OVER) == [], "a table's toolbar over another element"
     top = page.evaluate(FIRST_CHART_TOP)
     if top is not None and figure_first:  # Home and Lessons draw no chart
@@ -288,13 +297,16 @@ def test_a_finger_scrolls_past_a_chart_taps_it_for_its_numbers_and_reaches_every
     assert "query" in page.locator("div.lab-chart .hoverlayer .hovertext").first.text_content()
 
     sections = page.locator("[data-testid=stButtonGroup] button").evaluate_all(
-        "els => els.map(el => el.getBoundingClientRect()).map(r => [r.width, r.height])")
+        "els => els.map(el => el.getBoundingClientRect()).map(r => [r.width, r.height])"
+    )
     assert sections and all(w >= 40 and h >= 40 for w, h in sections), sections
     page.get_by_text("Model, sentence and layer").click()
     thumbs = page.locator("[data-testid=stSlider] input[type=range]")
     thumbs.first.wait_for(state="attached")
-    sizes = thumbs.evaluate_all("els => els.map(el => [el.parentElement.parentElement, el.closest('[role=group]')])"
-                                ".map(([thumb, row]) => [thumb.getBoundingClientRect().width, row.getBoundingClientRect().height])")
+    sizes = thumbs.evaluate_all(
+        "els => els.map(el => [el.parentElement.parentElement, el.closest('[role=group]')])"
+        ".map(([thumb, row]) => [thumb.getBoundingClientRect().width, row.getBoundingClientRect().height])"
+    )
     assert sizes and all(thumb >= 24 and row >= 40 for thumb, row in sizes), sizes  # [thumb's width, its row's height]
 
 

@@ -23,8 +23,10 @@ def fit(browser):
     page.add_script_tag(content=fit_script())
 
     def fitted(figure: dict, width: int, touch: bool = False) -> tuple[dict, str]:
-        return page.evaluate("([figure, width, touch]) => { const said = fitFigure(figure, width, touch);"
-                             " return [figure, said]; }", [figure, width, touch])
+        return page.evaluate(
+            "([figure, width, touch]) => { const said = fitFigure(figure, width, touch); return [figure, said]; }",
+            [figure, width, touch],
+        )
 
     yield fitted
     context.close()
@@ -32,10 +34,19 @@ def fit(browser):
 
 def words_axis_figure(count: int, word: str = "token") -> dict:
     labels = [f"{word}{i}" for i in range(count)]
-    return {"data": [{"type": "bar", "x": list(range(count)), "y": [1] * count}],
-            "layout": {"height": 400, "margin": {"l": 60, "r": 20, "t": 60, "b": 80},
-                       "xaxis": {"tickmode": "array", "tickvals": list(range(count)), "ticktext": labels,
-                                 "tickfont": {"size": FONT}}}}
+    return {
+        "data": [{"type": "bar", "x": list(range(count)), "y": [1] * count}],
+        "layout": {
+            "height": 400,
+            "margin": {"l": 60, "r": 20, "t": 60, "b": 80},
+            "xaxis": {
+                "tickmode": "array",
+                "tickvals": list(range(count)),
+                "ticktext": labels,
+                "tickfont": {"size": FONT},
+            },
+        },
+    }
 
 
 def heatmap_figure(columns: int, text: str | None = None) -> dict:
@@ -70,8 +81,9 @@ def test_letters_stay_level_and_thin(fit):
     fitted, _ = fit(figure, 320)
     axis = fitted["layout"]["xaxis"]
     assert axis.get("tickangle", 0) == 0  # never turned
-    assert len(axis["tickvals"]) < 60 and axis["ticktext"] == [figure["layout"]["xaxis"]["ticktext"][i]
-                                                                for i in axis["tickvals"]]
+    assert len(axis["tickvals"]) < 60 and axis["ticktext"] == [
+        figure["layout"]["xaxis"]["ticktext"][i] for i in axis["tickvals"]
+    ]
 
 
 def test_colour_bars_stay_where_the_server_put_them_and_a_legend_moved_under_goes_above_them(fit):
@@ -101,8 +113,13 @@ def test_a_vertical_colour_bar_narrows_the_plot_the_labels_have(fit):
     figure less its margins thins them."""
     figure = heatmap_figure(20)
     figure["layout"]["margin"]["r"] = 20
-    figure["layout"]["xaxis"] = {"tickmode": "array", "tickvals": list(range(20)), "tickangle": -45,
-                                 "ticktext": [f"word{i}" for i in range(20)], "tickfont": {"size": FONT}}
+    figure["layout"]["xaxis"] = {
+        "tickmode": "array",
+        "tickvals": list(range(20)),
+        "tickangle": -45,
+        "ticktext": [f"word{i}" for i in range(20)],
+        "tickfont": {"size": FONT},
+    }
     line = 1.25 * FONT / math.sin(math.radians(45))  # px from one turned label to the next
     width = int(60 + 20 + 20 * line) + 2  # fits without the bar, not with it
     fitted, _ = fit(figure, width)
@@ -113,12 +130,20 @@ def test_a_vertical_colour_bar_narrows_the_plot_the_labels_have(fit):
 
 
 def test_panels_side_by_side_stack_on_a_narrow_plot(fit):
-    figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x", "yaxis": "y"},
-                       {"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x2", "yaxis": "y2"}],
-              "layout": {"height": 300, "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
-                         "xaxis": {"domain": [0, 0.45], "anchor": "y"}, "yaxis": {"domain": [0, 1], "anchor": "x"},
-                         "xaxis2": {"domain": [0.55, 1], "anchor": "y2"},
-                         "yaxis2": {"domain": [0, 1], "anchor": "x2"}}}
+    figure = {
+        "data": [
+            {"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x", "yaxis": "y"},
+            {"type": "scatter", "x": [1, 2], "y": [1, 2], "xaxis": "x2", "yaxis": "y2"},
+        ],
+        "layout": {
+            "height": 300,
+            "margin": {"l": 60, "r": 20, "t": 60, "b": 60},
+            "xaxis": {"domain": [0, 0.45], "anchor": "y"},
+            "yaxis": {"domain": [0, 1], "anchor": "x"},
+            "xaxis2": {"domain": [0.55, 1], "anchor": "y2"},
+            "yaxis2": {"domain": [0, 1], "anchor": "x2"},
+        },
+    }
     fitted, said = fit(figure, 200)
     first, second = fitted["layout"]["yaxis"]["domain"], fitted["layout"]["yaxis2"]["domain"]
     assert first[0] >= second[1] or second[0] >= first[1]  # one above the other
@@ -129,9 +154,17 @@ def test_names_over_columns_far_apart_all_stay(fit):
     """Two column names ("queries", "keys") over an axis whose range the figure sets, drawn with many line
     points: the names are a whole plot apart, so both stay."""
     lines = {"type": "scatter", "mode": "lines", "x": [0, 1, None] * 100, "y": list(range(300))}
-    figure = {"data": [lines], "layout": {"height": 400, "margin": {"l": 60, "r": 20, "t": 60, "b": 40},
-                                          "xaxis": {"range": [-0.9, 1.9], "visible": False},
-                                          "annotations": [{"text": "queries", "x": 0, "y": -0.9, "showarrow": False},
-                                                          {"text": "keys", "x": 1, "y": -0.9, "showarrow": False}]}}
+    figure = {
+        "data": [lines],
+        "layout": {
+            "height": 400,
+            "margin": {"l": 60, "r": 20, "t": 60, "b": 40},
+            "xaxis": {"range": [-0.9, 1.9], "visible": False},
+            "annotations": [
+                {"text": "queries", "x": 0, "y": -0.9, "showarrow": False},
+                {"text": "keys", "x": 1, "y": -0.9, "showarrow": False},
+            ],
+        },
+    }
     fitted, _ = fit(figure, 700)
     assert all(note.get("visible", True) for note in fitted["layout"]["annotations"])

@@ -47,8 +47,11 @@ def assert_figure_on_the_first_screen(page, where: str) -> None:
     """The first figure starts on the first screen and shows 60 % of itself there, or ``SHOWN_PX`` of a tall one."""
     assert_no_exception(page)
     try:  # the open section scrolls into view once the page below it has come
-        page.wait_for_function(f"""() => {{ const f = ({FIRST_FIGURE_SHOWN})();
-            return f === null || f.shown >= Math.min(0.6 * f.height, {SHOWN_PX}); }}""", timeout=5_000)
+        page.wait_for_function(
+            f"""() => {{ const f = ({FIRST_FIGURE_SHOWN})();
+            return f === null || f.shown >= Math.min(0.6 * f.height, {SHOWN_PX}); }}""",
+            timeout=5_000,
+        )
     except PlaywrightTimeout:
         pass
     figure = page.evaluate(FIRST_FIGURE_SHOWN)
@@ -56,7 +59,8 @@ def assert_figure_on_the_first_screen(page, where: str) -> None:
         return
     assert 0 <= figure["top"] < PROJECTOR[1] - 120, f"{where}: the first figure starts at {figure['top']:.0f} px"
     assert figure["shown"] >= min(0.6 * figure["height"], SHOWN_PX), (
-        f"{where}: {figure['shown']:.0f} px of the first figure's {figure['height']:.0f} on the first screen")
+        f"{where}: {figure['shown']:.0f} px of the first figure's {figure['height']:.0f} on the first screen"
+    )
 
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
@@ -105,8 +109,9 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
                 page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
             if query:  # the settings open, so that a control's label, a slider's value and the sections show
                 page.locator("[data-testid=stExpander] summary").nth(1).click()
-                page.wait_for_function(f"() => Object.values(({TEXT_SIZES})()).every((size) => size !== null)",
-                                       timeout=10_000)
+                page.wait_for_function(
+                    f"() => Object.values(({TEXT_SIZES})()).every((size) => size !== null)", timeout=10_000
+                )
             sizes[bool(query)] = page.evaluate(TEXT_SIZES)
         finally:
             page.context.close()
@@ -114,11 +119,13 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
     assert all(plain[part] is not None and plain[part] <= 16 for part in ("prose", "caption", "folded")), sizes
     assert projected["title"] == pytest.approx(52) and projected["title"] > plain["title"], sizes  # 3.25 rem
     assert {part: projected[part] for part in ("prose", "caption", "folded")} == pytest.approx(
-        {"prose": 20.8, "caption": 20.8, "folded": 20.8}), sizes
+        {"prose": 20.8, "caption": 20.8, "folded": 20.8}
+    ), sizes
     # a desktop's buttons, sections and slider values are 14-16 px (where the page shows one: the settings are open)
     assert all(plain[part] is None or plain[part] <= 16 for part in ("section", "button", "value")), sizes
     assert {part: projected[part] for part in ("label", "section", "button", "value")} == pytest.approx(
-        {"label": 18.4, "section": 18.4, "button": 18.4, "value": 16.8}), sizes
+        {"label": 18.4, "section": 18.4, "button": 18.4, "value": 16.8}
+    ), sizes
 
 
 def test_presentation_mode_stays_on_through_a_quick_navigation_and_off_once_switched_off(browser, server_url):

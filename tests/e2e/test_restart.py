@@ -12,8 +12,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from tests.e2e.conftest import (assert_no_exception, nudge_slider, requested_runs, streamlit_server, wait_for_chart,
-                               wait_idle)
+from tests.e2e.conftest import (
+    assert_no_exception,
+    nudge_slider,
+    requested_runs,
+    streamlit_server,
+    wait_for_chart,
+    wait_idle,
+)
 
 DEEP_LINK = "/masks?n=13"
 SLIDER = "tokens n"

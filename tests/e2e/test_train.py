@@ -23,12 +23,18 @@ def test_train_advances_and_pause_stops(page, server_url):
     wait_for_chart(page, "induction · 1 layers", timeout=30_000)
     page.wait_for_function("() => /step ([1-9]\\d*) of at most/.test(document.body.innerText)", timeout=30_000)
     first = current_step(page)
-    page.wait_for_function("n => { const m = /step (\\d+) of at most/.exec(document.body.innerText); "
-                           "return m && Number(m[1]) > n; }", arg=first, timeout=10_000)  # moves on its own
-    points = page.locator('.js-plotly-plot').count()  # the loss and head-score charts, and the probe
+    page.wait_for_function(
+        "n => { const m = /step (\\d+) of at most/.exec(document.body.innerText); return m && Number(m[1]) > n; }",
+        arg=first,
+        timeout=10_000,
+    )  # moves on its own
+    points = page.locator(".js-plotly-plot").count()  # the loss and head-score charts, and the probe
     page.locator("[data-testid=stButton] button", has_text="Pause").first.click()
-    page.wait_for_function("() => document.querySelector('.st-key-pause button')?.disabled === true"
-                           " && document.querySelector('.st-key-step button')?.disabled === false", timeout=15_000)
+    page.wait_for_function(
+        "() => document.querySelector('.st-key-pause button')?.disabled === true"
+        " && document.querySelector('.st-key-step button')?.disabled === false",
+        timeout=15_000,
+    )
     wait_idle(page)
     stopped = current_step(page)
     assert stopped > first and points >= 2
@@ -39,8 +45,9 @@ def test_train_advances_and_pause_stops(page, server_url):
     assert current_step(page) == stopped
     assert_no_exception(page)
     page.locator(".st-key-play button").first.click()  # from the first snapshot to the last, by itself
-    page.wait_for_selector(".js-plotly-plot .gtitle:has-text('Step 0 · the probe input')", state="attached",
-                           timeout=10_000)  # shown for one frame only: it may be redrawing already
+    page.wait_for_selector(
+        ".js-plotly-plot .gtitle:has-text('Step 0 · the probe input')", state="attached", timeout=10_000
+    )  # shown for one frame only: it may be redrawing already
     page.locator(".st-key-play button").first.wait_for(timeout=30_000)  # back to Play at the last snapshot
     wait_idle(page)
     titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")

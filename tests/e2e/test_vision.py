@@ -17,8 +17,17 @@ from urllib.parse import parse_qs, urlparse
 import re
 
 
-from tests.e2e.conftest import (IDLE, RUNS_DONE, assert_no_exception, new_page, open_section, requested_runs,
-                                wait_for_chart, wait_idle, wait_settled)
+from tests.e2e.conftest import (
+    IDLE,
+    RUNS_DONE,
+    assert_no_exception,
+    new_page,
+    open_section,
+    requested_runs,
+    wait_for_chart,
+    wait_idle,
+    wait_settled,
+)
 
 DRAW_URL = "/vision?section=Draw+a+digit&source=draw"
 CANVAS = "canvas.lab-draw"
@@ -70,8 +79,10 @@ CHARTS_DRAWN = """() => {
   const charts = [...document.querySelectorAll('div.lab-chart')];
   return charts.length > 0 && charts.every((plot) => plot.querySelector('.main-svg'));
 }"""
-DRAWN_TITLES = ("() => [...document.querySelectorAll('div.lab-chart')].filter((p) => p.querySelector('.main-svg'))"
-                ".map((p) => p.layout?.title?.text || '')")
+DRAWN_TITLES = (
+    "() => [...document.querySelectorAll('div.lab-chart')].filter((p) => p.querySelector('.main-svg'))"
+    ".map((p) => p.layout?.title?.text || '')"
+)
 
 # Each section of the page, a part of the title of a chart it draws (for the default held-out digit 8, a 3, and the
 # shipped model's 2 x 2 patches) and how many charts it draws.
@@ -142,7 +153,10 @@ def prediction(page, previous: dict | None = None) -> dict:
     page.wait_for_function(
         """([start, previous]) => { const bars = (%s)(start);
              return bars && (previous === null || JSON.stringify(bars.y) !== JSON.stringify(previous.y)); }"""
-        % PREDICTION_BARS, arg=[PREDICTION, previous], timeout=CHART_TIMEOUT)
+        % PREDICTION_BARS,
+        arg=[PREDICTION, previous],
+        timeout=CHART_TIMEOUT,
+    )
     return page.evaluate(PREDICTION_BARS, PREDICTION)
 
 
@@ -238,8 +252,9 @@ def test_a_drawing_travels_in_its_link(browser, server_url):
         bars = prediction(page)
         seen = page.evaluate(SEEN_PIXELS, SEEN)
         code = "".join("0123456789abcdefg"[round(16 * v)] for row in seen for v in row)
-        page.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code", arg=code,
-                               timeout=CHART_TIMEOUT)
+        page.wait_for_function(
+            "(code) => new URL(location.href).searchParams.get('pixels') === code", arg=code, timeout=CHART_TIMEOUT
+        )
         other.goto(page.url)
         wait_idle(other, timeout=RUN_TIMEOUT)
         assert prediction(other)["y"] == bars["y"]
@@ -279,8 +294,9 @@ def test_a_finger_draws_on_a_phone_without_scrolling_the_page(browser, server_ur
         assert box["x"] + box["width"] < 390 - 30, box  # room beside the 280 px canvas
         scrolled = page.evaluate(SCROLL)
         touch_stroke(page, [(beside, 0.85), (beside, 0.15)])
-        page.wait_for_function(f"(before) => JSON.stringify(({SCROLL})()) !== JSON.stringify(before)",
-                               arg=scrolled, timeout=10_000)
+        page.wait_for_function(
+            f"(before) => JSON.stringify(({SCROLL})()) !== JSON.stringify(before)", arg=scrolled, timeout=10_000
+        )
         assert page.evaluate(STROKES) == 2
     finally:
         page.context.close()
@@ -294,11 +310,16 @@ def test_every_section_draws_for_a_held_out_digit(page, server_url):
         if section != "Draw a digit":  # the page opens on it
             open_section(page, section)
             wait_idle(page, timeout=RUN_TIMEOUT, after=before)
-            page.wait_for_function("(name) => new URLSearchParams(location.search).get('section') === name",
-                                   arg=section, timeout=CHART_TIMEOUT)
+            page.wait_for_function(
+                "(name) => new URLSearchParams(location.search).get('section') === name",
+                arg=section,
+                timeout=CHART_TIMEOUT,
+            )
         wait_for_chart(page, title, timeout=CHART_TIMEOUT)
-        page.wait_for_function(f"() => ({CHARTS_DRAWN})() && document.querySelectorAll('div.lab-chart').length "
-                               f"=== {count}", timeout=CHART_TIMEOUT)
+        page.wait_for_function(
+            f"() => ({CHARTS_DRAWN})() && document.querySelectorAll('div.lab-chart').length === {count}",
+            timeout=CHART_TIMEOUT,
+        )
         titles = page.evaluate(DRAWN_TITLES)
         assert len(titles) == count and any(title in t for t in titles), (section, titles)
         assert page.locator(CANVAS).count() == 0, section  # a held-out digit: no canvas
@@ -320,23 +341,31 @@ def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
         teacher.locator(CANVAS).wait_for(timeout=CHART_TIMEOUT)
         mouse_stroke(teacher, VERTICAL_ONE)
         bars, seen = prediction(teacher), teacher.evaluate(SEEN_PIXELS, SEEN)
-        same_bars = ("([read, start, want]) => { const bars = (eval(read))(start); "
-                     "return bars && JSON.stringify(bars.y) === JSON.stringify(want); }")
-        same_pixels = ("([read, start, want]) => JSON.stringify((eval(read))(start)) === JSON.stringify(want)")
+        same_bars = (
+            "([read, start, want]) => { const bars = (eval(read))(start); "
+            "return bars && JSON.stringify(bars.y) === JSON.stringify(want); }"
+        )
+        same_pixels = "([read, start, want]) => JSON.stringify((eval(read))(start)) === JSON.stringify(want)"
         try:
-            student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]],
-                                      timeout=CHECK_TIMEOUT_MS)
+            student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
         except Exception as error:  # say what the student shows instead
-            shown = student.evaluate("() => [...document.querySelectorAll('div.lab-chart')]"
-                                     ".map((p) => p.layout?.title?.text)")
-            raise AssertionError(f"the student shows {shown} at {student.url}, alerts "
-                                 f"{student.locator('[data-testid=stAlert]').all_inner_texts()}") from error
+            shown = student.evaluate(
+                "() => [...document.querySelectorAll('div.lab-chart')].map((p) => p.layout?.title?.text)"
+            )
+            raise AssertionError(
+                f"the student shows {shown} at {student.url}, alerts "
+                f"{student.locator('[data-testid=stAlert]').all_inner_texts()}"
+            ) from error
         teacher_code = parse_qs(urlparse(teacher.url).query)["pixels"][0]
-        student.wait_for_function("(code) => new URL(location.href).searchParams.get('pixels') === code",
-                                  arg=teacher_code, timeout=CHECK_TIMEOUT_MS)
+        student.wait_for_function(
+            "(code) => new URL(location.href).searchParams.get('pixels') === code",
+            arg=teacher_code,
+            timeout=CHECK_TIMEOUT_MS,
+        )
         # No page-change run is still to start (follower.js waits 0.3-1 s before one): nothing may undo the view.
-        student.wait_for_function("() => window.__attentionLabClass && !window.__attentionLabClass.opening",
-                                  timeout=CHECK_TIMEOUT_MS)
+        student.wait_for_function(
+            "() => window.__attentionLabClass && !window.__attentionLabClass.opening", timeout=CHECK_TIMEOUT_MS
+        )
         wait_idle(student, timeout=RUN_TIMEOUT)
         student.wait_for_function(same_pixels, arg=[SEEN_PIXELS, SEEN, seen], timeout=CHECK_TIMEOUT_MS)
 
@@ -345,8 +374,9 @@ def test_a_class_sees_the_digit_its_teacher_draws(browser, server_url):
         wait_idle(student, timeout=RUN_TIMEOUT, after=before)
         student.wait_for_function(same_bars, arg=[PREDICTION_BARS, PREDICTION, bars["y"]], timeout=CHECK_TIMEOUT_MS)
         student.wait_for_function(same_pixels, arg=[SEEN_PIXELS, SEEN, seen], timeout=CHECK_TIMEOUT_MS)
-        student.wait_for_function(f"() => document.querySelector('{CANVAS}') && ({CANVAS_INK})() > 500",
-                                  timeout=CHECK_TIMEOUT_MS)
+        student.wait_for_function(
+            f"() => document.querySelector('{CANVAS}') && ({CANVAS_INK})() > 500", timeout=CHECK_TIMEOUT_MS
+        )
         assert_no_exception(student)
     finally:
         teacher.context.close()

@@ -29,7 +29,9 @@ from ui.streamlit_internals import session_id
 from .page_text import page_text
 
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
-QUIET_KEYS = frozenset({"present", "lesson", "step", "section", "pixels"})  # not shown among the teacher's settings (pixels: an image as 64 characters)
+QUIET_KEYS = frozenset(
+    {"present", "lesson", "step", "section", "pixels"}
+)  # not shown among the teacher's settings (pixels: an image as 64 characters)
 MAX_SETTING_CHARS = 60
 TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
 SENT = "class_drawing_sent"  # session state: (code, digest) of the last drawing sent
@@ -61,20 +63,33 @@ def settings_of(query: dict[str, list[str]]) -> list[list[str]]:
     for key, values in sorted(query.items()):
         if key not in QUIET_KEYS:
             text = ", ".join(values)
-            shown.append([key, text if len(text) <= MAX_SETTING_CHARS else text[:MAX_SETTING_CHARS - 1] + "…"])
+            shown.append([key, text if len(text) <= MAX_SETTING_CHARS else text[: MAX_SETTING_CHARS - 1] + "…"])
     return shown
 
 
-def compose(version: int, page: str, query: dict[str, list[str]], present: bool,
-            charts: dict[str, dict[str, bytes]], layout: str) -> dict[str, str]:
+def compose(
+    version: int,
+    page: str,
+    query: dict[str, list[str]],
+    present: bool,
+    charts: dict[str, dict[str, bytes]],
+    layout: str,
+) -> dict[str, str]:
     """The drawing of each mode the charts were sent in, as JSON text; a figure's JSON is put in as it is."""
-    head = {"version": version, "page": page, "query": query, "settings": settings_of(query), "present": present,
-            "layout": layout}
+    head = {
+        "version": version,
+        "page": page,
+        "query": query,
+        "settings": settings_of(query),
+        "present": present,
+        "layout": layout,
+    }
     modes = {mode for sent in charts.values() for mode in sent} or {"present" if present else "plain"}
     drawings = {}
     for mode in modes:
-        figures = b",".join(json.dumps(name).encode() + b":" + sent[mode]
-                            for name, sent in charts.items() if mode in sent)
+        figures = b",".join(
+            json.dumps(name).encode() + b":" + sent[mode] for name, sent in charts.items() if mode in sent
+        )
         text = json.dumps(head)[:-1].encode() + b',"charts":{' + figures + b"}}"
         drawings[mode] = text.decode("utf-8")
     return drawings

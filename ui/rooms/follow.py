@@ -34,8 +34,17 @@ from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
 from .drawing import settings_of
 from .follower import follower
-from .membership import (JOINS, leave, notice as _notice, room_store, room_watcher, spaced, student_id as _student_id,
-                         take_notice, this_session)
+from .membership import (
+    JOINS,
+    leave,
+    notice as _notice,
+    room_store,
+    room_watcher,
+    spaced,
+    student_id as _student_id,
+    take_notice,
+    this_session,
+)
 from .place import ClassPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
 from .store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomView, normal_code
@@ -62,8 +71,11 @@ def _join_allowed() -> bool:
 
 
 _READ_ALIKE = sorted(set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") - set(CODE_ALPHABET))
-CODE_RULE = (f"a code has {CODE_LENGTH} letters and digits, none of them "
-             f"{', '.join(_READ_ALIKE[:-1])} or {_READ_ALIKE[-1]}.")  # the characters left out as read alike
+CODE_RULE = (
+    f"a code has {CODE_LENGTH} letters and digits, none of them "
+    f"{', '.join(_READ_ALIKE[:-1])} or {_READ_ALIKE[-1]}."
+)  # the characters left out as read alike
+
 
 def join_from_link() -> None:
     """Call before the page's controls: a link's ``?room=CODE`` (with ``&teach=SECRET`` for the teacher) puts
@@ -98,13 +110,18 @@ def join_from_link() -> None:
         teacher = secret is not None and view is not None and store.is_teacher(code, secret)
     except RoomsUnavailable:
         st.query_params.pop(ROOM, None)
-        _notice("warning", "The server that holds the classes cannot be reached just now, so the class could not "
-                           "be joined. The app works on its own; open the link again in a moment.")
+        _notice(
+            "warning",
+            "The server that holds the classes cannot be reached just now, so the class could not "
+            "be joined. The app works on its own; open the link again in a moment.",
+        )
         return
     if view is None:
         st.query_params.pop(ROOM, None)
-        _notice("warning", f"There is no class {code} now: it has ended, or the code is mistyped. "
-                           "You are on the app on your own.")
+        _notice(
+            "warning",
+            f"There is no class {code} now: it has ended, or the code is mistyped. You are on the app on your own.",
+        )
         return
     st.query_params[ROOM] = code
     if teacher:
@@ -157,8 +174,11 @@ def _student_strip(place: ClassPlace, page_path: str) -> None:
     """Say whom the student follows, with "Explore on my own" or "Follow again"."""
     saw = place.saw
     if saw.kind == "unavailable":
-        st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
-                   "the class resumes when it is back.", icon=":material/cloud_off:")
+        st.warning(
+            "The server that holds the classes cannot be reached: this page works on its own, and "
+            "the class resumes when it is back.",
+            icon=":material/cloud_off:",
+        )
     elif saw.kind == "missing":
         st.caption(f"Class **{spaced(place.code)}**: waiting for the teacher's screen…")
     elif not place.following:
@@ -175,14 +195,24 @@ def _live_part(place: ClassPlace, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
     saw = place.saw
     mode = "present" if presenting() else "compact" if compact() else "plain"
-    follower({"url": f"_class/{place.token}", "code": place.code, "mode": mode,
-              "after": place.after, "version": place.applied,
-              "layout": BOARD.layout_at(place.token, place.applied), "present": place.teacher_present,
-              "followPresent": not compact(), "status": saw.status(),
-              "following": place.following and saw.kind == "view",
-              "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
-              "settings": settings_of({key: st.query_params.get_all(key) for key in st.query_params
-                                       if key not in CLASS_KEYS})})
+    follower(
+        {
+            "url": f"_class/{place.token}",
+            "code": place.code,
+            "mode": mode,
+            "after": place.after,
+            "version": place.applied,
+            "layout": BOARD.layout_at(place.token, place.applied),
+            "present": place.teacher_present,
+            "followPresent": not compact(),
+            "status": saw.status(),
+            "following": place.following and saw.kind == "view",
+            "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
+            "settings": settings_of(
+                {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS}
+            ),
+        }
+    )
 
 
 def _open(view: RoomView, place: ClassPlace, page_path: str) -> None:

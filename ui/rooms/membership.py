@@ -82,8 +82,11 @@ def shown_view(page_path: str) -> tuple[str, dict[str, list[str]]]:
     control's value."""
     query = {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS}
     page_keys = PAGE_KEYS.get(page_path, frozenset())
-    missing = {key: value for key, value in url_state_of_bound_controls().items()
-               if key not in query and general_key(key) in page_keys}
+    missing = {
+        key: value
+        for key, value in url_state_of_bound_controls().items()
+        if key not in query and general_key(key) in page_keys
+    }
     return page_path, {**query, **missing}
 
 

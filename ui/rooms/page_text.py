@@ -18,8 +18,24 @@ from contextlib import contextmanager
 from ui.cache import resource
 from ui.streamlit_internals import session_id, watch_elements
 
-TEXT_KINDS = frozenset({"alert", "code", "dataframe", "exception", "graphviz_chart", "heading", "imgs", "json",
-                        "markdown", "metric", "progress", "table", "text", "vega_lite_chart"})
+TEXT_KINDS = frozenset(
+    {
+        "alert",
+        "code",
+        "dataframe",
+        "exception",
+        "graphviz_chart",
+        "heading",
+        "imgs",
+        "json",
+        "markdown",
+        "metric",
+        "progress",
+        "table",
+        "text",
+        "vega_lite_chart",
+    }
+)
 MAIN = 0  # the first part of a delta path: the page's main area (1 is the sidebar)
 
 

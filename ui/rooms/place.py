@@ -64,11 +64,11 @@ class ClassPlace:
         return self.role == TEACHER
 
     def follow(self) -> None:
-        """"Follow again": the next run opens the teacher's latest view, and every later one."""
+        """ "Follow again": the next run opens the teacher's latest view, and every later one."""
         self._open_latest(following=True)
 
     def explore(self) -> None:
-        """"Explore on my own": the next run opens the teacher's latest view (the page's controls may be older
+        """ "Explore on my own": the next run opens the teacher's latest view (the page's controls may be older
         than the figures the browser took in place); later views are not opened."""
         self._open_latest(following=False)
 

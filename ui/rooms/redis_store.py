@@ -7,8 +7,19 @@ import hmac
 import json
 import time
 
-from .store import (ENDED_SECONDS, IDLE_SECONDS, MAX_ANSWER_CHARS, PRESENT_SECONDS, RoomStore, RoomsUnavailable,
-                    RoomView, checked_drawings, checked_view, secret_digest, view_token)
+from .store import (
+    ENDED_SECONDS,
+    IDLE_SECONDS,
+    MAX_ANSWER_CHARS,
+    PRESENT_SECONDS,
+    RoomStore,
+    RoomsUnavailable,
+    RoomView,
+    checked_drawings,
+    checked_view,
+    secret_digest,
+    view_token,
+)
 
 
 class RedisRooms(RoomStore):
@@ -25,8 +36,9 @@ class RedisRooms(RoomStore):
         import redis  # only a server that shares classes needs the client
 
         self._errors = (redis.exceptions.RedisError, OSError)
-        self._redis = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
-                                           decode_responses=True, health_check_interval=5)
+        self._redis = redis.Redis.from_url(
+            url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True, health_check_interval=5
+        )
 
     def _key(self, code: str, part: str = "") -> str:
         return f"{self.PREFIX}{code}{part}"
@@ -34,19 +46,26 @@ class RedisRooms(RoomStore):
     def _keys(self, r, code: str) -> list[str]:
         """Every key of a live room: the room, its students, its list of questions and their answers."""
         questions = r.smembers(self._key(code, ":questions"))
-        return [self._key(code), self._key(code, ":students"), self._key(code, ":explorers"),
-                self._key(code, ":drawing"), self._key(code, ":questions"),
-                *(self._key(code, f":answers:{q}") for q in questions)]
+        return [
+            self._key(code),
+            self._key(code, ":students"),
+            self._key(code, ":explorers"),
+            self._key(code, ":drawing"),
+            self._key(code, ":questions"),
+            *(self._key(code, f":answers:{q}") for q in questions),
+        ]
 
     def _call(self, action):
         try:
             return action(self._redis)
         except self._errors as error:
-            raise RoomsUnavailable(f"the Redis that holds the classes cannot be reached ({type(error).__name__})") \
-                from error
+            raise RoomsUnavailable(
+                f"the Redis that holds the classes cannot be reached ({type(error).__name__})"
+            ) from error
 
     def _teacher(self, code: str, secret: str) -> bool:
         """True if ``secret`` is the room's; then the room's keys live IDLE_SECONDS longer."""
+
         def check(r):
             digest = r.hget(self._key(code), "digest")
             if digest is None or not hmac.compare_digest(digest, secret_digest(secret)):
@@ -56,6 +75,7 @@ class RedisRooms(RoomStore):
                     pipe.expire(key, IDLE_SECONDS)
                 pipe.execute()
             return True
+
         return self._call(check)
 
     def _create(self, code, digest, page, query, version=1):
@@ -67,6 +87,7 @@ class RedisRooms(RoomStore):
                 r.hset(self._key(code), mapping={"view": text, "version": version, "revealed": "[]"})
                 r.expire(self._key(code), IDLE_SECONDS)
             return bool(created)
+
         return self._call(create)
 
     def view(self, code):
@@ -74,8 +95,9 @@ class RedisRooms(RoomStore):
         if not fields or "view" not in fields:
             return None
         view = json.loads(fields["view"])
-        return RoomView(view["page"], view["query"], int(fields["version"]),
-                        frozenset(json.loads(fields.get("revealed", "[]"))))
+        return RoomView(
+            view["page"], view["query"], int(fields["version"]), frozenset(json.loads(fields.get("revealed", "[]")))
+        )
 
     def ended(self, code):
         return bool(self._call(lambda r: r.exists(self._key(code, ":ended"))))
@@ -96,6 +118,7 @@ class RedisRooms(RoomStore):
                     pipe.hincrby(key, "version", 1)
                     pipe.execute()
             return int(r.hget(key, "version"))
+
         return self._call(write)
 
     def reveal(self, code, secret, question):
@@ -110,6 +133,7 @@ class RedisRooms(RoomStore):
                 pipe.hincrby(key, "version", 1)
                 pipe.execute()
             return True
+
         return self._call(write)
 
     def close(self, code, secret):
@@ -120,6 +144,7 @@ class RedisRooms(RoomStore):
             r.delete(*self._keys(r, code))
             r.set(self._key(code, ":ended"), 1, ex=ENDED_SECONDS)
             return True
+
         return self._call(end)
 
     def seen(self, code, *students, exploring=()):
@@ -129,13 +154,16 @@ class RedisRooms(RoomStore):
         def mark(r):
             now = time.time()
             with r.pipeline() as pipe:
-                for group, marked, other in ((":students", students, ":explorers"),
-                                             (":explorers", exploring, ":students")):
+                for group, marked, other in (
+                    (":students", students, ":explorers"),
+                    (":explorers", exploring, ":students"),
+                ):
                     if marked:
                         pipe.hset(self._key(code, group), mapping=dict.fromkeys(marked, now))
                         pipe.expire(self._key(code, group), IDLE_SECONDS)
                         pipe.hdel(self._key(code, other), *marked)  # one student is in one of the two
                 pipe.execute()
+
         self._call(mark)
 
     def _present(self, code, group):
@@ -145,6 +173,7 @@ class RedisRooms(RoomStore):
             if stale:
                 r.hdel(key, *stale)
             return r.hlen(key)
+
         return self._call(count)
 
     def followers(self, code):
@@ -172,6 +201,7 @@ class RedisRooms(RoomStore):
                 pipe.expire(key, IDLE_SECONDS)
                 pipe.execute()
             return True
+
         return self._call(write)
 
     def drawing(self, code):
@@ -194,6 +224,7 @@ class RedisRooms(RoomStore):
                 pipe.expire(self._key(code, ":questions"), IDLE_SECONDS)
                 pipe.execute()
             return True
+
         return self._call(write)
 
     def answers(self, code, question):

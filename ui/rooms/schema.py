@@ -22,8 +22,9 @@ MAX_VALUE_CHARS = 2_000  # the longest text box takes fewer
 
 
 # URL path -> the keys (numbers as ``#``) its controls read; read once, when the module is imported
-PAGE_KEYS: dict[str, frozenset[str]] = {page: frozenset(keys)
-                                        for page, keys in json.loads(SCHEMA_FILE.read_text()).items()}
+PAGE_KEYS: dict[str, frozenset[str]] = {
+    page: frozenset(keys) for page, keys in json.loads(SCHEMA_FILE.read_text()).items()
+}
 
 
 def general_key(key: str) -> str:

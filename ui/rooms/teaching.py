@@ -28,8 +28,10 @@ def _teach(page_path: str) -> None:
     try:
         code, secret = room_store().open(*shown_view(page_path))
     except RoomsUnavailable:
-        _notice("error", "The server that holds the classes cannot be reached, so no class was opened. "
-                         "Try again in a moment.")
+        _notice(
+            "error",
+            "The server that holds the classes cannot be reached, so no class was opened. Try again in a moment.",
+        )
         return
     enter(ClassPlace.for_teacher(code, secret))
     st.query_params[ROOM] = code
@@ -42,8 +44,11 @@ def _end() -> None:
     try:
         room_store().close(place.code, place.secret)
     except RoomsUnavailable:
-        _notice("warning", "The class was left, but the server that holds the classes could not be told: "
-                           "students see that it ended once it is reachable again, or after its idle time.")
+        _notice(
+            "warning",
+            "The class was left, but the server that holds the classes could not be told: "
+            "students see that it ended once it is reachable again, or after its idle time.",
+        )
     leave()
 
 
@@ -52,10 +57,16 @@ def class_button(container, page_path: str) -> None:
     and "End the class"), or for a student the class's code."""
     place = current_class()
     if place is None:
-        container.button("Teach this class", icon=":material/groups:", key="teach_class", width="stretch",
-                         on_click=_teach, args=(page_path,),
-                         help="Open a class: students who scan its code or open its link follow this screen "
-                              "on their own devices, and answer the lessons' questions.")
+        container.button(
+            "Teach this class",
+            icon=":material/groups:",
+            key="teach_class",
+            width="stretch",
+            on_click=_teach,
+            args=(page_path,),
+            help="Open a class: students who scan its code or open its link follow this screen "
+            "on their own devices, and answer the lessons' questions.",
+        )
         return
     if not place.is_teacher:
         container.markdown(f"Class **{spaced(place.code)}**")
@@ -65,8 +76,13 @@ def class_button(container, page_path: str) -> None:
         st.caption("Students scan the code or open the link, and follow this screen.")
         st.image(qr_png(link), width=260, output_format="PNG")
         st.code(link, language=None, wrap_lines=True)
-        st.button("End the class", icon=":material/logout:", key="end_class", on_click=_end,
-                  help="Students are told the class has ended and keep the view they have.")
+        st.button(
+            "End the class",
+            icon=":material/logout:",
+            key="end_class",
+            on_click=_end,
+            help="Students are told the class has ended and keep the view they have.",
+        )
 
 
 def _question_place(query: dict[str, list[str]]):
@@ -101,9 +117,11 @@ def _teacher_run(page_path: str) -> None:
             st.rerun()
         return
     followers, explorers = store.followers(place.code), store.explorers(place.code)
-    st.caption(f"Teaching class **{spaced(place.code)}** · {followers} "
-               f"{'student follows' if followers == 1 else 'students follow'} this screen"
-               + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else "."))
+    st.caption(
+        f"Teaching class **{spaced(place.code)}** · {followers} "
+        f"{'student follows' if followers == 1 else 'students follow'} this screen"
+        + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else ".")
+    )
     asked = _question_place(query)
     if asked is None:
         return
@@ -114,8 +132,13 @@ def _teacher_run(page_path: str) -> None:
 
     chart(class_answers_figure(labels, counts, right if revealed else None, followers), key="class_answers")
     if not revealed:
-        st.button("Reveal the answer to the class", icon=":material/visibility:", key="reveal_answer",
-                  on_click=_reveal, args=(question,))
+        st.button(
+            "Reveal the answer to the class",
+            icon=":material/visibility:",
+            key="reveal_answer",
+            on_click=_reveal,
+            args=(question,),
+        )
 
 
 def start_drawing() -> None:
@@ -155,5 +178,8 @@ def teacher_live(page_path: str) -> None:
         with writing(False):  # the class's counts and answers are not the page's
             _teacher_run(page_path)
     except RoomsUnavailable:
-        st.warning("The server that holds the classes cannot be reached: this page works on its own, and "
-                   "the class resumes when it is back.", icon=":material/cloud_off:")
+        st.warning(
+            "The server that holds the classes cannot be reached: this page works on its own, and "
+            "the class resumes when it is back.",
+            icon=":material/cloud_off:",
+        )

@@ -44,9 +44,12 @@ class RoomState:
     def status(self) -> dict:
         """What a student's browser compares with what its run saw (``kind``, ``revealed``, ``recheck``), and the
         view's ``version``: a view whose drawing does not come is opened by the student's own run."""
-        return {"kind": self.kind, "revealed": sorted(self.revealed),
-                "recheck": self.version if self.kind == "missing" else 0,
-                "version": self.version if self.kind == "view" else 0}
+        return {
+            "kind": self.kind,
+            "revealed": sorted(self.revealed),
+            "recheck": self.version if self.kind == "missing" else 0,
+            "version": self.version if self.kind == "view" else 0,
+        }
 
 
 def read_room(store: RoomStore, code: str, now: float) -> tuple[RoomState, RoomView | None]:
@@ -80,8 +83,9 @@ class RoomWatcher:
 
     ``alive(session_id) -> bool`` says whether a session is still connected (a gone one is forgotten)."""
 
-    def __init__(self, store: RoomStore, board: Board, alive: Callable[[str], bool],
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, store: RoomStore, board: Board, alive: Callable[[str], bool], clock: Callable[[], float] = time.monotonic
+    ):
         self._store, self._board, self._alive, self._clock = store, board, alive, clock
         self._students: dict[str, _Student] = {}
         self._lock = threading.Lock()
@@ -113,7 +117,7 @@ class RoomWatcher:
             time.sleep(WATCH_SECONDS)
             try:
                 self.watch_once()
-            except Exception:  # noqa: BLE001 - the thread outlives any one room's trouble; the next tick retries
+            except Exception:
                 time.sleep(WATCH_SECONDS)
 
     def watch_once(self) -> None:
@@ -150,8 +154,9 @@ class RoomWatcher:
         version, drawings = found
         try:
             layout = json.loads(next(iter(drawings.values())))["layout"]
-            self._board.put(token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version,
-                            str(layout))
+            self._board.put(
+                token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version, str(layout)
+            )
         except (ValueError, KeyError, TypeError, StopIteration):
             pass  # a drawing that cannot be read is not served: the students keep the view they have
 
