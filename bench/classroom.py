@@ -10,7 +10,7 @@ the followers split evenly between A and B.
 Every session is a websocket client speaking Streamlit's protocol (``testing/streamlit_client.py``) that
 behaves as a browser tab does (``bench/classroom_tab.py``): the URL and page the server last gave it go with every
 rerun it asks for, the teacher's live fragment runs on its timer, and a follower's runs are the ones its
-server starts when the class changes (``ui/rooms/watcher.py``). The teacher opens Multi-head attention and presses "Teach this
+server starts when the class changes (``classroom/watcher.py``). The teacher opens Multi-head attention and presses "Teach this
 class"; each follower opens the join link ``/?room=CODE``. Then the teacher makes ``changes`` changes of
 the heads slider (the slider's new value as the browser sends it), and two page changes in the middle
 (to Masks and back, as a click in the navigation sends them: the page's bound URL keys kept).

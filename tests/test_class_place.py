@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ui.rooms.place import STUDENT, TEACHER, ClassPlace
-from ui.rooms.watcher import RoomState
+from classroom.watcher import RoomState
 
 
 def test_a_teacher_holds_the_secret_and_a_student_joins_following_with_no_view_opened():

@@ -15,7 +15,7 @@ from ui.lesson_catalogue import LESSONS, Choice, Number, Shipped, View
 from ui.quiz import tally
 from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, PAGE_KEYS, view_problem
 from ui.rooms.membership import room_store
-from ui.rooms.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, new_code, normal_code
+from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, new_code, normal_code
 
 
 ROOT = Path(__file__).resolve().parent.parent

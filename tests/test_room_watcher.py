@@ -1,4 +1,4 @@
-"""The server's watcher of its students' rooms (ui/rooms/watcher.py) keeps this server's board current: a
+"""The server's watcher of its students' rooms (classroom/watcher.py) keeps this server's board current: a
 room's changed state goes to the board once, nothing while nothing changes; a view whose drawing a teacher on
 another server made is brought from the store; students are marked present in one write a room, following
 and exploring apart, and forgotten once disconnected; a store that cannot be reached and a room missing from
@@ -12,8 +12,8 @@ import threading
 import pytest
 
 from classroom.board import Board
-from ui.rooms.store import PRESENT_SECONDS, MemoryRooms, RoomsUnavailable
-from ui.rooms.watcher import HEARTBEAT_SECONDS, MISSING_RECHECK_SECONDS, RoomState, RoomWatcher, room_state
+from classroom.store import PRESENT_SECONDS, MemoryRooms, RoomsUnavailable
+from classroom.watcher import HEARTBEAT_SECONDS, MISSING_RECHECK_SECONDS, RoomState, RoomWatcher, room_state
 
 PAGE, QUERY = "multi_head", {"heads": ["4"]}
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ui.rooms.redis_store import RedisRooms
-from ui.rooms.store import (
+from classroom.redis_store import RedisRooms
+from classroom.store import (
     CODE_ALPHABET,
     CODE_LENGTH,
     ENDED_SECONDS,

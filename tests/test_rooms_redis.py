@@ -12,8 +12,8 @@ import pytest
 import redis
 
 from testing.processes import wait_until
-from ui.rooms.redis_store import RedisRooms
-from ui.rooms.store import RoomsUnavailable, RoomView
+from classroom.redis_store import RedisRooms
+from classroom.store import RoomsUnavailable, RoomView
 
 from tests.test_rooms import QUERY, PAGE, QUESTION, UNAVAILABLE_SECONDS
 

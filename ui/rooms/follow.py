@@ -47,9 +47,9 @@ from .membership import (
 )
 from .place import ClassPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
-from .store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomView, normal_code
+from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomView, normal_code
 from .teaching import send_view, teacher_live
-from .watcher import read_room
+from classroom.watcher import read_room
 
 JOINS_PER_MINUTE = 5
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)

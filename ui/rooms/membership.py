@@ -13,10 +13,10 @@ from ui.cache import resource
 from ui.streamlit_internals import session_alive, session_id, url_state_of_bound_controls
 
 from .place import current_class, forget_place
-from .redis_store import RedisRooms
+from classroom.redis_store import RedisRooms
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
-from .store import MemoryRooms, RoomStore, RoomsUnavailable
-from .watcher import RoomWatcher
+from classroom.store import MemoryRooms, RoomStore, RoomsUnavailable
+from classroom.watcher import RoomWatcher
 
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
@@ -34,7 +34,7 @@ def room_store() -> RoomStore:
 
 @resource()
 def room_watcher() -> RoomWatcher:
-    """The server's watcher of its students' rooms (``ui.rooms.watcher``), running."""
+    """The server's watcher of its students' rooms (``classroom.watcher``), running."""
     return RoomWatcher(room_store(), BOARD, session_alive).start()
 
 

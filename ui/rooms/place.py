@@ -16,7 +16,7 @@ from typing import Literal
 
 import streamlit as st
 
-from .watcher import RoomState
+from classroom.watcher import RoomState
 
 CLASS = "class_room"  # session state: this session's ClassPlace, while it is in a class
 Role = Literal["teacher", "student"]

@@ -18,7 +18,7 @@ from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
 from .place import ClassPlace, current_class, enter
 from .schema import ROOM, TEACH
-from .store import RoomsUnavailable
+from classroom.store import RoomsUnavailable
 
 TEACHER_SECONDS = 0.5
 

@@ -1,4 +1,4 @@
-"""Rooms in Redis (``ui.rooms.store`` has the records, the rules and the in-memory store), shared by every
+"""Rooms in Redis (``classroom.store`` has the records, the rules and the in-memory store), shared by every
 app server that reads the same Redis: one class followed across several servers."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from classroom.board import Board
+from .board import Board
 
 from .store import RoomStore, RoomsUnavailable, RoomView
 
