@@ -1,24 +1,17 @@
 """Screenshot of a page in headless Chromium: python bench/screenshot.py URL OUT.png [width] [height]."""
 
 import sys
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from testing.server import CHROMIUM_ARGS, chromium_path
 
 
 def main(url: str, out: str, width: int = 1400, height: int = 1000) -> None:
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
+        browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": width, "height": height})
         page.goto(url)
         page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]", timeout=60_000)
