@@ -91,7 +91,14 @@ def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
     """Apply the shared font, white background, title and margins; the top margin also makes room for
     a row of panel names under the title (``has_panel_names``)."""
     top = TITLE_TOP_PX + (PANEL_NAMES_PX if has_panel_names(fig) else 0)
-    fig.update_layout(
+    fig.update_layout(**_look(title, height, top))
+    return fig
+
+
+def _look(title: str, height: int, top: int) -> dict:
+    """The layout every figure shares: the template, the title at the left in 18 px, the font, white
+    paper and plot, and 10 px margins but the ``top``."""
+    return dict(
         template=LAB_TEMPLATE,
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
         font=FONT,
@@ -100,21 +107,26 @@ def base_layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
         plot_bgcolor="white",
         margin=dict(l=10, r=10, t=top, b=10),
     )
-    return fig
 
 
 PROJECTOR_TICK_PX, PROJECTOR_LABEL_PX, PROJECTOR_INK = 14, 15, "#222222"
 
 
+def _projector_text() -> tuple[dict, dict, dict]:
+    """The projector's text for an axis (ticks 14 px, titles 15 px), a legend and a colour bar, all dark."""
+    ink = dict(color=PROJECTOR_INK)
+    axis = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title_font=dict(size=PROJECTOR_LABEL_PX, **ink))
+    colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
+    return axis, dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)), colorbar
+
+
 def projector_fonts(fig: go.Figure) -> go.Figure:
     """Readable on a projector: tick labels 14 px and dark (the app theme's default is 12 px grey),
     axis titles, legend, colour bars and panel labels 15 px. Titles keep their 18 px. Returns ``fig``."""
-    ink = dict(color=PROJECTOR_INK)
-    axis = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title_font=dict(size=PROJECTOR_LABEL_PX, **ink))
+    axis, legend, colorbar = _projector_text()
     fig.update_xaxes(**axis)
     fig.update_yaxes(**axis)
-    fig.update_layout(legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
-    colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
+    fig.update_layout(legend=legend)
     fig.update_traces(colorbar=colorbar, selector=dict(type="heatmap"))
     if any(getattr(trace, "coloraxis", None) for trace in fig.data):
         fig.update_layout(coloraxis_colorbar=colorbar)
@@ -129,19 +141,8 @@ def styled_figure(traces, title: str, height: int = 420, **layout) -> go.Figure:
     or ``update_xaxes`` walks the whole figure again. ``layout`` adds to the style; its ``xaxis`` and ``yaxis``
     keep the projector fonts unless they set their own.
     """
-    ink = dict(color=PROJECTOR_INK)
-    axis = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title_font=dict(size=PROJECTOR_LABEL_PX, **ink))
-    colorbar = dict(tickfont=dict(size=PROJECTOR_TICK_PX, **ink), title=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)))
-    style = dict(
-        template=LAB_TEMPLATE,
-        title=dict(text=title, x=0.0, xanchor="left", font=dict(size=18)),
-        font=FONT,
-        height=height,
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        margin=dict(l=10, r=10, t=TITLE_TOP_PX, b=10),
-        legend=dict(font=dict(size=PROJECTOR_LABEL_PX, **ink)),
-    )
+    axis, legend, colorbar = _projector_text()
+    style = {**_look(title, height, TITLE_TOP_PX), "legend": legend}
     style.update(layout)
     for name in ("xaxis", "yaxis"):
         style[name] = {**axis, **layout.get(name, {})}
