@@ -15,7 +15,7 @@ from pages.masks.sections import Batch, ShownHead
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.forward import self_attention_maps
-from ui.screen import figure_first, figure_on_top
+from ui.screen import compact, figure_first, figure_on_top
 from viz.masks import readable_heatmap
 
 
@@ -28,7 +28,9 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     tokens = batch.tokens[batch.row]
     maps = mask_ui.masked_forward(shown.spec, batch.ids[batch.row], kind)
     scores, weights = maps.scores[shown.layer - 1, shown.head], maps.weights[shown.layer - 1, shown.head]
-    c1, c2, c3 = st.columns(3, gap="medium")
+    # three maps side by side: on a compact screen one under the other, each as wide as the page (three columns of
+    # a tablet's page are too narrow for a map and its colour bar)
+    c1, c2, c3 = [st.container()] * 3 if compact() else st.columns(3, gap="medium")
     limit = float(np.abs(scores).max()) or 1.0  # one colour range for 1 and 2: masking changes no value
     chart(
         cached_figure(
