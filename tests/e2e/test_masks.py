@@ -1,6 +1,13 @@
 """In a real browser: the Masks page loads, redraws after a slider change, opens a tab and follows a radio."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
+from tests.e2e.conftest import (
+    assert_no_exception,
+    new_page,
+    nudge_slider,
+    open_section,
+    wait_for_chart,
+    wait_idle,
+)
 
 
 def test_masks_loads_and_redraws(page, server_url):
@@ -73,3 +80,27 @@ def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
     assert (200, 200, 200) in masked and any(max(c) < 160 for c in masked), masked  # the grey and a stripe
     allowed = colours(box["x"] + 2, box["y"] + box["height"] - 16)
     assert (200, 200, 200) not in allowed, allowed
+
+
+def test_a_tablets_score_maps_lie_one_under_another_as_wide_as_the_page(browser, server_url):
+    """At a tablet's 820 px, sidebar shown, the page is compact: the three score maps are stacked, each plot as wide
+    as the main column (in three columns each had about 140 px, its colour bar unreadable)."""
+    page = new_page(browser, viewport={"width": 820, "height": 1180})
+    try:
+        page.goto(f"{server_url}/masks?section=Scores")
+        wait_idle(page)
+        page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=stMain] div.lab-chart .main-svg').length >= 3",
+            timeout=30_000,
+        )
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid=stMain] div.lab-chart')]
+                 .map((plot) => plot.getBoundingClientRect()).map((r) => ({left: r.left, top: r.top, width: r.width}))"""
+        )
+        main = page.evaluate("() => document.querySelector('[data-testid=stMainBlockContainer]').clientWidth")
+        assert len(boxes) == 3
+        assert [round(box["left"]) for box in boxes] == [round(boxes[0]["left"])] * 3  # one column
+        assert boxes[0]["top"] < boxes[1]["top"] < boxes[2]["top"]
+        assert all(box["width"] >= 0.8 * (main - 2 * 16) for box in boxes), (boxes, main)
+    finally:
+        page.context.close()
