@@ -19,9 +19,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "ui" / "rooms" / "url_schema.json"
 APP = str(ROOT / "app.py")
 # Pages whose controls depend on the kind of model picked: the shipped checkpoint of each other kind to run too.
-OTHER_MODELS = {"pages/experiments/page.py": ("digits_vit",)}
+OTHER_MODELS = {
+    "pages/experiments/page.py": ("digits_vit", "text_mlm"),  # a ViT's digits; an encoder's two sentences
+    "pages/encoder_decoder/page.py": ("reverse",),  # a trained model's dropout rate
+}
 # Controls shown only under another control's value that no lesson view opens: a view that shows them, per page.
-SHOWN_UNDER = {"pages/experiments/page.py": ({"section": "Knock out", "how": "resample"},)}
+SHOWN_UNDER = {
+    "pages/experiments/page.py": ({"section": "Knock out", "how": "resample"},),
+    "pages/self_attention/page.py": ({"table": "true"},),  # the matrix of the open numbers table
+    "pages/multi_head/page.py": ({"section": "Compare", "cmp": "one head, two sentences"},),
+    "pages/positional_encoding/page.py": ({"section": "Schemes", "scheme": "Rotary (RoPE)"},),
+}
 
 
 def general(key: str) -> str:
@@ -66,7 +74,7 @@ def page_keys(page_path: str) -> set[str]:
         keys |= _bound_keys(run(model))
         for section in _sections(first):
             keys |= _bound_keys(run({**model, "section": section}))
-    for settings in SHOWN_UNDER.get(page_path, ()):  # the resample seed, shown for resample ablation only
+    for settings in SHOWN_UNDER.get(page_path, ()):  # e.g. the resample seed, shown for resample ablation only
         keys |= _bound_keys(run(settings))
     for settings in _lesson_settings(page_path):  # a control shown only under another's value (ALiBi's heads)
         if {general(key) for key in settings} - {general(key) for key in keys}:

@@ -204,3 +204,27 @@ def test_every_session_control_is_a_key_its_page_uses():
         text = "\n".join(path.read_text(encoding="utf-8") for path in (root / page.path).parent.glob("*.py"))
         for pattern in page.session_controls:
             assert f'"{pattern.split("*")[0]}' in text, (page.url_path, pattern)
+
+
+def test_reset_clears_a_control_shown_only_under_another_controls_value():
+    """Multi-head's second sentence is drawn only in Compare's "one head, two sentences": reset clears it too."""
+    at = run_page("pages/multi_head/page.py", {"section": "Compare", "cmp": "one head, two sentences"})
+    at.text_input(key="text2").input("the dog ran").run()
+    assert at.session_state["text2"] == "the dog ran"
+    at.button(key="reset_page").click()
+    at.run()
+    assert_no_exception(at)
+    assert "text2" not in at.session_state or at.session_state["text2"] != "the dog ran"
+
+
+def test_a_key_another_page_left_in_the_session_does_not_reach_a_control_of_the_same_name():
+    """Self-attention's numbers table (its matrix select, key "numbers", a string) open, then Masks' Scores, whose
+    expander has the same key: Masks opens with its own expander, no error."""
+    at = run_page("pages/self_attention/page.py", {"table": "true"})
+    assert at.selectbox(key="numbers").value  # the matrix drawn in the open table: a string under "numbers"
+    at.switch_page("pages/masks/page.py")
+    at.query_params.clear()
+    at.run()
+    next(group for group in at.get("button_group") if group.key == "section").set_value("Scores").run()
+    assert_no_exception(at)
+    assert any("Masked scores" in spec["layout"]["title"]["text"] for spec in chart_specs(at))

@@ -38,12 +38,13 @@ def keep_page_keys(page_path: str) -> None:
     are, after a navigation from another page, the keys the browser carried along from that page with the
     values it had there (``remember_url``): a key of the same name on this page is another setting. A page
     opened with a view (a lesson's link, a class's view: ``open_with_view``) keeps it. After a navigation the
-    last page's controls forget their values: a control of the same key here takes the URL's, or its default;
+    last page's controls and this page's forget their values: a control here takes the URL's, or its default;
     presentation mode is kept as the last page had it."""
     own = PAGE_KEYS.get(page_path)
     last_page, last_url = st.session_state.get(LAST_PAGE), st.session_state.get(LAST_URL, {})
     if last_page is not None and last_page != page_path:
         forget_controls(last_page)
+        forget_controls(page_path)  # and this page's: a value kept under one of its keys is another page's
     opened_with_view = st.session_state.pop(OPENED_WITH_VIEW, None) == page_path or LESSON_KEY in st.query_params
     if own is None:
         return
