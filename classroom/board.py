@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass, field
 
 MODES = ("plain", "present", "compact")
+FALLBACK = ("plain", "compact", "present")  # served, in this order, for a mode a drawing does not have
 LAYOUTS_KEPT = 32
 WAKE_AFTER_SECONDS = 0.05  # the teacher's own run sends its messages first: its redraw does not wait for the class
 WAKE_BATCH = 25  # waiters answered at once; the next batch after WAKE_BATCH_SECONDS, so that every session's
@@ -109,13 +110,17 @@ class Board:
             return 0 if entry is None else entry.sequence
 
     def latest(self, token: str, mode: str) -> tuple[int, bytes] | None:
-        """The token's sequence number and what is served for ``mode``, ``{"status": ..., "drawing": ...}`` (the
-        other mode's drawing if it has only that); None before its first drawing."""
+        """The token's sequence number and what is served for ``mode``, ``{"status": ..., "drawing": ...}``; where
+        the drawing has no ``mode``, the plain one, else the first of ``FALLBACK`` it has; None before its first
+        drawing."""
         with self._lock:
             entry = self._entries.get(token)
             if entry is None or not entry.bodies:
                 return None
-            return entry.sequence, entry.bodies.get(mode) or next(iter(entry.bodies.values()))
+            if mode in entry.bodies:
+                return entry.sequence, entry.bodies[mode]
+            kept = [entry.bodies[kind] for kind in FALLBACK if kind in entry.bodies]
+            return entry.sequence, kept[0] if kept else next(iter(entry.bodies.values()))
 
     def forget(self, token: str) -> None:
         with self._lock:

@@ -92,6 +92,20 @@ def test_the_served_body_holds_the_status_and_the_drawing_as_json():
     assert sequence == 2 and json.loads(body) == {"status": {"kind": "view"}, "drawing": {"charts": {}}}
 
 
+def test_a_mode_the_drawing_lacks_is_served_the_plain_drawing_whatever_order_the_modes_came_in():
+    """A student in presentation mode whose teacher is not presenting gets the plain figures, not a phone's."""
+    for drawings in (
+        {"compact": b'{"v": "compact"}', "plain": b'{"v": "plain"}'},
+        {"plain": b'{"v": "plain"}', "compact": b'{"v": "compact"}'},
+    ):
+        board = Board()
+        board.put(TOKEN, drawings, 1, "L")
+        assert json.loads(board.latest(TOKEN, "present")[1])["drawing"] == {"v": "plain"}
+    board = Board()
+    board.put(TOKEN, {"compact": b'{"v": "compact"}'}, 1, "L")
+    assert json.loads(board.latest(TOKEN, "plain")[1])["drawing"] == {"v": "compact"}  # the only one there is
+
+
 def test_the_app_declares_the_route():
     assert [route.path for route in class_routes()] == ["/_class/{token}"]
 
