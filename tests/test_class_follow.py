@@ -70,6 +70,24 @@ def test_the_teachers_drawing_holds_every_chart_as_the_page_sent_it_and_the_boar
     assert served["drawing"] == drawing
 
 
+def test_a_drawing_too_large_to_send_is_left_out_and_the_teacher_page_goes_on(monkeypatch):
+    """Figures over the store's limit are not sent (the students' pages then draw the view themselves after
+    their wait); the view itself goes out, and the teacher's page shows no error."""
+    import ui.rooms.drawing as drawing_module
+
+    teacher = session(page="multi_head")
+    code, _ = teach(teacher)
+    drawn_version = room_store().drawing(code)[0]
+    import classroom.store as store_module
+
+    for module in (store_module, drawing_module):  # the store refuses, and the page knows it would
+        monkeypatch.setattr(module, "MAX_DRAWING_CHARS", 100, raising=False)  # smaller than any page's figures
+    teacher.select_slider(key="heads").set_value(2).run()
+    assert_no_exception(teacher)
+    assert room_store().view(code).version > drawn_version  # the view went out
+    assert room_store().drawing(code)[0] == drawn_version  # its figures did not
+
+
 def test_a_students_run_tells_its_browser_what_it_drew_and_which_controls_to_hide():
     teacher = session(page="multi_head")
     code, _ = teach(teacher)

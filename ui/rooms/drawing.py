@@ -22,6 +22,7 @@ import json
 import streamlit as st
 
 from classroom.board import BOARD
+from classroom.store import MAX_DRAWING_CHARS
 
 from ui.charts import keep_sent_charts, sent_charts
 from ui.streamlit_internals import session_id
@@ -104,7 +105,14 @@ def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]
         return version
     charts = {name: modes for name, modes in sent.items() if name not in TEACHER_ONLY}
     layout = layout_of(page, query, list(charts), page_text().digest(session_id()))
-    drawings = compose(version, page, query, present, charts, layout)
+    # a mode whose figures are too large to send is left out: its students' pages draw the view themselves
+    drawings = {
+        mode: text
+        for mode, text in compose(version, page, query, present, charts, layout).items()
+        if len(text) <= MAX_DRAWING_CHARS
+    }
+    if not drawings:
+        return version
     digest = hashlib.sha256("".join(drawings[mode] for mode in sorted(drawings)).encode()).hexdigest()
     if st.session_state.get(SENT) == (code, digest):
         return version  # the same drawing went out already: the students are not woken for nothing
