@@ -40,8 +40,11 @@ def test_stops_waiting_as_soon_as_the_process_has_exited():
 
 
 def test_a_running_process_does_not_stop_the_wait():
-    with subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) as process:
+    # a process that runs until its input closes: alive for as long as the test holds its stdin open
+    with subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE) as process:
         try:
             wait_until(lambda: True, 5, "a condition that holds", process=process)
+            assert process.poll() is None
         finally:
-            process.kill()
+            process.stdin.close()
+            process.wait(timeout=10)
