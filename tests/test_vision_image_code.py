@@ -13,7 +13,7 @@ import torch
 from analysis.digit_images import as_digit, image_code, image_from_code, picture_ink
 from pages.vision.upload import read_picture
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
-from tests.test_page_vision import png
+from tests.test_vision_pictures import png
 from transformer import load_checkpoint, load_digits
 
 PAGE = "pages/vision/page.py"
