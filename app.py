@@ -43,8 +43,8 @@ def route() -> None:
     share, teach = classroom_bar(current)
     class_button(teach, current.url_path)
     class_strip(current.url_path)
+    page_begins()  # what is written from here on is the page's (a teacher's view, for the class): a lesson's too
     lesson_bar({page.url_path: page.path for page in PAGES})
-    page_begins()  # what the page writes from here on is the page's (a teacher's view, for the class)
     try:
         current.run()
     finally:  # also after a page stops early (st.stop): the link then holds what it has drawn

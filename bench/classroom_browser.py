@@ -5,9 +5,10 @@
 Two `streamlit run app.py` servers given one ``redis-server``; the teacher in Chromium on server A opens
 Multi-head attention and presses "Teach this class"; ``students`` Chromium tabs (each in a context of its own)
 open the join link, half on server A and half on server B. The teacher moves the heads slider ``changes``
-times (up to its next option and back, in turn), and for each change the time from the key press to the moment each
-student's heads map shows the new number of heads is measured in the student's own page (a ``requestAnimationFrame``
-after the chart's title changed), and so is the teacher's own redraw. Prints a Markdown table.
+times (up to its next option and back, in turn), then opens Masks and Positional encoding; for each change the time
+from the key press (or the click on the page's link) to the moment each student's page shows the teacher's new chart
+is measured in the student's own page (a ``requestAnimationFrame`` after a chart with the new title was drawn: the
+heads map taken in place, the other page's copy), and so is the teacher's own redraw. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from testing.redis_server import redis_running  # noqa: E402
 from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402
 
 HEADS = ("1", "2", "4", "8", "16")  # the heads slider's options at d_model 64
+PAGE_CHANGES = (("Masks", "Causal mask for"), ("Positional encoding", "PE against position"))  # link, chart title
 TITLE = "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(e => e.textContent).join('|')"
 # In the student's page: resolves with performance.now() once a chart title holds the text (then one frame).
 SEEN = """text => new Promise(resolve => {
@@ -77,21 +79,26 @@ def main() -> None:
                 page.wait_for_selector(".js-plotly-plot .gtitle", timeout=60_000)
                 students.append(page)
             rows, current = [], "4"
+
+            def timed(label: str, text: str, act) -> None:
+                for page in (teacher, *students):  # each page starts watching for the new title
+                    page.evaluate(f"text => {{ window.__labSeen = ({SEEN})(text); }}", text)
+                pressed = teacher.evaluate("() => performance.timeOrigin + performance.now()")
+                act()
+                teacher_ms = teacher.evaluate("() => window.__labSeen") - pressed
+                seen = [student.evaluate("() => window.__labSeen") - pressed for student in students]
+                rows.append((label, teacher_ms, seen))
+                print(f"  {label}: teacher {teacher_ms:.0f} ms, students p95 {p95(seen):.0f} ms", file=sys.stderr)
+                teacher.wait_for_timeout(1000)
+
             for change in range(args.changes):
                 up = change % 2 == 0  # 4 -> 8 -> 4 -> 8 ...
                 target = HEADS[HEADS.index(current) + (1 if up else -1)]
-                for page in (teacher, *students):  # each page starts watching for the new title
-                    page.evaluate(f"text => {{ window.__labSeen = ({SEEN})(text); }}", f"{target} heads")
-                pressed = teacher.evaluate("() => performance.timeOrigin + performance.now()")
-                heads_slider(teacher).press("ArrowRight" if up else "ArrowLeft")
-                teacher_ms = teacher.evaluate("() => window.__labSeen") - pressed
-                seen = [student.evaluate("() => window.__labSeen") - pressed for student in students]
-                rows.append((target, teacher_ms, seen))
+                key = "ArrowRight" if up else "ArrowLeft"
+                timed(f"{target} heads", f"{target} heads", lambda key=key: heads_slider(teacher).press(key))
                 current = target
-                print(
-                    f"  {current} heads: teacher {teacher_ms:.0f} ms, students p95 {p95(seen):.0f} ms", file=sys.stderr
-                )
-                teacher.wait_for_timeout(1000)
+            for link, title in PAGE_CHANGES:
+                timed(f"page: {link}", title, lambda link=link: teacher.get_by_role("link", name=link).first.click())
             browser.close()
         finally:
             for server in servers:
@@ -99,15 +106,14 @@ def main() -> None:
     everyone = [ms for _, _, seen in rows for ms in seen]
     print(
         f"\n{time.strftime('%Y-%m-%d')}, commit {commit()}: real Chromium, 2 app servers + Redis, "
-        f"{args.students} students (half on each server, phone-sized), {len(rows)} changes of the heads slider; "
+        f"{args.students} students (half on each server, phone-sized), {args.changes} changes of the heads slider "
+        f"and {len(PAGE_CHANGES)} of the page; "
         f"load average {load_before} before, {load_average()} after.\n"
     )
     print("| change | teacher's own redraw (ms) | students median (ms) | p95 (ms) | max (ms) |")
     print("|---|---:|---:|---:|---:|")
     for target, teacher_ms, seen in rows:
-        print(
-            f"| {target} heads | {teacher_ms:.0f} | {statistics.median(seen):.0f} | {p95(seen):.0f} | {max(seen):.0f} |"
-        )
+        print(f"| {target} | {teacher_ms:.0f} | {statistics.median(seen):.0f} | {p95(seen):.0f} | {max(seen):.0f} |")
     print(
         f"| all | {statistics.median([t for _, t, _ in rows]):.0f} | {statistics.median(everyone):.0f} "
         f"| {p95(everyone):.0f} | {max(everyone):.0f} |"

@@ -193,6 +193,16 @@ class Tab:
         self.views.append((now, self.page_hash, (drawing["query"].get(SLIDER) or [default])[0]))
         self.url_changes.append(now)
 
+    def show_copy(self, drawing: dict, now: float) -> None:
+        """The teacher's whole page shown in place of the tab's own (its copy and figures, no run): the teacher's
+        page, with the heads value the teacher's URL holds (else the slider's default, the same on every page)."""
+        self.panels.append((now, self.pages.get(drawing["page"], drawing["page"])))
+        slider = self.widgets.get(SLIDER)
+        default = slider.options[int(slider.default[0])] if slider is not None else None
+        page = self.pages.get(drawing["page"], drawing["page"])
+        self.views.append((now, page, (drawing["query"].get(SLIDER) or [default])[0]))
+        self.url_changes.append(now)
+
     def show_panel(self, drawing: dict, now: float) -> None:
         """The teacher's figures shown above the page while its own run opens the teacher's page."""
         self.panels.append((now, self.pages.get(drawing["page"], drawing["page"])))

@@ -1,10 +1,10 @@
 """The student's live part of ``bench/classroom.py``, as ``ui/rooms/follower.js`` behaves in a browser: it waits on
 its server's board (``GET _class/<token>?after=N``, one keep-alive connection) and takes each new drawing in
-place, or asks for a run of its session where the page must change (another layout or presentation mode, a
-changed state of the class), once a change, showing the teacher's figures meanwhile (another page's run a
-moment later, as the browser's). What a tab shows after a
-drawing taken in place, or in that panel, is recorded as the follower's view (``Tab.views``), with when it
-arrived."""
+place where its page wrote the same, shows the drawing's copy of the teacher's page where it is whole, or
+asks for a run of its session where the page must change (presentation mode, a changed state of the class, a
+copy that is not whole), once a change, showing the teacher's figures meanwhile (another page's run a moment
+later, as the browser's). What a tab shows after a drawing taken in place or shown as the copy is recorded as
+the follower's view (``Tab.views``), with when it arrived."""
 
 from __future__ import annotations
 
@@ -102,18 +102,21 @@ async def follow_board(tab, server_url: str) -> None:
             elif data["following"] and drawing["version"] > data["version"]:
                 parts, text = drawing["layout"].split("|")
                 own_parts, own_text = (layout or "|").split("|")
-                if parts != own_parts:  # the panel at once, the page's own run a moment later
+                if data["followPresent"] and drawing["present"] != data["present"]:
+                    reason = f"view:{drawing['version']}"
+                elif (parts, text) == (own_parts, own_text):
+                    tab.take_in_place(drawing, time.monotonic())
+                elif drawing.get("whole") is True:  # the teacher's page in place of the tab's own: no run
+                    tab.show_copy(drawing, time.monotonic())
+                elif parts != own_parts:  # the panel at once, the page's own run a moment later
                     tab.show_panel(drawing, time.monotonic())
                     delayed = f"view:{drawing['version']}"
                     if delayed not in woken:
                         woken.add(delayed)
                         asyncio.get_running_loop().call_later(random.uniform(*OPEN_AFTER_SECONDS), tab.send_rerun)
-                elif data["followPresent"] and drawing["present"] != data["present"]:
-                    reason = f"view:{drawing['version']}"
                 else:
                     tab.take_in_place(drawing, time.monotonic())
-                    if text != own_text:
-                        reason = f"text:{drawing['version']}"  # the page runs again for its sentences
+                    reason = f"text:{drawing['version']}"  # the page runs again for its sentences
             elif data["following"] and drawing["version"] == data["version"] and layout is None:
                 layout = drawing["layout"]
             if reason and reason not in woken:

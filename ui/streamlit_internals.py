@@ -107,9 +107,10 @@ def url_state_of_bound_controls() -> dict[str, list[str]]:
 
 
 def watch_elements(on_element) -> bool:
-    """Once a process: every delta a run sends is shown to ``on_element(session_id, delta_path, element_type,
-    message_hash)`` after it is queued (``ScriptRunContext.enqueue``, which gives every message its content
-    hash). False, and nothing watched, where that method moved."""
+    """Once a process: every element and block a run sends is shown to ``on_element(session_id, delta_path,
+    delta, message_hash)`` after it is queued (``ScriptRunContext.enqueue``, which gives every message its
+    content hash); ``delta`` is the message's ``Delta`` (``new_element`` or ``add_block``), not to be changed.
+    False, and nothing watched, where that method moved."""
     try:
         from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
     except ImportError:
@@ -122,10 +123,8 @@ def watch_elements(on_element) -> bool:
 
     def enqueue(self, msg) -> None:
         original(self, msg)
-        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            on_element(
-                self.session_id, tuple(msg.metadata.delta_path), msg.delta.new_element.WhichOneof("type"), msg.hash
-            )
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") in ("new_element", "add_block"):
+            on_element(self.session_id, tuple(msg.metadata.delta_path), msg.delta, msg.hash)
 
     enqueue.lab_watched = True
     ScriptRunContext.enqueue = enqueue

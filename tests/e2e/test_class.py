@@ -64,8 +64,9 @@ def chart_title(title: str) -> str:
 
 def follows_heads_then_page(teacher, student) -> list[float]:
     """The teacher changes the heads slider, then goes to Masks; the student's view follows. Returns seconds.
-    The heads arrive in place (no run of the student's page), the teacher's settings beside them, the page's
-    own controls hidden while following and the bars' buttons shown."""
+    The heads arrive in place and the Masks page as the copy of the teacher's page with the teacher's figures
+    in it (no run of the student's page either time), the teacher's settings beside them, the page's own
+    controls hidden while following and the bars' buttons shown."""
     wait_idle(student)
     runs = requested_runs(student)
     heads = student.locator("[data-testid=stMain] .st-key-heads")
@@ -77,12 +78,19 @@ def follows_heads_then_page(teacher, student) -> list[float]:
     student.get_by_text("The teacher's settings: heads = 8").first.wait_for(timeout=CHECK_TIMEOUT_MS)
     assert requested_runs(student) == runs  # taken in place: the student's page did not run
     teacher.get_by_role("link", name="Masks").first.click()
-    took.append(seconds_until(student, "() => location.pathname.endsWith('/masks')"))
+    copy = student.locator("div.lab-teacher-screen")
+    took.append(
+        seconds_until(student, "() => document.querySelector('div.lab-teacher-screen h1')?.textContent === 'Masks'")
+    )
     wait_for_chart(student, "Causal mask for", timeout=CHECK_TIMEOUT_MS)
-    wait_idle(student)
-    tokens = student.locator("[data-testid=stMain] .st-key-n")  # Masks' own control of the sequence length
-    assert tokens.count() == 1 and tokens.is_hidden()
+    assert copy.get_by_text("The teacher's screen: masks.").is_visible()
+    teacher_text = teacher.locator("[data-testid=stMain]").inner_text()
+    sentence = "The decoder predicts token"  # one of the page's sentences, beside its chart
+    assert sentence in teacher_text and copy.get_by_text(sentence).is_visible()
+    assert copy.locator("math").count() > 0  # the page's formulas, drawn by the browser
+    assert student.locator("[data-testid=stMain] .st-key-heads").is_hidden()  # the old page is hidden
     assert student.get_by_role("button", name="Reset this page").is_visible()
+    assert requested_runs(student) == runs  # the copy: still no run of the student's page
     return took
 
 

@@ -291,8 +291,16 @@ def test_a_finger_scrolls_past_a_chart_taps_it_for_its_numbers_and_reaches_every
 
     page.evaluate("() => document.querySelector('div.lab-chart').scrollIntoView({block: 'center'})")
     wait_settled(page)  # the plot laid out for the phone: a tap during a relayout hovers nothing (weight NaN)
-    box = page.locator("div.lab-chart .nsewdrag").first.bounding_box()
-    page.touchscreen.tap(box["x"] + 10, box["y"] + 10)
+    # the middle of the first tile's first cell (data coordinates 0, 0), from the axes as drawn: a fixed offset
+    # into the plot lands in the one-cell gap between tiles where the phone's layout makes cells small
+    x, y = page.evaluate(
+        """() => {
+          const plot = document.querySelector('div.lab-chart');
+          const box = plot.getBoundingClientRect(), { xaxis, yaxis } = plot._fullLayout;
+          return [box.left + xaxis._offset + xaxis.l2p(0), box.top + yaxis._offset + yaxis.l2p(0)];
+        }"""
+    )
+    page.touchscreen.tap(x, y)
     page.locator("div.lab-chart .hoverlayer .hovertext").first.wait_for(timeout=5_000)
     assert "query" in page.locator("div.lab-chart .hoverlayer .hovertext").first.text_content()
 

@@ -10,8 +10,10 @@ drawing for each mode, to the store (which carries it to other servers) and to t
 A drawing is JSON: ``version`` (the room view's), ``page``, ``query`` (the teacher's URL state), ``settings``
 (what the student's strip shows), ``present``, ``layout`` (a digest of what a student's page must hold to take
 this drawing in place: the page, its section, lesson step and model, its charts' names in order and the
-digest of everything else its page wrote: ``ui.rooms.page_text``) and
-``charts`` (name -> Plotly figure). A student's browser that shows another layout starts a run of its own.
+digest of everything else its page wrote: ``ui.rooms.page_text``), ``whole`` (whether ``copy`` holds all the
+page shows), ``charts`` (name -> Plotly figure) and ``copy`` (the page as HTML, its charts as empty places named
+for them: ``ui.rooms.page_copy``). A student's browser that shows another layout shows the copy in place of its
+page, with the teacher's figures in it; where the copy is not whole, it starts a run of its own.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from classroom.board import BOARD
 from classroom.store import MAX_DRAWING_CHARS
 
 from ui.charts import keep_sent_charts, sent_charts
+from ui.plotly_in_place import COMPONENT_NAME
 from ui.streamlit_internals import session_id
 
+from .page_copy import page_copy
 from .page_text import page_text
 
 LAYOUT_KEYS = ("section", "lesson", "step", "model")  # URL keys whose change changes what a page holds
@@ -75,8 +79,11 @@ def compose(
     present: bool,
     charts: dict[str, dict[str, bytes]],
     layout: str,
+    copy: str = "",
+    whole: bool = False,
 ) -> dict[str, str]:
-    """The drawing of each mode the charts were sent in, as JSON text; a figure's JSON is put in as it is."""
+    """The drawing of each mode the charts were sent in, as JSON text; a figure's JSON is put in as it is. The
+    page's ``copy`` comes after the charts, ``whole`` before them (what a student's browser compares first)."""
     head = {
         "version": version,
         "page": page,
@@ -84,6 +91,7 @@ def compose(
         "settings": settings_of(query),
         "present": present,
         "layout": layout,
+        "whole": whole,
     }
     modes = {mode for sent in charts.values() for mode in sent} or {"present" if present else "plain"}
     drawings = {}
@@ -91,7 +99,9 @@ def compose(
         figures = b",".join(
             json.dumps(name).encode() + b":" + sent[mode] for name, sent in charts.items() if mode in sent
         )
-        text = json.dumps(head)[:-1].encode() + b',"charts":{' + figures + b"}}"
+        text = (
+            json.dumps(head)[:-1].encode() + b',"charts":{' + figures + b'},"copy":' + json.dumps(copy).encode() + b"}"
+        )
         drawings[mode] = text.decode("utf-8")
     return drawings
 
@@ -104,11 +114,13 @@ def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]
     if version is None or sent is None:
         return version
     charts = {name: modes for name, modes in sent.items() if name not in TEACHER_ONLY}
-    layout = layout_of(page, query, list(charts), page_text().digest(session_id()))
+    record, session = page_text(), session_id()
+    layout = layout_of(page, query, list(charts), record.digest(session))
+    copy, whole = page_copy(record.elements(session), COMPONENT_NAME)
     # a mode whose figures are too large to send is left out: its students' pages draw the view themselves
     drawings = {
         mode: text
-        for mode, text in compose(version, page, query, present, charts, layout).items()
+        for mode, text in compose(version, page, query, present, charts, layout, copy, whole).items()
         if len(text) <= MAX_DRAWING_CHARS
     }
     if not drawings:

@@ -2,8 +2,11 @@
 // (GET _class/<token>, answered when something changes) and takes it in place: each chart of the page gets the
 // teacher's figure (Plotly.react, through plotly_in_place.js), the strip shows the teacher's settings and the
 // address bar holds them. Where the page must change (another page, section, lesson step, model, presentation
-// mode, a question revealed, the class ended), it starts a run of this session instead (setTriggerValue), once
-// a change; until that run has drawn the page, the teacher's figures are shown at once in a panel above it.
+// mode, a question revealed, the class ended), it shows the teacher's page in place of its own: the drawing's
+// copy (HTML made by ui/rooms/page_copy.py) with the teacher's figures drawn into it, and the page does not run.
+// Where the copy is not whole (the teacher's page shows something it cannot hold) or presentation mode changes,
+// it starts a run of this session instead (setTriggerValue), once a change; until that run has drawn the page,
+// the teacher's figures are shown at once in a panel above it.
 // While following, the page's own controls are hidden: the teacher's settings are shown instead.
 const MAX_CHARS = 8000000;
 const RETRY_MS = 1000;
@@ -48,16 +51,72 @@ function hideControls(keys, following) {
   style.textContent = following && selectors.length ? `${selectors.join(",\n")} { display: none !important; }` : "";
 }
 
-function showPanel(parentElement, drawing) {
-  // The teacher's figures, at once, while this page's own run opens the teacher's page.
+// The copy's allow-list, as ui/rooms/page_copy.py's (a drawing read from the store is checked again here).
+const COPY_TAGS = new Set(("p div span a em strong b i code pre ul ol li blockquote h1 h2 h3 h4 h5 h6 hr br table "
+  + "thead tbody tr th td details summary del s progress math semantics annotation mrow mi mn mo ms mtext mspace "
+  + "msub msup msubsup mfrac msqrt mroot mstyle mtable mtr mtd munder mover munderover mpadded mphantom menclose "
+  + "merror").split(" "));
+const COPY_ATTRIBUTES = new Set(("class href title data-chart style start value max open display mathvariant stretchy "
+  + "fence separator lspace rspace form largeop movablelimits minsize displaystyle scriptlevel mathsize "
+  + "linethickness width height depth voffset columnalign rowspacing columnspacing notation rel").split(" "));
+const COPY_STYLE = /^(flex: [0-9.e-]+ 1 0|text-align: ?(left|right|center));?$/;
+
+function copyOf(html) {
+  // The copy as inert nodes (a template runs no script and loads nothing), cut to the allow-list.
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  for (const element of [...template.content.querySelectorAll("*")]) {
+    if (!COPY_TAGS.has(element.localName)) {
+      element.remove();
+      continue;
+    }
+    for (const { name, value } of [...element.attributes]) {
+      const allowed = COPY_ATTRIBUTES.has(name) && (name !== "href" || /^(https?:|mailto:|#)/i.test(value))
+        && (name !== "style" || COPY_STYLE.test(value));
+      if (!allowed) element.removeAttribute(name);
+    }
+  }
+  return template.content;
+}
+
+function panelIn(parentElement) {
   let panel = parentElement.querySelector(":scope > div.lab-teacher-screen");
   if (!panel) {
     panel = document.createElement("div");
     panel.className = "lab-teacher-screen";
     parentElement.appendChild(panel);
   }
+  document.body.classList.add("lab-opening"); // the page below is hidden while the panel shows the teacher's
+  return panel;
+}
+
+function screenName(drawing) {
+  const section = drawing.query.section && drawing.query.section[0];
+  return drawing.page.replaceAll("_", " ") + (section ? ` · ${section}` : "");
+}
+
+function showCopy(parentElement, drawing) {
+  // The teacher's whole page: the copy (kept while it reads the same) and the teacher's figures in its places.
+  const panel = panelIn(parentElement);
+  if (panel.labCopy !== drawing.copy) {
+    const note = document.createElement("p");
+    note.className = "lab-follow";
+    panel.replaceChildren(note, copyOf(drawing.copy));
+    panel.labCopy = drawing.copy;
+  }
+  panel.querySelector(":scope > p.lab-follow").textContent = `The teacher's screen: ${screenName(drawing)}.`;
+  for (const place of panel.querySelectorAll("div[data-chart]")) {
+    const spec = drawing.charts[place.dataset.chart];
+    if (spec && window.__attentionLabPlotInto) window.__attentionLabPlotInto(place, JSON.stringify(spec));
+    else place.replaceChildren();
+  }
+}
+
+function showPanel(parentElement, drawing) {
+  // The teacher's figures, at once, while this page's own run opens the teacher's page.
+  const panel = panelIn(parentElement);
   panel.replaceChildren();
-  document.body.classList.add("lab-opening"); // the old page below is hidden until this page's run draws the new
+  panel.labCopy = null;
   const note = document.createElement("p");
   note.className = "lab-follow";
   note.textContent = `The teacher's screen (${drawing.page.replaceAll("_", " ")}): this page opens it in a moment.`;
@@ -126,17 +185,26 @@ export default function ({ data, parentElement, setTriggerValue }) {
   };
 
   const apply = (drawing) => {
+    const copy = parentElement.querySelector(":scope > div.lab-teacher-screen");
+    if (copy) copy.remove(); // this page holds the teacher's page again
+    document.body.classList.remove("lab-opening");
     for (const [name, spec] of Object.entries(drawing.charts)) {
       const text = JSON.stringify(spec);
       shared.figures.set(name, text);
       if (window.__attentionLabShow) window.__attentionLabShow(name, text);
     }
+    shown(drawing);
+  };
+
+  const shown = (drawing) => {
+    // The strip shows the teacher's settings and the address bar holds the teacher's page and URL state.
     shared.version = drawing.version;
     line.textContent = settingsText(drawing.settings);
     const query = new URLSearchParams();
     for (const [key, values] of Object.entries(drawing.query)) for (const value of values) query.append(key, value);
     query.set("room", data.code);
-    history.replaceState(history.state, "", `${location.pathname}?${query}`);
+    const path = new URL(drawing.page === "home" ? "." : drawing.page, serverBase()).pathname;
+    history.replaceState(history.state, "", `${path}?${query}`);
   };
 
   const handle = ({ status, drawing }) => {
@@ -148,9 +216,15 @@ export default function ({ data, parentElement, setTriggerValue }) {
       if (drawing.version === data.version && layout === null) layout = drawing.layout;
       return;
     }
+    if (data.followPresent && drawing.present !== data.present) return wake(`view:${drawing.version}`);
     // A layout is "<the page's parts>|<what it wrote besides its charts>" (ui/rooms/drawing.py).
     const [parts, text] = drawing.layout.split("|");
     const [ownParts, ownText] = (layout || "|").split("|");
+    if (parts === ownParts && text === ownText) return apply(drawing); // this page, its figures in place
+    if (drawing.whole === true && typeof drawing.copy === "string") {
+      showCopy(parentElement, drawing); // the teacher's page in place of this one: no run
+      return shown(drawing);
+    }
     if (parts !== ownParts) {
       showPanel(parentElement, drawing);
       if (opening === null) { // one run for the latest view, at its moment (the run opens the room's latest)
@@ -164,7 +238,6 @@ export default function ({ data, parentElement, setTriggerValue }) {
       }
       return;
     }
-    if (data.followPresent && drawing.present !== data.present) return wake(`view:${drawing.version}`);
     apply(drawing); // the same parts: the figures in place at once
     if (text !== ownText) wake(`text:${drawing.version}`); // and the page runs again for its sentences
   };

@@ -10,11 +10,38 @@ import streamlit as st
 from ui.cache import resource
 
 KEY = "class_follower"
-# While the page opens the teacher's other page (the teacher's figures are in the panel), the page below the
-# student's strip is the old one: hidden until the run that opens the new one has drawn it.
+# While the panel shows the teacher's page (its copy, or its figures while the page opens it), the page below the
+# student's strip is hidden. The copy is drawn as Streamlit draws a page: columns side by side (stacked on a
+# phone), captions small and grey, alerts tinted, tables ruled and scrolled, expanders framed, a wide formula
+# scrolled on its own, the text as large as the page's in presentation mode (ui/screen.py).
 CSS = """
 .st-key-class_follower p.lab-follow { margin: 0; font-size: 0.875rem; color: rgba(49, 51, 63, 0.75); }
 body.lab-opening .st-key-class_strip ~ * { display: none !important; }
+.lab-teacher-screen { margin-top: 1rem; }
+.lab-teacher-screen .lab-copy-row { display: flex; gap: 1rem; align-items: flex-start; }
+.lab-teacher-screen .lab-copy-column { min-width: 0; }
+@media (max-width: 640px) { .lab-teacher-screen .lab-copy-row { flex-direction: column; align-items: stretch; } }
+.lab-teacher-screen .lab-copy-caption, .lab-teacher-screen .lab-copy-caption p {
+  font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); margin: 0 0 0.5rem; }
+.lab-teacher-screen .lab-copy-alert { padding: 0.75rem 1rem; border-radius: 0.5rem; margin-bottom: 1rem; }
+.lab-teacher-screen .lab-copy-alert p { margin: 0; }
+.lab-teacher-screen .lab-copy-info { background: rgba(28, 131, 225, 0.1); color: rgb(0, 66, 128); }
+.lab-teacher-screen .lab-copy-warning { background: rgba(255, 227, 18, 0.1); color: rgb(146, 108, 5); }
+.lab-teacher-screen .lab-copy-error { background: rgba(255, 43, 43, 0.09); color: rgb(125, 53, 59); }
+.lab-teacher-screen .lab-copy-success { background: rgba(33, 195, 84, 0.1); color: rgb(23, 114, 51); }
+.lab-teacher-screen .lab-copy-table { overflow: auto; max-height: 24rem; margin-bottom: 1rem; }
+.lab-teacher-screen .lab-copy-table table { border-collapse: collapse; font-size: 0.875rem; }
+.lab-teacher-screen .lab-copy-table th, .lab-teacher-screen .lab-copy-table td {
+  border: 1px solid rgba(49, 51, 63, 0.1); padding: 0.25rem 0.5rem; text-align: right; }
+.lab-teacher-screen .lab-copy-value { font-size: 2.25rem; }
+.lab-teacher-screen details { border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; padding: 0.5rem 1rem;
+  margin-bottom: 1rem; }
+.lab-teacher-screen code { font-size: 0.8em; background: rgba(151, 166, 195, 0.15); padding: 0.1em 0.25em;
+  border-radius: 0.25rem; }
+.lab-teacher-screen pre code { background: none; padding: 0; }
+.lab-teacher-screen math[display="block"] { margin: 0.75rem 0; font-size: 1.25em; }
+.lab-teacher-screen .math.block { overflow-x: auto; overflow-y: hidden; }
+body.lab-presenting .lab-teacher-screen :is(p, li, summary) { font-size: 1.3rem; line-height: 1.45; }
 """
 
 

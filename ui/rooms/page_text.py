@@ -1,12 +1,13 @@
-"""What a teacher's page wrote besides its charts, as one digest: a student's browser takes a drawing in place
-only where the teacher's page wrote the same (``ui.rooms.drawing``'s layout), and runs its own page otherwise,
+"""What a teacher's page wrote, element by element: a student's browser takes a drawing's figures in place only
+where the teacher's page wrote the same besides them (the ``digest`` in ``ui.rooms.drawing``'s layout), and
+otherwise shows the teacher's whole page as its copy (``elements``, turned into HTML by ``ui.rooms.page_copy``),
 so no sentence, table or number on a student's screen is older than the figures beside it.
 
-Every element a run sends passes here (``ui.streamlit_internals.watch_elements``); for a teaching session,
-while its page is writing (``writing``), each text-like element is kept by its place on the page (its delta
-path) with the hash of its content. A full run starts the record anew; a fragment's run replaces what it
-writes at the same places. The bars around the page (the class's counts, the share popover) are not the
-page's: they are written while ``writing`` is off.
+Every element and block a run sends passes here (``ui.streamlit_internals.watch_elements``); for a teaching
+session, while its page is writing (``writing``), each is kept by its place on the page (its delta path) with
+its kind, the hash of its content and the message itself. A full run starts the record anew; a fragment's run
+replaces what it writes at the same places. The bars around the page (the class's counts, the share popover)
+are not the page's: they are written while ``writing`` is off.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from ui.cache import resource
 from ui.streamlit_internals import session_id, watch_elements
@@ -39,11 +41,21 @@ TEXT_KINDS = frozenset(
 MAIN = 0  # the first part of a delta path: the page's main area (1 is the sidebar)
 
 
+@dataclass(frozen=True)
+class Written:
+    """One element or block a page wrote: its kind (an element's type, or ``block:<type>``), the hash of its
+    message and its ``Delta`` message (read only)."""
+
+    kind: str
+    digest: str
+    delta: object
+
+
 class PageText:
-    """The text-like elements each teaching session's page wrote, by place: session -> delta path -> hash."""
+    """What each teaching session's page wrote, by place: session -> delta path -> ``Written``."""
 
     def __init__(self):
-        self._records: dict[str, dict[tuple[int, ...], str]] = {}
+        self._records: dict[str, dict[tuple[int, ...], Written]] = {}
         self._writing: dict[str, bool] = {}
         self._lock = threading.Lock()
 
@@ -65,20 +77,33 @@ class PageText:
                 self._writing[session] = on
             return before
 
-    def seen(self, session: str, path: tuple[int, ...], kind: str, digest: str) -> None:
-        """An element a run sent (``watch_elements``'s callback)."""
-        if kind not in TEXT_KINDS or not path or path[0] != MAIN:
+    def seen(self, session: str, path: tuple[int, ...], delta, digest: str) -> None:
+        """An element or block a run sent (``watch_elements``'s callback)."""
+        if not path or path[0] != MAIN or session not in self._records:
             return
+        if delta.WhichOneof("type") == "add_block":
+            kind = "block:" + (delta.add_block.WhichOneof("type") or "vertical")
+        else:
+            kind = delta.new_element.WhichOneof("type")
         with self._lock:
             record = self._records.get(session)
             if record is not None and self._writing.get(session):
-                record[path] = digest
+                record[path] = Written(kind, digest, delta)
 
     def digest(self, session: str) -> str:
-        """One digest of everything the session's page wrote, by place."""
+        """One digest of the text-like elements the session's page wrote (``TEXT_KINDS``), by place."""
         with self._lock:
-            items = sorted(self._records.get(session, {}).items())
+            items = sorted(
+                (path, written.digest)
+                for path, written in self._records.get(session, {}).items()
+                if written.kind in TEXT_KINDS
+            )
         return hashlib.sha256(repr(items).encode()).hexdigest()[:16]
+
+    def elements(self, session: str) -> dict[tuple[int, ...], Written]:
+        """Everything the session's page wrote since its last full run began, by place."""
+        with self._lock:
+            return dict(self._records.get(session, {}))
 
 
 @resource()

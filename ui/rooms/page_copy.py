@@ -1,0 +1,246 @@
+"""The teacher's page as HTML: what a following student's browser shows in place of its own page, with the
+teacher's figures put in by name, so that no page of a following student runs when the teacher's page changes.
+
+``page_copy(elements, chart_component)`` turns what a teacher's page wrote (``ui.rooms.page_text``: delta path ->
+kind and message) into ``(html, whole)``. The page's text-like elements become HTML: Markdown (with ``$...$`` and
+``$$...$$`` formulas as MathML, which browsers draw themselves), headings, captions, formulas, alerts, code,
+metrics, tables, progress bars; its blocks become rows of weighted columns, stacks and open or closed
+expanders; each chart becomes an empty ``<div data-chart="NAME">`` the browser draws the teacher's figure into.
+Controls are left out (a following student sees the teacher's settings above the page), and so is what a
+popover or dialog holds. ``whole`` is False when the page shows something else (an image, a graph, tabs, an
+error) or holds a form for the student to fill in (a lesson's question): the student's page then runs to show it.
+
+Every element's HTML is cleaned by an allow-list (``nh3``): user text is never HTML, and no script, event
+handler or style but a column's width can reach a student's page. An element's HTML is kept by its message's
+hash, so a teacher's run converts only what changed.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import threading
+
+import nh3
+import pyarrow as pa
+from cachetools import LRUCache
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+CONTROLS = frozenset(
+    "audio_input balloons button button_group camera_input chat_input checkbox color_picker date_input "
+    "date_time_input download_button empty favicon feedback file_uploader help_info link_button menu_button "
+    "multiselect number_input page_link pagination radio selectbox skeleton slider snow space spinner text_area "
+    "text_input time_input toast".split()
+)  # not the page's content: left out of the copy
+HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a click: left out with what they hold
+CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
+# A form (a lesson's question) is for the student to fill in: a page that holds one runs for the student itself.
+MAX_TABLE_ROWS = 200
+CACHE_ENTRIES = 4096
+
+MATHML_TAGS = set(
+    "math semantics annotation mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle mtable "
+    "mtr mtd munder mover munderover mpadded mphantom menclose merror".split()
+)
+HTML_TAGS = set(
+    "p div span a em strong b i code pre ul ol li blockquote h1 h2 h3 h4 h5 h6 hr br table thead tbody tr th td "
+    "details summary del s progress".split()
+)
+ATTRIBUTES = {
+    "*": {"class"},
+    "a": {"href", "title"},
+    "div": {"data-chart", "style"},
+    "th": {"style"},
+    "td": {"style"},
+    "ol": {"start"},
+    "progress": {"value", "max"},
+    "details": {"open"},
+    "math": {"display"},
+    "mi": {"mathvariant"},
+    "mn": {"mathvariant"},
+    "mtext": {"mathvariant"},
+    "mo": {"stretchy", "fence", "separator", "lspace", "rspace", "form", "largeop", "movablelimits", "minsize"},
+    "mstyle": {"displaystyle", "scriptlevel", "mathsize"},
+    "mfrac": {"linethickness"},
+    "mspace": {"width"},
+    "mpadded": {"width", "height", "depth", "lspace", "voffset"},
+    "mtable": {"columnalign", "rowspacing", "columnspacing"},
+    "mtd": {"columnalign"},
+    "menclose": {"notation"},
+}
+STYLES = {"flex", "text-align"}
+
+
+def _formula(content: str, options: dict) -> str:
+    """A formula as MathML (block or inline); one the converter cannot read stays as its source."""
+    try:
+        return latex_to_mathml(content, display="block" if options.get("display_mode") else "inline")
+    except Exception:  # a formula the converter does not know: its source, escaped
+        return f"<code>{html.escape(content)}</code>"
+
+
+def _markdown_parser() -> MarkdownIt:
+    """CommonMark with tables and strikethrough, raw HTML escaped, ``$`` and ``$$`` formulas."""
+    parser = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
+    dollarmath_plugin(parser, double_inline=True, renderer=_formula)
+    return parser
+
+
+MARKDOWN = _markdown_parser()
+_cache: LRUCache = LRUCache(CACHE_ENTRIES)
+_cache_lock = threading.Lock()
+
+
+def clean(markup: str) -> str:
+    """``markup`` through the allow-list: the tags and attributes above, no script, no handler."""
+    return nh3.clean(
+        markup,
+        tags=HTML_TAGS | MATHML_TAGS,
+        attributes=ATTRIBUTES,
+        filter_style_properties=STYLES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer",
+        strip_comments=True,
+    )
+
+
+def markdown(text: str, inline: bool = False) -> str:
+    """Streamlit's Markdown as HTML (``:material/...:`` icons left out); not yet cleaned."""
+    text = re.sub(r":material/[a-z0-9_]+:", "", text)
+    return MARKDOWN.renderInline(text) if inline else MARKDOWN.render(text)
+
+
+def number(value) -> str:
+    """A table's cell as Streamlit shows it by default: floats to at most 4 decimals, NaN and None empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def table(arrow_bytes: bytes, hide_index: bool) -> str:
+    """An Arrow table (Streamlit's dataframe and table data) as an HTML table, its first MAX_TABLE_ROWS rows."""
+    frame = pa.ipc.open_stream(arrow_bytes).read_all().to_pandas()
+    head = "".join(f"<th>{html.escape(str(name))}</th>" for name in frame.columns)
+    rows = []
+    for index, row in zip(frame.index[:MAX_TABLE_ROWS], frame.itertuples(index=False), strict=False):
+        cells = "".join(f"<td>{html.escape(number(value))}</td>" for value in row)
+        label = "" if hide_index else f"<th>{html.escape(number(index))}</th>"
+        rows.append(f"<tr>{label}{cells}</tr>")
+    corner = "" if hide_index else "<th></th>"
+    more = len(frame) - MAX_TABLE_ROWS
+    note = f'<p class="lab-copy-caption">and {more} more rows</p>' if more > 0 else ""
+    return f'<div class="lab-copy-table"><table><thead><tr>{corner}{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>{note}'
+
+
+def _hides_index(columns_json: str) -> bool:
+    return '"_index"' in columns_json and '"hidden": true' in columns_json.replace('"hidden":true', '"hidden": true')
+
+
+def element_html(kind: str, element) -> str | None:
+    """One element's HTML (not cleaned), ``""`` for what the copy leaves out, None for what it cannot show."""
+    if kind in CONTROLS:
+        return ""
+    if kind == "markdown":
+        body, kind_of = element.markdown.body, type(element.markdown).Type.Name(element.markdown.element_type)
+        if element.markdown.allow_html:
+            return None
+        if kind_of == "DIVIDER":
+            return "<hr>"
+        if kind_of == "CAPTION":
+            return f'<div class="lab-copy-caption">{markdown(body)}</div>'
+        return markdown(body)
+    if kind == "heading":
+        tag = element.heading.tag if element.heading.tag in {"h1", "h2", "h3", "h4", "h5", "h6"} else "h2"
+        rule = "<hr>" if element.heading.divider else ""
+        return f"<{tag}>{markdown(element.heading.body, inline=True)}</{tag}>{rule}"
+    if kind == "alert":
+        tone = type(element.alert).Format.Name(element.alert.format).lower()
+        return f'<div class="lab-copy-alert lab-copy-{tone}">{markdown(element.alert.body)}</div>'
+    if kind == "code":
+        return f"<pre><code>{html.escape(element.code.code_text)}</code></pre>"
+    if kind in ("text", "json"):
+        return f"<pre>{html.escape(getattr(element, kind).body)}</pre>"
+    if kind == "metric":
+        metric = element.metric
+        delta = f'<div class="lab-copy-delta">{html.escape(metric.delta)}</div>' if metric.delta else ""
+        return (
+            f'<div class="lab-copy-metric"><div class="lab-copy-caption">{markdown(metric.label, inline=True)}</div>'
+            f'<div class="lab-copy-value">{html.escape(metric.body)}</div>{delta}</div>'
+        )
+    if kind == "progress":
+        text = markdown(element.progress.text, inline=True) if element.progress.text else ""
+        return f'<div class="lab-copy-progress"><progress max="100" value="{int(element.progress.value)}"></progress> {text}</div>'
+    if kind == "dataframe":
+        frame = element.dataframe
+        return table(frame.arrow_data.data, _hides_index(frame.columns))
+    if kind == "table":
+        return table(element.table.arrow_data.data, element.table.hide_index)
+    return None
+
+
+def cleaned_element(kind: str, digest: str, element) -> str | None:
+    """``element_html`` through ``clean``, kept by the message's hash."""
+    if digest:
+        with _cache_lock:
+            if (kind, digest) in _cache:
+                return _cache[(kind, digest)]
+    raw = element_html(kind, element)
+    made = raw if not raw else clean(raw)
+    if digest:
+        with _cache_lock:
+            _cache[(kind, digest)] = made
+    return made
+
+
+def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
+    """The page below its main area's root as HTML, and whether it holds everything the page shows.
+    ``elements``: delta path -> ``Written`` (``kind``, ``digest``, ``delta``), as ``ui.rooms.page_text`` keeps."""
+    children: dict[tuple[int, ...], list[int]] = {}
+    for path in elements:
+        children.setdefault(path[:-1], []).append(path[-1])
+    whole = True
+
+    def draw(path: tuple[int, ...]) -> str:
+        nonlocal whole
+        written = elements[path]
+        kind = written.kind
+        if kind in HIDDEN_BLOCKS:
+            return ""
+        inner = "".join(draw(path + (index,)) for index in sorted(children.get(path, [])))
+        if kind.startswith("block:"):
+            block = written.delta.add_block
+            if kind == "block:flex_container":
+                row = type(block.flex_container).Direction.Name(block.flex_container.direction) == "HORIZONTAL"
+                return f'<div class="lab-copy-{"row" if row else "stack"}">{inner}</div>'
+            if kind == "block:column":
+                weight = block.column.weight if block.column.weight > 0 else 1.0
+                return f'<div class="lab-copy-column" style="flex: {weight:.4g} 1 0">{inner}</div>'
+            if kind == "block:expandable":
+                label = clean(markdown(block.expandable.label, inline=True))
+                opened = " open" if block.expandable.expanded else ""
+                return f"<details{opened}><summary>{label}</summary>{inner}</details>"
+            if kind in CONTAINERS:
+                return f'<div class="lab-copy-stack">{inner}</div>'
+            whole = False  # tabs, grids, a form: the student's page runs to show them
+            return ""
+        element = written.delta.new_element
+        if kind == "bidi_component":
+            component = element.bidi_component
+            if component.component_name != chart_component:
+                return ""
+            name = component.bytes.split(b"\n", 1)[0].decode("utf-8", "replace")
+            return f'<div class="lab-copy-chart" data-chart="{html.escape(name)}"></div>'
+        made = cleaned_element(kind, written.digest, element)
+        if made is None:
+            whole = False
+            return ""
+        return made
+
+    roots = sorted(index for index in children.get((0,), []) if (0, index) in elements)
+    body = "".join(draw((0, index)) for index in roots)
+    return body, whole
