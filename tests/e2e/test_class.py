@@ -8,6 +8,7 @@ server follows, and a Redis that goes away mid-class and comes back is survived.
 
 from __future__ import annotations
 
+import json
 import time
 from urllib.parse import parse_qs, urlparse
 
@@ -156,6 +157,46 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
         )
         assert_no_exception(student)
         assert_no_exception(teacher)
+    finally:
+        teacher.context.close()
+        student.context.close()
+
+
+FORGED_COPY = (
+    '<p id="forged">Forged <img src="x" onerror="window.__labForged = 1"> copy</p>'
+    "<script>window.__labForged = 2</script>"
+    '<div style="position: fixed; inset: 0">over the page</div>'
+    '<a href="javascript:window.__labForged = 3">a link</a>'
+)
+
+
+def test_a_forged_copy_of_the_teachers_page_reaches_the_student_as_text_only(browser, server_url):
+    """A drawing the board serves (or the store holds) whose copy carries markup is cut to the copy's allow-list
+    in the student's browser: its text is shown, and no script, handler, image, style or script link is."""
+    teacher, student = new_page(browser), new_page(browser)
+    forged = []
+
+    def forge(route):
+        response = route.fetch()
+        body = response.text()
+        if response.status != 200 or forged:
+            return route.fulfill(response=response, body=body)
+        served = json.loads(body)
+        drawing = served["drawing"]
+        drawing.update(version=drawing["version"] + 1, layout="forged|forged", whole=True, copy=FORGED_COPY)
+        forged.append(drawing["version"])
+        route.fulfill(response=response, body=json.dumps(served))
+
+    try:
+        code = open_class(teacher, server_url)
+        student.route("**/_class/**", forge)
+        student.goto(f"{server_url}/?room={code}")
+        copy = student.locator("div.lab-teacher-screen")
+        copy.get_by_text("over the page").wait_for(timeout=CHECK_TIMEOUT_MS)
+        assert "Forged" in copy.inner_text() and "a link" in copy.inner_text()
+        assert copy.locator("img, script, [style], [onerror], [id]").count() == 0
+        assert copy.locator("a").get_attribute("href") is None
+        assert student.evaluate("() => window.__labForged") is None
     finally:
         teacher.context.close()
         student.context.close()
