@@ -162,6 +162,43 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
         student.context.close()
 
 
+def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_off(browser, server_url):
+    """Another section reaches the student as the copy of the teacher's page (no run); the teacher's presentation
+    mode, turned on and then off with another page right after it, is the student's too (a run each time, on a
+    desktop), and the copy's text is presentation mode's size while it is on."""
+    teacher, student = new_page(browser), new_page(browser)
+    presenting = "() => document.body.classList.contains('lab-presenting')"
+    try:
+        code = open_class(teacher, server_url)
+        join(student, server_url, code, "multi_head")
+        wait_idle(student)
+        runs = requested_runs(student)
+        teacher.locator("[data-testid=stButtonGroup] button", has_text="Mean and rollout").click()
+        seconds_until(student, *chart_title("Layer 1 · mean over 4 heads"))
+        copy = student.locator("div.lab-teacher-screen")
+        assert copy.get_by_text("The teacher's screen: multi head · Mean and rollout.").is_visible()
+        assert requested_runs(student) == runs and query(student)["section"] == ["Mean and rollout"]
+
+        teacher.get_by_text("Presentation mode").first.click()
+        seconds_until(student, presenting)
+        seconds_until(student, *chart_title("Layer 1 · mean over 4 heads"))
+        assert requested_runs(student) > runs  # presentation mode changes the whole page: the student's page ran
+        teacher.get_by_role("link", name="Masks").first.click()
+        seconds_until(student, "() => document.querySelector('div.lab-teacher-screen h1')?.textContent === 'Masks'")
+        size = student.evaluate("() => getComputedStyle(document.querySelector('div.lab-teacher-screen p')).fontSize")
+        assert size == "20.8px", size  # 1.3 rem, as the page's own text in presentation mode
+
+        teacher.get_by_text("Presentation mode").first.click()  # off, and another page at once
+        teacher.get_by_role("link", name="Positional encoding").first.click()
+        seconds_until(student, f"() => !({presenting})() && location.pathname.endsWith('/positional_encoding')")
+        seconds_until(student, *chart_title("PE against position"))
+        assert "present" not in query(student)
+        assert_no_exception(student)
+    finally:
+        teacher.context.close()
+        student.context.close()
+
+
 FORGED_COPY = (
     '<p id="forged">Forged <img src="x" onerror="window.__labForged = 1"> copy</p>'
     "<script>window.__labForged = 2</script>"
