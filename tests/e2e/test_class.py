@@ -187,6 +187,9 @@ def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_of
         seconds_until(student, "() => document.querySelector('div.lab-teacher-screen h1')?.textContent === 'Masks'")
         size = student.evaluate("() => getComputedStyle(document.querySelector('div.lab-teacher-screen p')).fontSize")
         assert size == "20.8px", size  # 1.3 rem, as the page's own text in presentation mode
+        assert student.locator("[data-testid=stMain] [data-testid=stButtonGroup]").first.is_hidden()  # the old page
+        top = student.locator("div.lab-teacher-screen h1").bounding_box()["y"]
+        assert 0 <= top < student.viewport_size["height"], top  # the copy's top in view, not the old scroll's place
 
         teacher.get_by_text("Presentation mode").first.click()  # off, and another page at once
         teacher.get_by_role("link", name="Positional encoding").first.click()

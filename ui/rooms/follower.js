@@ -104,6 +104,11 @@ function showCopy(parentElement, drawing) {
     panel.replaceChildren(note, copyOf(drawing.copy));
     panel.labCopy = drawing.copy;
   }
+  const parts = drawing.layout.split("|")[0];
+  if (panel.labParts !== parts) { // another page or section: its top in view (a sentence changed: left as read)
+    panel.labParts = parts;
+    panel.scrollIntoView({ block: "start" });
+  }
   panel.querySelector(":scope > p.lab-follow").textContent = `The teacher's screen: ${screenName(drawing)}.`;
   for (const place of panel.querySelectorAll("div[data-chart]")) {
     const spec = drawing.charts[place.dataset.chart];
@@ -116,7 +121,7 @@ function showPanel(parentElement, drawing) {
   // The teacher's figures, at once, while this page's own run opens the teacher's page.
   const panel = panelIn(parentElement);
   panel.replaceChildren();
-  panel.labCopy = null;
+  panel.labCopy = panel.labParts = null;
   const note = document.createElement("p");
   note.className = "lab-follow";
   note.textContent = `The teacher's screen (${drawing.page.replaceAll("_", " ")}): this page opens it in a moment.`;
