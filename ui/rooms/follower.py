@@ -18,7 +18,7 @@ CSS = """
 .st-key-class_follower p.lab-follow { margin: 0; font-size: 0.875rem; color: rgba(49, 51, 63, 0.75); }
 body.lab-opening :is(.st-key-class_strip, [data-testid="stLayoutWrapper"]:has(> .st-key-class_strip)) ~ * {
   display: none !important; }
-.lab-teacher-screen { margin-top: 1rem; }
+.lab-teacher-screen { margin-top: 1rem; scroll-margin-top: 4.5rem; }  /* below Streamlit's header when scrolled to */
 .lab-teacher-screen .lab-copy-row { display: flex; gap: 1rem; align-items: flex-start; }
 .lab-teacher-screen .lab-copy-column { min-width: 0; }
 @media (max-width: 640px) { .lab-teacher-screen .lab-copy-row { flex-direction: column; align-items: stretch; } }
