@@ -12,7 +12,7 @@ import pyarrow as pa
 from streamlit.proto.Delta_pb2 import Delta
 
 from ui.rooms.page_copy import page_copy
-from ui.rooms.page_text import Written
+from ui.rooms.page_text import PageText, Written
 
 CHARTS = "attention_lab_chart"
 
@@ -118,6 +118,7 @@ def test_user_text_never_becomes_html_in_text_formulas_links_or_tables():
     messages = {
         (0, 0): markdown(f"The sentence: {attack}"),
         (0, 1): markdown(f"$\\text{{{attack}}} + x$"),
+        (0, 6): markdown("$\\text{<a/href=https://x.co>go</a>}$ and $\\text{</mtext></math><h1>out</h1>}$"),
         (0, 2): markdown("[a link](javascript:alert(3)) and [another](https://example.org)"),
         (0, 3): element("heading", tag="h2", body=attack),
         (0, 4): dataframe,
@@ -149,6 +150,7 @@ def test_user_text_never_becomes_html_in_text_formulas_links_or_tables():
     }
     assert not any(name.startswith("on") or name == "src" for _, attrs in parsed.tags for name in attrs)
     assert [attrs.get("href") for tag, attrs in parsed.tags if tag == "a"] == ["https://example.org"]
+    assert "<h1>" not in copy  # a formula's text (\\text{...}) stays text: shown as the formula's source
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in copy  # shown as the text it is
     assert "<script" not in copy and "<img" not in copy
 
@@ -233,3 +235,30 @@ def test_what_the_copy_cannot_hold_makes_it_not_whole():
         copy, whole = copy_of({**unheld, (0, 9): markdown("text")})
         assert not whole, unheld
         assert copy.endswith("<p>text</p>\n")
+
+
+def test_the_record_keeps_the_page_only_and_a_fragments_rerun_replaces_what_it_wrote():
+    """What the bars write before the page (and their fragment's later runs) is not kept; a block written again
+    (a fragment's rerun) forgets what was below it; a chart is kept by its name only."""
+    record = PageText()
+    record.start("s")
+    record.seen("s", (0, 0), block("vertical"), "bar")  # the class bar, before the page writes
+    record.begin_page("s")
+    record.seen("s", (0, 2), element("heading", tag="h1", body="Masks"), "h")
+    record.seen("s", (0, 3), block("vertical"), "fragment")
+    record.seen("s", (0, 3, 0), markdown("before"), "m1")
+    record.seen("s", (0, 3, 1), markdown("left behind"), "m2")
+    chart = Delta()
+    chart.new_element.bidi_component.component_name = CHARTS
+    chart.new_element.bidi_component.bytes = b"chart:x\n" + b"{}" * 10_000
+    record.seen("s", (0, 4), chart, "c")
+    record.seen("s", (0, 1), block("vertical"), "live")  # the teacher's live part, above the page, runs again
+    record.seen("s", (0, 3), block("vertical"), "fragment")  # the page's fragment runs again
+    record.seen("s", (0, 3, 0), markdown("after"), "m3")
+    kept = record.elements("s")
+    assert sorted(kept) == [(0, 2), (0, 3), (0, 3, 0), (0, 4)]
+    assert kept[(0, 3, 0)].delta.new_element.markdown.body == "after"
+    assert kept[(0, 4)].delta.new_element.bidi_component.bytes == b"chart:x"
+    copy, whole = page_copy(kept, CHARTS)
+    assert whole and "left behind" not in copy and 'data-chart="chart:x"' in copy
+    assert page_copy({}, CHARTS) == ("", False)  # nothing recorded: no page to show

@@ -207,6 +207,7 @@ FORGED_COPY = (
     "<script>window.__labForged = 2</script>"
     '<div style="position: fixed; inset: 0">over the page</div>'
     '<a href="javascript:window.__labForged = 3">a link</a>'
+    '<math><mtext><b style="color: red">inside a formula</b></mtext></math>'
 )
 
 
@@ -236,6 +237,7 @@ def test_a_forged_copy_of_the_teachers_page_reaches_the_student_as_text_only(bro
         assert "Forged" in copy.inner_text() and "a link" in copy.inner_text()
         assert copy.locator("img, script, [style], [onerror], [id]").count() == 0
         assert copy.locator("a").get_attribute("href") is None
+        assert copy.locator("math").count() == 1 and copy.locator("math b").count() == 0  # MathML only in a formula
         assert student.evaluate("() => window.__labForged") is None
     finally:
         student.unroute_all(behavior="ignoreErrors")  # the long poll in flight ends with the context

@@ -106,9 +106,12 @@ def compose(
     return drawings
 
 
-def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]], present: bool) -> int | None:
+def publish(
+    store, code: str, secret: str, page: str, query: dict[str, list[str]], present: bool, with_copy: bool = True
+) -> int | None:
     """The teacher's view goes out: the room's view to ``store``, then this run's drawing to the store and to
-    this server's board. Returns the view's version (None: not the room's teacher)."""
+    this server's board, with the copy of the page where ``with_copy`` (else none, and not whole: the students'
+    pages run). Returns the view's version (None: not the room's teacher)."""
     version = store.publish(code, secret, page, query)
     sent = sent_charts()
     if version is None or sent is None:
@@ -116,7 +119,7 @@ def publish(store, code: str, secret: str, page: str, query: dict[str, list[str]
     charts = {name: modes for name, modes in sent.items() if name not in TEACHER_ONLY}
     record, session = page_text(), session_id()
     layout = layout_of(page, query, list(charts), record.digest(session))
-    copy, whole = page_copy(record.elements(session), COMPONENT_NAME)
+    copy, whole = page_copy(record.elements(session), COMPONENT_NAME) if with_copy and record.watching else ("", False)
     # a mode whose figures are too large to send is left out: its students' pages draw the view themselves
     drawings = {
         mode: text

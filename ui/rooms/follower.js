@@ -60,20 +60,28 @@ const COPY_ATTRIBUTES = new Set(("class href title data-chart style start value 
   + "fence separator lspace rspace form largeop movablelimits minsize displaystyle scriptlevel mathsize "
   + "linethickness width height depth voffset columnalign rowspacing columnspacing notation rel").split(" "));
 const COPY_STYLE = /^(flex: [0-9.e-]+ 1 0|text-align: ?(left|right|center));?$/;
+const MATHML_NS = "http://www.w3.org/1998/Math/MathML";
 
 function copyOf(html) {
   // The copy as inert nodes (a template runs no script and loads nothing), cut to the allow-list.
   const template = document.createElement("template");
   template.innerHTML = html;
   for (const element of [...template.content.querySelectorAll("*")]) {
-    if (!COPY_TAGS.has(element.localName)) {
+    const mathml = element.namespaceURI === MATHML_NS;
+    if (!COPY_TAGS.has(element.localName) || mathml !== Boolean(element.parentElement?.closest("math")
+      || element.localName === "math")) { // in a formula only MathML, and MathML only in a formula
       element.remove();
       continue;
     }
     for (const { name, value } of [...element.attributes]) {
-      const allowed = COPY_ATTRIBUTES.has(name) && (name !== "href" || /^(https?:|mailto:|#)/i.test(value))
-        && (name !== "style" || COPY_STYLE.test(value));
+      const allowed = COPY_ATTRIBUTES.has(name)
+        && (name !== "href" || (element.localName === "a" && /^(https?:|mailto:)/i.test(value)))
+        && (name !== "style" || (["div", "th", "td"].includes(element.localName) && COPY_STYLE.test(value)));
       if (!allowed) element.removeAttribute(name);
+    }
+    if (element.localName === "a") { // a link opens beside the class, which goes on in this tab
+      element.setAttribute("target", "_blank");
+      element.setAttribute("rel", "noopener noreferrer");
     }
   }
   return template.content;
@@ -227,6 +235,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
     const [ownParts, ownText] = (layout || "|").split("|");
     if (parts === ownParts && text === ownText) return apply(drawing); // this page, its figures in place
     if (drawing.whole === true && typeof drawing.copy === "string") {
+      if (opening !== null) { // an earlier view's run is no longer needed: this one is shown without it
+        clearTimeout(opening);
+        opening = null;
+        shared.opening = false;
+      }
       showCopy(parentElement, drawing); // the teacher's page in place of this one: no run
       return shown(drawing);
     }
@@ -283,7 +296,11 @@ export default function ({ data, parentElement, setTriggerValue }) {
         continue;
       }
       if (body && typeof body === "object") {
-        handle(body);
+        try {
+          handle(body);
+        } catch (error) { // a drawing this page cannot show: the last view stays, and the wait goes on
+          notice("The teacher's latest view could not be shown: this page keeps the last one.");
+        }
         watchVersion(body.status, body.drawing);
         if (missingSince !== null) setTimeout(() => watchVersion(body.status, body.drawing), NO_DRAWING_WAIT_MS + 50);
       }

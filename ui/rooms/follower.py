@@ -1,5 +1,6 @@
 """The student's live part of a class, in the browser (``follower.js``): it waits on this server's board for the
-teacher's next drawing and takes it in place, or starts a run of this session where the page must change."""
+teacher's next drawing and takes it in place, shows the drawing's copy of the teacher's page in place of its own,
+or starts a run of this session where neither can show the teacher's view."""
 
 from __future__ import annotations
 

@@ -18,9 +18,11 @@ hash, so a teacher's run converts only what changed.
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 import threading
+from xml.etree import ElementTree
 
 import nh3
 import pyarrow as pa
@@ -39,7 +41,7 @@ HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a 
 CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
 # A form (a lesson's question) is for the student to fill in: a page that holds one runs for the student itself.
 MAX_TABLE_ROWS = 200
-CACHE_ENTRIES = 4096
+CACHE_CHARS = 16_000_000  # the HTML kept by hash, in characters (a large table counts for its size)
 
 MATHML_TAGS = set(
     "math semantics annotation mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle mtable "
@@ -72,14 +74,23 @@ ATTRIBUTES = {
     "menclose": {"notation"},
 }
 STYLES = {"flex", "text-align"}
+MATHML = "{http://www.w3.org/1998/Math/MathML}"
 
 
 def _formula(content: str, options: dict) -> str:
-    """A formula as MathML (block or inline); one the converter cannot read stays as its source."""
+    """A formula as MathML (block or inline), kept only when it is MathML through and through (its text may come
+    from a user: ``\\text{...}`` is copied out as it is); otherwise, or where the converter cannot read it, its
+    source as escaped text."""
     try:
-        return latex_to_mathml(content, display="block" if options.get("display_mode") else "inline")
-    except Exception:  # a formula the converter does not know: its source, escaped
-        return f"<code>{html.escape(content)}</code>"
+        mathml = latex_to_mathml(content, display="block" if options.get("display_mode") else "inline")
+        if all(
+            element.tag.startswith(MATHML) and element.tag[len(MATHML) :] in MATHML_TAGS
+            for element in ElementTree.fromstring(mathml).iter()
+        ):
+            return mathml
+    except Exception:  # a formula the converter does not know, or output that is not MathML: its source
+        pass
+    return f"<code>{html.escape(content)}</code>"
 
 
 def _markdown_parser() -> MarkdownIt:
@@ -90,7 +101,7 @@ def _markdown_parser() -> MarkdownIt:
 
 
 MARKDOWN = _markdown_parser()
-_cache: LRUCache = LRUCache(CACHE_ENTRIES)
+_cache: LRUCache = LRUCache(CACHE_CHARS, getsizeof=lambda made: len(made or "") + 64)
 _cache_lock = threading.Lock()
 
 
@@ -138,7 +149,13 @@ def table(arrow_bytes: bytes, hide_index: bool) -> str:
 
 
 def _hides_index(columns_json: str) -> bool:
-    return '"_index"' in columns_json and '"hidden": true' in columns_json.replace('"hidden":true', '"hidden": true')
+    """Whether a dataframe's column configuration hides its index (``hide_index=True``)."""
+    try:
+        config = json.loads(columns_json or "{}")
+    except ValueError:
+        return False
+    index = config.get("_index") if isinstance(config, dict) else None
+    return isinstance(index, dict) and index.get("hidden") is True
 
 
 def element_html(kind: str, element) -> str | None:
@@ -189,7 +206,10 @@ def cleaned_element(kind: str, digest: str, element) -> str | None:
         with _cache_lock:
             if (kind, digest) in _cache:
                 return _cache[(kind, digest)]
-    raw = element_html(kind, element)
+    try:
+        raw = element_html(kind, element)
+    except Exception:  # data the copy cannot read (a table's Arrow bytes, say): the student's page runs instead
+        raw = None
     made = raw if not raw else clean(raw)
     if digest:
         with _cache_lock:
@@ -221,6 +241,8 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
                 weight = block.column.weight if block.column.weight > 0 else 1.0
                 return f'<div class="lab-copy-column" style="flex: {weight:.4g} 1 0">{inner}</div>'
             if kind == "block:expandable":
+                if not inner:  # built only when opened (the page's own expander): nothing to show here
+                    return ""
                 label = clean(markdown(block.expandable.label, inline=True))
                 opened = " open" if block.expandable.expanded else ""
                 return f"<details{opened}><summary>{label}</summary>{inner}</details>"
@@ -243,4 +265,4 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
 
     roots = sorted(index for index in children.get((0,), []) if (0, index) in elements)
     body = "".join(draw((0, index)) for index in roots)
-    return body, whole
+    return body, whole and bool(roots)  # nothing recorded: not a page to show

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ui.cache import resource
-from ui.streamlit_internals import session_id, watch_elements
+from ui.streamlit_internals import session_alive, session_id, watch_elements
 
 TEXT_KINDS = frozenset(
     {
@@ -52,22 +52,38 @@ class Written:
 
 
 class PageText:
-    """What each teaching session's page wrote, by place: session -> delta path -> ``Written``."""
+    """What each teaching session's page wrote, by place: session -> delta path -> ``Written``. ``watching`` is
+    False where Streamlit gives no element to watch (then a drawing's copy is never whole)."""
 
     def __init__(self):
         self._records: dict[str, dict[tuple[int, ...], Written]] = {}
         self._writing: dict[str, bool] = {}
+        self._first: dict[str, int | None] = {}  # the page's first place in the main area, once it writes
         self._lock = threading.Lock()
+        self.watching = False
 
     def start(self, session: str) -> None:
-        """A teaching session's full run begins: nothing written yet, and not writing."""
+        """A teaching session's full run begins: nothing written yet, and not writing. The records of sessions
+        whose browser has gone are let go."""
         with self._lock:
-            self._records[session], self._writing[session] = {}, False
+            for gone in [other for other in self._records if other != session and not session_alive(other)]:
+                self._forget(gone)
+            self._records[session], self._writing[session], self._first[session] = {}, False, None
 
     def stop(self, session: str) -> None:
         with self._lock:
-            self._records.pop(session, None)
-            self._writing.pop(session, None)
+            self._forget(session)
+
+    def _forget(self, session: str) -> None:
+        for kept in (self._records, self._writing, self._first):
+            kept.pop(session, None)
+
+    def begin_page(self, session: str) -> None:
+        """The page starts writing: its first element's place in the main area marks where it begins. What a
+        fragment of the bars above it writes later (the teacher's live part) is not the page's."""
+        with self._lock:
+            if session in self._records:
+                self._writing[session], self._first[session] = True, None
 
     def set_writing(self, session: str, on: bool) -> bool:
         """Whether the session's page is writing now; returns what it was."""
@@ -78,17 +94,30 @@ class PageText:
             return before
 
     def seen(self, session: str, path: tuple[int, ...], delta, digest: str) -> None:
-        """An element or block a run sent (``watch_elements``'s callback)."""
-        if not path or path[0] != MAIN or session not in self._records:
+        """An element or block a run sent (``watch_elements``'s callback). A block sent again at a place the
+        record holds (a fragment's rerun) forgets what was below it: the fragment writes it anew."""
+        if len(path) < 2 or path[0] != MAIN or session not in self._records:
             return
         if delta.WhichOneof("type") == "add_block":
             kind = "block:" + (delta.add_block.WhichOneof("type") or "vertical")
         else:
             kind = delta.new_element.WhichOneof("type")
+            if kind == "bidi_component":  # only its name is read: the figure itself is not kept
+                delta = light_component(delta)
         with self._lock:
             record = self._records.get(session)
-            if record is not None and self._writing.get(session):
-                record[path] = Written(kind, digest, delta)
+            if record is None or not self._writing.get(session):
+                return
+            first = self._first.get(session)
+            if first is None:
+                self._first[session] = path[1]
+            elif path[1] < first:
+                return
+            if kind.startswith("block:") and path in record:
+                depth = len(path)
+                for below in [kept for kept in record if len(kept) > depth and kept[:depth] == path]:
+                    del record[below]
+            record[path] = Written(kind, digest, delta)
 
     def digest(self, session: str) -> str:
         """One digest of the text-like elements the session's page wrote (``TEXT_KINDS``), by place."""
@@ -106,11 +135,32 @@ class PageText:
             return dict(self._records.get(session, {}))
 
 
+def light_component(delta):
+    """A component's element with only its name and the first line of its data (a chart's name)."""
+    from streamlit.proto.Delta_pb2 import Delta
+
+    component = delta.new_element.bidi_component
+    light = Delta()
+    light.new_element.bidi_component.component_name = component.component_name
+    light.new_element.bidi_component.bytes = component.bytes.split(b"\n", 1)[0]
+    return light
+
+
+_current: PageText | None = None  # the record the process's one watch writes to
+
+
+def _seen(session: str, path: tuple[int, ...], delta, digest: str) -> None:
+    if _current is not None:
+        _current.seen(session, path, delta, digest)
+
+
 @resource()
 def page_text() -> PageText:
     """The server's record, watching every run's elements from its first use on."""
+    global _current
     record = PageText()
-    watch_elements(record.seen)
+    record.watching = watch_elements(_seen)
+    _current = record
     return record
 
 

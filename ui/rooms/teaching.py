@@ -94,6 +94,12 @@ def _question_place(query: dict[str, list[str]]):
     return f"{lesson_id}/{int(step) - 1}", lesson.views[int(step) - 1]
 
 
+def _copy_allowed(query: dict[str, list[str]]) -> bool:
+    """Whether a view's drawing may carry the copy of the teacher's page: not on a lesson's step, whose question
+    each student answers on a page of its own (and whose answer the teacher's page may show)."""
+    return _question_place(query) is None
+
+
 def _reveal(question: str) -> None:
     place = current_class()
     try:
@@ -108,7 +114,9 @@ def _teacher_run(page_path: str) -> None:
     place, store = current_class(), room_store()
     page, query = shown_view(page_path)
     if fragment_run():  # the fragment's own run: the page's URL state is whole
-        publish(store, place.code, place.secret, page, query, presenting())  # (a full run: ``send_view``)
+        publish(
+            store, place.code, place.secret, page, query, presenting(), _copy_allowed(query)
+        )  # (a full run: ``send_view``)
     room = store.view(place.code)
     if room is None:
         if store.ended(place.code) or not store.restore(place.code, place.secret, page, query):
@@ -150,7 +158,7 @@ def start_drawing() -> None:
 def page_begins() -> None:
     """Call just before the page runs: what it writes is the page's (``ui.rooms.page_text``), and so is what its
     fragments write after it, until the next full run."""
-    page_text().set_writing(session_id(), True)
+    page_text().begin_page(session_id())
 
 
 def bars_write():
@@ -161,9 +169,9 @@ def bars_write():
 def send_view(page_path: str) -> None:
     """After the page has run, in the teacher's session: the view goes out at once (the live part also sends
     it, for controls that rerun only their own part of the page)."""
-    place = current_class()
+    place, (page, query) = current_class(), shown_view(page_path)
     try:
-        publish(room_store(), place.code, place.secret, *shown_view(page_path), presenting())
+        publish(room_store(), place.code, place.secret, page, query, presenting(), _copy_allowed(query))
     except RoomsUnavailable:
         pass  # said by the live part of the class
 
@@ -174,12 +182,12 @@ def teacher_live(page_path: str) -> None:
     on a lesson's question, their answers drawn."""
     if current_class() is None:
         return
-    try:
-        with writing(False):  # the class's counts and answers are not the page's
+    with writing(False):  # the class's counts and answers, or why there are none, are not the page's
+        try:
             _teacher_run(page_path)
-    except RoomsUnavailable:
-        st.warning(
-            "The server that holds the classes cannot be reached: this page works on its own, and "
-            "the class resumes when it is back.",
-            icon=":material/cloud_off:",
-        )
+        except RoomsUnavailable:
+            st.warning(
+                "The server that holds the classes cannot be reached: this page works on its own, and "
+                "the class resumes when it is back.",
+                icon=":material/cloud_off:",
+            )
