@@ -49,11 +49,11 @@ def resource(max_entries: int | None = None, ttl: float | None = None, spinner: 
 
 
 def size_in_bytes(value) -> int:
-    """The bytes an entry holds: its numpy arrays, tables and bytes, through tuples, lists, dicts and
+    """The bytes an entry holds: its numpy arrays, tables, bytes and text (a character a byte), through tuples, lists, dicts and
     dataclasses; anything else counts as a small object."""
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if isinstance(value, (bytes, bytearray)):
+    if isinstance(value, (bytes, bytearray, str)):
         return len(value)
     if hasattr(value, "memory_usage"):  # a pandas table (pandas itself is not imported here: Home needs none)
         return int(np.sum(value.memory_usage(deep=True)))

@@ -12,7 +12,7 @@ error) or holds a form for the student to fill in (a lesson's question): the stu
 
 Every element's HTML is cleaned by an allow-list (``nh3``): user text is never HTML, and no script, event
 handler or style but a column's width can reach a student's page. An element's HTML is kept by its message's
-hash, so a teacher's run converts only what changed.
+hash (in ``ui.cache``'s computation cache), so a teacher's run converts only what changed.
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ import html
 import json
 import math
 import re
-import threading
+from dataclasses import dataclass, field
 from xml.etree import ElementTree
 
 import nh3
 import pyarrow as pa
-from cachetools import LRUCache
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from ui.cache import computation
 
 CONTROLS = frozenset(
     "audio_input balloons button button_group camera_input chat_input checkbox color_picker date_input "
@@ -41,7 +42,6 @@ HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a 
 CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
 # A form (a lesson's question) is for the student to fill in: a page that holds one runs for the student itself.
 MAX_TABLE_ROWS = 200
-CACHE_CHARS = 16_000_000  # the HTML kept by hash, in characters (a large table counts for its size)
 
 MATHML_TAGS = set(
     "math semantics annotation mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle mtable "
@@ -101,8 +101,6 @@ def _markdown_parser() -> MarkdownIt:
 
 
 MARKDOWN = _markdown_parser()
-_cache: LRUCache = LRUCache(CACHE_CHARS, getsizeof=lambda made: len(made or "") + 64)
-_cache_lock = threading.Lock()
 
 
 def clean(markup: str) -> str:
@@ -200,21 +198,28 @@ def element_html(kind: str, element) -> str | None:
     return None
 
 
-def cleaned_element(kind: str, digest: str, element) -> str | None:
-    """``element_html`` through ``clean``, kept by the message's hash."""
-    if digest:
-        with _cache_lock:
-            if (kind, digest) in _cache:
-                return _cache[(kind, digest)]
+@dataclass(frozen=True)
+class Message:
+    """An element's message, equal to another by its hash alone (what the computation cache keys on)."""
+
+    digest: str
+    element: object = field(compare=False, hash=False)
+
+
+@computation
+def _cleaned(kind: str, message: Message) -> str | None:
     try:
-        raw = element_html(kind, element)
+        raw = element_html(kind, message.element)
     except Exception:  # data the copy cannot read (a table's Arrow bytes, say): the student's page runs instead
-        raw = None
-    made = raw if not raw else clean(raw)
-    if digest:
-        with _cache_lock:
-            _cache[(kind, digest)] = made
-    return made
+        return None
+    return raw if not raw else clean(raw)
+
+
+def cleaned_element(kind: str, digest: str, element) -> str | None:
+    """``element_html`` through ``clean``, kept by the message's hash in the app's computation cache
+    (``ui.cache``, bounded by size)."""
+    message = Message(digest, element)
+    return _cleaned(kind, message) if digest else _cleaned.uncached(kind, message)
 
 
 def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
