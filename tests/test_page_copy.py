@@ -177,6 +177,11 @@ def test_columns_expanders_and_containers_nest_as_on_the_page_and_popovers_and_c
         (0, 4): block("vertical"),
         (0, 4, 0): element("button_group"),
         (0, 4, 1): markdown("after the controls"),
+        (0, 5): columns(1.0, 1.0)[0],
+        (0, 5, 0): columns(1.0)[1],
+        (0, 5, 0, 0): element("slider", label="seed"),
+        (0, 5, 1): columns(3.0)[1],
+        (0, 5, 1, 0): markdown("beside the seed"),
     }
     copy, whole = copy_of(messages)
     assert whole
@@ -187,7 +192,11 @@ def test_columns_expanders_and_containers_nest_as_on_the_page_and_popovers_and_c
     assert "<details><summary>The whole table</summary><p>inside closed</p>" in copy
     assert "<details open><summary>How it is computed</summary><p>inside open</p>" in copy
     assert "only on a click" not in copy and "heads" not in copy
-    assert copy.endswith('<div class="lab-copy-stack"><p>after the controls</p>\n</div>')
+    assert '<div class="lab-copy-stack"><p>after the controls</p>\n</div>' in copy
+    # a column of controls only is left out: the text beside it has the row to itself
+    assert copy.endswith(
+        '<div class="lab-copy-row"><div class="lab-copy-column" style="flex: 3 1 0"><p>beside the seed</p>\n</div></div>'
+    )
 
 
 def test_a_chart_is_a_named_empty_place_and_other_components_are_left_out():

@@ -40,6 +40,7 @@ CONTROLS = frozenset(
 )  # not the page's content: left out of the copy
 HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a click: left out with what they hold
 CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
+LAYOUT_BLOCKS = CONTAINERS | {"block:flex_container", "block:column"}  # left out when they hold nothing shown
 # A form (a lesson's question) is for the student to fill in: a page that holds one runs for the student itself.
 MAX_TABLE_ROWS = 200
 
@@ -239,6 +240,8 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
         inner = "".join(draw(path + (index,)) for index in sorted(children.get(path, [])))
         if kind.startswith("block:"):
             block = written.delta.add_block
+            if not inner and kind in LAYOUT_BLOCKS:  # it held controls only: the text beside it takes its room
+                return ""
             if kind == "block:flex_container":
                 row = type(block.flex_container).Direction.Name(block.flex_container.direction) == "HORIZONTAL"
                 return f'<div class="lab-copy-{"row" if row else "stack"}">{inner}</div>'
@@ -246,7 +249,7 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
                 weight = block.column.weight if block.column.weight > 0 else 1.0
                 return f'<div class="lab-copy-column" style="flex: {weight:.4g} 1 0">{inner}</div>'
             if kind == "block:expandable":
-                if not inner:  # built only when opened (the page's own expander): nothing to show here
+                if not inner:  # controls only, or built only when opened: nothing to show here
                     return ""
                 label = clean(markdown(block.expandable.label, inline=True))
                 opened = " open" if block.expandable.expanded else ""
