@@ -10,9 +10,10 @@ Controls are left out (a following student sees the teacher's settings above the
 popover or dialog holds. ``whole`` is False when the page shows something else (an image, a graph, tabs, an
 error) or holds a form for the student to fill in (a lesson's question): the student's page then runs to show it.
 
-Every element's HTML is cleaned by an allow-list (``nh3``): user text is never HTML, and no script, event
-handler or style but a column's width can reach a student's page. An element's HTML is kept by its message's
-hash (in ``ui.cache``'s computation cache), so a teacher's run converts only what changed.
+Every element's HTML is cleaned by an allow-list (``nh3``), and a formula is kept only when the converter's
+output is MathML through and through (it copies ``\\text{...}`` out unescaped): user text is never HTML, and no
+script, event handler or style but a column's width can reach a student's page. An element's HTML is kept by
+its message's hash (in ``ui.cache``'s computation cache), so a teacher's run converts only what changed.
 """
 
 from __future__ import annotations
