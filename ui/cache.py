@@ -49,8 +49,8 @@ def resource(max_entries: int | None = None, ttl: float | None = None, spinner: 
 
 
 def size_in_bytes(value) -> int:
-    """The bytes an entry holds: its numpy arrays, tables, bytes and text (a character a byte), through tuples, lists, dicts and
-    dataclasses; anything else counts as a small object."""
+    """The bytes an entry holds: its numpy arrays, tables, bytes and text (a character a byte), through tuples,
+    lists, dicts and dataclasses; anything else counts as a small object."""
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, (bytes, bytearray, str)):

@@ -51,33 +51,29 @@ function hideControls(keys, following) {
   style.textContent = following && selectors.length ? `${selectors.join(",\n")} { display: none !important; }` : "";
 }
 
-// The copy's allow-list, as ui/rooms/page_copy.py's (a drawing read from the store is checked again here).
-const COPY_TAGS = new Set(("p div span a em strong b i code pre ul ol li blockquote h1 h2 h3 h4 h5 h6 hr br table "
-  + "thead tbody tr th td details summary del s progress math semantics annotation mrow mi mn mo ms mtext mspace "
-  + "msub msup msubsup mfrac msqrt mroot mstyle mtable mtr mtd munder mover munderover mpadded mphantom menclose "
-  + "merror").split(" "));
-const COPY_ATTRIBUTES = new Set(("class href title data-chart style start value max open display mathvariant stretchy "
-  + "fence separator lspace rspace form largeop movablelimits minsize displaystyle scriptlevel mathsize "
-  + "linethickness width height depth voffset columnalign rowspacing columnspacing notation rel").split(" "));
+// What a copy's style may say, and MathML's namespace (its tags and attributes come from ui/rooms/page_copy.py's
+// allow-list, with each run's data).
 const COPY_STYLE = /^(flex: [0-9.e-]+ 1 0|text-align: ?(left|right|center));?$/;
 const MATHML_NS = "http://www.w3.org/1998/Math/MathML";
 
-function copyOf(html) {
-  // The copy as inert nodes (a template runs no script and loads nothing), cut to the allow-list.
+function copyOf(html, allowed) {
+  // The copy as inert nodes (a template runs no script and loads nothing), cut to the allow-list (a drawing read
+  // from the store is checked again here).
+  const tags = new Set(allowed.tags), attributes = new Set(allowed.attributes);
   const template = document.createElement("template");
   template.innerHTML = html;
   for (const element of [...template.content.querySelectorAll("*")]) {
     const mathml = element.namespaceURI === MATHML_NS;
-    if (!COPY_TAGS.has(element.localName) || mathml !== Boolean(element.parentElement?.closest("math")
+    if (!tags.has(element.localName) || mathml !== Boolean(element.parentElement?.closest("math")
       || element.localName === "math")) { // in a formula only MathML, and MathML only in a formula
       element.remove();
       continue;
     }
     for (const { name, value } of [...element.attributes]) {
-      const allowed = COPY_ATTRIBUTES.has(name)
+      const kept = attributes.has(name)
         && (name !== "href" || (element.localName === "a" && /^(https?:|mailto:)/i.test(value)))
         && (name !== "style" || (["div", "th", "td"].includes(element.localName) && COPY_STYLE.test(value)));
-      if (!allowed) element.removeAttribute(name);
+      if (!kept) element.removeAttribute(name);
     }
     if (element.localName === "a") { // a link opens beside the class, which goes on in this tab
       element.setAttribute("target", "_blank");
@@ -103,13 +99,13 @@ function screenName(drawing) {
   return drawing.page.replaceAll("_", " ") + (section ? ` · ${section}` : "");
 }
 
-function showCopy(parentElement, drawing) {
+function showCopy(parentElement, drawing, allowed) {
   // The teacher's whole page: the copy (kept while it reads the same) and the teacher's figures in its places.
   const panel = panelIn(parentElement);
   if (panel.labCopy !== drawing.copy) {
     const note = document.createElement("p");
     note.className = "lab-follow";
-    panel.replaceChildren(note, copyOf(drawing.copy));
+    panel.replaceChildren(note, copyOf(drawing.copy, allowed));
     panel.labCopy = drawing.copy;
   }
   const parts = drawing.layout.split("|")[0];
@@ -240,7 +236,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
         opening = null;
         shared.opening = false;
       }
-      showCopy(parentElement, drawing); // the teacher's page in place of this one: no run
+      showCopy(parentElement, drawing, data.allowed); // the teacher's page in place of this one: no run
       return shown(drawing);
     }
     if (parts !== ownParts) {

@@ -10,6 +10,8 @@ import streamlit as st
 
 from ui.cache import resource
 
+from .page_copy import BROWSER_ALLOW_LIST
+
 KEY = "class_follower"
 # While the panel shows the teacher's page (its copy, or its figures while the page opens it), the page below the
 # student's strip is hidden (the strip sits in a layout wrapper of Streamlit's on some pages: its siblings too). The copy is drawn as Streamlit draws a page: columns side by side (stacked on a
@@ -57,6 +59,7 @@ def _component():
 def follower(data: dict) -> None:
     """Mount the student's live part with ``data``: the board's address (``url``) and what this run drew
     (``after``, ``version``, ``layout``, ``present``, ``status``), whether the student follows, the page's
-    ``controls`` (URL keys) to hide while following, the ``settings`` shown, ``mode`` and the class ``code``.
+    ``controls`` (URL keys) to hide while following, the ``settings`` shown, ``mode`` and the class ``code``;
+    with them the copy's allow-list (``ui.rooms.page_copy``), which the browser checks a drawing's copy against.
     A change that needs a run of this session arrives as its trigger, which reruns the app."""
-    _component()(key=KEY, data=data, on_sync_change=lambda: None, height="content")
+    _component()(key=KEY, data={**data, "allowed": BROWSER_ALLOW_LIST}, on_sync_change=lambda: None, height="content")

@@ -76,6 +76,8 @@ ATTRIBUTES = {
     "menclose": {"notation"},
 }
 STYLES = {"flex", "text-align"}
+# The same tags and attributes, for the student's browser to check a drawing's copy again (``ui.rooms.follower``).
+BROWSER_ALLOW_LIST = {"tags": sorted(HTML_TAGS | MATHML_TAGS), "attributes": sorted(set().union(*ATTRIBUTES.values()))}
 MATHML = "{http://www.w3.org/1998/Math/MathML}"
 
 

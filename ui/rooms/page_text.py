@@ -17,6 +17,8 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from streamlit.proto.Delta_pb2 import Delta
+
 from ui.cache import resource
 from ui.streamlit_internals import session_alive, session_id, watch_elements
 
@@ -102,8 +104,6 @@ class PageText:
             kind = "block:" + (delta.add_block.WhichOneof("type") or "vertical")
         else:
             kind = delta.new_element.WhichOneof("type")
-            if kind == "bidi_component":  # only its name is read: the figure itself is not kept
-                delta = light_component(delta)
         with self._lock:
             record = self._records.get(session)
             if record is None or not self._writing.get(session):
@@ -117,6 +117,8 @@ class PageText:
                 depth = len(path)
                 for below in [kept for kept in record if len(kept) > depth and kept[:depth] == path]:
                     del record[below]
+            if kind == "bidi_component":  # only its name is read: the figure itself is not kept
+                delta = light_component(delta)
             record[path] = Written(kind, digest, delta)
 
     def digest(self, session: str) -> str:
@@ -137,8 +139,6 @@ class PageText:
 
 def light_component(delta):
     """A component's element with only its name and the first line of its data (a chart's name)."""
-    from streamlit.proto.Delta_pb2 import Delta
-
     component = delta.new_element.bidi_component
     light = Delta()
     light.new_element.bidi_component.component_name = component.component_name

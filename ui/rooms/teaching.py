@@ -113,10 +113,8 @@ def _teacher_run(page_path: str) -> None:
     students and, on a lesson view, draw the class's answers with "Reveal the answer"."""
     place, store = current_class(), room_store()
     page, query = shown_view(page_path)
-    if fragment_run():  # the fragment's own run: the page's URL state is whole
-        publish(
-            store, place.code, place.secret, page, query, presenting(), _copy_allowed(query)
-        )  # (a full run: ``send_view``)
+    if fragment_run():  # the fragment's own run: the page's URL state is whole (a full run: ``send_view``)
+        publish(store, place.code, place.secret, page, query, presenting(), _copy_allowed(query))
     room = store.view(place.code)
     if room is None:
         if store.ended(place.code) or not store.restore(place.code, place.secret, page, query):
