@@ -193,6 +193,7 @@ def test_the_papers_recipe_is_offered_with_its_schedule_drawn_and_trains_with_ad
     steps, rates = decode_array(paper["x"]).astype(float), decode_array(paper["y"]).astype(float)
     expected = 64**-0.5 * np.minimum(steps**-0.5, steps * 50**-1.5)  # d_model 64, warm-up 50, s = step
     np.testing.assert_allclose(rates, expected, rtol=1e-6)
+    assert all(trace["mode"] == "lines" for trace in spec["data"])  # 500 steps: a line, not 500 markers each
     assert f"{64**-0.5 * 50**-0.5:.3g}" in " ".join(c.value for c in at.caption)
     press(at, "step")
     optimizer = trainer(at).optimizer

@@ -165,15 +165,21 @@ def beam_tree(
 RANK_ROOM = 0.75  # of a rank's height, above rank 1 and below the last rank: a chosen token's name fits there
 
 
+MARKED_POINTS = 60  # lines() marks each point up to this many points per line
+
+
 def lines(
     x: np.ndarray, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str, log: bool = False
 ) -> go.Figure:
-    """One line per named series over ``x`` (log-log when ``log``)."""
+    """One line per named series over ``x`` (log-log when ``log``), a marker at each point while there are at most
+    ``MARKED_POINTS`` of them: past that a marker per point draws nothing the line does not, and costs the browser
+    one SVG path each (a thousand steps' markers take 0.3 s to draw)."""
+    mode = "lines+markers" if len(x) <= MARKED_POINTS else "lines"
     traces = [
         go.Scatter(
             x=np.asarray(x, np.float64),
             y=np.asarray(values, np.float64),
-            mode="lines+markers",
+            mode=mode,
             name=escape(name),
             line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
             hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>",
