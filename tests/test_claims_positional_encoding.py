@@ -48,8 +48,9 @@ def test_the_pairs_speeds_and_the_slowest_pairs_turn_are_the_formulas(query):
     drawn = decode_array(chart_by_title(at, "Wavelength per pair")["data"][0]["y"]).astype(np.float64)
     np.testing.assert_allclose(drawn, waves, rtol=1e-5)
     text = markdown_with(at, "one clock hand")
-    table = markdown_with(at, "Read a row for one position's vector")
-    pe = decode_array(chart_by_title(at, "The whole table")["data"][0]["z"]).astype(np.float64)
+    table_at = run_page(PAGE, {"section": "Table", **query})  # the table beside its own sentence
+    table = markdown_with(table_at, "Read a row for one position's vector")
+    pe = decode_array(chart_by_title(table_at, "The whole table")["data"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(pe, sinusoids(positions, d_model, base), atol=1e-5)
     full = 2 * (d_model // 2)  # the columns of whole (sin, cos) pairs
     sines, cosines = np.diff(pe[:, 0:full:2], axis=0), np.diff(pe[:, 1:full:2], axis=0)

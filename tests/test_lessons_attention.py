@@ -55,8 +55,14 @@ def test_without_positions_reordering_only_permutes_the_weights():
     assert np.abs(np.sort(c, axis=None) - np.sort(d, axis=None)).max() > 0.01
 
 
+def table_at_the_step(lesson_id: str, step: int) -> np.ndarray:
+    """The whole table drawn at a step's settings, in the page's Table section (beside the step's Curves)."""
+    query = {**link_query(lesson_of(lesson_id), step), "section": "Table"}
+    return z_of(chart_by_title(run_page("pages/positional_encoding/page.py", query), "The whole table"))
+
+
 def test_the_table_is_the_sinusoid_of_the_paper():
-    table = z_of(chart_by_title(open_view("word-order", 2), "The whole table"))
+    table = table_at_the_step("word-order", 2)
     expected = np.stack([sinusoid(pos) for pos in range(100)])
     np.testing.assert_allclose(table, expected, atol=2e-3)
 
@@ -65,7 +71,7 @@ def test_the_frequencies_fall_geometrically_and_every_position_is_distinct():
     at = open_view("word-order", 2)
     wavelengths = y_of(chart_by_title(at, "Wavelength per pair"), "wavelength")
     np.testing.assert_allclose(wavelengths[1:] / wavelengths[:-1], 10000.0 ** (2 / 64), rtol=1e-4)
-    table = z_of(chart_by_title(at, "The whole table"))
+    table = table_at_the_step("word-order", 2)
     distances = np.linalg.norm(table[:, None, :] - table[None, :, :], axis=-1)
     assert distances[~np.eye(len(table), dtype=bool)].min() > 0.1
 

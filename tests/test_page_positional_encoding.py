@@ -16,7 +16,7 @@ from tests.apptest_helpers import (
 from ui.screen import COMPACT
 
 PAGE = "pages/positional_encoding/page.py"
-SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
+SECTIONS = ("Curves", "Table", "Similarity", "Offset map", "Schemes", "Word order")
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 
 
@@ -54,7 +54,10 @@ def section(name: str, **params) -> object:
 
 def test_only_the_open_tab_is_drawn(default_page):
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)]
-    assert len(titles) == 3 and not any("M_" in t or "RoPE" in t for t in titles)
+    assert titles == ["PE against position (d_model 64, base 10000)", "Wavelength per pair"]
+    assert [spec["layout"]["title"]["text"] for spec in chart_specs(section("Table"))] == [
+        "The whole table: 100 positions × 64 dimensions"
+    ]
     assert len(chart_specs(section("Offset map"))) == 2
 
 
@@ -65,7 +68,7 @@ def test_curves_and_table_match_the_formula(default_page):
     for trace in curves["data"]:
         dim = int(trace["name"].split()[1])
         assert np.allclose(decode_array(trace["y"]), pe[:, dim], atol=1e-5)
-    table = decode_array(chart_by_title(default_page, "The whole table")["data"][0]["z"])
+    table = decode_array(chart_by_title(section("Table"), "The whole table")["data"][0]["z"])
     assert table.shape == (100, 64) and np.allclose(table, pe, atol=1e-5)
     wavelengths = decode_array(chart_by_title(default_page, "Wavelength per pair")["data"][0]["y"])
     assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)
@@ -280,6 +283,7 @@ def test_shared_link_restores_the_view():
     "name, scheme",
     [
         ("Curves", "Learned"),
+        ("Table", "Learned"),
         ("Similarity", "Learned"),
         ("Offset map", "Learned"),
         ("Schemes", "Learned"),
@@ -297,7 +301,7 @@ def test_every_tab_is_readable_on_a_projector(name, scheme):
 
 def test_numbers_are_built_only_when_their_expander_is_open(default_page):
     assert not default_page.dataframe
-    at = section("Curves", pe_numbers="true")
+    at = section("Table", pe_numbers="true")
     assert np.allclose(at.dataframe[0].value.to_numpy(), formula(16, 64, 10000.0), atol=1e-5)
     slopes = section("Schemes", scheme="ALiBi", slopes="true").dataframe[0].value
     assert np.allclose(slopes["slope m_h"], 2.0 ** (-np.arange(1, 9)), rtol=1e-6)

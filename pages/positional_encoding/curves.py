@@ -1,5 +1,6 @@
-"""The sinusoidal sections of the Positional encoding page: the curves and the table, similarity
-between positions, and the shift map M_k. Each draws one section's charts (2-3 figures)."""
+"""The sinusoidal sections of the Positional encoding page: the curves, the whole table, similarity between
+positions, and the shift map M_k. Each draws one section's charts (1-2 figures), so that a setting above them
+redraws at most two."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ui.screen import figure_first
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
-    """The curves PE[:, dim] for chosen dims, the wavelength per pair and the whole table [P, d]."""
+    """The curves PE[:, dim] for chosen dims, beside the wavelength of each pair."""
     pe = pos_ui.pe_table(positions, d_model, base)
     left, right = st.columns([3, 2], gap="large")
     with left:
@@ -30,6 +31,11 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
                 "With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
                 "and positions 2π apart are nearly indistinguishable."
             )
+
+
+def render_table(positions: int, d_model: int, base: float) -> None:
+    """The whole table [P, d] as one heatmap, what its rows and columns show, and its first numbers on demand."""
+    pe = pos_ui.pe_table(positions, d_model, base)
     left, right = st.columns([3, 2], gap="large")
     chart(
         cached_figure(viz.pe_matrix_figure, pe, f"The whole table: {positions} positions × {d_model} dimensions"),

@@ -9,7 +9,7 @@ the navigation.
 import streamlit as st
 
 from pages.positional_encoding.schemes import render_schemes
-from pages.positional_encoding.curves import render_curves, render_shift, render_similarity
+from pages.positional_encoding.curves import render_curves, render_shift, render_similarity, render_table
 from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import section_picker
@@ -18,7 +18,7 @@ from pages.positional_encoding.word_order import render_word_order
 
 require_navigation()
 
-SECTIONS = ("Curves", "Similarity", "Offset map", "Schemes", "Word order")
+SECTIONS = ("Curves", "Table", "Similarity", "Offset map", "Schemes", "Word order")
 
 st.title("Positional encoding")
 with explanation():
@@ -74,6 +74,8 @@ def open_section(positions: int, d_model: int, base: float) -> None:
     section = section_picker(SECTIONS)
     if section == "Curves":
         render_curves(positions, d_model, base)
+    if section == "Table":
+        render_table(positions, d_model, base)
     if section == "Similarity":
         render_similarity(positions, d_model, base)
     if section == "Offset map":

@@ -16,13 +16,14 @@ OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot =
 def test_the_toolbar_never_covers_a_title(page, server_url):
     """Plotly's toolbar, shown on hover at a chart's top right, sits above every title, including the long
     titles of the page's narrow charts, in presentation mode as well."""
-    for query in ("", "?present=true"):
-        page.goto(f"{server_url}/positional_encoding{query}")
+    views = (("", "Wavelength per pair", 2), ("section=Table", "The whole table", 1))
+    for (query, title, count), present in ((view, present) for view in views for present in (False, True)):
+        page.goto(f"{server_url}/positional_encoding?{query}{'&present=true' if present else ''}")
         wait_idle(page)
-        wait_for_chart(page, "The whole table", timeout=30_000)
+        wait_for_chart(page, title, timeout=30_000)
         page.locator(".js-plotly-plot").last.hover()
         boxes = page.evaluate(OVERLAPS)
-        assert len(boxes) == 3 and all(box["bar"] for box in boxes), boxes
+        assert len(boxes) == count and all(box["bar"] for box in boxes), boxes
         assert all(box["apart"] for box in boxes), boxes
 
 

@@ -26,22 +26,31 @@ TABLE_SHAPE = (
 def test_a_slider_change_updates_the_plots_already_on_the_page(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
-    assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",64")
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     page.evaluate(MARK)
-
     nudge_slider(page, "d_model (dimensions)")
     wait_for_chart(page, "d_model 65", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
-    assert page.evaluate(MARKS) == [1, 2, 3]  # the same three plots, each updated with Plotly.react
+    assert page.evaluate(MARKS) == [1, 2]  # the same two plots, each updated with Plotly.react
+
+    page.goto(f"{server_url}/positional_encoding?section=Table")
+    wait_idle(page)
+    wait_for_chart(page, "The whole table", timeout=30_000)
+    assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",64")
+    page.evaluate(MARK)
+    nudge_slider(page, "d_model (dimensions)")
+    wait_for_chart(page, "× 65 dimensions", timeout=15_000)
+    wait_idle(page)
+    assert_no_exception(page)
+    assert page.evaluate(MARKS) == [1]
     assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",65")
 
 
 def test_a_chart_takes_the_width_of_its_column(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     widths = (
         "() => [...document.querySelectorAll('div.lab-chart')]"
         ".map(el => [el._fullLayout.width, el.parentElement.getBoundingClientRect().width])"
@@ -75,7 +84,7 @@ def test_charts_draw_when_the_app_is_served_under_a_path(page):
     with streamlit_server(base_path="lab") as url:
         page.goto(f"{url}/positional_encoding")
         wait_idle(page, timeout=60_000)
-        wait_for_chart(page, "The whole table", timeout=30_000)
+        wait_for_chart(page, "Wavelength per pair", timeout=30_000)
         page.locator("[data-testid=stSidebarNav] a", has_text="Masks").first.click()
         wait_idle(page, timeout=60_000)
         page.wait_for_selector("div.lab-chart .main-svg", timeout=30_000)
@@ -115,7 +124,7 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     wait_idle(page)
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     before = page.evaluate(SIZES)
-    assert [height for _, height in before] == [420, 360, 440]  # viz.positional's heights
+    assert [height for _, height in before] == [420, 360]  # viz.positional's heights
     chart = wavelength_chart(page)
     chart.hover()
     titles = chart.locator("button.modebar-btn").evaluate_all("els => els.map(e => e.dataset.title)")
@@ -183,7 +192,7 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     wait_for_sizes(page, before)
     assert page.evaluate(
         "() => [...document.querySelectorAll('div.lab-chart')].map(el => el.parentElement.style.minHeight)"
-    ) == ["", "", ""]
+    ) == ["", ""]
     assert_no_exception(page)
 
 
@@ -201,18 +210,17 @@ def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_s
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     wait_settled(page)
     sidebar = page.evaluate(SIDEBAR_WIDTH)
     assert sidebar > 200  # a wide window opens with the sidebar open
     page.evaluate(AFTERPLOT)
     page.locator("[data-testid=stCheckbox]", has_text="Presentation mode").locator("label").click()
-    page.wait_for_function("() => window.labDraws.length >= 3", timeout=15_000)
+    page.wait_for_function("() => window.labDraws.length >= 2", timeout=15_000)
     wait_idle(page)
     wait_settled(page)  # a sidebar sliding, or a plot resized after it, would have drawn again by now
-    assert sorted(page.evaluate("() => window.labDraws")) == [0, 1, 2]
+    assert sorted(page.evaluate("() => window.labDraws")) == [0, 1]
     assert page.evaluate("() => [...document.querySelectorAll('div.lab-chart')].map(p => p._fullLayout.font.size)") == [
-        22.5,
         22.5,
         22.5,
     ]  # viz.style's 15 px, 1.5 x for the projector
@@ -221,7 +229,7 @@ def test_presentation_mode_lays_each_figure_out_once_and_a_link_opens_with_the_s
 
     page.goto(page.url)  # the same view as a link, in a new session
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     wait_settled(page)
     assert page.evaluate(SIDEBAR_WIDTH) == 0
     assert_no_exception(page)

@@ -6,15 +6,15 @@ from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, 
 def test_positional_encoding_loads_and_redraws(page, server_url):
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
+    wait_for_chart(page, "Wavelength per pair", timeout=30_000)
     assert_no_exception(page)
-    assert page.locator(".js-plotly-plot").count() == 3  # only the open tab (Curves) is drawn
+    assert page.locator(".js-plotly-plot").count() == 2  # only the open tab (Curves) is drawn
 
     nudge_slider(page, "d_model (dimensions)")
     wait_for_chart(page, "d_model 65", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
-    assert page.locator(".js-plotly-plot").count() == 3
+    assert page.locator(".js-plotly-plot").count() == 2
     assert "is odd" in page.locator("[data-testid=stMain]").inner_text()
 
     open_section(page, "Offset map")
