@@ -126,10 +126,11 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
         sublayer_names(subject.module, "self_attn") + sublayer_names(subject.module, "cross_attn")
     )
     count = sum(len(h) for _, h in knocked)
+    note = st.empty()  # one place, filled or not: the figures below keep theirs, and are redrawn in place
     if count == total:
-        st.warning(f"Every head ({total}) is knocked out: {EVERY_HEAD[how]}")
+        note.warning(f"Every head ({total}) is knocked out: {EVERY_HEAD[how]}")
     elif not count:
-        st.info("Pick heads above to knock them out; the figures compare the model with and without them.")
+        note.info("Pick heads above to knock them out; the figures compare the model with and without them.")
     if subject.sentences:
         before = similarity(subject.spec, inputs.ids, inputs.second_ids, (), how)
         after = similarity(subject.spec, inputs.ids, inputs.second_ids, knocked, how)

@@ -1,6 +1,7 @@
 """In a real browser: the Experiments page knocks a head out and redraws what the model can still do."""
 
 from tests.e2e.conftest import assert_no_exception, open_section, wait_for_chart, wait_idle
+from tests.e2e.test_charts_in_place import MARK, MARKS
 
 
 def accuracy_bars(page) -> list[str]:
@@ -14,9 +15,12 @@ def test_toggling_heads_redraws_the_result_and_the_link_keeps_them(page, server_
     wait_idle(page)
     wait_for_chart(page, "Accuracy, 64 fresh examples, 0 head(s) knocked out", timeout=60_000)
     assert accuracy_bars(page) == ["1.000", "1.000"]
+    page.evaluate(MARK)
 
     page.locator(".st-key-ko_decoder1_self_attn button", has_text="head 1").click()
     wait_for_chart(page, "1 head(s) knocked out", timeout=20_000)
+    wait_idle(page)
+    assert page.evaluate(MARKS) == [1, 2]  # the note above them went, the two plots stayed and were updated
     page.locator(".st-key-ko_decoder1_self_attn button", has_text="head 2").click()
     wait_for_chart(page, "2 head(s) knocked out", timeout=20_000)
     wait_idle(page)
