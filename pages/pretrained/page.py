@@ -84,12 +84,13 @@ def pretrained_view() -> None:
     reading = numbers.reading(pieces.ids)
     tokens = list(pieces.tokens)
     weights, shown_tokens = reading.weights, tokens
+    hidden_note = st.empty()  # one place, filled or not: the section below keeps its own and is redrawn in place
     if hide:
         weights, shown_tokens = (
             without_specials(reading.weights, pieces.special),
             [t for t, s in zip(tokens, pieces.special) if not s],
         )
-        st.caption(
+        hidden_note.caption(
             "[CLS] and [SEP] hidden: each row is renormalised over the other tokens, "
             "A'_ij = A_ij / Σ_k A_ik (k ordinary), so a row that was all on them is blank."
         )
