@@ -1,6 +1,7 @@
 """Browser-side timings against a real `streamlit run app.py`, in headless Chromium, as multiples of a floor.
 
     python bench/browser.py [--changes 4] [--navigations 3] [--pages masks positional_encoding]
+                            [--controls optimiser seed]
 
 A browser rerun can never beat a bare Streamlit page with one slider and one small
 heatmap (``bench/floor_page.py``, served by its own ``streamlit run`` beside the app):
@@ -26,7 +27,8 @@ that page's interleaved floor nudges, and the median in ms), then one row per pa
 the time to its first chart (from the server answering its health check for the first
 page, from navigation for the others; "no chart" for a page without one), the floor, the
 median and worst ratio over its controls, and its median navigation and load over the
-floor's in between.
+floor's in between. ``--controls`` times only the controls of those labels (``--navigations 0`` then skips
+the navigations and loads too): a quick look at a few controls, under the same rules.
 """
 
 from __future__ import annotations
@@ -251,12 +253,15 @@ class PageResult:
 PRESENTATION_LABEL = "Presentation mode"
 
 
-def time_controls(page, floor: Floor, changes: int) -> tuple[dict[str, list[float]], list[float]]:
-    """Change every visible, enabled control ``changes`` times, each followed by a floor nudge; timings by control."""
+def time_controls(
+    page, floor: Floor, changes: int, labels: list[str] | None = None
+) -> tuple[dict[str, list[float]], list[float]]:
+    """Change every visible, enabled control (or only those labelled as in ``labels``) ``changes`` times, each
+    followed by a floor nudge; timings by control."""
     # Presentation mode last: it folds settings away (Train's stay folded once folded), and a control it hid
     # could not be changed after it.
     controls = sorted(
-        (Control(**found) for found in page.evaluate(CONTROLS_JS)),
+        (Control(**found) for found in page.evaluate(CONTROLS_JS) if not labels or found["label"] in labels),
         key=lambda control: control.label == PRESENTATION_LABEL,
     )
     by_control: dict[str, list[float]] = {}
@@ -322,6 +327,37 @@ def print_summary(results: list[PageResult]) -> None:
         )
 
 
+# The controls that replace the whole page (DESIGN.md section 6: Presentation mode, a model picker, Train's task):
+# their budget is 3.5 x the floor; every other control's is 2.5 x, and the median of a page's others 1.5 x.
+WHOLE_PAGE_LABELS = (PRESENTATION_LABEL, "model", "task")
+BUDGET = {"median": 1.5, "any other": 2.5, "whole page": 3.5, "navigation": 3.0}
+
+
+def print_budget(results: list[PageResult]) -> None:
+    """One Markdown row per page against the decided budget: the median and the worst of the controls that do not
+    replace the whole page, the worst that does, and the median navigation over the run's median floor navigation."""
+    floor_navigations = [t for result in results for t in result.floor_navigations]
+    run_floor = statistics.median(floor_navigations) if floor_navigations else None
+    if run_floor:
+        print(f"\nThe run's median floor navigation: {run_floor:.0f} ms over {len(floor_navigations)} navigations.")
+    print(
+        f"\n| page | median of the other controls [{BUDGET['median']}] | worst other control "
+        f"[{BUDGET['any other']}] | worst whole-page control [{BUDGET['whole page']}] | navigation / the run's floor "
+        f"navigation [{BUDGET['navigation']}] |"
+    )
+    print("|---|---:|---|---|---:|")
+    for result in results:
+        ratios = result.ratios() if result.floor else {}
+        whole = {label: r for label, r in ratios.items() if label.split(" (")[0] in WHOLE_PAGE_LABELS}
+        other = {label: r for label, r in ratios.items() if label not in whole}
+        worst = lambda found: "-" if not found else "{1:.2f} ({0})".format(*max(found.items(), key=lambda kv: kv[1]))  # noqa: E731
+        median = f"{statistics.median(other.values()):.2f}" if other else "-"
+        navigation = (
+            f"{statistics.median(result.navigations) / run_floor:.2f}" if result.navigations and run_floor else "-"
+        )
+        print(f"| {result.title} | {median} | {worst(other)} | {worst(whole)} | {navigation} |")
+
+
 def stop_on_sigterm() -> None:
     """Turn SIGTERM (e.g. from ``timeout``) into SystemExit, so that the servers started here are stopped."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -338,6 +374,7 @@ def main() -> None:
         help="in-app navigations to each page and full loads of it (and as many of the floor's)",
     )
     parser.add_argument("--pages", nargs="*", help="page addresses to time (default: every page)")
+    parser.add_argument("--controls", nargs="*", help="the labels of the controls to time (default: every control)")
     args = parser.parse_args()
     args.changes += args.changes % 2  # there and back: every control ends where it started
     pages = [
@@ -366,7 +403,7 @@ def main() -> None:
                 first = time.perf_counter() - started if charted else None
                 page.wait_for_function(SETTLED, timeout=60_000)
                 floor = floor or Floor(browser, f"http://127.0.0.1:{floor_port}/")
-                by_control, floor_times = time_controls(page, floor, args.changes)
+                by_control, floor_times = time_controls(page, floor, args.changes, args.controls)
                 result = PageResult(info.title, first, by_control, floor_times)
                 away = PAGES[1].title if info is PAGES[0] else PAGES[0].title
                 for _ in range(args.navigations):
@@ -379,6 +416,7 @@ def main() -> None:
                 if floor_times:
                     print_controls(result)
             print_summary(results)
+            print_budget(results)
             browser.close()
     finally:
         for server in servers:
