@@ -350,12 +350,19 @@ def print_budget(results: list[PageResult]) -> None:
         ratios = result.ratios() if result.floor else {}
         whole = {label: r for label, r in ratios.items() if label.split(" (")[0] in WHOLE_PAGE_LABELS}
         other = {label: r for label, r in ratios.items() if label not in whole}
-        worst = lambda found: "-" if not found else "{1:.2f} ({0})".format(*max(found.items(), key=lambda kv: kv[1]))  # noqa: E731
         median = f"{statistics.median(other.values()):.2f}" if other else "-"
         navigation = (
             f"{statistics.median(result.navigations) / run_floor:.2f}" if result.navigations and run_floor else "-"
         )
-        print(f"| {result.title} | {median} | {worst(other)} | {worst(whole)} | {navigation} |")
+        print(f"| {result.title} | {median} | {_worst(other)} | {_worst(whole)} | {navigation} |")
+
+
+def _worst(ratios: dict[str, float]) -> str:
+    """The largest ratio and its control, as a Markdown cell ("-" for none)."""
+    if not ratios:
+        return "-"
+    label = max(ratios, key=ratios.get)
+    return f"{ratios[label]:.2f} ({label})"
 
 
 def stop_on_sigterm() -> None:
