@@ -30,7 +30,7 @@ def test_a_slider_change_keeps_every_chart_element_and_sends_the_new_figures():
     at.slider(key="d_model").set_value(32).run()
     assert_no_exception(at)
     after = chart_elements(at)
-    assert [el.proto.id for el in after] == ids and len(set(ids)) == len(ids) == 3
+    assert [el.proto.id for el in after] == ids and len(set(ids)) == len(ids) == 2  # the curves, the wavelengths
     assert all(old != new.proto.bytes for old, new in zip(sent, after))  # every figure is a new one
     assert "d_model 32" in json.dumps(chart_specs(at)[0]["layout"]["title"])
 
@@ -157,17 +157,17 @@ def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
     ui.cache.clear_figures()  # no figure serialised by an earlier test
     at = run_page("pages/positional_encoding/page.py")
     first = [el.proto.bytes for el in chart_elements(at)]
-    assert len(first) == len(serialisations) == 3
+    assert len(first) == len(serialisations) == 2
     at.run()  # the same figures again, from the figure cache
-    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 3
+    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 2
     at.toggle(key="present").set_value(True).run()  # presentation mode: sent another way, serialised once
     presented = [el.proto.bytes for el in chart_elements(at)]
-    assert len(serialisations) == 6
+    assert len(serialisations) == 4
     for plain, shown in zip(first, presented):  # each is the plain figure's presentation spec
         spec = json.loads(plain.split(b"\n", 1)[1])
         assert json.loads(shown.split(b"\n", 1)[1]) == json.loads(json.dumps(presentation_spec(spec)))
     at.toggle(key="present").set_value(False).run()
-    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 6
+    assert [el.proto.bytes for el in chart_elements(at)] == first and len(serialisations) == 4
 
 
 def _heatmap(value: float) -> go.Figure:
@@ -215,7 +215,7 @@ def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):
     at = run_page("pages/positional_encoding/page.py")
     assert not chart_elements(at)
     plain = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-    assert len(plain) == len(drawn_in_place) == 3
+    assert len(plain) == len(drawn_in_place) == 2
     for spec, in_place in zip(plain, drawn_in_place):
         assert spec["layout"]["title"] == in_place["layout"]["title"]
         assert [t["type"] for t in spec["data"]] == [t["type"] for t in in_place["data"]]
