@@ -100,7 +100,7 @@ def test_step_trains_and_a_learning_rate_change_keeps_the_weights():
 
 
 def test_a_fast_fixture_reaches_its_target_and_joins_the_picker():
-    at = run_page(PAGE, {**FAST, "d_model": "32"})
+    at = run_page(PAGE, {**FAST, "d_model": "32", "keep": "true"})
     for _ in range(60):
         press(at, "step")
         if trainer(at).done:
@@ -139,7 +139,7 @@ def upload(at, name: str, data: bytes):
 
 
 def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input():
-    at = run_page(PAGE)
+    at = run_page(PAGE, {"keep": "true"})
     upload(at, "copy.safetensors", (Path(__file__).parents[1] / "checkpoints" / "copy.safetensors").read_bytes())
     run = trainer(at)
     assert run.task.name == "copy" and run.step > 0 and run.done
@@ -156,7 +156,7 @@ def test_a_shipped_checkpoint_opens_with_its_settings_and_copies_the_users_input
 
 
 def test_a_bad_upload_says_what_is_wrong_and_keeps_the_run(tmp_path):
-    at = run_page(PAGE, FAST)
+    at = run_page(PAGE, {**FAST, "keep": "true"})
     press(at, "step")
     before = trainer(at)
     upload(at, "junk.safetensors", b"not a checkpoint at all")
@@ -215,7 +215,7 @@ def test_both_recipes_train_side_by_side_from_the_same_weights_and_the_caption_r
     from tests.apptest_helpers import decode_array
     from transformer import make_task
 
-    at = run_page(PAGE, {**FAST, "warmup": "20"})
+    at = run_page(PAGE, {**FAST, "warmup": "20", "recipes": "true"})
     at.button(key="compare_recipes").click().run(timeout=120)
     assert_no_exception(at)
     curves = {}
@@ -237,7 +237,23 @@ def test_both_recipes_train_side_by_side_from_the_same_weights_and_the_caption_r
 
 
 def test_the_recipes_are_compared_only_with_a_warm_up():
-    at = run_page(PAGE, {**FAST, "warmup": "0"})
+    at = run_page(PAGE, {**FAST, "warmup": "0", "recipes": "true"})
     assert_no_exception(at)
     assert not [button for button in at.button if button.key == "compare_recipes"]
     assert any("set the warm-up steps above 0" in info.value for info in at.info)
+
+
+def test_keeping_the_model_and_the_two_recipes_are_built_only_when_opened():
+    """Closed, the two parts after the run send no element, so a setting does not redraw them; a link opens them."""
+    closed = run_page(PAGE, FAST)
+    assert_no_exception(closed)
+    labels = [expander.label for expander in closed.expander]
+    assert any(label.startswith("Keep the model") for label in labels)
+    assert any(label.startswith("Two recipes on this model") for label in labels)
+    keys = {widget.key for widget in closed.button} | {widget.key for widget in closed.get("file_uploader")}
+    assert not keys & {"use", "compare_recipes"} and not closed.get("download_button")
+    opened = run_page(PAGE, {**FAST, "keep": "true", "recipes": "true"})
+    assert_no_exception(opened)
+    keys = {widget.key for widget in opened.button}
+    assert {"use", "compare_recipes"} <= keys and len(opened.get("download_button")) == 1
+    assert len(opened.get("file_uploader")) == 1

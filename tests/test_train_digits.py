@@ -105,7 +105,7 @@ def cls_rows(model, image: torch.Tensor) -> list[np.ndarray]:
 
 
 def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_the_vision_page():
-    at = run_page(PAGE)
+    at = run_page(PAGE, {"keep": "true"})
     at.selectbox(key="task").set_value("digits").run()  # the task's recommended settings come with it
     assert_no_exception(at)
     assert at.select_slider(key="heads").value == 4 and at.selectbox(key="pe").value == "learned"

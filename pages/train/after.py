@@ -129,13 +129,22 @@ def after_training(trainer: Trainer) -> None:
     if trainer.task.kind == "vision":
         st.subheader("Draw for it")
         st.markdown(
-            "**Use it on every page** (below), then open the **Vision Transformer** page and pick it in the "
+            "**Use it on every page** (under *Keep the model*, below), then open the **Vision Transformer** page and pick it in the "
             "model picker: draw a digit for it, see which patches each head reads, knock heads out."
         )
     else:
         st.subheader("Try it on your own input")
         try_it(trainer)
-    st.subheader("Keep the model")
+    keep = st.expander(
+        "Keep the model: download it, use it on every page, or open a checkpoint", key="keep", bind="query-params"
+    )
+    if keep.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
+        with keep:
+            keep_the_model(trainer)
+
+
+def keep_the_model(trainer: Trainer) -> None:
+    """Download the checkpoint, offer it in this session's model picker, or open a checkpoint saved here."""
     name = f"{trainer.task.name}-{trainer.setup.layers}L{trainer.setup.heads}H-step{trainer.step}"
     left, middle, right = st.columns(3)
     left.download_button(

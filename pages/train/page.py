@@ -74,8 +74,10 @@ def training_view() -> None:
     (st.container() if figure_on_top() else task).info(trainer.task.description)
     if not state.get("running", False):
         after.after_training(trainer)
-        st.subheader("Two recipes on this model")
-        recipes.recipes_side_by_side(setup)
+        both = st.expander("Two recipes on this model: AdamW and the paper's", key="recipes", bind="query-params")
+        if both.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
+            with both:
+                recipes.recipes_side_by_side(setup)
 
 
 training_view()
