@@ -129,8 +129,8 @@ def after_training(trainer: Trainer) -> None:
     if trainer.task.kind == "vision":
         st.subheader("Draw for it")
         st.markdown(
-            "**Use it on every page** (under *Keep the model*, below), then open the **Vision Transformer** page and pick it in the "
-            "model picker: draw a digit for it, see which patches each head reads, knock heads out."
+            "**Use it on every page** (under *Keep the model*, below), then open the **Vision Transformer** page "
+            "and pick it in the model picker: draw a digit for it, see which patches each head reads, knock heads out."
         )
     else:
         st.subheader("Try it on your own input")
