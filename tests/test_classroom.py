@@ -188,11 +188,11 @@ def test_a_pages_controls_are_its_url_keys_and_its_session_controls_never_the_ba
         "temp",
     ]
     assert control_keys("masks", state) == ["s1", "s12", "heads", "model"]
-    assert control_keys("train", ["layer_try", "snap", "corpus", "settings", "trainer", "running", "present"]) == [
+    assert control_keys("train", ["layer_try", "snap", "corpus", "steps", "trainer", "running", "present"]) == [
         "layer_try",
         "snap",
         "corpus",
-        "settings",
+        "steps",
     ]
     assert control_keys("no_such_page", state) == []
 

@@ -293,3 +293,29 @@ def test_views_fall_back_when_their_options_shrink():
     assert chart_by_title(at, "Position 1 · top 10")
     assert chart_by_title(open_section(at, "Attention"), "Layer 1 · all 2 heads · decoder masked self-attention")
     assert chart_by_title(open_section(at, "One layer"), "Encoder layer 1 · vector norm")
+
+
+def test_the_settings_line_names_the_random_model_the_page_draws():
+    """The random model's settings are behind a button; the line under it names them, read from the model that
+    draws the page, at the defaults and after every setting has moved."""
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    line = next(c.value for c in at.caption if c.value.startswith("Random model:"))
+    assert line.startswith("Random model: 2 encoder and 2 decoder layers, d_model = 64, 4 heads, d_ff = 256,")
+    at.slider(key="enc").set_value(3)
+    at.slider(key="dec").set_value(1)
+    at.select_slider(key="d_model").set_value(32)
+    at.selectbox(key="norm").set_value("pre")
+    at.selectbox(key="act").set_value("gelu")
+    at.toggle(key="shared").set_value(True)
+    at.number_input(key="seed").set_value(7)
+    at.run()
+    assert_no_exception(at)
+    at.select_slider(key="heads").set_value(2).run()
+    line = next(c.value for c in at.caption if c.value.startswith("Random model:"))
+    assert line == (
+        "Random model: 3 encoder and 1 decoder layers, d_model = 32, 2 heads, d_ff = 256, positional encoding "
+        "sinusoidal (paper), pre-LN, GELU, dropout 0.1, one shared embedding matrix, seed 7. Change them in "
+        "Model settings."
+    )
+    assert chart_by_title(at, "all 2 heads · encoder self-attention") is not None

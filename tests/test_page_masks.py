@@ -181,3 +181,15 @@ def test_numbers_are_built_only_when_their_expander_is_open():
     assert np.allclose(table["row sum"], 1.0)
     padded = section("Padding", {"padded": "true"}).dataframe[0].value
     assert padded.shape == (3, 6) and list(padded.iloc[0]) == ["The", "cat", "sat", "<pad>", "<pad>", "<pad>"]
+
+
+def test_the_caption_names_the_model_behind_the_settings_button():
+    """The random model's settings are behind a button; the caption names its sizes, read from the model, at
+    the defaults and after they move, and the Scores section draws that model's heads."""
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    assert any("(random encoder-only · seed 0: 2 layers, 4 heads, d_model = 64)" in c.value for c in at.caption)
+    at = run_page(PAGE, {"d_model": "32", "heads": "2", "layers": "3", "section": "Scores"})
+    assert_no_exception(at)
+    assert any("(random encoder-only · seed 0: 3 layers, 2 heads, d_model = 32)" in c.value for c in at.caption)
+    assert at.select_slider(key="head").options == ["1", "2"]

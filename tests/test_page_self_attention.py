@@ -205,3 +205,16 @@ def test_why_attention_draws_the_steps_and_a_fit_through_the_measured_times_and_
     at.button(key="measure_again").click().run()
     assert_no_exception(at)
     assert chart_by_title(at, "Connecting n tokens")
+
+
+def test_the_caption_names_the_positional_encoding_behind_the_settings_button():
+    """The random model's settings are behind a button (the causal switch stays beside it); the caption names
+    the model's positional encoding, at the default and after it moves."""
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    assert any("positional encoding sinusoidal (paper). Bidirectional" in c.value for c in at.caption)
+    at.selectbox(key="pe").set_value("rotary")
+    at.toggle(key="causal").set_value(True)
+    at.run()
+    assert_no_exception(at)
+    assert any("positional encoding rotary (RoPE). Causal" in c.value for c in at.caption)

@@ -7,7 +7,14 @@ import pytest
 
 from pages.train.slots import TrainingSlots
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, run_page
-from transformer import HashTokenizer, TrainingSetup, TransformerConfig, build_model, save_checkpoint
+from transformer import (
+    HashTokenizer,
+    TrainingSetup,
+    TransformerConfig,
+    build_model,
+    default_setup,
+    save_checkpoint,
+)
 
 PAGE = "pages/train/page.py"
 FAST = {"task": "copy", "kind": "decoder-only", "layers": "2", "heads": "2", "d_model": "32", "steps": "1000"}
@@ -257,3 +264,21 @@ def test_keeping_the_model_and_the_two_recipes_are_built_only_when_opened():
     keys = {widget.key for widget in opened.button}
     assert {"use", "compare_recipes"} <= keys and len(opened.get("download_button")) == 1
     assert len(opened.get("file_uploader")) == 1
+
+
+def test_the_settings_line_names_the_setup_the_run_uses():
+    """Every setting but the task is behind a button; the line under it names them, at the task's recommended
+    settings and after settings have moved (each value as the URL set it)."""
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    line = next(c.value for c in at.caption if c.value.startswith("induction:"))
+    base = default_setup("induction")
+    assert f"{base.layers} layers, {base.heads} heads, d_model = {base.d_model}, attention only" in line, line
+    assert f"{base.max_steps} steps, seed {base.seed}." in line, line
+    at = run_page(PAGE, {**FAST, "attn_only": "false", "d_ff": "128", "batch": "16", "seed": "3"})
+    assert_no_exception(at)
+    line = next(c.value for c in at.caption if c.value.startswith("copy:"))
+    assert line.startswith(
+        "copy: decoder-only (GPT-style): source SEP target; 2 layers, 2 heads, d_model = 32, d_ff = 128, pre-LN,"
+    ), line
+    assert "batch 16," in line and "1000 steps, seed 3." in line, line

@@ -98,8 +98,8 @@ PAGES: tuple[PageInfo, ...] = (
         ":material/model_training:",
         "Watch a small model learn induction, copy, reverse, sort or a text in seconds on the CPU: loss, "
         "accuracy, heads that form, a step slider through training, and a checkpoint for every page.",
-        # the training text, the snapshot slider, the input to try, the attention shown, the settings folded
-        ("corpus", "snap", "try", "layer_*", "settings_folded"),
+        # the training text, the snapshot slider, the input to try, the attention shown
+        ("corpus", "snap", "try", "layer_*"),
     ),
     PageInfo(
         "Trained models",

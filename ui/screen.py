@@ -209,6 +209,14 @@ def settings(label: str = "Settings") -> AbstractContextManager:
     return st.expander(label, expanded=False, icon=":material/tune:") if figure_on_top() else st.container()
 
 
+def settings_popover(label: str = "Model settings") -> AbstractContextManager:
+    """A model's or a run's settings behind a button, their panel opening over the page. Streamlit builds a
+    popover's widgets in the browser only once it is opened, so the page opens sooner (a dozen settings cost
+    about 50-70 ms of a navigation: docs/performance.md "In the browser"); the server runs them on every run,
+    so the URL, a link and a class's view hold every value as before."""
+    return st.popover(label, icon=":material/tune:")
+
+
 class FigureFirst:
     """A section's explanation, placed around its figure: above it (the place is kept when this is made), or
     on a compact screen and in presentation mode below it (``text`` is then called after the figure)."""

@@ -8,11 +8,19 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 
-from ui.controls import d_model_control, heads_control, layers_control, positional_control, seed_control
+from ui.controls import (
+    POSITIONAL_LABELS,
+    d_model_control,
+    heads_control,
+    layers_control,
+    positional_control,
+    seed_control,
+)
 from ui.model_sizes import ENCODER_DECODER_D_FF
 from ui.screen import settings_row
 
 D_FF_OPTIONS = (16, 32, 64, 128, 256, 512, 1024, 2048)
+ACTIVATION_LABELS = {"relu": "ReLU (paper)", "gelu": "GELU"}
 NORM_LABELS = {"post": "post-LN (paper)", "pre": "pre-LN"}
 # The base model of the paper (its Table 3), as the panel's widget values (URL keys).
 PAPER_SIZES = {
@@ -36,8 +44,8 @@ def _paper_sizes() -> None:
 
 def model_controls() -> ModelSpec | None:
     """The hyperparameter panel, every widget bound to the URL; None (after st.error) if invalid."""
-    preset, shared_box, note = st.columns([1, 2, 3], vertical_alignment="center")
-    preset.button(
+    top = settings_row()
+    top.button(
         "Paper's sizes",
         key="paper",
         on_click=_paper_sizes,
@@ -45,7 +53,7 @@ def model_controls() -> ModelSpec | None:
         help="The base model of Attention Is All You Need: 6 + 6 layers, d_model = 512, 8 heads, "
         "d_ff = 2048, dropout 0.1, one shared embedding matrix.",
     )
-    shared = shared_box.toggle(
+    shared = top.toggle(
         "one embedding matrix for source, target and output (paper)",
         value=False,
         key="shared",
@@ -53,7 +61,7 @@ def model_controls() -> ModelSpec | None:
         help="The paper shares one matrix between the two embeddings and the pre-softmax "
         "linear layer (one vocabulary for both languages).",
     )
-    note.caption(
+    st.caption(
         "The paper's base model: N = 6, d_model = 512, h = 8, d_ff = 2048, shared embeddings and "
         "pre-softmax weights; the paper reports about 65 M parameters with its 37,000-token vocabulary, "
         "here 46.2 M with 4,096 ids (see Architecture)."
@@ -96,7 +104,7 @@ def model_controls() -> ModelSpec | None:
     activation = row2.selectbox(
         "feed-forward activation",
         ["relu", "gelu"],
-        format_func={"relu": "ReLU (paper)", "gelu": "GELU"}.get,
+        format_func=ACTIVATION_LABELS.get,
         key="act",
         bind="query-params",
     )
@@ -119,6 +127,18 @@ def model_controls() -> ModelSpec | None:
         st.error(f"These settings do not make a model: {error}")
         return None
     return ModelSpec.random(config, seed, "encoder-decoder")
+
+
+def settings_summary(config: TransformerConfig, seed: int) -> str:
+    """The random model's settings in one line, read from the model they make (its panel is closed)."""
+    norm = NORM_LABELS["pre" if config.norm_first else "post"]
+    embeddings = "one shared embedding matrix" if config.share_embeddings else "separate embeddings"
+    return (
+        f"Random model: {config.num_encoder_layers} encoder and {config.num_decoder_layers} decoder layers, "
+        f"d_model = {config.d_model}, {config.num_heads} heads, d_ff = {config.d_ff}, positional encoding "
+        f"{POSITIONAL_LABELS[config.positional]}, {norm}, {ACTIVATION_LABELS[config.activation]}, dropout "
+        f"{config.dropout:g}, {embeddings}, seed {seed}. Change them in Model settings."
+    )
 
 
 def three_decimals(columns) -> dict:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from ui.controls import NUMBERING, section_picker
 from analysis.decoder_tables import shifted_right
-from pages.encoder_decoder.controls import model_controls
+from pages.encoder_decoder.controls import model_controls, settings_summary
 from ui.model_picker import model_choice
 from ui.models import load_model
 from pages.encoder_decoder.dropout import dropout_section
@@ -22,7 +22,7 @@ from pages.encoder_decoder.sections import (
 from ui.routing import require_navigation
 from ui.text import sentence_input
 from ui.presentation import explanation
-from ui.screen import figure_on_top, settings as screen_settings
+from ui.screen import figure_on_top, settings as screen_settings, settings_popover
 
 require_navigation()
 
@@ -66,8 +66,11 @@ def model_view() -> None:
         choice = model_choice(("encoder-decoder",))
         settings = st.container()  # always here, empty for a picked model: the figures below keep their place
         if choice is None:
-            with settings.expander("Model settings", expanded=True):
-                spec = model_controls()
+            with settings:
+                with settings_popover():
+                    spec = model_controls()
+                if spec is not None:
+                    st.caption(settings_summary(spec.config, spec.seed))
         else:
             spec = choice
         try:

@@ -15,7 +15,7 @@ from ui.controls import d_model_control, heads_control, layers_control, section_
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.presentation import explanation
-from ui.screen import figure_on_top, settings
+from ui.screen import figure_on_top, settings, settings_popover, settings_row
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -38,12 +38,14 @@ with explanation():
 SENTENCE_DEFAULTS = ("The cat sat", "The cat sat on the mat", "Dogs bark loudly")
 
 
-def random_model(columns) -> ModelSpec:
-    """The settings of a random model (d_model, heads, layers, seed) in the first four ``columns``."""
-    d_model = d_model_control(container=columns[0])
-    heads = heads_control(d_model, container=columns[1])
-    layers = layers_control(container=columns[2], max_value=4)
-    seed = seed_control(container=columns[3])
+def random_model(panel) -> ModelSpec:
+    """The settings of a random model (d_model, heads, layers, seed) in ``panel``, one row, and its spec."""
+    with panel:
+        row = settings_row()
+    d_model = d_model_control(container=row)
+    heads = heads_control(d_model, container=row)
+    layers = layers_control(container=row, max_value=4)
+    seed = seed_control(container=row)
     return ModelSpec.random(stack_config(layers, d_model=d_model, num_heads=heads), seed, "encoder-only")
 
 
@@ -71,18 +73,23 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     """The model's settings and the head shown (drawn in ``controls``), the sentence to follow (in
     ``row_box``) and the open section. A change of any of them reruns this part only: neither the title,
     the formula, the model picker, the sentences nor the navigation are rerun or redrawn."""
-    c = controls.columns(6)
-    spec = random_model(c) if choice is None else choice
+    c = controls.columns(3, vertical_alignment="bottom")
+    if choice is None:
+        with c[0]:
+            spec = random_model(settings_popover())
+    else:
+        spec = choice
     loaded = load_or_stop(spec)
     layers, heads = loaded.config.num_encoder_layers, loaded.config.num_heads
     if loaded.kind == "decoder-only":
         layers = loaded.config.num_decoder_layers
-    layer = stops_slider("layer to show", range(1, layers + 1), "layer", container=c[4])
-    head = stops_slider("head to show", range(1, heads + 1), "head", container=c[5])
+    layer = stops_slider("layer to show", range(1, layers + 1), "layer", container=c[1])
+    head = stops_slider("head to show", range(1, heads + 1), "head", container=c[2])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
     (controls if figure_on_top() else st).caption(
-        f"The batch of sentences feeds every section but the first; the model ({loaded.label}) feeds the last three."
+        f"The batch of sentences feeds every section but the first; the model ({loaded.label}: {layers} layers, "
+        f"{heads} heads, d_model = {loaded.config.d_model}) feeds the last three."
     )
     open_section(batch, shown)
 

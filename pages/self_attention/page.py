@@ -15,13 +15,13 @@ from pages.self_attention.steps import attention_steps
 from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer.spec import ModelSpec
-from ui.controls import head_options, positional_control, section_picker, seed_control, stops_slider
+from ui.controls import POSITIONAL_LABELS, head_options, positional_control, section_picker, seed_control, stops_slider
 from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.model_sizes import SELF_ATTENTION
 from ui.models import LoadedModel
 from ui.presentation import explanation
-from ui.screen import settings, settings_row
+from ui.screen import settings, settings_popover, settings_row
 from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input
 
@@ -55,8 +55,21 @@ with explanation():
 
 
 def random_model() -> ModelSpec:
-    """The settings row of a random model (d_model, heads, layers, seed, positions, causal) and its spec."""
-    row = settings_row()
+    """A random model's settings behind a button (d_model, heads, layers, seed, positions), its causal mask switch
+    beside it, and its spec."""
+    top = st.container(horizontal=True, vertical_alignment="center")
+    with top:
+        panel = settings_popover()
+    causal = top.toggle(
+        "causal mask",
+        value=False,
+        key="causal",
+        bind="query-params",
+        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
+        "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.",
+    )
+    with panel:
+        row = settings_row()
     d_model = row.select_slider(
         "d_model (embedding size)",
         D_MODEL_OPTIONS,
@@ -77,14 +90,6 @@ def random_model() -> ModelSpec:
         SELF_ATTENTION.heads,
         heads_place,
         help="Each head gets d_k = d_model / h dimensions for its queries, keys and values.",
-    )
-    causal = row.toggle(
-        "causal mask",
-        value=False,
-        key="causal",
-        bind="query-params",
-        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
-        "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.",
     )
     return random_stack(
         stack_config(n_layers, d_model=d_model, num_heads=heads, d_ff=4 * d_model, dropout=0.0, positional=positional),
@@ -123,7 +128,8 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
     caption.caption(
         f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
-        f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}. "
+        f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}; positional encoding "
+        f"{POSITIONAL_LABELS.get(config.positional, config.positional)}. "
         + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key.")
     )
     what_if(loaded, layer, head, sentence, row[2], row[3])

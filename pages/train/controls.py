@@ -25,7 +25,7 @@ from transformer import (
 from ui.charts import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from viz.generation import lines
-from ui.screen import settings_row
+from ui.screen import settings_popover, settings_row
 
 # widget key -> TrainingSetup field
 FIELDS = {
@@ -83,18 +83,23 @@ def _load_task_defaults() -> None:
 
 
 def setup_controls() -> TrainingSetup | None:
-    """The settings panel; None (after st.error) for a combination that makes no model."""
+    """The task, and every other setting behind a button (``settings_popover``), then a line that names them;
+    None (after st.error) for a combination that makes no model."""
     base = default_setup("induction")
     at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
-    row = settings_row()  # what is learned, and how
-    task = row.selectbox(
+    top = st.columns([2, 1], vertical_alignment="bottom")
+    task = top[0].selectbox(
         "task",
         TRAINING_TASKS,
         key="task",
         bind="query-params",
         on_change=_load_task_defaults,
-        help="Choosing a task loads its recommended settings below.",
+        help="Choosing a task loads its recommended settings (Settings, beside).",
     )
+    with top[1]:
+        panel = settings_popover("Settings")
+    with panel:
+        row = settings_row()  # how it is learned
     kinds = (
         ["decoder-only", "encoder-decoder"]
         if task in SEQ2SEQ
@@ -117,7 +122,8 @@ def setup_controls() -> TrainingSetup | None:
         bind="query-params",
         help="x + sublayer(LN(x)): trains more steadily than the paper's post-LN.",
     )
-    row = settings_row()  # the sizes, the positions and the seed
+    with panel:
+        row = settings_row()  # the sizes, the positions and the seed
     layers = stops_slider(
         "layers",
         OPTIONS["layers"],
@@ -138,7 +144,8 @@ def setup_controls() -> TrainingSetup | None:
         format_func=PE_LABELS.get,
     )
     seed = int(row.number_input("seed", 0, 9999, base.seed, key="seed", bind="query-params"))
-    row = settings_row()  # the optimiser
+    with panel:
+        row = settings_row()  # the optimiser
     recipe = row.selectbox(
         "optimiser",
         RECIPES,
@@ -204,6 +211,24 @@ def setup_controls() -> TrainingSetup | None:
     except (TypeError, ValueError) as error:
         st.error(f"These settings do not make a model: {error}")
         return None
+
+
+def setup_summary(setup: TrainingSetup) -> str:
+    """The settings in one line, read from the setup they make (their panel is closed)."""
+    sizes = f"{setup.layers} layers, {setup.heads} heads, d_model = {setup.d_model}, " + (
+        "attention only" if setup.attention_only else f"d_ff = {setup.d_ff}"
+    )
+    optimiser = (
+        f"the paper's Adam and schedule over {setup.warmup} warm-up steps"
+        if setup.recipe == "paper"
+        else f"AdamW at learning rate {setup.learning_rate:g}, {setup.warmup} warm-up steps, weight decay "
+        f"{setup.weight_decay:g}"
+    )
+    return (
+        f"{setup.task}: {KINDS[setup.kind]}; {sizes}, {'pre-LN' if setup.norm_first else 'post-LN'}, positional "
+        f"encoding {PE_LABELS[setup.positional]}; {optimiser}, batch {setup.batch_size}, dropout {setup.dropout:g}, "
+        f"{setup.max_steps} steps, seed {setup.seed}."
+    )
 
 
 def same_model(a: TrainingSetup, b: TrainingSetup) -> bool:

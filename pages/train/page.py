@@ -14,8 +14,6 @@ from ui.routing import require_navigation
 
 require_navigation()
 
-FOLDED = "settings_folded"  # session state: the settings were folded once for a small screen or a projector
-
 st.title("Train a tiny Transformer")
 with explanation():
     st.markdown(
@@ -43,27 +41,22 @@ def training_view() -> None:
     state = st.session_state
     if state.pop(live.WHOLE_PAGE, False):
         st.rerun()
-    if figure_on_top() and "settings" not in st.query_params and not state.get(FOLDED):
-        state[FOLDED] = True  # on a small screen or a projector the settings start folded: the figures come first
-        state["settings"] = False
-    with st.expander(
-        "Settings (a link restores them, not the weights: training again from the same seed gives the same run)",
-        expanded=True,
-        key="settings",
-        bind="query-params",
-    ):
-        setup = controls.setup_controls()
-        if setup is not None and setup.recipe == "paper":
-            controls.paper_schedule(setup)
-        if st.session_state.get("task") == "text":
-            st.text_area(
-                "training text (at least a few KB; empty = the built-in text about attention)",
-                key="corpus",
-                max_chars=MAX_TEXT_CHARS,
-                height=100,
-            )
+    setup = controls.setup_controls()
+    if st.session_state.get("task") == "text":
+        st.text_area(
+            "training text (at least a few KB; empty = the built-in text about attention)",
+            key="corpus",
+            max_chars=MAX_TEXT_CHARS,
+            height=100,
+        )
     if setup is None:
         return
+    st.caption(
+        controls.setup_summary(setup)
+        + " A link restores these settings, not the weights: training again from the same seed gives the same run."
+    )
+    if setup.recipe == "paper":
+        controls.paper_schedule(setup)
     state.setdefault("session_id", uuid.uuid4().hex)
     trainer = live.current_trainer(setup)
     if trainer is None:

@@ -30,9 +30,10 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     assert any("each 11 × 8" in t for t in chart_titles(page))  # d_k = 16 / 2 heads
-    slider = (
-        page.locator("[data-testid=stSlider]", has_text="d_model").locator("input[type=range], [role=slider]").first
-    )
+    d_model = page.locator("[data-testid=stSlider]", has_text="d_model")
+    assert d_model.count() == 0  # the model's settings are behind their button until it is pressed
+    page.get_by_role("button", name="Model settings").click()
+    slider = d_model.locator("input[type=range], [role=slider]").first
     slider.focus()
     slider.press("ArrowRight")
     wait_idle(page)
@@ -41,6 +42,8 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
         ".some(e => e.textContent.includes('each 11 × 16'))",
         timeout=20_000,
     )
+    assert slider.is_visible()  # the panel stays open through the rerun: the next setting is one move away
+    assert "d_model=32" in page.url
     assert_no_exception(page)
 
 

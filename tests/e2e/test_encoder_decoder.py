@@ -41,9 +41,12 @@ def test_the_papers_sizes_button_runs_the_base_model_and_writes_the_url(page, se
     page.goto(f"{server_url}/encoder_decoder")
     wait_idle(page)
     wait_for_chart(page, "all 4 heads · encoder self-attention", timeout=20_000)
+    page.get_by_role("button", name="Model settings").click()
     page.get_by_role("button", name="Paper's sizes").click()
     wait_for_chart(page, "all 8 heads · encoder self-attention", timeout=30_000)
     wait_idle(page)
     assert_no_exception(page)
+    summary = page.locator("[data-testid=stCaptionContainer]", has_text="Random model:").first.inner_text()
+    assert "6 encoder and 6 decoder layers, d_model = 512, 8 heads, d_ff = 2048" in summary, summary
     for part in ("enc=6", "dec=6", "d_model=512", "heads=8", "d_ff=2048", "shared=true"):
         assert part in page.url, (part, page.url)

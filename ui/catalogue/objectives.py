@@ -74,8 +74,8 @@ OBJECTIVES = Lesson(
             {"task": "induction", "recipe": "the paper (Adam)", "warmup": "50", "steps": "500"},
             "The paper's learning rate",
             "The paper trained with Adam (β₂ = 0.98, ε = 1e-9) and no fixed learning rate: it rises linearly during "
-            "the warm-up, then falls as 1/√step, scaled by d_model^−0.5. The first chart of the settings draws it "
-            "for this model beside AdamW's. “Train both recipes”, below the run, trains the model both ways.",
+            "the warm-up, then falls as 1/√step, scaled by d_model^−0.5. The chart under the settings draws it for "
+            "this model beside AdamW's. “Train both recipes”, below the run, trains the model both ways.",
             "With a warm-up of 50 steps, at which step is the paper's learning rate highest?",
             Number(50, unit="step"),
             "At step 50, the end of the warm-up: min(s^−0.5, s · 50^−1.5) switches there from the rising term to "
