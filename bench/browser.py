@@ -222,6 +222,19 @@ def new_watched_page(browser):
     return context.new_page()
 
 
+def steady_controls(page, every_ms: int = 1000, reads: int = 20) -> list[dict]:
+    """The page's controls (``CONTROLS_JS``) once two reads ``every_ms`` apart find the same ones: a page that
+    loads a model after its first run (Generate, on a busy machine) shows its controls only then."""
+    found = page.evaluate(CONTROLS_JS)
+    for _ in range(reads):
+        page.wait_for_timeout(every_ms)
+        again = page.evaluate(CONTROLS_JS)
+        if again == found:
+            break
+        found = again
+    return found
+
+
 def time_controls(
     page, floor: Floor, changes: int, labels: list[str] | None = None
 ) -> tuple[dict[str, list[float]], list[float]]:
@@ -230,7 +243,7 @@ def time_controls(
     # Presentation mode last: it folds settings away (Train's stay folded once folded), and a control it hid
     # could not be changed after it.
     controls = sorted(
-        (Control(**found) for found in page.evaluate(CONTROLS_JS) if not labels or found["label"] in labels),
+        (Control(**found) for found in steady_controls(page) if not labels or found["label"] in labels),
         key=lambda control: control.label == PRESENTATION_LABEL,
     )
     by_control: dict[str, list[float]] = {}

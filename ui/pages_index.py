@@ -98,7 +98,7 @@ PAGES: tuple[PageInfo, ...] = (
         ":material/model_training:",
         "Watch a small model learn induction, copy, reverse, sort or a text in seconds on the CPU: loss, "
         "accuracy, heads that form, a step slider through training, and a checkpoint for every page.",
-        # the training text, the snapshot slider, the input to try, the attention shown
+        # the training text, the snapshot slider, the input to try, the attention shown (a row of buttons)
         ("corpus", "snap", "try", "layer_*"),
     ),
     PageInfo(

@@ -19,7 +19,10 @@ def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str
     """Every head of one attention map, picked by name: ``weights`` name -> ``[H, Lq, Lk]``;
     ``labels(name)`` -> (query symbols, key symbols). Decoder self-attention shows its causal mask."""
     names = list(weights)
-    name = st.selectbox("attention shown", names, index=len(names) - 1, key=f"layer_{key}", format_func=readable_name)
+    # A row of buttons, one click each (a drop-down closes before the rerun, which delays every change)
+    name = st.segmented_control(
+        "attention shown", names, default=names[-1], required=True, key=f"layer_{key}", format_func=readable_name
+    )
     name = name if name in weights else names[-1]
     rows, cols = labels(name)
     lq, lk = weights[name].shape[-2:]
