@@ -9,6 +9,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 from ui.presentation import explanation
 from ui.controls import NUMBERING
 from ui.screen import figure_on_top
+from transformer import Trainer, TrainingSetup
 from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
 
@@ -33,6 +34,18 @@ with explanation():
     st.caption(NUMBERING)
 
 
+def settings_and_task(setup: TrainingSetup, trainer: Trainer | None) -> None:
+    """The line that names the settings, the paper's schedule when its recipe is picked, and what the task is."""
+    st.caption(
+        controls.setup_summary(setup) + " A link restores these settings, not the weights: training again from the "
+        "same seed gives the same run."
+    )
+    if setup.recipe == "paper":
+        controls.paper_schedule(setup)
+    if trainer is not None:
+        st.info(trainer.task.description)
+
+
 @st.fragment
 def training_view() -> None:
     """The settings, the run and what comes after it. A setting, a button or the snapshot slider reruns
@@ -51,20 +64,16 @@ def training_view() -> None:
         )
     if setup is None:
         return
-    st.caption(
-        controls.setup_summary(setup)
-        + " A link restores these settings, not the weights: training again from the same seed gives the same run."
-    )
-    if setup.recipe == "paper":
-        controls.paper_schedule(setup)
+    about = st.container()  # the settings and the task: above the run, or below its figures on a small screen
     state.setdefault("session_id", uuid.uuid4().hex)
     trainer = live.current_trainer(setup)
+    if trainer is not None:
+        live.media_buttons(trainer)
+        live.live_view(trainer, state.get("running", False))
+    with st.container() if trainer is not None and figure_on_top() else about:
+        settings_and_task(setup, trainer)
     if trainer is None:
         return
-    task = st.container()  # what the task is: above the run, or below its figures on a small screen or a projector
-    live.media_buttons(trainer)
-    live.live_view(trainer, state.get("running", False))
-    (st.container() if figure_on_top() else task).info(trainer.task.description)
     if not state.get("running", False):
         after.after_training(trainer)
         both = st.expander("Two recipes on this model: AdamW and the paper's", key="recipes", bind="query-params")
