@@ -89,8 +89,8 @@ def test_a_tablets_score_maps_lie_one_under_another_as_wide_as_the_page(browser,
     try:
         page.goto(f"{server_url}/masks?section=Scores")
         wait_idle(page)
-        page.wait_for_function(
-            "() => document.querySelectorAll('[data-testid=stMain] div.lab-chart .main-svg').length >= 3",
+        page.wait_for_function(  # three plots drawn (each plot has two main-svg layers: count the plots)
+            "() => document.querySelectorAll('[data-testid=stMain] div.lab-chart.js-plotly-plot').length >= 3",
             timeout=30_000,
         )
         boxes = page.evaluate(
