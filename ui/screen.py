@@ -211,8 +211,8 @@ def settings(label: str = "Settings") -> AbstractContextManager:
 
 def settings_popover(label: str = "Model settings") -> AbstractContextManager:
     """A model's or a run's settings behind a button, their panel opening over the page. Streamlit builds a
-    popover's widgets in the browser only once it is opened, so the page opens sooner (a dozen settings cost
-    about 50-70 ms of a navigation: docs/performance.md "In the browser"); the server runs them on every run,
+    popover's widgets in the browser only once it is opened, so the page opens sooner (each control costs a
+    navigation 3-6 ms: docs/performance.md "In the browser"); the server runs them on every run,
     so the URL, a link and a class's view hold every value as before."""
     return st.popover(label, icon=":material/tune:")
 
