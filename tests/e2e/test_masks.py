@@ -89,8 +89,14 @@ def test_a_tablets_score_maps_lie_one_under_another_as_wide_as_the_page(browser,
     try:
         page.goto(f"{server_url}/masks?section=Scores")
         wait_idle(page)
-        page.wait_for_function(  # three plots drawn (each plot has two main-svg layers: count the plots)
-            "() => document.querySelectorAll('[data-testid=stMain] div.lab-chart.js-plotly-plot').length >= 3",
+        # Three plots drawn in one column: the page is laid out for a large screen until the browser reports the
+        # tablet's width (one rerun), so the plots are waited for in their final place, not in the first layout.
+        page.wait_for_function(
+            """() => {
+                 const plots = [...document.querySelectorAll('[data-testid=stMain] div.lab-chart.js-plotly-plot')];
+                 const lefts = new Set(plots.map((plot) => Math.round(plot.getBoundingClientRect().left)));
+                 return plots.length >= 3 && lefts.size === 1;
+               }""",
             timeout=30_000,
         )
         boxes = page.evaluate(
