@@ -81,7 +81,8 @@ def next_token_seconds(
 @dataclass(frozen=True)
 class Variant:
     """One way to share keys and values: its label, config, cache bytes at the final length, milliseconds
-    per generated token (with the cache: the best of a few medians, ``measure_variants``) and the model's parameters (weights and biases)."""
+    per generated token (with the cache: the best of a few medians, ``measure_variants``) and the model's
+    parameters (weights and biases)."""
 
     label: str
     config: TransformerConfig

@@ -240,8 +240,7 @@ def time_controls(
 ) -> tuple[dict[str, list[float]], list[float]]:
     """Change every visible, enabled control (or only those labelled as in ``labels``) ``changes`` times, each
     followed by a floor nudge; timings by control."""
-    # Presentation mode last: it folds settings away (Train's stay folded once folded), and a control it hid
-    # could not be changed after it.
+    # Presentation mode last: it folds settings away, and a control it hid could not be changed after it.
     controls = sorted(
         (Control(**found) for found in steady_controls(page) if not labels or found["label"] in labels),
         key=lambda control: control.label == PRESENTATION_LABEL,

@@ -83,7 +83,7 @@ def _load_task_defaults() -> None:
 
 
 def setup_controls() -> TrainingSetup | None:
-    """The task, and every other setting behind a button (``settings_popover``), then a line that names them;
+    """The task, and every other setting behind a button (``settings_popover``; ``setup_summary`` names them);
     None (after st.error) for a combination that makes no model."""
     base = default_setup("induction")
     at = lambda key, value: OPTIONS[key].index(value)  # noqa: E731  (a default's place in its options)
