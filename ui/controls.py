@@ -130,6 +130,19 @@ def seed_control(key: str = "seed", default: int = 0, container=st) -> int:
     )
 
 
+def causal_control(key: str = "causal", container=st) -> bool:
+    """The look-ahead mask on a random model, bound to the URL's ``key``: on, query i attends to keys j <= i only
+    (a decoder); off, every query attends to every key (an encoder). The weights are the same either way."""
+    return container.toggle(
+        "causal mask",
+        value=False,
+        key=key,
+        bind="query-params",
+        help="Off: an encoder (BERT-style), every token sees every token. On: a decoder (GPT-style), token i sees "
+        "only tokens j ≤ i. Same weights either way.",
+    )
+
+
 def section_picker(sections: Sequence[str], key: str = "section", label: str = "section") -> str:
     """A page's sections as one row of buttons (a segmented control) bound to the URL's ``key``; returns the
     open section, the first one when the URL names none or an unknown one. Only the open section is built

@@ -8,6 +8,7 @@ import streamlit as st
 from transformer import causal_mask
 from ui.controls import (
     NUMBERING,
+    causal_control,
     d_model_control,
     heads_control,
     layers_control,
@@ -86,14 +87,7 @@ def random_model() -> ModelSpec:
         heads = heads_control(d_model, positional)
     with c5:
         seed = seed_control()
-    causal = c6.toggle(
-        "causal mask",
-        value=False,
-        key="causal",
-        bind="query-params",
-        help="Off: a bidirectional encoder (every token sees every token). "
-        "On: a decoder's causal mask (token i sees only tokens j ≤ i). Same weights either way.",
-    )
+    causal = causal_control(container=c6)
     try:
         return random_stack(
             stack_config(

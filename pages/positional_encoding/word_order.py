@@ -8,7 +8,15 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from viz.word_order import attention_pair_figure, word_rows_figure
 
-from ui.controls import POSITIONAL_LABELS, d_model_control, heads_control, layers_control, seed_control, stops_slider
+from ui.controls import (
+    POSITIONAL_LABELS,
+    causal_control,
+    d_model_control,
+    heads_control,
+    layers_control,
+    seed_control,
+    stops_slider,
+)
 from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
@@ -81,14 +89,7 @@ def render_word_order(base: float) -> None:
     heads = heads_control(d_model, scheme, key="wo_heads", container=c3)
     layers = layers_control(key="wo_layers", max_value=4, container=c4)
     seed = seed_control(key="seed", container=c5)
-    causal = c6.toggle(
-        "causal mask",
-        value=False,
-        key="wo_causal",
-        bind="query-params",
-        help="Off: bidirectional self-attention (an encoder). On: each word sees only itself and "
-        "the words before it (a decoder). Same weights either way.",
-    )
+    causal = causal_control(key="wo_causal", container=c6)
     if a is None or b is None:
         explain()
         return

@@ -15,7 +15,15 @@ from pages.self_attention.steps import attention_steps
 from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer.spec import ModelSpec
-from ui.controls import POSITIONAL_LABELS, head_options, positional_control, section_picker, seed_control, stops_slider
+from ui.controls import (
+    POSITIONAL_LABELS,
+    causal_control,
+    head_options,
+    positional_control,
+    section_picker,
+    seed_control,
+    stops_slider,
+)
 from ui.forward import random_stack, stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.model_sizes import SELF_ATTENTION
@@ -60,14 +68,7 @@ def random_model() -> ModelSpec:
     top = st.container(horizontal=True, vertical_alignment="center")
     with top:
         panel = settings_popover()
-    causal = top.toggle(
-        "causal mask",
-        value=False,
-        key="causal",
-        bind="query-params",
-        help="A decoder's look-ahead mask: query i may only attend to keys j ≤ i. On: a decoder-only "
-        "(GPT-style) model; off: an encoder-only (BERT-style) one, with the same weights.",
-    )
+    causal = causal_control(container=top)
     with panel:
         row = settings_row()
     d_model = row.select_slider(
