@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 
 PRESENTATION_LABEL = "Presentation mode"
 # The controls that replace the whole page (docs/performance.md, "Budgets": Presentation mode, a model picker, Train's
-# task): their budget is 3.5 x the floor; every other control's is 2.5 x, and the median of a page's others 1.5 x.
-WHOLE_PAGE_LABELS = (PRESENTATION_LABEL, "model", "task")
+# task, the lesson on Lessons, which replaces everything under the title): their budget is 3.5 x the floor; every
+# other control's is 2.5 x, and the median of a page's others 1.5 x.
+WHOLE_PAGE_LABELS = (PRESENTATION_LABEL, "model", "task", "lesson")
 BUDGET = {"median": 1.5, "any other": 2.5, "whole page": 3.5, "navigation": 3.0}
 
 
