@@ -60,3 +60,18 @@ def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
     said = [float(n) for n in re.findall(r"up to (\d+\.\d+)", note)]
     assert said == pytest.approx([weights, outputs], rel=0.06, abs=0.006)  # the table shows two digits
     assert any("The causal mask is on" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("word, in_url", [(0, "1: The"), (4, "5: the")])
+def test_positions_are_numbered_from_one_in_the_word_picker_and_the_mapping(word, in_url):
+    at = run_page("pages/positional_encoding/page.py", {"section": "Word order", "wo_map": "true", "wo_word": in_url})
+    assert_no_exception(at)
+    picker = at.selectbox(key="wo_word")
+    a_tokens = [option.split(": ", 1)[1] for option in picker.options]
+    assert [option.split(": ")[0] for option in picker.options] == [str(n) for n in range(1, len(a_tokens) + 1)]
+    assert picker.value == word and a_tokens[word] == in_url.split(": ")[1]  # the link's word, the default's A
+    mapping = next(df.value for df in at.dataframe if "B position" in df.value.columns)
+    assert list(mapping["B position"]) == list(range(1, len(PERMUTATION) + 1))
+    assert list(mapping["A position"]) == [j + 1 for j in PERMUTATION]
+    # each of B's tokens is the token A has at the position the table names
+    assert [a_tokens[j - 1] for j in mapping["A position"]] == list(mapping["token"])

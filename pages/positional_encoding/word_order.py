@@ -131,7 +131,7 @@ def render_word_order(base: float) -> None:
         "word to follow",
         list(range(len(a.tokens))),
         index=min(1, len(a.tokens) - 1),
-        format_func=lambda i: f"{i}: {a.tokens[i]}",
+        format_func=lambda i: f"{i + 1}: {a.tokens[i]}",  # positions numbered from 1, as on every page
         key="wo_word",
         bind="query-params",
     )
@@ -167,7 +167,14 @@ def render_word_order(base: float) -> None:
     )
     if mapping.open:  # built only when opened
         mapping.dataframe(
-            pd.DataFrame({"B position": range(len(b.tokens)), "token": b.tokens, "A position": perm}), hide_index=True
+            pd.DataFrame(
+                {
+                    "B position": range(1, len(b.tokens) + 1),
+                    "token": b.tokens,
+                    "A position": [int(j) + 1 for j in perm],
+                }
+            ),
+            hide_index=True,
         )
     if not figure_on_top():
         chart(rows, width="stretch")

@@ -66,8 +66,8 @@ class HeadOnText:
 NO_POSITIONS = {
     False: " There is no positional encoding and no causal mask, so the head cannot tell word order: reordering "
     "the tokens only reorders the rows and columns of its weights.",
-    True: " There is no positional encoding, but the causal mask still tells positions apart: token i sees only "
-    "the i + 1 tokens up to itself, so reordering the tokens changes the weights themselves, not only their "
+    True: " There is no positional encoding, but the causal mask still tells positions apart: the token at "
+    "position i (from 1) sees only the i tokens up to itself, so reordering the tokens changes the weights themselves, not only their "
     "order.",
 }
 
