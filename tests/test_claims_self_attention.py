@@ -65,5 +65,5 @@ def test_the_scaling_lesson_says_what_its_view_draws_and_that_learning_is_slow_n
 def test_minilm_is_said_to_be_pre_trained_and_then_fine_tuned_on_a_billion_pairs():
     at = run_page("pages/pretrained/page.py")
     text = " ".join(m.value for m in at.markdown)
-    assert "first pre-trained on general text, by distillation" in text
-    assert "then fine-tuned contrastively on about a billion sentence pairs" in text
+    assert "first pre-trained on general text: it starts from MiniLM, a small model distilled from a larger" in text
+    assert "It was then fine-tuned contrastively on about a billion sentence pairs" in text

@@ -29,9 +29,9 @@ with explanation():
         "The other pages start from random weights to show the mechanics, or from small checkpoints trained "
         "on toy tasks. This one runs a network trained on real text: **all-MiniLM-L6-v2**, a BERT-style "
         "encoder (6 layers × 12 heads of 32 dimensions, d_model = 384, a WordPiece vocabulary of 30,522). It was "
-        "first pre-trained on general text, by distillation from a larger model (MiniLM), then fine-tuned "
-        "contrastively on about a billion sentence pairs to map sentences with similar meaning to nearby "
-        "vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
+        "first pre-trained on general text: it starts from MiniLM, a small model distilled from a larger "
+        "BERT-style one. It was then fine-tuned contrastively on about a billion sentence pairs to map "
+        "sentences with similar meaning to nearby vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
         "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."
     )
     st.latex(
