@@ -45,14 +45,14 @@ def test_the_temperature_is_tau_and_the_value_named_is_the_slider_s(section, tem
 
 
 def test_what_sharing_keys_and_values_and_a_window_save_is_read_from_the_table():
-    """The Generate summary: cache memory is saved, parameters by sharing keys and values, time per token not at
-    these sizes; the caption says the same from the table's numbers."""
+    """The Generate summary: cache memory is saved, parameters by sharing keys and values, time per token does not
+    halve at these sizes; the caption says the same from the table's numbers."""
     from ui.pages_index import PAGES
 
     summary = next(page.summary for page in PAGES if page.path == PAGE)
     assert (
-        "cache memory (sharing keys and values also saves parameters), but not, at these sizes, time per token"
-        in summary
+        "cache memory (sharing keys and values also saves parameters); their time per token, timed beside it, "
+        "does not halve at these sizes" in summary
     )
     at = run_page(PAGE, {"section": "KV cache"})
     assert_no_exception(at)

@@ -117,7 +117,7 @@ PAGES: tuple[PageInfo, ...] = (
         "A decoder writes token by token: the distribution at each step under temperature, top-k and top-p, "
         "greedy, sampling and beam search side by side, the new token's attention, the KV cache, and what "
         "multi-query, grouped-query and windowed attention save, measured live: cache memory (sharing keys "
-        "and values also saves parameters), but not, at these sizes, time per token.",
+        "and values also saves parameters); their time per token, timed beside it, does not halve at these sizes.",
     ),
     PageInfo(
         "Trained models",
