@@ -129,3 +129,37 @@ def restored_by_part(model: torch.nn.Module, run: PatchingRun, name: str, head: 
         part: run.restored(model(run.corrupted, interventions=[Patch(name, [head], run.source, part=part)]).logits)
         for part in PARTS
     }
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What a pass predicts at a patching run's position: the top token's id, z[answer] and z[foil]."""
+
+    top: int
+    answer_logit: float
+    foil_logit: float
+
+
+def _prediction(logits: torch.Tensor, run: PatchingRun) -> Prediction:
+    row = logits[0, run.position]
+    return Prediction(int(row.argmax()), float(row[run.answer]), float(row[run.foil]))
+
+
+@torch.inference_mode()
+def predictions_when_patched(
+    model: torch.nn.Module, run: PatchingRun, name: str, head: int, positions: list[int], part: str = "output"
+) -> tuple[Prediction, dict[int, Prediction]]:
+    """The corrupted pass's prediction, and for each of ``positions`` (0-based) the prediction when one head's
+    ``part`` alone is patched at that one position: a fraction restored is one difference, z[answer] - z[foil],
+    which narrows when z[answer] rises or when z[foil] falls, whatever the pass then predicts."""
+    corrupted = _prediction(model(run.corrupted).logits, run)
+    patched = {
+        position: _prediction(
+            model(
+                run.corrupted, interventions=[Patch(name, [head], run.source, positions=[position], part=part)]
+            ).logits,
+            run,
+        )
+        for position in positions
+    }
+    return corrupted, patched

@@ -1,6 +1,8 @@
 """The circuit lesson's and the Experiments page's sentences, on the numbers their views draw: the previous-token
 head knocked out leaves accuracy far above chance; a knock-out says that, not how the induction head reads it;
-patching restores at two places; the induction head reads it through its keys, not its queries; direct attribution is the direct effect only, far below what patching restores."""
+patching restores at two places, and at the changed letter the answer does not come back; the induction head reads
+it through its keys, not its queries; direct attribution is the direct effect only, far below what patching
+restores."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 from tests.lesson_views import lesson_of, open_view
-from transformer import load_checkpoint, make_task
+from transformer import Patch, load_checkpoint, make_task
 from ui.model_picker import shipped_label
 
 PAGE = "pages/experiments/page.py"
@@ -66,7 +68,16 @@ def test_patching_the_previous_token_head_restores_at_two_places():
     elsewhere = np.delete(by_position, [changed, changed + 1])
     assert np.abs(elsewhere).max() < 0.02  # "nearly nothing anywhere else"
     assert "each of those two places" in view.question and "all happens at one place" not in view.notice
-    assert "(0.94)" in view.answer and "(0.25)" in view.answer  # the answer answers for both places
+    assert "(0.94: the model predicts x again)" in view.answer and "The 0.25 is" in view.answer  # both places
+    # what the model predicts, patched at each place: the caption under the bars, against the lesson's answer
+    note = next(c.value for c in at.caption if "alone, the model predicts" in c.value)
+    said = re.findall(r"\(“(\w)”(?:, “(\w)” in the corrupted input)?\) alone, the model predicts \*\*(\w)\*\*", note)
+    assert said == [(clean[changed + 1], "", "x"), (clean[changed], corrupted[changed], corrupted[changed])]
+    moves = re.findall(r"z\(x\) (-?\d+\.\d+) → (-?\d+\.\d+), z\(h\) (-?\d+\.\d+) → (-?\d+\.\d+)", note)
+    at_changed = [float(z) for z in moves[1]]
+    assert at_changed == pytest.approx([0.65, 0.19, 6.46, 1.45], abs=0.006)
+    assert "about 0.65 → 0.19" in view.answer and "about 6.46 → 1.45" in view.answer
+    assert "not because x comes back" in note and f"place: {corrupted[changed]}" in view.answer
     # "it puts part of its weight on that letter itself": layer 1 · head 2's row at the changed letter
     model, _ = load_checkpoint(CHECKPOINT)
     task = make_task("induction")
@@ -75,6 +86,20 @@ def test_patching_the_previous_token_head_restores_at_two_places():
             weights = model(torch.tensor([task.encode_user_input(text)]), return_attention=True).attention.weights
             row = weights["decoder.layers.0.self_attn"][0, 1, changed]
             assert 0.1 < float(row[changed]) < 0.5 and int(row.argmax()) == changed - 1
+    # "the induction heads now find an n there, attend to it": at the answer position (the second n), each layer-2
+    # head's weight on the changed place, corrupted and then with layer 1 · head 2 patched there alone
+    clean_ids, corrupted_ids = (torch.tensor([task.encode_user_input(t)]) for t in (clean, corrupted))
+    answer_at = clean.index(clean[changed], changed + 1)
+    with torch.inference_mode():
+        source = model(clean_ids, return_internals=True).attention
+        patch = Patch("decoder.layers.0.self_attn", [1], source, positions=[changed])
+        before, after = (
+            model(corrupted_ids, return_attention=True, interventions=patches).attention.weights[
+                "decoder.layers.1.self_attn"
+            ][0, :, answer_at, changed]
+            for patches in ([], [patch])
+        )
+    assert (before < 0.5).all() and (after > 0.8).all()
 
 
 def test_the_induction_head_reads_the_corruption_through_its_keys_not_its_queries():
@@ -118,6 +143,9 @@ def test_direct_attribution_is_the_direct_effect_and_patching_shows_the_rest():
     restored = decode_array(chart_by_title(patched, "Fraction of the logit difference restored")["data"][0]["z"])
     assert direct[0, 1] == pytest.approx(0.21, abs=0.01) and logit == pytest.approx(10.4, abs=0.05)
     assert row["direct share of the logit"] == pytest.approx(direct[0, 1], abs=0.006)
+    assert row["as a fraction of the logit"] == pytest.approx(direct[0, 1] / logit, abs=0.001)  # about 0.02
+    units = next(c.value for c in at.caption if c.value.startswith("The direct share is in the logit's own units"))
+    assert f"(the logit is {logit:.2f})" in units and "fraction of the logit difference" in units
     assert row["patching restores"] == pytest.approx(float(restored[0, 1]), abs=0.006)  # the Patching section's
     assert float(restored[0, 1]) == pytest.approx(0.91, abs=0.02)
     assert "about 0.21" in view.notice and "about 10.4" in view.notice and "about 0.91" in view.notice
@@ -144,3 +172,31 @@ def test_the_first_steps_numbers_are_the_drawn_ones():
     assert "from 1.00 to about 0.02" in CIRCUIT.views[1].notice and "from 0.00 to about 4" in CIRCUIT.views[1].notice
     assert after_bar(open_view("circuit", 4)) == pytest.approx(0.98, abs=0.01)
     assert "stays at about 0.98" in CIRCUIT.views[4].notice
+
+
+def test_the_patched_prediction_note_says_which_logit_moved():
+    """The note's two cases on numbers set by hand: the foil falling while the answer stays low, and the answer
+    rising without overtaking another token."""
+    from analysis.patching import Prediction
+    from pages.experiments.reading import patched_predictions_note
+
+    names = {0: "a", 1: "b", 2: "c"}
+    symbols = lambda ids: [names[i] for i in ids]  # noqa: E731
+    before = Prediction(top=1, answer_logit=1.0, foil_logit=5.0)
+    foil_falls = {1: Prediction(top=2, answer_logit=0.5, foil_logit=2.0)}
+    note = patched_predictions_note(before, foil_falls, ("a", "b"), [0, 2], symbols, 0, 1, "position")
+    assert note == (
+        "Patched at position 2 (“b”, “c” in the corrupted input) alone, the model predicts **c**, not a "
+        "(z(a) 1.00 → 0.50, z(b) 5.00 → 2.00): the difference narrows mostly because z(b) falls, not because a "
+        "comes back."
+    )
+    answer_rises = {0: Prediction(top=2, answer_logit=4.0, foil_logit=4.5)}
+    note = patched_predictions_note(before, answer_rises, ("a", "b"), [0, 1], symbols, 0, 1, "key position")
+    assert note.endswith("(z(a) 1.00 → 4.00, z(b) 5.00 → 4.50): z(a) rises, but not above z(c).")
+    assert note.startswith("Patched at key position 1 (“a”) alone, the model predicts **c**, not a")
+    back = {0: Prediction(top=0, answer_logit=9.0, foil_logit=1.0)}
+    note = patched_predictions_note(before, back, ("a", "b"), [0, 1], symbols, 0, 1, "position")
+    assert (
+        note
+        == "Patched at position 1 (“a”) alone, the model predicts **a**, the clean answer (z(a) 1.00 → 9.00, z(b) 5.00 → 1.00)."
+    )

@@ -9,7 +9,14 @@ import torch
 
 from analysis.knockout import sublayer_names
 from analysis.logit_lens import direct_logit_attribution, logit_lens
-from analysis.patching import patching_run, restored_by_head, restored_by_part, restored_by_position
+from analysis.patching import (
+    Prediction,
+    patching_run,
+    predictions_when_patched,
+    restored_by_head,
+    restored_by_part,
+    restored_by_position,
+)
 from pages.experiments.circuit import head_choices
 from pages.experiments.knock_out import Inputs, head_label
 from pages.experiments.subject import Subject, corrupted_input
@@ -140,7 +147,56 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         f"{where} restores the clean logit difference, so there it carries what the corruption changed about "
         "this prediction."
     )
+    shown = [int(i) for i in np.argsort(-by_position) if by_position[i] >= SHOWN_RESTORED][:3]
+    if shown:
+        with torch.inference_mode():
+            before, after = predictions_when_patched(module, run, name, head, shown, part)
+        st.caption(
+            patched_predictions_note(before, after, inputs.tokens, corrupted, symbols, run.answer, run.foil, where)
+        )
     _by_part(chosen, parts)
+
+
+# The least fraction a bar restores for the page to say what the pass then predicts.
+SHOWN_RESTORED = 0.1
+
+
+def patched_predictions_note(
+    before: Prediction,
+    after: dict[int, Prediction],
+    tokens: tuple[str, ...],
+    corrupted: list[int],
+    symbols,
+    answer_id: int,
+    foil_id: int,
+    where: str,
+) -> str:
+    """What the pass predicts when patched at each of the largest bars' positions (``tokens`` the clean input's,
+    ``corrupted`` the corrupted input's ids), and whether the logit difference narrowed because z(answer) rose or
+    because z(foil) fell."""
+    answer, foil = (as_typed(s) for s in symbols([answer_id, foil_id]))
+    sentences = []
+    for position, patched in after.items():
+        top = as_typed(symbols([patched.top])[0])
+        rose = patched.answer_logit - before.answer_logit
+        fell = before.foil_logit - patched.foil_logit
+        moved = (
+            f"z({answer}) {before.answer_logit:.2f} → {patched.answer_logit:.2f}, "
+            f"z({foil}) {before.foil_logit:.2f} → {patched.foil_logit:.2f}"
+        )
+        token, instead = as_typed(tokens[position]), as_typed(symbols([corrupted[position]])[0])
+        place = f"“{token}”" if token == instead else f"“{token}”, “{instead}” in the corrupted input"
+        said = f"Patched at {where} {position + 1} ({place}) alone, the model predicts **{top}**"
+        if patched.top == answer_id:
+            sentences.append(f"{said}, the clean answer ({moved}).")
+        else:
+            why = (
+                f"the difference narrows mostly because z({foil}) falls, not because {answer} comes back"
+                if fell > rose
+                else f"z({answer}) rises, but not above z({top})"
+            )
+            sentences.append(f"{said}, not {answer} ({moved}): {why}.")
+    return " ".join(sentences)
 
 
 def _two(value: float) -> str:
@@ -261,9 +317,19 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
     direct = shares.heads.reshape(-1)
     st.dataframe(
         pd.DataFrame(
-            {"head": labels, "direct share of the logit": direct.round(2), "patching restores": restored.round(2)}
+            {
+                "head": labels,
+                "direct share of the logit": direct.round(2),
+                "as a fraction of the logit": (direct / shares.logit).round(3),
+                "patching restores": restored.round(2),
+            }
         ),
         hide_index=True,
+    )
+    st.caption(
+        f"The direct share is in the logit's own units (the logit is {shares.logit:.2f}); the next column is it "
+        "divided by the logit. What patching restores is a fraction of the logit difference between the clean "
+        "and the corrupted input."
     )
     widest = int(np.argmax(restored - direct / shares.logit))
     st.caption(

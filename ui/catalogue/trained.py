@@ -233,23 +233,26 @@ CIRCUIT = Lesson(
             "the model no longer predicts the letter that followed. Patching layer 1 · head 2 from the clean "
             "run restores about 0.91 of the logit difference. Patched one position at a time, it restores about "
             "0.94 at the letter right after the changed one and about 0.25 at the changed letter itself; "
-            "nearly nothing anywhere else.",
-            "What does layer 1 · head 2 carry at each of those two places?",
+            "nearly nothing anywhere else. Under the bars, the page says what the model then predicts.",
+            "What does layer 1 · head 2 carry at each of those two places, and does the 0.25 bring the answer back?",
             Choice(
                 (
-                    "Right after: the letter before it, the changed one; at the changed letter: a little of that "
-                    "letter itself",
-                    "At both: the letter the model should predict",
+                    "Right after: which letter came before. At the changed letter: a little of that letter itself, "
+                    "and the answer does not come back there",
+                    "At both: the letter the model should predict, a little of it at the changed letter",
                     "Nothing: patching acts one position late",
                 ),
                 0,
             ),
             "Right after the changed letter, the previous-token head writes which letter came before: the original "
             "in the clean run, the changed one in the corrupted run, and the induction heads look for exactly that "
-            "(0.94). At the changed letter itself its query is the changed letter and it puts part of its weight "
-            "on that letter itself, so the clean run's output there carries a little of the original letter, which "
-            "the induction heads can partly match instead (0.25). Elsewhere the two runs give this head nearly the "
-            "same output, so patching there restores almost nothing.",
+            "(0.94: the model predicts x again). At the changed letter itself its query is that letter and it puts "
+            "part of its weight on it, so the clean run's output there carries a little of the original letter, n. "
+            "At the second n, the induction heads now find an n there, attend to it and copy the letter in that "
+            "place: c. The model predicts c; z(x) does not rise (about 0.65 → 0.19) and z(h) falls (about 6.46 → "
+            "1.45). The 0.25 is the difference z(x) − z(h) narrowing, not x coming back: a fraction restored "
+            "measures one difference, so read what the model predicts too. Elsewhere the two runs give this head "
+            "nearly the same output, so patching there restores almost nothing.",
         ),
         View(
             "experiments",
