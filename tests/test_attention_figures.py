@@ -211,6 +211,22 @@ def test_unscaled_softmax_saturates_as_d_k_grows_and_scaled_does_not():
     assert np.ptp(peaks.max_scaled) < 0.1 and np.all(np.isfinite(peaks.entropy_scaled))
 
 
+def test_the_jacobian_size_is_autograd_s_and_falls_only_when_unscaled():
+    from analysis.softmax import jacobian_norm
+
+    scores = torch.randn(3, 7, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 3
+    for row in scores:
+        full = torch.autograd.functional.jacobian(lambda s: torch.softmax(s, -1), row)  # d a_i / d s_j [7, 7]
+        assert float(jacobian_norm(torch.softmax(row, -1))) == pytest.approx(float(full.norm()), rel=1e-9)
+    one_hot, flat = torch.tensor([1.0, 0.0, 0.0]), torch.full((4,), 0.25)
+    assert float(jacobian_norm(one_hot)) == 0.0  # saturated: no gradient reaches the scores
+    # flat over 4: J = I / 4 - 1 / 16 everywhere; 4 diagonal entries (3/16)^2 and 12 off it (1/16)^2
+    assert float(jacobian_norm(flat)) == pytest.approx((4 * 9 / 256 + 12 / 256) ** 0.5, rel=1e-6)
+    peaks = softmax_peakedness()
+    assert peaks.jacobian_unscaled[-1] < 0.25 * peaks.jacobian_scaled[-1]  # d_k = 512
+    assert np.ptp(peaks.jacobian_scaled) < 0.05
+
+
 def test_qkv_figure_tiles_q_k_v_in_one_trace_on_one_signed_scale():
     from viz.attention_steps import qkv_figure
 

@@ -84,6 +84,24 @@ def scaling_section(view: HeadOnText) -> None:
             ),
             key="peaks",
         )
+        st.caption(gradient_note(peaks, view.d_k))
+
+
+def gradient_note(peaks, d_k: int) -> str:
+    """How much gradient reaches the scores, read from ``peaks`` (``Peakedness``): the mean size of the softmax's
+    Jacobian, unscaled against scaled, at the largest d_k drawn and at the head's own d_k when it is drawn."""
+    at = [len(peaks.dims) - 1]
+    if d_k in peaks.dims and d_k != peaks.dims[-1]:
+        at.insert(0, int(np.flatnonzero(peaks.dims == d_k)[0]))
+    said = "; ".join(
+        f"at d_k = {int(peaks.dims[i])}, {peaks.jacobian_unscaled[i]:.2f} unscaled against "
+        f"{peaks.jacobian_scaled[i]:.2f} scaled"
+        for i in at
+    )
+    return (
+        "How much the weights move when the scores move, and so how much gradient reaches the scores: the "
+        f"softmax's Jacobian J = diag(a) − a aᵀ, its size ‖J‖ averaged over the rows, {said}."
+    )
 
 
 def numbers_table(view: HeadOnText) -> None:

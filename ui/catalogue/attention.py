@@ -55,8 +55,9 @@ SCALING = Lesson(
             "64: q·k is a sum of d_k products, each of variance 1, so its variance is d_k (its spread √64 = 8). Dividing "
             "by √d_k brings it back to 1. The view shows the effect on the softmax: unscaled, its entropy falls and "
             "its largest weight climbs towards 1 as d_k grows, while scaled both stay about level. A saturated softmax "
-            "barely changes when its inputs change, so its gradients are tiny and the model learns which keys to "
-            "prefer only slowly (the view draws the weights, not the gradients).",
+            "barely changes when its scores change: the caption under the chart measures its Jacobian, about 0.06 "
+            "unscaled against 0.31 scaled at d_k = 512, so about a fifth of the gradient reaches the scores. The "
+            "model still learns which keys to prefer, only from a weaker signal.",
         ),
         View(
             "self_attention",
