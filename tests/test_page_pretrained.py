@@ -177,9 +177,12 @@ def test_roles_are_compared_on_one_scale_by_hand():
     assert list(strongest_roles(scores[:1])) == [1]  # one head: nothing to compare with, the raw score decides
 
 
-def test_the_drawn_roles_are_each_heads_largest_z_score(minilm):
-    weights, _, pieces = model_weights(minilm, TEXT)
-    at = page({"section": "Head roles"})
+@pytest.mark.parametrize("text", [TEXT, "She sat by the window and read the old letter twice before she slept"])
+def test_the_drawn_roles_are_each_heads_largest_z_score(minilm, text):
+    weights, _, pieces = model_weights(minilm, text)
+    words = [w for w in pieces.word_ids if w is not None]
+    assert len(words) == len(set(words))  # no word split into pieces: "same word" is 0 in every head
+    at = page({"section": "Head roles", **({} if text == TEXT else {"text": text})})
     spec = chart_by_title(at, "strongest role")
     bands = len(ROLES) + 1  # the roles, then "no clear role"
     drawn = np.floor(decode_array(spec["data"][0]["z"]).astype(np.float64) * bands).astype(int)  # [6, 12]
