@@ -20,7 +20,8 @@ then as many times by a full page load of its address (a shared link opened, plo
 the browser's cache), each followed by a full load of the floor page. The server's models
 are built by then. A navigation is timed from the click (the load's start) to the moment
 the page is idle after its last script run with every chart drawn (a Plotly plot for each
-chart element, an SVG for each Graphviz chart).
+chart element, the app's drawn in place and the floor's ``st.plotly_chart`` alike; an SVG for
+each Graphviz chart).
 
 Prints Markdown: one row per page and control (median redraw divided by the median of
 that page's interleaved floor nudges, and the median in ms), then one row per page:
@@ -93,6 +94,7 @@ WATCHER_JS = """
   // became so is the load's end. The watch stops when the bench calls loaded().
   const ready = () => bench.runs > bench.loadRuns && document.querySelector(IDLE) !== null
     && [...document.querySelectorAll("div.lab-chart")].every((plot) => plot.classList.contains("js-plotly-plot"))
+    && [...document.querySelectorAll("[data-testid=stPlotlyChart]")].every((chart) => chart.querySelector(".js-plotly-plot"))
     && [...document.querySelectorAll("[data-testid=stGraphVizChart]")].every((chart) => chart.querySelector("svg"));
   let wasReady = false, watching = true;
   bench.loaded = () => { watching = false; return bench.readyAt; };
