@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from analysis.logit_lens import direct_logit_attribution
 from transformer import PARTS, Patch
 
 # The least change of the logit difference a corruption must make for a fraction of it to mean anything: the
@@ -163,3 +164,26 @@ def predictions_when_patched(
         for position in positions
     }
     return corrupted, patched
+
+
+@torch.inference_mode()
+def direct_part_restored(model: torch.nn.Module, run: PatchingRun) -> np.ndarray:
+    """``[layers, H]`` float32: the part of each head's fraction restored that reaches the logits straight.
+
+    A head's direct effect on LD = z[answer] - z[foil] (``analysis.logit_lens.direct_logit_attribution``: what
+    it writes into the residual stream at the run's position, read through the LayerNorms after it with their
+    scales as they were, and the unembedding) is taken in the clean pass and in the corrupted one; its change,
+
+        direct = (DLA_clean(answer - foil) - DLA_corrupted(answer - foil)) / (LD_clean - LD_corrupted),
+
+    is on the same scale as ``restored_by_head``: patching the head's whole output restores ``direct`` through
+    its own writing and the rest through the parts after it (later heads, feed-forward layers)."""
+
+    def on_difference(ids: torch.Tensor) -> np.ndarray:
+        tokens = ids[0].tolist()
+        answer = direct_logit_attribution(model, tokens, run.position, run.answer).heads
+        foil = direct_logit_attribution(model, tokens, run.position, run.foil).heads
+        return answer - foil
+
+    change = on_difference(run.clean) - on_difference(run.corrupted)
+    return (change / (run.clean_difference - run.corrupted_difference)).astype(np.float32)

@@ -11,6 +11,7 @@ from analysis.knockout import sublayer_names
 from analysis.logit_lens import direct_logit_attribution, logit_lens
 from analysis.patching import (
     Prediction,
+    direct_part_restored,
     patching_run,
     predictions_when_patched,
     restored_by_head,
@@ -293,8 +294,9 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
 
 
 def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) -> None:
-    """Each head's direct share beside what patching it restores (its total effect, through later layers too),
-    on the Patching section's default corruption of a task model's input; the head with the widest gap named."""
+    """Each head's direct share beside what patching it restores (its total effect, through later layers too)
+    and the part of that it restores directly, on the Patching section's default corruption of a task model's
+    input; the head whose effect goes most through the parts after it named, when one does."""
     task = subject.task
     if task is None:
         st.caption("The Patching section measures a head's whole effect, through later layers too.")
@@ -307,6 +309,7 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
         with torch.inference_mode():
             run = patching_run(subject.module, list(inputs.ids), corrupted, position)
             restored = restored_by_head(subject.module, run, sublayer_names(subject.module, "self_attn")).reshape(-1)
+            directly = direct_part_restored(subject.module, run).reshape(-1)
     except ValueError as error:  # the corruption changes too little at this position: no total effect to compare
         st.caption(
             f"Not compared with patching here (the Patching section's corrupted input “{corrupted_text}”): {error}"
@@ -314,28 +317,43 @@ def direct_and_total(subject: Subject, inputs: Inputs, position: int, shares) ->
         return
     heads = shares.heads.shape[1]
     labels = [head_label(i // heads, i % heads) for i in range(len(restored))]
-    direct = shares.heads.reshape(-1)
     st.dataframe(
         pd.DataFrame(
             {
                 "head": labels,
-                "direct share of the logit": direct.round(2),
-                "as a fraction of the logit": (direct / shares.logit).round(3),
+                "direct share of the logit": shares.heads.reshape(-1).round(2),
                 "patching restores": restored.round(2),
+                "of which directly": directly.round(2),
             }
         ),
         hide_index=True,
     )
     st.caption(
-        f"The direct share is in the logit's own units (the logit is {shares.logit:.2f}); the next column is it "
-        "divided by the logit. What patching restores is a fraction of the logit difference between the clean "
-        "and the corrupted input."
+        f"The direct share is in the logit's own units (the logit is {shares.logit:.2f}). Patching a head "
+        f"(corrupted input “{corrupted_text}”, the Patching section's) restores a fraction of the logit "
+        "difference z(answer) − z(foil) between the clean and the corrupted input: its whole effect. Of which "
+        "directly: the part of that fraction the head's own writing brings, read as the direct share is (the "
+        "change of its direct effect on the difference, over the change of the difference)."
     )
-    widest = int(np.argmax(restored - direct / shares.logit))
-    st.caption(
-        f"Patching a head (corrupted input “{corrupted_text}”, the Patching section's) restores a fraction "
-        "of the logit difference: its whole effect, through the heads after it too. "
-        f"{labels[widest].capitalize()} writes {direct[widest]:.2f} of the logit {shares.logit:.2f} directly "
-        f"({direct[widest] / shares.logit:.0%}), yet patching it restores {restored[widest]:.2f} of the "
-        "difference: direct attribution misses what a head does through the heads after it."
+    st.caption(indirect_note(labels, restored, directly))
+
+
+# The least part of a head's fraction restored, beyond its direct part, for the page to name it as working
+# through the parts after it.
+INDIRECT = 0.2
+
+
+def indirect_note(labels: list[str], restored: np.ndarray, directly: np.ndarray) -> str:
+    """The head whose restored fraction goes most beyond its direct part, when that is at least ``INDIRECT``."""
+    beyond = restored - directly
+    widest = int(np.argmax(beyond))
+    if beyond[widest] < INDIRECT:
+        return (
+            f"Here every head's effect is mostly direct: patching a head restores at most {beyond[widest]:.2f} "
+            "more than its own writing does."
+        )
+    return (
+        f"{labels[widest].capitalize()}: patching it restores {restored[widest]:.2f} of the difference, "
+        f"{directly[widest]:.2f} of it directly; the other {beyond[widest]:.2f} reaches the answer through the "
+        "parts of the model after it, which direct attribution does not count."
     )

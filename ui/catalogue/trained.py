@@ -278,7 +278,8 @@ CIRCUIT = Lesson(
             "Direct is not all",
             "Direct logit attribution splits the logit of the predicted letter into what each part writes straight "
             "into the residual stream there. Layer 1 · head 2's direct share is about 0.21 of a logit of about "
-            "10.4, yet patching it restores about 0.91 of the logit difference (the table under the figures).",
+            "10.4, yet patching it restores about 0.91 of the logit difference, of which about −0.02 directly (the "
+            "table under the figures).",
             "Why is the previous-token head's direct share so small when patching it restores almost everything?",
             Choice(
                 (
