@@ -4,12 +4,14 @@ without a causal mask, reordering the words only reorders the drawn weights; wit
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 from tests.lesson_views import lesson_of, open_view, y_of
+from ui.model_picker import shipped_label
 
 PAGE = "pages/self_attention/page.py"
 A, B = "the cat sat on the mat", "the mat sat on the cat"
@@ -73,3 +75,32 @@ def test_minilm_is_said_to_be_pre_trained_and_then_fine_tuned_on_a_billion_pairs
     text = " ".join(m.value for m in at.markdown)
     assert "first pre-trained on general text: it starts from MiniLM, a small model distilled from a larger" in text
     assert "It was then fine-tuned contrastively on about a billion sentence pairs" in text
+
+
+@pytest.mark.parametrize(
+    "query, named",
+    [
+        ({"pe": "learned (untrained)"}, "positional encoding learned (untrained)."),
+        ({"model": shipped_label("copy")}, "positional encoding learned (trained with the model)."),
+    ],
+)
+def test_a_learned_table_is_called_untrained_only_on_a_random_model(query, named):
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    caption = next(c.value for c in at.caption if c.value.startswith("Model: "))
+    assert named in caption
+    from transformer import load_checkpoint
+
+    if "model" in query:  # the copy model's position table is not its initialisation: it was trained
+        model, metadata = load_checkpoint(Path(__file__).resolve().parent.parent / "checkpoints" / "copy.safetensors")
+        assert model.config.positional == "learned" and metadata.get("steps", 1) > 0
+
+
+@pytest.mark.parametrize("merges", [None, "0", "10"])
+def test_the_bpe_count_is_compared_with_the_characters_in_the_right_words(merges):
+    at = run_page(PAGE, {"section": "Tokens", **({"merges": merges} if merges else {})})
+    assert_no_exception(at)
+    text = next(m.value for m in at.markdown if "BPE tokens:" in m.value)
+    said = re.search(r"\*\*(\d+)\*\* BPE tokens: (fewer than|as many as|more than) its (\d+) characters", text)
+    pieces, word, chars = int(said[1]), said[2], int(said[3])
+    assert word == ("fewer than" if pieces < chars else "as many as" if pieces == chars else "more than")

@@ -34,6 +34,14 @@ POSITIONAL_LABELS = {
 }
 
 
+def positional_name(positional: str, random: bool) -> str:
+    """A model's positional encoding as pages name it: a random model's learned table is untrained, a trained or
+    pretrained model's is learned with the rest of its weights."""
+    if positional == "learned" and not random:
+        return "learned (trained with the model)"
+    return POSITIONAL_LABELS.get(positional, positional)
+
+
 def head_options(d_model: int, positional: str = "sinusoidal") -> list[int]:
     """Head counts that split d_model evenly (even head size for rotary), at most MAX_HEADS."""
     return [h for h in divisors(d_model) if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]

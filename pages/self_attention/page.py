@@ -16,9 +16,9 @@ from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer.spec import ModelSpec
 from ui.controls import (
-    POSITIONAL_LABELS,
     causal_control,
     head_options,
+    positional_name,
     positional_control,
     section_picker,
     seed_control,
@@ -130,7 +130,7 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     caption.caption(
         f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
         f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}; positional encoding "
-        f"{POSITIONAL_LABELS.get(config.positional, config.positional)}. "
+        f"{positional_name(config.positional, loaded.spec.source == 'random')}. "
         + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key.")
     )
     what_if(loaded, layer, head, sentence, row[2], row[3])

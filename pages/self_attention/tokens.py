@@ -170,7 +170,7 @@ def explain(ways: tuple[Way, ...], bpe: LearnedBPE, merges: int) -> None:
         r"(a, b) = \operatorname*{arg\,max}_{(x,\,y)\ \text{adjacent}} \operatorname{count}(x, y),\qquad "
         r"x\;y \to xy,\qquad |V_k| = |V_0| + k"
     )
-    shorter = "fewer" if pieces < chars else "more"
+    shorter = "fewer than" if pieces < chars else "as many as" if pieces == chars else "more than"
     growth = (
         "one piece a merge"
         if vocabulary == alphabet + merges
@@ -179,7 +179,7 @@ def explain(ways: tuple[Way, ...], bpe: LearnedBPE, merges: int) -> None:
     st.markdown(
         f"Here: the training text's {alphabet} symbols (its characters and “</w>”) plus {merges} merges make a "
         f"vocabulary of **{vocabulary:,}** pieces ({growth}). Your sentence is **{pieces}** BPE tokens: {shorter} "
-        f"than its {chars} characters, and {'more than' if pieces > words else 'as many as'} its {words} words. "
+        f"its {chars} characters, and {'more than' if pieces > words else 'as many as'} its {words} words. "
         + (
             f"{unknown} of its characters never occur in the training text, so no merge can reach them: they stay "
             "unknown. "
