@@ -73,14 +73,30 @@ def test_top_p_keeps_the_fewest_tokens_whose_probabilities_reach_at_least_p():
     assert kept.tolist() == [True, True, False, False]  # 0.5 alone falls short of 0.6; 0.5 + 0.3 reaches it
 
 
-def test_the_sinusoids_longest_wavelength_is_the_one_the_text_names():
-    at = run_page("pages/positional_encoding/page.py")
+@pytest.mark.parametrize("d, base", [(64, 10000.0), (3, 2.0), (7, 100.0)])
+def test_the_sinusoids_longest_wavelength_is_the_one_the_text_names(d, base):
+    query = {} if d == 64 else {"d_model": str(d), "base": f"{base:g}"}
+    at = run_page("pages/positional_encoding/page.py", query)
     assert_no_exception(at)
     text = " ".join(m.value for m in at.markdown)
-    assert r"\text{base}^{(d-2)/d}" in text
-    d, base = 64, 10000.0  # the page's defaults
+    assert r"\text{base}^{2\lfloor (d-1)/2 \rfloor/d}$ (the exponent is $(d-2)/d$ for an even $d$)" in text
     spec = next(s for s in chart_specs(at) if s["data"][0].get("name") == "wavelength")
     wavelengths = decode_array(spec["data"][0]["y"]).astype(np.float64)
+    # the slowest pair: the largest even dimension index 2i <= d - 1 sets base^(2i/d)
+    slowest = max(2 * i for i in range(d) if 2 * i <= d - 1)
     assert wavelengths[0] == pytest.approx(2 * math.pi, rel=1e-5)
-    assert wavelengths[-1] == pytest.approx(2 * math.pi * base ** ((d - 2) / d), rel=1e-5)
-    assert wavelengths[-1] < 0.8 * 2 * math.pi * base  # short of 2π · base, as the text says
+    assert wavelengths[-1] == pytest.approx(2 * math.pi * base ** (slowest / d), rel=1e-5)
+    assert slowest == 2 * ((d - 1) // 2) and (d % 2 or slowest == d - 2)  # the text's exponent, and the even case
+    if d == 64:
+        assert wavelengths[-1] < 0.8 * 2 * math.pi * base  # short of 2π · base, as the text says
+
+
+@pytest.mark.parametrize("d", [6, 5])
+def test_the_raw_sinusoids_depend_on_the_offset_alone_only_for_an_even_d_model(d):
+    at = run_page("pages/positional_encoding/page.py", {"section": "Schemes", "d_model": str(d), "base": "10"})
+    assert_no_exception(at)
+    assert "For an even d_model the raw sinusoids'" in " ".join(m.value for m in at.markdown)
+    spec = next(s for s in chart_specs(at) if s["data"][0]["name"].startswith("sinusoidal"))
+    z = decode_array(spec["data"][0]["z"]).astype(np.float64)
+    spread = max(np.ptp(np.diagonal(z, offset)) for offset in range(-(len(z) - 2), len(z) - 1))
+    assert (spread < 1e-5) if d % 2 == 0 else (spread > 0.1)  # constant along every diagonal, or not

@@ -11,6 +11,7 @@ import pytest
 from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
 from tests.lesson_views import open_view, z_of
 
+PAGE = "pages/positional_encoding/page.py"
 PERMUTATION = [0, 5, 2, 3, 4, 1]  # "The mat sat on the cat": B's token j is A's token PERMUTATION[j]
 
 
@@ -57,7 +58,7 @@ def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
     assert row["permuted copy?"] == "no" and gap > 0.05 and outputs > 0.05
     assert weights >= float(f"{gap:.1e}")  # the table's maximum is over every layer and head, the drawn one too
     note = next(c.value for c in at.caption if c.value.startswith("Not zero even without positional encoding"))
-    said = [float(n) for n in re.findall(r"up to (\d+\.\d+)", note)]
+    said = [float(n) for n in re.findall(r"up to (\d+\.\d+)", note.split(" With ")[0])]  # the 'none' row's
     assert said == pytest.approx([weights, outputs], rel=0.06, abs=0.006)  # the table shows two digits
     assert any("The causal mask is on" in m.value for m in at.markdown)
 
@@ -75,3 +76,36 @@ def test_positions_are_numbered_from_one_in_the_word_picker_and_the_mapping(word
     assert list(mapping["A position"]) == [j + 1 for j in PERMUTATION]
     # each of B's tokens is the token A has at the position the table names
     assert [a_tokens[j - 1] for j in mapping["A position"]] == list(mapping["token"])
+
+
+def scheme_row(at, label: str) -> dict:
+    table = next(df.value for df in at.dataframe if "positional encoding" in df.value.columns)
+    return table[table["positional encoding"] == label].iloc[0].to_dict()
+
+
+def test_alibi_cannot_tell_a_sentence_from_its_reversal_and_the_page_says_so():
+    reversed_words = "mat the on sat cat The"
+    at = run_page(PAGE, {"section": "Word order", "wo_pe": "ALiBi", "text_b": reversed_words})
+    assert_no_exception(at)
+    row = scheme_row(at, "ALiBi")
+    assert row["permuted copy?"] == "yes" and float(row["max |A − P⁻¹B| (weights)"]) < 1e-5
+    note = next(c.value for c in at.caption if c.value.startswith("Zero (up to float32 rounding)"))
+    assert "With ALiBi too, B's weights and outputs are a reordered copy of A's" in note
+    assert "the numbers themselves can change: the table says whether they do" in " ".join(m.value for m in at.markdown)
+    # the default reordering (cat and mat swapped) moves distances: ALiBi tells it apart, and the note says by how much
+    at = run_page(PAGE, {"section": "Word order", "wo_pe": "ALiBi"})
+    row = scheme_row(at, "ALiBi")
+    note = next(c.value for c in at.caption if c.value.startswith("Zero (up to float32 rounding)"))
+    assert row["permuted copy?"] == "no"
+    said = float(re.search(r"With ALiBi, B's weights are up to (\d+\.\d+) away", note)[1])
+    assert said == pytest.approx(float(row["max |A − P⁻¹B| (weights)"]), rel=0.06, abs=0.006)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_same_sentence_twice_is_said_to_be_reordered_by_nothing(causal):
+    query = {"section": "Word order", "text_b": "The cat sat on the mat", **({"wo_causal": "true"} if causal else {})}
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    for label in ("none", "sinusoidal (paper)"):
+        assert float(scheme_row(at, label)["max |A − P⁻¹B| (weights)"]) == 0.0
+    assert any(c.value.startswith("Sentence B is sentence A, word for word") for c in at.caption)

@@ -28,8 +28,8 @@ with explanation():
         "sat on the mat* and *The mat sat on the cat* look the same to it. The Transformer therefore **adds** a "
         "position vector to each token's embedding. The paper's choice is a fixed table of sines and cosines "
         "whose wavelengths form a geometric progression from $2\\pi$ up to "
-        "$2\\pi \\cdot \\text{base}^{(d-2)/d}$, nearly $2\\pi \\cdot \\text{base}$ for a large $d$ (the "
-        "tutorials' $l = 10000$):"
+        "$2\\pi \\cdot \\text{base}^{2\\lfloor (d-1)/2 \\rfloor/d}$ (the exponent is $(d-2)/d$ for an even "
+        "$d$), nearly $2\\pi \\cdot \\text{base}$ for a large $d$ (the tutorials' $l = 10000$):"
     )
     st.latex(
         r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "

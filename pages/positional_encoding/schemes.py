@@ -45,8 +45,9 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
     intro.text().markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
         "position $n$. The figure shows the part that comes from the positions alone, side by side (each panel "
-        "scaled to ±1 so the patterns compare). The raw sinusoids' $PE_m \\cdot PE_n$ depends only on "
-        "$n - m$ (constant along diagonals), but a model never scores them raw: the encoding is added to "
+        "scaled to ±1 so the patterns compare). For an even d_model the raw sinusoids' "
+        "$PE_m \\cdot PE_n$ depends only on $n - m$ (constant along diagonals; with an odd one, the last sine "
+        "has no cosine partner and the diagonals vary), but a model never scores them raw: the encoding is added to "
         "the token vectors and both are projected, so its score $(x_m + PE_m)W^Q (W^K)^\\top (x_n + PE_n)^\\top$ "
         "mixes content with absolute positions and is **not** a function of the offset alone. Making the "
         "*projected* $q \\cdot k$ depend on the positions only through $n - m$ is exactly what rotary "

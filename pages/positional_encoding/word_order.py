@@ -35,12 +35,14 @@ EXPLAIN = {
     "same weights), once with **no** positional encoding and once with the scheme you pick. Without "
     "position, a word's attention row holds exactly the same numbers in both sentences, only in another "
     "order: $A_B = P\\,A_A\\,P^\\top$ for the permutation $P$ that reorders the words. With position, the "
-    "numbers themselves change. That holds without a mask only: switch on the causal mask.",
+    "numbers themselves can change: the table says whether they do for the scheme and the two sentences here. "
+    "That holds without a mask only: switch on the causal mask.",
     True: "The causal mask is on: both sentences go through the same randomly initialised decoder (each word sees "
     "only itself and the words before it, same weights), once with **no** positional encoding and once "
     "with the scheme you pick. Even without position the mask tells places apart: the first word can only "
     "attend to itself, the last one sees every word, so a word moved to another place sees other words, and "
-    "its weights and its output change: $A_B \\ne P\\,A_A\\,P^\\top$ (the table measures by how much).",
+    "its weights and its output can change: $A_B \\ne P\\,A_A\\,P^\\top$ wherever a word sees other words "
+    "than before (the table measures by how much).",
 }
 TOLERANCE = 1e-5  # float32 rounding: below this a difference is none
 
@@ -50,7 +52,29 @@ def permuted(result) -> bool:
     return result.max_difference < TOLERANCE and result.output_difference < 10 * TOLERANCE
 
 
-def table_note(none, causal: bool) -> str:
+def table_note(none, causal: bool, scheme: str, with_scheme, moved: bool) -> str:
+    """What the 'none' row and the scheme's row of the table say, from their numbers (``moved``: some word of
+    sentence B is at another place than in sentence A)."""
+    if not moved:
+        return "Sentence B is sentence A, word for word: nothing is reordered, so every row is zero."
+    return f"{none_note(none, causal)} {scheme_note(with_scheme, scheme)}"
+
+
+def scheme_note(result, scheme: str) -> str:
+    """Whether the scheme's row is a reordered copy, and why for ALiBi, whose bias keeps a reversal's distances."""
+    name = POSITIONAL_LABELS[scheme]
+    if not permuted(result):
+        return f"With {name}, B's weights are up to {result.max_difference:.2f} away from a reordered copy of A's."
+    why = (
+        ": its bias −m|i − j| depends only on how far apart two words are, and this reordering keeps every "
+        "pair's distance (a reversal does)"
+        if scheme == "alibi"
+        else ""
+    )
+    return f"With {name} too, B's weights and outputs are a reordered copy of A's{why}."
+
+
+def none_note(none, causal: bool) -> str:
     """What the 'none' row of the table says, from its numbers."""
     if permuted(none):
         return (
@@ -69,7 +93,7 @@ def render_word_order(base: float) -> None:
     """Two sentences with the same words through the same model, without and with position. On a small screen
     the sentences and the model's settings fold into a closed expander and the explanation follows the first
     figure, which then comes before the table."""
-    st.subheader("The cat sat on the mat / The mat sat on the cat")
+    st.subheader("The same words in another order")
     intro = figure_first()
 
     def explain() -> None:
@@ -161,7 +185,7 @@ def render_word_order(base: float) -> None:
     left, right = st.columns([2, 3], gap="large")
     with left:
         st.dataframe(table, hide_index=True)
-        st.caption(table_note(results["none"], causal))
+        st.caption(table_note(results["none"], causal, scheme, results[scheme], list(perm) != list(range(len(perm)))))
     mapping = right.expander(
         "How sentence B's words map onto sentence A's (token by position)", key="wo_map", bind="query-params"
     )
