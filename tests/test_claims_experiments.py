@@ -197,3 +197,52 @@ def test_chance_counts_the_symbols_the_measured_positions_ask_for(name):
         f"among the {len(asked)} symbols they ask for would score 1/{len(asked)} = {1 / len(asked):.3f}" in c.value
         for c in at.caption
     )
+
+
+@pytest.mark.parametrize("head", ["layer 1 · head 1", "layer 1 · head 2", "layer 2 · head 2"])
+def test_the_parts_sentence_compares_each_part_with_the_whole_output(head):
+    """Read from the drawn bars: a whole output under 0.1 carries little; otherwise the part that brings at least
+    half of it is named, or none is."""
+    at = run_page(PAGE, {"model": shipped_label("copy"), "section": "Patching", "patch_head": head})
+    assert_no_exception(at)
+    bars = chart_by_title(at, f"{head}: each part patched alone")["data"][0]
+    drawn = dict(zip(bars["y"], decode_array(bars["x"]).astype(float)))
+    caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
+    whole = drawn.pop("whole output")
+    best = max(drawn, key=drawn.get)
+    if abs(whole) < 0.1:
+        assert f"Its whole output restores only {whole:.2f}" in caption.replace("-0.00", "0.00")
+    elif drawn[best] >= 0.5 * whole:
+        assert f"mostly through its {best} ({drawn[best]:.2f} of its whole output's {whole:.2f}" in caption
+    else:
+        assert caption.endswith("reaches it through its parts together.")
+
+
+def test_the_circuit_opens_on_a_pair_where_b_reads_a_and_says_so_when_it_cannot():
+    at = run_page(PAGE, {"model": "all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))", "section": "Circuit"})
+    assert_no_exception(at)
+    assert at.selectbox(key="head_a").value == "layer 1 · head 1"
+    assert at.selectbox(key="head_b").value == "layer 2 · head 1"  # the first head of a later layer
+    moved = next(c.value for c in at.caption if c.value.startswith("On average each row of head B moves"))
+    assert float(re.search(r"moves (\d\.\d\d)", moved)[1]) > 0  # it can read A, and A's knock-out moves it
+    pair = {"head_a": "layer 2 · head 1", "head_b": "layer 1 · head 2"}
+    at = run_page(PAGE, {"model": shipped_label("induction"), "section": "Circuit", **pair})
+    assert_no_exception(at)
+    assert any(i.value.startswith("Head B (layer 1 · head 2) cannot read head A (layer 2 · head 1)") for i in at.info)
+    assert not any("The largest change" in c.value for c in at.caption)
+
+
+def test_the_resample_warning_is_about_the_batch_while_your_input_still_changes():
+    query = {"section": "Knock out", "how": "resample", "resample_seed": "0", **ALL_HEADS}
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("The resample seed equals the batch seed"))
+    assert "for the batch measured" in warning and "your own input, below, still takes" in warning
+
+
+def test_importance_rows_of_an_encoder_decoder_count_layers_from_one():
+    at = run_page(PAGE, {"model": shipped_label("reverse"), "section": "Importance"})
+    assert_no_exception(at)
+    rows = next(c.value for c in at.caption if c.value.startswith("Rows: "))
+    assert "row 1 = encoder layer 1, self-attention" in rows and "decoder layer 1, cross-attention" in rows
+    assert " 0" not in rows.replace("row 1", "")  # no layer 0

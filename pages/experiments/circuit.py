@@ -27,6 +27,20 @@ def head_choices(module) -> list[tuple[str, int]]:
     return [(name, h) for name in sublayer_names(module, "self_attn") for h in range(module.config.num_heads)]
 
 
+def reads_from(watched: str, knocked: str) -> bool:
+    """Whether the attention layer ``watched`` can read what ``knocked`` writes: a later layer of the same stack,
+    or a decoder layer reading the encoder (through the memory its cross-attention reads)."""
+    a, b = AttentionName.parse(knocked), AttentionName.parse(watched)
+    if a.stack == b.stack:
+        return a.layer < b.layer
+    return a.stack == "encoder" and b.stack == "decoder"
+
+
+def first_reader(choices: list[tuple[str, int]]) -> int:
+    """The index of the first head that can read what the first head writes (1 when none can)."""
+    return next((i for i, (name, _) in enumerate(choices) if reads_from(name, choices[0][0])), min(1, len(choices) - 1))
+
+
 CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
 
 
@@ -84,6 +98,13 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     first = a_col.selectbox("knock out head A", labels, index=defaults[0], key="head_a", bind="query-params")
     second = b_col.selectbox("watch head B", labels, index=defaults[1], key="head_b", bind="query-params")
     knocked, watched = choices[labels.index(first)], choices[labels.index(second)]
+    if not reads_from(watched[0], knocked[0]):
+        st.info(
+            f"Head B ({second}) cannot read head A ({first}): a head reads only what the layers before its own "
+            "wrote, so knocking out A leaves B's attention exactly as it is. Pick a head A in an earlier layer "
+            "than B's."
+        )
+        return
     with torch.inference_mode():
         effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
     causal = module.kind == "decoder-only"

@@ -12,7 +12,7 @@ from analysis.knockout import knockout_sweep, sentence_similarity, sublayer_name
 from analysis.ov_circuit import copying_scores
 from pages.experiments.knock_out import Inputs, head_label, how_control, same_examples
 from pages.experiments.subject import Subject, cached_sweep, evaluation_batch, resample_source, subject_of
-from transformer import TaskBatch, score_heads
+from transformer import AttentionName, TaskBatch, score_heads
 from ui.cache import computation
 from ui.charts import chart
 from ui.screen import settings_row
@@ -72,7 +72,7 @@ def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
             "Knocking out each head",
         )
     what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
-    labels = [n.replace(".layers.", " ").replace("_attn", "").replace(".", " ") for n in names]
+    labels = [sublayer_label(n) for n in names]
     chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))
     if len(names) != len(sublayer_names(module, "self_attn")):
         st.caption("Rows: " + "; ".join(f"row {i + 1} = {label}" for i, label in enumerate(labels)))
@@ -117,3 +117,11 @@ def _what_heads_read_and_write(subject: Subject, seed: int, effect: np.ndarray, 
         "raises the logit of the token it reads (LayerNorms folded in as their scales, other layers left "
         "out). An induction head scores high on both."
     )
+
+
+def sublayer_label(name: str) -> str:
+    """An attention layer's record name as the page numbers it, from 1: "decoder.layers.0.cross_attn" ->
+    "decoder layer 1, cross-attention"."""
+    parsed = AttentionName.parse(name)
+    kind = {"self_attn": "self-attention", "cross_attn": "cross-attention"}.get(parsed.kind, parsed.kind)
+    return f"{parsed.stack} layer {parsed.layer + 1}, {kind}"

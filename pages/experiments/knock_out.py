@@ -96,8 +96,9 @@ def same_examples(how: str, resample_seed: int, seed: int) -> None:
     """A warning when resample ablation would draw the very examples measured (and so change nothing)."""
     if how == "resample" and resample_seed == seed:
         st.warning(
-            f"The resample seed equals the batch seed ({seed}): the other examples are these very examples, "
-            "so resampling changes nothing. Pick another resample seed."
+            f"The resample seed equals the batch seed ({seed}): for the batch measured, the other examples are "
+            "these very examples, so resampling changes nothing there (your own input, below, still takes the "
+            "heads' outputs from another example). Pick another resample seed."
         )
 
 

@@ -94,7 +94,7 @@ def circuit_defaults(subject: Subject, seed: int) -> tuple[int, int]:
     previous-token score and the later head with the highest score of the task's pattern."""
     module = subject.module
     if subject.task is None or module.config.num_decoder_layers < 2:
-        return 0, min(1, module.config.num_heads * module.config.num_encoder_layers - 1)
+        return 0, circuit.first_reader(circuit.head_choices(module))
     batch = evaluation_batch(subject.spec, seed)
     with torch.inference_mode():
         record = module(batch.inputs, return_attention=True).attention

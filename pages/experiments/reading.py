@@ -206,6 +206,10 @@ def _two(value: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
+# Below this fraction restored, a head's whole output carries too little for its parts to be compared.
+LITTLE = 0.1
+
+
 def _by_part(chosen: str, parts: dict[str, float]) -> None:
     """One head's output, queries, keys and values, each patched alone, and what the drawn numbers say."""
     chart(
@@ -223,14 +227,22 @@ def _by_part(chosen: str, parts: dict[str, float]) -> None:
         f"logit difference, its keys {_two(read['k'])}, its values {_two(read['v'])} and its whole output "
         f"{_two(parts['output'])}. "
     )
-    if read[first] < 0.2:
+    whole = parts["output"]
+    if abs(whole) < LITTLE:
         said += (
-            "None of what it reads brings back much alone: the difference does not reach this head through one part."
+            f"Its whole output restores only {_two(whole)}: this head carries little of what the corruption changed, "
+            "so its parts have little to tell apart."
+        )
+    elif read[first] >= 0.5 * whole:
+        said += (
+            f"What the corruption changed reaches it mostly through its {PART_NAMES[first]} "
+            f"({_two(read[first])} of its whole output's {_two(whole)}, against {_two(read[second])} for its "
+            f"{PART_NAMES[second]})."
         )
     else:
         said += (
-            f"What the corruption changed reaches it mostly through its {PART_NAMES[first]} "
-            f"({_two(read[first])}, against {_two(read[second])} for its {PART_NAMES[second]})."
+            f"No part alone brings back half of what its whole output does ({_two(whole)}): what the corruption "
+            "changed reaches it through its parts together."
         )
     st.caption(said)
 
