@@ -104,3 +104,15 @@ def test_the_bpe_count_is_compared_with_the_characters_in_the_right_words(merges
     said = re.search(r"\*\*(\d+)\*\* BPE tokens: (fewer than|as many as|more than) its (\d+) characters", text)
     pieces, word, chars = int(said[1]), said[2], int(said[3])
     assert word == ("fewer than" if pieces < chars else "as many as" if pieces == chars else "more than")
+
+
+def test_the_sentences_star_is_inside_the_entropy_axis_when_it_has_more_keys_than_the_curves():
+    text = " ".join(["word"] + [f"w{i}" for i in range(29)])  # 30 tokens: a flat row's entropy ln 30 > ln 16
+    at = run_page(PAGE, {"section": "Why scale", "text": text, "temp": "5.0"})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Softmax peakedness vs d_k")
+    star = next(t for t in spec["data"] if t.get("marker", {}).get("symbol") == "star")
+    entropy = float(decode_array(star["y"])[0]) if isinstance(star["y"], dict) else float(star["y"][0])
+    assert entropy > np.log(16)  # above the curves' uniform line
+    low, high = spec["layout"]["yaxis"]["range"]
+    assert low <= entropy <= high

@@ -258,7 +258,9 @@ def peakedness_figure(
     base_layout(fig, f"Softmax peakedness vs d_k ({keys} random keys)", 380)
     ticks = [1, 4, 16, 64, 256]  # a few upright labels: log axes' minor labels are too small to project
     fig.update_xaxes(type="log", title_text="d_k", tickvals=ticks, ticktext=[str(t) for t in ticks])
-    fig.update_yaxes(range=[0, 1.15 * float(np.log(keys))], row=1, col=1)
+    # room for the sentence's star too: its rows may have more keys than the curves' (a higher entropy)
+    top = max(float(np.log(keys)), current[1] if current is not None else 0.0)
+    fig.update_yaxes(range=[0, 1.15 * top], row=1, col=1)
     fig.update_yaxes(range=[0, 1.05], row=1, col=2)
     projector_fonts(fig)
     fig.update_layout(legend=dict(orientation="h", y=-0.25), margin=dict(b=40))
