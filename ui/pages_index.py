@@ -125,8 +125,9 @@ PAGES: tuple[PageInfo, ...] = (
         "Vision Transformer",
         ":material/image:",
         "Attention over image patches: draw a digit (mouse or finger) and watch a ViT read it; patches and "
-        "[CLS], every head's attention over the image, the learned 2-D position embeddings, attention "
-        "distance, patch filters, and heads knocked out.",
+        "[CLS], every head's attention over the image, the position embeddings it learned for patches "
+        "numbered in a line (1-D) and whether neighbours on the grid come out alike, attention distance, patch "
+        "filters, and heads knocked out.",
         ("canvas", "vision_upload"),
     ),  # the drawing and the uploaded picture (their image code is the URL's)
     PageInfo(

@@ -31,8 +31,11 @@ CLASSROOM_SIZES = (
 
 st.title("Attention Lab")
 st.markdown(
-    "See inside a Transformer. Every page runs a small model built from scratch in PyTorch "
-    "on **your** text and **your** settings, and draws what its attention heads compute. "
+    "See inside a Transformer. Every model here runs in this dashboard's own Transformer code, written from "
+    "scratch in PyTorch: small models with random weights or trained on toy tasks, text and handwritten digits, "
+    "and a real pretrained one, all-MiniLM-L6-v2, whose weights are loaded into that code. The pages run them on "
+    "**your** text (on the Vision Transformer page, a digit you draw) and **your** settings, and draw what their "
+    "attention heads compute; Lessons leads through prepared views of those pages. "
     "Change a knob and the figures recompute at once; copy the address bar to share the exact view."
 )
 course = lesson_by_id("start")

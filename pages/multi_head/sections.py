@@ -188,19 +188,36 @@ def rollout_section(view: HeadsOnText) -> None:
 
 
 def stats_section(view: HeadsOnText) -> None:
-    """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head)."""
+    """Per-head statistics of weights [L, H, T, T]: one table row per (layer, head), and a note on the columns
+    that have no value when the text is one token."""
     st.markdown(
         "Averaged over the queries of each head: the entropy of its rows, in nats and divided by ln of the "
         "number of keys the row may attend to (1 = spread evenly over them, 0 = one key: under a causal mask "
-        "row i sees i + 1 keys, so its most even spread is ln(i + 1), not ln T; rows with one key are left "
-        "out), the weight on the previous token, on the first token and on itself, and the mean distance "
+        "row i, counted from 1, sees i keys, so its most even spread is ln i, not ln T; rows with one key are "
+        "left out), the weight on the previous token, on the first token and on itself, and the mean distance "
         "|i − j| it looks across. Click a column header to sort."
     )
     st.latex(
         r"H_i = -\textstyle\sum_j A_{ij}\ln A_{ij},\quad \hat H = \operatorname{mean}_{i:\,n_i \ge 2} "
         r"\frac{H_i}{\ln n_i},\quad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|"
     )
-    st.dataframe(head_stats(view.weights, view.mask).round(3), hide_index=True, key="stats")
+    stats = head_stats(view.weights, view.mask)
+    blank = [name for name in ("entropy / ln(keys)", "on previous token") if stats[name].isna().all()]
+    if blank:
+        st.info(
+            f"The text is {len(view.tokens)} token{'s' * (len(view.tokens) != 1)}: "
+            + "; ".join(
+                "no row has two or more keys, so there is no spread to divide by ln(keys)"
+                if name == "entropy / ln(keys)"
+                else "no token has a previous token"
+                for name in blank
+            )
+            + f". The column{'s' * (len(blank) > 1)} "
+            + " and ".join(f"“{name}”" for name in blank)
+            + f" {'have' if len(blank) > 1 else 'has'} no value in any head. Type a longer text to fill "
+            + ("them." if len(blank) > 1 else "it.")
+        )
+    st.dataframe(stats.round(3), hide_index=True, key="stats")
 
 
 def download(view: HeadsOnText) -> None:

@@ -108,7 +108,7 @@ def open_section(
         sections.tokens_section(pieces, numbers.piece_kinds(pieces))
     if section == "All heads":
         pooled, labels, k = block_mean(weights, shown_tokens, max_cells=48)
-        sections.overview_section(pooled, labels, k)
+        sections.overview_section(pooled, labels, k, hide)
     if section == "One layer":
         pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
         sections.layer_section(pooled, labels, k, li)

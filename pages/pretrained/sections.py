@@ -15,6 +15,8 @@ from ui.charts import chart
 from ui.screen import figure_first, settings
 from ui.controls import stops_slider
 from viz.labels import escape
+from ui.text import as_typed
+from pages.pretrained.pair_text import pair_question
 from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
@@ -22,6 +24,7 @@ from viz.heads import head_grid_figure
 from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, query_rows_figure, role_grid_figure, wordpiece_figure
 
+FIRST_TEXT = "The animal didn't cross the street because it was too tired"
 SECOND_TEXT = "The animal didn't cross the street because it was too wide"
 RARE_PREVIOUS = 0.3  # a previous-token score that few heads reach: the roles' scales differ
 
@@ -78,12 +81,19 @@ def _pooled_note(pooled: np.ndarray, k: int) -> None:
         )
 
 
-def overview_section(weights: np.ndarray, labels: list[str], k: int) -> None:
-    """All 6 x 12 heads in one figure."""
+def overview_section(weights: np.ndarray, labels: list[str], k: int, hide: bool = False) -> None:
+    """All 6 x 12 heads in one figure; ``hide``: [CLS] and [SEP] are not among the tiles' tokens, so the
+    patterns to look for leave out the column of weight parked on [CLS]."""
+    patterns = (
+        "a diagonal just below the main one (the previous token), a broad haze (averaging). [CLS] and [SEP] "
+        "are hidden here, so weight parked on them is not drawn"
+        if hide
+        else "a bright first column (attention parked on `[CLS]`), a diagonal just below the main one "
+        "(the previous token), a broad haze (averaging)"
+    )
     st.markdown(
-        "All 72 heads at once: one tile per (layer, head), queries down, keys across. Look for "
-        "the patterns: a bright first column (attention parked on `[CLS]`), a diagonal just below "
-        "the main one (the previous token), a broad haze (averaging)."
+        "All 72 heads at once: one tile per (layer, head), queries down, keys across. Patterns to look "
+        f"for: {patterns}."
     )
     chart(
         cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
@@ -108,11 +118,14 @@ def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> No
 
 @st.fragment
 def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
-    """Lines from a query to every key, one colour per head."""
-    st.markdown(
-        "Queries on the left, keys on the right; a line's opacity is the weight. Pick a query: "
-        "which heads link *it* to *animal*?"
+    """Lines from a query to every key, one colour per head; the question names *it* and *animal* only when
+    both are tokens of the text."""
+    question = (
+        "Pick a query: which heads link *it* to *animal*?"
+        if "it" in tokens and "animal" in tokens
+        else "Pick a query and a head (or all heads) to see where that query's weight goes."
     )
+    st.markdown(f"Queries on the left, keys on the right; a line's opacity is the weight. {question}")
     c1, c2 = st.columns(2)
     default = tokens.index("it") if "it" in tokens else 0
     query = c1.selectbox(
@@ -229,18 +242,32 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     role = st.segmented_control(
         "show the strongest head for", ROLES, default=ROLES[0], required=True, key="role", bind="query-params"
     )
-    best = frame.sort_values(role, ascending=False).iloc[0]
-    l, h = int(best["layer"]), int(best["head"])
-    chart(
-        cached_figure(
-            attention_weights_figure,
-            weights[l - 1, h - 1],
-            list(pieces.tokens),
-            f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})",
-        ),
-        width="stretch",
-        key="best_head",
-    )
+    if (frame[role] > 0).any():
+        best = frame.sort_values(role, ascending=False).iloc[0]
+        l, h = int(best["layer"]), int(best["head"])
+        chart(
+            cached_figure(
+                attention_weights_figure,
+                weights[l - 1, h - 1],
+                list(pieces.tokens),
+                f"Layer {l} · head {h} · the strongest “{role}” head ({best[role]:.2f})",
+            ),
+            width="stretch",
+            key="best_head",
+        )
+    else:
+        words = [w for w in pieces.word_ids if w is not None]
+        unsplit = role == "same word" and len(words) == len(set(words))
+        st.info(
+            f"All 72 heads score 0 on “{role}”"
+            + (" (no word of this text is split into pieces)" if unsplit else "")
+            + ": no head is the strongest, so none is drawn."
+            + (
+                " A text with a word split into pieces (Tokens marks them) scores above 0 in every head."
+                if unsplit
+                else ""
+            )
+        )
     st.dataframe(frame.round(3), hide_index=True, width="stretch", key="roles_table")
     st.download_button(
         "Head roles as CSV",
@@ -257,22 +284,16 @@ def two_sentences_section(cap: int, hide: bool) -> None:
     """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
     intro = figure_first()  # the question: above the sentences, or on a small screen under the figure
 
-    def ask() -> None:
+    def ask(question: str = "") -> None:
         intro.text().markdown(
-            "The classic pair: only the last word differs. In which heads does **it** look at "
-            "*animal* in one and *street* in the other? And how close does the model find the two "
-            "sentences?"
+            question
+            or "Two sentences and a word of both: what the word attends to in each, head by head, and how "
+            "close the model finds the two sentences."
         )
 
     with settings("Sentences, query word and layer"):  # folded on a phone or a projector: the figure first
         c1, c2 = st.columns(2)
-        first = c1.text_input(
-            "first sentence",
-            "The animal didn't cross the street because it was too tired",
-            key="first",
-            bind="query-params",
-            max_chars=500,
-        )
+        first = c1.text_input("first sentence", FIRST_TEXT, key="first", bind="query-params", max_chars=500)
         second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
         c1, c2 = st.columns(2)
         word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
@@ -290,7 +311,9 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         toks = [t for t, k in zip(pieces.tokens, keep) if k]
         where = toks.index(word) if word in toks else None
         if where is None:
-            st.warning(f"“{word}” is not a token of: {' '.join(toks)}. Pick a word from the sentence.")
+            st.warning(
+                f"“{as_typed(word)}” is not a token of: {as_typed(' '.join(toks))}. Pick a word from the sentence."
+            )
             ask()
             return
         rows.append(w[int(layer) - 1, :, where, :])
@@ -306,7 +329,12 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         width="stretch",
         key="query_rows",
     )
-    ask()
+    ordinary = [[t for t, special in zip(p.tokens, p.special) if not special] for p in (a, b)]
+    classic = word == "it" and ordinary == [
+        [t for t, special in zip(p.tokens, p.special) if not special]
+        for p in (numbers.wordpieces(FIRST_TEXT, cap), numbers.wordpieces(SECOND_TEXT, cap))
+    ]
+    ask(pair_question(*ordinary, word, classic))
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
     st.latex(

@@ -25,6 +25,17 @@ ROLLOUT_CAVEAT = (
 )
 
 
+def plural(count: int) -> str:
+    """The plural ending for ``count`` things: "" for one, "s" otherwise."""
+    return "" if count == 1 else "s"
+
+
+def article(number: int) -> str:
+    """The indefinite article before ``number`` read aloud: "an" before eight, eleven, eighteen, the eighties and
+    the like (any number written with a leading 8), else "a"."""
+    return "an" if str(number).startswith("8") or number in (11, 18) else "a"
+
+
 def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The 8 x 8 image the model reads and its 10 class probabilities."""
     reading = vision_numbers.reading(loaded.spec, image.pixels)
@@ -69,9 +80,15 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
         help=f"Any size that divides 8. This model was trained on patches of {model_patch}.",
     )
     side = 8 // size
+    count = side * side
     left, _ = st.columns([2, 3])
     chart(
-        cached_figure(patch_grid_figure, image.square, size, f"{side} × {side} patches of {size} × {size}"),
+        cached_figure(
+            patch_grid_figure,
+            image.square,
+            size,
+            f"{side} × {side} patches of {size} × {size}" if count > 1 else f"One patch of {size} × {size}",
+        ),
         container=left,
         key="grid",
     )
@@ -80,16 +97,28 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
             patch_sequence_figure,
             image.square,
             size,
-            f"The sequence the encoder reads: [CLS], then patches 1 to {side * side}",
+            "The sequence the encoder reads: [CLS], then "
+            + (f"patches 1 to {count}" if count > 1 else "the one patch"),
         ),
         key="sequence",
     )
+    pixels = size * size
     with intro.text():
         st.markdown(
-            f"Patches of {size} × {size} pixels: a {side} × {side} grid, **N = {side * side} patches**, each "
-            f"flattened to a vector of {size * size} numbers and projected to d_model = "
-            f"{loaded.config.d_model}. With [CLS] in front the encoder reads **{side * side + 1} tokens**: "
-            "[CLS], then patch 1, 2, … in row-major order (along the first row, then the next)."
+            (
+                f"Patches of {size} × {size} pixel{plural(size)}: {article(side)} {side} × {side} grid, "
+                f"**N = {count} patches**, each flattened to a vector of {pixels} number{plural(pixels)}"
+                if count > 1
+                else f"A patch of {size} × {size} pixels is the whole image: **N = 1 patch**, flattened to a "
+                f"vector of {pixels} numbers"
+            )
+            + f" and projected to d_model = {loaded.config.d_model}. With [CLS] in front the encoder reads "
+            f"**{count + 1} tokens**: "
+            + (
+                "[CLS], then patch 1, 2, … in row-major order (along the first row, then the next)."
+                if count > 1
+                else "[CLS], then that patch."
+            )
         )
         st.latex(
             r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in "
