@@ -279,6 +279,7 @@ def test_the_settings_line_names_the_setup_the_run_uses():
     assert_no_exception(at)
     line = next(c.value for c in at.caption if c.value.startswith("copy:"))
     assert line.startswith(
-        "copy: decoder-only (GPT-style): source SEP target; 2 layers, 2 heads, d_model = 32, d_ff = 128, pre-LN,"
+        r"copy: decoder-only (GPT-style): source \<s\> target \</s\>; 2 layers, 2 heads, d_model = 32, d_ff = 128, "
+        "pre-LN,"
     ), line
     assert "batch 16," in line and "1000 steps, seed 3." in line, line

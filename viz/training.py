@@ -19,10 +19,11 @@ def curves_figure(
     train_loss: Sequence[float],
     val_loss: Sequence[float],
     accuracy: Sequence[float],
-    target: float,
+    target: float | None,
     title: str,
 ) -> go.Figure:
-    """Cross-entropy (train and held-out) and held-out accuracy against the step, with the target line.
+    """Cross-entropy (train and held-out) and held-out accuracy against the step, with a dotted line at the
+    accuracy ``target`` (None: no line, for a task whose target is not an accuracy).
 
     The legend names the loss panel's two lines inside that panel, in one row at its top left, above the falling
     curves (the panel's top fifth is kept free for it); the accuracy panel's one line is named by the
@@ -66,15 +67,16 @@ def curves_figure(
         row=1,
         col=2,
     )
-    # its name under the line at the left, where the accuracy starts low: the curve runs below it there
-    fig.add_hline(
-        y=float(target),
-        line=dict(color="grey", dash="dot"),
-        row=1,
-        col=2,
-        annotation_text=f"target {target:.0%}",
-        annotation_position="bottom left",
-    )
+    if target is not None:
+        # its name under the line at the left, where the accuracy starts low: the curve runs below it there
+        fig.add_hline(
+            y=float(target),
+            line=dict(color="grey", dash="dot"),
+            row=1,
+            col=2,
+            annotation_text=f"target {target:.0%}",
+            annotation_position="bottom left",
+        )
     base_layout(fig, title, 360)
     fig.update_xaxes(title_text="step", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")

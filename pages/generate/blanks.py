@@ -13,10 +13,12 @@ import streamlit as st
 from analysis.blanks import Blanks, blank_distributions, blank_losses
 from transformer import make_task
 from transformer.masked_lm import MASK, MASK_RATE, RANDOM_SHARE, REPLACE_SHARE, mask_id
+from transformer.spec import ModelSpec
 from ui.cache import computation
 from ui.charts import chart
-from ui.model_picker import shipped_entry
+from ui.model_picker import KIND_NAMES, shipped_entry
 from ui.models import load_model
+from ui.text import as_typed
 from viz.generation import blank_bars, blank_loss_bars
 
 MASKED, NEXT = "text_mlm", "text"
@@ -45,8 +47,26 @@ def guesses_of(ids: tuple[int, ...], position: int) -> tuple[np.ndarray, np.ndar
     return blank_distributions(masked.module, following.module, ids, position, _mask_id())
 
 
-def render_blanks(text: str) -> None:
-    """The section's second objective: one hidden token's two guesses and every token's two losses."""
+def models_shown(masked, following, picked: ModelSpec) -> str:
+    """Which two models the section draws (the shipped pair it loads, whatever the picker holds), and how the
+    picked model stands to them."""
+    shown = (
+        f"This objective is shown on two shipped character models: the masked model “{as_typed(masked.label)}” "
+        f"({KIND_NAMES[masked.kind]}) and the next-token model “{as_typed(following.label)}” "
+        f"({KIND_NAMES[following.kind]})"
+    )
+    if picked == following.spec:
+        return f"{shown}; the next-token model is the picked one."
+    if picked == masked.spec:
+        return f"{shown}; the masked model is the picked one."
+    return f"{shown}, not the picked model (“{as_typed(picked.label)}”)."
+
+
+def render_blanks(text: str, picked: ModelSpec) -> None:
+    """The section's second objective: one hidden token's two guesses and every token's two losses, on the
+    shipped masked and next-token models (``picked``, the picker's model, is named beside them)."""
+    masked, following = _models()
+    st.caption(models_shown(masked, following, picked))
     st.latex(
         r"\mathcal{L}_{\text{MLM}} = -\frac{1}{|M|}\sum_{i \in M} \log p_\theta(x_i \mid \tilde{x}),"
         r"\qquad \tilde{x} = x \text{ with the positions } M \text{ hidden}"
@@ -61,7 +81,6 @@ def render_blanks(text: str) -> None:
         return
     ids = tuple(ids)
     names = task.symbols(ids)
-    masked, following = _models()
     position = (
         st.slider(
             "hidden token (its position)",

@@ -34,7 +34,7 @@ def timed_next_token(config: TransformerConfig) -> tuple[np.ndarray, np.ndarray]
         return next_token_seconds(model, LENGTHS, repeats=7)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Measuring multi-query, grouped-query and windowed attention…")
+@st.cache_resource(max_entries=16, show_spinner="Measuring attention with shared keys and values, and with a window…")
 def timed_variants(spec: ModelSpec, ids: tuple[int, ...], steps: int, window: int):
     with torch.inference_mode():
         return measure_variants(load_model(spec).config, list(ids) or [1], steps, window)
@@ -150,8 +150,11 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
 
 
 def saved_note(found, config: TransformerConfig, window: int) -> str:
-    """What the variants save against multi-head attention (the first), from the measured numbers."""
+    """What the variants save against multi-head attention (the first), from the measured numbers; it names
+    only the variants measured (a model with one head has no keys and values to share)."""
     full, others = found[0], found[1:]
+    shared = [v for v in others if v.config.kv_heads < full.config.kv_heads]
+    windowed = [v for v in others if v.config.attention_window is not None]
     fewer = [v for v in others if v.parameters < full.parameters]
     faster = [v for v in others if v.ms_per_token < 0.8 * full.ms_per_token]
     time = (
@@ -159,13 +162,23 @@ def saved_note(found, config: TransformerConfig, window: int) -> str:
         if faster
         else f"none took under 0.8 of its time per token ({full.ms_per_token:.2f} ms): here they save memory, not time"
     )
+    saves = [
+        f"{v.label} divides the cache by {full.config.kv_heads} / {v.config.kv_heads} = "
+        f"{full.config.kv_heads / v.config.kv_heads:g}"
+        for v in shared
+    ]
+    saves += [f"the window keeps at most {v.config.attention_window} positions" for v in windowed]
+    if not shared:
+        saves.append(f"with {config.num_heads} query head there are no keys and values to share")
+    why = (
+        "shared keys and values: fewer W_K and W_V columns; a window shares none" if shared else "a window shares none"
+    )
     have = "has" if len(fewer) == 1 else "have"
+    heads = f"{config.num_heads} query head{'' if config.num_heads == 1 else 's'}"
     return (
-        f"Random models of this model's sizes ({config.num_heads} query heads, d_head {config.d_head}), against "
-        f"{full.label}: multi-query and grouped-query attention divide the cache by num_heads / num_kv_heads and "
-        f"the window keeps at most {window} positions ({min(v.cache_bytes for v in others):,} bytes at the "
-        f"least, against {full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters "
-        f"(shared keys and values: fewer W_K and W_V columns; a window shares none); {time}."
+        f"Random models of this model's sizes ({heads}, d_head {config.d_head}), against "
+        f"{full.label}: {'; '.join(saves)} ({min(v.cache_bytes for v in others):,} bytes at the least, against "
+        f"{full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters ({why}); {time}."
     )
 
 

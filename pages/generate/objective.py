@@ -31,7 +31,7 @@ def render_objectives(writer: Writer, ids, text: str) -> None:
         "objective", OBJECTIVES, default=OBJECTIVES[0], required=True, key="objective", bind="query-params"
     )
     if objective == OBJECTIVES[1]:
-        render_blanks(text)
+        render_blanks(text, writer.spec)
     else:
         render_loss(writer, ids)
 

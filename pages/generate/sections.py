@@ -128,7 +128,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     written = writer.names(list(out.prompt) + list(out.tokens[: step - 1]))
     st.code(f"{_joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
     dist = shown.distribution
-    kept = int(dist.kept.sum())
+    title, note = distribution_text(settings, step, names, shown.token, dist)
     chart(
         distribution_bars(
             names,
@@ -136,15 +136,10 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
             dist.probabilities.numpy(),
             dist.kept.numpy(),
             shown.token,
-            f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept",
+            title,
         )
     )
-    st.caption(
-        f"Drawn: “{names[shown.token]}”, with probability {float(dist.probabilities[shown.token]):.3f} after "
-        f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
-        f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
-        f"with."
-    )
+    st.caption(note)
     top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
     explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn
     if step == total:
@@ -152,6 +147,29 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
 
 
 SHOWN_BARS = 20  # the distribution draws this many tokens by name (viz.generation.distribution_bars)
+
+
+def distribution_text(settings: Sampling, step: int, names, token: int, dist) -> tuple[str, str]:
+    """The next-token chart's title and caption for the strategy that drew ``dist`` (``token`` the one drawn).
+    Greedy draws from a one-hot distribution on the most probable token (temperature, top-k and top-p are not
+    applied); sampling draws from softmax(z / τ) cut to top-k and top-p and renormalised."""
+    if settings.strategy == "greedy":
+        title = f"Token {step}: greedy takes the most probable token, with probability 1"
+        note = (
+            f"Drawn: “{names[token]}”, the token with the largest logit: greedy gives it probability 1 and every "
+            f"other token 0, so its orange bar and the black mark on it are the only ones above 0. Temperature, "
+            f"top-k and top-p apply to sampling only (pick sample to see softmax(z / τ) and what they keep)."
+        )
+        return title, note
+    kept = int(dist.kept.sum())
+    title = f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept"
+    note = (
+        f"Drawn: “{names[token]}”, with probability {float(dist.probabilities[token]):.3f} after "
+        f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
+        f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
+        f"with."
+    )
+    return title, note
 
 
 def explain_space_mark(labels) -> None:

@@ -14,18 +14,23 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from transformer import (
+    BOS_ID,
     DIGITS_TASK,
+    EOS_ID,
     POSITIONAL_ENCODINGS,
     RECIPES,
     TRAINING_TASKS,
     TrainingSetup,
     default_setup,
     learning_rate_at,
+    make_task,
 )
+from transformer.tasks import MAX_PERIOD, MIN_PERIOD
 from ui.charts import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from viz.generation import lines
 from ui.screen import settings_popover, settings_row
+from ui.text import as_typed
 
 # widget key -> TrainingSetup field
 FIELDS = {
@@ -48,7 +53,7 @@ FIELDS = {
     "recipe": "recipe",
 }
 KINDS = {
-    "decoder-only": "decoder-only (GPT-style): source SEP target",
+    "decoder-only": "decoder-only (GPT-style)",
     "encoder-decoder": "encoder-decoder",
     "vision": "Vision Transformer: 2 × 2 patches and [CLS]",
 }
@@ -213,6 +218,23 @@ def setup_controls() -> TrainingSetup | None:
         return None
 
 
+def sequence_layout(setup: TrainingSetup) -> str | None:
+    """What one training sequence of a decoder-only model is, read from its task (``transformer.tasks``): induction
+    is letters in which a block repeats, text windows of characters, copy/reverse/sort the source, the separator,
+    the target and the end token; None for the other architectures (their kind's name says it)."""
+    if setup.kind != "decoder-only":
+        return None
+    task = make_task(setup.task, setup.kind, setup.text if setup.task == "text" else None)
+    if task.name == "induction":
+        block = f"{MIN_PERIOD}-{MAX_PERIOD}"
+        return f"{task.context} random letters in which a block of {block} letters repeats to the end"
+    if task.name == "text":
+        windows = f"windows of {task.context} characters of the text"
+        return f"a character language model, {windows}, each predicting the next"
+    separator, end = (as_typed(symbol) for symbol in task.symbols([BOS_ID, EOS_ID]))  # the line is Markdown
+    return f"source {separator} target {end}"
+
+
 def setup_summary(setup: TrainingSetup) -> str:
     """The settings in one line, read from the setup they make (their panel is closed)."""
     sizes = f"{setup.layers} layers, {setup.heads} heads, d_model = {setup.d_model}, " + (
@@ -224,8 +246,10 @@ def setup_summary(setup: TrainingSetup) -> str:
         else f"AdamW at learning rate {setup.learning_rate:g}, {setup.warmup} warm-up steps, weight decay "
         f"{setup.weight_decay:g}"
     )
+    layout = sequence_layout(setup)
+    kind = KINDS[setup.kind] + (f": {layout}" if layout else "")
     return (
-        f"{setup.task}: {KINDS[setup.kind]}; {sizes}, {'pre-LN' if setup.norm_first else 'post-LN'}, positional "
+        f"{setup.task}: {kind}; {sizes}, {'pre-LN' if setup.norm_first else 'post-LN'}, positional "
         f"encoding {PE_LABELS[setup.positional]}; {optimiser}, batch {setup.batch_size}, dropout {setup.dropout:g}, "
         f"{setup.max_steps} steps, seed {setup.seed}."
     )

@@ -198,12 +198,22 @@ def _progress(trainer: Trainer) -> None:
         st.caption("No step yet: press Train.")
         return
     last = history[-1]
+    task = trainer.task
+    on_accuracy = task.target_metric == "val_accuracy"  # else a held-out perplexity ceiling (the text task)
     cols = st.columns(5)
     cols[0].metric("train loss", f"{last['train_loss']:.3f}")
     cols[1].metric("held-out loss", f"{last['val_loss']:.3f}")
-    cols[2].metric("held-out accuracy", f"{last['val_accuracy']:.1%}", help=f"target {trainer.task.target:.0%}")
+    cols[2].metric(
+        "held-out accuracy",
+        f"{last['val_accuracy']:.1%}",
+        help=f"target: at least {task.target:.0%}" if on_accuracy else None,
+    )
     if last.get("perplexity") is not None:
-        cols[3].metric("perplexity", f"{last['perplexity']:.2f}")
+        cols[3].metric(
+            "perplexity",
+            f"{last['perplexity']:.2f}",
+            help=None if on_accuracy else f"target: at most {task.target:g} (exp of the held-out loss)",
+        )
     cols[4].metric(f"best head: {trainer.task.score_name}", f"{last['head_score']:.2f}")
     if len(history) < 2:  # one evaluation, at step 0: nothing to draw a curve through yet
         st.caption("The loss, accuracy and head-score curves are drawn from the first training steps on.")
@@ -216,12 +226,14 @@ def _progress(trainer: Trainer) -> None:
             tuple(r["train_loss"] for r in history),
             tuple(r["val_loss"] for r in history),
             tuple(r["val_accuracy"] for r in history),
-            trainer.task.target,
-            f"{trainer.task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads",
+            task.target if on_accuracy else None,
+            f"{task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads",
         ),
         width="stretch",
         key="curves",
     )
+    if not on_accuracy:
+        st.caption(perplexity_target_note(task.target))
     scores = np.stack([np.asarray(r["head_scores"], dtype=np.float32) for r in history])
     chart(
         cached_figure(
@@ -233,6 +245,16 @@ def _progress(trainer: Trainer) -> None:
         ),
         width="stretch",
         key="scores",
+    )
+
+
+def perplexity_target_note(target: float) -> str:
+    """Where a perplexity target (the text task's) is on the curves: nowhere on the accuracy panel; on the loss
+    panel it is the held-out loss ln(target)."""
+    return (
+        f"The text task's target is a held-out perplexity of at most {target:g}: exp(held-out loss) ≤ {target:g}, "
+        f"that is, the dashed held-out loss at or below ln {target:g} = {np.log(target):.2f} on the loss panel. The "
+        f"held-out accuracy panel has no target line: this task's target is not an accuracy."
     )
 
 
