@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from pages.experiments import build_a_head, circuit, importance, knock_out, reading
+from pages.experiments import attribution, build_a_head, circuit, importance, knock_out, reading
 from pages.experiments.knock_out import Inputs
 from pages.experiments.vision import vision_experiment
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
@@ -191,7 +191,7 @@ def experiment(subject: Subject, inputs: Inputs | None, seed: int) -> None:
     elif section == "Logit lens":
         reading.render_logit_lens(subject, inputs)
     elif section == "Attribution":
-        reading.render_attribution(subject, inputs)
+        attribution.render_attribution(subject, inputs)
     else:
         build_a_head.render_build_a_head(subject, inputs, None if reference is None else induction_previous_token_head)
 

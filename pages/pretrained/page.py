@@ -3,7 +3,7 @@
 import streamlit as st
 
 from analysis.head_roles import block_mean, without_specials
-from pages.pretrained import numbers, pairs, sections
+from pages.pretrained import numbers, pairs, sections, two_sentences
 from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import NUMBERING, section_picker, stops_slider
@@ -119,7 +119,7 @@ def open_section(
     if section == "Head roles":
         sections.roles_section(reading.weights, pieces)
     if section == "Two sentences":
-        sections.two_sentences_section(cap, hide)
+        two_sentences.two_sentences_section(cap, hide)
     if section == "Sentence pairs":
         pairs.pairs_section(cap)
 

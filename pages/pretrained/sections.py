@@ -7,25 +7,19 @@ import pandas as pd
 import streamlit as st
 
 from analysis.export import weights_long_frame
-from analysis.head_roles import CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores, without_specials
+from analysis.head_roles import CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores
 from analysis.head_stats import attention_rollout
-from pages.pretrained import numbers
 from transformer import WordPieces
+from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
-from ui.screen import figure_first, settings
-from ui.controls import stops_slider
-from viz.labels import escape
-from ui.text import as_typed
-from pages.pretrained.pair_text import pair_question
+from ui.screen import figure_first
 from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure
 from viz.heads import head_grid_figure
 from viz.overview import overview_figure
-from viz.pretrained import PIECE_KINDS, query_rows_figure, role_grid_figure, wordpiece_figure
+from viz.pretrained import PIECE_KINDS, role_grid_figure, wordpiece_figure
 
-FIRST_TEXT = "The animal didn't cross the street because it was too tired"
-SECOND_TEXT = "The animal didn't cross the street because it was too wide"
 RARE_PREVIOUS = 0.3  # a previous-token score that few heads reach: the roles' scales differ
 
 
@@ -276,74 +270,6 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
         "text/csv",
         key="roles_csv",
         on_click="ignore",
-    )
-
-
-@st.fragment
-def two_sentences_section(cap: int, hide: bool) -> None:
-    """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
-    intro = figure_first()  # the question: above the sentences, or on a small screen under the figure
-
-    def ask(question: str = "") -> None:
-        intro.text().markdown(
-            question
-            or "Two sentences and a word of both: what the word attends to in each, head by head, and how "
-            "close the model finds the two sentences."
-        )
-
-    with settings("Sentences, query word and layer"):  # folded on a phone or a projector: the figure first
-        c1, c2 = st.columns(2)
-        first = c1.text_input("first sentence", FIRST_TEXT, key="first", bind="query-params", max_chars=500)
-        second = c2.text_input("second sentence", SECOND_TEXT, key="second", bind="query-params", max_chars=500)
-        c1, c2 = st.columns(2)
-        word = c1.text_input("query word", "it", key="word", bind="query-params", max_chars=40).strip().lower()
-        layer = stops_slider("layer", range(1, 7), "cmp_layer", 5, c2)
-    a, b = numbers.wordpieces(first, cap), numbers.wordpieces(second, cap)
-    if len(a) <= 2 or len(b) <= 2:
-        st.info("Type both sentences to compare them.")
-        ask()
-        return
-    ra, rb = numbers.reading(a.ids), numbers.reading(b.ids)
-    rows, tokens = [], []
-    for pieces, reading in ((a, ra), (b, rb)):
-        keep = [not s for s in pieces.special] if hide else [True] * len(pieces)
-        w = without_specials(reading.weights, pieces.special) if hide else reading.weights
-        toks = [t for t, k in zip(pieces.tokens, keep) if k]
-        where = toks.index(word) if word in toks else None
-        if where is None:
-            st.warning(
-                f"“{as_typed(word)}” is not a token of: {as_typed(' '.join(toks))}. Pick a word from the sentence."
-            )
-            ask()
-            return
-        rows.append(w[int(layer) - 1, :, where, :])
-        tokens.append(toks)
-    chart(
-        cached_figure(
-            query_rows_figure,
-            rows,
-            tokens,
-            ["first sentence", "second sentence"],
-            f"Layer {layer} · what “{escape(word)}” attends to, head by head",
-        ),
-        width="stretch",
-        key="query_rows",
-    )
-    ordinary = [[t for t, special in zip(p.tokens, p.special) if not special] for p in (a, b)]
-    classic = word == "it" and ordinary == [
-        [t for t, special in zip(p.tokens, p.special) if not special]
-        for p in (numbers.wordpieces(FIRST_TEXT, cap), numbers.wordpieces(SECOND_TEXT, cap))
-    ]
-    ask(pair_question(*ordinary, word, classic))
-    similarity = numbers.cosine(ra.embedding, rb.embedding)
-    st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
-    st.latex(
-        r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
-        r"\cos(e_1, e_2) = e_1 \cdot e_2"
-    )
-    st.caption(
-        "The sentence embedding is the mean of the last layer's token vectors, normalised; this is what "
-        "the model was trained for (1 = same meaning, about 0 = unrelated)."
     )
 
 
