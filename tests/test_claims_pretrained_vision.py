@@ -87,3 +87,25 @@ def test_a_one_token_text_says_why_two_columns_have_no_value(text):
     else:
         assert not blank and not table.drop(columns=["layer", "head"]).isna().any().any()
         assert "no value" not in notes
+
+
+@pytest.mark.parametrize("heads", [1, 4])
+def test_concat_is_said_in_words_that_fit_the_number_of_heads(heads):
+    at = run_page("pages/multi_head/page.py", {"section": "Concat × W^O", "heads": str(heads), "d_model": "64"})
+    assert_no_exception(at)
+    text = next(m.value for m in at.markdown if "**Concat**" in m.value)
+    if heads == 1:
+        assert "With one head, **Concat** is that head's" in text and "the 1 heads" not in text
+    else:
+        assert f"**Concat** lays the {heads} heads side by side" in text
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_the_causal_mask_counts_its_cells_in_words_that_fit(n):
+    at = run_page("pages/masks/page.py", {"section": "Causal", "n": str(n)})
+    assert_no_exception(at)
+    text = " ".join(m.value for m in at.markdown)
+    if n == 1:
+        assert "One token: its one cell is allowed" in text and "1 cells" not in text
+    else:
+        assert f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed." in text

@@ -60,6 +60,7 @@ def test_greedy_draws_one_bar_at_one_and_claims_no_temperature_or_cut(text_model
     assert "cut by top-k or top-p" not in caption and "τ = " not in caption
     assert "Temperature, top-k and top-p apply to sampling only" in caption
     assert at.code[0].value.endswith(f"▸ {task.symbols([top])[0]}")
+    assert "softmax" not in bars["hovertemplate"] and "probability (greedy)" in bars["hovertemplate"]
 
 
 def test_sampling_still_names_its_temperature_and_its_cut(text_model):

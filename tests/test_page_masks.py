@@ -137,7 +137,7 @@ def test_controls_at_their_extremes(params):
     at = run_page(PAGE, params)
     assert_no_exception(at)
     n = int(params.get("n", 8))
-    causal = decode_array(chart_by_title(at, f"Causal mask for {n} tokens")["data"][0]["z"])
+    causal = decode_array(chart_by_title(at, f"Causal mask for {n} token{'s' * (n > 1)}")["data"][0]["z"])
     assert np.array_equal(causal, np.tril(np.ones((n, n))))
 
 

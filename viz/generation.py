@@ -21,10 +21,12 @@ def distribution_bars(
     chosen: int | None,
     title: str,
     shown: int = 20,
+    measure: str = "softmax(z / τ)",
 ) -> go.Figure:
     """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as bars and the rest as one
     bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one orange (the accent); a second trace
-    marks the renormalised probability each kept token is drawn with."""
+    marks the renormalised probability each kept token is drawn with. ``measure`` names the bars' values in the
+    hover (greedy's are a one-hot distribution, not a softmax)."""
     tempered, probabilities = np.asarray(tempered, np.float32), np.asarray(probabilities, np.float32)
     order = np.argsort(-tempered, kind="stable")[:shown]
     rest = float(max(0.0, 1.0 - tempered[order].sum()))
@@ -37,10 +39,10 @@ def distribution_bars(
         x=x,
         y=heights,
         marker_color=colors,
-        name="softmax(z / τ)",
+        name=measure,
         customdata=labels,
         showlegend=False,
-        hovertemplate="%{customdata}<br>softmax(z / τ) %{y:.3f}<extra></extra>",
+        hovertemplate="%{customdata}<br>" + measure + " %{y:.3f}<extra></extra>",
     )
     drawn = go.Scatter(
         x=x[:-1],

@@ -137,6 +137,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
             dist.kept.numpy(),
             shown.token,
             title,
+            measure="probability (greedy)" if settings.strategy == "greedy" else "softmax(z / τ)",
         )
     )
     st.caption(note)

@@ -66,7 +66,12 @@ def render_causal() -> None:
             "must not see any key $j > i$: the mask is lower-triangular."
         )
         st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
-        st.markdown(f"Of the {n * n} cells, {n * (n + 1) // 2} are allowed.")
+        allowed = n * (n + 1) // 2
+        st.markdown(
+            f"Of the {n * n} cell{'s' * (n > 1)}, {allowed} {'are' if allowed > 1 else 'is'} allowed."
+            if n > 1
+            else "One token: its one cell is allowed, the token on itself."
+        )
     positions = position_numbers(n)  # "1" .. "n", as every position on screen
     chart(
         cached_figure(
@@ -75,7 +80,7 @@ def render_causal() -> None:
             ["causal"],
             positions,
             positions,
-            f"Causal mask for {n} tokens (grey = masked)",
+            f"Causal mask for {n} token{'s' * (n > 1)} (grey = masked)",
         ),
         width="stretch",
         container=right,

@@ -37,13 +37,18 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
     count, length, d_head = heads.shape
     d_model = concat.shape[1]
     bias = projection.bias is not None
+    laid = (
+        f"**Concat** lays the {count} heads side by side into one ${length} \\times {d_model}$ matrix (the same "
+        "numbers: head $i$ fills columns $(i-1)d_k$ to $i\\,d_k - 1$). **$W^O$** then mixes them: row $r$ of $W^O$ "
+        "multiplies column $r$ of Concat, so head $i$ meets only its own block of rows, $W^O_i$, and every output "
+        "dimension is a sum over all heads."
+        if count > 1
+        else f"With one head, **Concat** is that head's ${length} \\times {d_model}$ matrix itself, and **$W^O$** "
+        "mixes its columns: every output dimension is a sum over them."
+    )
     st.markdown(
         f"Each head returns a $T \\times d_k$ matrix, here ${length} \\times {d_head}$: its weighted sum of "
-        f"values. **Concat** lays the {count} heads side by side into one ${length} \\times {d_model}$ matrix "
-        "(the same numbers: head $i$ fills columns $(i-1)d_k$ to $i\\,d_k - 1$). **$W^O$** then mixes them: "
-        "row $r$ of $W^O$ multiplies column $r$ of Concat, so head $i$ meets only its own block of rows, $W^O_i$, "
-        "and every output dimension is a sum over all heads."
-        + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
+        f"values. {laid}" + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
     )
     st.latex(
         r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"

@@ -149,7 +149,9 @@ def _alibi(positions: int) -> None:
         "ALiBi was introduced for causal language models (Press et al., 2021), with the bias "
         "−m_h (i − j) on the keys j ≤ i a query may see, and designed so that a model trained on short "
         "inputs still works on longer ones. The symmetric −m_h |i − j| drawn here is a variant for "
-        "bidirectional encoders; under a causal mask the two agree on every allowed cell."
+        "bidirectional encoders; under a causal mask the two agree on every allowed cell. Depending on the "
+        "distance alone, the symmetric bias cannot tell a sentence from its reversal (the Word order section "
+        "shows it); the causal mask can."
     )
     heads = st.slider("heads H", 1, 16, 8, key="alibi_h", bind="query-params")
     length = min(positions, 12)
