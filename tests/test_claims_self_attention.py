@@ -116,3 +116,26 @@ def test_the_sentences_star_is_inside_the_entropy_axis_when_it_has_more_keys_tha
     assert entropy > np.log(16)  # above the curves' uniform line
     low, high = spec["layout"]["yaxis"]["range"]
     assert low <= entropy <= high
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_scores_step_names_the_mask_the_map_draws(causal):
+    at = run_page(PAGE, {"section": "Scores and softmax", **({"causal": "true"} if causal else {})})
+    assert_no_exception(at)
+    text = next(m.value for m in at.markdown if m.value.startswith("**3 · Scores"))
+    weights = np.nan_to_num(decode_array(chart_by_title(at, "Attention weights")["data"][0]["z"]).astype(float))
+    above = weights[np.triu_indices(len(weights), 1)]  # the keys after each query
+    if causal:
+        assert "the causal mask hides the keys after each query" in text and not above.any()
+    else:
+        assert "no mask hides a key" in text and (above > 0).all()
+
+
+def test_the_first_step_says_the_embedding_is_looked_up_then_scaled_and_the_encoder_layer_is_named():
+    at = run_page(PAGE, {"section": "Q, K, V"})
+    text = next(m.value for m in at.markdown if m.value.startswith("**1 · Token vectors.**"))
+    assert "is looked up, scaled by $\\sqrt{d_{model}}$, and gets its position's vector added" in text
+    at = run_page(PAGE, {"model": shipped_label("reverse")})
+    assert_no_exception(at)
+    caption = next(c.value for c in at.caption if c.value.startswith("Model: "))
+    assert "; layer 1 of 2 of its encoder, head 1 of 2," in caption

@@ -126,9 +126,9 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     )
     head = stops_slider("head", range(1, config.num_heads + 1), "head", container=row[1])
     causal = loaded.kind == "decoder-only"
-    what = "the encoder of " if loaded.kind == "encoder-decoder" else ""
+    stack = " of its encoder" if loaded.kind == "encoder-decoder" else ""
     caption.caption(
-        f"Model: {loaded.label}; {what}layer {layer} of {model_layers}, head {head} of {config.num_heads}, "
+        f"Model: {loaded.label}; layer {layer} of {model_layers}{stack}, head {head} of {config.num_heads}, "
         f"d_k = d_model / h = {config.d_model} / {config.num_heads} = {config.d_head}; positional encoding "
         f"{positional_name(config.positional, loaded.spec.source == 'random')}. "
         + ("Causal: query i sees keys j ≤ i." if causal else "Bidirectional: every query sees every key.")

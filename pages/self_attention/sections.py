@@ -93,11 +93,12 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
     if layer == 1:
         text = (
             "**1 · Token vectors.** Each token's embedding"
-            + (" is scaled by $\\sqrt{d_{model}}$ and" if config.embed_scale else "")
+            + (" is looked up, scaled by $\\sqrt{d_{model}}$," if config.embed_scale else " is looked up")
             + (
-                " gets its position's vector added, so that the same word at two positions gets two different vectors."
+                " and gets its position's vector added, so that the same word at two positions gets two different "
+                "vectors."
                 if pe
-                else " is looked up."
+                else "."
             )
             + where
         )
@@ -173,9 +174,14 @@ def scores_section(view: HeadOnText) -> None:
     """Step 3: raw scores Q K^T, scaled, masked and softmaxed, all [T, T]."""
     steps, tokens, n = view.steps, view.tokens, view.n
     scaled = "the scores are scaled by 1/√d_k" if view.scale else "the scores are left unscaled (switched off above)"
+    masked = (
+        "the causal mask hides the keys after each query"
+        if view.causal
+        else "no mask hides a key (every query sees every key)"
+    )
     st.markdown(
         "**3 · Scores, scaling, mask and softmax.** Every query is compared with every key by a dot "
-        f"product; {scaled}, the mask hides forbidden keys, and a softmax turns each row "
+        f"product; {scaled}, {masked}, and a softmax turns each row "
         "into weights that sum to 1."
     )
     factor = "/ √d_k" if view.scale else ""
