@@ -1,7 +1,8 @@
 """Beam search against an exhaustive search over every continuation, scored by plain passes (no KV cache).
 
 With ``num_beams >= V ** (n - 1)`` the beams hold every live prefix of n new tokens over V tokens, so beam
-search must return the best of all continuations by ``sum log p / length ** length_penalty``."""
+search must return the best of all continuations by ``sum log p / lp(length)``, with either length penalty:
+lp = length ** α, or GNMT's (the paper's) lp = ((5 + length) / 6) ** α."""
 
 import math
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from transformer import BOS_ID, EOS_ID, TransformerConfig, build_model, generate
+from transformer.generation import length_penalty_value
 
 FEW = settings(max_examples=4, deadline=None)
 
@@ -64,9 +66,14 @@ def next_log_probabilities(model, ids: list[int], rows: list[list[int]]) -> list
     return torch.log_softmax(logits[:, -1].float(), -1).double().tolist()
 
 
-def exhaustive(model, ids: list[int], new_tokens: int, length_penalty: float) -> list[tuple]:
+def lp(length: int, alpha: float, penalty: str = "power") -> float:
+    """The length penalties, written out from their definitions (Wu et al. 2016, eq. 14, for "gnmt")."""
+    return length**alpha if penalty == "power" else ((5 + length) / 6) ** alpha
+
+
+def exhaustive(model, ids: list[int], new_tokens: int, length_penalty: float, penalty: str = "power") -> list[tuple]:
     """Every continuation of at most ``new_tokens`` tokens, ended by the end token or by the budget, as
-    ``(sum log p / length ** length_penalty, sum log p, tokens)``, best first; impossible tokens left out."""
+    ``(sum log p / lp(length), sum log p, tokens)``, best first; impossible tokens left out."""
     start = list(ids) if model.kind == "decoder-only" else [BOS_ID]
     ended, frontier = [], [((), 0.0)]
     for depth in range(new_tokens):
@@ -79,7 +86,9 @@ def exhaustive(model, ids: list[int], new_tokens: int, length_penalty: float) ->
                 extended = (tokens + (token,), total + value)
                 (ended if token == EOS_ID or depth == new_tokens - 1 else going_on).append(extended)
         frontier = going_on
-    return sorted(((total / len(tokens) ** length_penalty, total, tokens) for tokens, total in ended), reverse=True)
+    return sorted(
+        ((total / lp(len(tokens), length_penalty, penalty), total, tokens) for tokens, total in ended), reverse=True
+    )
 
 
 def chain(out, node: int | None = None) -> tuple[int, ...]:
@@ -116,20 +125,21 @@ def finished_ranks(model, ids: list[int], out) -> list[int]:
     return ranks
 
 
-def assert_optimal(out, optimum: list[tuple], length_penalty: float) -> None:
+def assert_optimal(out, optimum: list[tuple], length_penalty: float, penalty: str = "power") -> None:
     """``out`` is the exhaustive optimum: its tokens (or, on a tie to 1e-6, those of an equal one), its score to
     1e-5, spelled by the chosen node's chain, and stopped by the end token exactly when it ends with it."""
     best_normalised = optimum[0][0]
     ties = {tokens for normalised, _, tokens in optimum if normalised >= best_normalised - 1e-6}
     assert out.tokens in ties, (out.tokens, optimum[:3])
     total = out.beams[out.chosen].score
-    assert total / len(out.tokens) ** length_penalty == pytest.approx(best_normalised, abs=1e-5)
+    assert total / lp(len(out.tokens), length_penalty, penalty) == pytest.approx(best_normalised, abs=1e-5)
     assert total == pytest.approx(dict((tokens, t) for _, t, tokens in optimum)[out.tokens], abs=1e-5)
     assert chain(out) == out.tokens
     assert (out.stopped == "end token") == (out.tokens[-1] == EOS_ID)
 
 
 @pytest.mark.parametrize("use_cache", (True, False))
+@pytest.mark.parametrize("penalty", ("power", "gnmt"))
 @pytest.mark.parametrize("length_penalty", (0.0, 0.6, 1.0))
 @pytest.mark.parametrize("end_reachable", (True, False))
 @pytest.mark.parametrize("kind", ("decoder-only", "encoder-decoder"))
@@ -140,7 +150,7 @@ def assert_optimal(out, optimum: list[tuple], length_penalty: float) -> None:
     end_bias=st.sampled_from([0.0, 2.0]),
 )
 def test_enough_beams_find_the_exhaustive_optimum(
-    kind, end_reachable, length_penalty, use_cache, seed, shape, end_bias
+    kind, end_reachable, length_penalty, penalty, use_cache, seed, shape, end_bias
 ):
     vocab, new_tokens = shape
     model = tiny(kind, vocab, seed, end_bias)
@@ -154,9 +164,10 @@ def test_enough_beams_find_the_exhaustive_optimum(
         strategy="beam",
         num_beams=vocab ** (new_tokens - 1),
         length_penalty=length_penalty,
+        penalty=penalty,
         use_cache=use_cache,
     )
-    assert_optimal(out, exhaustive(model, ids, new_tokens, length_penalty), length_penalty)
+    assert_optimal(out, exhaustive(model, ids, new_tokens, length_penalty, penalty), length_penalty, penalty)
     assert end_reachable or EOS_ID not in out.tokens
 
 
@@ -188,6 +199,16 @@ def test_an_impossible_token_is_never_in_the_tree(kind, use_cache):
     assert not {0, 1, 3} & {node.token for node in out.beams}
     assert all(math.isfinite(node.score) for node in out.beams)
     assert_optimal(out, exhaustive(model, ids, 3, 1.0), 1.0)
+
+
+def test_the_gnmt_penalty_is_the_papers_formula():
+    # ((5 + |Y|) / 6) ** 0.6 by hand: |Y| = 1 gives 1, |Y| = 4 gives 1.5 ** 0.6 = 1.27542..., |Y| = 13 gives 3 ** 0.6.
+    assert length_penalty_value(1, 0.6, "gnmt") == pytest.approx(1.0)
+    assert length_penalty_value(4, 0.6, "gnmt") == pytest.approx(1.2754245006)
+    assert length_penalty_value(13, 0.6, "gnmt") == pytest.approx(1.9331820449)
+    assert length_penalty_value(4, 0.6, "power") == pytest.approx(2.2973967099)
+    with pytest.raises(ValueError, match="gnmt"):
+        length_penalty_value(4, 0.6, "paper")
 
 
 @pytest.mark.parametrize("length_penalty", (0.0, 0.6, 1.0, 2.0))

@@ -21,7 +21,7 @@ from .model import (
     SelfAttentionStack,
     Transformer,
 )
-from .generation import STRATEGIES, BeamNode, Generation, Step, generate
+from .generation import PENALTIES, STRATEGIES, BeamNode, Generation, Step, generate, length_penalty_value
 from .kv_cache import KVCache
 from .sampling import Distribution, next_distribution
 from .passes import attention_names
@@ -70,6 +70,9 @@ from .digits import Digits, load_digits
 from .vision import PatchEmbedding, VisionTransformer, patch_count, patches
 from .vision_training import classification_metrics, digits_vit_config, train_vision
 from .wordpiece import WordPieces, WordPieceTokenizer, batch_tensors
+from .subword import SubwordTokenizer, train_subword_tokenizer, word_starts
+from .translation import translate
+from .translation_data import ATTRIBUTION, HeldOut, TranslationSplit, translation_split
 
 __all__ = [
     "ABLATIONS",
@@ -98,6 +101,16 @@ __all__ = [
     "Generation",
     "Step",
     "generate",
+    "length_penalty_value",
+    "PENALTIES",
+    "translate",
+    "SubwordTokenizer",
+    "train_subword_tokenizer",
+    "word_starts",
+    "ATTRIBUTION",
+    "HeldOut",
+    "TranslationSplit",
+    "translation_split",
     "Distribution",
     "next_distribution",
     "LearnedEncoding",

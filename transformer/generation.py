@@ -8,8 +8,10 @@ the KV cache, only on the new token), reads the last position's logits ``z``, an
 - sample: a draw from ``softmax(z / T)`` cut to the top k and the top p and renormalised
   (``sampling.next_distribution``), from a generator seeded with ``seed``;
 - beam: the ``num_beams`` best continuations by the sum of log-probabilities; the end token finishes
-  a hypothesis, and finished and live ones compete by ``sum log p / length ** length_penalty``
-  (``length`` the number of new tokens).
+  a hypothesis, and finished and live ones compete by ``sum log p / lp(length)`` (``length`` the number
+  of new tokens), with one of two length penalties (``PENALTIES``, ``penalty=``): "power",
+  lp = length ** α (Hugging Face's), or "gnmt", lp = ((5 + length) / 6) ** α, the penalty of Google's
+  neural machine translation (Wu et al. 2016), which "Attention Is All You Need" uses with α = 0.6.
 
 It stops after the end token, after ``max_new_tokens``, or when the next step would read more
 than the model's ``max_len`` tokens, and says which.
@@ -27,6 +29,22 @@ from .sampling import Distribution, check_sampling, next_distribution
 from .tokenizer import BOS_ID, EOS_ID
 
 STRATEGIES = ("greedy", "sample", "beam")
+# The length penalties lp(|Y|) that divide a hypothesis's sum of log-probabilities, by name.
+PENALTIES = {
+    "power": "|Y|^α",
+    "gnmt": "((5 + |Y|) / 6)^α (GNMT; the paper's)",
+}
+
+
+def length_penalty_value(length: int, alpha: float, penalty: str = "power") -> float:
+    """lp(|Y|) for ``length`` new tokens (at least 1): ``length ** alpha`` ("power") or
+    ``((5 + length) / 6) ** alpha`` ("gnmt", Wu et al. 2016, eq. 14). Both are 1 at α = 0 and grow with
+    the length for α > 0."""
+    if penalty == "gnmt":
+        return ((5 + length) / 6) ** alpha
+    if penalty == "power":
+        return max(1, length) ** alpha
+    raise ValueError(f"penalty={penalty!r} is unknown; use one of {sorted(PENALTIES)}.")
 
 
 @dataclass(frozen=True)
@@ -119,10 +137,14 @@ def generate(
     use_cache: bool = True,
     length_penalty: float = 1.0,
     eos_id: int = EOS_ID,
+    penalty: str = "power",
 ) -> Generation:
-    """Generate up to ``max_new_tokens`` tokens (see the module's description). Bad settings: ValueError."""
+    """Generate up to ``max_new_tokens`` tokens (see the module's description). Bad settings: ValueError.
+    ``length_penalty`` is α of the beam's length penalty ``penalty`` (a key of ``PENALTIES``)."""
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy={strategy!r} is unknown; use one of {STRATEGIES}.")
+    if penalty not in PENALTIES:
+        raise ValueError(f"penalty={penalty!r} is unknown; use one of {sorted(PENALTIES)}.")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
     check_sampling(temperature, top_k, top_p)
@@ -131,7 +153,8 @@ def generate(
     if strategy == "beam":
         if isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < 1:
             raise ValueError(f"num_beams must be a whole number >= 1, got {num_beams!r}.")
-        return _beam_search(model, runner, prompt, max_new_tokens, num_beams, length_penalty, eos_id)
+        score = _Penalty(length_penalty, penalty)
+        return _beam_search(model, runner, prompt, max_new_tokens, num_beams, score, eos_id)
     generator = torch.Generator().manual_seed(int(seed))
     sequence, steps, stopped = list(prompt), [], "max_new_tokens"
     for _ in range(max_new_tokens):
@@ -162,33 +185,45 @@ class _Hypothesis:
     node: int
 
 
-def _normalised(hypothesis: _Hypothesis, length_penalty: float) -> float:
-    """The length-normalised score ``sum log p / length ** length_penalty``, ``length`` the number of new
-    tokens, the end token included (at least 1, so an empty continuation is not divided by 0)."""
-    return hypothesis.score / max(1, len(hypothesis.tokens)) ** length_penalty
+@dataclass(frozen=True)
+class _Penalty:
+    """A length penalty: α and the form of lp (a key of ``PENALTIES``)."""
+
+    alpha: float
+    form: str
+
+    def lp(self, length: int) -> float:
+        return length_penalty_value(length, self.alpha, self.form)
 
 
-def _best_reachable(hypothesis: _Hypothesis, longest: int, length_penalty: float) -> float:
+def _normalised(hypothesis: _Hypothesis, penalty: _Penalty) -> float:
+    """The length-normalised score ``sum log p / lp(length)``, ``length`` the number of new tokens, the end
+    token included (at least 1, so an empty continuation is not divided by 0)."""
+    return hypothesis.score / penalty.lp(max(1, len(hypothesis.tokens)))
+
+
+def _best_reachable(hypothesis: _Hypothesis, longest: int, penalty: _Penalty) -> float:
     """The highest normalised score a live hypothesis (sum ``s``, ``length`` new tokens) can still reach with
-    at most ``longest`` new tokens: ``s / max((length + 1) ** a, longest ** a)``, ``a`` the length penalty.
+    at most ``longest`` new tokens: ``s / max(lp(length + 1), lp(longest))``.
 
     Each continuation to ``l`` tokens (``length < l <= longest``) adds log-probabilities ``<= 0``, so its sum
-    is ``s' <= s <= 0`` and ``s' / l ** a <= s / l ** a``; dividing a number ``<= 0`` by a larger positive
-    denominator brings it closer to 0, so the bound takes the largest ``l ** a``: ``longest ** a`` for
-    ``a >= 0``, ``(length + 1) ** a`` for ``a < 0``. With ``a = 0`` it is ``s``: no continuation beats it."""
+    is ``s' <= s <= 0`` and ``s' / lp(l) <= s / lp(l)``; dividing a number ``<= 0`` by a larger positive
+    denominator brings it closer to 0, so the bound takes the largest ``lp(l)``. Both penalties are monotone
+    in ``l`` (rising for α > 0, falling for α < 0), so that largest is at one end: ``lp(longest)`` or
+    ``lp(length + 1)``. With α = 0 it is ``s``: no continuation beats it."""
     length = len(hypothesis.tokens)
-    return hypothesis.score / max((length + 1) ** length_penalty, longest**length_penalty)
+    return hypothesis.score / max(penalty.lp(length + 1), penalty.lp(max(1, longest)))
 
 
 def _settled(
-    alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: int, longest: int, length_penalty: float
+    alive: list[_Hypothesis], finished: list[_Hypothesis], num_beams: int, longest: int, penalty: _Penalty
 ) -> bool:
     """Whether the search can stop: ``num_beams`` hypotheses have finished and no live one can beat the worst of
-    them, ``max over alive of _best_reachable <= min over finished of s / length ** length_penalty``."""
+    them, ``max over alive of _best_reachable <= min over finished of s / lp(length)``."""
     if len(finished) < num_beams:
         return False
-    worst = min(_normalised(hypothesis, length_penalty) for hypothesis in finished)
-    return all(_best_reachable(hypothesis, longest, length_penalty) <= worst for hypothesis in alive)
+    worst = min(_normalised(hypothesis, penalty) for hypothesis in finished)
+    return all(_best_reachable(hypothesis, longest, penalty) <= worst for hypothesis in alive)
 
 
 def _extend(
@@ -221,16 +256,16 @@ def _extend(
 
 
 def _beam_search(
-    model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int, length_penalty: float, eos_id: int
+    model, runner: _Runner, prompt: list[int], max_new_tokens: int, num_beams: int, penalty: _Penalty, eos_id: int
 ) -> Generation:
     """Beam search, as in Hugging Face's ``BeamSearchScorer``: ``num_beams`` live hypotheses, ranked by their
     sum ``s`` of log-probabilities, and at most ``num_beams`` finished ones (ended by the end token), ranked by
-    ``s / length ** length_penalty`` (``_normalised``). At the end finished and live hypotheses compete by that
+    ``s / lp(length)`` (``_normalised``). At the end finished and live hypotheses compete by that
     normalised score and the best is returned (ties go to a finished one).
 
     The search stops early once ``num_beams`` have finished and no live hypothesis can beat the worst of them:
-    with log p ``<= 0`` a continuation's normalised score is at most ``_best_reachable`` (``s / longest ** a``
-    for a length penalty ``a >= 0``), ``longest`` the most new tokens the search can write (the budget, or the
+    with log p ``<= 0`` a continuation's normalised score is at most ``_best_reachable`` (``s / lp(longest)``
+    for α >= 0), ``longest`` the most new tokens the search can write (the budget, or the
     model's ``max_len + 1`` minus the prompt). ``stopped`` says why the returned text ends."""
     longest = min(max_new_tokens, max(0, model.config.max_len + 1 - len(prompt)))
     nodes: list[BeamNode] = []
@@ -240,17 +275,17 @@ def _beam_search(
         if len(prompt) + step > model.config.max_len:
             ran_out = "max_len"
             break
-        if _settled(alive, finished, num_beams, longest, length_penalty):
+        if _settled(alive, finished, num_beams, longest, penalty):
             alive = []
             break
         logits, _ = runner(torch.tensor([prompt + list(hypothesis.tokens) for hypothesis in alive]))
         going_on, parents, ended = _extend(alive, torch.log_softmax(logits.float(), -1), num_beams, eos_id, step, nodes)
-        finished = sorted(finished + ended, key=lambda h: _normalised(h, length_penalty), reverse=True)[:num_beams]
+        finished = sorted(finished + ended, key=lambda h: _normalised(h, penalty), reverse=True)[:num_beams]
         if not going_on:  # nothing can follow: the last live beams stand only if none has finished
             alive = [] if finished else alive
             break
         runner.keep(torch.tensor(parents))
         alive = going_on
-    best = max(finished + alive, key=lambda h: _normalised(h, length_penalty))
+    best = max(finished + alive, key=lambda h: _normalised(h, penalty))
     stopped = "end token" if best.node >= 0 and nodes[best.node].finished else ran_out
     return Generation(tuple(prompt), best.tokens, (), stopped, tuple(nodes), best.node)

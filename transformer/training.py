@@ -53,10 +53,15 @@ def learning_rate_at(step: int, setup: TrainingSetup, base_rate: float | None = 
 
 
 def paper_learning_rate(step: int, setup: TrainingSetup) -> float:
+    """The paper's rate for optimiser step ``step`` under ``setup`` (its d_model and warm-up): ``paper_rate``."""
+    return paper_rate(step, setup.d_model, setup.warmup)
+
+
+def paper_rate(step: int, d_model: int, warmup: int) -> float:
     """The paper's rate for optimiser step ``step`` (from 0): d_model^-0.5 · min(s^-0.5, s · warmup^-1.5), with
-    s = step + 1."""
+    s = step + 1 (a linear rise over the warm-up, then a decay as 1/√s)."""
     s = step + 1
-    return setup.d_model**-0.5 * min(s**-0.5, s * setup.warmup**-1.5)
+    return d_model**-0.5 * min(s**-0.5, s * warmup**-1.5)
 
 
 @dataclass(frozen=True)
