@@ -26,6 +26,15 @@ def run_page(path: str, query_params: dict | None = None) -> AppTest:
     return at.run()
 
 
+RANDOM_MODEL = "random model (settings below)"
+
+
+def run_random_model(path: str, query_params: dict | None = None) -> AppTest:
+    """``run_page`` with the random model picked (a page that opens on a trained model, e.g. Encoder-decoder on
+    the translation model), unless the query names another."""
+    return run_page(path, {"model": RANDOM_MODEL, **(query_params or {})})
+
+
 def chart_elements(at: AppTest) -> list:
     """Every chart element of the page, in order (``ui.plotly_in_place`` components)."""
     return [el for el in at.get("bidi_component") if el.proto.component_name == COMPONENT_NAME]

@@ -43,7 +43,7 @@ SECTIONED = {
     "pages/multi_head/page.py": ("Heads of a layer", "Statistics"),
     "pages/positional_encoding/page.py": ("Curves", "Offset map"),
     "pages/masks/page.py": ("Causal", "Padding"),
-    "pages/encoder_decoder/page.py": ("Attention", "Feed-forward"),
+    "pages/encoder_decoder/page.py": ("Translate", "Feed-forward"),  # it opens on the translation model
     "pages/pretrained/page.py": ("Tokens", "Head roles"),
     "pages/experiments/page.py": ("Knock out", "Logit lens"),
     "pages/generate/page.py": ("Next token", "Compare"),

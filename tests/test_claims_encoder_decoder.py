@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_random_model as run_page
 
 PAGE = "pages/encoder_decoder/page.py"
 

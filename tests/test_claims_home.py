@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, run_page
+from tests.apptest_helpers import RANDOM_MODEL, assert_no_exception, run_page
 from ui.pages_index import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +42,7 @@ def said(caption: str, where: str) -> list[int]:
 @pytest.mark.parametrize(
     ("page", "where", "keys", "query"),
     [
-        ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), None),
+        ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), {"model": RANDOM_MODEL}),
         ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), None),
         ("masks", "Multi-head attention, Masks", ("layers", "d_model", "heads"), None),
         (
@@ -59,7 +59,7 @@ def test_the_classroom_sizes_home_names_are_where_the_pages_start(page, where, k
     assert said(caption, where) == started_at(page, keys, query)
     if page == "encoder_decoder":
         d_ff = int(re.search(r"d_ff = (\d+) on the Encoder-decoder page", caption)[1])
-        assert [d_ff] == started_at(page, ("d_ff",))
+        assert [d_ff] == started_at(page, ("d_ff",), query)
 
 
 def test_the_embedding_scale_is_not_said_to_be_about_word_order():

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_random_model as run_page,
+)
 from transformer import BOS_ID, HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/encoder_decoder/page.py"

@@ -5,7 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_random_model as run_page,
+)
 from tests.test_page_encoder_decoder import PAGE, SRC, TGT, heatmap_z, open_section, tokens
 from transformer import BOS_ID, TransformerConfig, build_model
 

@@ -236,6 +236,8 @@ def test_the_papers_beam_settings_are_one_click_and_alpha_changes_nothing_where_
     at.button(key="paper_beam").click().run()
     assert_no_exception(at)
     assert at.slider(key="beams").value == 4 and at.slider(key="lp").value == pytest.approx(0.6)
+    assert at.selectbox(key="lp_form").value == "gnmt"  # the paper's button sets the paper's penalty, GNMT's
+    assert any("This is the paper's search" in caption.value for caption in at.caption)
     assert "4 beam(s)" in chart_by_title(at, "The beam search's tree")["layout"]["title"]["text"]
     trees = []
     for alpha in ("0.0", "2.0"):  # the text model writes no end token in 8 tokens: every kept text has one length

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "checkpoints"
 VISION = "digits_vit"
 MASKED = "text_mlm"  # BERT's objective on the text task's corpus: tested below, beside the text model
+TRANSLATION = "translation"  # English to French: tested in tests/test_translation_model.py
 BOS, EOS, FIRST = 1, 2, 4
 SAMPLES = 96
 # the best head's share of attention on the keys the task's pattern names (see transformer/head_scores.py)
@@ -39,13 +40,19 @@ def shipped() -> dict:
     return {
         path.stem: (path, *load_checkpoint(path))
         for path in sorted(FOLDER.glob("*.safetensors"))
-        if not path.stem.startswith(VISION) and path.stem != MASKED
+        if not path.stem.startswith(VISION) and path.stem not in (MASKED, TRANSLATION)
     }
 
 
 def test_every_task_is_shipped_small_and_described(shipped):
     assert set(shipped) == set(TASK_NAMES)
-    assert {path.stem for path in FOLDER.glob("*.safetensors")} == {*TASK_NAMES, VISION, f"{VISION}_nopos", MASKED}
+    assert {path.stem for path in FOLDER.glob("*.safetensors")} == {
+        *TASK_NAMES,
+        VISION,
+        f"{VISION}_nopos",
+        MASKED,
+        TRANSLATION,
+    }
     for name, (path, model, metadata) in shipped.items():
         assert path.stat().st_size < 600 * 1024, name
         assert metadata["task"] == name and metadata["kind"] == model.kind

@@ -221,3 +221,27 @@ def test_bad_settings_and_models_are_refused(tokenizer):
     decoder = build_model(TransformerConfig(), kind="decoder-only")
     with pytest.raises(ValueError, match="encoder-decoder"):
         translate(decoder, tokenizer, ["Hi."])
+
+
+def test_a_knocked_out_head_acts_at_every_step_with_and_without_the_cache(tokenizer):
+    # Greedy decoding by plain passes, each with layer 1's cross-attention heads zeroed, against translate_ids.
+    from transformer import Ablate, generate
+    from transformer.translation import translate_ids
+
+    model = tiny_translator(tokenizer, seed=1)
+    with torch.no_grad():
+        model.tgt_embed.tokens.weight.div_(2.0)  # embeddings 3 x as drawn: here the source changes the output
+    source = tokenizer.encode(tokenizer.tokenize("The cat is black."))
+    knocked = (Ablate("decoder.layers.0.cross_attn", (0, 1)),)
+    out = [BOS_ID]
+    with torch.inference_mode():
+        for _ in range(12):
+            logits = model(torch.tensor([source]), torch.tensor([out]), interventions=knocked).logits[0, -1]
+            out.append(int(logits.argmax()))
+            if out[-1] == EOS_ID:
+                break
+    assert translate_ids(model, source, 1, max_new_tokens=12, interventions=knocked) == tuple(out[1:])
+    assert translate_ids(model, source, 1, max_new_tokens=12) != tuple(out[1:])  # the knock-out changes something
+    assert generate(model, source, 12, use_cache=False, interventions=knocked).tokens == tuple(out[1:])
+    with pytest.raises(ValueError, match="zero ablations"):
+        generate(model, source, 3, interventions=(Ablate("decoder.layers.0.cross_attn", (0,), how="mean"),))

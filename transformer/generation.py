@@ -86,17 +86,17 @@ class _Runner:
     """The model on the rows generated so far ``[R, t]``: logits ``[R, V]`` of the last position and its
     attention rows; with a cache, only the tokens it has not read yet go in."""
 
-    def __init__(self, model: nn.Module, source: torch.Tensor | None, use_cache: bool):
-        self.model, self.source = model, source
+    def __init__(self, model: nn.Module, source: torch.Tensor | None, use_cache: bool, interventions: tuple = ()):
+        self.model, self.source, self.interventions = model, source, interventions
         self.cache = KVCache() if use_cache else None
 
     def __call__(self, rows: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         fed = rows if self.cache is None else rows[:, self.cache.positions :]
+        asks = dict(return_attention=True, cache=self.cache, interventions=self.interventions)
         if self.model.kind == "encoder-decoder":
-            source = self.source.expand(rows.shape[0], -1)
-            out = self.model(source, fed, return_attention=True, cache=self.cache)
+            out = self.model(self.source.expand(rows.shape[0], -1), fed, **asks)
         else:
-            out = self.model(fed, return_attention=True, cache=self.cache)
+            out = self.model(fed, **asks)
         rows_of_last = {
             name: weights[:, :, -1, :] for name, weights in out.attention.weights.items() if name.startswith("decoder.")
         }
@@ -138,9 +138,15 @@ def generate(
     length_penalty: float = 1.0,
     eos_id: int = EOS_ID,
     penalty: str = "power",
+    interventions: tuple = (),
 ) -> Generation:
     """Generate up to ``max_new_tokens`` tokens (see the module's description). Bad settings: ValueError.
-    ``length_penalty`` is α of the beam's length penalty ``penalty`` (a key of ``PENALTIES``)."""
+    ``length_penalty`` is α of the beam's length penalty ``penalty`` (a key of ``PENALTIES``).
+    ``interventions``: zero ablations (``Ablate(name, heads)``) that act on every step's pass; a head knocked
+    out to zeros gives the same output whether the step reads the KV cache or not, so the tokens do too (a mean
+    or resample ablation depends on the positions a pass holds, and is refused)."""
+    if any(getattr(intervention, "how", None) != "zero" for intervention in interventions):
+        raise ValueError("generate takes zero ablations only (Ablate(name, heads, how='zero')).")
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy={strategy!r} is unknown; use one of {STRATEGIES}.")
     if penalty not in PENALTIES:
@@ -149,7 +155,7 @@ def generate(
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
     check_sampling(temperature, top_k, top_p)
     prompt, source = _start(model, ids)
-    runner = _Runner(model, source, use_cache)
+    runner = _Runner(model, source, use_cache, tuple(interventions))
     if strategy == "beam":
         if isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < 1:
             raise ValueError(f"num_beams must be a whole number >= 1, got {num_beams!r}.")

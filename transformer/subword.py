@@ -77,6 +77,13 @@ class SubwordTokenizer:
         ids = (self._engine.token_to_id(token) for token in tokens)
         return [unk if i is None else i for i in ids]
 
+    def id_to_piece(self, token_id: int) -> str:
+        """The piece an id stands for, as the vocabulary spells it ("▁" marks a space before it)."""
+        piece = self._engine.id_to_token(int(token_id))
+        if piece is None:
+            raise ValueError(f"id {token_id} is outside the vocabulary of {self.vocab_size} pieces.")
+        return piece
+
     def decode(self, ids: Iterable[int]) -> str:
         """The text of ``ids``: pieces joined, "▁" back to a space, special tokens left out."""
         return self._engine.decode([int(i) for i in ids], skip_special_tokens=True)

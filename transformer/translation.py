@@ -67,12 +67,25 @@ def translate(
 
 
 def translate_ids(
-    model: nn.Module, ids: Sequence[int], num_beams: int = 4, length_penalty: float = 0.6, max_new_tokens=None
+    model: nn.Module,
+    ids: Sequence[int],
+    num_beams: int = 4,
+    length_penalty: float = 0.6,
+    max_new_tokens=None,
+    interventions: tuple = (),
 ) -> tuple[int, ...]:
     """The ids ``translate`` writes for one source (its ids): the chosen beam's tokens, the end token included
-    when the search ended with it. Settings as for ``translate``."""
+    when the search ended with it. Settings as for ``translate``; ``interventions``, heads knocked out to zeros
+    (``Ablate``) at every step."""
     budget = len(ids) + EXTRA_TOKENS if max_new_tokens is None else max_new_tokens
     result = generate(
-        model, list(ids), budget, strategy="beam", num_beams=num_beams, length_penalty=length_penalty, penalty="gnmt"
+        model,
+        list(ids),
+        budget,
+        strategy="beam",
+        num_beams=num_beams,
+        length_penalty=length_penalty,
+        penalty="gnmt",
+        interventions=interventions,
     )
     return result.tokens

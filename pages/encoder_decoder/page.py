@@ -8,11 +8,13 @@ import streamlit as st
 from ui.controls import NUMBERING, section_picker
 from analysis.decoder_tables import shifted_right
 from pages.encoder_decoder.controls import model_controls, settings_summary
-from ui.model_picker import model_choice
+from ui.model_picker import model_choice, shipped_label
 from ui.models import load_model
+from ui.translation import is_translation
 from pages.encoder_decoder.dropout import dropout_section
 from pages.encoder_decoder.encoder_layer import ffn_section, layer_section
 from pages.encoder_decoder.output import output_section
+from pages.encoder_decoder.translate import alignment_section, reference_section, translate_section
 from pages.encoder_decoder.sections import (
     SentencePair,
     architecture_section,
@@ -28,6 +30,9 @@ require_navigation()
 
 # Section labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
 SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture")
+TRANSLATION_SECTIONS = ("Translate", "Alignment", "Reference")  # first, for a model that translates
+SENTENCES = ("the cat sat on the mat", "le chat est assis sur le tapis")
+TRANSLATION_SENTENCES = ("The cat is sleeping on the red sofa.", "Le chat dort sur le canapé rouge.")
 
 st.title("Encoder-decoder: the whole Transformer")
 with explanation():
@@ -53,8 +58,19 @@ SECTION_DRAWS = dict(
             (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
             (architecture_section,),
         ),
-    )
+    ),
+    Translate=(translate_section,),
+    Alignment=(alignment_section,),
+    Reference=(reference_section,),
 )
+
+
+def translation_default() -> str | None:
+    """The shipped translation model's picker label (the page opens on it), or None when the server has none."""
+    try:
+        return shipped_label("translation")
+    except KeyError:
+        return None
 
 
 @st.fragment
@@ -63,7 +79,12 @@ def model_view() -> None:
     two sentences and the open section. A setting or another model reruns this part only, not the page's title,
     explanation and navigation."""
     with screen_settings("Model and sentences"):
-        choice = model_choice(("encoder-decoder",))
+        choice = model_choice(
+            ("encoder-decoder",),
+            default=translation_default(),
+            help="The translation model (English to French, trained on the Tatoeba sentence pairs) shows what trained "
+            "heads do; a random model shows the mechanics with seeded weights and the settings below.",
+        )
         settings = st.container()  # always here, empty for a picked model: the figures below keep their place
         if choice is None:
             with settings:
@@ -80,28 +101,36 @@ def model_view() -> None:
             loaded = None
         left, right = st.columns(2)
         tokenizer = loaded.tokenizer if loaded else None
+        translates = is_translation(loaded)
+        source_default, target_default = TRANSLATION_SENTENCES if translates else SENTENCES
         with left:
             source = sentence_input(
-                "Source sentence (encoder input)", "the cat sat on the mat", key="src", tokenizer=tokenizer
+                "English sentence (the encoder reads it)" if translates else "Source sentence (encoder input)",
+                source_default,
+                key="src",
+                tokenizer=tokenizer,
             )
         with right:
             target = sentence_input(
-                "Target sentence (what the decoder should produce)",
-                "le chat est assis sur le tapis",
+                "A French translation of it (the decoder reads it, teacher-forced)"
+                if translates
+                else "Target sentence (what the decoder should produce)",
+                target_default,
                 key="tgt",
                 tokenizer=tokenizer,
             )
     if source is None or target is None or loaded is None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
-    open_section(SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids))
+    sections = (*TRANSLATION_SECTIONS, *SECTIONS) if is_translation(loaded) else SECTIONS
+    open_section(SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids), sections)
 
 
 @st.fragment
-def open_section(pair: SentencePair) -> None:
+def open_section(pair: SentencePair, sections: tuple[str, ...]) -> None:
     """The row of sections and the open one (only it is built and sent): another section reruns this part only,
     not the model and the sentences."""
-    draws = SECTION_DRAWS[section_picker(SECTIONS)]
+    draws = SECTION_DRAWS[section_picker(sections)]
     if figure_on_top() and draws == (teacher_forcing_section, output_section):
         draws = draws[::-1]  # a small screen or a projector: the output's figure first, then the shifted target
     for draw in draws:

@@ -12,6 +12,8 @@ import torch
 from pages.experiments import attribution, build_a_head, circuit, importance, knock_out, reading
 from pages.experiments.knock_out import Inputs
 from pages.experiments.vision import vision_experiment
+from pages.experiments.translation import translation_experiment
+from ui.translation import is_translation
 from pages.experiments.subject import Subject, default_input, evaluation_batch, subject_of
 from transformer import score_heads
 from ui.cache import computation
@@ -132,6 +134,9 @@ with box:
     )
 if loaded.kind == "vision":  # an image model: knock-outs and patching over the held-out digits
     vision_experiment(loaded, SECTIONS)
+    st.stop()
+if is_translation(loaded):  # a translation model: cross-attention knocked out, its translations and BLEU
+    translation_experiment(loaded, SECTIONS)
     st.stop()
 spec = loaded.spec
 subject = subject_of(spec)

@@ -66,7 +66,7 @@ class Subject:
 def subject_of(spec: ModelSpec) -> Subject:
     """The subject of ``spec``: its task from the checkpoint's metadata, or none (sentence similarity)."""
     metadata = load_model(spec).metadata
-    if "task" not in metadata:
+    if "task" not in metadata or metadata["task"] == "translation":  # a translation model reads what is typed
         return Subject(spec, None)
     setup = metadata.get("setup") if isinstance(metadata.get("setup"), dict) else {}
     return Subject(spec, make_task(metadata["task"], metadata.get("kind"), text=setup.get("text")))

@@ -8,17 +8,19 @@ URL's ``section``) is the only one built, inside a fragment.
 
 import streamlit as st
 
-from pages.generate import costs, objective, sections
+from pages.generate import bleu, costs, objective, sections
 from pages.generate.setup import Writer, prompt_ids, writer_of
 from ui.presentation import explanation
 from ui.screen import settings as screen_settings
 from ui.controls import section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
+from ui.translation import is_translation
 
 require_navigation()
 
 SECTIONS = ("Next token", "Compare", "Attention", "KV cache", "Cost", "Training loss")
+TRANSLATION_SECTIONS = ("Next token", "Compare", "BLEU", "Attention", "KV cache", "Cost", "Training loss")
 PROMPTS = {
     "text": "the attention ",
     "induction": "qphnxodajfbnxoda",
@@ -48,10 +50,12 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int,
     """The sampling settings, the row of sections and the open one: a change here reruns this part only."""
     with screen_settings("Sampling: strategy, temperature, top-k and top-p"):
         settings = sections.sampling_settings()
-    section = section_picker(SECTIONS)
+    section = section_picker(TRANSLATION_SECTIONS if is_translation(writer.loaded) else SECTIONS)
     if ids is None:
         return
-    if section == "Next token":
+    if section == "BLEU":
+        bleu.render_bleu(writer)
+    elif section == "Next token":
         sections.render_next_token(writer, ids, budget, seed, settings)
     elif section == "Compare":
         sections.render_compare(writer, ids, budget, seed, settings)
@@ -76,6 +80,8 @@ with screen_settings("Model, prompt and budget"):
     writer = writer_of(spec)
     row = st.columns([4, 2, 1])
     default_prompt = PROMPTS.get(writer.task.name, "") if writer.task is not None else "The"
+    if is_translation(loaded):
+        default_prompt = "The cat is sleeping on the red sofa."
     label = "source (the encoder reads it)" if loaded.kind == "encoder-decoder" else "prompt"
     text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
     room = max(1, min(64, loaded.config.max_len))

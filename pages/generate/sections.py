@@ -67,7 +67,16 @@ def sampling_settings() -> Sampling:
     return Sampling(strategy, temperature, top_k, top_p)
 
 
-def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams: int = 1, length_penalty: float = 1.0):
+def _run(
+    writer: Writer,
+    ids,
+    budget: int,
+    seed: int,
+    settings: Sampling,
+    beams: int = 1,
+    length_penalty: float = 1.0,
+    penalty: str = "power",
+):
     return generation(
         writer.spec,
         ids,
@@ -77,6 +86,7 @@ def _run(writer: Writer, ids, budget: int, seed: int, settings: Sampling, beams:
         seed=seed,
         eos_id=writer.eos_id,
         length_penalty=length_penalty,
+        penalty=penalty,
     )
 
 
@@ -194,12 +204,15 @@ def _log_probability(out) -> float:
 PAPER_BEAMS, PAPER_ALPHA = 4, 0.6  # Vaswani et al. (2017), section 6.1: beam size 4, length penalty α = 0.6
 
 
+PENALTY_LABELS = {"power": "length^α", "gnmt": "((5 + length) / 6)^α (GNMT, the paper's)"}
+
+
 def _papers_beam_settings() -> None:
-    st.session_state["beams"], st.session_state["lp"] = PAPER_BEAMS, PAPER_ALPHA
+    st.session_state["beams"], st.session_state["lp"], st.session_state["lp_form"] = PAPER_BEAMS, PAPER_ALPHA, "gnmt"
 
 
 def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
-    row = st.columns([3, 3, 2], vertical_alignment="bottom")
+    row = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
     beams = row[0].slider(
         "beams",
         1,
@@ -219,10 +232,19 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
         0.1,
         key="lp",
         bind="query-params",
-        help="A finished text's score is its sum of log-probabilities divided by length^α: "
-        "0 favours short texts, larger values longer ones.",
+        help="A finished text's score is its sum of log-probabilities divided by the length penalty: "
+        "α = 0 favours short texts, larger values longer ones.",
     )
-    row[2].button(
+    form = row[2].selectbox(
+        "length penalty",
+        list(PENALTY_LABELS),
+        format_func=PENALTY_LABELS.get,
+        key="lp_form",
+        bind="query-params",
+        help="length^α divides by the length itself; GNMT's ((5 + length) / 6)^α (Wu et al. 2016), the paper's, "
+        "grows more slowly, so length matters less.",
+    )
+    row[3].button(
         f"The paper's: {PAPER_BEAMS} beams, α = {PAPER_ALPHA}",
         key="paper_beam",
         on_click=_papers_beam_settings,
@@ -230,7 +252,7 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
     )
     greedy = _run(writer, ids, budget, seed, Sampling("greedy", 1.0, 0, 1.0))
     sampled = _run(writer, ids, budget, seed, Sampling("sample", settings.temperature, settings.top_k, settings.top_p))
-    beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams, float(alpha))
+    beam = _run(writer, ids, budget, seed, Sampling("beam", 1.0, 0, 1.0), beams, float(alpha), form)
     columns = st.columns(3)
     for column, title, out, score in (
         (columns[0], "greedy", greedy, _log_probability(greedy)),
@@ -257,12 +279,12 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
             )
         )
         explain_space_mark(writer.names([n.token for n in nodes]))
-        st.caption(length_penalty_note(nodes, float(alpha)))
+        st.caption(length_penalty_note(nodes, float(alpha), form, beams))
 
 
-def length_penalty_note(nodes, alpha: float) -> str:
+def length_penalty_note(nodes, alpha: float, form: str = "power", beams: int = 0) -> str:
     """What α did in the drawn search: it ranks only texts that ended (the end token) against others, so it
-    changes nothing where none ended. The paper, after Wu et al. (2016), divided by ((5 + length) / 6)^α."""
+    changes nothing where none ended; and whether the penalty is the paper's (Wu et al. 2016's)."""
     ended = sum(node.finished for node in nodes)
     where = (
         f"{ended} of the texts in the tree ended with the end token, so α = {alpha:g} decides how they rank "
@@ -271,10 +293,15 @@ def length_penalty_note(nodes, alpha: float) -> str:
         else f"no text in the tree ended with the end token, so α = {alpha:g} changes nothing here: every text "
         f"kept has the same length"
     )
-    return (
-        f"Finished texts compete by (sum of log p) / length^α: {where}. The paper decoded with {PAPER_BEAMS} "
-        f"beams and α = {PAPER_ALPHA}, dividing by ((5 + length) / 6)^α, as Wu et al. (2016) did."
+    papers = form == "gnmt" and alpha == PAPER_ALPHA and beams == PAPER_BEAMS
+    rule = "(sum of log p) / ((5 + length) / 6)^α" if form == "gnmt" else "(sum of log p) / length^α"
+    paper = (
+        f"This is the paper's search: {PAPER_BEAMS} beams, α = {PAPER_ALPHA} and GNMT's penalty."
+        if papers
+        else f"The paper decoded with {PAPER_BEAMS} beams, α = {PAPER_ALPHA} and GNMT's ((5 + length) / 6)^α "
+        "(Wu et al. 2016)."
     )
+    return f"Finished texts compete by {rule}: {where}. {paper}"
 
 
 def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:

@@ -36,6 +36,8 @@ class Writer:
         if self.task is not None:
             return self.task.symbols(list(ids))
         tokenizer = self.loaded.tokenizer
+        if hasattr(tokenizer, "id_to_piece"):  # subword pieces as the vocabulary spells them ("▁" = a space)
+            return [tokenizer.id_to_piece(int(i)) for i in ids]
         return [tokenizer.decode([int(i)]) if hasattr(tokenizer, "decode") else str(int(i)) for i in ids]
 
 
@@ -57,6 +59,8 @@ class Vocabulary(Sequence):
 @resource(max_entries=16)
 def writer_of(spec: ModelSpec) -> Writer:
     metadata = load_model(spec).metadata
+    if metadata.get("task") == "translation":  # its own tokenizer reads the source; it ends with </s>
+        return Writer(spec, None, EOS_ID)
     if "task" not in metadata:
         return Writer(spec, None, -1)
     setup = metadata.get("setup") if isinstance(metadata.get("setup"), dict) else {}
@@ -96,8 +100,10 @@ def generation(
     seed: int,
     eos_id: int,
     length_penalty: float = 1.0,
+    penalty: str = "power",
 ) -> Generation:
-    """The whole budget generated once per setting (shared, read-only)."""
+    """The whole budget generated once per setting (shared, read-only); ``penalty`` is the beam's length penalty
+    (``transformer.PENALTIES``)."""
     return generate(
         load_model(spec).module,
         list(ids),
@@ -110,6 +116,7 @@ def generation(
         seed,
         length_penalty=length_penalty,
         eos_id=eos_id,
+        penalty=penalty,
     )
 
 

@@ -33,6 +33,7 @@ st.title("Attention Lab")
 st.markdown(
     "See inside a Transformer. Every model here runs in this dashboard's own Transformer code, written from "
     "scratch in PyTorch: small models with random weights or trained on toy tasks, text and handwritten digits, "
+    "an encoder-decoder trained here to translate English into French, as the paper's did, "
     "and a real pretrained one, all-MiniLM-L6-v2, whose weights are loaded into that code. The pages run them on "
     "**your** text (on the Vision Transformer page, a digit you draw) and **your** settings, and draw what their "
     "attention heads compute; Lessons leads through prepared views of those pages. "
