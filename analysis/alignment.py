@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
-from transformer import word_starts
+from transformer import BOS_ID, EOS_ID, word_starts
 
 WORD_START = "▁"
 
@@ -98,3 +99,26 @@ def agreement(word_weights: np.ndarray, links: Sequence[frozenset[int]]) -> tupl
     best = argmax_links(word_weights)
     linked = [i for i, link in enumerate(links) if link]
     return sum(int(best[i]) in links[i] for i in linked), len(linked)
+
+
+def written_pieces(tokenizer, ids) -> tuple[str, ...]:
+    """The pieces of written ids as the vocabulary spells them, the end token as ``</s>``."""
+    return tuple("</s>" if int(i) == EOS_ID else tokenizer.id_to_piece(int(i)) for i in ids)
+
+
+def cross_attention_maps(model, source: Sequence[int], written: Sequence[int]) -> np.ndarray:
+    """Every decoder layer's cross-attention ``[L, H, T, S]`` (float32) while ``model`` writes ``written``
+    (teacher-forced: it reads ``<s>`` and the ids before each one), so row t is the step that writes
+    ``written[t]``."""
+    with torch.inference_mode():
+        out = model(torch.tensor([list(source)]), torch.tensor([[BOS_ID, *written[:-1]]]), return_attention=True)
+    return out.attention.stacked("decoder", "cross_attn")[:, 0].float().numpy()
+
+
+def pair_alignment(model, tokenizer, english: str, french: str) -> np.ndarray:
+    """``[L, H, Tw, Sw]``: ``model``'s cross-attention while it writes ``french`` (and the end token) for
+    ``english``, joined into the words as typed (``to_words``)."""
+    source = tokenizer.encode(tokenizer.tokenize(english))
+    written = (*tokenizer.encode(tokenizer.tokenize(french)), EOS_ID)
+    maps = cross_attention_maps(model, source, written)
+    return to_words(maps, word_groups(written_pieces(tokenizer, written)), word_groups(tokenizer.tokenize(english)))

@@ -126,6 +126,49 @@ def batch_loss(model: nn.Module, data: EncodedPairs, indices: list[int], smoothi
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID, label_smoothing=smoothing)
 
 
+class TranslatorRun:
+    """A training run by the paper's recipe that advances one batch at a time: the shared vocabulary learned on
+    ``pairs``, ``plan.config`` built with its seed, Adam and the rate schedule, and the epochs' batches drawn
+    from a generator seeded with ``plan.seed``. ``train_translator`` runs whole epochs of it; the Train page runs
+    one live, a few batches per tick. ``model`` stays in training mode; ``evaluated`` lends it in eval mode."""
+
+    def __init__(self, pairs, plan: TranslationPlan):
+        self.plan = plan
+        self.tokenizer = train_subword_tokenizer((text for pair in pairs for text in pair), plan.vocab_size)
+        self.data = encode_pairs(self.tokenizer, pairs)
+        if plan.dropout > 0:
+            torch.manual_seed(plan.seed)  # dropout's draws (the global generator: a run without dropout needs none)
+        self.model = build_model(plan.config(self.tokenizer.vocab_size), seed=plan.seed, kind="encoder-decoder")
+        self.model.train()
+        self.optimiser = torch.optim.Adam(self.model.parameters(), lr=1.0, betas=PAPER_BETAS, eps=PAPER_EPS)
+        self.generator = torch.Generator().manual_seed(plan.seed)
+        self.step, self.epoch = 0, 0
+        self.rate = 0.0
+        self._batches: list[list[int]] = []
+
+    @property
+    def epoch_done(self) -> bool:
+        """True before the first batch and after the last batch of an epoch."""
+        return not self._batches
+
+    def train_batch(self) -> tuple[float, int]:
+        """One optimiser step on the next batch (a new epoch's batches drawn when the last ran out): the batch's
+        mean loss and its count of target tokens."""
+        if not self._batches:
+            self._batches = epoch_batches(self.data, self.plan.batch_tokens, self.generator)
+            self.epoch += 1
+        indices = self._batches.pop(0)
+        self.rate = paper_rate(self.step, self.plan.d_model, self.plan.warmup)
+        for group in self.optimiser.param_groups:
+            group["lr"] = self.rate
+        loss = batch_loss(self.model, self.data, indices, LABEL_SMOOTHING)
+        self.optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimiser.step()
+        self.step += 1
+        return float(loss.detach()), sum(len(self.data.pairs[i][1]) + 1 for i in indices)
+
+
 @dataclass
 class TrainedTranslator:
     """The trained model (eval mode), its tokenizer, the loss per epoch and the training time in seconds."""
@@ -140,39 +183,28 @@ def train_translator(
     split: TranslationSplit, plan: TranslationPlan, report: Callable[[dict, nn.Module], None] | None = None
 ) -> TrainedTranslator:
     """Learn the shared vocabulary on the training pairs, then train ``plan.config`` by the paper's recipe for
-    ``plan.epochs`` epochs. ``report`` gets each epoch's row (epoch, step, training loss, rate, seconds) and the
-    model (in training mode: a caller that evaluates it switches it to eval and back)."""
+    ``plan.epochs`` epochs (``TranslatorRun``). ``report`` gets each epoch's row (epoch, step, training loss,
+    rate, seconds) and the model (in training mode: a caller that evaluates it switches it to eval and back)."""
     start = time.perf_counter()
-    pairs = split.train if plan.max_pairs is None else split.train[: plan.max_pairs]
-    tokenizer = train_subword_tokenizer((text for pair in pairs for text in pair), plan.vocab_size)
-    data = encode_pairs(tokenizer, pairs)
-    torch.manual_seed(plan.seed)  # dropout's draws
-    model = build_model(plan.config(tokenizer.vocab_size), seed=plan.seed, kind="encoder-decoder").train()
-    optimiser = torch.optim.Adam(model.parameters(), lr=1.0, betas=PAPER_BETAS, eps=PAPER_EPS)
-    generator = torch.Generator().manual_seed(plan.seed)
-    history, step = [], 0
+    run = TranslatorRun(split.train if plan.max_pairs is None else split.train[: plan.max_pairs], plan)
+    history = []
     for epoch in range(1, plan.epochs + 1):
         total, tokens = 0.0, 0
-        for indices in epoch_batches(data, plan.batch_tokens, generator):
-            rate = paper_rate(step, plan.d_model, plan.warmup)
-            for group in optimiser.param_groups:
-                group["lr"] = rate
-            loss = batch_loss(model, data, indices, LABEL_SMOOTHING)
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            count = sum(len(data.pairs[i][1]) + 1 for i in indices)
-            total, tokens, step = total + float(loss.detach()) * count, tokens + count, step + 1
+        while True:
+            loss, count = run.train_batch()
+            total, tokens = total + loss * count, tokens + count
+            if run.epoch_done:
+                break
         row = {
             "epoch": epoch,
-            "step": step,
+            "step": run.step,
             "train_loss": round(total / tokens, 4),
-            "rate": rate,
+            "rate": run.rate,
             "seconds": round(time.perf_counter() - start, 1),
         }
         history.append(row)
         if report is not None:
-            report(row, model)
+            report(row, run.model)
         if not math.isfinite(row["train_loss"]):
             raise ValueError(f"training diverged at epoch {epoch}; lower the rate (a longer warm-up).")
-    return TrainedTranslator(model.eval(), tokenizer, history, time.perf_counter() - start)
+    return TrainedTranslator(run.model.eval(), run.tokenizer, history, time.perf_counter() - start)

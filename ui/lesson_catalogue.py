@@ -15,6 +15,7 @@ from ui.catalogue.position import CAUSAL, OFFSET, PADDING, WORD_ORDER
 from ui.catalogue.reading import READING
 from ui.catalogue.schemes import SCHEMES_LESSON
 from ui.catalogue.trained import CIRCUIT, PRETRAINED, TRAINED
+from ui.catalogue.translation import TRANSLATION
 from ui.catalogue.vision import FROM_WORDS_TO_PATCHES
 
 __all__ = ["LESSONS", "Choice", "Lesson", "Number", "Shipped", "View"]
@@ -32,6 +33,7 @@ LESSONS: tuple[Lesson, ...] = (
     LAYER,
     ENCODER_DECODER,
     CROSS_ATTENTION,
+    TRANSLATION,
     TRAINED,
     PRETRAINED,
     ONE_TOKEN_AT_A_TIME,

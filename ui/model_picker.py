@@ -18,9 +18,9 @@ from transformer.spec import ModelSpec
 from .cache import resource
 from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
+from .model_labels import RANDOM
 from .text import as_typed
 
-RANDOM = "random model (settings below)"
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
 PRETRAINED = {name: "encoder-only" for name in PRETRAINED_MODELS}
 KIND_NAMES = {

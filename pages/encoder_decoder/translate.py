@@ -7,8 +7,18 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from analysis.alignment import ALIGNED_PAIRS, agreement, argmax_links, to_words, word_groups, word_labels
+from analysis.alignment import (
+    ALIGNED_PAIRS,
+    agreement,
+    argmax_links,
+    pair_alignment,
+    to_words,
+    word_groups,
+    word_labels,
+    written_pieces,
+)
 from transformer import BOS_ID, EOS_ID
+from ui.cache import computation
 from ui.charts import chart
 from ui.forward import run_model
 from ui.models import load_model
@@ -21,11 +31,6 @@ from viz.style import projector_fonts
 
 MEAN = "mean"
 END = "</s>"
-
-
-def written_pieces(tokenizer, ids) -> tuple[str, ...]:
-    """The pieces of written ids as the vocabulary spells them, the end token as ``</s>``."""
-    return tuple(END if i == EOS_ID else tokenizer.id_to_piece(int(i)) for i in ids)
 
 
 def cross_attention(spec, source_ids: tuple[int, ...], written_ids: tuple[int, ...]) -> np.ndarray:
@@ -121,17 +126,13 @@ def translate_section(pair) -> None:
         )
 
 
-def hand_alignments(spec, tokenizer) -> np.ndarray:
-    """``[pairs]`` of (word maps ``[L, H, Tw, Sw]``) for every prepared pair, teacher-forced on its French."""
-    out = []
-    for aligned in ALIGNED_PAIRS:
-        source = tuple(tokenizer.encode(tokenizer.tokenize(aligned.english)))
-        written = (*tokenizer.encode(tokenizer.tokenize(aligned.french)), EOS_ID)
-        maps = cross_attention(spec, source, written)
-        row_groups = word_groups(written_pieces(tokenizer, written))
-        col_groups = word_groups(tokenizer.tokenize(aligned.english))
-        out.append(to_words(maps, row_groups, col_groups))
-    return out
+@computation
+def hand_alignments(spec) -> tuple[np.ndarray, ...]:
+    """Each prepared pair's word maps ``[L, H, Tw, Sw]``, the model teacher-forced on its French."""
+    loaded = load_model(spec)
+    return tuple(
+        pair_alignment(loaded.module, loaded.tokenizer, aligned.english, aligned.french) for aligned in ALIGNED_PAIRS
+    )
 
 
 def agreement_grid(word_maps, layers: int, heads: int) -> tuple[np.ndarray, int]:
@@ -154,7 +155,7 @@ def alignment_section(pair) -> None:
     tokenizer, source_language, target_language = loaded.tokenizer, *languages(loaded)
     st.subheader("Do the heads align words? Against an alignment made by hand")
     intro = figure_first()
-    word_maps = hand_alignments(pair.spec, tokenizer)
+    word_maps = hand_alignments(pair.spec)
     layers, heads = word_maps[0].shape[:2]
     grid, total = agreement_grid(word_maps, layers, heads)
     best_layer, best_head = np.unravel_index(int(grid.argmax()), grid.shape)

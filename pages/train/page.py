@@ -5,6 +5,7 @@ import uuid
 import streamlit as st
 
 from pages.train import after, controls, live, recipes
+from pages.train.translator import translator_section
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.presentation import explanation
 from ui.controls import NUMBERING
@@ -83,3 +84,9 @@ def training_view() -> None:
 
 
 training_view()
+translator = st.expander(
+    "A translator, trained live: English to French, beside the shipped one", key="translator", bind="query-params"
+)
+if translator.open:  # built only when opened (an open one is in the URL)
+    with translator:
+        translator_section()

@@ -2,7 +2,11 @@
 change, opens another tab (bound to the URL) and redraws after a slider change there; the "Paper's sizes"
 button runs the paper's base model and writes its settings into the URL."""
 
+from urllib.parse import quote
+
 from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
+
+RANDOM = "?model=" + quote("random model (settings below)")  # the page opens on the translation model otherwise
 
 
 def chart_titles(page) -> list[str]:
@@ -10,7 +14,7 @@ def chart_titles(page) -> list[str]:
 
 
 def test_encoder_decoder_loads_and_redraws(page, server_url):
-    page.goto(f"{server_url}/encoder_decoder")
+    page.goto(f"{server_url}/encoder_decoder{RANDOM}")
     wait_idle(page)
     page.wait_for_selector(".js-plotly-plot", timeout=20_000)
     assert_no_exception(page)
@@ -38,7 +42,7 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
 
 
 def test_the_papers_sizes_button_runs_the_base_model_and_writes_the_url(page, server_url):
-    page.goto(f"{server_url}/encoder_decoder")
+    page.goto(f"{server_url}/encoder_decoder{RANDOM}")
     wait_idle(page)
     wait_for_chart(page, "all 4 heads · encoder self-attention", timeout=20_000)
     page.get_by_role("button", name="Model settings").click()

@@ -86,7 +86,7 @@ def test_decoder_only_checkpoint_is_not_offered_on_encoder_decoder(page, server_
     wait_for_title(page, "2 heads · decoder (causal)")
     page.get_by_role("link", name="Encoder-decoder").first.click()
     wait_idle(page)
-    wait_for_chart(page, "encoder self-attention", timeout=20_000)
+    wait_for_chart(page, "Cross-attention (all layers, mean of heads)", timeout=20_000)  # the translation model
     page.locator(MODEL, has_text="model").first.locator("input[role=combobox]").click()
     page.get_by_role("option").first.wait_for(timeout=10_000)
     options = page.get_by_role("option").all_inner_texts()
@@ -98,7 +98,7 @@ def test_decoder_only_checkpoint_is_not_offered_on_encoder_decoder(page, server_
 def test_a_checkpoint_that_does_not_fit_the_page_gets_a_message(page, server_url, tiny_gpt):
     page.goto(f"{server_url}/encoder_decoder")
     wait_idle(page)
-    wait_for_chart(page, "encoder self-attention", timeout=30_000)
+    wait_for_chart(page, "Cross-attention (all layers, mean of heads)", timeout=30_000)  # the translation model
     upload(page, tiny_gpt)
     page.keyboard.press("Escape")
     alert = page.locator("[data-testid=stAlert]", has_text="which this page cannot show")
