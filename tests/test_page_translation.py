@@ -11,8 +11,8 @@ from ui.text import as_typed
 
 PAGE = "pages/encoder_decoder/page.py"
 CHECKPOINT = "checkpoints/translation.safetensors"
-SOURCE = "The cat is sleeping on the red sofa."
-REFERENCE = "Le chat dort sur le canapé rouge."
+SOURCE = "My sister has a red car."
+REFERENCE = "Ma sœur a une voiture rouge."
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ require_navigation()
 SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture")
 TRANSLATION_SECTIONS = ("Translate", "Alignment", "Reference")  # first, for a model that translates
 SENTENCES = ("the cat sat on the mat", "le chat est assis sur le tapis")
-TRANSLATION_SENTENCES = ("The cat is sleeping on the red sofa.", "Le chat dort sur le canapé rouge.")
+TRANSLATION_SENTENCES = ("My sister has a red car.", "Ma sœur a une voiture rouge.")
 
 st.title("Encoder-decoder: the whole Transformer")
 with explanation():

@@ -114,7 +114,7 @@ def translate_section(pair) -> None:
     )
     chart(projector_fonts(alignment_figure(weights, rows, cols, title)), width="stretch")
     links = " · ".join(f"{as_typed(rows[i])} ← {as_typed(cols[int(best[i])])}" for i in range(len(rows)))
-    st.caption(f"The strongest link of each row: {links}.")
+    st.caption(f"The strongest link of each row: {links}")
     with intro.text():
         st.markdown(
             "The model reads the English sentence once (the encoder) and writes French one piece at a time. "

@@ -15,7 +15,7 @@ from ui.translation import SAMPLE_SIZE, languages, sample_quality, translation
 from viz.alignment import quality_bars
 from viz.style import projector_fonts
 
-ENGLISH = "The cat is sleeping on the red sofa."
+ENGLISH = "My sister has a red car."
 
 
 def knocked_heads(layers: int, heads: int) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -8,7 +8,7 @@ URL's ``section``) is the only one built, inside a fragment.
 
 import streamlit as st
 
-from pages.generate import bleu, costs, objective, sections
+from pages.generate import bleu, compare, costs, objective, sections
 from pages.generate.setup import Writer, prompt_ids, writer_of
 from ui.presentation import explanation
 from ui.screen import settings as screen_settings
@@ -58,7 +58,7 @@ def writing(writer: Writer, ids: tuple[int, ...] | None, budget: int, seed: int,
     elif section == "Next token":
         sections.render_next_token(writer, ids, budget, seed, settings)
     elif section == "Compare":
-        sections.render_compare(writer, ids, budget, seed, settings)
+        compare.render_compare(writer, ids, budget, seed, settings)
     elif section == "Attention":
         sections.render_attention(writer, ids, budget, seed, settings)
     elif section == "KV cache":
@@ -81,7 +81,7 @@ with screen_settings("Model, prompt and budget"):
     row = st.columns([4, 2, 1])
     default_prompt = PROMPTS.get(writer.task.name, "") if writer.task is not None else "The"
     if is_translation(loaded):
-        default_prompt = "The cat is sleeping on the red sofa."
+        default_prompt = "My sister has a red car."
     label = "source (the encoder reads it)" if loaded.kind == "encoder-decoder" else "prompt"
     text = row[0].text_input(label, default_prompt, key="prompt", bind="query-params", max_chars=300)
     room = max(1, min(64, loaded.config.max_len))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .kinds import Choice, Lesson, Number, Shipped, View
 
 TRANSLATOR = Shipped("translation")
-SENTENCE = "The cat is sleeping on the red sofa."
+SENTENCE = "My sister has a red car."
 
 TRANSLATION = Lesson(
     "translation",

@@ -173,10 +173,20 @@ function thinTicks(figure, width) {
     if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !short && !fits(texts)) {
       angle = 45;
     }
-    const kept = [], gap = need(texts);
-    ticks.forEach((tick, i) => {
-      if (!kept.length || (tick[0] - ticks[kept[kept.length - 1]][0]) * unitPx >= gap) kept.push(i);
-    });
+    const keep = () => {
+      const chosen = [], gap = need(texts);
+      ticks.forEach((tick, i) => {
+        if (!chosen.length || (tick[0] - ticks[chosen[chosen.length - 1]][0]) * unitPx >= gap) chosen.push(i);
+      });
+      return chosen;
+    };
+    let kept = keep();
+    // turned words thinned down to mostly short ones ("a", ".") would write those sideways: level, thinned
+    const isShort = (i) => [...texts[i]].length <= 2;
+    if (angle === 45 && typeof axis.tickangle !== "number" && 2 * kept.filter(isShort).length >= kept.length) {
+      angle = 0;
+      kept = keep();
+    }
     axis.tickmode = "array";
     axis.tickvals = kept.map((i) => ticks[i][1]);
     axis.ticktext = kept.map((i) => texts[i]);
