@@ -33,7 +33,12 @@ def test_the_best_heads_share_is_the_answer():
     at = open_view("translation", 1)
     grid = decode_array(chart_specs(at)[0]["data"][0]["z"]).astype(float)
     assert abs(100 * grid.max() - LESSON.views[1].ask.value) <= LESSON.views[1].ask.tolerance
-    assert f"{grid.max():.0%}" in LESSON.views[1].answer
+    layer, head = np.unravel_index(int(grid.argmax()), grid.shape)
+    answer = LESSON.views[1].answer
+    assert f"{100 * grid.max():.0f} %" in answer and f"layer {layer + 1}'s head {head + 1}" in answer
+    assert f"{round(grid.max() * 38)} of the 38 linked" in answer  # 38 linked French words in the eight pairs
+    others = np.delete(grid[layer], head)
+    assert (others < grid.max() - 0.1).all()  # "other heads of the same layer score far lower"
 
 
 def test_the_word_rouge_reads_the_answers_english_word():
@@ -42,8 +47,11 @@ def test_the_word_rouge_reads_the_answers_english_word():
     z = decode_array(spec["data"][0]["z"]).astype(float)
     rows = spec["layout"]["yaxis"]["ticktext"]
     cols = spec["layout"]["xaxis"]["ticktext"]
-    read = cols[int(z[rows.index("rouge.")].argmax())]
-    assert read == LESSON.views[2].ask.solution
+    rouge, voiture = z[rows.index("rouge.")], z[rows.index("voiture")]
+    assert cols[int(rouge.argmax())] == LESSON.views[2].ask.solution
+    answer = LESSON.views[2].answer
+    assert f"({rouge.max():.2f} of its weight)" in answer and f"“car.” ({voiture.max():.2f})" in answer
+    assert cols[int(voiture.argmax())] == "car."
 
 
 def test_the_higher_bleu_is_the_answers():
@@ -51,6 +59,18 @@ def test_the_higher_bleu_is_the_answers():
     title = chart_specs(at)[0]["layout"]["title"]["text"]
     beam, greedy = (float(v) for v in re.search(r"BLEU ([\d.]+) with 4 beams, ([\d.]+) greedy", title).groups())
     assert LESSON.views[3].ask.solution == ("Beam search, 4 beams" if beam >= greedy else "Greedy decoding")
+    answer = LESSON.views[3].answer
+    assert f"({greedy:.1f} against {beam:.1f})" in answer
+    caption = " ".join(c.value for c in at.caption)
+    whole = re.search(r"On all ([\d,]+) held-out sentences .*?BLEU ([\d.]+) with 4 beams, ([\d.]+) greedy", caption)
+    assert (
+        f"On all {whole[1]} held-out sentences it is the other way round, {whole[2]} with 4 beams against {whole[3]}"
+        in answer
+    )
+    assert "One translation runs on" in caption
+    table = at.dataframe[0].value
+    row = table[table["English (held out)"] == "You are stupid."].iloc[0]
+    assert row["beam search, 4 beams"] == "Tu es idiot." and "Tu es stupide." in row["references"]
 
 
 def test_bleu_without_the_last_layers_cross_attention_is_the_answers():

@@ -46,7 +46,7 @@ class TranslationPlan:
     layers: int = 3
     d_ff: int = 512
     dropout: float = 0.1
-    epochs: int = 15
+    epochs: int = 10
     batch_tokens: int = 2500
     warmup: int = 800
     seed: int = 0

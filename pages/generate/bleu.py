@@ -35,6 +35,8 @@ def render_bleu(writer) -> None:
         f"The two decodings differ on {differ} of the {SAMPLE_SIZE} sentences. BLEU's n-gram precisions with 4 beams: "
         + ", ".join(f"{p:.0f} %" for p in beam.quality.precisions)
         + f" (1- to 4-grams); brevity penalty {beam.quality.brevity_penalty:.2f}."
+        + whole_split_note(writer.loaded.metadata)
+        + runaway_note(beam)
     )
     table = pd.DataFrame(
         {
@@ -54,3 +56,29 @@ def render_bleu(writer) -> None:
             "of a right word. Neither knows meaning: a correct translation worded unlike every reference scores low."
         )
         st.latex(r"\mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot \exp\Big(\tfrac14 \sum_{n=1}^{4} \log p_n\Big)")
+
+
+def whole_split_note(metadata: dict) -> str:
+    """The checkpoint's own scores on every held-out sentence, when its metadata has them (the shipped model's)."""
+    if not all(key in metadata for key in ("bleu", "greedy_bleu", "held_out_sentences")):
+        return ""
+    return (
+        f" On all {metadata['held_out_sentences']:,} held-out sentences (measured when the model was saved): BLEU "
+        f"{metadata['bleu']:.1f} with 4 beams, {metadata['greedy_bleu']:.1f} greedy."
+    )
+
+
+def runaway_note(result) -> str:
+    """A translation more than twice as long (in words) as its longest reference: it weighs on corpus BLEU."""
+    runs = [
+        (len(written.split()), max(len(ref.split()) for ref in refs))
+        for written, refs in zip(result.translations, result.references)
+    ]
+    longest = max(range(len(runs)), key=lambda i: runs[i][0] - 2 * runs[i][1])
+    words, reference = runs[longest]
+    if words <= 2 * reference:
+        return ""
+    return (
+        f" One translation runs on: {words} words with 4 beams where its longest reference has {reference}; every "
+        "extra word counts against the precisions."
+    )
