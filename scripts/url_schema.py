@@ -20,7 +20,8 @@ SCHEMA_FILE = ROOT / "ui" / "rooms" / "url_schema.json"
 APP = str(ROOT / "app.py")
 # Pages whose controls depend on the kind of model picked: the shipped checkpoint of each other kind to run too.
 OTHER_MODELS = {
-    "pages/experiments/page.py": ("digits_vit", "text_mlm"),  # a ViT's digits; an encoder's two sentences
+    "pages/experiments/page.py": ("digits_vit", "text_mlm", "translation"),  # a ViT's digits; an encoder's two
+    # sentences; a translation model's English and its cross-attention knock-outs
     "pages/encoder_decoder/page.py": ("reverse",),  # a trained model's dropout rate
 }
 # Controls shown only under another control's value that no lesson view opens: a view that shows them, per page.

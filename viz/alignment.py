@@ -63,7 +63,7 @@ def agreement_figure(scores: np.ndarray, title: str) -> go.Figure:
         value_name="agreement",
         height=int(max(260, 150 + 60 * layers)),
     )
-    fig.update_traces(texttemplate="%{z:.0%}", textfont=dict(size=14), selector=dict(type="heatmap"))
+    fig.update_traces(texttemplate="%{z:.0%}", textfont=dict(size=18), selector=dict(type="heatmap"))
     return fig
 
 

@@ -26,13 +26,9 @@ def pick_encoder_layer(pair: SentencePair):
     return layer, layer_steps(pair.forward(), layer - 1, config.norm_first)
 
 
-@st.fragment
-def layer_section(pair: SentencePair):
-    """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
-    config, source, trained = pair.config, pair.source, pair.trained
-    st.subheader("One layer, step by step")
-    layer, steps = pick_encoder_layer(pair)
-    if config.norm_first:
+def add_and_norm_rule(norm_first: bool) -> None:
+    """Where LayerNorm sits, in words and as the layer's two lines."""
+    if norm_first:
         st.markdown(
             "**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
             "never normalised, so its norm can grow from layer to layer."
@@ -44,6 +40,15 @@ def layer_section(pair: SentencePair):
             "connection), then normalise the sum."
         )
         st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
+
+
+@st.fragment
+def layer_section(pair: SentencePair):
+    """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
+    config, source, trained = pair.config, pair.source, pair.trained
+    st.subheader("One layer, step by step")
+    intro = figure_first()  # the rule above the figure, or under it on a small screen or a projector
+    layer, steps = pick_encoder_layer(pair)
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
     chart(
@@ -52,6 +57,8 @@ def layer_section(pair: SentencePair):
         ),
         width="stretch",
     )
+    with intro.text():
+        add_and_norm_rule(config.norm_first)
     numbers = st.expander("The numbers behind this figure", key="norm_numbers", bind="query-params")
     if numbers.open:  # built only when opened
         with numbers:

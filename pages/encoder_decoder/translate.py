@@ -22,7 +22,7 @@ from ui.cache import computation
 from ui.charts import chart
 from ui.forward import run_model
 from ui.models import load_model
-from ui.screen import compact, figure_first
+from ui.screen import compact, figure_first, figure_on_top
 from ui.text import as_typed
 from ui.translation import languages, translation
 from viz.alignment import agreement_figure, alignment_figure
@@ -30,7 +30,6 @@ from viz.encoder_decoder import top_k_bars
 from viz.style import projector_fonts
 
 MEAN = "mean"
-END = "</s>"
 
 
 def cross_attention(spec, source_ids: tuple[int, ...], written_ids: tuple[int, ...]) -> np.ndarray:
@@ -40,8 +39,9 @@ def cross_attention(spec, source_ids: tuple[int, ...], written_ids: tuple[int, .
     return run_model(spec, tuple(source_ids), decoder_input).stacked("decoder", "cross_attn")
 
 
-def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_head=MEAN) -> tuple:
-    """Layer and head selectors (each with the mean of all as an option) and the pieces switch, in one row."""
+def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_head=MEAN, pieces=True) -> tuple:
+    """Layer and head selectors (each with the mean of all as an option) and, with ``pieces``, the switch between
+    words and subword pieces, in one row; (layer, head, pieces shown)."""
     c1, c2, c3 = (st.container(), *st.columns(2, wrap=False)) if compact() else st.columns(3)
     layer_options, head_options = [MEAN, *range(1, layers + 1)], [MEAN, *range(1, heads + 1)]
     layer = c1.selectbox(
@@ -60,7 +60,9 @@ def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_
         key=f"{key}_head",
         bind="query-params",
     )
-    pieces = c3.toggle(
+    if not pieces:
+        return layer, head, False
+    shown = c3.toggle(
         "subword pieces",
         value=False,
         key=f"{key}_pieces",
@@ -68,7 +70,7 @@ def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_
         help="Off: pieces joined into the words as typed (a word's columns summed, its rows averaged). "
         "On: one row and column per piece the model reads.",
     )
-    return layer, head, pieces
+    return layer, head, shown
 
 
 def pick(maps: np.ndarray, layer, head) -> np.ndarray:
@@ -98,6 +100,8 @@ def translate_section(pair) -> None:
     st.markdown(f"**Greedy (one beam):** {same}")
     maps = cross_attention(pair.spec, pair.source.ids, beam)
     layers, heads = maps.shape[:2]
+    # a small screen or a projector: the map first, its controls under it (the map is drawn once they are read)
+    figure_place = st.container() if figure_on_top() else None
     layer, head, pieces = scope_picker(layers, heads, "tr")
     weights = pick(maps, layer, head)
     rows, cols = written_pieces(tokenizer, beam), tuple(pair.source.tokens)
@@ -112,7 +116,8 @@ def translate_section(pair) -> None:
         f"Cross-attention ({scope_name(layer, head)}): each {target_language} {unit} reads its strongest "
         f"{source_language} {unit} with {strength.mean():.0%} of its weight on average"
     )
-    chart(projector_fonts(alignment_figure(weights, rows, cols, title)), width="stretch")
+    with figure_place or st.container():
+        chart(projector_fonts(alignment_figure(weights, rows, cols, title)), width="stretch")
     links = " · ".join(f"{as_typed(rows[i])} ← {as_typed(cols[int(best[i])])}" for i in range(len(rows)))
     st.caption(f"The strongest link of each row: {links}")
     with intro.text():
@@ -168,7 +173,7 @@ def alignment_section(pair) -> None:
     chosen = st.selectbox("sentence pair", names, key="al_pair", bind="query-params")
     index = names.index(chosen) if chosen in names else 0
     aligned, maps = ALIGNED_PAIRS[index], word_maps[index]
-    layer, head, _ = scope_picker(layers, heads, "al", int(best_layer) + 1, int(best_head) + 1)
+    layer, head, _ = scope_picker(layers, heads, "al", int(best_layer) + 1, int(best_head) + 1, pieces=False)
     weights = pick(maps, layer, head)
     written = written_pieces(tokenizer, (*tokenizer.encode(tokenizer.tokenize(aligned.french)), EOS_ID))
     english = tokenizer.tokenize(aligned.english)

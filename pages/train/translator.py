@@ -105,8 +105,8 @@ def _save(run: TranslatorRun) -> None:
 
 
 def _labels() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    french = [*PROBE.french.split()]
-    return (*french, "</s>"), tuple(PROBE.english.split())
+    """The probe's words as typed (the rows: the French ones and the end token; the columns: the English ones)."""
+    return (*PROBE.french.split(), "</s>"), tuple(PROBE.english.split())
 
 
 def _maps_side_by_side(live: np.ndarray | None, step: int) -> None:

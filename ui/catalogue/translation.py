@@ -45,8 +45,8 @@ TRANSLATION = Lesson(
             Number(92, tolerance=5, unit="%"),
             "92 %: layer 3's head 3 reads, for 35 of the 38 linked French words, the English word a person links "
             "it to. No one told it about words or alignments: it learned where to look because looking there "
-            "helps predict the next French piece. Other heads of the same layer score far lower: heads divide "
-            "the work.",
+            "helps predict the next French piece. The other heads of layer 3 agree on 68-82 % and those of layer "
+            "1 on 16-47 %: the heads that align words sit in the last layer, which reads the English last.",
         ),
         View(
             "encoder_decoder",
