@@ -15,6 +15,7 @@ from pages.train.slots import training_slots
 from transformer import checkpoint_data, translation_split
 from transformer.translation import translate_ids
 from transformer.translation_training import TranslationPlan, TranslatorRun
+from ui.cache import computation
 from ui.charts import chart
 from ui.model_picker import shipped_entry
 from ui.models import add_checkpoint, load_model
@@ -109,10 +110,16 @@ def _labels() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (*PROBE.french.split(), "</s>"), tuple(PROBE.english.split())
 
 
+@computation
+def shipped_probe(spec) -> np.ndarray:
+    """The shipped model's map of the probe pair (mean over layers and heads, in words), once per server."""
+    loaded = load_model(spec)
+    return pair_alignment(loaded.module, loaded.tokenizer, PROBE.english, PROBE.french).mean(axis=(0, 1))
+
+
 def _maps_side_by_side(live: np.ndarray | None, step: int) -> None:
     rows, cols = _labels()
-    shipped = load_model(shipped_entry("translation").spec)
-    reference = pair_alignment(shipped.module, shipped.tokenizer, PROBE.english, PROBE.french).mean(axis=(0, 1))
+    reference = shipped_probe(shipped_entry("translation").spec)
     left, right = st.columns(2)
     for column, weights, who in ((left, live, f"yours after {step} steps"), (right, reference, "the shipped model")):
         if weights is None:
