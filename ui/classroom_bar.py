@@ -19,9 +19,12 @@ def classroom_bar(page):
     ``ui.rooms.teaching.class_button``). After "Reset this page" it opens ``page`` again with an empty URL state."""
     reopen_after_reset(page)
     watch_screen()
+    # Both of the bar's places are made on every screen, the unused one empty (ui.screen: a control keeps its place).
     if compact():
+        st.empty()
         left = middle = right = teach = st.sidebar.container()
     else:
+        st.sidebar.empty()
         left, teach, middle, right = st.columns([2, 1, 1, 1], vertical_alignment="center")
     presentation_switch(left)
     share = share_popover(middle)

@@ -55,6 +55,7 @@ export default function ({ data, setStateValue }) {
 # units, so it scales with the diagram), where Streamlit's style would draw every letter at 9.6 px.
 CSS = """
 .st-key-screen { display: none; }
+[class*="st-key-lab_bottom_up"] { flex-direction: column-reverse; }
 .katex-display {
   overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;
   background: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
@@ -85,6 +86,7 @@ body.lab-presenting [data-testid="stMain"] h2 { font-size: 2rem; }
 body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
+  .st-key-lesson_steps [data-testid="stHorizontalBlock"] { flex-direction: column-reverse; }
 }
 """
 
@@ -217,21 +219,56 @@ def settings_popover(label: str = "Model settings") -> AbstractContextManager:
     return st.popover(label, icon=":material/tune:")
 
 
+# A control bound to the URL must keep its place in the page's layout (its delta path) in every layout: when a
+# run moves it (the screen reported compact, presentation mode switched on), the browser drops its old copy only
+# after drawing the new one, and with the old copy goes the control's link to its URL key (Streamlit 1.67): the
+# address would then stop following that control. So a place used in one layout only is still made, empty (it
+# takes no room), in the others; ``tests/test_layout_places.py`` checks every page.
+
+
 class FigureFirst:
-    """A section's explanation, placed around its figure: above it (the place is kept when this is made), or
-    on a compact screen and in presentation mode below it (``text`` is then called after the figure)."""
+    """A section's explanation, placed around its figure: above it, or on a compact screen and in presentation
+    mode below it (``text`` is called after the figure). Both places are made in every layout."""
 
     def __init__(self):
-        self._above = None if figure_on_top() else st.container()
+        self._above = st.container()
 
     def text(self):
-        """The container the explanation goes in: the place kept above the figure, or a new one here."""
-        return self._above if self._above is not None else st.container()
+        """The container the explanation goes in: the place kept above the figure, or the one made here."""
+        below = st.container()
+        return below if figure_on_top() else self._above
+
+
+class FigureAboveControls:
+    """A figure drawn after its controls are read: on a compact screen and in presentation mode above them (the
+    place kept when this is made), otherwise below them (the place made by ``place``)."""
+
+    def __init__(self):
+        self._above = st.container()
+
+    def place(self):
+        """The container the figure goes in."""
+        below = st.container()
+        return self._above if figure_on_top() else below
 
 
 def figure_first() -> FigureFirst:
     """Call before a section's controls and figure; fill ``.text()`` after drawing the figure."""
     return FigureFirst()
+
+
+def one_then_pair() -> tuple:
+    """Three places for controls: one row of three on a large screen; on a phone the first above the other two,
+    which stay side by side (a phone's columns would stack, one control a line). The same layout on every screen
+    (Streamlit's columns wrap below 640 px), so each control keeps its place."""
+    first, rest = st.columns([1, 2])
+    return (first, *rest.columns(2, wrap=False))
+
+
+def parts_in_order(key: str, bottom_up: bool):
+    """A container whose parts are drawn top to bottom and shown so, or with ``bottom_up`` shown the other way
+    round: the order changes on the screen only, so each part's controls keep their places."""
+    return st.container(key=f"lab_bottom_up_{key}" if bottom_up else f"lab_in_order_{key}")
 
 
 def settings_row():

@@ -18,7 +18,7 @@ from ui.text import TokenizedText
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.charts import chart
-from ui.screen import compact, figure_first
+from ui.screen import figure_first, one_then_pair
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 KINDS = {
@@ -65,7 +65,7 @@ def attention_section(pair: SentencePair):
     st.subheader("Three kinds of attention")
     intro = figure_first()
     # a small screen: the kind of attention above the layer and the head (two rows instead of three)
-    c1, c2, c3 = (st.container(), *st.columns(2, wrap=False)) if compact() else st.columns(3)
+    c1, c2, c3 = one_then_pair()
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
     layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)

@@ -22,7 +22,7 @@ from ui.cache import computation
 from ui.charts import chart
 from ui.forward import run_model
 from ui.models import load_model
-from ui.screen import compact, figure_first, figure_on_top
+from ui.screen import FigureAboveControls, figure_first, one_then_pair
 from ui.text import as_typed
 from ui.translation import languages, translation
 from viz.alignment import agreement_figure, alignment_figure
@@ -42,7 +42,7 @@ def cross_attention(spec, source_ids: tuple[int, ...], written_ids: tuple[int, .
 def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_head=MEAN, pieces=True) -> tuple:
     """Layer and head selectors (each with the mean of all as an option) and, with ``pieces``, the switch between
     words and subword pieces, in one row; (layer, head, pieces shown)."""
-    c1, c2, c3 = (st.container(), *st.columns(2, wrap=False)) if compact() else st.columns(3)
+    c1, c2, c3 = one_then_pair()
     layer_options, head_options = [MEAN, *range(1, layers + 1)], [MEAN, *range(1, heads + 1)]
     layer = c1.selectbox(
         "layer",
@@ -101,7 +101,7 @@ def translate_section(pair) -> None:
     maps = cross_attention(pair.spec, pair.source.ids, beam)
     layers, heads = maps.shape[:2]
     # a small screen or a projector: the map first, its controls under it (the map is drawn once they are read)
-    figure_place = st.container() if figure_on_top() else None
+    figure_place = FigureAboveControls()
     layer, head, pieces = scope_picker(layers, heads, "tr")
     weights = pick(maps, layer, head)
     rows, cols = written_pieces(tokenizer, beam), tuple(pair.source.tokens)
@@ -116,7 +116,7 @@ def translate_section(pair) -> None:
         f"Cross-attention ({scope_name(layer, head)}): each {target_language} {unit} reads its strongest "
         f"{source_language} {unit} with {strength.mean():.0%} of its weight on average"
     )
-    with figure_place or st.container():
+    with figure_place.place():
         chart(projector_fonts(alignment_figure(weights, rows, cols, title)), width="stretch")
     links = " · ".join(f"{as_typed(rows[i])} ← {as_typed(cols[int(best[i])])}" for i in range(len(rows)))
     st.caption(f"The strongest link of each row: {links}")

@@ -30,7 +30,7 @@ def _recipe() -> HeadRecipe:
 def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
     small screen or a projector the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
-    built = st.container() if figure_on_top() else None
+    top = st.container()  # made on every screen, so that the sliders keep their places (ui.screen)
     recipe = _recipe()
     task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
     ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))
@@ -41,7 +41,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
         r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
         r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})"
     )
-    left, right = st.columns(2) if built is None else (built, st.container())
+    left, right = (top, st.container()) if figure_on_top() else st.columns(2)
     with left:
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
     with right:

@@ -23,7 +23,7 @@ from transformer import AttentionName
 from ui.text import as_typed
 from ui.charts import chart
 from ui.controls import stops_slider
-from ui.screen import compact, figure_on_top
+from ui.screen import FigureAboveControls, compact
 from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars
 
@@ -111,13 +111,13 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
         f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted."
     )
-    grid_place = st.container() if figure_on_top() else None  # a projector or a phone: the grid above its control
+    grid_place = FigureAboveControls()  # a projector or a phone: the grid above its control
     part = part_control()
     names = sublayer_names(module, "self_attn")
     with torch.inference_mode():
         grid = restored_by_head(module, run, names, part)
     whose = "one clean head" if part == "output" else f"one clean head's {PART_NAMES[part]}"
-    with grid_place or st.container():
+    with grid_place.place():
         chart(
             head_grid(
                 grid, f"Fraction of the logit difference restored by patching {whose}", "restored", zrange=(-1.0, 1.0)

@@ -8,7 +8,6 @@ from ui.lessons import LESSONS, TOPIC, view_query
 from ui.pages_index import PAGES
 from ui.quiz import answer_part
 from ui.routing import require_navigation
-from ui.screen import compact
 
 require_navigation()
 
@@ -32,10 +31,8 @@ st.markdown(f"**{lesson.title}.** {lesson.summary}")
 titles = [f"Step {number + 1}: {view.title}" for number, view in enumerate(lesson.views)]
 # The steps as one list to pick from, and the chosen step's link, what to notice and question beside it: a change
 # of lesson redraws one list and one step, not every step of a 32-step course.
-if compact():  # a phone: the chosen step first, the list of steps below it
-    chosen, steps = st.container(border=True), st.container()
-else:
-    steps, chosen = st.columns([2, 3], border=True)
+# On a phone the two stack, the chosen step first (ui/screen.py's style for "lesson_steps").
+steps, chosen = st.container(key="lesson_steps").columns([2, 3], border=True)
 # In the URL (a class following the teacher sees the step the teacher picked); options change with the lesson.
 step = steps.radio(
     "the lesson's steps",

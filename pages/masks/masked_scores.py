@@ -157,8 +157,9 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "masked_softmax, left pad:<br>row 1 fully masked",
         mask=compare.mask,
     )
-    if figure_on_top():
-        chart(figure, width="stretch")
+    with st.container():  # made on every screen, so that what follows keeps its place (ui.screen)
+        if figure_on_top():
+            chart(figure, width="stretch")
     intro.text().markdown(
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 1, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "

@@ -87,7 +87,8 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[2])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    (controls if figure_on_top() else st).caption(
+    note = st.container()  # made on every screen, so that the sections below keep their places (ui.screen)
+    (controls if figure_on_top() else note).caption(
         f"The batch of sentences feeds every section but the first; the model ({loaded.label}: {layers} layers, "
         f"{heads} heads, d_model = {loaded.config.d_model}) feeds the last three."
     )

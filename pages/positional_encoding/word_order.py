@@ -21,7 +21,7 @@ from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from ui.charts import chart
-from ui.screen import figure_on_top, figure_first, settings
+from ui.screen import FigureAboveControls, figure_first, settings
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
@@ -179,8 +179,7 @@ def render_word_order(base: float) -> None:
         [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
         names,
     )
-    if figure_on_top():
-        chart(rows, width="stretch")
+    rows_place = FigureAboveControls()
     explain()
     left, right = st.columns([2, 3], gap="large")
     with left:
@@ -200,7 +199,7 @@ def render_word_order(base: float) -> None:
             ),
             hide_index=True,
         )
-    if not figure_on_top():
+    with rows_place.place():
         chart(rows, width="stretch")
     for name, result in results.items():
         chart(

@@ -109,7 +109,8 @@ def media_buttons(trainer: Trainer) -> None:
     """Train / Pause / Step / Reset, like a media player."""
     running = st.session_state.get("running", False)
     # one row of buttons; on a small screen the note on a finished run goes below it
-    c = [*button_row(4), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
+    with st.container():  # one block on every screen, so that what follows keeps its place (ui.screen)
+        c = [*button_row(4), st.container()] if compact() else st.columns([1, 1, 1, 1, 3])
     c[0].button(
         "Train",
         icon=":material/play_arrow:",

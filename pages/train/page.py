@@ -71,7 +71,8 @@ def training_view() -> None:
     if trainer is not None:
         live.media_buttons(trainer)
         live.live_view(trainer, state.get("running", False))
-    with st.container() if trainer is not None and figure_on_top() else about:
+    below = st.container()  # made on every screen, so that what follows keeps its place (ui.screen)
+    with below if trainer is not None and figure_on_top() else about:
         settings_and_task(setup, trainer)
     if trainer is None:
         return

@@ -38,8 +38,7 @@ def test_typing_english_translates_and_redraws_the_alignment(browser, server_url
         )
         wait_idle(page)
         assert_no_exception(page)
-        if not phone:  # on a phone the address sometimes keeps no query after typing in the folded settings
-            page.wait_for_function("() => /src=The(\\+|%20)black(\\+|%20)dog/.test(location.search)", timeout=15_000)
+        page.wait_for_function("() => /src=The(\\+|%20)black(\\+|%20)dog/.test(location.search)", timeout=15_000)
         page.get_by_text("subword pieces").first.click()
         wait_idle(page)
         page.wait_for_function("() => location.search.includes('tr_pieces=true')", timeout=15_000)
