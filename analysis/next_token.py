@@ -24,3 +24,25 @@ def next_token_losses(model: torch.nn.Module, ids: Sequence[int]) -> np.ndarray:
     with torch.inference_mode():
         logits = model(tokens).logits[0, :-1].float()
     return F.cross_entropy(logits, tokens[0, 1:], reduction="none").numpy().astype(np.float32)
+
+
+SPACE = "▁"  # the character tokenizer's (and SentencePiece's) mark of a space
+CHARACTER_PLACES = ("first letters of words", "letters inside words", "spaces")
+
+
+def mean_loss_by_place(characters: Sequence[str], losses: np.ndarray) -> dict[str, float]:
+    """A character-level text's mean loss at each kind of place, for ``characters [L]`` (``SPACE`` for a space)
+    and ``losses [L - 1]`` (entry t scores character t + 1, as ``next_token_losses`` returns):
+
+        mean over {t : character t + 1 is of the kind} of loss_t,
+
+    a letter after a space being a word's first letter (the first character has no loss). Kinds with no
+    scored character are left out."""
+    if len(losses) != len(characters) - 1:
+        raise ValueError(f"{len(characters)} characters take {len(characters) - 1} losses, not {len(losses)}.")
+    kinds: dict[str, list[float]] = {place: [] for place in CHARACTER_PLACES}
+    for t, loss in enumerate(losses):
+        character, before = characters[t + 1], characters[t]
+        kind = 2 if character == SPACE else 0 if before == SPACE else 1
+        kinds[CHARACTER_PLACES[kind]].append(float(loss))
+    return {place: float(np.mean(values)) for place, values in kinds.items() if values}

@@ -246,3 +246,15 @@ def test_importance_rows_of_an_encoder_decoder_count_layers_from_one():
     rows = next(c.value for c in at.caption if c.value.startswith("Rows: "))
     assert "row 1 = encoder layer 1, self-attention" in rows and "decoder layer 1, cross-attention" in rows
     assert " 0" not in rows.replace("row 1", "")  # no layer 0
+
+
+def test_the_built_heads_formula_counts_positions_from_one_as_its_caption_does():
+    """With "first token" alone, s_ij = β w_first [j = 1]: row i (from 1) puts e^{β w} / (e^{β w} + i − 1) on
+    position 1, the first column drawn, and the formula on the screen says j = 1."""
+    query = {"w_same": "0.0", "w_back": "0.0", "w_first": "2.0", "beta": "1.5"}
+    weights, _, text = built(query)
+    rows = np.arange(1, len(text) + 1)
+    np.testing.assert_allclose(weights[:, 0], np.exp(3.0) / (np.exp(3.0) + rows - 1), atol=1e-5)
+    at = run_page(PAGE, {"section": "Build a head", **query})
+    formula = next(el.value for el in at.latex if "w_{\\text{first}}" in el.value)
+    assert "[j = 1]" in formula and "i, j = 1, 2" in formula and "[j = 0]" not in formula

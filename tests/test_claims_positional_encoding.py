@@ -117,3 +117,40 @@ def test_the_similarity_profile_is_described_by_its_own_numbers(query):
     assert float(reach[1]) / 100 == pytest.approx(profile[far] / profile[0], abs=1e-4) and int(reach[2]) == far
     if base == 1 or d_model == 2:  # one speed: the similarity comes back all the way, it never dies away
         assert profile[far] / profile[0] > 0.99
+
+
+def test_the_built_in_text_says_the_dot_product_is_smaller_far_apart_but_not_steadily():
+    """The training text's sentence on the sinusoids' dot product, against the paper's table (d_model 64, 64
+    positions): it is below its peak at every offset from 1 on and far below it at the largest, yet it rises
+    again at many offsets."""
+    from transformer.text_corpus import CORPUS_PATH
+
+    text = " ".join(CORPUS_PATH.read_text(encoding="utf-8").split())
+    assert "Far apart it is smaller overall, but not steadily." in text
+    assert "falls as the positions move apart" not in text
+    table = sinusoids(64, 64, 10000.0)
+    dots = table[1:] @ table[0]  # offsets 1 .. 63 from position 0
+    peak = table[0] @ table[0]
+    assert (dots < peak).all() and dots[-8:].mean() < 0.75 * peak
+    assert int((np.diff(dots) > 0).sum()) >= 10  # it rises again, many times
+    assert "In principle a model could then learn to attend to the token three places back" in text
+
+
+def test_with_rotary_encoding_the_scores_still_depend_on_the_tokens():
+    """The offset lesson's answer: rotary encoding makes a score's dependence on position relative (the same at
+    every pair of positions k apart), while it still depends on the two vectors rotated."""
+    import torch
+
+    from transformer.positional import apply_rotary
+    from ui.lesson_catalogue import LESSONS
+
+    answer = next(lesson for lesson in LESSONS if lesson.id == "offset").views[0].answer
+    assert "still depend on the tokens" in answer and "makes them one" not in answer
+    generator = torch.Generator().manual_seed(0)
+    q, k, other = (torch.randn(1, 1, 1, 16, generator=generator) for _ in range(3))
+
+    def score(query, key, at_query: int, at_key: int) -> float:
+        return float(apply_rotary(query, start=at_query)[0, 0, 0] @ apply_rotary(key, start=at_key)[0, 0, 0])
+
+    assert math.isclose(score(q, k, 7, 4), score(q, k, 13, 10), rel_tol=1e-5)  # offset 3 at both pairs
+    assert not math.isclose(score(q, k, 7, 4), score(q, other, 7, 4), rel_tol=1e-2)  # another key's content

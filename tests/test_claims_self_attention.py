@@ -11,6 +11,7 @@ import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
 from tests.lesson_views import lesson_of, open_view, y_of
+from ui.controls import POSITIONAL_LABELS
 from ui.model_picker import shipped_label
 
 PAGE = "pages/self_attention/page.py"
@@ -139,3 +140,17 @@ def test_the_first_step_says_the_embedding_is_looked_up_then_scaled_and_the_enco
     assert_no_exception(at)
     caption = next(c.value for c in at.caption if c.value.startswith("Model: "))
     assert "; layer 1 of 2 of its encoder, head 1 of 2," in caption
+
+
+@pytest.mark.parametrize("pe", ["none", "sinusoidal", "rotary", "alibi"])
+def test_the_token_vectors_step_is_one_well_formed_sentence_for_every_encoding(pe):
+    """Step 1 names the look-up, the √d_model scaling and, only for an encoding added to the input, the position's
+    vector: no stray comma before a full stop, whatever the encoding."""
+    at = run_page(PAGE, {"section": "Q, K, V", "pe": POSITIONAL_LABELS[pe], "text": A})
+    assert_no_exception(at)
+    assert at.selectbox(key="pe").value == pe
+    step = next(m.value for m in at.markdown if m.value.startswith("**1 · Token vectors.**"))
+    assert not re.search(r",\s*[.,]", step), step
+    first_sentence = step.split("**1 · Token vectors.** ", 1)[1].split(". ")[0]
+    assert first_sentence.startswith("Each token's embedding is looked up, scaled by $\\sqrt{d_{model}}$")
+    assert ("position's vector added" in first_sentence) == (pe == "sinusoidal")

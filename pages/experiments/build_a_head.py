@@ -39,7 +39,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     pattern = handmade_pattern(recipe, ids, vocab, positions)
     st.latex(
         r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
-        r"w_{\text{first}}[j = 0]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij})"
+        r"w_{\text{first}}[j = 1]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij}),\quad i, j = 1, 2, \dots"
     )
     left, right = (top, st.container()) if figure_on_top() else st.columns(2)
     with left:

@@ -153,6 +153,7 @@ def saved_note(found, config: TransformerConfig, window: int) -> str:
     """What the variants save against multi-head attention (the first), from the measured numbers; it names
     only the variants measured (a model with one head has no keys and values to share)."""
     full, others = found[0], found[1:]
+    smallest = min(others, key=lambda v: v.cache_bytes)
     shared = [v for v in others if v.config.kv_heads < full.config.kv_heads]
     windowed = [v for v in others if v.config.attention_window is not None]
     fewer = [v for v in others if v.parameters < full.parameters]
@@ -177,8 +178,8 @@ def saved_note(found, config: TransformerConfig, window: int) -> str:
     heads = f"{config.num_heads} query head{'' if config.num_heads == 1 else 's'}"
     return (
         f"Random models of this model's sizes ({heads}, d_head {config.d_head}), against "
-        f"{full.label}: {'; '.join(saves)} ({min(v.cache_bytes for v in others):,} bytes at the least, against "
-        f"{full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters ({why}); {time}."
+        f"{full.label}: {'; '.join(saves)} (the smallest cache, {smallest.label}'s, holds {smallest.cache_bytes:,} "
+        f"bytes, against {full.cache_bytes:,}); {len(fewer)} of the {len(others)} {have} fewer parameters ({why}); {time}."
     )
 
 

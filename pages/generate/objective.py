@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from analysis.next_token import next_token_losses
+from analysis.next_token import mean_loss_by_place, next_token_losses
 from pages.generate.blanks import render_blanks
 from pages.generate.sections import explain_space_mark
 from pages.generate.setup import Writer
+from transformer.masked_lm import MASK_RATE, REPLACE_SHARE
 from ui.cache import computation
 from ui.charts import chart
 from ui.models import load_model
@@ -76,9 +77,22 @@ def render_loss(writer: Writer, ids) -> None:
         f"Each bar is one token, scored before the model read it; the first token has none, since nothing comes "
         f"before it. The hardest token to predict is “{names[hardest + 1]}” "
         f"(position {hardest + 2}, p = {np.exp(-losses[hardest]):.3f}), the easiest “{names[easiest + 1]}” "
-        f"(position {easiest + 2}, p = {np.exp(-losses[easiest]):.3f}). Training lowers the mean of these bars over "
+        f"(position {easiest + 2}, p = {np.exp(-losses[easiest]):.3f}).{by_place_sentence(names, losses)} "
+        f"Training lowers the mean of these bars over "
         f"many texts. One pass scores every position at once, because the causal mask keeps each position from "
         f"reading the token it must predict. An encoder-only model (BERT, MiniLM) reads every token both ways, so "
         f"each position already sees its next token: it cannot be trained, or asked, to write this way. BERT is "
-        f"pre-trained instead by hiding about 15 % of the tokens behind [MASK] and predicting them from both sides."
+        f"pre-trained instead on hidden tokens, guessed from both sides: about {MASK_RATE:.0%} of the tokens are "
+        f"chosen, and {REPLACE_SHARE:.0%} of those (about {MASK_RATE * REPLACE_SHARE:.0%} of all) are put behind "
+        f"[MASK]."
     )
+
+
+def by_place_sentence(names: list[str], losses: np.ndarray) -> str:
+    """On a text of single characters, the mean bar at a word's first letter, inside words and at spaces."""
+    if not all(len(name) == 1 for name in names):
+        return ""
+    means = mean_loss_by_place(names, losses)
+    parts = [f"{mean:.2f} at {place}" for place, mean in means.items()]
+    listed = " and ".join(parts) if len(parts) < 3 else f"{parts[0]}, {parts[1]} and {parts[2]}"
+    return f" On average a bar is {listed}."

@@ -92,10 +92,11 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
     }.get(config.positional, "")
     if layer == 1:
         text = (
-            "**1 · Token vectors.** Each token's embedding"
-            + (" is looked up, scaled by $\\sqrt{d_{model}}$," if config.embed_scale else " is looked up")
+            "**1 · Token vectors.** Each token's embedding is looked up"
+            + (", scaled by $\\sqrt{d_{model}}$" if config.embed_scale else "")
             + (
-                " and gets its position's vector added, so that the same word at two positions gets two different "
+                (", and" if config.embed_scale else " and")
+                + " gets its position's vector added, so that the same word at two positions gets two different "
                 "vectors."
                 if pe
                 else "."

@@ -24,11 +24,14 @@ OBJECTIVES = Lesson(
             "A decoder is trained to predict every next token of its training texts: each bar is −log p of one token, "
             "given only the tokens before it (the causal mask hides the rest), and the training loss is their mean "
             "over many texts. This model writes letters; “▁” is a space.",
-            "Where does the model lose most: at the first letter of a word, or at the letters inside it?",
+            "On average, where does the model lose more: at the first letter of a word, or at the letters inside "
+            "it? (The caption gives the means.)",
             Choice(("At the first letter of a word", "At the letters inside a word", "The same everywhere"), 0),
-            "At the first letter: after a space many words can start, while inside a word the first letters leave "
-            "few ways to go on. An encoder-only model such as BERT cannot be trained this way, since each position "
-            "sees the next token: it hides about 15 % of the tokens behind [MASK] and predicts them instead.",
+            "At the first letter, on average more than three times as much: after a space many words can start, while inside "
+            "a word the first letters leave few ways to go on. A single bar inside a word can still be the tallest, "
+            "where a word goes on in an unexpected way. An encoder-only model such as BERT cannot be trained this way, since each position "
+            "sees the next token: it chooses about 15 % of the tokens, puts 80 % of those (about 12 % of all) "
+            "behind [MASK], and predicts the chosen ones instead.",
         ),
         View(
             "generate",

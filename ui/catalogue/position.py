@@ -94,8 +94,9 @@ OFFSET = Lesson(
             ),
             "One linear map expresses 'k tokens later' at every position, which is why the paper hoped a model "
             "could easily learn to attend by relative position. In a model the encoding is added to the token vectors "
-            "before the projections, so the scores are not a function of the offset alone (rotary encoding makes them "
-            "one), and bounded sinusoids do not make a model extrapolate to longer inputs (Press et al., 2021).",
+            "before the projections, so the scores are not a function of the offset alone (rotary encoding makes "
+            "their dependence on position a function of the offset alone; they still depend on the tokens), and "
+            "bounded sinusoids do not make a model extrapolate to longer inputs (Press et al., 2021).",
         ),
         View(
             "positional_encoding",
