@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from analysis.timing_verdict import steady_side
 from transformer import MultiHeadAttention
 
 LENGTHS = (256, 512, 1024, 2048)
@@ -68,6 +69,23 @@ class CostMeasurement:
     recurrence: np.ndarray
     d_model: int
     repeats: int
+    attention_rounds: np.ndarray | None = None  # [repeats, L]: each round's time, the best of which is ``attention``
+    recurrence_rounds: np.ndarray | None = None  # [repeats, L], the same for the recurrence
+
+    def exponent_range(self, layer: str) -> tuple[float, float]:
+        """The lowest and highest exponent p fitted to one round's times of ``layer`` ("attention" or
+        "recurrence"): how far a single measurement's slope moves."""
+        rounds = getattr(self, f"{layer}_rounds")
+        fits = [fit_power_law(self.lengths, times).exponent for times in rounds]
+        return min(fits), max(fits)
+
+    def attention_dearer(self) -> list[bool | None]:
+        """At each length: True where attention took longer than the recurrence in every round (5 % clear),
+        False where it took less in every round, None where the rounds do not agree (``steady_side``)."""
+        ratios = self.attention_rounds / self.recurrence_rounds  # [repeats, L], both timed in the same round
+        return [
+            None if (side := steady_side(ratios[:, i], 1.0)) is None else not side for i in range(len(self.lengths))
+        ]
 
     @property
     def attention_fit(self) -> PowerLaw:
@@ -83,23 +101,24 @@ class CostMeasurement:
         return self.lengths.astype(np.int64) ** 2
 
 
-def _best_times(
+def _round_times(
     layers: dict[str, Callable[[torch.Tensor], object]],
     inputs: dict[int, torch.Tensor],
     repeats: int,
     clock: Callable[[], float],
 ) -> dict[str, np.ndarray]:
-    """The best of ``repeats`` rounds for each layer at each length; one untimed call each first."""
+    """Each layer's time at each length in each of ``repeats`` rounds ``[repeats, L]``, the layers timed in turn
+    at each length; one untimed round first."""
     lengths = list(inputs)
-    best = {name: np.full(len(lengths), np.inf) for name in layers}
+    rounds = {name: np.zeros((repeats, len(lengths))) for name in layers}
     for round_ in range(repeats + 1):
         for i, n in enumerate(lengths):
             for name, layer in layers.items():
                 start = clock()
                 layer(inputs[n])
                 if round_:  # round 0 warms up: allocations, first-call dispatch
-                    best[name][i] = min(best[name][i], clock() - start)
-    return best
+                    rounds[name][round_ - 1, i] = clock() - start
+    return rounds
 
 
 def measure_cost(
@@ -125,9 +144,15 @@ def measure_cost(
     torch.set_num_threads(1)  # all the work on the calling thread, whose CPU time is the clock
     try:
         with torch.inference_mode():
-            best = _best_times(layers, inputs, max(1, int(repeats)), clock)
+            rounds = _round_times(layers, inputs, max(1, int(repeats)), clock)
     finally:
         torch.set_num_threads(threads)
     return CostMeasurement(
-        np.asarray(list(inputs), dtype=np.int64), best["attention"], best["recurrence"], d_model, max(1, int(repeats))
+        np.asarray(list(inputs), dtype=np.int64),
+        rounds["attention"].min(axis=0),
+        rounds["recurrence"].min(axis=0),
+        d_model,
+        max(1, int(repeats)),
+        rounds["attention"],
+        rounds["recurrence"],
     )

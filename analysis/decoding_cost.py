@@ -81,14 +81,15 @@ def next_token_seconds(
 @dataclass(frozen=True)
 class Variant:
     """One way to share keys and values: its label, config, cache bytes at the final length, milliseconds
-    per generated token (with the cache: the best of a few medians, ``measure_variants``) and the model's
-    parameters (weights and biases)."""
+    per generated token (with the cache: the best of a few medians, ``measure_variants``), the model's
+    parameters (weights and biases) and each round's median."""
 
     label: str
     config: TransformerConfig
     cache_bytes: int
     ms_per_token: float
     parameters: int
+    ms_rounds: tuple[float, ...] = ()  # each round's median, the variants timed in turn within a round
 
 
 def variants(config: TransformerConfig, window: int) -> dict[str, TransformerConfig]:
@@ -112,18 +113,19 @@ def measure_variants(
     measurement does not make that variant look slow."""
     configs = variants(config, window)
     models = {label: build_model(variant, seed=seed, kind="decoder-only") for label, variant in configs.items()}
-    best = dict.fromkeys(models, float("inf"))
-    for _ in range(rounds):
+    medians: dict[str, list[float]] = {label: [] for label in models}
+    for _ in range(max(1, rounds)):
         for label, model in models.items():
             times = step_times(model, prompt, steps, use_cache=True)
-            best[label] = min(best[label], float(np.median(times[1:] if steps > 1 else times)) * 1000)
+            medians[label].append(float(np.median(times[1:] if steps > 1 else times)) * 1000)
     return [
         Variant(
             label,
             configs[label],
             int(cache_bytes(configs[label], len(prompt) + steps - 1)),
-            best[label],
+            min(medians[label]),
             sum(p.numel() for p in model.parameters()),
+            tuple(medians[label]),
         )
         for label, model in models.items()
     ]

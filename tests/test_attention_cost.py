@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from analysis.attention_cost import fit_power_law, measure_cost, sequential_steps
+from analysis.attention_cost import CostMeasurement, fit_power_law, measure_cost, sequential_steps
 
 
 @pytest.mark.parametrize(("exponent", "coefficient"), [(2.0, 3e-9), (1.0, 4e-6), (1.5, 1e-7), (2.7, 1e-10)])
@@ -80,3 +80,15 @@ def test_each_length_keeps_its_best_round():
     cost = measure_cost(lengths=(64, 128), repeats=3, clock=clock)
     np.testing.assert_allclose(cost.attention, 1.0)
     np.testing.assert_allclose(cost.recurrence, 1.0)
+
+
+def test_rounds_are_kept_and_a_length_is_called_only_where_every_round_agrees():
+    """Rounds made by hand: at n = 64 attention is faster in every round, at 128 slower in every round, at 256 the
+    rounds disagree; the exponents of single rounds bracket each round's own slope."""
+    lengths = np.array([64, 128, 256])
+    attention = np.array([[1.0, 4.0, 9.0], [1.0, 4.4, 12.0]])
+    recurrence = np.array([[2.0, 3.0, 10.0], [2.2, 3.2, 10.0]])
+    cost = CostMeasurement(lengths, attention.min(0), recurrence.min(0), 64, 2, attention, recurrence)
+    assert cost.attention_dearer() == [False, True, None]
+    slopes = [np.polyfit(np.log(lengths), np.log(row), 1)[0] for row in attention]
+    np.testing.assert_allclose(cost.exponent_range("attention"), (min(slopes), max(slopes)))

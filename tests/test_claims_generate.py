@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
@@ -73,8 +74,14 @@ def test_what_sharing_keys_and_values_and_a_window_save_is_read_from_the_table()
         f"{full['cache (bytes)']:,})" in note
     )
     assert "at the least" not in note
-    ratio = others["ms per token"] / full["ms per token"]  # rounded to 0.01 ms: only clear cases are checked
-    if (ratio < 0.78).any():
-        assert "took under 0.8 of its time per token" in note
-    elif (ratio > 0.82).all():
-        assert "none took under 0.8 of its time per token" in note and "here they save memory, not time" in note
+    rounds = np.array([[float(ms) for ms in row.split(" · ")] for row in table["each round (ms)"]])
+    np.testing.assert_allclose(rounds.min(axis=1), table["ms per token"], atol=0.006)  # the best round is shown
+    ratios = rounds[1:] / rounds[0]  # each variant over multi-head, round by round (3 decimals: clear cases only)
+    if (ratios <= 0.75).all(axis=1).all():
+        assert f"took under 0.8 of its time per token in each of {rounds.shape[1]} rounds" in note
+    elif (ratios >= 0.85).all():
+        assert "none took under 0.8 of its time per token (" in note
+        assert f"in any of {rounds.shape[1]} rounds: here they save memory, not time" in note
+    mixed = [(r <= 0.76).any() and (r >= 0.84).any() for r in ratios]  # rounds on both sides of 0.8: no verdict
+    if any(mixed):
+        assert "the rounds do not agree whether they take under 0.8" in note and "took under 0.8" not in note

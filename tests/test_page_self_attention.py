@@ -207,6 +207,31 @@ def test_why_attention_draws_the_steps_and_a_fit_through_the_measured_times_and_
     assert chart_by_title(at, "Connecting n tokens")
 
 
+def test_why_attention_states_which_layer_is_dearer_only_where_every_round_agrees():
+    """The table's exponents and the caption's verdict, recomputed from the rounds the page measured (the page's
+    own cached measurement): a length counts for a layer only when every round puts it 5 % clear of the other."""
+    from pages.self_attention.why_attention import measured
+
+    at = section("Why attention")
+    cost = measured()
+    table = at.dataframe[0].value
+    for row, layer in enumerate(("attention", "recurrence")):
+        slopes = [np.polyfit(np.log(cost.lengths), np.log(times), 1)[0] for times in getattr(cost, f"{layer}_rounds")]
+        assert f"(rounds: {min(slopes):.2f} to {max(slopes):.2f})" in table["fitted exponent p here"][row]
+    ratios = cost.attention_rounds / cost.recurrence_rounds
+    dearer = (ratios >= 1.05).all(axis=0)
+    cheaper = (ratios <= 0.95).all(axis=0)
+    caption = next(c.value for c in at.caption if c.value.startswith("The first three columns"))
+    names = [f"{int(n):,}" for n in cost.lengths]
+    if not (dearer | cheaper).all():
+        unclear = ", ".join(n for n, d, c in zip(names, dearer, cheaper) if not d and not c)
+        assert f"the rounds do not agree which layer is faster at n = {unclear}, so no length is named" in caption
+    elif not dearer.any():
+        assert "in every round and at every length, attention's n² scores still cost less" in caption
+    else:
+        assert "in every round" in caption and names[int(dearer.argmax())] in caption
+
+
 def test_the_caption_names_the_positional_encoding_behind_the_settings_button():
     """The random model's settings are behind a button (the causal switch stays beside it); the caption names
     the model's positional encoding, at the default and after it moves."""

@@ -73,19 +73,40 @@ def why_attention_section(_view=None) -> None:
                 "work per layer": ["O(n² · d)", "O(n · d²)"],
                 "steps one after another": ["O(1)", "O(n)"],
                 "longest path between two tokens": ["O(1)", "O(n)"],
-                "fitted exponent p here": [f"{attention_fit.exponent:.2f}", f"{recurrence_fit.exponent:.2f}"],
+                "fitted exponent p here": [
+                    exponent_cell(attention_fit.exponent, cost.exponent_range("attention")),
+                    exponent_cell(recurrence_fit.exponent, cost.exponent_range("recurrence")),
+                ],
             }
         ),
         hide_index=True,
         width="stretch",
     )
-    slower = cost.lengths[cost.attention > cost.recurrence]
-    where = (
-        f"from n = {int(slower[0]):,} on, attention's n² scores cost more than the recurrence's n steps"
-        if len(slower)
-        else "at every length measured, attention's n² scores still cost less than the recurrence's n steps"
-    )
     st.caption(
-        f"The first three columns are the paper's Table 1 (Vaswani et al., 2017). Here, {where}; as n "
+        f"The first three columns are the paper's Table 1 (Vaswani et al., 2017); the fourth is the slope "
+        f"through the best times, with the slopes of single rounds in brackets. Here, {crossing(cost)}; as n "
         "grows the n² term wins, which is why long contexts call for cheaper kinds of attention."
     )
+
+
+def exponent_cell(best: float, rounds: tuple[float, float]) -> str:
+    low, high = rounds
+    return f"{best:.2f} (rounds: {low:.2f} to {high:.2f})"
+
+
+def crossing(cost: CostMeasurement) -> str:
+    """Where attention costs more than the recurrence, stated only at lengths where every round agrees."""
+    dearer, lengths = cost.attention_dearer(), [f"{int(n):,}" for n in cost.lengths]
+    unclear = [n for n, side in zip(lengths, dearer) if side is None]
+    if unclear:
+        return (
+            f"the rounds do not agree which layer is faster at n = {', '.join(unclear)}, so no length is named "
+            "where attention's n² scores start to cost more than the recurrence's n steps"
+        )
+    if not any(dearer):
+        return "in every round and at every length, attention's n² scores still cost less than the recurrence's n steps"
+    first = dearer.index(True)
+    if all(dearer[first:]):
+        return f"in every round, from n = {lengths[first]} on, attention's n² scores cost more than the recurrence's n steps"
+    more = [n for n, side in zip(lengths, dearer) if side]
+    return f"in every round, attention's n² scores cost more than the recurrence's n steps at n = {', '.join(more)}"

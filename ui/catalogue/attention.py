@@ -27,9 +27,10 @@ WHY_ATTENTION = Lesson(
             {"section": "Why attention"},
             "The price: n² scores",
             "Right: the measured CPU time of one layer on this server, on log-log axes, where a power law t ∝ n^p is a "
-            "straight line of slope p; the table reads both slopes. The recurrence's is near 1. The attention layer's is "
-            "steeper, and it nears 2 only as n grows: at d_model = 64 the projections' n · d² part still weighs at "
-            "these lengths, and at short lengths attention can even be the faster of the two.",
+            "straight line of slope p; the table reads both slopes, and how far single rounds move them. On a quiet "
+            "machine the recurrence's is near 1 and the attention layer's steeper, nearing 2 only as n grows: at "
+            "d_model = 64 the projections' n · d² part still weighs at these lengths, and at short lengths attention "
+            "can even be the faster of the two.",
             "Doubling the sequence length multiplies the number of scores a head computes by how much?",
             Number(4),
             "4: (2n)² = 4n², since each of the 2n queries scores each of the 2n keys. The measured time follows, not "
