@@ -19,7 +19,7 @@ def route() -> None:
     from ui.page_url import keep_page_keys, remember_url
     from ui.presentation import sidebar_at_start
     from ui.sharing import share_view
-    from ui.lessons import arrive, lesson_bar
+    from ui.lessons import arrive, lesson_bar, record_step_view
     from ui.pages_index import PAGES
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
     from ui.rooms.teaching import bars_write, class_button, page_begins, start_drawing
@@ -51,6 +51,7 @@ def route() -> None:
         with bars_write():
             share_view(share, current.url_path)
         remember_url(current.url_path)
+        record_step_view()  # a lesson step's view as it opened, for the bar of later runs
         after_page(current.url_path)
 
 

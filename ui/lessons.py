@@ -19,6 +19,10 @@ from .quiz import question
 
 LESSON, STEP = "lesson", "step"
 SHOWN = "lesson_step_shown"  # session state: the lesson step this session last opened
+STEP_VIEW = "lesson_step_view"  # session state: (step, the URL state of its controls as the step opened them)
+BACK_TO_STEP = "lesson_step_back_asked"  # session state: "Back to this step's view" was pressed
+SHOWN_AGAIN = "lesson_step_shown_again"  # session state: this run opens the step's link again
+NOT_THE_VIEW = ("present",)  # URL keys that change how a view is shown, not what it shows
 TOPIC = "topic"  # the Lessons page's choice of lesson (by its title)
 
 
@@ -78,7 +82,39 @@ def arrive(page_path: str) -> None:
     here = None if place is None else f"{place.lesson.id}/{place.step}"
     if here is not None and st.session_state.get(SHOWN) != here:
         forget_controls(page_path)
+        st.session_state.pop(STEP_VIEW, None)
     st.session_state[SHOWN] = here
+
+
+def _controls_state() -> dict[str, list[str]]:
+    """The URL state the page's controls stand for now (their values, not the address), presentation mode aside."""
+    from .streamlit_internals import url_state_of_bound_controls
+
+    return {key: value for key, value in url_state_of_bound_controls().items() if key not in NOT_THE_VIEW}
+
+
+def record_step_view() -> None:
+    """Call after the page has run: on the run that opened a lesson step, remember the URL state its controls
+    then stood for, the step's own view (``view_moved`` compares later runs with it)."""
+    here = st.session_state.get(SHOWN)
+    if here is not None and st.session_state.get(STEP_VIEW, (None,))[0] != here:
+        st.session_state[STEP_VIEW] = (here, _controls_state())
+
+
+def _back_to_step(page_path: str) -> None:
+    """on_click of "Back to this step's view": the page's controls forget their values; the next run opens the
+    step's link again (``lesson_bar``)."""
+    forget_controls(page_path)
+    st.session_state[BACK_TO_STEP] = True
+
+
+def view_moved() -> bool:
+    """True when a control of the lesson step's page has moved since the step opened (the view on the screen is
+    no longer the step's, so what the step says to notice may not hold)."""
+    if st.session_state.pop(SHOWN_AGAIN, False):  # the step's link opened again: its controls take its values
+        return False
+    here, opened = st.session_state.get(STEP_VIEW, (None, None))
+    return here is not None and here == st.session_state.get(SHOWN) and _controls_state() != opened
 
 
 def lesson_bar(page_paths: dict[str, str]) -> None:
@@ -88,6 +124,12 @@ def lesson_bar(page_paths: dict[str, str]) -> None:
     if place is None:
         return
     lesson, step, view = place.lesson, place.step, place.view
+    if st.session_state.pop(BACK_TO_STEP, False):  # "Back to this step's view": the step's link, opened again
+        from .streamlit_internals import release_url_bindings
+
+        release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
+        st.session_state[SHOWN_AGAIN] = True
+        st.switch_page(page_paths[view.page], query_params=view_query(lesson, step))
     # A link to the page already open runs it with the new settings but leaves the address bar as it
     # was; writing a parameter sends the whole URL state back to the browser.
     st.query_params[STEP] = str(step + 1)
@@ -114,5 +156,15 @@ def lesson_bar(page_paths: dict[str, str]) -> None:
             forward.page_link(
                 page_paths["lessons"], label="All lessons", icon=":material/school:", query_params={TOPIC: lesson.title}
             )
-        st.markdown(f"**Notice:** {view.notice}")
+        if view_moved():
+            st.markdown(f"**Notice, at this step's settings** (a control has moved since): {view.notice}")
+            st.button(
+                "Back to this step's view",
+                icon=":material/undo:",
+                key="lesson_step_back",
+                on_click=_back_to_step,
+                args=(view.page,),
+            )
+        else:
+            st.markdown(f"**Notice:** {view.notice}")
         question(lesson.id, step, view)
