@@ -192,17 +192,31 @@ function drawn(plot) {
   plot.on("plotly_afterplot", () => hatchMasked(plot));
 }
 
+function emptied(plot) {
+  // The plot as a new one: Plotly's state and its event handlers gone (the hatching's is added again once drawn).
+  if (window.Plotly) window.Plotly.purge(plot);
+  plot.labHatching = false;
+}
+
 function draw(plot, spec) {
   const failed = () => {
     plot.labSpec = null; // drawn again, as a new plot, on the next run
-    if (window.Plotly) window.Plotly.purge(plot);
+    emptied(plot);
     plot.textContent = FAILED;
   };
   loadPlotly()
     .then((Plotly) => {
       if (plot.textContent === FAILED) plot.textContent = "";
       const figure = fitted(plot, spec);
-      return Plotly.react(plot, figure.data, layoutForScreen(figure.layout || {}, plot), { ...CONFIG, ...figure.config });
+      const react = () => Plotly.react(plot, figure.data, layoutForScreen(figure.layout || {}, plot),
+        { ...CONFIG, ...figure.config });
+      // A figure with another grid of subplots than the one drawn (a phone's layout of the same chart, say) is
+      // one Plotly may fail to update in place: it is then drawn as a new plot.
+      return Promise.resolve().then(react).catch((error) => {
+        console.warn("drawn again as a new plot:", error);
+        emptied(plot);
+        return react();
+      });
     })
     .then(() => {
       plot.labWidth = Math.round(plot.getBoundingClientRect().width);
@@ -250,7 +264,7 @@ export default function (component) {
     if (CHARTS.get(plot.labName) === plot) CHARTS.delete(plot.labName);
     plot.labObserver.disconnect();
     clearTimeout(plot.labRefit);
-    if (window.Plotly) window.Plotly.purge(plot);
+    emptied(plot);
     plot.remove();
   };
 }

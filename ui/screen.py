@@ -87,6 +87,7 @@ body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
   .st-key-lesson_steps [data-testid="stHorizontalBlock"] { flex-direction: column-reverse; }
+  .st-key-lesson_steps [data-testid="stColumn"] { width: 100%; min-width: 100%; }
 }
 """
 

@@ -134,7 +134,8 @@ def open_section(pair: SentencePair, sections: tuple[str, ...]) -> None:
     # a small screen or a projector: the output's figure first, then the shifted target
     with parts_in_order("output", figure_on_top() and draws == (teacher_forcing_section, output_section)):
         for draw in draws:
-            draw(pair)
+            with st.container():  # each part in one block: the order of the parts changes, not of their elements
+                draw(pair)
 
 
 model_view()

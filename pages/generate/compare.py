@@ -9,6 +9,7 @@ import torch
 from pages.generate.sections import Sampling, explain_space_mark, joined, run_strategy
 from pages.generate.setup import STOPS, Writer
 from ui.charts import chart
+from ui.screen import FigureAboveControls
 from viz.generation import beam_tree
 
 
@@ -27,6 +28,7 @@ def _papers_beam_settings() -> None:
 
 
 def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampling) -> None:
+    tree_place = FigureAboveControls()  # a phone or a projector: the beam's tree first, its controls under it
     row = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
     beams = row[0].slider(
         "beams",
@@ -85,16 +87,17 @@ def render_compare(writer: Writer, ids, budget: int, seed: int, settings: Sampli
             chosen.add(node)
             node = beam.beams[node].parent
         nodes = beam.beams
-        chart(
-            beam_tree(
-                [n.step for n in nodes],
-                [n.parent for n in nodes],
-                writer.names([n.token for n in nodes]),
-                [n.score for n in nodes],
-                chosen,
-                f"The beam search's tree: {beams} beam(s), the chosen text orange",
+        with tree_place.place():
+            chart(
+                beam_tree(
+                    [n.step for n in nodes],
+                    [n.parent for n in nodes],
+                    writer.names([n.token for n in nodes]),
+                    [n.score for n in nodes],
+                    chosen,
+                    f"The beam search's tree: {beams} beam(s), the chosen text orange",
+                )
             )
-        )
         explain_space_mark(writer.names([n.token for n in nodes]))
         st.caption(length_penalty_note(nodes, float(alpha), form, beams))
 

@@ -171,9 +171,6 @@ TOOLBARS_OVER = """() => {
 }"""
 # The row of a page's sections (a segmented control).
 SECTIONS = ".st-key-section [data-testid=stButtonGroup] button"
-# Sections whose first results are not a figure: Generate's Compare shows the three texts written first, and the
-# beam search's tree under them.
-RESULTS_FIRST = {("generate", "Compare")}
 
 
 @pytest.fixture(scope="module", params=list(SCREENS))
@@ -206,10 +203,10 @@ def go_to(page, url_path: str) -> None:
     wait_settled(page)
 
 
-def assert_reads_well(page, screen: str, figure_first: bool = True) -> None:
+def assert_reads_well(page, screen: str) -> None:
     """The page as shown reads on ``screen``: no exception, no sideways scroll, every figure's texts apart, inside
     it, clear of its toolbar and (tick labels) off its plots, a legend next to its plot, no table's toolbar over
-    another element, the first figure on the first screen (with ``figure_first``), formulas in their boxes."""
+    another element, the first figure on the first screen, formulas in their boxes."""
     width, height = SCREENS[screen]
     assert_no_exception(page)
     sideways = page.evaluate(SIDEWAYS)
@@ -224,7 +221,7 @@ def assert_reads_well(page, screen: str, figure_first: bool = True) -> None:
     )
     assert page.evaluate(TOOLBARS_OVER) == [], "a table's toolbar over another element"
     top = page.evaluate(FIRST_CHART_TOP)
-    if top is not None and figure_first:  # Home and Lessons draw no chart
+    if top is not None:  # Home and Lessons draw no chart
         assert top < height - 60, f"the first figure starts at {top:.0f} px, below the first screen"
     for formula in page.evaluate(FORMULAS):
         assert formula["right"] <= width + 1, formula
@@ -257,7 +254,7 @@ def test_every_section_reads_on_a_phone_and_a_tablet(screen, info):
     for index, section in enumerate(sections[1:], start=1):
         open_section_at(page, index)
         try:
-            assert_reads_well(page, name, figure_first=(info.url_path, section) not in RESULTS_FIRST)
+            assert_reads_well(page, name)
         except AssertionError as error:
             raise AssertionError(f"{info.url_path}, section {section!r}: {error}") from error
     if len(sections) > 1:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
-from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, RESULTS_FIRST, SECTIONS
+from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
 from ui.pages_index import PAGES
 
 PROJECTOR = (1280, 720)
@@ -76,8 +76,7 @@ def test_every_section_shows_its_figure_on_a_projectors_first_screen(projector, 
         wait_idle(page, after=before)
         page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
         wait_settled(page)
-        if (info.url_path, section) not in RESULTS_FIRST:
-            assert_figure_on_the_first_screen(page, f"{info.url_path}, section {section!r}")
+        assert_figure_on_the_first_screen(page, f"{info.url_path}, section {section!r}")
     if len(sections) > 1:
         page.locator(SECTIONS).nth(0).click()
         wait_idle(page)
