@@ -16,6 +16,14 @@ DRAWN = """() => { const plots = [...document.querySelectorAll('div.lab-chart')]
   return plots.length > 0 && plots.every((plot) => plot._fullLayout && plot.querySelector('svg.main-svg')); }"""
 
 
+def open_on_phone(phone, url: str) -> None:
+    """Open ``url`` and wait until the page has run again in the phone's layout (the bar in the sidebar)."""
+    phone.goto(url)
+    wait_idle(phone)
+    phone.wait_for_function("() => document.querySelector('.st-key-present')?.closest('[data-testid=stSidebar]')")
+    wait_idle(phone)
+
+
 @pytest.mark.parametrize("view", VIEWS, ids=["encoder_decoder", "experiments"])
 def test_a_phone_draws_every_chart_after_a_desktop_drew_them_first(browser, server_url, view):
     desktop = new_page(browser, viewport={"width": 1280, "height": 800})
@@ -27,10 +35,7 @@ def test_a_phone_draws_every_chart_after_a_desktop_drew_them_first(browser, serv
         desktop.context.close()
     phone = new_page(browser, **PHONE)
     try:
-        phone.goto(f"{server_url}{view}")
-        wait_idle(phone)
-        phone.wait_for_function("() => document.querySelector('.st-key-present')?.closest('[data-testid=stSidebar]')")
-        wait_idle(phone)
+        open_on_phone(phone, f"{server_url}{view}")
         phone.wait_for_function(DRAWN, timeout=30_000)
         assert_no_exception(phone)
         assert phone.get_by_text("The chart could not be drawn").count() == 0
@@ -41,10 +46,7 @@ def test_a_phone_draws_every_chart_after_a_desktop_drew_them_first(browser, serv
 def test_a_control_changed_on_a_phone_writes_its_url_key(browser, server_url):
     phone = new_page(browser, **PHONE)
     try:
-        phone.goto(f"{server_url}/encoder_decoder?section=Attention&{RANDOM}")
-        wait_idle(phone)
-        phone.wait_for_function("() => document.querySelector('.st-key-present')?.closest('[data-testid=stSidebar]')")
-        wait_idle(phone)
+        open_on_phone(phone, f"{server_url}/encoder_decoder?section=Attention&{RANDOM}")
         phone.get_by_label("head", exact=True).click()
         phone.get_by_role("option", name="head 2", exact=True).click()
         phone.wait_for_function("() => new URLSearchParams(location.search).get('head') === 'head 2'", timeout=15_000)
