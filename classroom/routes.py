@@ -21,6 +21,7 @@ from .board import BOARD, MODES, Board
 WAIT_SECONDS = 20.0
 PATH = "/_class/{token}"
 TOKEN = re.compile(r"[0-9a-f]{32}")
+SEQUENCE = re.compile(r"[0-9]{1,12}")  # ASCII digits only: str.isdigit also takes "²", which int() refuses
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -31,7 +32,7 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
         token = request.path_params["token"]
         mode = request.query_params.get("mode", "plain")
         after = request.query_params.get("after", "0")
-        if not TOKEN.fullmatch(token) or mode not in MODES or not after.isdigit() or len(after) > 12:
+        if not TOKEN.fullmatch(token) or mode not in MODES or not SEQUENCE.fullmatch(after):
             return Response(status_code=400, headers=NO_STORE)
         board.bind_loop(asyncio.get_running_loop())
         if board.latest(token, mode) is None:  # no drawing of this class here (yet)

@@ -60,11 +60,21 @@ def test_a_waiting_request_is_answered_when_the_teacher_changes_something():
         f"/_class/{TOKEN}?after=-1",
         f"/_class/{TOKEN}?after=0&mode=other",
         f"/_class/{TOKEN}?after=1e9",
+        f"/_class/{TOKEN}?after=1234567890123",
     ],
 )
 def test_bad_requests_are_refused(path):
     with client(Board()) as http:
         assert http.get(path).status_code in (400, 404)
+
+
+@pytest.mark.parametrize("after", ["%C2%B2", "%D9%A3", "%EF%BC%91"])  # "²", an Arabic-Indic 3, a full-width 1
+def test_a_sequence_in_other_digits_than_ascii_is_a_bad_request_for_a_class_that_exists(after):
+    """str.isdigit takes these, int() does not: the route answers 400, not a server error."""
+    board = Board()
+    board.put(TOKEN, {"plain": b'{"version": 1}'}, 1, "L")
+    with client(board) as http:
+        assert http.get(f"/_class/{TOKEN}?after={after}&mode=plain").status_code == 400
 
 
 def test_an_unknown_class_is_not_found_at_once():
