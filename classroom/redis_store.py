@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import time
 
 from .store import (
@@ -14,12 +15,16 @@ from .store import (
     PRESENT_SECONDS,
     RoomStore,
     RoomsUnavailable,
-    RoomView,
+    RoomUnreadable,
     checked_drawings,
     checked_view,
+    read_view,
     secret_digest,
     view_token,
 )
+
+_LOG = logging.getLogger(__name__)
+_UNREADABLE_LOGGED: set[str] = set()  # the classes logged as unreadable, once each
 
 
 class RedisRooms(RoomStore):
@@ -94,10 +99,13 @@ class RedisRooms(RoomStore):
         fields = self._call(lambda r: r.hgetall(self._key(code)))
         if not fields or "view" not in fields:
             return None
-        view = json.loads(fields["view"])
-        return RoomView(
-            view["page"], view["query"], int(fields["version"]), frozenset(json.loads(fields.get("revealed", "[]")))
-        )
+        try:
+            return read_view(fields["view"], fields.get("version"), fields.get("revealed", "[]"))
+        except (ValueError, TypeError) as error:
+            if code not in _UNREADABLE_LOGGED:
+                _UNREADABLE_LOGGED.add(code)
+                _LOG.warning("class %s: its stored fields cannot be read (%s); it is left out", code, error)
+            raise RoomUnreadable(f"class {code}'s stored state cannot be read") from error
 
     def ended(self, code):
         return bool(self._call(lambda r: r.exists(self._key(code, ":ended"))))

@@ -48,6 +48,11 @@ class RoomsUnavailable(RuntimeError):
     """The store that holds the classes cannot be reached (Redis down): each page works on its own."""
 
 
+class RoomUnreadable(RoomsUnavailable):
+    """One class's stored fields cannot be read (written by another version of the app, or by hand): that class
+    is unavailable, as if its store could not be reached, and every other class goes on."""
+
+
 def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
@@ -94,6 +99,24 @@ class _MemoryRoom:
     explorers: dict[str, float] = field(default_factory=dict)
     drawing: tuple[int, dict[str, str]] | None = None
     answers: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def read_view(text: str, version, revealed: str) -> RoomView:
+    """A room's view from its stored fields: the view's JSON (a page name and its URL state, key -> list of
+    values), the version (ASCII digits) and the revealed questions (a JSON list of names). ValueError when any
+    is of another type or shape."""
+    view = json.loads(text)
+    shown = json.loads(revealed)
+    if not isinstance(view, dict) or not isinstance(view.get("page"), str) or not isinstance(view.get("query"), dict):
+        raise ValueError("a view is a JSON object with a page name and its URL state")
+    query = view["query"]
+    if not all(isinstance(values, list) and all(isinstance(v, str) for v in values) for values in query.values()):
+        raise ValueError("a view's URL state maps each key to a list of texts")
+    if not isinstance(shown, list) or not all(isinstance(name, str) for name in shown):
+        raise ValueError("the revealed questions are a JSON list of names")
+    if not str(version).isascii() or not str(version).isdigit():
+        raise ValueError(f"a room's version is a count, not {str(version)[:20]!r}")
+    return RoomView(view["page"], query, int(version), frozenset(shown))
 
 
 def checked_view(page: str, query: dict[str, list[str]]) -> str:

@@ -18,6 +18,7 @@ ended, or that its store cannot be reached.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from typing import Callable
 from .board import Board
 
 from .store import RoomStore, RoomsUnavailable, RoomView
+
+_LOG = logging.getLogger(__name__)
 
 WATCH_SECONDS = 0.1
 HEARTBEAT_SECONDS = 2.0  # below store.PRESENT_SECONDS: a student stays counted between two marks
@@ -91,6 +94,7 @@ class RoomWatcher:
         self._lock = threading.Lock()
         self._last_heartbeat = float("-inf")
         self._looked: dict[str, RoomState] = {}  # each room's state at the last look
+        self._failed: set[str] = set()  # the rooms whose failure is logged (once each)
         self._thread: threading.Thread | None = None
 
     def listen(self, session_id: str, code: str, token: str, student: str, following: bool) -> None:
@@ -118,6 +122,7 @@ class RoomWatcher:
             try:
                 self.watch_once()
             except Exception:
+                _LOG.exception("the class watcher's pass failed; it goes on")
                 time.sleep(WATCH_SECONDS)
 
     def watch_once(self) -> None:
@@ -133,15 +138,23 @@ class RoomWatcher:
                 rooms.setdefault(student.code, []).append((session_id, student))
         looked = {}
         for code, students in rooms.items():
-            state, token = room_state(self._store, code, now), students[0][1].token
-            looked[code] = state
-            if state.kind == "view" and self._board.drawn(token)[0] < state.version:
-                self._fetch_drawing(code, token)
-            if state != self._looked.get(code):
-                self._board.set_status(token, json.dumps(state.status()).encode())
-            if heartbeat:
-                self._mark_present(code, students)
+            try:  # each room on its own: one that fails is logged, and the others go on
+                looked[code] = self._watch_room(code, students, now, heartbeat)
+            except Exception:
+                if code not in self._failed:
+                    self._failed.add(code)
+                    _LOG.exception("class %s could not be watched; the other classes go on", code)
         self._looked = looked
+
+    def _watch_room(self, code: str, students: list[tuple[str, _Student]], now: float, heartbeat: bool) -> RoomState:
+        state, token = room_state(self._store, code, now), students[0][1].token
+        if state.kind == "view" and self._board.drawn(token)[0] < state.version:
+            self._fetch_drawing(code, token)
+        if state != self._looked.get(code):
+            self._board.set_status(token, json.dumps(state.status()).encode())
+        if heartbeat:
+            self._mark_present(code, students)
+        return state
 
     def _fetch_drawing(self, code: str, token: str) -> None:
         """Put the store's drawing of the room on the board (a teacher on another server made it)."""

@@ -48,7 +48,7 @@ from .membership import (
 )
 from .place import ClassPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
-from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomView, normal_code
+from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomUnreadable, RoomView, normal_code
 from .teaching import send_view, teacher_live
 from classroom.watcher import read_room
 
@@ -109,6 +109,14 @@ def join_from_link() -> None:
         store = room_store()
         view = store.view(code)
         teacher = secret is not None and view is not None and store.is_teacher(code, secret)
+    except RoomUnreadable:
+        st.query_params.pop(ROOM, None)
+        _notice(
+            "warning",
+            f"Class {code}'s stored state cannot be read (another version of the app may have written it), so "
+            "it could not be joined. You are on the app on your own; the teacher can start a new class.",
+        )
+        return
     except RoomsUnavailable:
         st.query_params.pop(ROOM, None)
         _notice(
