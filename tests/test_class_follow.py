@@ -198,3 +198,26 @@ def test_a_change_that_changes_what_the_page_writes_changes_the_drawings_text_no
     assert before.split("|")[0] == after.split("|")[0]  # the same charts: the figures are taken in place
     assert before.split("|")[1] != after.split("|")[1]  # other sentences: the student's page runs again
     assert any("grey cells are masked" in md.value for md in teacher.markdown)
+
+
+def test_a_view_too_large_for_the_class_is_said_once_on_the_teachers_page_and_the_class_keeps_the_last():
+    """A long pasted training text makes the view larger than a room carries: no exception on the teacher's
+    page (its live part runs every half second), one notice there, and the students keep the last view."""
+    from classroom.store import MAX_VIEW_BYTES
+
+    teacher = session(page="self_attention")
+    code, _ = teach(teacher)
+    teacher.button_group(key="section").set_value("Tokens").run()
+    before = room_store().view(code)
+    teacher.text_area(key="bpe_text").set_value("the cat sat on the mat. " * (MAX_VIEW_BYTES // 20)).run()
+    assert_no_exception(teacher)
+    for _ in range(3):  # the live part's runs
+        teacher.run()
+        assert_no_exception(teacher)
+    notices = [w.value for w in teacher.warning if "too large to share with the class" in w.value]
+    assert len(notices) == 1 and f"larger than the {MAX_VIEW_BYTES} a room carries" in notices[0]
+    assert room_store().view(code).version == before.version  # the students keep the last view
+    teacher.text_area(key="bpe_text").set_value("a short text about attention and tokens").run()
+    assert_no_exception(teacher)
+    assert not [w for w in teacher.warning if "too large to share" in w.value]
+    assert room_store().view(code).version > before.version

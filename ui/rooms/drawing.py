@@ -111,8 +111,12 @@ def publish(
 ) -> int | None:
     """The teacher's view goes out: the room's view to ``store``, then this run's drawing to the store and to
     this server's board, with the copy of the page where ``with_copy`` (else none, and not whole: the students'
-    pages run). Returns the view's version (None: not the room's teacher)."""
-    version = store.publish(code, secret, page, query)
+    pages run). Returns the view's version (None: not the room's teacher, or a view too large to go out,
+    ``classroom.store.checked_view``)."""
+    try:
+        version = store.publish(code, secret, page, query)
+    except ValueError:  # a view larger than a room carries (a long pasted text): the teacher's page says so
+        return None
     sent = sent_charts()
     if version is None or sent is None:
         return version

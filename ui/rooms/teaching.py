@@ -18,7 +18,7 @@ from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
 from .place import ClassPlace, current_class, enter
 from .schema import ROOM, TEACH
-from classroom.store import RoomsUnavailable
+from classroom.store import RoomsUnavailable, checked_view
 
 TEACHER_SECONDS = 0.5
 
@@ -128,6 +128,14 @@ def _teacher_run(page_path: str) -> None:
         f"{'student follows' if followers == 1 else 'students follow'} this screen"
         + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else ".")
     )
+    try:
+        checked_view(page, query)
+    except ValueError as error:  # not sent (``publish``): said here, in place of a traceback every half second
+        st.warning(
+            f"This view is too large to share with the class ({error}): the students keep the last view that "
+            "went out. A shorter text in this page's settings fits.",
+            icon=":material/block:",
+        )
     asked = _question_place(query)
     if asked is None:
         return
