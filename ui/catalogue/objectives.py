@@ -24,8 +24,8 @@ OBJECTIVES = Lesson(
             "A decoder is trained to predict every next token of its training texts: each bar is −log p of one token, "
             "given only the tokens before it (the causal mask hides the rest), and the training loss is their mean "
             "over many texts. This model writes letters; “▁” is a space.",
-            "On average, where does the model lose more: at the first letter of a word, or at the letters inside "
-            "it? (The caption gives the means.)",
+            "On average (the caption gives the means), where does the model lose more: at the first letter of a "
+            "word, or at the letters inside it?",
             Choice(("At the first letter of a word", "At the letters inside a word", "The same everywhere"), 0),
             "At the first letter, on average more than three times as much: after a space many words can start, while inside "
             "a word the first letters leave few ways to go on. A single bar inside a word can still be the tallest, "
