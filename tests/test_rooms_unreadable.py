@@ -17,6 +17,7 @@ from classroom.store import RoomsUnavailable, RoomUnreadable, RoomView, read_vie
 from classroom.watcher import RoomWatcher
 from tests.apptest_helpers import APP, TIMEOUT
 from tests.test_rooms import PAGE, QUERY
+from ui.rooms.membership import room_store
 
 CORRUPTIONS = {
     "version not a number": {"version": "x"},
@@ -92,13 +93,22 @@ def test_the_watcher_goes_on_with_the_other_classes_and_logs_the_bad_one_once(ru
     assert len(logged) == 1 and "cannot be read" in logged[0].getMessage()
 
 
-def test_a_student_joining_a_class_that_cannot_be_read_gets_a_notice(running_redis, monkeypatch):
+@pytest.fixture
+def app_on_redis(running_redis, monkeypatch):
+    """The app's rooms on this redis-server: the server's store is made once per process, so it is made again
+    here and forgotten after, whatever an earlier test made."""
+    monkeypatch.setenv("ATTENTION_LAB_REDIS_URL", running_redis.url)
+    room_store.clear()
+    yield running_redis
+    room_store.clear()
+
+
+def test_a_student_joining_a_class_that_cannot_be_read_gets_a_notice(app_on_redis):
     from streamlit.testing.v1 import AppTest
 
-    rooms = RedisRooms(running_redis.url)
+    rooms = RedisRooms(app_on_redis.url)
     bad, _ = rooms.open(PAGE, QUERY)
-    corrupt(running_redis.url, bad, {"view": "{"})
-    monkeypatch.setenv("ATTENTION_LAB_REDIS_URL", running_redis.url)
+    corrupt(app_on_redis.url, bad, {"view": "{"})
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["room"] = bad
     at.run()
