@@ -59,7 +59,14 @@ if in_script_run():
     route()
 else:  # imported by the web server: the app, with the route of a class's drawn view
     from classroom.routes import class_routes
+    from ui.rooms.membership import room_store
     from ui.streamlit_internals import log_moved
 
     log_moved()
-    app = st.App(__file__, routes=class_routes())
+    app = st.App(
+        __file__,
+        routes=class_routes(
+            is_teacher=lambda code, secret: room_store().is_teacher(code, secret),
+            base_path=st.get_option("server.baseUrlPath"),
+        ),
+    )

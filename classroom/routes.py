@@ -5,24 +5,37 @@ in the ``X-Class-Sequence`` header) as soon as the board has one numbered past N
 next changes something, or with 204 after ``WAIT_SECONDS`` (the browser asks again). An unknown token is 404
 at once (the browser asks again a moment later). The token is the class's view token (``ui.rooms.membership``): 128 bits that only a server holding
 the class gives to the class's students, so the address reveals nothing a join link does not.
+
+``POST /_class/teacher`` with ``{"code": ..., "secret": ...}`` (JSON) keeps the teacher's secret in the teacher's
+browser, not in the address a projector shows: once the store confirms it, the answer sets the cookie
+``TEACHER_COOKIE`` (HttpOnly, SameSite=Strict, for the app's path, Secure over HTTPS), which a reload, a second
+tab or a reconnection after a server restart sends with the app's connection (``ui.rooms.follow``). A page of
+another site cannot send JSON here without the app's say (a cross-origin preflight), nor read the cookie.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from .board import BOARD, MODES, Board
+from .store import RoomsUnavailable, normal_code
 
 WAIT_SECONDS = 20.0
 PATH = "/_class/{token}"
 TOKEN = re.compile(r"[0-9a-f]{32}")
 SEQUENCE = re.compile(r"[0-9]{1,12}")  # ASCII digits only: str.isdigit also takes "²", which int() refuses
 NO_STORE = {"Cache-Control": "no-store"}
+TEACHER_PATH = "/_class/teacher"
+TEACHER_COOKIE = "attention_lab_teacher"  # "CODE.SECRET": the class this browser teaches, and its secret
+TEACHER_COOKIE_SECONDS = 12 * 3600  # longer than a day's teaching; a class ended or idle is refused anyway
+SECRET = re.compile(r"[A-Za-z0-9_-]{16,64}")  # classroom.store.new_secret: URL-safe base64
 
 
 def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS):
@@ -46,5 +59,60 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
     return class_view
 
 
-def class_routes(board: Board = BOARD) -> list[Route]:
-    return [Route(PATH, class_view_endpoint(board), methods=["GET"])]
+def teacher_cookie(code: str, secret: str) -> str:
+    return f"{code}.{secret}"
+
+
+def read_teacher_cookie(value: str | None) -> tuple[str, str] | None:
+    """(code, secret) from the cookie's value, or None when it holds no such pair."""
+    code, _, secret = (value or "").partition(".")
+    return (code, secret) if normal_code(code) == code and SECRET.fullmatch(secret) else None
+
+
+def keep_teacher_endpoint(is_teacher: Callable[[str, str], bool]):
+    """The route's handler that sets the teacher's cookie; ``is_teacher(code, secret)`` asks the class's store."""
+
+    async def keep_teacher(request: Request) -> Response:
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return Response(status_code=415, headers=NO_STORE)
+        body = await request.body()
+        try:
+            sent = json.loads(body) if len(body) <= 256 else None
+            pair = read_teacher_cookie(teacher_cookie(sent["code"], sent["secret"]))
+        except (ValueError, TypeError, KeyError):
+            pair = None
+        if pair is None:
+            return Response(status_code=400, headers=NO_STORE)
+        try:
+            confirmed = await asyncio.to_thread(is_teacher, *pair)
+        except RoomsUnavailable:
+            return Response(status_code=503, headers=NO_STORE)
+        if not confirmed:
+            return Response(status_code=403, headers=NO_STORE)
+        answer = Response(status_code=204, headers=NO_STORE)
+        secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto", "") == "https"
+        answer.set_cookie(
+            TEACHER_COOKIE,
+            teacher_cookie(*pair),
+            max_age=TEACHER_COOKIE_SECONDS,
+            path=request.url.path.removesuffix(TEACHER_PATH) or "/",
+            secure=secure,
+            httponly=True,
+            samesite="strict",
+        )
+        return answer
+
+    return keep_teacher
+
+
+def class_routes(
+    board: Board = BOARD, is_teacher: Callable[[str, str], bool] | None = None, base_path: str = ""
+) -> list[Route]:
+    """The class's routes under the app's URL path ``base_path`` (Streamlit's ``server.baseUrlPath``: the app's
+    own routes are mounted at the server's root): the drawn view, and with ``is_teacher`` (the store's check)
+    the teacher's cookie."""
+    prefix = "/" + base_path.strip("/") if base_path.strip("/") else ""
+    routes = [Route(prefix + PATH, class_view_endpoint(board), methods=["GET"])]
+    if is_teacher is not None:
+        routes.insert(0, Route(prefix + TEACHER_PATH, keep_teacher_endpoint(is_teacher), methods=["POST"]))
+    return routes

@@ -163,3 +163,12 @@ def test_the_board_remembers_the_layout_of_the_latest_views():
     for version in range(4, 60):
         board.put(TOKEN, {"plain": b"{}"}, version, "C")
     assert board.layout_at(TOKEN, 1) is None and board.layout_at(TOKEN, 59) == "C"
+
+
+def test_under_the_apps_url_path_the_route_answers_there():
+    """Streamlit mounts an app's own routes at the server's root, so they carry its ``server.baseUrlPath``."""
+    board = Board()
+    board.put(TOKEN, {"plain": b'{"version": 1}'}, 1, "L")
+    with TestClient(Starlette(routes=class_routes(board, base_path="/lab/"))) as http:
+        assert http.get(f"/lab/_class/{TOKEN}?after=0&mode=plain").status_code == 200
+        assert http.get(f"/_class/{TOKEN}?after=0&mode=plain").status_code == 404

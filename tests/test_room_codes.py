@@ -15,6 +15,7 @@ from ui.lesson_catalogue import LESSONS, Choice, Number, Shipped, View
 from ui.quiz import tally
 from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, PAGE_KEYS, view_problem
 from ui.rooms.membership import room_store
+from classroom.routes import teacher_cookie
 from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, new_code, normal_code
 
 
@@ -61,7 +62,15 @@ UNREACHABLE = (
     "The server that holds the classes cannot be reached just now, so the class could not be joined. "
     "The app works on its own; open the link again in a moment."
 )
-OTHER_TEACHER = "That teacher's link does not belong to this class: you follow it as a student."
+SECRET_IN_LINK = (
+    "A link no longer makes its holder the teacher (the teacher's own browser keeps that): "
+    "you follow this class as a student."
+)
+
+
+def browser_keeps(monkeypatch, code: str, secret: str) -> None:
+    """The session's browser sends the teacher's cookie of class ``code`` (AppTest sends no cookies)."""
+    monkeypatch.setattr("ui.rooms.membership.teacher_cookie", lambda: teacher_cookie(code, secret))
 
 
 def _joining():
@@ -143,7 +152,7 @@ def test_a_code_of_no_class_and_a_closed_class_is_no_class_now_named_as_read_alo
     assert told(at) == [NO_CLASS.format(closed)] and on_its_own(at)
 
 
-def test_the_sixth_attempt_of_a_minute_is_too_many_even_for_an_open_class():
+def test_the_sixth_attempt_of_a_minute_is_too_many_even_for_an_open_class(monkeypatch):
     """Five attempts a minute a session: a code of no class counts; a text that is no code is refused first."""
     at = None
     for _ in range(5):
@@ -153,9 +162,10 @@ def test_the_sixth_attempt_of_a_minute_is_too_many_even_for_an_open_class():
     at = link({"room": "ABCDEFG0"}, at)
     assert told(at) == [NOT_A_CODE.format("ABCDEFG0")]
     code, secret = room_store().open("multi_head", {})
-    at = link({"room": code, "teach": secret}, at)
+    browser_keeps(monkeypatch, code, secret)
+    at = link({"room": code}, at)
     assert told(at) == [TOO_MANY] and on_its_own(at)
-    place = link({"room": code, "teach": secret}).session_state["class_room"]
+    place = link({"room": code}).session_state["class_room"]
     assert (place.role, place.code, place.secret) == ("teacher", code, secret)
 
 
@@ -169,14 +179,32 @@ def test_a_store_that_cannot_be_reached_is_said_and_the_session_stays_on_its_own
     assert told(at) == [UNREACHABLE] and on_its_own(at)
 
 
-def test_a_teachers_link_of_another_class_joins_as_a_student():
-    code, _ = room_store().open("multi_head", {})
-    _, other_secret = room_store().open("multi_head", {})
-    at = link({"room": code, "teach": other_secret})
-    assert told(at) == [OTHER_TEACHER]
+def test_the_browser_that_keeps_a_classs_secret_is_its_teacher_and_the_address_never_holds_it(monkeypatch):
+    code, secret = room_store().open("multi_head", {})
+    browser_keeps(monkeypatch, code, secret)
+    at = link({"room": code})  # a reload, or a second tab: a new session of the same browser
+    place = at.session_state["class_room"]
+    assert told(at) == [] and (place.role, place.code, place.secret) == ("teacher", code, secret)
+    assert dict(at.query_params) == {"room": code}
+
+
+def test_a_secret_in_a_link_never_makes_a_teacher_even_the_right_one():
+    """An address seen on the projector before the secret left it (``&teach=``) joins as a student."""
+    code, secret = room_store().open("multi_head", {})
+    at = link({"room": code, "teach": secret})
+    assert told(at) == [SECRET_IN_LINK]
     place = at.session_state["class_room"]
     assert (place.role, place.code, place.following, place.secret) == ("student", code, True, None)
     assert at.query_params["room"] == code and "teach" not in at.query_params
+
+
+def test_a_browser_that_keeps_another_classs_secret_or_a_wrong_one_joins_as_a_student(monkeypatch):
+    code, _ = room_store().open("multi_head", {})
+    other, other_secret = room_store().open("multi_head", {})
+    for kept in ((other, other_secret), (code, other_secret)):
+        browser_keeps(monkeypatch, *kept)
+        at = link({"room": code})
+        assert told(at) == [] and at.session_state["class_room"].role == "student"
 
 
 # --- a teacher's view checked against its page's controls -------------------------------------------------

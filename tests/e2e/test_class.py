@@ -31,13 +31,15 @@ def query(page) -> dict[str, list[str]]:
 
 
 def open_class(page, url: str, path: str = "multi_head", chart: str = "Layer 1 · 4 heads") -> str:
-    """Open ``path`` and "Teach this class"; returns the class's code (from the teacher's URL)."""
+    """Open ``path`` and "Teach this class"; returns the class's code (from the teacher's URL, which holds no
+    secret: the teacher's browser keeps it as a cookie)."""
     page.goto(f"{url}/{path}")
     wait_idle(page)
     wait_for_chart(page, chart, timeout=30_000)
     page.get_by_role("button", name="Teach this class").click()
-    page.wait_for_function("() => new URLSearchParams(location.search).has('teach')", timeout=CHECK_TIMEOUT_MS)
+    page.wait_for_function("() => new URLSearchParams(location.search).has('room')", timeout=CHECK_TIMEOUT_MS)
     page.get_by_text("Teaching class").first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    assert "teach" not in query(page)
     return query(page)["room"][0]
 
 
@@ -129,10 +131,9 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
     teacher, student = new_page(browser), new_page(browser)
     try:
         code = open_class(teacher, server_url)
-        secret = query(teacher)["teach"][0]
         join(student, server_url, code, "multi_head")
-        # the teacher's own link (it holds the secret) opens a lesson step and keeps the class
-        teacher.goto(f"{server_url}/multi_head?lesson={LESSON}&step=1&room={code}&teach={secret}")
+        # a link opened in the teacher's browser (it keeps the secret) opens a lesson step and keeps the class
+        teacher.goto(f"{server_url}/multi_head?lesson={LESSON}&step=1&room={code}")
         wait_idle(teacher)
         teacher.get_by_text("Teaching class").first.wait_for(timeout=CHECK_TIMEOUT_MS)
         seconds_until(student, "() => new URLSearchParams(location.search).get('lesson') === 'heads'")

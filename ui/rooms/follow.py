@@ -2,8 +2,9 @@
 and "follow again" (the teacher's side is ``ui.rooms.teaching``).
 
 A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``), as its teacher (it holds the
-secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page, and the teacher's own link
-adds ``&teach=SECRET``; the "Share this view" link carries neither.
+secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page; the teacher's secret is
+kept in the teacher's session and in a cookie of the teacher's browser (``classroom.routes``, set by
+``ui.rooms.teacher_key``), never in an address; the "Share this view" link carries no class at all.
 
 A student's page does not run for the teacher's changes: the teacher's run publishes what it drew
 (``ui.rooms.drawing``), and the student's browser (``ui.rooms.follower``) takes each new drawing in place,
@@ -37,6 +38,7 @@ from .drawing import settings_of
 from .follower import follower
 from .membership import (
     JOINS,
+    kept_secret,
     leave,
     notice as _notice,
     room_store,
@@ -79,24 +81,21 @@ CODE_RULE = (
 
 
 def join_from_link() -> None:
-    """Call before the page's controls: a link's ``?room=CODE`` (with ``&teach=SECRET`` for the teacher) puts
-    this session in that class; an unknown or ended class, or too many attempts, is said and the session
-    stays on the app on its own. The URL keeps the class's keys while the session is in it."""
+    """Call before the page's controls: a link's ``?room=CODE`` puts this session in that class, as its teacher
+    when this browser keeps the class's secret (``kept_secret``), else as a student; an unknown or ended class,
+    or too many attempts, is said and the session stays on the app on its own. The URL keeps the class's code
+    while the session is in it, and never a secret: a ``teach=`` an old link holds is dropped."""
     linked = st.query_params.get(ROOM)
+    linked_secret = st.query_params.get(TEACH)
+    st.query_params.pop(TEACH, None)
     place = current_class()
     if linked is None:
-        if place is not None:  # a link or a page without the class's keys: put them back (a reload stays in the class)
+        if place is not None:  # a link or a page without the class's code: put it back (a reload stays in the class)
             st.query_params[ROOM] = place.code
-            if place.is_teacher:
-                st.query_params[TEACH] = place.secret
         return
     code = normal_code(linked)
     if place is not None and code == place.code:
-        if place.is_teacher:
-            st.query_params[TEACH] = place.secret
         return
-    secret = st.query_params.get(TEACH)
-    st.query_params.pop(TEACH, None)
     if code is None:
         st.query_params.pop(ROOM, None)
         _notice("warning", f"“{linked[:20]}” is not a class code: {CODE_RULE} You are on the app on your own.")
@@ -108,6 +107,7 @@ def join_from_link() -> None:
     try:
         store = room_store()
         view = store.view(code)
+        secret = kept_secret(code)
         teacher = secret is not None and view is not None and store.is_teacher(code, secret)
     except RoomUnreadable:
         st.query_params.pop(ROOM, None)
@@ -135,13 +135,16 @@ def join_from_link() -> None:
     st.query_params[ROOM] = code
     if teacher:
         enter(ClassPlace.for_teacher(code, secret))
-        st.query_params[TEACH] = secret
     else:
         enter(ClassPlace.for_student(code, store.view_token(code)))
         with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
             store.seen(code, _student_id())
-        if secret is not None:
-            _notice("warning", "That teacher's link does not belong to this class: you follow it as a student.")
+        if linked_secret is not None:
+            _notice(
+                "warning",
+                "A link no longer makes its holder the teacher (the teacher's own browser keeps that): "
+                "you follow this class as a student.",
+            )
 
 
 def _follow() -> None:

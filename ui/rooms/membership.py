@@ -14,6 +14,7 @@ from ui.streamlit_internals import session_alive, session_id, url_state_of_bound
 
 from .place import current_class, forget_place
 from classroom.redis_store import RedisRooms
+from classroom.routes import TEACHER_COOKIE, read_teacher_cookie
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
 from classroom.store import MemoryRooms, RoomStore, RoomsUnavailable
 from classroom.watcher import RoomWatcher
@@ -36,6 +37,18 @@ def room_store() -> RoomStore:
 def room_watcher() -> RoomWatcher:
     """The server's watcher of its students' rooms (``classroom.watcher``), running."""
     return RoomWatcher(room_store(), BOARD, session_alive).start()
+
+
+def teacher_cookie() -> str | None:
+    """The teacher's cookie (``classroom.routes``) this browser sent with the app's connection, if any."""
+    value = st.context.cookies.get(TEACHER_COOKIE)
+    return value if isinstance(value, str) else None
+
+
+def kept_secret(code: str) -> str | None:
+    """The secret of class ``code`` that this browser keeps for its teacher, or None (the store checks it)."""
+    pair = read_teacher_cookie(teacher_cookie())
+    return pair[1] if pair is not None and pair[0] == code else None
 
 
 def this_session() -> str:

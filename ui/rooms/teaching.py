@@ -17,7 +17,8 @@ from .drawing import begin_run, publish
 from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
 from .place import ClassPlace, current_class, enter
-from .schema import ROOM, TEACH
+from .schema import ROOM
+from .teacher_key import keep_teacher_key
 from classroom.store import RoomsUnavailable, checked_view
 
 TEACHER_SECONDS = 0.5
@@ -35,7 +36,6 @@ def _teach(page_path: str) -> None:
         return
     enter(ClassPlace.for_teacher(code, secret))
     st.query_params[ROOM] = code
-    st.query_params[TEACH] = secret
 
 
 def _end() -> None:
@@ -73,7 +73,10 @@ def class_button(container, page_path: str) -> None:
         return
     with container.popover(f"Class {spaced(place.code)}", icon=":material/groups:", width="stretch"):
         link = view_link("", {ROOM: place.code})
-        st.caption("Students scan the code or open the link, and follow this screen.")
+        st.caption(
+            "Students scan the code or open the link, and follow this screen. This browser stays the teacher "
+            "(a reload, another tab); the address shows only the class's code."
+        )
         st.image(qr_png(link), width=260, output_format="PNG")
         st.code(link, language=None, wrap_lines=True)
         st.button(
@@ -186,9 +189,11 @@ def send_view(page_path: str) -> None:
 def teacher_live(page_path: str) -> None:
     """The teacher's class, live: every TEACHER_SECONDS the view goes out, the students are counted and,
     on a lesson's question, their answers drawn."""
-    if current_class() is None:
+    place = current_class()
+    if place is None:
         return
     with writing(False):  # the class's counts and answers, or why there are none, are not the page's
+        keep_teacher_key(place.code, place.secret)
         try:
             _teacher_run(page_path)
         except RoomsUnavailable:
