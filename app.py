@@ -16,6 +16,7 @@ ICON = Path(__file__).resolve().parent / "docs" / "icon.png"  # a local file: th
 def route() -> None:
     """One run of a session: page config, the navigation, the bars around the page, the page."""
     from ui.classroom_bar import classroom_bar
+    from ui.errors import said_shortly
     from ui.page_url import keep_page_keys, remember_url
     from ui.presentation import sidebar_at_start
     from ui.sharing import share_view
@@ -46,7 +47,8 @@ def route() -> None:
     page_begins()  # what is written from here on is the page's (a teacher's view, for the class): a lesson's too
     lesson_bar({page.url_path: page.path for page in PAGES})
     try:
-        current.run()
+        with said_shortly(current.url_path):
+            current.run()
     finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
         with bars_write():
             share_view(share, current.url_path)

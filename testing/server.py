@@ -128,6 +128,7 @@ def start(
         "server.headless": "true",
         "server.baseUrlPath": base_path,
         "browser.gatherUsageStats": "false",
+        "client.showErrorDetails": "full",  # a test sees an error as it is (the shipped config: ui/errors.py)
         **(options or {}),
     }
     command = [sys.executable, "-m", "streamlit", "run", script]
