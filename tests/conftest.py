@@ -11,10 +11,10 @@ os.chdir(ROOT)
 
 
 import pytest  # noqa: E402  (after the import root is set)
-from streamlit import config  # noqa: E402
+from streamlit import config as streamlit_config  # noqa: E402
 
 # The shipped config keeps errors off the screen (ui/errors.py); the tests see each as it is.
-config.set_option("client.showErrorDetails", "full")
+streamlit_config.set_option("client.showErrorDetails", "full")
 
 
 @pytest.fixture(scope="module")
