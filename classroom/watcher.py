@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .board import Board
+from .figure_check import figure_problem
 
 from .store import RoomStore, RoomsUnavailable, RoomView
 
@@ -95,6 +96,7 @@ class RoomWatcher:
         self._last_heartbeat = float("-inf")
         self._looked: dict[str, RoomState] = {}  # each room's state at the last look
         self._failed: set[str] = set()  # the rooms whose failure is logged (once each)
+        self._refused: dict[str, int] = {}  # room -> the version of its drawing refused (not fetched again)
         self._thread: threading.Thread | None = None
 
     def listen(self, session_id: str, code: str, token: str, student: str, following: bool) -> None:
@@ -148,7 +150,7 @@ class RoomWatcher:
 
     def _watch_room(self, code: str, students: list[tuple[str, _Student]], now: float, heartbeat: bool) -> RoomState:
         state, token = room_state(self._store, code, now), students[0][1].token
-        if state.kind == "view" and self._board.drawn(token)[0] < state.version:
+        if state.kind == "view" and self._board.drawn(token)[0] < state.version != self._refused.get(code):
             self._fetch_drawing(code, token)
         if state != self._looked.get(code):
             self._board.set_status(token, json.dumps(state.status()).encode())
@@ -166,12 +168,16 @@ class RoomWatcher:
             return
         version, drawings = found
         try:
-            layout = json.loads(next(iter(drawings.values())))["layout"]
-            self._board.put(
-                token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version, str(layout)
-            )
-        except (ValueError, KeyError, TypeError, StopIteration):
-            pass  # a drawing that cannot be read is not served: the students keep the view they have
+            read = [json.loads(text) for text in drawings.values()]
+            layout = read[0]["layout"]
+            problem = next((p for drawing in read for p in map(figure_problem, drawing["charts"].values()) if p), None)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+            layout, problem = None, "it cannot be read"
+        if problem is not None:  # not served: the students keep the view they have
+            self._refused[code] = version
+            _LOG.warning("class %s: its drawing of view %d is not served: %s", code, version, problem)
+            return
+        self._board.put(token, {mode: text.encode("utf-8") for mode, text in drawings.items()}, version, str(layout))
 
     def _mark_present(self, code: str, students: list[tuple[str, _Student]]) -> None:
         following, exploring = [], []

@@ -16,12 +16,14 @@ if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
-# Redis and nginx for the tests of several app servers sharing their rooms (testing/redis_server.py,
+# Redis and nginx (and Node.js) for the tests of several app servers sharing their rooms (testing/redis_server.py,
 # testing/balancer.py): Debian's packages where apt is available (root); they run as the test's own
 # processes on free local ports, not as system services.
 missing_servers=()
 command -v redis-server >/dev/null 2>&1 || missing_servers+=(redis-server)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing_servers+=(nginx)
+# Node.js runs the browser's own checks under its test runner (tests/js/, from tests/test_figure_check.py).
+command -v node >/dev/null 2>&1 || missing_servers+=(nodejs)
 if [ "${#missing_servers[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_servers[@]}" >/dev/null
 fi

@@ -203,6 +203,25 @@ def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_of
         student.context.close()
 
 
+def forging_once(edit):
+    """(a route handler for the board's answers, the versions it forged): the first drawing served is made a
+    version newer and changed by ``edit(drawing)``; every other answer goes through as it is."""
+    forged = []
+
+    def forge(route):
+        response = route.fetch()
+        body = response.text()
+        if response.status != 200 or forged:
+            return route.fulfill(response=response, body=body)
+        served = json.loads(body)
+        served["drawing"]["version"] += 1
+        edit(served["drawing"])
+        forged.append(served["drawing"]["version"])
+        route.fulfill(response=response, body=json.dumps(served))
+
+    return forge, forged
+
+
 FORGED_COPY = (
     '<p id="forged">Forged <img src="x" onerror="window.__labForged = 1"> copy</p>'
     "<script>window.__labForged = 2</script>"
@@ -216,18 +235,7 @@ def test_a_forged_copy_of_the_teachers_page_reaches_the_student_as_text_only(bro
     """A drawing the board serves (or the store holds) whose copy carries markup is cut to the copy's allow-list
     in the student's browser: its text is shown, and no script, handler, image, style or script link is."""
     teacher, student = new_page(browser), new_page(browser)
-    forged = []
-
-    def forge(route):
-        response = route.fetch()
-        body = response.text()
-        if response.status != 200 or forged:
-            return route.fulfill(response=response, body=body)
-        served = json.loads(body)
-        drawing = served["drawing"]
-        drawing.update(version=drawing["version"] + 1, layout="forged|forged", whole=True, copy=FORGED_COPY)
-        forged.append(drawing["version"])
-        route.fulfill(response=response, body=json.dumps(served))
+    forge, _ = forging_once(lambda drawing: drawing.update(layout="forged|forged", whole=True, copy=FORGED_COPY))
 
     try:
         code = open_class(teacher, server_url)

@@ -30,10 +30,12 @@ function sameStatus(a, b) {
     && JSON.stringify(a.revealed || []) === JSON.stringify(b.revealed || []);
 }
 
-function readable(drawing) {
+function readable(drawing, figureRules) {
+  // A drawing in its shape, each of its figures one the app could have drawn (figure_check.js).
   return drawing && typeof drawing === "object" && Number.isInteger(drawing.version) && typeof drawing.layout === "string"
     && drawing.charts && typeof drawing.charts === "object" && Array.isArray(drawing.settings)
-    && drawing.query && typeof drawing.query === "object" && typeof drawing.page === "string";
+    && drawing.query && typeof drawing.query === "object" && typeof drawing.page === "string"
+    && Object.values(drawing.charts).every((spec) => figureProblem(spec, figureRules) === null);
 }
 
 function hideControls(keys, following) {
@@ -218,7 +220,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
 
   const handle = ({ status, drawing }) => {
     if (!current()) return;
-    if (!readable(drawing)) return notice("The teacher's latest view could not be read: this page keeps the last one.");
+    if (!readable(drawing, data.figureRules)) return notice("The teacher's latest view could not be read: this page keeps the last one.");
     if (status && !sameStatus(status, data.status)) return wake(`status:${JSON.stringify(status)}`);
     if (!data.following) return;
     if (drawing.version <= data.version) {
@@ -259,7 +261,7 @@ export default function ({ data, parentElement, setTriggerValue }) {
   const watchVersion = (status, drawing) => {
     // A view the board has no drawing of yet (its teacher's drawing did not come): after a while, run.
     const behind = data.following && status && status.kind === "view" && status.version > Math.max(data.version,
-      readable(drawing) ? drawing.version : 0);
+      readable(drawing, data.figureRules) ? drawing.version : 0);
     if (!behind) missingSince = null;
     else if (missingSince === null) missingSince = Date.now();
     else if (Date.now() - missingSince > NO_DRAWING_WAIT_MS) wake(`behind:${status.version}`);

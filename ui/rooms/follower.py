@@ -10,6 +10,8 @@ import streamlit as st
 
 from ui.cache import resource
 
+from classroom.figure_check import FIGURE_RULES
+
 from .page_copy import BROWSER_ALLOW_LIST
 
 KEY = "class_follower"
@@ -52,7 +54,8 @@ body.lab-presenting .lab-teacher-screen :is(p, li, summary) { font-size: 1.3rem;
 @resource()
 def _component():
     """The component, once per process."""
-    js = (Path(__file__).parent / "follower.js").read_text(encoding="utf-8")
+    folder = Path(__file__).parent  # the figures' check first: follower.js calls it on every drawing
+    js = "\n".join((folder / name).read_text(encoding="utf-8") for name in ("figure_check.js", "follower.js"))
     return st.components.v2.component("attention_lab_follower", js=js, css=CSS, isolate_styles=False)
 
 
@@ -60,6 +63,12 @@ def follower(data: dict) -> None:
     """Mount the student's live part with ``data``: the board's address (``url``) and what this run drew
     (``after``, ``version``, ``layout``, ``present``, ``status``), whether the student follows, the page's
     ``controls`` (URL keys) to hide while following, the ``settings`` shown, ``mode`` and the class ``code``;
-    with them the copy's allow-list (``ui.rooms.page_copy``), which the browser checks a drawing's copy against.
+    with them the copy's allow-list (``ui.rooms.page_copy``) and the figures' rules (``classroom.figure_check``),
+    which the browser checks a drawing's copy and figures against.
     A change that needs a run of this session arrives as its trigger, which reruns the app."""
-    _component()(key=KEY, data={**data, "allowed": BROWSER_ALLOW_LIST}, on_sync_change=lambda: None, height="content")
+    _component()(
+        key=KEY,
+        data={**data, "allowed": BROWSER_ALLOW_LIST, "figureRules": FIGURE_RULES},
+        on_sync_change=lambda: None,
+        height="content",
+    )
