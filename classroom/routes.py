@@ -3,7 +3,8 @@
 ``GET /_class/{token}?after=N&mode=plain|present|compact`` answers with the class's drawing (JSON, its sequence number
 in the ``X-Class-Sequence`` header) as soon as the board has one numbered past N: at once, or when the teacher
 next changes something, or with 204 after ``WAIT_SECONDS`` (the browser asks again). An unknown token is 404
-at once (the browser asks again a moment later). The token is the class's view token (``ui.rooms.membership``): 128 bits that only a server holding
+at once (the browser asks again a moment later); a request past the waiting caps (``WaitLimits``: per client
+address, per class) is 429 with ``Retry-After``. The token is the class's view token (``ui.rooms.membership``): 128 bits that only a server holding
 the class gives to the class's students, so the address reveals nothing a join link does not.
 
 ``POST /_class/teacher`` with ``{"code": ..., "secret": ...}`` (JSON) keeps the teacher's secret in the teacher's
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 
 from starlette.requests import Request
@@ -32,14 +34,53 @@ PATH = "/_class/{token}"
 TOKEN = re.compile(r"[0-9a-f]{32}")
 SEQUENCE = re.compile(r"[0-9]{1,12}")  # ASCII digits only: str.isdigit also takes "²", which int() refuses
 NO_STORE = {"Cache-Control": "no-store"}
+WAITS_PER_ADDRESS = 256  # a lecture hall of 200 behind one NAT address (the budget's class), with room to spare
+WAITS_PER_CLASS = 1_000  # one class on one server (the budget: 200 students on a server, 600 on three)
+RETRY_AFTER_SECONDS = 5
 TEACHER_PATH = "/_class/teacher"
 TEACHER_COOKIE = "attention_lab_teacher"  # "CODE.SECRET": the class this browser teaches, and its secret
 TEACHER_COOKIE_SECONDS = 12 * 3600  # longer than a day's teaching; a class ended or idle is refused anyway
 SECRET = re.compile(r"[A-Za-z0-9_-]{16,64}")  # classroom.store.new_secret: URL-safe base64
 
 
-def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS):
-    """The route's handler, on ``board``."""
+class WaitLimits:
+    """How many requests wait at once, by client address and by class: a request past either cap is refused (429)
+    instead of waiting, so one client cannot hold up the server's answers to every other page.
+
+    The address is the request's client as the web server reads it: behind a proxy the server trusts
+    (uvicorn's ``FORWARDED_ALLOW_IPS``, 127.0.0.1 by default), the browser's, from ``X-Forwarded-For``. A lecture
+    hall behind one NAT address is one address: ``per_address`` leaves room for the largest class a server
+    holds (each following page waits with one request at a time)."""
+
+    def __init__(self, per_address: int = WAITS_PER_ADDRESS, per_class: int = WAITS_PER_CLASS):
+        self.per_address, self.per_class = per_address, per_class
+        self._by_address: Counter[str] = Counter()
+        self._by_class: Counter[str] = Counter()
+
+    def enter(self, address: str, token: str) -> bool:
+        """Whether a request from ``address`` for class ``token`` may wait; if so it is counted until ``leave``."""
+        if self._by_address[address] >= self.per_address or self._by_class[token] >= self.per_class:
+            return False
+        self._by_address[address] += 1
+        self._by_class[token] += 1
+        return True
+
+    def leave(self, address: str, token: str) -> None:
+        for counts, key in ((self._by_address, address), (self._by_class, token)):
+            counts[key] -= 1
+            if counts[key] <= 0:
+                del counts[key]
+
+    def waiting(self, address: str | None = None, token: str | None = None) -> int:
+        """Requests waiting now: from ``address``, for class ``token``, or all."""
+        if address is not None:
+            return self._by_address[address]
+        return self._by_class[token] if token is not None else sum(self._by_class.values())
+
+
+def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS, limits: WaitLimits | None = None):
+    """The route's handler, on ``board``; requests wait within ``limits`` (counted on the server's event loop)."""
+    limits = limits or WaitLimits()
 
     async def class_view(request: Request) -> Response:
         token = request.path_params["token"]
@@ -50,7 +91,13 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
         board.bind_loop(asyncio.get_running_loop())
         if board.latest(token, mode) is None:  # no drawing of this class here (yet)
             return Response(status_code=404, headers=NO_STORE)
-        found = await board.wait_after(token, int(after), mode, wait_seconds)
+        address = request.client.host if request.client else ""
+        if not limits.enter(address, token):
+            return Response(status_code=429, headers={**NO_STORE, "Retry-After": str(RETRY_AFTER_SECONDS)})
+        try:
+            found = await board.wait_after(token, int(after), mode, wait_seconds)
+        finally:
+            limits.leave(address, token)
         if found is None:
             return Response(status_code=204, headers=NO_STORE)
         sequence, text = found

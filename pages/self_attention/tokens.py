@@ -64,23 +64,21 @@ def cut_ways(sentence: str, text: str, cap: int, merges: int) -> tuple[Layout, t
 
 
 def training_text() -> str | None:
-    """The training text control (the built-in text by default), cut at ``MAX_TRAINING_CHARS`` with a note;
-    None after a prompt when it is empty."""
+    """The training text control (the built-in text by default), of at most ``MAX_TRAINING_CHARS`` (the box
+    takes no more, and a link's longer value is cut to them); None after a prompt when it is empty."""
     typed = st.text_area(
         "Training text: BPE learns its merges from this text (read it, edit it, or paste your own)",
         value=built_in_text(),
         key="bpe_text",
         bind="query-params",
         height=150,
+        max_chars=MAX_TRAINING_CHARS,
     )
     text = normalize(typed)
     if not text.strip():
         st.info("The training text is empty: type or paste some text above to learn merges from.")
         return None
-    if len(text) > MAX_TRAINING_CHARS:
-        st.warning(f"The training text has {len(text):,} characters; BPE learns from the first {MAX_TRAINING_CHARS:,}.")
-        text = text[:MAX_TRAINING_CHARS]
-    return text
+    return text[:MAX_TRAINING_CHARS]  # the box takes no more (its counter shows it); normalising may lengthen it
 
 
 def tokens_section(view) -> None:

@@ -275,8 +275,9 @@ export default function ({ data, parentElement, setTriggerValue }) {
         response = await fetch(url, { cache: "no-store", credentials: "same-origin", signal: aborter.signal });
         if (!current()) return;
         if (response.status === 204) continue;
-        if (response.status !== 200) {
-          await sleep(RETRY_MS);
+        if (response.status !== 200) { // 429: the server's cap on waiting requests; asked again when it says
+          const later = Number(response.headers.get("Retry-After"));
+          await sleep(response.status === 429 && later > 0 ? Math.min(later, 60) * 1000 : RETRY_MS);
           continue;
         }
         const text = await response.text();
