@@ -76,3 +76,21 @@ def test_caching_goes_through_ui_cache():
             text = path.read_text(encoding="utf-8")
             for mechanism in ("st.cache_data", "st.cache_resource", "functools.cache", "lru_cache", "cachetools"):
                 assert mechanism not in text, f"{name} uses {mechanism}: use ui.cache (resource, computation, figure)"
+
+
+def test_a_cached_table_changed_by_one_caller_is_unchanged_for_the_next():
+    """pandas tables have no read-only flag: each caller gets its own copy, which shares the data until written."""
+
+    @computation
+    def table(rows: int):
+        frame = pd.DataFrame({"head": range(1, rows + 1), "score": [0.5] * rows})
+        return frame, {"also": frame["score"]}
+
+    first, extra = table(3)
+    first["added"] = 1  # a new column
+    first.loc[0, "score"] = 9.0  # a cell
+    extra["also"].iloc[1] = 7.0
+    again, extra_again = table(3)
+    assert list(again.columns) == ["head", "score"] and again["score"].tolist() == [0.5] * 3
+    assert extra_again["also"].tolist() == [0.5] * 3
+    assert np.shares_memory(again["head"].to_numpy(), table(3)[0]["head"].to_numpy())  # no copy of the data

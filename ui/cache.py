@@ -9,8 +9,10 @@ of the server process and is read-only for its callers:
 2. **Computations** (``computation``): forward passes and the numbers pages derive from a model
    or from their settings (arrays, tables, tokens). One LRU for every page and model, bounded by
    the bytes its entries hold (``COMPUTATION_BYTES``), keyed by the function and its arguments.
-   An entry is returned, never copied; its numpy arrays are made read-only, so a caller that
-   would change one gets a ``ValueError`` instead of changing it for everyone.
+   An entry's numpy arrays are made read-only, so a caller that would change one gets a
+   ``ValueError`` instead of changing it for everyone; its pandas tables (which have no read-only
+   flag) are handed to each caller as a copy of its own, which pandas' copy-on-write makes without
+   copying the data until the caller writes to it.
 3. **Figures** (``cached_figure``, ``shared_figure``): a Plotly figure built from a builder in
    ``viz/`` and its arguments, kept with its JSON for each way it is sent (``SharedFigure``), so
    a rerun that draws it again neither builds nor serialises it.
@@ -82,14 +84,30 @@ def read_only(value: T) -> T:
     return value
 
 
+def _is_pandas(value) -> bool:
+    return type(value).__module__.split(".")[0] == "pandas" and hasattr(value, "copy")
+
+
+def handed_out(value: T) -> T:
+    """``value`` as one caller gets it: each pandas table or series in it (at the top, or in a tuple, list or
+    dict) a shallow copy of its own, so a caller that adds a column or sets a cell changes only its copy."""
+    if _is_pandas(value):
+        return value.copy(deep=False)
+    if isinstance(value, dict):
+        return {key: handed_out(item) for key, item in value.items()} if any(map(_is_pandas, value.values())) else value
+    if isinstance(value, (tuple, list)) and any(map(_is_pandas, value)):
+        return type(value)(handed_out(item) for item in value)
+    return value
+
+
 COMPUTATIONS: cachetools.LRUCache = cachetools.LRUCache(maxsize=COMPUTATION_BYTES, getsizeof=size_in_bytes)
 _COMPUTATIONS_LOCK = threading.Lock()
 
 
 def computation(function: Callable[..., T]) -> Callable[..., T]:
     """Decorator: ``function``'s result kept in the one computation cache, by the function's name and its
-    (hashable) arguments; returned as it is to every caller, its arrays read-only. A result larger than
-    the whole bound is returned and not kept."""
+    (hashable) arguments; returned to every caller with its arrays read-only and its tables as copies of
+    their own (``handed_out``). A result larger than the whole bound is returned and not kept."""
     name = f"{function.__module__}.{function.__qualname__}"
 
     @functools.wraps(function)
@@ -98,14 +116,14 @@ def computation(function: Callable[..., T]) -> Callable[..., T]:
         with _COMPUTATIONS_LOCK:
             found = COMPUTATIONS.get(key, COMPUTATIONS)
         if found is not COMPUTATIONS:
-            return found
+            return handed_out(found)
         value = read_only(function(*args, **kwargs))  # two sessions may both compute it: the same value
         with _COMPUTATIONS_LOCK:
             try:
                 COMPUTATIONS[key] = value
             except ValueError:  # larger than the whole cache
                 pass
-        return value
+        return handed_out(value)
 
     cached.uncached = function
     return cached
