@@ -243,3 +243,23 @@ def test_every_browser_test_carries_the_e2e_marker():
     assert result.returncode == 5, result.stdout + result.stderr  # 5: no test selected
     deselected = re.search(r"no tests collected \((\d+) deselected\)", result.stdout)
     assert deselected and int(deselected.group(1)) >= len(list((ROOT / "tests" / "e2e").glob("test_*.py")))
+
+
+def imports_anywhere(path: Path) -> set[str]:
+    """The modules of ``path``'s own package that it imports at any place (inside functions too), by file stem."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            found |= {node.module.split(".")[0]} if node.module else {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(f"{path.parent.name}."):
+            found.add(node.module.split(".")[1])
+    return found - {path.stem}
+
+
+@pytest.mark.parametrize("package", ["transformer", "analysis", "classroom", "viz"])
+def test_no_two_modules_of_a_package_import_each_other_even_inside_a_function(package):
+    """A cycle hidden in a function's import still ties two modules together: none in the packages."""
+    modules = {path.stem: path for path in (ROOT / package).glob("*.py") if path.name != "__init__.py"}
+    imported = {stem: imports_anywhere(path) & modules.keys() for stem, path in modules.items()}
+    both_ways = sorted({tuple(sorted((a, b))) for a, uses in imported.items() for b in uses if a in imported[b]})
+    assert both_ways == []

@@ -60,10 +60,10 @@ from .tokenizer import (
     VocabTokenizer,
     characters,
     normalize,
-    tokenizer_from_dict,
     truncate,
     words,
 )
+from .tokenizer_reading import tokenizer_from_dict
 from .training import Snapshot, Trainer, learning_rate_at
 from .training_setup import RECIPES, TrainingSetup, default_setup
 from .digits import Digits, load_digits

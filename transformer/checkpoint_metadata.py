@@ -22,7 +22,8 @@ from torch import nn
 
 from .config import TransformerConfig
 from .architectures import ARCHITECTURES
-from .tokenizer import HashTokenizer, tokenizer_from_dict
+from .tokenizer import HashTokenizer
+from .tokenizer_reading import tokenizer_from_dict
 
 FORMAT = "attention-lab-checkpoint"
 VERSION = "1"

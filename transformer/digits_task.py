@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from .digits import Digits, load_digits
+from .task_batch import TaskBatch
 
 DIGITS_TASK = "digits"
 PROBE_INDEX = 7  # the held-out digit the live figures show: a 3 (the Vision page opens on it too)
@@ -82,9 +83,7 @@ def _digits() -> Digits:
     return load_digits()
 
 
-def _batch(images: torch.Tensor, labels: torch.Tensor):
-    from .tasks import TaskBatch
-
+def _batch(images: torch.Tensor, labels: torch.Tensor) -> TaskBatch:
     count = len(labels)
     return TaskBatch(images, None, labels[:, None], torch.ones(count, 1, dtype=torch.bool), [TOKENS] * count)
 

@@ -154,29 +154,6 @@ class VocabTokenizer:
         return {"kind": "vocab", "vocabulary": list(self.vocabulary), "level": self.level}
 
 
-def tokenizer_from_dict(values: dict):
-    """Rebuild a tokenizer from its ``to_dict()`` (hash, vocabulary or subword); anything else is a ValueError
-    saying what is wrong."""
-    if not isinstance(values, dict):
-        raise ValueError("the tokenizer description must be a JSON object.")
-    kind = values.get("kind")
-    try:
-        if kind == "hash":
-            return HashTokenizer(int(values["vocab_size"]), str(values.get("level", "word")))
-        if kind == "vocab":
-            vocabulary = values["vocabulary"]
-            if not isinstance(vocabulary, list) or not all(isinstance(t, str) for t in vocabulary):
-                raise ValueError("the vocabulary must be a list of strings.")
-            return VocabTokenizer(tuple(vocabulary), str(values.get("level", "word")))
-        if kind == "subword":
-            from .subword import SubwordTokenizer  # the ``tokenizers`` engine, loaded only for these models
-
-            return SubwordTokenizer(values["tokenizer_json"])
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"the tokenizer description is incomplete ({error}).") from None
-    raise ValueError(f"tokenizer kind {kind!r} is unknown; expected 'hash', 'vocab' or 'subword'.")
-
-
 def truncate(tokens: list[str], max_tokens: int) -> tuple[list[str], bool]:
     """The first ``max_tokens`` tokens, and whether anything was cut."""
     return tokens[:max_tokens], len(tokens) > max_tokens
