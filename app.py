@@ -57,7 +57,7 @@ def route() -> None:
         after_page(current.url_path)
 
 
-if in_script_run():
+if in_script_run(__name__):
     route()
 else:  # imported by the web server: the app, with the route of a class's drawn view
     from classroom.routes import class_routes

@@ -5,7 +5,8 @@ of the internals below an installed Streamlit no longer has (``tests/test_stream
 and the app logs it once at start); each function falls back to the public way where one exists, rather
 than break a page:
 
-- ``in_script_run``, ``session_id``: the running script's context (``get_script_run_ctx``);
+- ``in_script_run``, ``session_id``: the running script's context (``get_script_run_ctx``; without it, the caller's
+  module name and an id kept in the session's state);
 - ``fragment_run``: whether this run reruns fragments only (``ScriptRunContext.fragment_ids_this_run``);
 - ``release_url_bindings``, ``seed_controls_from_url``: a session that opens a whole view lets its controls
   go of their URL keys first (``QueryParams._bindings_by_param``, ``unbind_widget``), then seeds them from
@@ -30,19 +31,42 @@ _LOG = logging.getLogger(__name__)
 def _ctx():
     try:
         from streamlit.runtime.scriptrunner import get_script_run_ctx
-    except ImportError:  # moved: no script context known, as outside a run
+    except ImportError:  # moved: no script context known (``in_script_run`` and ``session_id`` fall back)
         return None
     return get_script_run_ctx(suppress_warning=True)
 
 
-def in_script_run() -> bool:
-    """True inside a run of the app's script (a session's, or AppTest's); False when imported by the web server."""
+def _context_known() -> bool:
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def in_script_run(module_name: str = "__main__") -> bool:
+    """True inside a run of the app's script (a session's, or AppTest's); False when imported by the web server.
+    Where the script's context moved: whether the caller's module (``__name__``) is the script Streamlit runs,
+    which it names ``__main__`` (the web server imports app.py under its own name)."""
+    if not _context_known():
+        return module_name == "__main__"
     return _ctx() is not None
 
 
+FALLBACK_SESSION = "lab_session_id"  # session state: this session's id where the script's context moved
+
+
 def session_id() -> str:
-    """The running session's id."""
-    return _ctx().session_id
+    """The running session's id; where the script's context moved, an id kept in the session's own state
+    (``session_alive`` then takes it as connected)."""
+    ctx = _ctx()
+    if ctx is not None and isinstance(getattr(ctx, "session_id", None), str):
+        return ctx.session_id
+    import secrets
+
+    import streamlit as st
+
+    return st.session_state.setdefault(FALLBACK_SESSION, f"fallback-{secrets.token_hex(8)}")
 
 
 def fragment_run() -> bool:
@@ -51,14 +75,18 @@ def fragment_run() -> bool:
 
 
 def _query_params():
-    return _ctx().session_state.query_params()
+    """The session's URL state with its bindings, as a context manager; ``None`` inside where it moved."""
+    import contextlib
+
+    reader = getattr(getattr(_ctx(), "session_state", None), "query_params", None)
+    return reader() if callable(reader) else contextlib.nullcontext(None)
 
 
 def release_url_bindings() -> None:
     """Let go of the URL keys this page's controls are bound to, so that the whole URL state may be set (a
     bound key is refused); the controls bind them again as the page runs. Without the internals: nothing."""
     with _query_params() as params:
-        bindings = getattr(params, "_bindings_by_param", None)
+        bindings = getattr(params, "_bindings_by_param", None) if params is not None else None
         if bindings is None or not hasattr(params, "unbind_widget"):
             return
         for binding in list(bindings.values()):
@@ -68,7 +96,7 @@ def release_url_bindings() -> None:
 def seed_controls_from_url() -> None:
     """Controls that have no value in this session take the URL's (set earlier in the same run)."""
     with _query_params() as params:
-        seed = getattr(params, "set_initial_query_params_from_current", None)
+        seed = getattr(params, "set_initial_query_params_from_current", None) if params is not None else None
         if seed is not None:
             seed()
 
@@ -88,7 +116,7 @@ def url_state_of_bound_controls() -> dict[str, list[str]]:
         from streamlit.runtime.state.query_params import _coerce_value_for_query_url
     except ImportError:
         return {}
-    state = getattr(_ctx().session_state, "_state", None)
+    state = getattr(getattr(_ctx(), "session_state", None), "_state", None)
     bindings = getattr(getattr(state, "query_params", None), "_bindings_by_widget", None)
     metadata = getattr(getattr(state, "_new_widget_state", None), "widget_metadata", None)
     if bindings is None or metadata is None:
@@ -132,7 +160,9 @@ def watch_elements(on_element) -> bool:
 
 
 def session_alive(session: str) -> bool:
-    """True while session ``session``'s browser is connected to this server."""
+    """True while session ``session``'s browser is connected to this server (a fallback id: always)."""
+    if session.startswith("fallback-"):
+        return True
     try:
         from streamlit.runtime import Runtime
     except ImportError:
@@ -152,34 +182,71 @@ def leave_pages_directory_mode() -> bool:
     return False
 
 
-def moved() -> list[str]:
-    """One line for each internal this module reaches that the installed Streamlit does not have."""
-    problems = []
+def _has(module: str, dotted: str) -> bool:
+    """Whether ``module`` has ``dotted`` (``"Class.attribute"``: attributes, or a dataclass's field)."""
+    import importlib
+
     try:
-        from streamlit.runtime import Runtime
-        from streamlit.runtime.pages_manager import PagesManager
-        from streamlit.runtime.scriptrunner import get_script_run_ctx  # noqa: F401
-        from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
-        from streamlit.runtime.state.query_params import QueryParams, _coerce_value_for_query_url  # noqa: F401
-    except ImportError as error:
-        return [f"a module moved: {error}"]
-    checks = {
-        "PagesManager.uses_pages_directory": "uses_pages_directory" in vars(PagesManager),
-        "ScriptRunContext.fragment_ids_this_run": "fragment_ids_this_run"
-        in getattr(ScriptRunContext, "__dataclass_fields__", {}),
-        "QueryParams._bindings_by_param": "_bindings_by_param" in getattr(QueryParams, "__dataclass_fields__", {}),
-        "QueryParams.unbind_widget": hasattr(QueryParams, "unbind_widget"),
-        "QueryParams._bindings_by_widget": "_bindings_by_widget" in getattr(QueryParams, "__dataclass_fields__", {}),
-        "QueryParams.set_initial_query_params_from_current": hasattr(
-            QueryParams, "set_initial_query_params_from_current"
-        ),
-        "Runtime.is_active_session": hasattr(Runtime, "is_active_session"),
-        "ScriptRunContext.enqueue": hasattr(ScriptRunContext, "enqueue"),
-    }
-    problems += [
-        f"Streamlit internal {name} moved: see ui/streamlit_internals.py" for name, ok in checks.items() if not ok
+        found = importlib.import_module(module)
+    except ImportError:
+        return False
+    for name in dotted.split("."):
+        fields = getattr(found, "__dataclass_fields__", {})
+        if not hasattr(found, name) and name not in fields:
+            return False
+        found = getattr(found, name, None)
+    return True
+
+
+def _session_state_holds_state() -> bool:
+    """Whether a session's state wrapper holds the state itself as ``_state`` (set on each instance)."""
+    try:
+        from streamlit.runtime.state.safe_session_state import SafeSessionState
+        from streamlit.runtime.state.session_state import SessionState
+    except ImportError:
+        return False
+    return hasattr(SafeSessionState(SessionState(), lambda: None), "_state")
+
+
+_CONTEXT, _STATE, _URL = (
+    "streamlit.runtime.scriptrunner_utils.script_run_context",
+    "streamlit.runtime.state.session_state",
+    "streamlit.runtime.state.query_params",
+)
+INTERNALS = {  # each private name this module reaches -> whether the installed Streamlit has it
+    "get_script_run_ctx": lambda: _has("streamlit.runtime.scriptrunner", "get_script_run_ctx"),
+    "ScriptRunContext.session_id": lambda: _has(_CONTEXT, "ScriptRunContext.session_id"),
+    "ScriptRunContext.session_state": lambda: _has(_CONTEXT, "ScriptRunContext.session_state"),
+    "ScriptRunContext.fragment_ids_this_run": lambda: _has(_CONTEXT, "ScriptRunContext.fragment_ids_this_run"),
+    "ScriptRunContext.enqueue": lambda: _has(_CONTEXT, "ScriptRunContext.enqueue"),
+    "SafeSessionState._state": _session_state_holds_state,
+    "SafeSessionState.query_params": lambda: _has(
+        "streamlit.runtime.state.safe_session_state", "SafeSessionState.query_params"
+    ),
+    "SessionState.query_params": lambda: _has(_STATE, "SessionState.query_params"),
+    "SessionState._new_widget_state": lambda: _has(_STATE, "SessionState._new_widget_state"),
+    "WStates.widget_metadata": lambda: _has(_STATE, "WStates.widget_metadata"),
+    "QueryParams._bindings_by_param": lambda: _has(_URL, "QueryParams._bindings_by_param"),
+    "QueryParams._bindings_by_widget": lambda: _has(_URL, "QueryParams._bindings_by_widget"),
+    "QueryParams.unbind_widget": lambda: _has(_URL, "QueryParams.unbind_widget"),
+    "QueryParams.set_initial_query_params_from_current": lambda: _has(
+        _URL, "QueryParams.set_initial_query_params_from_current"
+    ),
+    "_coerce_value_for_query_url": lambda: _has(_URL, "_coerce_value_for_query_url"),
+    "Runtime.is_active_session": lambda: _has("streamlit.runtime", "Runtime.is_active_session"),
+    "PagesManager.uses_pages_directory": lambda: _has(
+        "streamlit.runtime.pages_manager", "PagesManager.uses_pages_directory"
+    ),
+}
+
+
+def moved() -> list[str]:
+    """One line for each internal this module reaches that the installed Streamlit does not have, by name."""
+    return [
+        f"Streamlit internal {name} moved: see ui/streamlit_internals.py"
+        for name, found in INTERNALS.items()
+        if not found()
     ]
-    return problems
 
 
 def log_moved() -> None:
