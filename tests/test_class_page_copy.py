@@ -107,3 +107,47 @@ def test_a_lesson_step_goes_out_without_a_copy_even_once_the_teacher_has_answere
     for mode, text in room_store().drawing(code)[1].items():
         assert "Answer:" not in text, mode
         assert json.loads(text)["copy"] == ""
+
+
+def test_the_copy_knows_every_element_and_block_type_streamlit_has():
+    """Every type a page can write is one the copy holds, leaves out or knows it cannot hold: a Streamlit that
+    adds one fails here by name (and, until it is listed, a page that shows one runs for the student)."""
+    from streamlit.proto.Block_pb2 import Block
+    from streamlit.proto.Element_pb2 import Element
+
+    from ui.rooms.page_copy import known
+
+    elements = [field.name for field in Element.DESCRIPTOR.oneofs_by_name["type"].fields]
+    blocks = [f"block:{field.name}" for field in Block.DESCRIPTOR.oneofs_by_name["type"].fields]
+    assert [kind for kind in elements + blocks if not known(kind)] == []
+
+
+def test_a_type_the_copy_does_not_know_is_logged_by_name_once_and_the_copy_is_not_whole(caplog):
+    from types import SimpleNamespace
+
+    from ui.rooms.page_copy import page_copy
+
+    root = SimpleNamespace(kind="block:vertical", digest="", delta=None)
+    new = SimpleNamespace(kind="hologram", digest="", delta=SimpleNamespace(new_element=None))
+    caplog.set_level("WARNING", logger="ui.rooms.page_copy")
+    for _ in range(2):
+        body, whole = page_copy({(0,): root, (0, 0): new}, "chart")
+        assert whole is False and "hologram" not in body
+    assert [r.getMessage() for r in caplog.records].count(
+        "the page copy does not know the element type 'hologram': a page that shows one runs for the student"
+    ) == 1
+
+
+def test_a_component_the_copy_does_not_know_makes_it_not_whole_and_the_apps_own_are_left_out():
+    from types import SimpleNamespace
+
+    from ui.rooms.page_copy import LEFT_OUT_COMPONENTS, page_copy
+
+    def component(name: str):
+        view = SimpleNamespace(bidi_component=SimpleNamespace(component_name=name, bytes=b"x"))
+        return SimpleNamespace(kind="bidi_component", digest="", delta=SimpleNamespace(new_element=view))
+
+    root = SimpleNamespace(kind="block:vertical", digest="", delta=None)
+    assert page_copy({(0,): root, (0, 0): component("someone_elses_map")}, "chart")[1] is False
+    for name in LEFT_OUT_COMPONENTS:  # nothing drawn, or an input: left out as controls are, the copy whole
+        assert page_copy({(0,): root, (0, 0): component(name)}, "chart") == ("", True)

@@ -19,6 +19,7 @@ its message's hash (in ``ui.cache``'s computation cache), so a teacher's run con
 from __future__ import annotations
 
 import html
+import logging
 import json
 import math
 import re
@@ -39,9 +40,20 @@ CONTROLS = frozenset(
     "multiselect number_input page_link pagination radio selectbox skeleton slider snow space spinner text_area "
     "text_input time_input toast".split()
 )  # not the page's content: left out of the copy
+COPIED = frozenset(
+    "markdown heading alert code text json metric progress dataframe table bidi_component".split()
+)  # what the copy holds (a component: the app's charts only)
+NOT_COPIED = frozenset(
+    "imgs graphviz_chart html exception iframe video audio deck_gl_json_chart plotly_chart vega_lite_chart "
+    "echarts_chart component_instance".split()
+)  # known, and not held by the copy: a page that shows one runs for the student instead
+LEFT_OUT_COMPONENTS = frozenset(
+    {"attention_lab_screen", "attention_lab_show_section", "attention_lab_drawing"}
+)  # the app's components that draw nothing (ui/screen.py) or take input, a control (the Vision page's canvas)
 HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a click: left out with what they hold
 CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
 LAYOUT_BLOCKS = CONTAINERS | {"block:flex_container", "block:column"}  # left out when they hold nothing shown
+NOT_COPIED_BLOCKS = frozenset({"block:tab_container", "block:tab", "block:form", "block:grid_container"})
 # A form (a lesson's question) is for the student to fill in: a page that holds one runs for the student itself.
 MAX_TABLE_ROWS = 200
 
@@ -226,6 +238,26 @@ def cleaned_element(kind: str, digest: str, element) -> str | None:
     return _cleaned(kind, message) if digest else _cleaned.uncached(kind, message)
 
 
+_LOG = logging.getLogger(__name__)
+_REPORTED: set[str] = set()  # element types the copy did not know, logged once a process each
+
+
+def known(kind: str) -> bool:
+    """Whether the copy knows an element type (a block's as ``block:<type>``): it holds it, leaves it out, or
+    knows it cannot hold it."""
+    if kind.startswith("block:"):
+        return kind in LAYOUT_BLOCKS | HIDDEN_BLOCKS | NOT_COPIED_BLOCKS | {"block:expandable"}
+    return kind in CONTROLS | COPIED | NOT_COPIED
+
+
+def _unknown(kind: str) -> None:
+    if kind not in _REPORTED:
+        _REPORTED.add(kind)
+        _LOG.warning(
+            "the page copy does not know the element type %r: a page that shows one runs for the student", kind
+        )
+
+
 def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
     """The page below its main area's root as HTML, and whether it holds everything the page shows.
     ``elements``: delta path -> ``Written`` (``kind``, ``digest``, ``delta``), as ``ui.rooms.page_text`` keeps."""
@@ -238,6 +270,10 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
         nonlocal whole
         written = elements[path]
         kind = written.kind
+        if not known(kind):
+            _unknown(kind)
+            whole = False
+            return ""
         if kind in HIDDEN_BLOCKS:
             return ""
         inner = "".join(draw(path + (index,)) for index in sorted(children.get(path, [])))
@@ -264,7 +300,11 @@ def page_copy(elements: dict, chart_component: str) -> tuple[str, bool]:
         element = written.delta.new_element
         if kind == "bidi_component":
             component = element.bidi_component
-            if component.component_name != chart_component:
+            if component.component_name in LEFT_OUT_COMPONENTS:
+                return ""
+            if component.component_name != chart_component:  # another component's view: the copy cannot hold it
+                _unknown(f"bidi_component:{component.component_name}")
+                whole = False
                 return ""
             name = component.bytes.split(b"\n", 1)[0].decode("utf-8", "replace")
             return f'<div class="lab-copy-chart" data-chart="{html.escape(name)}"></div>'
