@@ -48,8 +48,15 @@ NOT_COPIED = frozenset(
     "echarts_chart component_instance".split()
 )  # known, and not held by the copy: a page that shows one runs for the student instead
 LEFT_OUT_COMPONENTS = frozenset(
-    {"attention_lab_screen", "attention_lab_show_section", "attention_lab_drawing"}
-)  # the app's components that draw nothing (ui/screen.py) or take input, a control (the Vision page's canvas)
+    {
+        "attention_lab_screen",
+        "attention_lab_show_section",
+        "attention_lab_drawing",
+        "attention_lab_follower",
+        "attention_lab_teacher_key",
+    }
+)  # the app's components that draw nothing of the page (ui/screen.py, the class's parts) or take input, as a
+# control does (the Vision page's canvas)
 HIDDEN_BLOCKS = frozenset({"block:popover", "block:dialog"})  # shown only on a click: left out with what they hold
 CONTAINERS = frozenset({"block:vertical", "block:transparent", "block:chat_message", "block:horizontal"})
 LAYOUT_BLOCKS = CONTAINERS | {"block:flex_container", "block:column"}  # left out when they hold nothing shown
