@@ -22,6 +22,7 @@ import streamlit as st
 
 from viz.compact import COMPACT_BELOW_PX  # a tablet held upright (768 - 834 px) is compact; a laptop's 1280 px not
 
+from .accessibility import CSS as ACCESSIBLE_CSS, JS as ACCESSIBLE_JS
 from .cache import resource
 
 PRESENT = "present"  # the URL key (and session state) of presentation mode
@@ -170,7 +171,9 @@ def show_section(view: str, anchor: str = "section") -> None:
 @resource()
 def _watcher():
     """The component, once per process."""
-    return st.components.v2.component("attention_lab_screen", js=_JS, css=CSS, isolate_styles=False)
+    return st.components.v2.component(
+        "attention_lab_screen", js=ACCESSIBLE_JS + "\n" + _JS, css=CSS + ACCESSIBLE_CSS, isolate_styles=False
+    )
 
 
 def _reported() -> None:

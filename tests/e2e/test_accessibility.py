@@ -1,0 +1,78 @@
+"""Accessibility in Chromium (WCAG 2.2 AA; docs/accessibility.md): axe-core's list, list item and scrollable
+region rules find nothing on any page at a desktop's and a phone's size (the sidebar's navigation and the
+formulas and tables that scroll: ui/accessibility.js); the keyboard's focus is always drawn, at least 2 px and
+3:1 against the page; a reader who asks for reduced motion gets no animated transitions."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from tests.e2e.conftest import new_page, wait_idle
+from ui.accessibility import FOCUS_COLOUR
+from ui.pages_index import PAGES
+
+RULES = ["list", "listitem", "scrollable-region-focusable"]  # held on every page (docs/accessibility.md)
+# ui/accessibility.js has run on this page (the screen's component, which carries it, is mounted)
+FIXED = "() => window.__attentionLabAccessible === true"
+STYLED = "() => getComputedStyle(document.body).getPropertyValue('--lab-accessible').trim() === '1'"
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(scope="module")
+def axe():
+    return Axe()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZES)
+def test_no_list_or_scrolling_region_violation_on_any_page(browser, server_url, axe, size):
+    page = new_page(browser, viewport=SIZES[size], is_mobile=size == "phone", has_touch=size == "phone")
+    found = {}
+    try:
+        for entry in PAGES:
+            page.goto(f"{server_url}/{entry.url_path}")
+            wait_idle(page)
+            page.wait_for_function(FIXED, timeout=30_000)
+            page.wait_for_timeout(1200)  # the page's last changes seen by the fixes' observer (it looks every second)
+            result = axe.run(page, options={"runOnly": {"type": "rule", "values": RULES}})
+            for violation in result.response["violations"]:
+                found[(entry.title, violation["id"])] = [node["target"] for node in violation["nodes"]][:3]
+    finally:
+        page.context.close()
+    assert found == {}
+
+
+def test_the_keyboards_focus_is_drawn_at_least_2_px_and_3_to_1(page, server_url):
+    page.goto(f"{server_url}/multi_head")
+    wait_idle(page)
+    page.wait_for_function(STYLED, timeout=30_000)
+    seen = []
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        page.wait_for_timeout(400)  # Streamlit's own transition on a link's focus ends
+        seen.append(
+            page.evaluate(
+                """() => { const e = document.activeElement; const s = getComputedStyle(e);
+                return [e.tagName, s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"""
+            )
+        )
+    r, g, b = (int(FOCUS_COLOUR[i : i + 2], 16) for i in (1, 3, 5))
+    for tag, style, width, colour in seen:
+        assert tag != "BODY" and style != "none" and width >= 2 and colour == f"rgb({r}, {g}, {b})", seen
+
+
+def test_reduced_motion_turns_transitions_off(browser, server_url):
+    page = new_page(browser, reduced_motion="reduce")
+    try:
+        page.goto(f"{server_url}/multi_head")
+        wait_idle(page)
+        page.wait_for_function(STYLED, timeout=30_000)
+        longest = page.evaluate(
+            """() => Math.max(...[...document.querySelectorAll('*')].map(e => {
+                 const s = getComputedStyle(e);
+                 return Math.max(...s.transitionDuration.split(',').map(parseFloat),
+                                 ...s.animationDuration.split(',').map(parseFloat)); }))"""
+        )
+        assert longest <= 0.001  # seconds
+    finally:
+        page.context.close()
