@@ -164,8 +164,8 @@ class RoomWatcher:
             found = self._store.drawing(code)
         except RoomsUnavailable:
             return
-        if found is None or found[0] <= self._board.drawn(token)[0]:
-            return
+        if found is None or found[0] <= self._board.drawn(token)[0] or found[0] == self._refused.get(code):
+            return  # nothing newer, or the drawing refused already (a newer view's drawing is not stored yet)
         version, drawings = found
         try:
             read = [json.loads(text) for text in drawings.values()]

@@ -7,7 +7,8 @@
 //   place in the tab order and a name, so it can be scrolled with the arrow keys.
 (function makeAccessible() {
   if (window.__attentionLabAccessible) return;
-  window.__attentionLabAccessible = true;
+  // pending: a change of the page not looked at yet; fontsSeen: looked again once the fonts arrived
+  const state = (window.__attentionLabAccessible = { pending: true, fontsSeen: false });
 
   const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]:not([tabindex='-1'])";
 
@@ -44,15 +45,14 @@
     }
   }
 
-  let queued = false;
   function fix() {
-    queued = false;
     navigationLists(document);
     scrollableRegions(document);
+    state.pending = false;
   }
   const observer = new MutationObserver(() => {
-    if (!queued) {
-      queued = true;
+    if (!state.pending) {
+      state.pending = true;
       requestAnimationFrame(fix);
     }
   });
@@ -60,7 +60,8 @@
   window.addEventListener("resize", () => requestAnimationFrame(fix));
   // A formula's width changes without a change of the page's elements when its fonts arrive: look again then,
   // and every second (a handful of elements are measured).
-  if (document.fonts) document.fonts.ready.then(fix);
+  if (document.fonts) document.fonts.ready.then(() => { fix(); state.fontsSeen = true; });
+  else state.fontsSeen = true;
   setInterval(fix, 1000);
   fix();
 })();

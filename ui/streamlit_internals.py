@@ -23,6 +23,7 @@ than break a page:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 _LOG = logging.getLogger(__name__)
@@ -76,8 +77,6 @@ def fragment_run() -> bool:
 
 def _query_params():
     """The session's URL state with its bindings, as a context manager; ``None`` inside where it moved."""
-    import contextlib
-
     reader = getattr(getattr(_ctx(), "session_state", None), "query_params", None)
     return reader() if callable(reader) else contextlib.nullcontext(None)
 

@@ -29,13 +29,10 @@ def serve(redis_url: str, port: int | None = None):
 
 
 def kept_cookie(page) -> dict:
-    """The teacher's cookie in the page's browser, once the class's live part has had it set."""
-    for _ in range(100):
-        kept = [cookie for cookie in page.context.cookies() if cookie["name"] == TEACHER_COOKIE]
-        if kept:
-            return kept[0]
-        page.wait_for_timeout(200)
-    raise AssertionError(f"no {TEACHER_COOKIE} cookie after 20 s: {page.context.cookies()}")
+    """The teacher's cookie in the page's browser (set by the answer the test waited for)."""
+    kept = [cookie for cookie in page.context.cookies() if cookie["name"] == TEACHER_COOKIE]
+    assert len(kept) == 1, page.context.cookies()
+    return kept[0]
 
 
 def teaching(page) -> None:
@@ -57,7 +54,9 @@ def test_the_teacher_stays_in_charge_without_the_secret_in_any_address(browser, 
     teacher = new_page(browser)
     others = []
     try:
-        code = open_class(teacher, server.url)
+        with teacher.expect_response(lambda r: r.url.endswith("/_class/teacher"), timeout=CHECK_TIMEOUT_MS) as kept:
+            code = open_class(teacher, server.url)  # the class's live part posts the secret once it is drawn
+        assert kept.value.status == 204
         cookie = kept_cookie(teacher)
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == f"/{BASE_PATH}"
         kept_code, secret = read_teacher_cookie(cookie["value"])
@@ -74,15 +73,10 @@ def test_the_teacher_stays_in_charge_without_the_secret_in_any_address(browser, 
 
         student = new_page(browser)  # someone who read the address off the screen
         others.append(student)
-        drawings = []  # the board's answers under the app's path (the app's routes are mounted at the root)
-        student.on("response", lambda r: drawings.append(r.status) if f"/{BASE_PATH}/_class/" in r.url else None)
-        student.goto(address)
+        drawn = f"/{BASE_PATH}/_class/"  # the board's answers under the app's path (its routes are at the root)
+        with student.expect_response(lambda r: drawn in r.url and r.status == 200, timeout=CHECK_TIMEOUT_MS):
+            student.goto(address)  # the teacher's drawing, served to the follower
         following(student)
-        for _ in range(100):
-            if 200 in drawings:
-                break
-            student.wait_for_timeout(200)
-        assert 200 in drawings, drawings  # the teacher's drawing, served to the follower
         old_link = new_page(browser)  # an address from before the secret left it
         others.append(old_link)
         old_link.goto(f"{address}&teach={secret}")
