@@ -83,13 +83,18 @@ class Attribution:
         return float(self.heads.sum() + sum(self.others.values()))
 
 
-def _frozen_norm(parts: dict[str, torch.Tensor], norm: torch.nn.LayerNorm, stream: torch.Tensor) -> None:
-    """Apply ``norm`` with its scale frozen at ``stream``'s to every part (in place), and add its beta as a part."""
-    sigma = torch.sqrt(stream.var(-1, unbiased=False, keepdim=True) + norm.eps)
+def _frozen_norm(parts: dict[str, torch.Tensor], norm: torch.nn.Module, stream: torch.Tensor) -> None:
+    """Apply ``norm`` with its scale frozen at ``stream``'s to every part (in place), and add its beta as a part.
+
+    LayerNorm: gamma (part - mean(part)) / sigma, sigma = sqrt(var(stream) + eps); RMSNorm (no centring, no beta):
+    gamma part / sqrt(mean(stream^2) + eps). Frozen, either is linear in the parts, so the shares still add up."""
+    rms = isinstance(norm, torch.nn.RMSNorm)
+    spread = stream.pow(2).mean(-1, keepdim=True) if rms else stream.var(-1, unbiased=False, keepdim=True)
+    sigma = torch.sqrt(spread + norm.eps)
     gamma = norm.weight if norm.weight is not None else torch.ones(stream.shape[-1])
     for key, part in parts.items():
-        parts[key] = gamma * (part - part.mean(-1, keepdim=True)) / sigma
-    if norm.bias is not None:
+        parts[key] = gamma * (part if rms else part - part.mean(-1, keepdim=True)) / sigma
+    if getattr(norm, "bias", None) is not None:
         parts["LayerNorm offsets"] = parts.get("LayerNorm offsets", 0) + norm.bias.expand_as(stream)
 
 

@@ -54,11 +54,14 @@ def _unembedding(module) -> torch.Tensor:
 
 def _head_slices(module, layer: int, head: int) -> tuple[torch.Tensor, torch.Tensor]:
     """W_V^h ``[d_model, d_head]`` and W_O^h ``[d_head, d_model]`` (PyTorch stores a linear map's weight as
-    ``[out, in]``: a head's value columns are rows of w_v, its slice of w_o is columns)."""
-    d_head = module.config.d_model // module.config.num_heads
+    ``[out, in]``: a head's value columns are rows of w_v, its slice of w_o is columns). Under grouped-query
+    attention the head reads the values of its group's key-value head, ``head // (H / H_kv)``."""
+    config = module.config
+    d_head, group = config.d_head, config.num_heads // config.kv_heads
+    values = slice(head // group * d_head, (head // group + 1) * d_head)
     rows = slice(head * d_head, (head + 1) * d_head)
     attention = module.decoder.layers[layer].self_attn
-    return attention.w_v.weight.double()[rows].T, attention.w_o.weight.double()[:, rows].T
+    return attention.w_v.weight.double()[values].T, attention.w_o.weight.double()[:, rows].T
 
 
 def ov_circuit(module, layer: int, head: int) -> np.ndarray:

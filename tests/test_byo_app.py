@@ -31,13 +31,19 @@ def test_a_gpt2_folder_is_picked_and_drawn_on_multi_head(env):
     assert at.selectbox(key="model").value == label
     reference = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
     ids = reference(TEXT)["input_ids"]
+    expected = assert_layer_two_drawn(at, hf_model, ids)
+    assert np.triu(expected[0], 1).max() == 0  # GPT-2 is causal
+
+
+def assert_layer_two_drawn(at, hf_model, ids: list[int]) -> np.ndarray:
+    """The Multi-head page's four heads of layer 2 are transformers' attention on ``ids`` (returned, [H, T, T])."""
     with torch.inference_mode():
         expected = hf_model(torch.tensor([ids]), output_attentions=True).attentions[1][0].numpy()
     tiles = head_tiles(chart_by_title(at, "Layer 2 · 4 heads"))
     assert len(tiles) == 4 and tiles[0].shape == (len(ids), len(ids))
     for h, tile in enumerate(tiles):
         np.testing.assert_allclose(tile, expected[h], atol=1e-5)
-    assert np.triu(expected[0], 1).max() == 0  # GPT-2 is causal
+    return expected
 
 
 def test_a_gpt2_folder_writes_on_generate(env):
@@ -99,9 +105,9 @@ def test_models_are_found_in_the_hugging_face_cache(brought, tmp_path):
     shutil.copytree(brought[2], repo / "snapshots" / "old456")
     (repo / "refs").mkdir()
     (repo / "refs" / "main").write_text("abc123")
-    other = cache / "models--someone--llama" / "snapshots" / "x"
+    other = cache / "models--someone--gemma" / "snapshots" / "x"
     other.mkdir(parents=True)
-    (other / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    (other / "config.json").write_text(json.dumps({"model_type": "gemma"}))
     found = find_models("", cache)
     assert [(m.name, m.folder) for m in found.models] == [("someone/tiny-gpt2", str(repo / "snapshots" / "abc123"))]
     assert found.problems == ()  # a model type the app does not read is not listed at all

@@ -79,9 +79,14 @@ def test_gpt2_writes_on_the_generate_page_as_transformers_computes(env):
         "pages/generate/page.py", {"model": label_of(hf_model), "prompt": "the cat", "section": "Compare", "new": "8"}
     )
     assert_no_exception(at)
+    assert_page_writes_greedy(at, hf_model, folder, ids, 8)
+
+
+def assert_page_writes_greedy(at, hf_model, folder, ids: list[int], new: int) -> None:
+    """The Generate page's greedy text (its "Compare" section) is what transformers writes after ``ids``."""
     with torch.inference_mode():
         greedy = hf_model.generate(
-            torch.tensor([ids]), max_new_tokens=8, do_sample=False, pad_token_id=0, eos_token_id=None
+            torch.tensor([ids]), max_new_tokens=new, do_sample=False, pad_token_id=0, eos_token_id=None
         )[0, len(ids) :].tolist()
     tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_file=str(folder / "tokenizer.json"))
     assert at.code[0].value == "".join(tokenizer.decode([t]) for t in greedy)

@@ -214,11 +214,16 @@ def test_gpt2_greedy_generation_matches_transformers(gpt2, prompt):
     hf_model, model, tokenizer, _ = gpt2
     ids = list(tokenizer.with_max_tokens(24).encode_text(prompt).ids)  # room for 20 more in 64 positions
     end = tokenizer.encode([END])[0]
+    assert_same_greedy_tokens(hf_model, model, ids, end)
+
+
+def assert_same_greedy_tokens(hf_model, model, ids: list[int], end: int, new: int = 20) -> None:
+    """Greedy generation of ``new`` tokens after ``ids`` gives transformers' tokens, with the KV cache and without."""
     with torch.inference_mode():
         expected = hf_model.generate(
             torch.tensor([ids]),
             attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-            max_new_tokens=20,
+            max_new_tokens=new,
             do_sample=False,
             num_beams=1,
             eos_token_id=end,
@@ -227,7 +232,7 @@ def test_gpt2_greedy_generation_matches_transformers(gpt2, prompt):
     if end in expected:  # transformers pads after the end; the end itself is the last token
         expected = expected[: expected.index(end) + 1]
     for use_cache in (True, False):
-        ours = generate(model, ids, 20, strategy="greedy", eos_id=end, use_cache=use_cache)
+        ours = generate(model, ids, new, strategy="greedy", eos_id=end, use_cache=use_cache)
         assert list(ours.tokens) == expected, use_cache
     assert len(expected) >= 1
 

@@ -25,7 +25,12 @@ def induction():
     return model, task, task.batch(64, torch.Generator().manual_seed(0), "val")
 
 
-def small(norm_first: bool, output_head: str = "linear", feed_forward: bool = True):
+TODAYS_BLOCK = dict(
+    norm="rmsnorm", activation="swiglu", positional="rotary", bias=False, num_kv_heads=1, head_dim=10, qk_norm=True
+)
+
+
+def small(norm_first: bool, output_head: str = "linear", feed_forward: bool = True, **block):
     config = TransformerConfig(
         d_model=24,
         num_heads=3,
@@ -37,6 +42,7 @@ def small(norm_first: bool, output_head: str = "linear", feed_forward: bool = Tr
         norm_first=norm_first,
         output_head=output_head,
         feed_forward=feed_forward,
+        **block,
     )
     return build_model(config, seed=5, kind="decoder-only")
 
@@ -61,8 +67,15 @@ def test_the_logit_lens_last_stage_is_the_models_output(model):
 
 @pytest.mark.parametrize(
     "model",
-    [small(True), small(False), small(True, "tied"), small(False, feed_forward=False)],
-    ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only"],
+    [
+        small(True),
+        small(False),
+        small(True, "tied"),
+        small(False, feed_forward=False),
+        small(True, **TODAYS_BLOCK),
+        small(False, **TODAYS_BLOCK),
+    ],
+    ids=["pre-LN", "post-LN", "pre-LN tied", "post-LN attention-only", "pre-RMSNorm GQA", "post-RMSNorm GQA"],
 )
 def test_attributions_of_all_parts_sum_to_the_logit(model):
     with torch.inference_mode():

@@ -71,3 +71,21 @@ def test_the_induction_heads_of_the_shipped_model_copy():
     scores = copying_scores(model)
     assert (scores[1] > 0.9).all()  # layer 2: the induction heads raise the logit of the token they attend to
     assert (scores[0] < scores[1].min()).all()
+
+
+def test_a_grouped_query_head_reads_its_groups_values():
+    """A model with 2 key-value heads for 4 query heads has the OV circuits of the multi-head model whose value
+    heads are those 2, each repeated for its group (as attention repeats them)."""
+    sizes = dict(d_model=16, num_heads=4, num_decoder_layers=1, d_ff=16, tgt_vocab_size=12, dropout=0.0)
+    grouped = build_model(TransformerConfig(**sizes, num_kv_heads=2), seed=3, kind="decoder-only")
+    full = build_model(TransformerConfig(**sizes), seed=3, kind="decoder-only")
+    state = grouped.state_dict()
+    for part in ("w_k", "w_v"):
+        for param in ("weight", "bias"):
+            name = f"decoder.layers.0.self_attn.{part}.{param}"
+            state[name] = state[name].view(2, 4, *state[name].shape[1:]).repeat_interleave(2, 0).flatten(0, 1)
+    full.load_state_dict(state)
+    ids = torch.tensor([[1, 5, 7, 2, 9]])
+    torch.testing.assert_close(full(ids).logits, grouped(ids).logits)  # the same model, written two ways
+    for head in range(4):
+        np.testing.assert_allclose(ov_circuit(grouped, 0, head), ov_circuit(full, 0, head), atol=1e-10)

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "checkpoints"
 VISION = "digits_vit"
 MASKED = "text_mlm"  # BERT's objective on the text task's corpus: tested below, beside the text model
+LLAMA = "text_llama"  # the text task's model with today's block (RMSNorm, SwiGLU, one shared key-value head)
 TRANSLATION = "translation"  # English to French: tested in tests/test_translation_model.py
 BOS, EOS, FIRST = 1, 2, 4
 SAMPLES = 96
@@ -40,7 +41,16 @@ def shipped() -> dict:
     return {
         path.stem: (path, *load_checkpoint(path))
         for path in sorted(FOLDER.glob("*.safetensors"))
-        if not path.stem.startswith(VISION) and path.stem not in (MASKED, TRANSLATION)
+        if not path.stem.startswith(VISION) and path.stem not in (MASKED, TRANSLATION, LLAMA)
+    }
+
+
+@pytest.fixture(scope="module")
+def text_models(shipped) -> dict:
+    """The two text models: the classic block's and today's (Llama's), trained alike."""
+    return {
+        "text": shipped["text"],
+        LLAMA: (FOLDER / f"{LLAMA}.safetensors", *load_checkpoint(FOLDER / f"{LLAMA}.safetensors")),
     }
 
 
@@ -52,6 +62,7 @@ def test_every_task_is_shipped_small_and_described(shipped):
         f"{VISION}_nopos",
         MASKED,
         TRANSLATION,
+        LLAMA,
     }
     for name, (path, model, metadata) in shipped.items():
         assert path.stat().st_size < 600 * 1024, name
@@ -151,8 +162,24 @@ def _text_and_ids(metadata) -> tuple[str, list[int]]:
     return text, [index[c] for c in text]
 
 
-def test_text_model_beats_its_perplexity_target_and_a_bigram_table_with_a_previous_token_head(shipped):
-    _, model, metadata = shipped["text"]
+def test_the_llama_style_text_model_differs_from_the_text_model_in_its_block_only(text_models):
+    (_, classic, classic_data), (path, modern, modern_data) = text_models["text"], text_models[LLAMA]
+    c = modern_data["config"]
+    assert (c.norm, c.activation, c.bias, c.kv_heads, c.num_heads) == ("rmsnorm", "swiglu", False, 1, 2)
+    setup = modern_data["setup"]  # the classic file predates the recipe and block settings: theirs are the defaults
+    assert {key: setup[key] for key in classic_data["setup"]} == {**classic_data["setup"], "d_ff": 88}
+    assert (setup["block"], setup["recipe"]) == ("llama", "adamw")
+    assert modern_data["task"] == "text" and modern_data["schedule"] == classic_data["schedule"]
+    assert path.stat().st_size < 600 * 1024
+    ffn = [sum(p.numel() for p in model.decoder.layers[0].feed_forward.parameters()) for model in (classic, modern)]
+    assert abs(ffn[0] - ffn[1]) / ffn[0] < 0.05  # a feed-forward of about as many weights
+    keys_values = [model.decoder.layers[0].self_attn.w_k.weight.numel() for model in (classic, modern)]
+    assert keys_values == [64 * 64, 64 * 32]  # two key heads of 32 against one shared
+
+
+@pytest.mark.parametrize("name", ["text", LLAMA])
+def test_text_model_beats_its_perplexity_target_and_a_bigram_table_with_a_previous_token_head(text_models, name):
+    _, model, metadata = text_models[name]
     text, all_ids = _text_and_ids(metadata)
     cut = int(len(text) * 0.9)
     ids = all_ids[cut:]  # the held-out last 10 %
@@ -175,9 +202,10 @@ def test_text_model_beats_its_perplexity_target_and_a_bigram_table_with_a_previo
     assert _best_head(_maps(out.attention, "self_attn"), [triples]) >= HEAD_TARGETS["text"]
 
 
-def test_text_model_samples_words_of_its_text(shipped):
+@pytest.mark.parametrize("name", ["text", LLAMA])
+def test_text_model_samples_words_of_its_text(text_models, name):
     """Sampled at temperature 0.7 (a seeded draw per character), nearly every word it writes is a word of the text."""
-    _, model, metadata = shipped["text"]
+    _, model, metadata = text_models[name]
     text, _ = _text_and_ids(metadata)
     vocabulary = metadata["tokenizer"].vocabulary
     known = set(re.findall(r"[a-z']+", text.replace("▁", " ")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import torch
@@ -71,7 +72,12 @@ class MultiHeadAttention(nn.Module):
     linear distance penalty per head added to the scores); anything else adds
     nothing. ``num_kv_heads`` < ``num_heads`` projects fewer key and value heads, each
     shared by ``num_heads / num_kv_heads`` query heads (grouped-query; 1 = multi-query):
-    ``w_k`` and ``w_v`` are then ``[num_kv_heads * d_head, d_model]``. A record may carry a
+    ``w_k`` and ``w_v`` are then ``[num_kv_heads * d_head, d_model]``. ``head_dim`` sets d_head on its
+    own (``w_q`` is then ``[num_heads * head_dim, d_model]`` and ``w_o`` its transpose's shape);
+    ``qkv_bias`` (None = ``bias``) sets the Q, K, V projections' bias apart from W^O's; ``qk_norm`` (a
+    norm over d_head, e.g. ``RMSNorm``) normalises each head's q and k before any rotation (Qwen3:
+    ``q_norm`` and ``k_norm``, one module each); ``rope_scaling`` stretches RoPE's frequencies
+    (``positional.rotary_frequencies``). A record may carry a
     ``KVCache``: the call then reads only the new tokens (at positions from
     ``cache.positions``) and attends to the stored keys too; ``window`` caps what a
     self-attention's cache keeps. The record also carries the pass's interventions (``Ablate``, ``Patch``), applied
@@ -90,20 +96,29 @@ class MultiHeadAttention(nn.Module):
         scale_scores: bool = True,
         num_kv_heads: int | None = None,
         window: int | None = None,
+        head_dim: int | None = None,
+        qkv_bias: bool | None = None,
+        qk_norm: nn.Module | None = None,
+        rope_scaling: tuple | None = None,
     ):
         super().__init__()
-        if d_model % num_heads:
+        if head_dim is None and d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}.")
         kv_heads = num_heads if num_kv_heads is None else num_kv_heads
         if num_heads % kv_heads:
             raise ValueError(f"num_kv_heads={kv_heads} must divide num_heads={num_heads}.")
-        self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
+        self.d_model, self.num_heads = d_model, num_heads
+        self.d_head = d_model // num_heads if head_dim is None else head_dim
         self.kv_heads, self.window = kv_heads, window
         self.positional, self.rope_base, self.scale_scores = positional, rope_base, scale_scores
-        self.w_q = nn.Linear(d_model, d_model, bias=bias)
-        self.w_k = nn.Linear(d_model, kv_heads * self.d_head, bias=bias)
-        self.w_v = nn.Linear(d_model, kv_heads * self.d_head, bias=bias)
-        self.w_o = nn.Linear(d_model, d_model, bias=bias)
+        self.rope_scaling = rope_scaling
+        width, in_bias = num_heads * self.d_head, bias if qkv_bias is None else qkv_bias
+        self.w_q = nn.Linear(d_model, width, bias=in_bias)
+        self.w_k = nn.Linear(d_model, kv_heads * self.d_head, bias=in_bias)
+        self.w_v = nn.Linear(d_model, kv_heads * self.d_head, bias=in_bias)
+        self.w_o = nn.Linear(width, d_model, bias=bias)
+        self.q_norm = qk_norm
+        self.k_norm = None if qk_norm is None else copy.deepcopy(qk_norm)
         self.dropout = nn.Dropout(dropout)
 
     def split_heads(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
@@ -112,18 +127,20 @@ class MultiHeadAttention(nn.Module):
         return x.view(batch, length, heads or self.num_heads, self.d_head).transpose(1, 2)
 
     def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
-        """Concat(head_1..head_h): ``[B, H, L, d_head] -> [B, L, d_model]``."""
-        return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.d_model)
+        """Concat(head_1..head_h): ``[B, H, L, d_head] -> [B, L, H * d_head]`` (= d_model unless ``head_dim``)."""
+        return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.num_heads * self.d_head)
 
-    def _rotated(self, x: torch.Tensor, start: int) -> torch.Tensor:
-        return apply_rotary(x, self.rope_base, start) if self.positional == "rotary" else x
+    def _rotated(self, x: torch.Tensor, start: int, norm: nn.Module | None) -> torch.Tensor:
+        """Each head's q or k, normalised (``qk_norm``) then rotated (RoPE), as the module asks."""
+        x = x if norm is None else norm(x)
+        return apply_rotary(x, self.rope_base, start, self.rope_scaling) if self.positional == "rotary" else x
 
     def keys_and_values(self, key, value, cache, name: str, start: int, static_keys: bool):
         """This call's keys and values ``[B, H_kv, Lk, d_head]``: projected, or with a KV cache, the stored
         ones extended by the new tokens' (cross-attention's, ``static_keys``, are projected once)."""
         if cache is not None and static_keys and cache.fixed(name) is not None:
             return cache.fixed(name)
-        k = self._rotated(self.split_heads(self.w_k(key), self.kv_heads), start)
+        k = self._rotated(self.split_heads(self.w_k(key), self.kv_heads), start, self.k_norm)
         v = self.split_heads(self.w_v(value), self.kv_heads)
         if cache is None:
             return k, v
@@ -156,7 +173,7 @@ class MultiHeadAttention(nn.Module):
     ):
         cache = None if record is None else record.cache
         start = 0 if cache is None else cache.positions
-        q = self._rotated(self.split_heads(self.w_q(query)), start)
+        q = self._rotated(self.split_heads(self.w_q(query)), start, self.q_norm)
         k, v = self.keys_and_values(key, value, cache, name, start, static_keys)
         if self.kv_heads != self.num_heads:  # each key-value head serves a group of query heads
             group = self.num_heads // self.kv_heads

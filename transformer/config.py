@@ -5,8 +5,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu", "geglu")
+GATED_ACTIVATIONS = ("swiglu", "geglu")  # FFN(x) = (act(x W_gate) * x W_up) W_down
 OUTPUT_HEADS = ("linear", "tied", "none")
+NORMS = ("layernorm", "rmsnorm")
+ROPE_SCALINGS = {  # rope_scaling[0] -> the numbers that follow it
+    "linear": ("factor",),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,16 @@ class TransformerConfig:
     ``num_heads / num_kv_heads`` query heads (1 = multi-query attention, a divisor = grouped-query);
     ``attention_window`` (None = full) lets each query of a causal self-attention see at most its
     ``w`` most recent keys, itself included (a sliding window).
+    Today's decoders (Llama, Mistral, Qwen) change the block: ``norm="rmsnorm"`` normalises by the
+    root mean square alone (no centring, no bias) where ``"layernorm"`` (the default) centres and
+    scales; ``activation="swiglu"`` (or ``"geglu"``) gates the feed-forward,
+    (SiLU(x W_gate) * x W_up) W_down, with ``d_ff`` units in each of its two input projections;
+    ``head_dim`` (None = ``d_model / num_heads``) sets d_k on its own (Qwen3's heads are wider than
+    ``d_model / num_heads``); ``qk_norm`` normalises each head's queries and keys (RMSNorm over d_k)
+    before RoPE (Qwen3); ``qkv_bias`` (None = ``bias``) gives the Q, K and V projections their own
+    bias setting (Qwen2 has them, its W^O does not); ``rope_scaling`` stretches RoPE's frequencies:
+    ``("linear", factor)`` divides them all, ``("llama3", factor, low_freq_factor, high_freq_factor,
+    original_max_position_embeddings)`` divides the slow ones only (Llama 3.1).
     A vision model (``build_model(..., kind="vision")``, a ViT) reads square images of
     ``channels`` x ``image_size`` x ``image_size`` pixels cut into non-overlapping
     ``patch_size`` x ``patch_size`` patches, ``(image_size / patch_size)^2`` tokens after its
@@ -78,6 +94,11 @@ class TransformerConfig:
     num_kv_heads: int | None = None
     attention_window: int | None = None
     output_bias: bool = True
+    norm: str = "layernorm"
+    head_dim: int | None = None
+    qk_norm: bool = False
+    qkv_bias: bool | None = None
+    rope_scaling: tuple | None = None
     image_size: int = 8
     patch_size: int = 2
     channels: int = 1
@@ -111,7 +132,7 @@ class TransformerConfig:
             raise ValueError(
                 f"type_vocab_size must be a whole number >= 0 (0 = no token types), got {self.type_vocab_size!r}."
             )
-        if self.d_model % self.num_heads:
+        if self.head_dim is None and self.d_model % self.num_heads:
             raise ValueError(
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}; "
                 f"choose num_heads from {divisors(self.d_model)} or change d_model."
@@ -136,6 +157,7 @@ class TransformerConfig:
         if not isinstance(self.output_bias, bool):
             raise ValueError(f"output_bias must be True or False, got {self.output_bias!r}.")
         self._check_efficient_attention()
+        self._check_todays_block()
         if self.image_size % self.patch_size:
             raise ValueError(
                 f"patch_size {self.patch_size} does not divide image_size {self.image_size}: "
@@ -162,6 +184,23 @@ class TransformerConfig:
                 f"head serves a group of query heads); choose one of {divisors(self.num_heads)}."
             )
 
+    def _check_todays_block(self) -> None:
+        if self.norm not in NORMS:
+            raise ValueError(f"norm={self.norm!r} is unknown; use one of {NORMS}.")
+        if self.head_dim is not None and (
+            isinstance(self.head_dim, bool) or not isinstance(self.head_dim, int) or self.head_dim < 1
+        ):
+            raise ValueError(
+                f"head_dim must be a whole number >= 1 or None (= d_model / num_heads), got {self.head_dim!r}."
+            )
+        for name in ("qk_norm",):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}.")
+        if self.qkv_bias is not None and not isinstance(self.qkv_bias, bool):
+            raise ValueError(f"qkv_bias must be True, False or None (= bias), got {self.qkv_bias!r}.")
+        if self.rope_scaling is not None:
+            object.__setattr__(self, "rope_scaling", _rope_scaling(self.rope_scaling))
+
     @property
     def kv_heads(self) -> int:
         """Key-value heads: ``num_heads`` (multi-head), 1 (multi-query) or a divisor (grouped-query)."""
@@ -174,11 +213,33 @@ class TransformerConfig:
 
     @property
     def d_head(self) -> int:
-        """Dimensions per head, d_k = d_v = d_model / num_heads."""
-        return self.d_model // self.num_heads
+        """Dimensions per head, d_k = d_v = d_model / num_heads (or ``head_dim`` when set)."""
+        return self.d_model // self.num_heads if self.head_dim is None else self.head_dim
+
+    @property
+    def attention_width(self) -> int:
+        """Width of the concatenated heads, num_heads x d_head (= d_model unless ``head_dim`` is set)."""
+        return self.num_heads * self.d_head
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _rope_scaling(value) -> tuple:
+    """``rope_scaling`` as a tuple (a saved config holds a list), checked against ``ROPE_SCALINGS``."""
+    if not isinstance(value, (tuple, list)) or not value or value[0] not in ROPE_SCALINGS:
+        raise ValueError(
+            f"rope_scaling={value!r} is unknown; use None or a tuple starting with one of {sorted(ROPE_SCALINGS)}."
+        )
+    names = ROPE_SCALINGS[value[0]]
+    numbers = tuple(value[1:])
+    if len(numbers) != len(names) or not all(
+        isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0 for n in numbers
+    ):
+        raise ValueError(f"rope_scaling {value[0]!r} takes {len(names)} positive numbers: {', '.join(names)}.")
+    if value[0] == "llama3" and not numbers[2] > numbers[1]:
+        raise ValueError("llama3 rope_scaling needs high_freq_factor > low_freq_factor.")
+    return (value[0], *(float(n) for n in numbers))
 
 
 def paper_base_config(vocab_size: int = 4096, max_len: int = 128) -> TransformerConfig:

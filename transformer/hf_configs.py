@@ -1,4 +1,4 @@
-"""Hugging Face ``config.json`` files of BERT, DistilBERT and GPT-2 as the package's ``TransformerConfig``.
+"""Hugging Face ``config.json`` files (BERT, DistilBERT, GPT-2, the Llama family) as ``TransformerConfig``s.
 
 BERT is the encoder of the paper with learned positions, token-type (segment)
 embeddings, a LayerNorm after the embeddings, GELU and post-LN:
@@ -18,6 +18,15 @@ output matrix (no output bias):
     a_i = x_i + MultiHead(LN_1(x_i)),   x_{i+1} = a_i + FFN(LN_2(a_i))
     logits = LN_f(x_N) E^T
 
+Llama, Mistral, Qwen2 and Qwen3 (SmolLM is a Llama) are today's decoder: pre-norm with
+RMSNorm, rotary positions (RoPE, base ``rope_theta``), a gated SwiGLU feed-forward, grouped-query
+attention, no biases (Qwen2: on Q, K and V), the output matrix tied or not:
+
+    a_i = x_i + MultiHead(RMSNorm_1(x_i)),   x_{i+1} = a_i + (SiLU(h W_gate) * h W_up) W_down,  h = RMSNorm_2(a_i)
+
+Mistral adds a sliding window, Qwen3 an RMSNorm on each head's queries and keys and its own
+``head_dim``; Llama 3.1 scales RoPE's slow frequencies (``rope_scaling`` type "llama3").
+
 Dropout is 0 (the models are for inference). An option the package cannot express
 exactly is a ValueError that says which and what is supported.
 """
@@ -26,7 +35,11 @@ from __future__ import annotations
 
 from .config import TransformerConfig
 
-SUPPORTED_TYPES = ("bert", "distilbert", "gpt2")
+SUPPORTED_TYPES = ("bert", "distilbert", "gpt2", "llama", "mistral", "qwen2", "qwen3")
+LLAMA_FAMILY = ("llama", "mistral", "qwen2", "qwen3")
+ROPE_TYPES = ("default", "linear", "llama3")
+# the gate's activation in a gated feed-forward -> ours (SiLU gates SwiGLU, tanh-GELU GeGLU)
+GATED = {"silu": "swiglu", "swish": "swiglu", "gelu_pytorch_tanh": "geglu", "gelu_new": "geglu"}
 # Hugging Face's activation names -> ours: "gelu" is the exact erf GELU; gelu_new and
 # gelu_pytorch_tanh are both 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 ACTIVATIONS = {"gelu": "gelu", "relu": "relu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh"}
@@ -175,4 +188,107 @@ def gpt2_config(hf_config: dict) -> TransformerConfig:
     )
 
 
-CONFIGS = {"bert": bert_config, "distilbert": distilbert_config, "gpt2": gpt2_config}
+_LLAMA_SIZES = {
+    "hidden_size": "d_model",
+    "num_attention_heads": "num_heads",
+    "num_hidden_layers": "num_decoder_layers",
+    "intermediate_size": "d_ff",
+    "max_position_embeddings": "max_len",
+    "vocab_size": "tgt_vocab_size",
+}
+
+
+def _rope(hf_config: dict) -> tuple[float, tuple | None]:
+    """(base, rope_scaling) from ``rope_parameters`` (transformers 5) or ``rope_theta`` and
+    ``rope_scaling`` (earlier files); a type the package cannot compute is a ValueError naming it."""
+    rope = hf_config.get("rope_parameters") or hf_config.get("rope_scaling") or {}
+    if not isinstance(rope, dict) or any(isinstance(value, dict) for value in rope.values()):
+        raise ValueError("rope parameters per layer type are not supported; one RoPE for every layer is.")
+    base = float(rope.get("rope_theta", hf_config.get("rope_theta", 10000.0)))
+    kind = rope.get("rope_type", rope.get("type", "default"))
+    if kind not in ROPE_TYPES:
+        raise ValueError(f"rope_scaling type {kind!r} is not supported; the package computes {', '.join(ROPE_TYPES)}.")
+    partial = rope.get("partial_rotary_factor", hf_config.get("partial_rotary_factor", 1.0))
+    if partial not in (None, 1, 1.0):
+        raise ValueError(f"partial_rotary_factor={partial!r} is not supported; RoPE turns every dimension of a head.")
+    if kind == "default":
+        return base, None
+    if kind == "linear":
+        return base, ("linear", rope.get("factor"))
+    original = rope.get("original_max_position_embeddings", hf_config.get("max_position_embeddings"))
+    numbers = (rope.get("factor"), rope.get("low_freq_factor"), rope.get("high_freq_factor"), original)
+    return base, ("llama3", *numbers)
+
+
+def _window(hf_config: dict, model_type: str) -> int | None:
+    """The sliding window every layer uses (Mistral's ``sliding_window``; Qwen's when every layer slides),
+    None for full attention; windows on some layers only are a ValueError."""
+    window = hf_config.get("sliding_window")
+    if model_type == "mistral":
+        return window
+    if model_type == "llama" or window is None:
+        return None
+    layers = hf_config["num_hidden_layers"]
+    kinds = hf_config.get("layer_types") or [
+        "sliding_attention"
+        if hf_config.get("use_sliding_window") and i >= hf_config.get("max_window_layers", 0)
+        else "full_attention"
+        for i in range(layers)
+    ]
+    if set(kinds) == {"full_attention"}:
+        return None
+    if set(kinds) == {"sliding_attention"}:
+        return window
+    raise ValueError("sliding windows on some layers only are not supported; one window for every layer is.")
+
+
+def llama_config(hf_config: dict) -> TransformerConfig:
+    """The ``TransformerConfig`` of a Llama, Mistral, Qwen2 or Qwen3 ``config.json`` (SmolLM is a Llama):
+    pre-norm RMSNorm (``rms_norm_eps``), RoPE (``rope_theta``, scaled by type "linear" or "llama3"),
+    the gated feed-forward (``hidden_act`` SiLU: SwiGLU), grouped-query attention
+    (``num_key_value_heads``), ``head_dim``, no biases but Qwen2's on Q, K and V, Qwen3's q/k norm,
+    Mistral's sliding window, the output matrix tied when ``tie_word_embeddings``."""
+    if not isinstance(hf_config, dict) or hf_config.get("model_type") not in LLAMA_FAMILY:
+        raise ValueError(f"model_type must be one of {LLAMA_FAMILY} here.")
+    model_type = hf_config["model_type"]
+    sizes = _sizes(hf_config, _LLAMA_SIZES)
+    act = hf_config.get("hidden_act", "silu")
+    if act not in GATED:
+        raise ValueError(f"hidden_act={act!r} is not supported; the gated feed-forward takes {sorted(GATED)}.")
+    _refuse_flags(hf_config, ("mlp_bias",), "the feed-forward has no biases in the Llama family here.")
+    if model_type != "qwen2":
+        _refuse_flags(hf_config, ("attention_bias",), "attention without biases (or Qwen2's Q, K, V biases) loads.")
+    base, scaling = _rope(hf_config)
+    head_dim = hf_config.get("head_dim", 128 if model_type == "qwen3" else None)
+    if head_dim == sizes["d_model"] // sizes["num_heads"] and sizes["d_model"] % sizes["num_heads"] == 0:
+        head_dim = None
+    return TransformerConfig(
+        **sizes,
+        src_vocab_size=sizes["tgt_vocab_size"],
+        num_kv_heads=hf_config.get("num_key_value_heads") or sizes["num_heads"],
+        head_dim=head_dim,
+        dropout=0.0,
+        positional="rotary",
+        pe_base=base,
+        rope_scaling=scaling,
+        activation=GATED[act],
+        norm="rmsnorm",
+        norm_first=True,
+        layer_norm_eps=float(hf_config.get("rms_norm_eps", 1e-6)),
+        bias=False,
+        qkv_bias=model_type == "qwen2",
+        qk_norm=model_type == "qwen3",
+        attention_window=_window(hf_config, model_type),
+        embed_scale=False,
+        embed_norm=False,
+        output_head="tied" if hf_config.get("tie_word_embeddings", False) else "linear",
+        output_bias=False,
+    )
+
+
+CONFIGS = {
+    "bert": bert_config,
+    "distilbert": distilbert_config,
+    "gpt2": gpt2_config,
+    **{model_type: llama_config for model_type in LLAMA_FAMILY},
+}

@@ -1,10 +1,11 @@
 """A local folder in Hugging Face's format, read into the package's own model and tokenizer.
 
-The folder holds ``config.json``, ``model.safetensors`` and ``tokenizer.json`` (as
-``save_pretrained`` writes them, or as the Hugging Face cache keeps a snapshot) of a
-BERT (any size, with or without token types), a DistilBERT or a GPT-2. It becomes an
-``EncoderOnly`` (BERT, DistilBERT) or a ``DecoderOnly`` (GPT-2) and its tokenizer
-(``WordPieceTokenizer`` or ``BPETokenizer``), read by ``safetensors`` and
+The folder holds ``config.json``, ``model.safetensors`` (or shards listed in
+``model.safetensors.index.json``) and ``tokenizer.json`` (as ``save_pretrained`` writes them, or
+as the Hugging Face cache keeps a snapshot) of a BERT (any size, with or without token types),
+a DistilBERT, a GPT-2 or a decoder of the Llama family (Llama, SmolLM, Mistral, Qwen2, Qwen3).
+It becomes an ``EncoderOnly`` (BERT, DistilBERT) or a ``DecoderOnly`` (the others) and its
+tokenizer (``WordPieceTokenizer`` or ``BPETokenizer``), read by ``safetensors`` and
 ``tokenizers`` alone: nothing is downloaded, nothing is unpickled, nothing in the
 folder is run.
 
@@ -28,31 +29,43 @@ from torch import nn
 
 from .bpe import BPETokenizer
 from .config import TransformerConfig
-from .hf_configs import CONFIGS, SUPPORTED_TYPES
+from .hf_configs import CONFIGS, LLAMA_FAMILY, SUPPORTED_TYPES
 from .model import DecoderOnly, EncoderOnly
-from .weight_maps import BERT, DISTILBERT, GPT2, GPT2_UNTIED, WeightMap, renamed
+from .weight_maps import BERT, DISTILBERT, GPT2, GPT2_UNTIED, WeightMap, llama, renamed
 from .wordpiece import MIN_TOKENS, WordPieceTokenizer
 
-MAX_MODEL_BYTES = 600 * 2**20  # float32 weights of one model: GPT-2 small (475 MB) and BERT-base (418 MB) fit
+# float32 weights of one model: SmolLM2-135M (538 MB), GPT-2 small (475 MB) and BERT-base (418 MB) fit
+MAX_MODEL_BYTES = 640 * 2**20
 WEIGHTS, CONFIG, TOKENIZER = "model.safetensors", "config.json", "tokenizer.json"
+INDEX = f"{WEIGHTS}.index.json"
 SUPPORTED = (
-    "BERT (any size, with or without token types), DistilBERT and GPT-2 models in Hugging Face's "
-    "format: a folder with config.json, model.safetensors and tokenizer.json"
+    "BERT (any size, with or without token types), DistilBERT, GPT-2, Llama (and SmolLM), Mistral, Qwen2 "
+    "and Qwen3 models in Hugging Face's format: a folder with config.json, model.safetensors (or its "
+    "shards and model.safetensors.index.json) and tokenizer.json"
 )
 _PICKLES = ("pytorch_model.bin", "tf_model.h5", "flax_model.msgpack", "model.ckpt.index")
-_MAX_JSON_BYTES = {CONFIG: 2**20, TOKENIZER: 64 * 2**20}
+_MAX_JSON_BYTES = {CONFIG: 2**20, TOKENIZER: 64 * 2**20, INDEX: 16 * 2**20}
 _MAX_HEADER_BYTES = 16 * 2**20
 _FLOATS = ("F64", "F32", "F16", "BF16")
-# model_type -> (name shown, model class, its weight map given the config.json, tokenizer class)
+# model_type -> (name shown, model class, its weight map given our config, tokenizer class)
 _ARCHITECTURES = {
-    "bert": ("BERT", EncoderOnly, lambda hf: BERT, WordPieceTokenizer),
-    "distilbert": ("DistilBERT", EncoderOnly, lambda hf: DISTILBERT, WordPieceTokenizer),
+    "bert": ("BERT", EncoderOnly, lambda config: BERT, WordPieceTokenizer),
+    "distilbert": ("DistilBERT", EncoderOnly, lambda config: DISTILBERT, WordPieceTokenizer),
     "gpt2": (
         "GPT-2",
         DecoderOnly,
-        lambda hf: GPT2 if hf.get("tie_word_embeddings", True) else GPT2_UNTIED,
+        lambda config: GPT2 if config.output_head == "tied" else GPT2_UNTIED,
         BPETokenizer,
     ),
+    **{
+        model_type: (
+            name,
+            DecoderOnly,
+            lambda config: llama(config.d_head, config.output_head == "tied", config.qk_norm),
+            BPETokenizer,
+        )
+        for model_type, name in zip(LLAMA_FAMILY, ("Llama", "Mistral", "Qwen2", "Qwen3"))
+    },
 }
 
 
@@ -137,20 +150,37 @@ def _tokenizer(info: "FolderModel", max_tokens: int) -> WordPieceTokenizer:
     return tokenizer
 
 
+def weight_files(path: Path) -> list[Path]:
+    """The folder's safetensors files: ``model.safetensors``, or the shards its index names (each a file
+    name in the folder itself). ValueError when they are missing, or are only pickles."""
+    if (path / WEIGHTS).is_file():
+        return [path / WEIGHTS]
+    if (path / INDEX).is_file():
+        index = _read_json(path / INDEX, INDEX)
+        names = index.get("weight_map") if isinstance(index, dict) else None
+        if not isinstance(names, dict) or not names:
+            raise ValueError(f"{INDEX} has no weight_map naming the shards.")
+        shards = sorted(set(names.values()))
+        odd = [n for n in shards if not isinstance(n, str) or Path(n).name != n or not n.endswith(".safetensors")]
+        if odd:
+            raise ValueError(f"{INDEX} names {odd[:3]}: shards must be .safetensors files in the folder itself.")
+        missing = [n for n in shards if not (path / n).is_file()]
+        if missing:
+            raise ValueError(f"{INDEX} names shards that are not in the folder: {missing[:3]}.")
+        return [path / n for n in shards]
+    _check_files(path)
+    return []
+
+
 def _check_files(path: Path) -> None:
     """ValueError when the weights or the tokenizer are missing, or the weights are only pickles."""
-    if not (path / WEIGHTS).is_file():
+    if not (path / WEIGHTS).is_file() and not (path / INDEX).is_file():
         pickles = [name for name in _PICKLES if (path / name).is_file()]
         if pickles:
             raise ValueError(
                 f"the folder holds only {', '.join(pickles)}, not {WEIGHTS}: pickle files can run code "
                 f"when loaded, so they are never opened here. Save the model with "
                 f"save_pretrained(folder, safe_serialization=True) to write {WEIGHTS}."
-            )
-        if (path / f"{WEIGHTS}.index.json").is_file():
-            raise ValueError(
-                f"the weights are split into several files; only one {WEIGHTS} is read "
-                f"(models this size fit in one: save_pretrained(folder, max_shard_size='2GB'))."
             )
         raise ValueError(f"the folder has no {WEIGHTS}; {SUPPORTED} is supported.")
     if not (path / TOKENIZER).is_file():
@@ -166,10 +196,10 @@ def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
     with open(path, "rb") as file:
         start = file.read(8)
     if start.startswith(b"\x80") or start.startswith(b"PK\x03\x04"):
-        raise ValueError(f"{WEIGHTS} is a pickle (or a zip of pickles), which is never opened here.")
+        raise ValueError(f"{path.name} is a pickle (or a zip of pickles), which is never opened here.")
     length = struct.unpack("<Q", start)[0] if len(start) == 8 else size
     if length > min(_MAX_HEADER_BYTES, size - 8):
-        raise ValueError(f"{WEIGHTS} is not a safetensors file (or is truncated): its header length is wrong.")
+        raise ValueError(f"{path.name} is not a safetensors file (or is truncated): its header length is wrong.")
     try:
         with safe_open(path, "pt") as weights:
             return {
@@ -177,7 +207,19 @@ def _header(path: Path) -> dict[str, tuple[str, tuple[int, ...]]]:
                 for name in weights.keys()
             }
     except SafetensorError as error:
-        raise ValueError(f"{WEIGHTS} is not a valid safetensors file ({error}).") from None
+        raise ValueError(f"{path.name} is not a valid safetensors file ({error}).") from None
+
+
+def _headers(paths: list[Path]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Every shard's header in one; a tensor in two shards is a ValueError."""
+    merged: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for path in paths:
+        header = _header(path)
+        twice = sorted(set(header) & set(merged))
+        if twice:
+            raise ValueError(f"tensors {twice[:3]} are in more than one shard.")
+        merged.update(header)
+    return merged
 
 
 def _meta_model(model_class: type[nn.Module], config: TransformerConfig) -> nn.Module:
@@ -226,6 +268,7 @@ def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: s
         )
     config = CONFIGS[model_type](hf_config)
     _check_files(path)
+    files = weight_files(path)
     _, model_class, weight_map, _ = _ARCHITECTURES[model_type]
     model = _meta_model(model_class, config)
     parameters = sum(p.numel() for p in model.parameters())
@@ -233,34 +276,34 @@ def inspect_folder(folder: str | Path, max_bytes: int = MAX_MODEL_BYTES, name: s
         raise ValueError(
             f"the model has {parameters / 1e6:,.0f} M parameters, {_mb(4 * parameters)} as float32: "
             f"more than the {_mb(max_bytes)} one model may take here (about "
-            f"{max_bytes / 4e6:,.0f} M parameters, e.g. GPT-2 small or BERT-base)."
+            f"{max_bytes / 4e6:,.0f} M parameters, e.g. SmolLM2-135M, GPT-2 small or BERT-base)."
         )
-    _check_weights(_header(path / WEIGHTS), weight_map(hf_config), model)
+    _check_weights(_headers(files), weight_map(config), model)
     info = FolderModel(str(path.resolve()), name or folder_name(path), model_type, config, parameters)
     _tokenizer(info, MIN_TOKENS)
     return info
 
 
-def _tensors(path: Path, weight_map: WeightMap) -> dict[str, torch.Tensor]:
+def _tensors(paths: list[Path], weight_map: WeightMap) -> dict[str, torch.Tensor]:
     """The tensors the model uses (skipped ones are not read), float32, under our names.
 
-    All of them are views of one block of memory, filled one tensor at a time: the file is not kept
+    All of them are views of one block of memory, filled one tensor at a time: no file is kept
     mapped, at most one tensor is held twice while loading, and the model's weights are one
     allocation, given back to the system at once when the model is dropped."""
-    with safe_open(path, "pt", device="cpu") as weights:
-        used = [key for key in weights.keys() if weight_map.targets(weight_map.bare(key)) != []]
-        shapes = renamed(
-            {key: torch.empty(weights.get_slice(key).get_shape(), device="meta") for key in used}, weight_map
-        )
-        block = torch.empty(sum(shape.numel() for shape in shapes.values()), dtype=torch.float32)
-        ours, offset = {}, 0
-        for key in used:
-            for name, view in renamed({key: weights.get_tensor(key)}, weight_map).items():
-                tensor = block[offset : offset + view.numel()].view(view.shape).copy_(view)
-                offset += view.numel()
-                if not torch.isfinite(tensor).all():
-                    raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
-                ours[name] = tensor
+    header = _headers(paths)
+    used = {key for key in header if weight_map.targets(weight_map.bare(key)) != []}
+    shapes = renamed({key: torch.empty(header[key][1], device="meta") for key in used}, weight_map)
+    block = torch.empty(sum(shape.numel() for shape in shapes.values()), dtype=torch.float32)
+    ours, offset = {}, 0
+    for path in paths:
+        with safe_open(path, "pt", device="cpu") as weights:
+            for key in (key for key in weights.keys() if key in used):
+                for name, view in renamed({key: weights.get_tensor(key)}, weight_map).items():
+                    tensor = block[offset : offset + view.numel()].view(view.shape).copy_(view)
+                    offset += view.numel()
+                    if not torch.isfinite(tensor).all():
+                        raise ValueError(f"the weights for {name!r} hold NaN or infinite values.")
+                    ours[name] = tensor
     return ours
 
 
@@ -270,11 +313,9 @@ def load_folder(
     """The folder's model (eval mode, no gradients) and its tokenizer, cut at ``max_tokens``
     (at most the model's positions). ValueError, saying what is supported, if the folder cannot be read."""
     info = inspect_folder(folder, max_bytes, name)
-    path = Path(info.folder)
-    hf_config = _read_json(path / CONFIG, CONFIG)
     _, model_class, weight_map, _ = _ARCHITECTURES[info.model_type]
     model = _meta_model(model_class, info.config)
-    model.load_state_dict(_tensors(path / WEIGHTS, weight_map(hf_config)), strict=True, assign=True)
+    model.load_state_dict(_tensors(weight_files(Path(info.folder)), weight_map(info.config)), strict=True, assign=True)
     left = [n for n, t in [*model.named_parameters(), *model.named_buffers()] if t.is_meta]
     if left:
         raise ValueError(f"{left[:3]} were not filled by the weights file.")

@@ -10,7 +10,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from .attention import MultiHeadAttention
-from .config import TransformerConfig
+from .config import GATED_ACTIVATIONS, TransformerConfig
+from .norms import make_norm
 from .record import ForwardRecord, capture
 
 
@@ -18,6 +19,8 @@ _ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "relu": F.relu,
     "gelu": F.gelu,
     "gelu_tanh": functools.partial(F.gelu, approximate="tanh"),
+    "swiglu": F.silu,  # the gate's activation: SiLU(z) = z sigmoid(z)
+    "geglu": functools.partial(F.gelu, approximate="tanh"),
 }
 
 
@@ -26,17 +29,30 @@ class FeedForward(nn.Module):
 
     ``[B, L, d_model] -> [B, L, d_ff] -> [B, L, d_model]``; act is ReLU (the paper), GELU
     (exact, BERT's) or "gelu_tanh" (GELU's tanh approximation, GPT-2's).
+
+    Gated (``activation`` "swiglu", Llama's, or "geglu"): a second input projection W_gate
+    decides, unit by unit, how much of x W_1 passes:
+
+        FFN(x) = (SiLU(x W_gate) * x W_1) W_2          (SwiGLU; GeGLU puts GELU in SiLU's place)
+
+    with SiLU(z) = z sigmoid(z) and * elementwise: three ``d_model x d_ff`` matrices where the
+    ungated network has two. ``linear1`` is W_1 (Llama's ``up_proj``), ``gate`` W_gate
+    (``gate_proj``), ``linear2`` W_2 (``down_proj``); ``gate`` is None when ungated.
     """
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", bias: bool = True):
         super().__init__()
         self.linear1 = nn.Linear(d_model, d_ff, bias=bias)
+        self.gate = nn.Linear(d_model, d_ff, bias=bias) if activation in GATED_ACTIVATIONS else None
         self.linear2 = nn.Linear(d_ff, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
         self.activation = _ACTIVATIONS[activation]
 
     def hidden(self, x: torch.Tensor) -> torch.Tensor:
-        """The activated hidden units act(x W_1 + b_1), ``[B, L, d_ff]``."""
+        """The activated hidden units ``[B, L, d_ff]``: act(x W_1 + b_1), or gated,
+        act(x W_gate + b_gate) * (x W_1 + b_1)."""
+        if self.gate is not None:
+            return self.activation(self.gate(x)) * self.linear1(x)
         return self.activation(self.linear1(x))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -54,6 +70,10 @@ def _attention(config: TransformerConfig, positional: str) -> MultiHeadAttention
         scale_scores=config.scale_scores,
         num_kv_heads=config.num_kv_heads,
         window=config.attention_window,
+        head_dim=config.head_dim,
+        qkv_bias=config.qkv_bias,
+        qk_norm=make_norm(config, config.d_head) if config.qk_norm else None,
+        rope_scaling=config.rope_scaling,
     )
 
 
@@ -64,12 +84,12 @@ def _feed_forward(config: TransformerConfig) -> FeedForward | None:
     return FeedForward(config.d_model, config.d_ff, config.dropout, config.activation, config.bias)
 
 
-def _layer_norm(config: TransformerConfig) -> nn.LayerNorm:
-    return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias)
+def _layer_norm(config: TransformerConfig) -> nn.Module:
+    return make_norm(config)
 
 
-def _normed(norm: nn.LayerNorm, x: torch.Tensor, record: ForwardRecord | None, name: str) -> torch.Tensor:
-    """LN(x), with its input and output captured as ``name.in`` and ``name.out``."""
+def _normed(norm: nn.Module, x: torch.Tensor, record: ForwardRecord | None, name: str) -> torch.Tensor:
+    """LN(x) (or RMSNorm(x)), with its input and output captured as ``name.in`` and ``name.out``."""
     return capture(record, f"{name}.out", norm(capture(record, f"{name}.in", x)))
 
 
@@ -82,7 +102,7 @@ def _fed_forward(ffn: FeedForward, x: torch.Tensor, record: ForwardRecord | None
 def residual_step(
     x: torch.Tensor,
     sublayer: Callable[[torch.Tensor], torch.Tensor],
-    norm: nn.LayerNorm,
+    norm: nn.Module,
     dropout: nn.Dropout,
     norm_first: bool,
     record: ForwardRecord | None,

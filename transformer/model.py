@@ -14,6 +14,7 @@ from torch.nn import functional as F
 
 from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
+from .norms import make_norm
 from .kv_cache import KVCache
 from .positional import LearnedEncoding, SinusoidalEncoding
 from .passes import pass_record, returned, self_attention_mask
@@ -40,9 +41,7 @@ class InputEmbedding(nn.Module):
         elif config.positional == "learned":
             self.position = LearnedEncoding(config.max_len, config.d_model)
         self.token_types = nn.Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
-        self.norm = (
-            nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.embed_norm else None
-        )
+        self.norm = make_norm(config) if config.embed_norm else None
         self.dropout = nn.Dropout(config.dropout)
 
     def forward(self, tokens: torch.Tensor, token_types: torch.Tensor | None = None, start: int = 0) -> torch.Tensor:
@@ -61,9 +60,9 @@ class InputEmbedding(nn.Module):
         return self.dropout(x)
 
 
-def _final_norm(config: TransformerConfig) -> nn.LayerNorm | None:
-    """The LayerNorm after the last layer of a pre-LN stack (post-LN layers end in one already)."""
-    return nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.norm_first else None
+def _final_norm(config: TransformerConfig) -> nn.Module | None:
+    """The LayerNorm (or RMSNorm) after the last layer of a pre-LN stack (post-LN layers end in one already)."""
+    return make_norm(config) if config.norm_first else None
 
 
 class SelfAttentionStack(nn.Module):
@@ -209,7 +208,7 @@ class DecoderOnly(nn.Module):
 
     ``tokens [B, L] -> logits [B, L, tgt_vocab]``; uses ``num_decoder_layers`` and
     ``tgt_vocab_size``. Record names: ``decoder.layers.{i}.self_attn``.
-    ``key_mask`` (``[B, 1, 1, L]``, True = real token) hides padding. ``causal=False``
+    ``key_mask`` (``[B, 1, 1, L]``, True = real token) or ``attention_mask`` (``[B, L]``) hides padding. ``causal=False``
     lifts the look-ahead mask, to show what the mask does; the layers stay the same.
     """
 
@@ -232,8 +231,14 @@ class DecoderOnly(nn.Module):
         return_internals: bool = False,
         interventions=(),
         cache: KVCache | None = None,
+        attention_mask: torch.Tensor | None = None,
     ) -> ModelOutput:
-        """With a ``cache``, ``tokens`` are only those after the ones already read (causal, no padding)."""
+        """With a ``cache``, ``tokens`` are only those after the ones already read (causal, no padding).
+        ``attention_mask [B, L]`` (True or 1 = real token, as transformers takes it) is ``key_mask`` in
+        the tokenizer's shape."""
+        if attention_mask is not None:
+            padding = attention_mask.bool()[:, None, None, :]
+            key_mask = padding if key_mask is None else key_mask & padding
         if cache is not None and (key_mask is not None or not causal):
             raise ValueError("a KV cache serves causal generation without padding; drop key_mask and causal=False.")
         record = pass_record(self, return_attention, return_scores, return_internals, interventions, cache)

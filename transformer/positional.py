@@ -82,24 +82,50 @@ class LearnedEncoding(nn.Module):
         return x + self.table.weight[start : start + x.shape[1]]
 
 
-def rotary_angles(length: int, d_head: int, base: float = 10000.0, start: int = 0) -> torch.Tensor:
-    """Rotation angles, float64 ``[length, d_head / 2]``: theta[pos, i] = pos * base^(-2i / d_head),
-    for the positions ``start .. start + length - 1``."""
+def rotary_frequencies(d_head: int, base: float = 10000.0, scaling: tuple | None = None) -> torch.Tensor:
+    """RoPE's frequencies, float64 ``[d_head / 2]``: w_i = base^(-2i / d_head), radians per position.
+
+    ``scaling`` stretches them for longer texts than the model was trained on:
+    ``("linear", s)`` gives every w_i / s (positions read s times slower);
+    ``("llama3", s, low, high, n)`` (Llama 3.1) keeps the fast pairs, whose wavelength
+    2 pi / w_i is under n / high positions, divides the slow ones, over n / low, by s, and
+    blends the pairs between: with r = (n w_i / (2 pi) - low) / (high - low),
+    w_i' = (1 - r) w_i / s + r w_i.
+    """
     inv_freq = torch.pow(
         torch.tensor(float(base), dtype=torch.float64), -torch.arange(0, d_head, 2, dtype=torch.float64) / d_head
     )
+    if scaling is None:
+        return inv_freq
+    if scaling[0] == "linear":
+        return inv_freq / scaling[1]
+    factor, low, high, original = scaling[1:]
+    wavelength = 2 * math.pi / inv_freq
+    blend = (original / wavelength - low) / (high - low)
+    blended = (1 - blend) * inv_freq / factor + blend * inv_freq
+    slow = torch.where(wavelength > original / low, inv_freq / factor, blended)
+    return torch.where(wavelength < original / high, inv_freq, slow)
+
+
+def rotary_angles(
+    length: int, d_head: int, base: float = 10000.0, start: int = 0, scaling: tuple | None = None
+) -> torch.Tensor:
+    """Rotation angles, float64 ``[length, d_head / 2]``: theta[pos, i] = pos * w_i (``rotary_frequencies``),
+    for the positions ``start .. start + length - 1``."""
+    inv_freq = rotary_frequencies(d_head, base, scaling)
     return torch.arange(start, start + length, dtype=torch.float64)[:, None] * inv_freq[None, :]
 
 
-def apply_rotary(x: torch.Tensor, base: float = 10000.0, start: int = 0) -> torch.Tensor:
+def apply_rotary(x: torch.Tensor, base: float = 10000.0, start: int = 0, scaling: tuple | None = None) -> torch.Tensor:
     """Rotate each pair (x[2i], x[2i+1]) of ``x [..., L, d_head]`` by its position's angle (the
     positions start at ``start``: later tokens of a KV cache).
 
     Since R(a)^T R(b) = R(b - a), the dot product of a rotated query at m and a
-    rotated key at n depends on the positions only through n - m.
+    rotated key at n depends on the positions only through n - m. (Hugging Face's Llama pairs
+    x[i] with x[i + d_head / 2] instead; ``weight_maps`` reorders its weights into these pairs.)
     """
     length, d_head = x.shape[-2], x.shape[-1]
-    angle = rotary_angles(length, d_head, base, start)
+    angle = rotary_angles(length, d_head, base, start, scaling)
     cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
     even, odd = x[..., 0::2], x[..., 1::2]
     rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)

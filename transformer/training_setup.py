@@ -11,6 +11,7 @@ from .vision_training import digits_vit_config
 
 MODEL_MAX_LEN = 128  # the longest input the app's pages give a model (see model_config)
 RECIPES = ("adamw", "paper")  # today's optimiser, and the paper's (Vaswani et al., 2017, section 5.3-5.4)
+BLOCKS = ("classic", "llama")  # the layer's design: 2017's (LayerNorm, ReLU) or today's decoders' (Llama's)
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,9 @@ class TrainingSetup:
     tasks ignore it). ``recipe``: "adamw" (AdamW at ``learning_rate`` after a linear warm-up) or "paper" (the
     paper's: Adam with β = (0.9, 0.98), ε = 1e-9, its schedule over ``warmup`` steps in place of
     ``learning_rate`` and ``weight_decay``, and label smoothing 0.1; see ``transformer.training``).
+    ``block``: "classic" (LayerNorm, ReLU, biases, every head its own keys and values) or "llama"
+    (today's decoder block: RMSNorm, SwiGLU with ``d_ff`` units, no biases, and grouped-query
+    attention, ``heads / 2`` key-value heads when ``heads`` is even).
     Invalid values raise ValueError saying what to change.
     """
 
@@ -44,9 +48,12 @@ class TrainingSetup:
     max_steps: int = 2000
     text: str | None = None
     recipe: str = "adamw"
+    block: str = "classic"
 
     def __post_init__(self) -> None:
         check_kind(self.task, self.kind)
+        if self.block not in BLOCKS:
+            raise ValueError(f"block={self.block!r} is unknown; use one of {BLOCKS}.")
         if self.recipe not in RECIPES:
             raise ValueError(f"recipe={self.recipe!r} is unknown; use one of {RECIPES}.")
         if self.recipe == "paper" and self.warmup < 1:
@@ -144,4 +151,10 @@ def model_config(setup: TrainingSetup, context: int, vocab_size: int) -> Transfo
         src_vocab_size=vocab_size,
         tgt_vocab_size=vocab_size,
         feed_forward=not setup.attention_only,
+        **(llama_block(setup.heads) if setup.block == "llama" else {}),
     )
+
+
+def llama_block(heads: int) -> dict:
+    """``TransformerConfig`` fields of today's decoder block (``TrainingSetup.block == "llama"``)."""
+    return dict(norm="rmsnorm", activation="swiglu", bias=False, num_kv_heads=heads // 2 if heads % 2 == 0 else None)

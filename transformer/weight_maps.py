@@ -12,6 +12,11 @@ tasks, stored buffers). Two things are more than a rename:
   ``nn.Linear``'s ``[out, in]``: its 2-D weights inside a layer are transposed.
 - GPT-2's ``attn.c_attn`` is Q, K and V fused into one ``[d, 3d]`` projection: its
   output is cut into three equal parts, ``w_q``, ``w_k`` and ``w_v``, in that order.
+- Hugging Face's Llama family rotates the pairs (x[i], x[i + d_head/2]) of each head, the
+  package the pairs (x[2i], x[2i+1]) (as RoFormer did). Reordering each head's output rows of
+  W_Q and W_K (their biases, and Qwen3's q/k norm gains) from [first halves, second halves]
+  to interleaved pairs makes one rotation the other: q . k is unchanged by the same reordering
+  of both, so the attention, and all that follows, is the same.
 
 ``renamed`` works on any tensors, ``meta`` ones included, so the shapes a file's header
 announces are checked against the model before a single weight is read.
@@ -47,6 +52,7 @@ class WeightMap:
     layer_modules: Mapping[str, str | tuple[str, ...]]
     unused: str = ""
     conv1d: bool = False
+    rope_halves: int = 0  # d_head of a Llama-family model whose q and k rows are reordered into pairs
     _layer: re.Pattern = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -77,6 +83,17 @@ class WeightMap:
         return name
 
 
+_ROPE_ROWS = re.compile(r".*\.self_attn\.(w_q|w_k|q_norm|k_norm)\.(weight|bias)$")
+
+
+def halves_to_pairs(tensor: torch.Tensor, d_head: int) -> torch.Tensor:
+    """Each head's rows [x_0 .. x_{d/2-1}, x_{d/2} .. x_{d-1}] reordered to [x_0, x_{d/2}, x_1, x_{d/2+1}, ...]:
+    ``[H * d_head, ...]`` (or ``[d_head]``) in, the same shape out."""
+    half = d_head // 2
+    order = torch.arange(d_head).view(2, half).t().reshape(-1)
+    return tensor.reshape(-1, d_head, *tensor.shape[1:])[:, order].reshape(tensor.shape)
+
+
 def renamed(tensors: Mapping[str, torch.Tensor], weights: WeightMap) -> dict[str, torch.Tensor]:
     """Their tensors under our names (transposed and cut where the table says so).
 
@@ -96,6 +113,10 @@ def renamed(tensors: Mapping[str, torch.Tensor], weights: WeightMap) -> dict[str
                 f"{len(targets)} equal parts ({', '.join(targets)})."
             )
         for name, part in zip(targets, tensor.chunk(len(targets)) if len(targets) > 1 else (tensor,)):
+            if weights.rope_halves and _ROPE_ROWS.match(name):
+                if part.shape[0] % weights.rope_halves:
+                    raise ValueError(f"tensor {key!r} of shape {tuple(part.shape)} does not hold whole heads.")
+                part = halves_to_pairs(part, weights.rope_halves)
             if name in ours:
                 raise ValueError(f"tensor {key!r} maps to {name!r}, which another tensor already filled.")
             ours[name] = part
@@ -168,3 +189,30 @@ GPT2 = WeightMap(
 GPT2_UNTIED = replace(
     GPT2, modules={**GPT2.modules, "lm_head": "generator"}, unused=r"h\.\d+\.attn\.(bias|masked_bias)"
 )
+
+
+def llama(d_head: int, tied: bool, qk_norm: bool = False) -> WeightMap:
+    """The Llama family's names (Llama, SmolLM, Mistral, Qwen2; Qwen3 with ``qk_norm``), its heads of
+    ``d_head`` reordered for the package's RoPE pairs; ``lm_head`` is read unless tied to the embedding."""
+    norms = {"self_attn.q_norm": "self_attn.q_norm", "self_attn.k_norm": "self_attn.k_norm"} if qk_norm else {}
+    rotary = r"(layers\.\d+\.self_attn\.)?rotary_emb\.inv_freq"
+    return WeightMap(
+        "Llama",
+        ("model.",),
+        ("layers", "decoder.layers"),
+        modules={"embed_tokens": "embed.tokens", "norm": "decoder.norm", **({} if tied else {"lm_head": "generator"})},
+        layer_modules={
+            "input_layernorm": "norm1",
+            "self_attn.q_proj": "self_attn.w_q",
+            "self_attn.k_proj": "self_attn.w_k",
+            "self_attn.v_proj": "self_attn.w_v",
+            "self_attn.o_proj": "self_attn.w_o",
+            **norms,
+            "post_attention_layernorm": "norm2",
+            "mlp.gate_proj": "feed_forward.gate",
+            "mlp.up_proj": "feed_forward.linear1",
+            "mlp.down_proj": "feed_forward.linear2",
+        },
+        unused=rf"{rotary}|lm_head\.weight" if tied else rotary,
+        rope_halves=d_head,
+    )

@@ -174,6 +174,11 @@ class WordPieceTokenizer:
     def unk_id(self) -> int:
         return self._full.token_to_id("[UNK]")
 
+    def is_special(self, token_id: int) -> bool:
+        """True for a special token's id ([CLS], [SEP], <s>, <|endoftext|>, ...), as the file marks them."""
+        added = self._full.get_added_tokens_decoder().get(int(token_id))
+        return bool(added is not None and added.special)
+
     def encode_text(self, text: str) -> WordPieces:
         """``[CLS] pieces(text) [SEP]``, cut to ``max_tokens``; all type ids 0."""
         return self._encode((text,))

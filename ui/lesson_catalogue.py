@@ -15,6 +15,7 @@ from ui.catalogue.position import CAUSAL, OFFSET, PADDING, WORD_ORDER
 from ui.catalogue.reading import READING
 from ui.catalogue.schemes import SCHEMES_LESSON
 from ui.catalogue.trained import CIRCUIT, PRETRAINED, TRAINED
+from ui.catalogue.todays_block import TODAYS_BLOCK
 from ui.catalogue.translation import TRANSLATION
 from ui.catalogue.vision import FROM_WORDS_TO_PATCHES
 
@@ -34,6 +35,7 @@ LESSONS: tuple[Lesson, ...] = (
     ENCODER_DECODER,
     CROSS_ATTENTION,
     TRANSLATION,
+    TODAYS_BLOCK,
     TRAINED,
     PRETRAINED,
     ONE_TOKEN_AT_A_TIME,

@@ -5,7 +5,7 @@
 ``model.safetensors``, ``tokenizer.json``), or a folder of such folders. The Hugging Face
 cache (``HF_HUB_CACHE``, else ``HF_HOME``/hub, else ``~/.cache/huggingface/hub``) is
 searched too: each cached model's current snapshot whose ``config.json`` names a supported
-model type (bert, distilbert, gpt2). Nothing is downloaded.
+model type (bert, distilbert, gpt2, llama, mistral, qwen2, qwen3). Nothing is downloaded.
 
 Each folder is inspected (config, files, the weights file's header, the memory budget; no
 weight is read) once per listing; the listing is shared by every session and refreshed

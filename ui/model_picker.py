@@ -182,7 +182,7 @@ def model_choice(
         )
         st.caption(
             "Checked before use; nothing in the file is executed. It stays for this session. Models in "
-            "Hugging Face's format (BERT, DistilBERT, GPT-2) come from the folders named in "
+            "Hugging Face's format (BERT, DistilBERT, GPT-2, Llama, Mistral, Qwen) come from the folders named in "
             "ATTENTION_LAB_MODELS on the server."
         )
         if message:

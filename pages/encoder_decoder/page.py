@@ -14,6 +14,7 @@ from ui.translation import is_translation
 from pages.encoder_decoder.dropout import dropout_section
 from pages.encoder_decoder.encoder_layer import ffn_section, layer_section
 from pages.encoder_decoder.output import output_section
+from pages.encoder_decoder.since_2017 import since_2017_section
 from pages.encoder_decoder.translate import alignment_section, reference_section, translate_section
 from pages.encoder_decoder.sections import (
     SentencePair,
@@ -29,7 +30,7 @@ from ui.screen import figure_on_top, parts_in_order, settings as screen_settings
 require_navigation()
 
 # Section labels are the values of the URL's ``section`` parameter: short, and never renamed lightly.
-SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture")
+SECTIONS = ("Attention", "Output", "One layer", "Feed-forward", "Dropout", "Architecture", "Since 2017")
 TRANSLATION_SECTIONS = ("Translate", "Alignment", "Reference")  # first, for a model that translates
 SENTENCES = ("the cat sat on the mat", "le chat est assis sur le tapis")
 TRANSLATION_SENTENCES = ("My sister has a red car.", "Ma sœur a une voiture rouge.")
@@ -57,6 +58,7 @@ SECTION_DRAWS = dict(
             (ffn_section,),
             (lambda p: dropout_section(p.forward, p.config, p.source.tokens, p.trained),),
             (architecture_section,),
+            (since_2017_section,),
         ),
     ),
     Translate=(translate_section,),

@@ -26,6 +26,7 @@ from ui.presentation import explanation
 from ui.screen import settings
 from pages.multi_head.compare import compare
 from pages.multi_head.concat import concat_section
+from pages.multi_head.sinks import sinks_section
 from pages.multi_head.sections import (
     HeadsOnText,
     download,
@@ -71,7 +72,16 @@ image_format = st.sidebar.radio(
     help="The format of the camera button in each chart's toolbar.",
 )
 CHART = dict(config={"toImageButtonOptions": {"format": image_format, "scale": 2}})
-SECTIONS = ("Heads of a layer", "All layers", "Head view", "Mean and rollout", "Statistics", "Compare", "Concat × W^O")
+SECTIONS = (
+    "Heads of a layer",
+    "All layers",
+    "Head view",
+    "Mean and rollout",
+    "Statistics",
+    "Attention sinks",
+    "Compare",
+    "Concat × W^O",
+)
 
 
 def random_model() -> ModelSpec:
@@ -107,6 +117,7 @@ SECTION_VIEWS = {
     "Head view": lambda v: head_view(v.weights[v.li], v.tokens, v.li + 1, v.weights.shape[1], v.chart_options),
     "Mean and rollout": rollout_section,
     "Statistics": stats_section,
+    "Attention sinks": sinks_section,
     "Compare": lambda v: compare(v.weights, v.tokens, v.loaded.spec, v.loaded.tokenizer, v.causal, v.chart_options),
     "Concat × W^O": lambda v: concat_section(v.loaded, v.ids, v.tokens, v.li + 1, v.chart_options),
 }

@@ -44,19 +44,28 @@ class HeadsOnText:
 
 def head_formula(config) -> str:
     """Head i's weights as ``config``'s model computes them: projections with or without biases, RoPE's rotation
-    R of queries and keys by position, ALiBi's penalty -m_i |t - s| on the scores."""
-    bias = config.bias
+    R of queries and keys by position, ALiBi's penalty -m_i |t - s| on the scores, Qwen3's RMSNorm N of each
+    head's queries and keys, grouped-query attention's shared keys W_{g(i)}^K, and d_k when set on its own."""
+    bias = config.qkv_bias if config.qkv_bias is not None else config.bias
+    grouped = config.kv_heads < config.num_heads
 
-    def projection(name: str) -> str:
-        plain = f"XW_i^{name}" + (f" + b_i^{name}" if bias else "")
+    def projection(name: str, head: str) -> str:
+        head = head if len(head) == 1 else f"{{{head}}}"
+        plain = f"XW_{head}^{name}" + (f" + b_{head}^{name}" if bias else "")
+        plain = rf"N({plain})" if config.qk_norm else plain
         return f"R({plain})" if config.positional == "rotary" else plain
 
-    q, k = f"Q_i = {projection('Q')}", f"K_i = {projection('K')}"
+    q, k = f"Q_i = {projection('Q', 'i')}", f"K_i = {projection('K', 'g(i)' if grouped else 'i')}"
     penalty = r" - m_i D" if config.positional == "alibi" else ""
     where = {
         "rotary": r",\quad R: \text{each row turned by its position (RoPE)}",
         "alibi": r",\quad D_{ts} = |t - s| \text{ (ALiBi)}",
     }.get(config.positional, "")
+    if config.qk_norm:
+        where += r",\quad N: \text{RMSNorm of each head's rows}"
+    if grouped:
+        where += rf",\quad g(i): \text{{the key-value head of i's group of {config.num_heads // config.kv_heads}}}"
+    d_k = rf"d_k = {config.d_head}" if config.head_dim is not None else r"d_k = d_{model}/h"
     return (
         r"A^{(i)} = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}"
         + penalty
@@ -64,7 +73,8 @@ def head_formula(config) -> str:
         + q
         + r",\quad "
         + k
-        + r",\quad d_k = d_{model}/h"
+        + r",\quad "
+        + d_k
         + where
     )
 
