@@ -1,6 +1,7 @@
-"""What a model brought from a folder costs: GPT-2 small, BERT-base and DistilBERT-base sizes, random weights.
+"""What a model brought from a folder costs: GPT-2 small, BERT-base, DistilBERT-base and SmolLM2-135M sizes,
+random weights.
 
-    python bench/byo_models.py
+    python bench/byo_models.py [--models "SmolLM2-135M" ...] [--no-server]
 
 Each folder is written here as ``save_pretrained(safe_serialization=True)`` lays one out: a
 ``config.json`` of the real sizes, ``model.safetensors`` holding the package's own model of those
@@ -12,7 +13,8 @@ folders is checked by tests/test_byo_models.py; this measures only the package's
 In a fresh process per model, with one torch thread: the process's RSS before and after
 ``load_pretrained(folder)`` and its peak while loading (the weights file's pages, read through the
 page cache, count while it is open), and the median forward pass at 128 tokens, with the attention
-record and without. Last, a real ``streamlit run app.py`` with
+record and without; for today's decoder (SmolLM2-135M, a Llama) also a 64-token forward with every
+attention map on two threads, the budget of DESIGN.md. Last, a real ``streamlit run app.py`` with
 ``ATTENTION_LAB_MODELS`` naming the folders: the server's RSS after Multi-head has drawn each
 model in turn (one model from a folder is held at a time). Prints Markdown tables.
 """
@@ -63,6 +65,20 @@ SIZES = {
         "hidden_dim": 3072,
         "max_position_embeddings": 512,
     },
+    "SmolLM2-135M": {  # HuggingFaceTB/SmolLM2-135M's config.json (a Llama)
+        "model_type": "llama",
+        "vocab_size": 49152,
+        "hidden_size": 576,
+        "intermediate_size": 1536,
+        "num_hidden_layers": 30,
+        "num_attention_heads": 9,
+        "num_key_value_heads": 3,
+        "max_position_embeddings": 8192,
+        "rope_theta": 100000,
+        "rms_norm_eps": 1e-5,
+        "hidden_act": "silu",
+        "tie_word_embeddings": True,
+    },
 }
 
 MEASURE = r"""
@@ -73,12 +89,13 @@ def rss(field="VmRSS"):
         if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
 import torch
-torch.set_num_threads(1)
+tokens, threads = int(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
 from transformer import load_pretrained
 before = rss()
 model, tokenizer = load_pretrained(sys.argv[1])
 after, peak = rss(), rss("VmHWM")
-ids = torch.randint(0, 300, (1, 128), generator=torch.Generator().manual_seed(0))
+ids = torch.randint(0, 300, (1, tokens), generator=torch.Generator().manual_seed(0))
 times = {}
 for record in (True, False):
     runs = []
@@ -115,23 +132,28 @@ def checkpoint_tensors(state: dict, weight_map, layers: int) -> dict:
     return tensors
 
 
-def make_folders(root: Path) -> dict[str, Path]:
-    """A folder per model of SIZES in ``root``: config.json, model.safetensors and tokenizer.json."""
+def make_folders(root: Path, names) -> dict[str, Path]:
+    """A folder per model of SIZES named in ``names``, in ``root``: config.json, model.safetensors and tokenizer.json.
+    (A Llama's q and k rows stay in the package's order: with random weights, the order is one more draw.)"""
     from safetensors.torch import save_file
 
     from transformer import build_model
     from transformer.hf_configs import CONFIGS
-    from transformer.weight_maps import BERT, DISTILBERT, GPT2
+    from transformer.weight_maps import BERT, DISTILBERT, GPT2, llama
 
     kinds = {
-        "gpt2": ("decoder-only", GPT2, bpe_tokenizer),
-        "bert": ("encoder-only", BERT, wordpiece_tokenizer),
-        "distilbert": ("encoder-only", DISTILBERT, wordpiece_tokenizer),
+        "gpt2": ("decoder-only", lambda config: GPT2, bpe_tokenizer),
+        "bert": ("encoder-only", lambda config: BERT, wordpiece_tokenizer),
+        "distilbert": ("encoder-only", lambda config: DISTILBERT, wordpiece_tokenizer),
+        "llama": ("decoder-only", lambda config: llama(config.d_head, config.output_head == "tied"), bpe_tokenizer),
     }
     folders = {}
     for name, hf_config in SIZES.items():
-        kind, weight_map, tokenizer = kinds[hf_config["model_type"]]
+        if name not in names:
+            continue
+        kind, weight_map_of, tokenizer = kinds[hf_config["model_type"]]
         config = CONFIGS[hf_config["model_type"]](hf_config)
+        weight_map = weight_map_of(config)
         layers = config.num_decoder_layers if kind == "decoder-only" else config.num_encoder_layers
         tensors = checkpoint_tensors(build_model(config, seed=0, kind=kind).state_dict(), weight_map, layers)
         folder = root / name.replace(" ", "-")
@@ -143,9 +165,13 @@ def make_folders(root: Path) -> dict[str, Path]:
     return folders
 
 
-def measure(folder: Path) -> dict:
+def measure(folder: Path, tokens: int = 128, threads: int = 1) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", MEASURE, str(folder)], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-c", MEASURE, str(folder), str(tokens), str(threads)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -184,9 +210,15 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="*", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--no-server", action="store_true", help="leave out the streamlit server's RSS")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        folders = make_folders(root)
+        folders = make_folders(root, args.models)
         print(
             "| model | parameters | float32 weights (MB) | process RSS loaded (MB) | peak while loading (MB) "
             "| forward, 128 tokens, 1 thread, with attention (ms) | without (ms) |"
@@ -199,6 +231,15 @@ def main() -> None:
                 f"{m['after']:.0f} (+{m['after'] - m['before']:.0f}) | {m['peak']:.0f} | {m['with']:.1f} | "
                 f"{m['without']:.1f} |"
             )
+        decoders = [name for name in folders if SIZES[name]["model_type"] == "llama"]
+        if decoders:
+            print("\n| today's decoder | forward, 64 tokens, 2 threads, every attention map (ms) | without (ms) |")
+            print("|---|---:|---:|")
+            for name in decoders:
+                m = measure(folders[name], tokens=64, threads=2)
+                print(f"| {name} | {m['with']:.0f} | {m['without']:.0f} |")
+        if args.no_server:
+            return
         print()
         print("| server, after | RSS (MB) |")
         print("|---|---:|")

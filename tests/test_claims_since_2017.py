@@ -113,19 +113,17 @@ def test_the_pre_ln_stream_grows_and_the_post_ln_stream_stays_at_one(query):
     )
 
 
-def previous_token_share(path: str, text: str) -> tuple[float, int, int]:
-    """(share, layer, head) of the head that gives the previous character the most, by loops over the weights."""
+def previous_token_shares(path: str, text: str) -> np.ndarray:
+    """Each head's mean weight on the previous character ``[L, H]``, by loops over the weights."""
     model, metadata = load_checkpoint(path)
     tokenizer = metadata["tokenizer"]
     ids = tokenizer.encode(tokenizer.tokenize(text))
     with torch.inference_mode():
         weights = model(torch.tensor([ids]), return_attention=True).attention.stacked("decoder")[:, 0].numpy()
-    best = (0.0, 0, 0)
-    for layer in range(weights.shape[0]):
-        for head in range(weights.shape[1]):
-            share = np.mean([weights[layer, head, t, t - 1] for t in range(1, len(ids))])
-            best = max(best, (float(share), layer + 1, head + 1))
-    return best
+    layers, heads = weights.shape[:2]
+    return np.array(
+        [[np.mean([weights[i, h, t, t - 1] for t in range(1, len(ids))]) for h in range(heads)] for i in range(layers)]
+    )
 
 
 def perplexity(path: str) -> float:
@@ -133,14 +131,20 @@ def perplexity(path: str) -> float:
         return json.loads(file.metadata()["metadata"])["metrics"]["perplexity"]
 
 
-@pytest.mark.parametrize("text", [None, "attention is all you need"])
-def test_the_two_trained_blocks_are_drawn_and_measured_as_their_files_say(text):
-    at = open_part("Two trained blocks", **({"road_text": text} if text else {}))
-    text = text or "the softmax turns scores into weights"
+@pytest.mark.parametrize("query", [{}, {"road_text": "attention is all you need", "road_layer": "2"}])
+def test_the_two_trained_blocks_are_drawn_and_measured_as_their_files_say(query):
+    at = open_part("Two trained blocks", **query)
+    text, layer = query.get("road_text", "the softmax turns scores into weights"), int(query.get("road_layer", 1))
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
-    for title, name in zip(titles, ("text", "text_llama")):
-        share, layer, head = previous_token_share(f"checkpoints/{name}.safetensors", text)
-        assert f"layer {layer}, head {head} puts {share:.2f} on the previous character" in title
+    table = at.dataframe[0].value
+    for title, name, named in zip(titles, ("text", "text_llama"), table["previous-character head"]):
+        shares = previous_token_shares(f"checkpoints/{name}.safetensors", text)
+        head = shares[layer - 1].argmax()
+        assert title.endswith(
+            f"layer {layer}: head {head + 1} puts {shares[layer - 1, head]:.2f} on the previous character"
+        )
+        best = np.unravel_index(shares.argmax(), shares.shape)
+        assert named == f"layer {best[0] + 1}, head {best[1] + 1}: {shares.max():.2f}"
     classic, llama = (round(perplexity(f"checkpoints/{n}.safetensors"), 2) for n in ("text", "text_llama"))
     said = text_of(at)
     winner = "the Llama block" if llama < classic else "the LayerNorm + ReLU block"
@@ -150,6 +154,5 @@ def test_the_two_trained_blocks_are_drawn_and_measured_as_their_files_say(text):
         for n in ("text", "text_llama")
     ]
     assert f"with {counts[1]:,} weights against {counts[0]:,}" in said
-    table = at.dataframe[0].value
     assert list(table["held-out perplexity"]) == [classic, llama]
     assert list(table["key-value heads"]) == [2, 1]

@@ -22,7 +22,7 @@ def grouped_bars(
     value_format: str = ".3f",
 ) -> go.Figure:
     """Bars of one or more series over ``categories``, side by side; the first series in grey (2017), the second in
-    the accent (today), each bar's value written on it and in the hover."""
+    the accent (today), each bar's value written over it where it fits at 10 px, and always in the hover."""
     colours = (THEN, NOW)
     traces = [
         go.Bar(
@@ -42,6 +42,7 @@ def grouped_bars(
         title,
         height=420,
         barmode="group",
+        uniformtext=dict(minsize=10, mode="hide"),  # a value that does not fit its bar at 10 px is left to the hover
         xaxis=dict(title=dict(text=x_title), type="category"),
         yaxis=dict(title=dict(text=y_title), zeroline=True),
     )

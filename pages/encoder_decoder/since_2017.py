@@ -15,7 +15,7 @@ from pages.encoder_decoder.sections import SentencePair
 from transformer import causal_mask
 from ui.cache import cached_figure
 from ui.charts import chart
-from ui.controls import section_picker
+from ui.controls import section_picker, stops_slider
 from ui.forward import self_attention_maps
 from ui.model_picker import shipped_entry
 from ui.models import load_model
@@ -61,7 +61,8 @@ def norm_placement(pair: SentencePair) -> None:
             "the sublayer's **input** and leave the sum alone:"
         )
         st.latex(
-            r"\text{2017: } x \leftarrow \mathrm{LN}(x + F(x)) \qquad \text{today: } x \leftarrow x + F(\mathrm{LN}(x))"
+            r"\begin{aligned}\text{2017: }& x \leftarrow \mathrm{LN}(x + F(x))\\"
+            r"\text{today: }& x \leftarrow x + F(\mathrm{LN}(x))\end{aligned}"
         )
         st.markdown(
             f"Measured on two random 6-layer decoders of this page's sizes (d_model {pair.config.d_model}, "
@@ -111,11 +112,16 @@ def rms_norm_part(pair: SentencePair) -> None:
         ),
         key="road_rms",
     )
+    st.dataframe(
+        {"dimension": dims, "x": v.x, "LayerNorm(x)": v.layer_norm, "RMSNorm(x)": v.rms_norm},
+        hide_index=True,
+        key="road_rms_table",
+    )
     signs = int(np.sum(np.sign(v.rms_norm) == np.sign(v.x)))
     with intro.text():
         st.latex(
-            r"\mathrm{LN}(x) = \frac{x - \bar x}{\sqrt{\mathrm{var}(x) + \epsilon}}\,g + b \qquad "
-            r"\mathrm{RMSNorm}(x) = \frac{x}{\sqrt{\tfrac1d\sum_i x_i^2 + \epsilon}}\,g"
+            r"\begin{aligned}\mathrm{LN}(x) &= \frac{x - \bar x}{\sqrt{\mathrm{var}(x) + \epsilon}}\,g + b\\"
+            r"\mathrm{RMSNorm}(x) &= \frac{x}{\sqrt{\tfrac1d\sum_i x_i^2 + \epsilon}}\,g\end{aligned}"
         )
         st.markdown(
             f"Here x has mean {v.mean:.2f} and root mean square {v.rms:.2f} (gains g = 1, no bias). LayerNorm "
@@ -148,8 +154,9 @@ def swiglu_part(pair: SentencePair) -> None:
     st.dataframe(table, hide_index=True, key="road_ffn_table")
     with intro.text():
         st.latex(
-            r"\text{2017: } \mathrm{ReLU}(xW_1 + b_1)W_2 + b_2 \qquad "
-            r"\text{today: } \big(\mathrm{SiLU}(xW_{gate}) \odot xW_1\big)W_2,\quad \mathrm{SiLU}(z) = z\,\sigma(z)"
+            r"\begin{aligned}\text{2017: }& \mathrm{ReLU}(xW_1 + b_1)W_2 + b_2\\"
+            r"\text{today: }& \big(\mathrm{SiLU}(xW_{gate}) \odot xW_1\big)W_2,\ \mathrm{SiLU}(z) = z\,\sigma(z)"
+            r"\end{aligned}"
         )
         st.markdown(
             f"A gate: x W_gate decides, unit by unit, how much of x W_1 passes. That is a third matrix, so at the "
@@ -175,8 +182,9 @@ def rope_part(pair: SentencePair) -> None:
     )
     with intro.text():
         st.latex(
-            r"\text{2017: } q_m = W_Q(x_a + PE_m),\ k_n = W_K(x_b + PE_n) \qquad "
-            r"\text{today: } q_m = R_m W_Q x_a,\ k_n = R_n W_K x_b,\ q_m^\top k_n = (W_Q x_a)^\top R_{n-m} W_K x_b"
+            r"\begin{aligned}\text{2017: }& q_m = W_Q(x_a + PE_m),\ k_n = W_K(x_b + PE_n)\\"
+            r"\text{today: }& q_m = R_m W_Q x_a,\ k_n = R_n W_K x_b\\"
+            r"& q_m^\top k_n = (W_Q x_a)^\top R_{n-m}\, W_K x_b\end{aligned}"
         )
         st.markdown(
             f"The same two tokens (seeded random, one head of {d_head} dimensions) at four pairs of positions. "
@@ -208,19 +216,26 @@ def shared_keys_part(pair: SentencePair) -> None:
         )
 
 
+def _previous_character_heads(weights: np.ndarray) -> tuple[np.ndarray, str]:
+    """Each head's mean weight on the previous character ``[L, H]``, and the best head named ("layer 2, head 1")."""
+    stats = head_stats(weights, causal_mask(weights.shape[-1]).numpy())
+    shares = stats["on previous token"].to_numpy().reshape(weights.shape[:2])
+    layer, head = np.unravel_index(int(np.argmax(shares)), shares.shape)
+    return shares, f"layer {layer + 1}, head {head + 1}: {shares[layer, head]:.2f}"
+
+
 def trained_blocks_part(pair: SentencePair) -> None:
     intro = figure_first()
     text = st.text_input(
         "text (both models read characters)", SENTENCE, key="road_text", bind="query-params", max_chars=120
     )
-    rows, left_right = [], st.columns(2)
-    for (name, block), column in zip(MODELS.items(), left_right):
+    layer = stops_slider("layer", range(1, 3), "road_layer")
+    rows, columns = [], st.columns(2)
+    for (name, block), column in zip(MODELS.items(), columns):
         try:
             entry = shipped_entry(name)
         except KeyError:
-            st.error(
-                f"checkpoints/{name}.safetensors is missing from this server, so the two blocks cannot be compared."
-            )
+            st.error(f"checkpoints/{name}.safetensors is missing on this server, so the two blocks cannot be compared.")
             return
         loaded = load_model(entry.spec)
         sentence = tokenize_text(text, 64, tokenizer=loaded.tokenizer)
@@ -228,23 +243,19 @@ def trained_blocks_part(pair: SentencePair) -> None:
             st.info("Type at least two characters.")
             return
         weights = self_attention_maps(entry.spec, sentence.ids)  # [L, H, T, T]
-        stats = head_stats(weights, causal_mask(len(sentence.ids)).numpy())
-        best = stats.loc[stats["on previous token"].idxmax()]
-        layers, heads = weights.shape[:2]
-        title = (
-            f"{block}: layer {int(best['layer'])}, head {int(best['head'])} puts {best['on previous token']:.2f} "
-            "on the previous character"
-        )
+        shares, best = _previous_character_heads(weights)
+        head = int(np.argmax(shares[layer - 1]))
+        title = f"{block}, layer {layer}: head {head + 1} puts {shares[layer - 1, head]:.2f} on the previous character"
         with column:
             chart(
                 cached_figure(
                     head_grid_figure,
-                    weights.reshape(layers * heads, *weights.shape[2:]),
+                    weights[layer - 1],
                     list(sentence.tokens),
                     list(sentence.tokens),
                     title,
                     mask=causal_mask(len(sentence.ids)).numpy(),
-                    max_cols=heads,
+                    max_cols=1,
                 ),
                 key=f"road_{name}",
             )
@@ -257,6 +268,7 @@ def trained_blocks_part(pair: SentencePair) -> None:
                 "key-value heads": config.kv_heads,
                 "weights": sum(p.numel() for p in loaded.module.parameters()),
                 "held-out perplexity": round(float(metrics["perplexity"]), 2),
+                "previous-character head": best,
             }
         )
     st.dataframe(rows, hide_index=True, key="road_models")
@@ -264,15 +276,17 @@ def trained_blocks_part(pair: SentencePair) -> None:
         st.markdown(
             "Two small decoders trained here on the same text, with the same steps, learning rates and seed. Both "
             "are pre-LN with RoPE; one keeps the paper's LayerNorm, ReLU and a key-value head per head, the other "
-            "has Llama's RMSNorm, SwiGLU and one key-value head shared by its two heads. Each grid shows every head (rows: layer 1 then 2) on your text. Perplexity is "
-            "measured on the held-out tenth of the text at training (lower is better)."
+            "has Llama's RMSNorm, SwiGLU and one key-value head shared by its two heads. Each map is one head of "
+            "the chosen layer on your text. Perplexity is measured on the held-out tenth of the text at training "
+            "(lower is better)."
         )
         ours, theirs = rows[0]["held-out perplexity"], rows[1]["held-out perplexity"]
         better = "the Llama block" if theirs < ours else "the LayerNorm + ReLU block" if ours < theirs else "neither"
         st.markdown(
-            f"Held out, {better} predicts the text better ({rows[1]['held-out perplexity']} against "
-            f"{rows[0]['held-out perplexity']}), with {rows[1]['weights']:,} weights against {rows[0]['weights']:,} "
-            "(one shared key-value head where the other has two). At this size the difference is small; the "
+            f"Held out, {better} predicts the text better ({theirs} against {ours}), with {rows[1]['weights']:,} "
+            f"weights against {rows[0]['weights']:,} (one shared key-value head where the other has two). Each "
+            f"has a head that reads the previous character most ({rows[0]['previous-character head']} and "
+            f"{rows[1]['previous-character head']} on your text). At this size the difference is small; the "
             "changes were made for models a thousand times larger, and for the cost of their KV cache."
         )
 

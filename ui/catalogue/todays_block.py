@@ -87,13 +87,15 @@ TODAYS_BLOCK = Lesson(
             _part("Two trained blocks"),
             "Two blocks trained alike",
             "Two small decoders trained here on the same text with the same steps and seed, one with LayerNorm, "
-            "ReLU and a key-value head per head, the other with Llama's block. Each grid shows every head on the "
-            "text; the table gives their held-out perplexity.",
+            "ReLU and a key-value head per head, the other with Llama's block. Each map is one head of the chosen "
+            "layer on the text; the table gives their held-out perplexity and the head that reads the previous "
+            "character most.",
             "Which block predicts the held-out text better?",
             Choice(("The Llama block", "The LayerNorm + ReLU block", "They are exactly equal"), 0),
             "The Llama block, 4.08 against 4.14, with fewer weights (63,424 against 71,845): it shares one key-value "
-            "head. Both found a head that reads the previous character. At this size the gap is small; the changes "
-            "were made for models a thousand times larger.",
+            "head. Both learned a head that puts more than half of its weight on the previous character (the "
+            "table names it). At this size the gap is small; the changes were made for models a thousand times "
+            "larger.",
         ),
     ),
 )
