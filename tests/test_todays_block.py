@@ -46,6 +46,15 @@ def test_swiglu_is_silu_of_the_gate_times_the_up_projection():
     torch.testing.assert_close(ffn(x), theirs(x), atol=1e-6, rtol=0)
 
 
+def test_geglu_puts_tanh_gelu_in_silus_place():
+    torch.manual_seed(2)
+    ffn = FeedForward(6, 10, activation="geglu", bias=False)
+    x = torch.randn(4, 6)
+    z = x @ ffn.gate.weight.T
+    gelu = 0.5 * z * (1 + torch.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)))
+    torch.testing.assert_close(ffn(x), (gelu * (x @ ffn.linear1.weight.T)) @ ffn.linear2.weight.T)
+
+
 def test_a_gated_feed_forward_has_three_matrices_where_relu_has_two():
     relu = FeedForward(64, 256, activation="relu", bias=False)
     swiglu = FeedForward(64, 256, activation="swiglu", bias=False)
