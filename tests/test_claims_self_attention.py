@@ -154,3 +154,25 @@ def test_the_token_vectors_step_is_one_well_formed_sentence_for_every_encoding(p
     first_sentence = step.split("**1 · Token vectors.** ", 1)[1].split(". ")[0]
     assert first_sentence.startswith("Each token's embedding is looked up, scaled by $\\sqrt{d_{model}}$")
     assert ("position's vector added" in first_sentence) == (pe == "sinusoidal")
+
+
+@pytest.mark.parametrize("query", [{}, {"causal": "true", "d_model": "128", "heads": "2"}])
+def test_the_score_maps_share_one_colour_range_and_the_caption_gives_it(query):
+    """Raw and scaled scores drawn on one range, ±max|raw|: the scaled map's colours pale by √d_k."""
+    at = run_page(PAGE, {"section": "Scores and softmax", **query})
+    assert_no_exception(at)
+    raw_spec, scaled_spec = chart_by_title(at, "Raw scores"), chart_by_title(at, "Scaled scores")
+    raw = decode_array(raw_spec["data"][0]["z"]).astype(float)
+    scaled = decode_array(scaled_spec["data"][0]["z"]).astype(float)
+    limit = np.nanmax(np.abs(np.concatenate([raw[np.isfinite(raw)], scaled[np.isfinite(scaled)]])))
+    specs = [raw_spec, scaled_spec] + ([chart_by_title(at, "Masked scores")] if query else [])
+    for spec in specs:
+        assert (spec["data"][0]["zmin"], spec["data"][0]["zmax"]) == pytest.approx((-limit, limit), rel=1e-5)
+    caption = next(c.value for c in at.caption if c.value.startswith("The score maps share one colour range"))
+    root = float(re.search(r"√d_k = ([\d.]+)", caption)[1])
+    d_k = round(root**2)
+    assert int(query.get("d_model", 64)) % d_k == 0 and f"√d_k = {np.sqrt(d_k):.2f}" in caption
+    np.testing.assert_allclose(
+        scaled[np.isfinite(scaled)], raw[np.isfinite(scaled)] / np.sqrt(d_k), rtol=1e-4, atol=1e-5
+    )
+    assert f"±{limit:.2f}" in caption

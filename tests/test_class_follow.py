@@ -158,6 +158,8 @@ def test_the_teachers_count_tells_students_following_from_students_exploring():
     teacher.run()
     captions = " ".join(caption.value for caption in teacher.caption)
     assert "1 student follows this screen · 1 explores on their own." in captions
+    join = [image.proto.imgs[0] for image in teacher.get("image")]
+    assert [i.alt for i in join] == ["QR code of the class's join link, written out below"]  # for a screen reader
 
 
 @pytest.mark.parametrize("last", ["self_attention", "generate", "positional_encoding", "experiments", "masks"])

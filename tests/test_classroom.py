@@ -145,6 +145,7 @@ def test_share_shows_the_views_link_and_a_qr_code_of_it():
     assert link.startswith("http://localhost:8501/masks?")
     assert "section=Padding" in link and "n=6" in link
     assert at.get("image")[0].value[0].endswith(".png")  # lossless, so the modules stay sharp
+    assert at.get("image")[0].proto.imgs[0].alt == "QR code of the link to this view, written out below"
     assert decode_qr(qr_png(link)) == link
 
 

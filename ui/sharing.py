@@ -55,5 +55,7 @@ def share_view(share, url_path: str) -> None:
     link = view_link(url_path, {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS})
     with share:
         st.caption("Students scan the code or open the link, and see exactly this view.")
-        st.image(qr_png(link), width=260, output_format="PNG")  # lossless: JPEG would blur the modules
+        st.image(  # lossless: JPEG would blur the modules
+            qr_png(link), width=260, output_format="PNG", alt="QR code of the link to this view, written out below"
+        )
         st.code(link, language=None, wrap_lines=True)

@@ -54,13 +54,16 @@ def signed_matrix_figure(
     col_name: str = "dim",
     mask: np.ndarray | None = None,
     height: int | None = None,
+    limit: float | None = None,
 ) -> go.Figure:
     """A signed ``[rows, cols]`` matrix (vectors or scores) on the diverging scale, symmetric around 0.
 
     ``col_name`` "dim" labels a ``[T, d]`` matrix of token vectors; "key" a ``[T, T]``
-    score matrix (cells where ``mask`` is False drawn masked).
+    score matrix (cells where ``mask`` is False drawn masked). The scale runs from -limit to limit: by default
+    the largest |value|; two maps meant to be compared are given one ``limit``.
     """
-    limit = float(np.nanmax(np.abs(values))) if np.size(values) else 0.0
+    if limit is None:
+        limit = float(np.nanmax(np.abs(values))) if np.size(values) else 0.0
     limit = limit if np.isfinite(limit) and limit > 0 else 1.0
     vectors = col_name == "dim"
     fig = matrix_heatmap(

@@ -56,10 +56,17 @@ class HeadOnText:
         return int(min(620, max(300, 120 + 22 * self.n)))
 
     def signed(
-        self, values: np.ndarray, rows, cols, title: str, col_name: str = "dim", mask: np.ndarray | None = None
+        self,
+        values: np.ndarray,
+        rows,
+        cols,
+        title: str,
+        col_name: str = "dim",
+        mask: np.ndarray | None = None,
+        limit: float | None = None,
     ) -> go.Figure:
-        """A signed matrix figure (cached: the same inputs reuse the built figure)."""
-        return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, self.matrix_height)
+        """A signed matrix figure (cached: the same inputs reuse the built figure); ``limit`` shares a colour range."""
+        return cached_figure(signed_matrix_figure, values, rows, cols, title, col_name, mask, self.matrix_height, limit)
 
 
 # Without positions, what tells word order apart: nothing (no mask), or the causal mask (by causal).
@@ -153,13 +160,23 @@ def vectors_section(view: HeadOnText) -> None:
 
 
 def projection_formula(config: TransformerConfig) -> str:
-    """Q, K and V as this model computes them: with its biases, and with RoPE's rotation of q and k."""
-    bias = config.bias
-    plain = [f"{name} = XW_{name}" + (f" + b_{name}" if bias else "") for name in "QKV"]
+    """Q, K and V as this model computes them: with its biases (Qwen2's on Q, K and V only), RoPE's rotation of q
+    and k, and Qwen3's RMSNorm N of each head's q and k before it."""
+    in_bias = config.bias if config.qkv_bias is None else config.qkv_bias
+    plain = [f"{name} = XW_{name}" + (f" + b_{name}" if in_bias else "") for name in "QKV"]
     if config.positional == "rotary":  # RoPE turns each query and key by its position before the scores
-        plain[0] = r"q_i = R_i\,(W_Q^\top x_i" + (" + b_Q)" if bias else ")")
-        plain[1] = r"k_j = R_j\,(W_K^\top x_j" + (" + b_K)" if bias else ")")
+        for i, (row, index, name) in enumerate((("q", "i", "Q"), ("k", "j", "K"))):
+            inner = rf"W_{name}^\top x_{index}" + (f" + b_{name}" if in_bias else "")
+            inner = rf"N({inner})" if config.qk_norm else f"({inner})"
+            plain[i] = rf"{row}_{index} = R_{index}\,{inner}"
     return r",\quad ".join(plain) + r",\qquad W_Q, W_K, W_V \in \mathbb{R}^{d_{model}\times d_k}"
+
+
+def shared_limit(*matrices: np.ndarray) -> float:
+    """One colour range for maps meant to be compared: the largest finite |value| among them (1 if none)."""
+    values = np.concatenate([np.ravel(m) for m in matrices]) if matrices else np.zeros(0)
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
 def scaled_scores_formula(scale: bool, alibi: bool) -> str:
@@ -186,10 +203,15 @@ def scores_section(view: HeadOnText) -> None:
         "into weights that sum to 1."
     )
     factor = "/ √d_k" if view.scale else ""
+    # raw, scaled and masked scores on one colour range, so the shrink by 1/√d_k shows as paler colours
+    limit = shared_limit(steps.raw, steps.scaled)
     left, right = st.columns(2)
     with left:
         st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
-        chart(view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key"), key="raw")
+        chart(
+            view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key", limit=limit),
+            key="raw",
+        )
     with right:
         st.latex(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
         chart(
@@ -199,16 +221,31 @@ def scores_section(view: HeadOnText) -> None:
                 tokens,
                 f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}",
                 col_name="key",
+                limit=limit,
             ),
             key="scaled",
         )
+    st.caption(
+        f"The score maps share one colour range, ±{limit:.2f}: "
+        + (
+            f"dividing by √d_k = {np.sqrt(view.config.d_head):.2f} shows as paler colours."
+            if view.scale
+            else "unscaled, the two maps are the same."
+        )
+    )
     left, right = st.columns(2)
     with left:
         if view.causal:
             st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
             chart(
                 view.signed(
-                    steps.scaled, tokens, tokens, f"Masked scores (causal) · {n} × {n}", col_name="key", mask=steps.mask
+                    steps.scaled,
+                    tokens,
+                    tokens,
+                    f"Masked scores (causal) · {n} × {n}",
+                    col_name="key",
+                    mask=steps.mask,
+                    limit=limit,
                 ),
                 key="masked",
             )

@@ -77,7 +77,9 @@ def class_button(container, page_path: str) -> None:
             "Students scan the code or open the link, and follow this screen. This browser stays the teacher "
             "(a reload, another tab); the address shows only the class's code."
         )
-        st.image(qr_png(link), width=260, output_format="PNG")
+        st.image(
+            qr_png(link), width=260, output_format="PNG", alt="QR code of the class's join link, written out below"
+        )
         st.code(link, language=None, wrap_lines=True)
         st.button(
             "End the class",
