@@ -192,6 +192,18 @@ function drawn(plot) {
   plot.on("plotly_afterplot", () => hatchMasked(plot));
 }
 
+function described(plot) {
+  // What a screen reader says of the chart (ui/chart_description.js), from the figure as drawn; the plot stays a
+  // figure whose toolbar is reachable, not an image.
+  plot.setAttribute("role", "figure");
+  try {
+    plot.setAttribute("aria-label", chartDescription.describeChart(plot.data, plot.layout));
+  } catch (error) { // never in the way of the chart itself
+    console.warn("no text alternative:", error);
+    plot.setAttribute("aria-label", "Chart");
+  }
+}
+
 function emptied(plot) {
   // The plot as a new one: Plotly's state and its event handlers gone (the hatching's is added again once drawn).
   if (window.Plotly) window.Plotly.purge(plot);
@@ -220,6 +232,7 @@ function draw(plot, spec) {
     })
     .then(() => {
       plot.labWidth = Math.round(plot.getBoundingClientRect().width);
+      described(plot);
       drawn(plot);
     })
     .catch((error) => { console.error(error); failed(); });

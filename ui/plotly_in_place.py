@@ -59,7 +59,15 @@ def fit_script() -> str:
     )
 
 
-_JS = fit_script() + "\n" + (Path(__file__).parent / "plotly_in_place.js").read_text(encoding="utf-8")
+_JS = "\n".join(
+    (
+        fit_script(),
+        *(
+            (Path(__file__).parent / name).read_text(encoding="utf-8")
+            for name in ("chart_description.js", "plotly_in_place.js")
+        ),
+    )
+)
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).

@@ -83,3 +83,23 @@ def test_reduced_motion_turns_transitions_off(browser, server_url):
         assert longest <= 0.001  # seconds
     finally:
         page.context.close()
+
+
+# every drawn chart: a figure whose text alternative begins with its title (ui/chart_description.js)
+CHARTS_NAMED = """() => { const plots = [...document.querySelectorAll('.lab-chart')].filter(p => p.layout);
+  return plots.length > 0 && plots.every(p => p.getAttribute('role') === 'figure'
+    && (p.getAttribute('aria-label') || '').startsWith('Chart: '));
+}"""
+LABELS = """() => [...document.querySelectorAll('.lab-chart')].filter(p => p.layout).map(p =>
+  [p.layout.title && p.layout.title.text, p.getAttribute('aria-label')])"""
+
+
+def test_every_chart_says_what_it_shows_to_a_screen_reader(page, server_url):
+    page.goto(f"{server_url}/multi_head?section=Mean+and+rollout")
+    wait_idle(page)
+    page.wait_for_function(CHARTS_NAMED, timeout=30_000)
+    labels = page.evaluate(LABELS)
+    assert len(labels) == 2
+    for title, label in labels:
+        plain = title.replace("&amp;", "&")
+        assert label.startswith(f"Chart: {plain}. a grid of ") and " cells from " in label and "the largest at " in label
