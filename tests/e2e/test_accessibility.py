@@ -102,4 +102,6 @@ def test_every_chart_says_what_it_shows_to_a_screen_reader(page, server_url):
     assert len(labels) == 2
     for title, label in labels:
         plain = title.replace("&amp;", "&")
-        assert label.startswith(f"Chart: {plain}. a grid of ") and " cells from " in label and "the largest at " in label
+        assert (
+            label.startswith(f"Chart: {plain}. a grid of ") and " cells from " in label and "the largest at " in label
+        )
