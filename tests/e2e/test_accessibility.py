@@ -105,3 +105,18 @@ def test_every_chart_says_what_it_shows_to_a_screen_reader(page, server_url):
         assert (
             label.startswith(f"Chart: {plain}. a grid of ") and " cells from " in label and "the largest at " in label
         )
+
+
+def test_a_disabled_controls_label_keeps_its_contrast(page, server_url, axe):
+    """A one-layer model's "layer" slider is disabled; its label reads 7:1 (Streamlit's own: 2.6:1)."""
+    page.goto(f"{server_url}/self_attention?layers=1")
+    wait_idle(page)
+    page.wait_for_function(STYLED, timeout=30_000)
+    label = page.locator('label[data-testid="stWidgetLabel"][disabled]').filter(has_text="layer").first
+    assert label.evaluate("e => getComputedStyle(e).color") == "rgb(89, 89, 89)"
+    result = axe.run(
+        page,
+        context='label[data-testid="stWidgetLabel"]',
+        options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+    )
+    assert result.response["violations"] == []
