@@ -14,7 +14,7 @@ In a fresh process per model, with one torch thread: the process's RSS before an
 ``load_pretrained(folder)`` and its peak while loading (the weights file's pages, read through the
 page cache, count while it is open), and the median forward pass at 128 tokens, with the attention
 record and without; for today's decoder (SmolLM2-135M, a Llama) also a 64-token forward with every
-attention map on two threads, the budget of DESIGN.md. Last, a real ``streamlit run app.py`` with
+attention map on two threads, the budget docs/performance.md states. Last, a real ``streamlit run app.py`` with
 ``ATTENTION_LAB_MODELS`` naming the folders: the server's RSS after Multi-head has drawn each
 model in turn (one model from a folder is held at a time). Prints Markdown tables.
 """

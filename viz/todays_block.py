@@ -13,6 +13,14 @@ from .style import ACCENT, OTHER_COLOR, styled_figure
 THEN, NOW = OTHER_COLOR, ACCENT
 
 
+def _coloured(series: dict[str, Sequence[float]]):
+    """(name, values as float64, colour) of each series: the first 2017's grey, the second today's accent."""
+    return [
+        (name, np.asarray(values, dtype=np.float64), (THEN, NOW)[i % 2])
+        for i, (name, values) in enumerate(series.items())
+    ]
+
+
 def grouped_bars(
     categories: Sequence[str],
     series: dict[str, Sequence[float]],
@@ -23,19 +31,18 @@ def grouped_bars(
 ) -> go.Figure:
     """Bars of one or more series over ``categories``, side by side; the first series in grey (2017), the second in
     the accent (today), each bar's value written over it where it fits at 10 px, and always in the hover."""
-    colours = (THEN, NOW)
     traces = [
         go.Bar(
             x=list(categories),
-            y=np.asarray(values, dtype=np.float64),
+            y=values,
             name=name,
-            marker_color=colours[i % 2],
+            marker_color=colour,
             texttemplate=f"%{{y:{value_format}}}",
             textposition="outside",
             cliponaxis=False,
             hovertemplate=f"{name}<br>%{{x}}: %{{y:{value_format}}}<extra></extra>",
         )
-        for i, (name, values) in enumerate(series.items())
+        for name, values, colour in _coloured(series)
     ]
     return styled_figure(
         traces,
@@ -50,17 +57,16 @@ def grouped_bars(
 
 def layer_lines(layers: Sequence[int], series: dict[str, Sequence[float]], title: str, y_title: str) -> go.Figure:
     """One line per series over the layers (counted from 1): 2017's grey, today's in the accent."""
-    colours = (THEN, NOW)
     traces = [
         go.Scatter(
             x=list(layers),
-            y=np.asarray(values, dtype=np.float64),
+            y=values,
             name=name,
             mode="lines+markers",
-            line=dict(color=colours[i % 2], width=3),
+            line=dict(color=colour, width=3),
             hovertemplate=f"{name}<br>layer %{{x}}: %{{y:.3f}}<extra></extra>",
         )
-        for i, (name, values) in enumerate(series.items())
+        for name, values, colour in _coloured(series)
     ]
     return styled_figure(
         traces,
