@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import HEAD_COLORS, base_layout, head_color, projector_fonts
+from .style import HEAD_COLORS, head_color, styled_figure, styled_grid
 
 
 LEGEND_BAND = 0.2  # the top fifth of the loss panel: no loss reaches it, the legend lies there
@@ -32,7 +32,7 @@ def curves_figure(
     fig = make_subplots(
         rows=1, cols=2, subplot_titles=("loss (cross-entropy, nats)", "held-out accuracy"), horizontal_spacing=0.1
     )
-    fig.add_trace(
+    lines = [
         go.Scatter(
             x=x,
             y=np.asarray(train_loss, dtype=np.float32),
@@ -40,10 +40,6 @@ def curves_figure(
             mode="lines",
             line=dict(color=HEAD_COLORS[0], width=2.5),
         ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
         go.Scatter(
             x=x,
             y=np.asarray(val_loss, dtype=np.float32),
@@ -51,10 +47,6 @@ def curves_figure(
             mode="lines",
             line=dict(color=HEAD_COLORS[1], width=2.5, dash="dash"),
         ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
         go.Scatter(
             x=x,
             y=np.asarray(accuracy, dtype=np.float32),
@@ -64,32 +56,56 @@ def curves_figure(
             line=dict(color=HEAD_COLORS[2], width=2.5),
             showlegend=False,
         ),
-        row=1,
-        col=2,
-    )
-    if target is not None:
-        # its name under the line at the left, where the accuracy starts low: the curve runs below it there
-        fig.add_hline(
-            y=float(target),
-            line=dict(color="grey", dash="dot"),
-            row=1,
-            col=2,
-            annotation_text=f"target {target:.0%}",
-            annotation_position="bottom left",
-        )
-    base_layout(fig, title, 360)
-    fig.update_xaxes(title_text="step", showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(range=[0, 1.02], row=1, col=2)
+    ]
+    fig.add_traces(lines, rows=[1, 1, 1], cols=[1, 1, 2])
     losses = np.concatenate([np.asarray(train_loss, np.float64), np.asarray(val_loss, np.float64)])
     losses = losses[np.isfinite(losses)]
     top = float(losses.max()) if losses.size else 1.0
-    fig.update_yaxes(range=[0, top / (1 - LEGEND_BAND)], row=1, col=1)
-    # at the panel's left edge, which stays the plot's left edge when a phone stacks the panels
-    fig.update_layout(
-        legend=dict(orientation="h", x=0.0, xanchor="left", y=1.0, yanchor="top", bgcolor="rgba(255,255,255,0.85)")
+    grid = dict(showgrid=True, gridcolor="#eeeeee")
+    target_line = {}
+    if target is not None:
+        # across the accuracy panel; its name under the line at the left, where the accuracy starts low: the
+        # curve runs below it there
+        across = dict(xref="x2 domain", yref="y2")
+        target_line = dict(
+            shapes=[
+                dict(
+                    type="line",
+                    x0=0,
+                    x1=1,
+                    y0=float(target),
+                    y1=float(target),
+                    line=dict(color="grey", dash="dot"),
+                    **across,
+                )
+            ],
+            annotations=[
+                dict(
+                    text=f"target {target:.0%}",
+                    x=0,
+                    xanchor="left",
+                    y=float(target),
+                    yanchor="top",
+                    showarrow=False,
+                    font=dict(size=15),
+                    **across,
+                )
+            ],
+        )
+    return styled_grid(
+        fig,
+        title,
+        360,
+        {
+            "xaxis": dict(title_text="step", **grid),
+            "xaxis2": dict(title_text="step", **grid),
+            "yaxis": dict(range=[0, top / (1 - LEGEND_BAND)], **grid),
+            "yaxis2": dict(range=[0, 1.02], **grid),
+        },
+        # at the loss panel's left edge, which stays the plot's left edge when a phone stacks the panels
+        legend=dict(orientation="h", x=0.0, xanchor="left", y=1.0, yanchor="top", bgcolor="rgba(255,255,255,0.85)"),
+        **target_line,
     )
-    return projector_fonts(fig)
 
 
 def head_scores_figure(steps: Sequence[int], scores: np.ndarray, score_name: str, title: str) -> go.Figure:
@@ -97,24 +113,27 @@ def head_scores_figure(steps: Sequence[int], scores: np.ndarray, score_name: str
     so a phase change shows as lines jumping up together. Layers and heads are numbered from 1."""
     x = np.asarray(steps, dtype=np.float32)
     n, layers, heads = scores.shape
-    fig = go.Figure()
-    for layer in range(layers):
-        for head in range(heads):
-            fig.add_trace(
-                go.Scatter(
-                    x=x,
-                    y=scores[:, layer, head].astype(np.float32),
-                    mode="lines",
-                    name=f"layer {layer + 1} · head {head + 1}",
-                    line=dict(
-                        color=head_color(layer * heads + head),
-                        width=2.5,
-                        dash="solid" if layer == layers - 1 else "dot",
-                    ),
-                    hovertemplate="step %{x}<br>%{y:.2f}<extra>%{fullData.name}</extra>",
-                )
-            )
-    base_layout(fig, title, 360)
-    fig.update_xaxes(title_text="step", showgrid=True, gridcolor="#eeeeee")
-    fig.update_yaxes(title_text=score_name, range=[0, 1.02], showgrid=True, gridcolor="#eeeeee")
-    return projector_fonts(fig)
+    lines = [
+        go.Scatter(
+            x=x,
+            y=scores[:, layer, head].astype(np.float32),
+            mode="lines",
+            name=f"layer {layer + 1} · head {head + 1}",
+            line=dict(
+                color=head_color(layer * heads + head),
+                width=2.5,
+                dash="solid" if layer == layers - 1 else "dot",
+            ),
+            hovertemplate="step %{x}<br>%{y:.2f}<extra>%{fullData.name}</extra>",
+        )
+        for layer in range(layers)
+        for head in range(heads)
+    ]
+    grid = dict(showgrid=True, gridcolor="#eeeeee")
+    return styled_figure(
+        lines,
+        title,
+        360,
+        xaxis=dict(title_text="step", **grid),
+        yaxis=dict(title_text=score_name, range=[0, 1.02], **grid),
+    )

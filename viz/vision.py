@@ -179,10 +179,10 @@ def attention_over_image_figure(
         vertical_spacing=min(0.2, 0.5 / max(rows, 1)),
     )
     block = np.ones((patch_size, patch_size), dtype=np.float32)
+    traces, places = [], []
     for k in range(count):
-        row, column = divmod(k, columns)
-        fig.add_trace(_image_trace(image), row=row + 1, col=column + 1)
-        fig.add_trace(
+        traces += [
+            _image_trace(image),
             go.Heatmap(
                 z=np.kron(maps[k], block),
                 zmin=0.0,
@@ -192,15 +192,24 @@ def attention_over_image_figure(
                 colorbar=dict(title=dict(text="weight"), thickness=14),
                 hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>",
             ),
-            row=row + 1,
-            col=column + 1,
-        )
-        fig.update_yaxes(scaleanchor=f"x{'' if k == 0 else k + 1}", row=row + 1, col=column + 1)
-    axis = dict(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, size - 0.5])
-    fig.update_xaxes(**axis, constrain="domain")
-    fig.update_yaxes(**{**axis, "range": [size - 0.5, -0.5]}, constrain="domain")
+        ]
+        places += [divmod(k, columns)] * 2
+    fig.add_traces(traces, rows=[row + 1 for row, _ in places], cols=[column + 1 for _, column in places])
+    # every axis set in one pass (a later update_xaxes walks the whole figure again): panel k's y axis is square
+    # to its own x axis, and no axis has ticks
+    axis = dict(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, size - 0.5], constrain="domain")
+    axes = {}
+    for k in range(rows * columns):
+        suffix = "" if k == 0 else str(k + 1)
+        axes[f"xaxis{suffix}"] = axis
+        axes[f"yaxis{suffix}"] = {
+            **axis,
+            "range": [size - 0.5, -0.5],
+            **({"scaleanchor": f"x{suffix}"} if k < count else {}),
+        }
     height = int(100 + rows * (900 / columns if columns >= 3 else 250))  # two a row: a phone or a tablet
     fig.update_layout(
+        **axes,
         template=LAB_TEMPLATE,
         title=dict(text=title, x=0.0),
         height=height,

@@ -68,7 +68,7 @@ OPTIONS = {
     "pe": POSITIONAL_ENCODINGS,
     "lr": LEARNING_RATES,
     "warmup": (0, 10, 20, 50, 100),
-    "batch": (8, 16, 32, 64),
+    "batch": (8, 16, 32, 64, 128),
     "wd": (0.0, 0.01, 0.1),
     "dropout": (0.0, 0.1, 0.2, 0.3),
     "steps": (200, 500, 1000, 2000, 4000),

@@ -87,9 +87,10 @@ def follows_heads_then_page(teacher, student) -> list[float]:
     )
     wait_for_chart(student, "Causal mask for", timeout=CHECK_TIMEOUT_MS)
     assert copy.get_by_text("The teacher's screen: masks.").is_visible()
-    teacher_text = teacher.locator("[data-testid=stMain]").inner_text()
     sentence = "The decoder predicts token"  # one of the page's sentences, beside its chart
-    assert sentence in teacher_text and copy.get_by_text(sentence).is_visible()
+    # the teacher's browser may still be drawing what the server has sent (and the student has copied): wait for it
+    teacher.locator("[data-testid=stMain]").get_by_text(sentence).first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    assert copy.get_by_text(sentence).is_visible()
     assert copy.locator("math").count() > 0  # the page's formulas, drawn by the browser
     assert student.locator("[data-testid=stMain] .st-key-heads").is_hidden()  # the old page is hidden
     assert student.get_by_role("button", name="Reset this page").is_visible()
