@@ -111,7 +111,7 @@ const chartDescription = (() => {
     return [title ? `Chart: ${title}.` : "Chart.", parts.length ? parts.join("; ") + "." : ""].join(" ").trim();
   }
 
-  return { describeChart, plainText };
+  return { describeChart, plainText, values, labelAt, axisOf };
 })();
 
 if (typeof module !== "undefined") module.exports = chartDescription;

@@ -64,17 +64,26 @@ _JS = "\n".join(
         fit_script(),
         *(
             (Path(__file__).parent / name).read_text(encoding="utf-8")
-            for name in ("chart_description.js", "plotly_in_place.js")
+            for name in ("chart_description.js", "chart_numbers.js", "plotly_in_place.js")
         ),
     )
 )
 # A plot shown full screen (its toolbar's last button): on white, not the browser's black backdrop; where
 # the browser allows no element full screen, over the whole window instead, and not faded while the
 # page reruns (Streamlit fades a rerunning element, which would also stack it under the page's header).
-FULL_SCREEN_CSS = """
+# Then "Show the numbers" under each chart: its summary in the focus ring's blue (8.6:1), its tables scrolling.
+CHART_CSS = """
 div.lab-chart:fullscreen, div.lab-chart.lab-chart-expanded { background: #ffffff; padding: 24px; box-sizing: border-box; }
 div.lab-chart.lab-chart-expanded { position: fixed; inset: 0; z-index: 1000000; }
 [data-stale="true"]:has(.lab-chart-expanded) { opacity: 1 !important; transition: none !important; }
+details.lab-numbers { font-size: 14px; margin: 0; padding: 2px 0 4px; }
+details.lab-numbers > summary { cursor: pointer; color: #1f4e9e; width: fit-content; }
+details.lab-numbers a.lab-numbers-csv { display: inline-block; margin: 4px 0; color: #1f4e9e; }
+div.lab-numbers-tables { max-height: 360px; overflow: auto; }
+div.lab-numbers-tables table { border-collapse: collapse; margin: 0 0 8px; font-variant-numeric: tabular-nums; }
+div.lab-numbers-tables caption { text-align: left; font-weight: 600; padding: 4px 0; }
+div.lab-numbers-tables th, div.lab-numbers-tables td { border: 1px solid #d0d0d0; padding: 2px 6px; text-align: right; }
+div.lab-numbers-tables th[scope="row"] { text-align: left; }
 """
 
 
@@ -131,7 +140,7 @@ def serve_plotly_library() -> str:
 def _drawer():
     """The chart component, once per process, loading plotly.js from where ``serve_plotly_library`` put it."""
     js = _JS.replace("__LIBRARY__", serve_plotly_library())
-    return st.components.v2.component(COMPONENT_NAME, js=js, css=FULL_SCREEN_CSS, isolate_styles=False)
+    return st.components.v2.component(COMPONENT_NAME, js=js, css=CHART_CSS, isolate_styles=False)
 
 
 def call_site(frame) -> str:

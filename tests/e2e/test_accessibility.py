@@ -5,6 +5,9 @@ formulas and tables that scroll: ui/accessibility.js); the keyboard's focus is a
 
 from __future__ import annotations
 
+import collections
+import csv
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -120,3 +123,40 @@ def test_a_disabled_controls_label_keeps_its_contrast(page, server_url, axe):
         options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
     )
     assert result.response["violations"] == []
+
+
+def test_show_the_numbers_opens_by_keyboard_as_tables_per_head_and_a_csv(page, server_url, axe):
+    """Under Multi-head's grid, "Show the numbers" (Enter on its summary) holds one table per head, queries by keys
+    named by the tokens, each row summing to 1 as attention does, and the same numbers as CSV."""
+    page.goto(f"{server_url}/multi_head")
+    wait_idle(page)
+    page.wait_for_function(CHARTS_NAMED, timeout=30_000)
+    box = page.locator("details.lab-numbers").first
+    box.locator("summary").focus()
+    page.keyboard.press("Enter")
+    box.locator("table").first.wait_for(timeout=10_000)
+    captions = box.locator("caption").all_inner_texts()
+    assert [c.rsplit(" · ", 1)[1] for c in captions] == ["head 1", "head 2", "head 3", "head 4"]
+    rows = box.locator("table").first.evaluate(
+        "t => [...t.tBodies[0].rows].map(r => [r.cells[0].textContent, ...[...r.cells].slice(1).map(c => c.textContent)])"
+    )
+    keys = box.locator("table").first.evaluate("t => [...t.tHead.rows[0].cells].slice(1).map(c => c.textContent)")
+    assert keys[:3] == ["The", "animal", "didn't"] and [r[0] for r in rows] == keys  # self-attention: same tokens
+    for row in rows:
+        assert abs(sum(float(v) for v in row[1:]) - 1) < 2e-3, row  # four significant digits each
+    result = axe.run(
+        page,
+        context="details.lab-numbers",
+        options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21aa", "wcag22aa"]}},
+    )
+    assert result.response["violations"] == []
+    with page.expect_download() as download:
+        box.locator("a.lab-numbers-csv").click()
+    assert download.value.suggested_filename.endswith(".csv")
+    with open(download.value.path(), newline="", encoding="utf-8") as file:
+        lines = list(csv.reader(file))
+    assert lines[0] == ["table", "row", "column", "value"] and len(lines) == 1 + 4 * len(keys) * len(keys)
+    sums = collections.defaultdict(float)
+    for table, query, _, value in lines[1:]:
+        sums[(table, query)] += float(value)
+    assert len(sums) == 4 * len(keys) and all(abs(total - 1) < 1e-5 for total in sums.values())

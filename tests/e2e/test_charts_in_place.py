@@ -103,7 +103,7 @@ def test_a_chart_whose_library_cannot_load_says_so(page, server_url):
 
 FULL_SCREEN = "button.modebar-btn[data-title='Full screen (Esc to leave)']"
 SIZES = "() => [...document.querySelectorAll('div.lab-chart')].map(el => [el._fullLayout.width, el._fullLayout.height])"
-BORDER = 24  # px of white around a plot shown full screen (ui.plotly_in_place.FULL_SCREEN_CSS)
+BORDER = 24  # px of white around a plot shown full screen (ui.plotly_in_place.CHART_CSS)
 
 
 def wavelength_chart(page):
@@ -157,7 +157,7 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     chart = wavelength_chart(page)
     pairs = "() => JSON.stringify(document.querySelector('.lab-chart-expanded').data[0].x)"
     place = "() => document.querySelector('.lab-chart-expanded').parentElement.getBoundingClientRect().height"
-    height_in_page = chart.bounding_box()["height"]
+    height_in_page = chart.evaluate("e => e.parentElement.getBoundingClientRect().height")  # with the numbers' box
     chart.hover()
     chart.locator(FULL_SCREEN).click()
     page.wait_for_function(
