@@ -1,5 +1,5 @@
-"""A canvas to draw a digit on (``canvas.js``): mouse, pen or finger; each finished stroke sends the
-drawing, reduced to ``GRID`` x ``GRID`` grey levels, and reruns the page."""
+"""A canvas to draw a digit on (``canvas.js``): mouse, pen, finger or keyboard (arrows and Space); each finished
+stroke sends the drawing, reduced to ``GRID`` x ``GRID`` grey levels, and reruns the page."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ canvas.lab-draw { display: block; width: min(280px, 100%); aspect-ratio: 1; touc
 button.lab-draw-clear { margin-top: 0.5rem; min-height: 40px; min-width: 80px; padding: 0.25rem 1rem;
   border: 1px solid rgba(49, 51, 63, 0.25); border-radius: 0.5rem; background: #ffffff; font: inherit;
   cursor: pointer; }
+canvas.lab-draw:focus-visible { outline: 3px solid #1f4e9e; outline-offset: 2px; }
+p.lab-draw-status { margin: 0.5rem 0 0; font-size: 14px; color: #31333f; max-width: 280px; }
 """
 
 

@@ -164,7 +164,8 @@ def _canvas(code: str) -> None:
         on_change=_stroke,
     )
     st.caption(
-        "Draw one digit, large, with a mouse or a finger: each stroke redraws the prediction. **Clear** starts again."
+        "Draw one digit, large, with a mouse, a finger or the keyboard: each stroke redraws the prediction. **Clear** "
+        "starts again."
     )
     _said(code, "draw", "The canvas is blank: draw a digit on it.")
 
