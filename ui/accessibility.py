@@ -1,7 +1,8 @@
 """What every page adds for a keyboard and a screen reader (WCAG 2.2 AA), carried by the screen's component
 (``ui.screen``), which every page mounts: ``accessibility.js`` (list semantics for the sidebar's navigation,
 scrolling regions reachable by keyboard) and ``CSS`` (a visible focus ring, readable labels of disabled controls,
-motion reduced on request).
+a multiselect's text box never narrower than a 24 px target (WCAG 2.5.8; on a phone its chosen values leave it
+15 px), motion reduced on request).
 docs/accessibility.md says what is supported and what is known not to be."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ body {{ --lab-accessible: 1; }}
   outline-style: solid !important; outline-width: 3px !important; outline-color: {FOCUS_COLOUR} !important;
   outline-offset: 2px !important; }}
 label[data-testid="stWidgetLabel"][disabled] {{ color: {DISABLED_LABEL} !important; }}
+[data-testid="stMultiSelectTagsContainer"] input[role="combobox"] {{ min-width: 24px !important; }}
 @media (prefers-reduced-motion: reduce) {{
   *, *::before, *::after {{
     animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;

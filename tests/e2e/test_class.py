@@ -17,6 +17,7 @@ import pytest
 from testing.installed import require
 from testing.redis_server import redis_running
 from testing.server import start
+from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, requested_runs, wait_for_chart, wait_idle
 
 # A teacher's change on a student's screen: the budget is 1.5 s at p95 (bench/classroom.py measures it on
@@ -92,6 +93,7 @@ def follows_heads_then_page(teacher, student) -> list[float]:
     teacher.locator("[data-testid=stMain]").get_by_text(sentence).first.wait_for(timeout=CHECK_TIMEOUT_MS)
     assert copy.get_by_text(sentence).is_visible()
     assert copy.locator("math").count() > 0  # the page's formulas, drawn by the browser
+    assert accessibility_violations(student) == [] and accessibility_violations(teacher) == []  # WCAG A and AA
     assert student.locator("[data-testid=stMain] .st-key-heads").is_hidden()  # the old page is hidden
     assert student.get_by_role("button", name="Reset this page").is_visible()
     assert requested_runs(student) == runs  # the copy: still no run of the student's page

@@ -1,6 +1,7 @@
 """In a real browser: every chart of every section of every page meets the figure standard as drawn
 (``tests.e2e.figure_standard``), on a desktop (1280 x 800), a phone (390 x 844) and a projector in presentation
-mode (1280 x 720, chart text at least 14 px)."""
+mode (1280 x 720, chart text at least 14 px); and every section passes axe-core's WCAG 2.0, 2.1 and 2.2 A and AA
+rules at each of the three sizes (docs/accessibility.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from tests.e2e.conftest import new_page, wait_idle, wait_settled
 from tests.e2e.figure_standard import DEFECTS
+from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
 from ui.pages_index import PAGES
 
@@ -35,7 +37,7 @@ def drawn(page) -> None:
 
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
-def test_every_section_meets_the_figure_standard(screen, info):
+def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
     name, page, smallest = screen
     before = page.evaluate("() => window.__labRuns.requested")
     if page.evaluate(GO_TO, info.url_path):
@@ -49,7 +51,7 @@ def test_every_section_meets_the_figure_standard(screen, info):
             page.locator(SECTIONS).nth(index).click()
             wait_idle(page, after=before)
             drawn(page)
-        defects = page.evaluate(DEFECTS, smallest)
+        defects = page.evaluate(DEFECTS, smallest) + accessibility_violations(page)
         if defects:
             found[section or "(the page)"] = defects
     if len(sections) > 1:

@@ -28,7 +28,7 @@ body.lab-opening :is(.st-key-class_strip, [data-testid="stLayoutWrapper"]:has(> 
 .lab-teacher-screen .lab-copy-column { min-width: 0; }
 @media (max-width: 640px) { .lab-teacher-screen .lab-copy-row { flex-direction: column; align-items: stretch; } }
 .lab-teacher-screen .lab-copy-caption, .lab-teacher-screen .lab-copy-caption p {
-  font-size: 0.875rem; color: rgba(49, 51, 63, 0.6); margin: 0 0 0.5rem; }
+  font-size: 0.875rem; color: rgba(17, 17, 17, 0.6); margin: 0 0 0.5rem; }  /* as the page's own: 4.9:1 */
 .lab-teacher-screen .lab-copy-alert { padding: 0.75rem 1rem; border-radius: 0.5rem; margin-bottom: 1rem; }
 .lab-teacher-screen .lab-copy-alert p { margin: 0; }
 .lab-teacher-screen .lab-copy-info { background: rgba(28, 131, 225, 0.1); color: rgb(0, 66, 128); }

@@ -1,0 +1,21 @@
+"""axe-core's WCAG 2.0, 2.1 and 2.2 A and AA rules on a page as it stands (docs/accessibility.md), for the browser
+tests that visit every section (test_figure_standard.py) and a class's pages (test_class.py)."""
+
+from __future__ import annotations
+
+from axe_playwright_python.sync_playwright import Axe
+
+# ui/accessibility.js has looked at the page as it stands: after its fonts arrived, with no change pending
+FIXED = "() => { const s = window.__attentionLabAccessible; return !!s && s.fontsSeen && !s.pending; }"
+WCAG = {"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}}
+AXE = Axe()
+
+
+def accessibility_violations(page) -> list[dict]:
+    """The violations, each as a defect the figure standard reports (kind, text, detail, where)."""
+    page.wait_for_function(FIXED, timeout=30_000)
+    result = AXE.run(page, options=WCAG)
+    return [
+        {"kind": f"WCAG {v['id']}", "text": v["help"], "detail": v["impact"], "chart": str(v["nodes"][0]["target"])}
+        for v in result.response["violations"]
+    ]
