@@ -83,8 +83,8 @@ body.lab-presenting [data-testid="stMain"] :is([data-testid="stButtonGroup"] but
 body.lab-presenting [data-testid="stMain"] :is([data-baseweb="select"], input, textarea) { font-size: 1.15rem; }
 body.lab-presenting [data-testid="stMain"] :is([data-testid="stSliderThumbValue"],
   [data-testid="stSliderTickBar"]) { font-size: 1.05rem; }
-body.lab-presenting [data-testid="stMain"] h2 { font-size: 2rem; }
-body.lab-presenting [data-testid="stMain"] h3 { font-size: 1.65rem; }
+body.lab-presenting [data-testid="stMain"] :is(h2, h3) { font-size: 1.65rem; }
+[data-testid="stMain"] h2 { font-size: 1.75rem; line-height: 1.2; padding: 0.75rem 0 1rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
   .st-key-lesson_steps [data-testid="stHorizontalBlock"] { flex-direction: column-reverse; }

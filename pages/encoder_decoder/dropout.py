@@ -121,7 +121,7 @@ def _controls(config, trained: bool) -> tuple[int, int, str, int, float]:
 def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained: bool) -> None:
     """Dropout on the chosen encoder layer of the model ``forward()`` ran (evaluation mode): one head's
     weights ``[L, L]`` and one sub-layer's output ``[L, d_model]``, before and after a seeded dropout mask."""
-    st.subheader("Dropout: on in training, off in evaluation")
+    st.header("Dropout: on in training, off in evaluation")
     intro = figure_first()  # above the controls, or on a small screen after the figures
     with settings("Layer, head, sub-layer and mask seed"):
         layer, head, sublayer, seed, p = _controls(config, trained)

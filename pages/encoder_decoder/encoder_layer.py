@@ -46,7 +46,7 @@ def add_and_norm_rule(norm_first: bool) -> None:
 def layer_section(pair: SentencePair):
     """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
     config, source, trained = pair.config, pair.source, pair.trained
-    st.subheader("One layer, step by step")
+    st.header("One layer, step by step")
     intro = figure_first()  # the rule above the figure, or under it on a small screen or a projector
     layer, steps = pick_encoder_layer(pair)
     names = [name for name, _ in steps.stages]
@@ -96,7 +96,7 @@ def layer_section(pair: SentencePair):
 def ffn_section(pair: SentencePair):
     """How many feed-forward hidden units fire for each token of one encoder layer."""
     config, source = pair.config, pair.source
-    st.subheader("Feed-forward: units firing per token")
+    st.header("Feed-forward: units firing per token")
     if not config.feed_forward:
         st.info("This model is attention-only: its layers have no feed-forward network.")
         return

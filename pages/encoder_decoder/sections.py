@@ -62,7 +62,7 @@ class SentencePair:
 def attention_section(pair: SentencePair):
     """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
     config, source, dec_tokens, forward = pair.config, pair.source, pair.dec_tokens, pair.forward
-    st.subheader("Three kinds of attention")
+    st.header("Three kinds of attention")
     intro = figure_first()
     # a small screen: the kind of attention above the layer and the head (two rows instead of three)
     c1, c2, c3 = one_then_pair()
@@ -122,7 +122,7 @@ def attention_section(pair: SentencePair):
 def teacher_forcing_section(pair: SentencePair):
     """Why the decoder's input is the target shifted right, with the table of what it reads."""
     target, dec_tokens = pair.target, pair.dec_tokens
-    st.subheader("Teacher forcing: the decoder reads the target shifted right")
+    st.header("Teacher forcing: the decoder reads the target shifted right")
     tf_text, tf_table = st.columns([3, 2], gap="large")
     with tf_text:
         st.markdown(
@@ -142,7 +142,7 @@ def teacher_forcing_section(pair: SentencePair):
 def architecture_section(pair: SentencePair):
     """The configured model as a diagram with shapes on its edges, the shapes table and the parameters."""
     config, src_len, tgt_len = pair.config, pair.src_len, pair.tgt_len
-    st.subheader("The model you configured")
+    st.header("The model you configured")
     diagram, shapes = st.columns([3, 2], gap="large")
     with diagram:
         st.caption(
@@ -171,7 +171,7 @@ def architecture_section(pair: SentencePair):
         st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
         shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
         st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
-    st.subheader("Parameters")
+    st.header("Parameters")
     st.markdown(
         "Where the weights are. Each count is computed twice: from the formula in the "
         "hyperparameters and by summing `p.numel()` over the model's parameters; they agree."

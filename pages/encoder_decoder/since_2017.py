@@ -36,7 +36,7 @@ stream_growth = computation(residual_growth)  # two 6-layer models built and run
 
 def since_2017_section(pair: SentencePair) -> None:
     """The row of parts and the open one."""
-    st.subheader("Since 2017: today's decoder block")
+    st.header("Since 2017: today's decoder block")
     part = section_picker(PARTS, key="road", label="change")
     PART_DRAWS[part](pair)
 

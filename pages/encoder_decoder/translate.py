@@ -90,7 +90,7 @@ def translate_section(pair) -> None:
     translation as an alignment: French words down, English words across."""
     loaded = load_model(pair.spec)
     tokenizer, source_language, target_language = loaded.tokenizer, *languages(loaded)
-    st.subheader(f"{source_language} to {target_language}: what the model writes, and what it reads")
+    st.header(f"{source_language} to {target_language}: what the model writes, and what it reads")
     intro = figure_first()
     beam = translation(pair.spec, pair.source.ids, 4)
     greedy = translation(pair.spec, pair.source.ids, 1)
@@ -158,7 +158,7 @@ def alignment_section(pair) -> None:
     links outlined: where the heads follow the adjective's move and where they do not."""
     loaded = load_model(pair.spec)
     tokenizer, source_language, target_language = loaded.tokenizer, *languages(loaded)
-    st.subheader("Do the heads align words? Against an alignment made by hand")
+    st.header("Do the heads align words? Against an alignment made by hand")
     intro = figure_first()
     word_maps = hand_alignments(pair.spec)
     layers, heads = word_maps[0].shape[:2]
@@ -222,7 +222,7 @@ def reference_section(pair) -> None:
     each of its pieces, given the source and the reference's pieces before it."""
     loaded = load_model(pair.spec)
     target_language = languages(loaded)[1]
-    st.subheader("A reference translation, piece by piece: how likely the model finds it")
+    st.header("A reference translation, piece by piece: how likely the model finds it")
     intro = figure_first()
     probabilities = pair.forward().probabilities
     chosen = probabilities[np.arange(pair.tgt_len), np.asarray(pair.target.ids)]

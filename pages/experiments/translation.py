@@ -60,7 +60,7 @@ def translation_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> No
         )
         return
     source_language, target_language = languages(loaded)
-    st.subheader("Knock out cross-attention: what the model writes without it")
+    st.header("Knock out cross-attention: what the model writes without it")
     intro = figure_first()
     text = st.text_input(f"{source_language} sentence", ENGLISH, key="en", bind="query-params", max_chars=300)
     typed = tokenize_text(text, loaded.config.max_len, tokenizer=loaded.tokenizer)

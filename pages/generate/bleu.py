@@ -15,7 +15,7 @@ from viz.style import projector_fonts
 
 def render_bleu(writer) -> None:
     """Both decodings of ``SAMPLE_SIZE`` held-out sentences: the scores as bars, the sentences as a table."""
-    st.subheader("Greedy or beam search: BLEU on held-out sentences")
+    st.header("Greedy or beam search: BLEU on held-out sentences")
     intro = figure_first()
     greedy, beam = sample_quality(writer.spec, 1), sample_quality(writer.spec, 4)
     better = "beam search" if beam.quality.bleu >= greedy.quality.bleu else "greedy decoding"

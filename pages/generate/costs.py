@@ -91,7 +91,7 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
         f"{with_cache[at] * 1000:.1f} ms with the cache and {without[at] * 1000:.1f} ms without "
         f"({without[at] / max(with_cache[at], 1e-9):.1f}x). Without it, every step reads the whole text again."
     )
-    st.subheader("Sharing keys and values, and a window")
+    st.header("Sharing keys and values, and a window")
     window = st.slider(
         "window w",
         2,

@@ -54,7 +54,7 @@ with st.container(border=True):
 
 left, right = st.columns([3, 2], gap="large")
 with left:
-    st.subheader("The idea in one formula")
+    st.header("The idea in one formula")
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
     st.markdown(
         "Each token asks a **query** and offers a **key** and a **value**. A token's output is the "
@@ -78,7 +78,7 @@ with left:
         "connection and layer normalisation (**add & norm**). The decoder masks the future (a causal "
         "mask) and attends to the encoder's output (**cross-attention**)."
     )
-    st.subheader("Pages")
+    st.header("Pages")
     for page in PAGES:
         if page.is_home:
             continue
@@ -86,7 +86,7 @@ with left:
         st.caption(page.summary)
 
 with right:
-    st.subheader("Map of the architecture")
+    st.header("Map of the architecture")
     st.caption(
         "The encoder-decoder of *Attention Is All You Need* at the paper's base sizes: N = 6 layers per "
         "stack, d_model = 512, h = 8 heads, d_ff = 2048, one embedding matrix shared by both embeddings and "

@@ -23,7 +23,7 @@ SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 @st.fragment
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
-    st.subheader("Five ways to give attention a sense of order")
+    st.header("Five ways to give attention a sense of order")
     intro = figure_first()  # above the figure, or on a small screen under it
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)

@@ -93,7 +93,7 @@ def render_word_order(base: float) -> None:
     """Two sentences with the same words through the same model, without and with position. On a small screen
     the sentences and the model's settings fold into a closed expander and the explanation follows the first
     figure, which then comes before the table."""
-    st.subheader("The same words in another order")
+    st.header("The same words in another order")
     intro = figure_first()
 
     def explain() -> None:

@@ -124,16 +124,16 @@ def _resume() -> None:
 def after_training(trainer: Trainer) -> None:
     """Scrub the snapshots, try the model on your own input, save it, open one, or use it on every page."""
     if len(trainer.snapshots) > 1:
-        st.subheader("Scrub through training")
+        st.header("Scrub through training")
         scrub(trainer)
     if trainer.task.kind == "vision":
-        st.subheader("Draw for it")
+        st.header("Draw for it")
         st.markdown(
             "**Use it on every page** (under *Keep the model*, below), then open the **Vision Transformer** page "
             "and pick it in the model picker: draw a digit for it, see which patches each head reads, knock heads out."
         )
     else:
-        st.subheader("Try it on your own input")
+        st.header("Try it on your own input")
         try_it(trainer)
     keep = st.expander(
         "Keep the model: download it, use it on every page, or open a checkpoint", key="keep", bind="query-params"
