@@ -90,19 +90,18 @@ def test_a_tablets_score_maps_lie_one_under_another_as_wide_as_the_page(browser,
         page.goto(f"{server_url}/masks?section=Scores")
         wait_idle(page)
         # Three plots drawn in one column: the page is laid out for a large screen until the browser reports the
-        # tablet's width (one rerun), so the plots are waited for in their final place, not in the first layout.
-        page.wait_for_function(
+        # tablet's width (one rerun), so the plots are waited for in their final place, not in the first layout,
+        # and measured in the same look (a plot being replaced between two looks would be missed)
+        boxes = page.wait_for_function(
             """() => {
                  const plots = [...document.querySelectorAll('[data-testid=stMain] div.lab-chart.js-plotly-plot')];
-                 const lefts = new Set(plots.map((plot) => Math.round(plot.getBoundingClientRect().left)));
-                 return plots.length >= 3 && lefts.size === 1;
+                 const boxes = plots.map((plot) => plot.getBoundingClientRect())
+                   .map((r) => ({left: r.left, top: r.top, width: r.width}));
+                 const lefts = new Set(boxes.map((box) => Math.round(box.left)));
+                 return plots.length === 3 && lefts.size === 1 && boxes;
                }""",
             timeout=30_000,
-        )
-        boxes = page.evaluate(
-            """() => [...document.querySelectorAll('[data-testid=stMain] div.lab-chart')]
-                 .map((plot) => plot.getBoundingClientRect()).map((r) => ({left: r.left, top: r.top, width: r.width}))"""
-        )
+        ).json_value()
         main = page.evaluate("() => document.querySelector('[data-testid=stMainBlockContainer]').clientWidth")
         assert len(boxes) == 3
         assert [round(box["left"]) for box in boxes] == [round(boxes[0]["left"])] * 3  # one column
