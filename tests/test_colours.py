@@ -7,7 +7,7 @@ from viz.encoder_decoder import top_k_bars
 from viz.experiments import position_bars
 from viz.generation import beam_tree, distribution_bars
 
-ORANGE, RED = "#e69f00", "#d62728"
+ORANGE, RED = "#dc5400", "#d62728"
 
 
 def test_the_token_drawn_is_orange_among_blue_and_grey_bars():
@@ -79,3 +79,47 @@ def test_the_head_colours_stay_apart_for_colour_blind_readers_and_from_the_colou
         assert 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) >= 3.0, colour
     tableau = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")  # the common default fails the same measure
     assert _closest(tableau, reserved) < 9
+
+
+def _scale_luminance(name: str) -> np.ndarray:
+    """The relative luminance of Plotly's scale ``name`` at 1,001 evenly spaced points, sampled by Plotly."""
+    import plotly.colors
+
+    samples = plotly.colors.sample_colorscale(name, list(np.linspace(0, 1, 1001)))
+    rgb = np.array([plotly.colors.unlabel_rgb(c) for c in samples]) / 255.0
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def _ratio(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def test_the_attention_scale_grows_lighter_with_the_weight_and_a_weight_of_0_4_stands_at_3_to_1_against_0():
+    """Order reads without hue (in grey, or with any colour-vision deficiency), and any weight from 0.4 of the
+    scale up keeps 3:1 against a weight of 0 (WCAG 1.4.11's measure for a mark against what is next to it)."""
+    from viz.style import ATTENTION_SCALE
+
+    lum = _scale_luminance(ATTENTION_SCALE)
+    assert np.diff(lum).min() > -3e-3  # rising, to within 8-bit channels' rounding
+    assert all(_ratio(value, lum[0]) >= 3 for value in lum[400:])
+    assert _ratio(lum[-1], lum[0]) > 10
+
+
+def test_the_diverging_scale_darkens_away_from_0_on_both_sides_and_60_percent_of_the_range_stands_at_3_to_1():
+    from viz.style import DIVERGING_SCALE
+
+    lum = _scale_luminance(DIVERGING_SCALE)
+    centre = lum[500]
+    assert np.diff(lum[:501]).min() > -3e-3 and np.diff(lum[500:]).max() < 3e-3  # each half darker away from 0
+    assert all(_ratio(value, centre) >= 3 for value in np.concatenate([lum[:201], lum[800:]]))
+
+
+def test_the_accent_reads_at_3_to_1_and_stays_apart_from_the_head_colours_and_the_diverging_reds():
+    from viz.style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR
+
+    r, g, b = _linear(ACCENT)
+    assert 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) >= 3.0
+    assert _closest([ACCENT], HEAD_COLORS) >= 17
+    assert _closest([ACCENT], (OTHER_COLOR, MASKED_COLOR, "#b2182b", "#d6604d", "#f4a582", "#1f77b4")) >= 12
+    assert _closest(["#e69f00"], ("#b2182b", "#d6604d", "#f4a582")) < 12  # the orange it replaced did not

@@ -12,10 +12,8 @@ import subprocess
 import pytest
 
 from classroom.figure_check import FIGURE_RULES, MAX_POINTS, MAX_VALUES, figure_problem
-from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
+from tests.app_figures import every_figure_the_app_draws
 from tests.conftest import ROOT
-from ui.pages_index import PAGES
-from ui.screen import PRESENT
 
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
 HEATMAP = {"type": "heatmap", "z": [[0.1, 0.9], [0.5, 0.5]], "hovertemplate": "%{z:.2f}<br>weight<extra></extra>"}
@@ -73,24 +71,6 @@ def test_what_the_app_never_draws_is_refused(spec):
 def test_the_caps_stand_where_they_say():
     assert figure_problem(figure([points(MAX_POINTS)])) is None
     assert "scatter points" in figure_problem(figure([points(MAX_POINTS + 1)]))
-
-
-def every_figure_the_app_draws():
-    """Every chart of every page and section, plain and in presentation mode, and the heaviest Multi-head."""
-    for page in PAGES:
-        at = run_page(page.path)
-        group = next((g for g in at.get("button_group") if g.key == "section"), None)
-        for section in list(group.options) if group else [None]:
-            if section is not None:
-                next(g for g in at.get("button_group") if g.key == "section").set_value(section)
-            for present in (False, True):
-                at.session_state[PRESENT] = present
-                at.run()
-                assert_no_exception(at)
-                yield from ((page.title, section, present, spec) for spec in chart_specs(at))
-            at.session_state[PRESENT] = False
-    heaviest = run_page("pages/multi_head/page.py", {"heads": "16", "text": " ".join(["the cat sat on the mat"] * 12)})
-    yield from (("Multi-head, 16 heads of 64 tokens", None, False, spec) for spec in chart_specs(heaviest))
 
 
 def test_every_figure_the_app_draws_passes_in_python_and_in_the_browsers_check(tmp_path):

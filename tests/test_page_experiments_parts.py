@@ -150,11 +150,16 @@ def test_on_a_phone_the_logit_lens_wraps_its_positions_into_rows_whose_cells_hol
     probabilities = np.full((3, 32), 0.5, np.float32)
     stages = ["embeddings", "layer 1", "layer 2"]
     wide = lens_figure(probabilities, guesses, letters, stages, "lens")
-    assert len(wide.data) == 1 and wide.data[0].texttemplate == "%{text}"  # a wide screen: one row, as before
+    # a wide screen: one row, as before; each cell's guess written on it (viz.cell_text)
+    assert [trace.type for trace in wide.data] == ["heatmap", "scatter"] and list(wide.data[1].text) == letters * 3
     phone = lens_figure(probabilities, guesses, letters, stages, "lens", narrow=True)
-    assert [len(trace.x) for trace in phone.data] == [11, 11, 10]
-    assert all(trace.texttemplate == "%{text}" and trace.coloraxis == "coloraxis" for trace in phone.data)
-    assert [list(trace.text[0]) for trace in phone.data] == [letters[:11], letters[11:22], letters[22:]]
+    heatmaps, written = phone.data[:3], phone.data[3:]
+    assert [len(trace.x) for trace in heatmaps] == [11, 11, 10]
+    assert all(trace.type == "heatmap" and trace.coloraxis == "coloraxis" for trace in heatmaps)
+    assert [list(trace.text[0]) for trace in heatmaps] == [letters[:11], letters[11:22], letters[22:]]
+    assert [(trace.xaxis, list(trace.text)) for trace in written] == [
+        (axis, part * 3) for axis, part in zip(("x", "x2", "x3"), (letters[:11], letters[11:22], letters[22:]))
+    ]
     # every row's cells as wide (the last row's range reaches past its 10 cells); its own tokens under each row
     assert [tuple(phone.layout[f"xaxis{i or ''}"].range) for i in (0, 2, 3)] == [
         (-0.5, 10.5),

@@ -70,8 +70,9 @@ def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormali
     np.testing.assert_allclose(decode_array(marks["y"]), drawn_from[order[:20]], atol=1e-6)
     colours = bars["marker"]["color"]
     assert [colour == "#c8c8c8" for colour in colours] == [rank >= kept for rank in range(21)]  # cut: grey
-    assert [colour for colour in colours[:kept] if colour != "#1f77b4"] == ["#e69f00"]  # kept: blue, one drawn
-    assert at.code[0].value.endswith(f"▸ {task.symbols([order[colours.index('#e69f00')]])[0]}")
+    assert [shape == "/" for shape in bars["marker"]["pattern"]["shape"]] == [rank >= kept for rank in range(21)]
+    assert [colour for colour in colours[:kept] if colour != "#1f77b4"] == ["#dc5400"]  # kept: blue, one drawn
+    assert at.code[0].value.endswith(f"▸ {task.symbols([order[colours.index('#dc5400')]])[0]}")
 
 
 def test_the_step_button_writes_one_more_token():
@@ -226,7 +227,7 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert (
-        "Blue bars are kept, grey ones cut by top-k or top-p" in caption
+        "Blue bars are kept, hatched grey ones cut by top-k or top-p" in caption
         and "the orange one is the token drawn" in caption
     )
 

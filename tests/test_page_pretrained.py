@@ -210,8 +210,7 @@ def test_the_drawn_roles_are_each_heads_largest_z_score(minilm, text):
     unclear = int((expected == len(ROLES)).sum())
     assert threshold == 1.0 and 0 < unclear < 72
     assert any(
-        f"is pale grey, **no clear role**. On this text that is {unclear} of the 72 heads" in m.value
-        for m in at.markdown
+        f"is grey, **no clear role**. On this text that is {unclear} of the 72 heads" in m.value for m in at.markdown
     )
     assert spec["data"][1 + len(ROLES)]["name"] == "no clear role"  # the legend names the grey band
 

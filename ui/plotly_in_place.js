@@ -258,8 +258,13 @@ if (!window.__attentionLabShow) {
     if (plot && plot.isConnected) show(plot, spec);
     return Boolean(plot && plot.isConnected);
   };
-  // A figure drawn into an element of another part of the page (the class's panel of the teacher's screen).
-  window.__attentionLabPlotInto = (parent, spec) => show(plotIn(parent), spec);
+  // A figure drawn into an element of another part of the page (the class's panel of the teacher's screen), its
+  // numbers under it as under the page's own charts.
+  window.__attentionLabPlotInto = (parent, spec) => {
+    const plot = plotIn(parent);
+    plot.labNumbers = numbersIn(parent, plot);
+    show(plot, spec);
+  };
 }
 
 export default function (component) {

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .cell_text import cell_text
 from .heatmap import matrix_heatmap
-from .style import ACCENT, HEAD_COLORS, base_layout
+from .style import ACCENT, ATTENTION_SCALE, HEAD_COLORS, base_layout
 
 LINK_NAME = "hand-made link"
 
@@ -53,8 +54,9 @@ def agreement_figure(scores: np.ndarray, title: str) -> go.Figure:
     """``scores [L, H]`` in 0..1: each head's share of French words whose strongest English word is a hand-made
     link, layers down and heads across (both counted from 1)."""
     layers, heads = scores.shape
+    shares = np.nan_to_num(np.asarray(scores, np.float32))
     fig = matrix_heatmap(
-        np.nan_to_num(np.asarray(scores, np.float32)),
+        shares,
         [f"layer {i + 1}" for i in range(layers)],
         [f"head {h + 1}" for h in range(heads)],
         title,
@@ -63,8 +65,7 @@ def agreement_figure(scores: np.ndarray, title: str) -> go.Figure:
         value_name="agreement",
         height=int(max(260, 150 + 60 * layers)),
     )
-    fig.update_traces(texttemplate="%{z:.0%}", textfont=dict(size=18), selector=dict(type="heatmap"))
-    return fig
+    return fig.add_trace(cell_text(shares, [[f"{v:.0%}" for v in row] for row in shares], ATTENTION_SCALE, (0, 1), 18))
 
 
 def quality_bars(decoders: Sequence[str], bleu: Sequence[float], chrf: Sequence[float], title: str) -> go.Figure:

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .cell_text import cell_text
 from .labels import escape, label_px, position_axis, token_labels
 from .style import ACCENT, ATTENTION_SCALE, DIVERGING_SCALE, OTHER_COLOR, base_layout, projector_fonts, styled_figure
 
@@ -40,8 +41,6 @@ def head_grid(
         zmid=0.0,
         zmin=low,
         zmax=high,
-        texttemplate="%{z:.2f}",
-        textfont=dict(size=15),
         colorbar=dict(title=dict(text=escape(value_name)), thickness=14),
         hovertemplate=f"layer %{{customdata[0]}} · head %{{customdata[1]}}<br>{escape(value_name)} "
         f"%{{z:.3f}}<extra></extra>",
@@ -51,8 +50,9 @@ def head_grid(
         dict(type="rect", x0=h - 0.5, x1=h + 0.5, y0=layer - 0.5, y1=layer + 0.5, line=dict(color="black", width=3))
         for layer, h in marked
     ]
+    printed = cell_text(values, [[f"{v:.2f}" for v in row] for row in values], DIVERGING_SCALE, (low, high), 15)
     return styled_figure(
-        [trace],
+        [trace, printed],
         title,
         int(150 + 60 * layers),
         shapes=outlines,
@@ -166,8 +166,6 @@ def lens_figure(
         trace = go.Heatmap(
             z=z,
             text=text,
-            texttemplate="%{text}",
-            textfont=dict(size=LENS_TEXT_PX),
             colorscale=ATTENTION_SCALE,
             zmin=0.0,
             zmax=1.0,
@@ -178,7 +176,7 @@ def lens_figure(
             customdata=stage_names,
         )
         return styled_figure(
-            [trace],
+            [trace, cell_text(z, text, ATTENTION_SCALE, (0.0, 1.0), LENS_TEXT_PX)],
             title,
             int(170 + 48 * len(stages)),
             xaxis=position_axis(tokens, tickangle=-60, title_text=position_title),
@@ -193,8 +191,6 @@ def lens_figure(
             go.Heatmap(
                 z=z[:, start:end],
                 text=[row[start:end] for row in text],
-                texttemplate="%{text}",
-                textfont=dict(size=LENS_TEXT_PX),
                 coloraxis="coloraxis",
                 x=np.arange(start, end),
                 y=np.arange(len(stages)),
@@ -214,6 +210,10 @@ def lens_figure(
             col=1,
         )  # every row's cells as wide
         fig.update_yaxes(**stage_axis, showgrid=False, row=r + 1, col=1)
+    for r, (start, end) in enumerate(rows):  # after the heatmaps, so that data[r] stays row r's heatmap
+        guesses = [row[start:end] for row in text]
+        part = cell_text(z[:, start:end], guesses, ATTENTION_SCALE, (0.0, 1.0), LENS_TEXT_PX, x=np.arange(start, end))
+        fig.add_trace(part, row=r + 1, col=1)
     base_layout(fig, title, height)
     fig.update_layout(
         coloraxis=dict(

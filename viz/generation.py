@@ -11,6 +11,9 @@ from .labels import escape, label_angle, log_axis
 from .style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
 
 KEPT, CUT, CHOSEN = "#1f77b4", MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
+# A cut bar is hatched and outlined as a masked cell is, so that it reads against white (3:1) and not by colour alone.
+CUT_OUTLINE = "#767676"  # 4.5:1 on white
+PRUNED = OTHER_COLOR  # a beam search's branches left behind: "the other one", 3.9:1 on white
 
 
 def distribution_bars(
@@ -35,10 +38,15 @@ def distribution_bars(
     heights = np.append(tempered[order], rest).astype(np.float32)
     x = np.arange(len(labels))
     # the bars' three colours are named where the figure is shown; a legend would show one of them for all
+    cut = [colour == CUT for colour in colors]
     bars = go.Bar(
         x=x,
         y=heights,
-        marker_color=colors,
+        marker=dict(
+            color=colors,
+            pattern=dict(shape=["/" if c else "" for c in cut], fgcolor=CUT_OUTLINE, size=8, solidity=0.25),
+            line=dict(color=[CUT_OUTLINE if c else "rgba(0,0,0,0)" for c in cut], width=[1 if c else 0 for c in cut]),
+        ),
         name=measure,
         customdata=labels,
         showlegend=False,
@@ -96,7 +104,7 @@ def beam_tree(
             if parent >= 0 and (node in chosen_path) == on_path:
                 xs += [x[parent], x[node], None]
                 ys += [y[parent], y[node], None]
-        line = dict(color=CHOSEN, width=3) if on_path else dict(color=CUT, width=1)
+        line = dict(color=CHOSEN, width=3) if on_path else dict(color=PRUNED, width=1)
         return go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip", showlegend=False)
 
     on = np.array([node in chosen_path for node in range(len(steps))], dtype=bool)
@@ -105,7 +113,7 @@ def beam_tree(
 
     def nodes(on_path: bool) -> go.Scatter:
         pick = on == on_path
-        marker = dict(size=11 if big else 9, color=CHOSEN) if on_path else dict(size=7 if big else 5, color=CUT)
+        marker = dict(size=11 if big else 9, color=CHOSEN) if on_path else dict(size=7 if big else 5, color=PRUNED)
         return go.Scatter(
             x=x[pick],
             y=y[pick],

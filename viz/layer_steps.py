@@ -50,8 +50,8 @@ def layernorm_figure(
     )
     x = np.arange(len(tokens))
     styles = (
-        ("std before", "#ff7f0e", "circle-open"),
-        ("std after", "#ff7f0e", "circle"),
+        ("std before", HEAD_COLORS[2], "circle-open"),
+        ("std after", HEAD_COLORS[2], "circle"),
         ("mean before", "#1f77b4", "diamond-open"),
         ("mean after", "#1f77b4", "diamond"),
     )

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .cell_text import cell_text
 from .labels import escape, label_px, position_label, unique_labels
 from .tiles import Tiling, wrap_meta
 from .style import (
@@ -22,7 +23,8 @@ from .style import (
 
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
-NO_ROLE_COLOR = "#ececec"  # a head with no clear role: a paler grey than the masked cells' (viz.style.MASKED_COLOR)
+PIECE_INK = "#111111"
+NO_ROLE_COLOR = "#8c8c8c"  # a head with no clear role: a mid grey, 3.4:1 on white, darker than the masked cells'
 
 
 def wordpiece_figure(
@@ -48,7 +50,7 @@ def wordpiece_figure(
         text=text,
         customdata=hover,
         texttemplate="%{text}",
-        textfont=dict(size=15),
+        textfont=dict(size=15, color=PIECE_INK),  # every kind's colour is light: dark text on each (4.5:1)
         colorscale=scale,
         zmin=0,
         zmax=3,
@@ -124,8 +126,6 @@ def role_grid_figure(
             z=(strongest + 0.5) / n,
             text=text,
             customdata=hover,
-            texttemplate="%{text}",
-            textfont=dict(size=14),
             colorscale=scale,
             zmin=0,
             zmax=1,
@@ -143,6 +143,8 @@ def role_grid_figure(
                 x=[None], y=[None], mode="markers", name=role, marker=dict(symbol="square", size=14, color=colors[k])
             )
         )
+    places = dict(x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)])
+    fig.add_trace(cell_text((strongest + 0.5) / n, text, scale, (0, 1), 14, **places))
     base_layout(fig, title, 150 + 48 * layers)
     fig.update_yaxes(autorange="reversed")
     # the legend starts below the heads' numbers and the axis title (about 70 px under the plot)

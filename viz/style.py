@@ -13,15 +13,17 @@ MASKED_COLOR = "#c8c8c8"
 # "The other one": the run before a change, the model that reads less, an answer that is not the right one.
 OTHER_COLOR = "#7f7f7f"
 # "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
-# Never red, which is the positive half of the diverging scale; Okabe-Ito orange, distinct for colour-blind readers.
-ACCENT = "#e69f00"
+# Never red, which is the positive half of the diverging scale: a deep orange near Okabe-Ito's vermilion, 3.95:1
+# on white (a mark needs 3:1), that stays apart from the diverging reds, the greys and every head colour for
+# readers with any of the three colour-vision deficiencies (tests/test_colours.py measures it).
+ACCENT = "#dc5400"
 # One colour per head, for figures that overlay heads: 12 (a pretrained layer has 12 heads), each at least 3:1
 # against white, that stay apart for readers with any of the three colour-vision deficiencies and stay clear of
-# the accent, the greys and the diverging scale's red (tests/test_colours.py measures it): blue, olive, wine,
+# the accent, the greys and the diverging scale's red (tests/test_colours.py measures it): blue, violet, wine,
 # green, pink, indigo, brown, bright blue, plum, purple, magenta, steel blue (Okabe-Ito's and Tol's, in part).
 HEAD_COLORS = (
     "#0072b2",
-    "#8f7f00",
+    "#6030f8",
     "#882255",
     "#009e73",
     "#cc79a7",

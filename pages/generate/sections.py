@@ -175,7 +175,7 @@ def distribution_text(settings: Sampling, step: int, names, token: int, dist) ->
     title = f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept"
     note = (
         f"Drawn: “{names[token]}”, with probability {float(dist.probabilities[token]):.3f} after "
-        f"the cut. Blue bars are kept, grey ones cut by top-k or top-p (and the bar of all the other tokens), "
+        f"the cut. Blue bars are kept, hatched grey ones cut by top-k or top-p (and the bar of all the other tokens), "
         f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
         f"with."
     )

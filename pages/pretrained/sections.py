@@ -191,7 +191,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
             scores,
             shown,
             bands,
-            f"Each head's strongest role, against the 72 heads (number: its z-score; pale grey: below "
+            f"Each head's strongest role, against the 72 heads (number: its z-score; grey: below "
             f"{CLEAR_ROLE:g}, no clear role)",
             frame[STANDING].to_numpy().reshape(6, 12),
         ),
@@ -230,7 +230,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
         )
         st.markdown(
             f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
-            f"deviation in every role: it is pale grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
+            f"deviation in every role: it is grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
             f"72 heads; the table keeps each head's strongest role and its z-score all the same."
         )
     role = st.segmented_control(

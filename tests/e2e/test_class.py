@@ -25,6 +25,7 @@ from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, requ
 FOLLOW_SECONDS = 10.0
 CHECK_TIMEOUT_MS = 45_000  # what a test waits before it fails (a loaded machine is slower than the budget)
 LESSON = "heads"  # "One sentence, many heads": step 1 is on Multi-head attention
+FOCUSED = "t => document.activeElement?.tagName === 'BUTTON' && document.activeElement.innerText.includes(t)"
 
 
 def query(page) -> dict[str, list[str]]:
@@ -75,9 +76,12 @@ def follows_heads_then_page(teacher, student) -> list[float]:
     runs = requested_runs(student)
     heads = student.locator("[data-testid=stMain] .st-key-heads")
     assert heads.count() == 1 and heads.is_hidden()
-    assert student.get_by_role("button", name="Explore on my own").is_visible()
+    explore = student.get_by_role("button", name="Explore on my own")
+    assert explore.is_visible()
+    explore.focus()  # where a keyboard user stands: the class's live updates leave the focus there (WCAG 2.2 AA)
     nudge_slider(teacher, "heads")  # 4 -> 8
     took = [seconds_until(student, *chart_title("Layer 1 · 8 heads"))]
+    assert student.evaluate(FOCUSED, "Explore on my own")
     assert query(student)["heads"] == ["8"]  # the address bar holds the teacher's settings too
     student.get_by_text("The teacher's settings: heads = 8").first.wait_for(timeout=CHECK_TIMEOUT_MS)
     assert requested_runs(student) == runs  # taken in place: the student's page did not run
@@ -97,6 +101,9 @@ def follows_heads_then_page(teacher, student) -> list[float]:
     assert student.locator("[data-testid=stMain] .st-key-heads").is_hidden()  # the old page is hidden
     assert student.get_by_role("button", name="Reset this page").is_visible()
     assert requested_runs(student) == runs  # the copy: still no run of the student's page
+    assert student.evaluate(FOCUSED, "Explore on my own")  # a whole page copied in: the focus stays
+    copy.locator("details.lab-numbers > summary").first.click()  # the copy's charts give their numbers too
+    assert copy.locator("details.lab-numbers table caption").first.inner_text(timeout=CHECK_TIMEOUT_MS)
     return took
 
 

@@ -1,0 +1,33 @@
+"""Every chart the app draws, collected once a test session: every page and section, plain and in presentation
+mode, and the heaviest view (Multi-head, 16 heads of 64 tokens). Tests of figures in general read these."""
+
+from __future__ import annotations
+
+import functools
+
+from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
+from ui.pages_index import PAGES
+from ui.screen import PRESENT
+
+
+def _drawn():
+    for page in PAGES:
+        at = run_page(page.path)
+        group = next((g for g in at.get("button_group") if g.key == "section"), None)
+        for section in list(group.options) if group else [None]:
+            if section is not None:
+                next(g for g in at.get("button_group") if g.key == "section").set_value(section)
+            for present in (False, True):
+                at.session_state[PRESENT] = present
+                at.run()
+                assert_no_exception(at)
+                yield from ((page.title, section, present, spec) for spec in chart_specs(at))
+            at.session_state[PRESENT] = False
+    heaviest = run_page("pages/multi_head/page.py", {"heads": "16", "text": " ".join(["the cat sat on the mat"] * 12)})
+    yield from (("Multi-head, 16 heads of 64 tokens", None, False, spec) for spec in chart_specs(heaviest))
+
+
+@functools.cache
+def every_figure_the_app_draws() -> tuple[tuple[str, str | None, bool, dict], ...]:
+    """(page title, section or None, presentation mode, the figure's spec) for every chart drawn."""
+    return tuple(_drawn())
