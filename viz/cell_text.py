@@ -4,7 +4,8 @@ Plotly writes a heatmap's text in one colour per trace, or picks white or dark g
 own; on the middle of Viridis or of the diverging scale neither keeps WCAG's 4.5:1 for text. Here each cell's
 colour is found from the trace's own colour scale, and its text is drawn in the better of black and white, which
 is always at least 4.58:1 (``better_ink``). The text is a scatter trace of its own over the heatmap, that the
-pointer passes through (the heatmap keeps its hover) and that a chart's text alternative and numbers leave out.
+pointer passes through (the heatmap keeps its hover) and that a chart's text alternative and numbers leave out;
+on a screen too narrow for the widest text in its cell, the browser leaves the text out.
 """
 
 from __future__ import annotations
@@ -93,4 +94,7 @@ def cell_text(
         hoverinfo="skip",
         showlegend=False,
         name="values",
+        # the heatmap's columns, for the browser's fitting (ui/plotly_fit/ticks.js): the text goes where a cell is
+        # too narrow for it, as a heatmap's own does, and it does not count as points along the axis
+        meta=dict(cell_columns=cols),
     )

@@ -107,6 +107,25 @@ def test_cell_values_that_do_not_fit_their_cells_go_to_the_hover(fit):
     assert wide["data"][0]["texttemplate"] == "%{text}"
 
 
+def test_values_written_over_a_heatmaps_cells_go_where_they_do_not_fit_and_are_not_points_of_the_axis(fit):
+    """viz/cell_text.py writes each cell's value in its own colour as a text trace over the heatmap: fitted as
+    the heatmap's own text is, and its 72 points leave the axis of 12 heads its 12 labels."""
+    import numpy as np
+
+    from viz.cell_text import cell_text
+
+    heads = [f"head {h + 1}" for h in range(12)]
+    figure = heatmap_figure(12)
+    figure["data"][0] |= {"x": heads, "y": [f"layer {i + 1}" for i in range(4)]}
+    written = cell_text(np.full((4, 12), 0.5), [["+1.60"] * 12] * 4, "Viridis", (0, 1), FONT, x=heads)
+    figure["data"].append(written.update(y=[f"layer {i // 12 + 1}" for i in range(48)]).to_plotly_json())
+    narrow, _ = fit(figure, 360)
+    assert narrow["data"][1]["visible"] is False
+    wide, _ = fit(figure, 700)  # counted as 48 points along the axis, its labels were thinned to every other one
+    assert wide["data"][1].get("visible") is not False
+    assert wide["layout"]["xaxis"]["ticktext"] == [str(h + 1) for h in range(12)]
+
+
 def test_a_vertical_colour_bar_narrows_the_plot_the_labels_have(fit):
     """Twenty keys under a heatmap with its colour bar beside it (the figure wider than a phone's, so the bar
     stays there): the labels fit the plot left of the bar, so a width at which they would fit the whole

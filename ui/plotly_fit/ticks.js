@@ -19,7 +19,7 @@ function axisSpan(figure, key) {
   }
   let span = 0;
   for (const trace of figure.data) {
-    if ((trace[letter + "axis"] || letter) !== id) continue;
+    if ((trace[letter + "axis"] || letter) !== id || (trace.meta && trace.meta.cell_columns)) continue;
     const shape = trace.type === "heatmap" ? gridShape(trace.z) : null;
     if (shape) span = Math.max(span, letter === "x" ? shape[1] : shape[0]);
     const values = trace[letter];
@@ -285,18 +285,22 @@ function fitLegendBelow(figure, width) {
 // ---- all of it ----
 
 function dropCellTexts(figure, width) {
-  // Values written in a heatmap's cells: where the widest no longer fits its cell at its text size, the
-  // cells go without (the hover still gives each value), rather than be shrunk below a readable size.
+  // Values written in a heatmap's cells (by the heatmap, or by a text trace over it: viz/cell_text.py): where the
+  // widest no longer fits its cell at its text size, the cells go without (the hover still gives each value),
+  // rather than be shrunk below a readable size.
   const layout = figure.layout, plotWidth = plotWidthOf(layout, width, figure);
   let dropped = 0;
   for (const trace of figure.data) {
-    if (trace.type !== "heatmap" || !trace.texttemplate || !Array.isArray(trace.text)) continue;
-    const rows = trace.text.filter(Array.isArray), columns = Math.max(0, ...rows.map((row) => row.length));
+    const over = trace.meta && trace.meta.cell_columns;
+    if (!over && (trace.type !== "heatmap" || !trace.texttemplate || !Array.isArray(trace.text))) continue;
+    const rows = over ? [plainArray(trace.text) || []] : trace.text.filter(Array.isArray);
+    const columns = over || Math.max(0, ...rows.map((row) => row.length));
     const key = axisKey(trace.xaxis, "x"), domain = (layout[key] || {}).domain || [0, 1];
     const font = fontOf(layout, trace.textfont);
     const widest = Math.max(0, ...rows.flat().map((text) => textWidth(text, font.size, 400, font.family)));
     if (columns && widest + 4 > (plotWidth * (domain[1] - domain[0])) / columns) {
-      trace.texttemplate = "";
+      if (over) trace.visible = false;
+      else trace.texttemplate = "";
       dropped += 1;
     }
   }
