@@ -103,15 +103,21 @@ const chartDescription = (() => {
     return name + lineText(trace);
   }
 
+  function shownTraces(data) {
+    // The traces that hold the chart's data: not hidden, and not an overlay the pointer passes through (masked
+    // cells, the values written on cells).
+    return (data || []).filter((trace) => trace.visible !== false && trace.hoverinfo !== "skip");
+  }
+
   function describeChart(data, layout) {
     const title = plainText(layout && layout.title && (layout.title.text || layout.title));
-    const shown = (data || []).filter((trace) => trace.visible !== false && trace.hoverinfo !== "skip");
+    const shown = shownTraces(data);
     const parts = shown.slice(0, DESCRIBED_TRACES).map((trace) => traceText(trace, layout));
     if (shown.length > DESCRIBED_TRACES) parts.push(`and ${shown.length - DESCRIBED_TRACES} more`);
     return [title ? `Chart: ${title}.` : "Chart.", parts.length ? parts.join("; ") + "." : ""].join(" ").trim();
   }
 
-  return { describeChart, plainText, values, labelAt, axisOf };
+  return { describeChart, shownTraces, plainText, values, labelAt, axisOf };
 })();
 
 if (typeof module !== "undefined") module.exports = chartDescription;

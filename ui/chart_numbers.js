@@ -4,11 +4,7 @@
 // trace when they share their x, else a row per point. plotly_in_place.js builds them when the reader opens the
 // box under a chart; tests/js/chart_numbers.test.js runs them. One name in the component's scope: chartNumbers.
 const chartNumbers = (() => {
-  const { plainText, values, labelAt, axisOf } = chartDescription;
-
-  function shown(data) {
-    return (data || []).filter((trace) => trace.visible !== false && trace.hoverinfo !== "skip");
-  }
+  const { plainText, values, labelAt, axisOf, shownTraces: shown } = chartDescription;
 
   function panelNames(layout) {
     // The names over a grid's panels (make_subplots' titles: annotations on the paper, above their panel).

@@ -46,6 +46,10 @@ function fillNumbers(box, plot) {
     || figure.layout.title)) || "chart";
   const tables = chartNumbers.figureTables(figure.data, figure.layout);
   const count = chartNumbers.cellCount(tables);
+  if (count === 0) {
+    box.appendChild(element("p", "This chart draws no values of its own: its title and picture say what it shows."));
+    return;
+  }
   box.labCsv = URL.createObjectURL(new Blob([chartNumbers.figureCsv(tables, title)], { type: "text/csv" }));
   const file = title.replace(/[^\w.-]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 80) || "chart";
   box.appendChild(element("a", `Download the numbers (CSV, ${count.toLocaleString("en")} values)`,

@@ -138,3 +138,16 @@ def test_show_the_numbers_opens_by_keyboard_as_tables_per_head_and_a_csv(page, s
     for table, query, _, value in lines[1:]:
         sums[(table, query)] += float(value)
     assert len(sums) == 4 * len(keys) and all(abs(total - 1) < 1e-5 for total in sums.values())
+
+
+def test_a_chart_that_draws_no_values_of_its_own_says_so_under_show_the_numbers(page, server_url):
+    """The Vision page's sequence of patches is a picture of the digit's pixels (no value to hover): its box says
+    there are no numbers rather than offer an empty table and a CSV of none."""
+    page.goto(f"{server_url}/vision?section=Patches")
+    wait_idle(page)
+    page.wait_for_function(CHARTS_NAMED, timeout=30_000)
+    chart = page.locator("div.lab-chart.js-plotly-plot", has_text="The sequence the encoder reads")
+    box = chart.locator("xpath=..").locator("details.lab-numbers")
+    box.locator("summary").click()
+    box.get_by_text("This chart draws no values of its own").wait_for(timeout=10_000)
+    assert box.locator("a.lab-numbers-csv, table").count() == 0
