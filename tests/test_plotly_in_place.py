@@ -15,7 +15,15 @@ from streamlit.testing.v1 import AppTest
 import ui.charts
 import ui.cache
 import ui.plotly_in_place
-from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_elements,
+    chart_json,
+    chart_name,
+    chart_specs,
+    decode_array,
+    run_page,
+)
 from ui.cache import SharedFigure, cached_figure
 from ui.plotly_in_place import APP_STATIC, PLOTLY_FOLDER, STATIC_NAME, copy_to_static, figure_json, serve_plotly_library
 from ui.screen import COMPACT_BELOW_PX
@@ -204,6 +212,27 @@ def _a_figure_built_in_the_run():
     from ui.charts import chart
 
     chart(go.Figure(go.Heatmap(z=np.full((2, 2), 1.5, dtype=np.float32))))
+
+
+def _charts_drawn_from_a_folder_whose_name_holds_two_underscores():
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui.plotly_in_place import plotly_in_place
+
+    figure = go.Figure(go.Heatmap(z=np.zeros((2, 2), dtype=np.float32)))
+    plotly_in_place(figure, "tmpk00__sag/page.py:7")  # a temporary folder's random name, as AppTest writes it
+    plotly_in_place(figure, "tmpk00__sag/page.py:7")
+    plotly_in_place(figure, "page.py:9", key="road__kv")
+
+
+def test_a_chart_is_drawn_whatever_its_place_or_key_holds():
+    """Streamlit refuses a component key holding "__": a chart drawn from such a folder, or given such a key, is
+    drawn all the same, under a name without it (the same on every run, as a class needs)."""
+    at = AppTest.from_function(_charts_drawn_from_a_folder_whose_name_holds_two_underscores).run()
+    assert_no_exception(at)
+    names = [chart_name(element) for element in chart_elements(at)]
+    assert names == ["chart:tmpk00_~sag/page.py:7", "chart:tmpk00_~sag/page.py:7 #2", "chart:road_~kv"]
 
 
 def test_charts_can_be_switched_back_to_st_plotly_chart(monkeypatch):

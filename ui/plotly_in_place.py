@@ -176,10 +176,11 @@ def plotly_in_place(
     ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
     inside and outside one fragment (no page does). The component receives the name, a line break and
     the figure's JSON: a class's drawing (``ui.rooms.drawing``) finds the chart by that name in a student's
-    browser. ``drawn(name)``, when given, is called with the name once the chart is placed."""
+    browser. A "__" in the name is written "_~", which Streamlit's keys allow. ``drawn(name)``, when given, is called with the name once the chart is placed."""
     data = figure if isinstance(figure, bytes) else figure_json(figure, config)
     draw = plotly_chart_drawer if os.environ.get(CHARTS_ENV) == "plotly_chart" else _drawer()
-    name = f"chart:{key or site}"
+    # Streamlit refuses a component key holding "__" (its own delimiter), which a folder's name may hold
+    name = f"chart:{key or site}".replace("__", "_~")
     with nullcontext() if container is st else container:
         for count in itertools.count(1):
             numbered = name if count == 1 else f"{name} #{count}"
