@@ -85,10 +85,10 @@ def _scale_luminance(name: str) -> np.ndarray:
     """The relative luminance of Plotly's scale ``name`` at 1,001 evenly spaced points, sampled by Plotly."""
     import plotly.colors
 
+    from tests.test_figure_contrast import luminance
+
     samples = plotly.colors.sample_colorscale(name, list(np.linspace(0, 1, 1001)))
-    rgb = np.array([plotly.colors.unlabel_rgb(c) for c in samples]) / 255.0
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    return linear @ np.array([0.2126, 0.7152, 0.0722])
+    return np.array([luminance(plotly.colors.unlabel_rgb(c)) for c in samples])
 
 
 def _ratio(a: float, b: float) -> float:

@@ -40,12 +40,18 @@ def _rgb(colour: str) -> tuple[float, float, float]:
     return plotly.colors.unlabel_rgb(colour)
 
 
-def scale_colour(colorscale: str | Sequence, position: float) -> tuple[float, float, float]:
-    """The colour at ``position`` (0..1, clipped) of a Plotly colour scale (a name or ``[[stop, colour], ...]``),
-    interpolated per sRGB channel between the two stops around it, as Plotly draws it."""
+def scale_stops(colorscale: str | Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """A Plotly colour scale (a name or ``[[stop, colour], ...]``) as its stops ``[S]`` and their colours
+    ``[S, 3]`` (channels 0..255). Plotly's own sampler mixes up a scale's repeated stops (its flat bands)."""
     stops = plotly.colors.get_colorscale(colorscale) if isinstance(colorscale, str) else colorscale
     places = np.array([float(stop) for stop, _ in stops])
-    colours = np.array([_rgb(colour) for _, colour in stops], dtype=np.float64)
+    return places, np.array([_rgb(colour) for _, colour in stops], dtype=np.float64)
+
+
+def scale_colour(stops: tuple[np.ndarray, np.ndarray], position: float) -> tuple[float, float, float]:
+    """The colour at ``position`` (0..1, clipped) of a scale's ``stops`` (``scale_stops``), interpolated per sRGB
+    channel between the two stops around it, as Plotly draws it."""
+    places, colours = stops
     t = float(np.clip(position, 0.0, 1.0))
     upper = min(int(np.searchsorted(places, t, side="right")), len(places) - 1)
     lower = max(upper - 1, 0)
@@ -78,13 +84,14 @@ def cell_text(
     ys = np.arange(rows) if y is None else np.asarray(y)
     low, high = zrange
     width = (high - low) or 1.0
+    stops = scale_stops(colorscale)  # read once for every cell
     places, words, inks = [], [], []
     for r in range(rows):
         for c in range(cols):
             if np.isfinite(values[r, c]) and text[r][c] != "":
                 places.append((xs[c], ys[r]))
                 words.append(text[r][c])
-                inks.append(better_ink(scale_colour(colorscale, (values[r, c] - low) / width)))
+                inks.append(better_ink(scale_colour(stops, (values[r, c] - low) / width)))
     return go.Scatter(
         x=[place[0] for place in places],
         y=[place[1] for place in places],
