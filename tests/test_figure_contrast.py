@@ -160,17 +160,50 @@ def marks(trace: dict):
                 yield "marker", colour
 
 
-def test_every_line_marker_and_bar_reads_at_3_to_1_on_the_white_plot():
+def on_white_below(colours_of, floor: float) -> tuple[int, list]:
+    """How many colours ``colours_of(spec)`` names ((what, colour) pairs) over every figure, and those drawn on
+    white under ``floor`` as (page, section, title, what, colour, ratio)."""
     checked, failing = 0, set()
     for page, section, spec in figures():
         title = spec["layout"].get("title", {}).get("text", "")[:50]
-        for trace in spec["data"]:
-            for what, colour in marks(trace):
-                drawn = on_white(colour)
-                if drawn is None:
-                    continue
+        for what, colour in colours_of(spec):
+            drawn = on_white(colour)
+            if drawn is not None:
                 checked += 1
-                if ratio(drawn, WHITE) < 3:
-                    failing.add((page, section, title, trace.get("name"), what, colour, round(ratio(drawn, WHITE), 2)))
+                if ratio(drawn, WHITE) < floor:
+                    failing.add((page, section, title, str(what)[:20], colour, round(ratio(drawn, WHITE), 2)))
+    return checked, sorted(failing)
+
+
+def marks_of(spec: dict):
+    """(trace and part, colour) of every mark a figure draws (``marks``)."""
+    return ((f"{trace.get('name')} {what}", colour) for trace in spec["data"] for what, colour in marks(trace))
+
+
+def test_every_line_marker_and_bar_reads_at_3_to_1_on_the_white_plot():
+    checked, failing = on_white_below(marks_of, 3.0)
     assert checked > 200  # each trace's distinct colours
-    assert sorted(failing) == []
+    assert failing == []
+
+
+def texts_on_the_plot(spec: dict):
+    """(text, colour) of each annotation and each text trace that names its colour and is not over a heatmap:
+    text on the white figure."""
+    heatmap_axes = {axes_of(t) for t in spec["data"] if t.get("type") == "heatmap"}
+    for note in spec["layout"].get("annotations", []):
+        colour = (note.get("font") or {}).get("color")
+        if isinstance(colour, str) and not note.get("bgcolor"):
+            yield note.get("text", ""), colour
+    for trace in spec["data"]:
+        if "text" not in trace.get("mode", "") or axes_of(trace) in heatmap_axes:
+            continue
+        colours = (trace.get("textfont") or {}).get("color")
+        for colour in colours if isinstance(colours, list) else [colours]:
+            if isinstance(colour, str):
+                yield trace.get("name", ""), colour
+
+
+def test_text_a_figure_colours_itself_reads_at_4_5_to_1_on_white():
+    checked, failing = on_white_below(texts_on_the_plot, 4.5)
+    assert checked > 50  # the beam tree's tokens, the heads' names, ...
+    assert failing == []

@@ -8,7 +8,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import escape, label_angle, log_axis
-from .style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR, PROJECTOR_LABEL_PX, TITLE_TOP_PX, styled_figure
+from .style import (
+    ACCENT,
+    ACCENT_TEXT,
+    HEAD_COLORS,
+    MASKED_COLOR,
+    OTHER_COLOR,
+    PROJECTOR_LABEL_PX,
+    TITLE_TOP_PX,
+    styled_figure,
+)
 
 KEPT, CUT, CHOSEN = "#1f77b4", MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
 # A cut bar is hatched and outlined as a masked cell is, so that it reads against white (3:1) and not by colour alone.
@@ -142,7 +151,7 @@ def beam_tree(
             showarrow=False,
             yanchor="bottom" if above_of[node] else "top",
             yshift=7 if above_of[node] else -7,
-            font=dict(size=PROJECTOR_LABEL_PX, color=CHOSEN),
+            font=dict(size=PROJECTOR_LABEL_PX, color=ACCENT_TEXT),
         )
         for node in np.flatnonzero(on)
     ]

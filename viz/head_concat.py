@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 
 from .attention_steps import fixed_margins
 from .labels import ZERO_WIDTH, unique_labels
-from .style import DIVERGING_SCALE, base_layout, head_color
+from .style import DIVERGING_SCALE, base_layout, head_color, head_text_color
 from .tiles import gap_shapes, tile_maps, tiling
 
 EXACT_WEIGHT_CELLS = 128 * 128  # a larger W^O travels as int16 codes (half the bytes, 4 decimals kept)
@@ -71,7 +71,7 @@ def _frame(x0: float, x1: float, y0: float, y1: float, head: int) -> dict:
 
 def _label(text: str, head: int, **where) -> dict:
     """A bold "head i" annotation in head ``head``'s colour."""
-    return dict(text=f"<b>{text}</b>", showarrow=False, font=dict(color=head_color(head), size=15), **where)
+    return dict(text=f"<b>{text}</b>", showarrow=False, font=dict(color=head_text_color(head), size=15), **where)
 
 
 def _column_labels(head_of: Sequence[int | None], dim_of: Sequence[int], prefix: Sequence[str] = ()) -> list[str]:

@@ -9,7 +9,15 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import label_px, token_labels
-from .style import PANEL_NAMES_PX, PROJECTOR_INK, TITLE_TOP_PX, base_layout, head_color, projector_fonts
+from .style import (
+    PANEL_NAMES_PX,
+    PROJECTOR_INK,
+    TITLE_TOP_PX,
+    base_layout,
+    head_color,
+    head_text_color,
+    projector_fonts,
+)
 
 LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line traces per head
 MIN_WEIGHT = 0.01  # lines for smaller weights would be invisible; they are not drawn
@@ -83,7 +91,7 @@ def head_view_figure(
                     text=f"head {h + 1}",
                     showarrow=False,
                     yanchor="bottom",
-                    font=dict(color=head_color(h)),
+                    font=dict(color=head_text_color(h)),
                 )
             )
     right = (len(heads) - 1) * stride + 1.0

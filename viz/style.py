@@ -17,6 +17,7 @@ OTHER_COLOR = "#7f7f7f"
 # on white (a mark needs 3:1), that stays apart from the diverging reds, the greys and every head colour for
 # readers with any of the three colour-vision deficiencies (tests/test_colours.py measures it).
 ACCENT = "#dc5400"
+ACCENT_TEXT = "#b34700"  # the accent for text, which needs 4.5:1: a darker orange, 5.5:1 on white
 # One colour per head, for figures that overlay heads: 12 (a pretrained layer has 12 heads), each at least 3:1
 # against white, that stay apart for readers with any of the three colour-vision deficiencies and stay clear of
 # the accent, the greys and the diverging scale's red (tests/test_colours.py measures it): blue, violet, wine,
@@ -79,6 +80,26 @@ LAB_TEMPLATE = go.layout.Template(
 
 def head_color(head: int) -> str:
     return HEAD_COLORS[head % len(HEAD_COLORS)]
+
+
+def _darkened_for_text(colour: str) -> str:
+    """``colour`` for text on white, which needs 4.5:1 (WCAG 1.4.3) where a mark needs 3:1: the colour itself when
+    it has that, else the same hue with its channels scaled down, 2 % a step, until it does."""
+    from .cell_text import contrast_ratio
+
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    scale = 1.0
+    while contrast_ratio([round(c * scale) for c in rgb], (255, 255, 255)) < 4.5:
+        scale -= 0.02
+    return "#" + "".join(f"{round(c * scale):02x}" for c in rgb)
+
+
+HEAD_TEXT_COLORS = tuple(_darkened_for_text(colour) for colour in HEAD_COLORS)
+
+
+def head_text_color(head: int) -> str:
+    """A head's name written in its colour: ``head_color``, darkened where needed to read at 4.5:1 on white."""
+    return HEAD_TEXT_COLORS[head % len(HEAD_TEXT_COLORS)]
 
 
 def has_panel_names(fig: go.Figure) -> bool:
