@@ -57,7 +57,7 @@ def test_a_gpt2_folder_writes_on_generate(env):
         probabilities = torch.softmax(hf_model(torch.tensor([ids])).logits[0, -1], -1)
     expected, order = probabilities.sort(descending=True)
     bars = chart_by_title(at, "Token 1: softmax(z / τ)")["data"][0]
-    drawn, top = decode_array(bars["y"]), len(decode_array(bars["y"])) - 1  # the most likely, then the rest
+    drawn, top = decode_array(bars["x"]), len(decode_array(bars["x"])) - 1  # the most likely, then the rest
     np.testing.assert_allclose(drawn[:top], expected[:top].numpy(), atol=1e-5)
     np.testing.assert_allclose(drawn[top], expected[top:].sum().item(), atol=1e-5)
     assert list(decode_array(bars["customdata"])[:1]) == [reference.decode([int(order[0])])]

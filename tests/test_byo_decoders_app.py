@@ -101,6 +101,6 @@ def test_qwen3_writes_on_generate_as_transformers_computes(offered):
     heights = decode_array(
         chart_by_title(
             run_page("pages/generate/page.py", {"model": label("qwen3", hf_model), "prompt": "the cat"}), "Token 1"
-        )["data"][0]["y"]
+        )["data"][0]["x"]
     )
     assert heights.size > 0

@@ -48,10 +48,10 @@ def test_greedy_draws_one_bar_at_one_and_claims_no_temperature_or_cut(text_model
     top = int(logits.argmax())
     spec = chart_by_title(at, "Token 1")
     bars, marks = spec["data"]
-    heights = decode_array(bars["y"]).astype(float)
+    heights = decode_array(bars["x"]).astype(float)  # horizontal bars
     assert heights[0] == 1.0 and not heights[1:].any()  # one bar at 1, every other (and the rest's bar) at 0
-    assert decode_array(marks["y"]).astype(float).tolist() == [1.0] + [0.0] * (len(heights) - 2)
-    assert spec["layout"]["xaxis"]["ticktext"][0] == task.symbols([top])[0]
+    assert decode_array(marks["x"]).astype(float).tolist() == [1.0] + [0.0] * (len(heights) - 2)
+    assert spec["layout"]["yaxis"]["ticktext"][0] == task.symbols([top])[0]
     title = spec["layout"]["title"]["text"]
     assert "greedy" in title and "most probable" in title
     assert "τ" not in title and "kept" not in title

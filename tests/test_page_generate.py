@@ -38,7 +38,7 @@ def test_the_bars_are_softmax_of_the_logits_over_the_temperature(text_model, tem
     model, task = text_model
     at = run_page(PAGE, {"section": "Next token", "t": temperature, "prompt": "the model "})
     spec = chart_by_title(at, "Token 1: softmax(z / τ)")
-    heights = decode_array(spec["data"][0]["y"]).astype(float)
+    heights = decode_array(spec["data"][0]["x"]).astype(float)  # horizontal bars: a probability is a length across
     with torch.inference_mode():
         logits = model(torch.tensor([task.encode_user_input("the model ")])).logits[0, -1]
     expected = torch.softmax(logits / float(temperature), -1).sort(descending=True).values[:20].numpy()
@@ -65,9 +65,9 @@ def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormali
     spec = chart_by_title(at, "Token 1: softmax(z / τ)")
     bars, marks = spec["data"]
     assert f"{kept} of {len(p)} tokens kept" in spec["layout"]["title"]["text"]
-    assert spec["layout"]["xaxis"]["ticktext"][:20] == [html.escape(s, quote=False) for s in task.symbols(order[:20])]
-    np.testing.assert_allclose(decode_array(bars["y"])[:20], p[order[:20]], atol=1e-6)
-    np.testing.assert_allclose(decode_array(marks["y"]), drawn_from[order[:20]], atol=1e-6)
+    assert spec["layout"]["yaxis"]["ticktext"][:20] == [html.escape(s, quote=False) for s in task.symbols(order[:20])]
+    np.testing.assert_allclose(decode_array(bars["x"])[:20], p[order[:20]], atol=1e-6)
+    np.testing.assert_allclose(decode_array(marks["x"]), drawn_from[order[:20]], atol=1e-6)
     colours = bars["marker"]["color"]
     assert [colour == "#c8c8c8" for colour in colours] == [rank >= kept for rank in range(21)]  # cut: grey
     assert [shape == "/" for shape in bars["marker"]["pattern"]["shape"]] == [rank >= kept for rank in range(21)]

@@ -54,7 +54,13 @@ def section(name: str, **params) -> object:
 
 def test_only_the_open_tab_is_drawn(default_page):
     titles = [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)]
-    assert titles == ["PE against position (d_model 64, base 10000)", "Wavelength per pair"]
+    # the curves' title states what they show, from the paper's wavelengths 2π · 10000^(2i/64) of pairs 1 and 12
+    first, last = 2 * math.pi * 10000 ** (2 / 64), 2 * math.pi * 10000 ** (24 / 64)
+    assert titles == [
+        f"PE against position: the higher the pair, the slower it turns (pair 1 repeats every {first:.1f} "
+        f"positions, pair 12 every {last:.1f})",
+        "Wavelength per pair",
+    ]
     assert [spec["layout"]["title"]["text"] for spec in chart_specs(section("Table"))] == [
         "The whole table: 100 positions × 64 dimensions"
     ]
@@ -65,6 +71,9 @@ def test_curves_and_table_match_the_formula(default_page):
     pe = formula(100, 64, 10000.0)
     curves = chart_by_title(default_page, "PE against position")
     assert len(curves["data"]) == 6
+    # small multiples: a panel a pair, the sine and the cosine of pair i on the same one
+    panels = {trace["yaxis"] for trace in curves["data"]}
+    assert [trace["yaxis"] for trace in curves["data"]] == ["y", "y", "y2", "y2", "y3", "y3"] and len(panels) == 3
     for trace in curves["data"]:
         dim = int(trace["name"].split()[1])
         assert np.allclose(decode_array(trace["y"]), pe[:, dim], atol=1e-5)
@@ -266,7 +275,7 @@ def test_shared_link_restores_the_view():
     assert at.number_input(key="base").value == 1
     assert at.multiselect(key="dims").value == [0, 32]
     pe = formula(40, 33, 1.0)
-    curves = chart_by_title(at, "PE against position (d_model 33, base 1)")["data"]
+    curves = chart_by_title(at, "PE against position: every pair repeats every 6.3 positions")["data"]  # 2π, base 1
     assert [t["name"].split()[1] for t in curves] == ["0", "32"]
     assert np.allclose(decode_array(curves[1]["y"]), pe[:, 32], atol=1e-5)
     at = section("Offset map", **params)

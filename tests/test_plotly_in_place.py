@@ -40,7 +40,8 @@ def test_a_slider_change_keeps_every_chart_element_and_sends_the_new_figures():
     after = chart_elements(at)
     assert [el.proto.id for el in after] == ids and len(set(ids)) == len(ids) == 2  # the curves, the wavelengths
     assert all(old != new.proto.bytes for old, new in zip(sent, after))  # every figure is a new one
-    assert "d_model 32" in json.dumps(chart_specs(at)[0]["layout"]["title"])
+    # the curves' title names pair 12's wavelength 2π · 10000^(24 / d_model), 2π · 1,000 at d_model 32
+    assert "pair 12 every 6,283.2" in json.dumps(chart_specs(at)[0]["layout"]["title"])
 
 
 def test_every_chart_of_a_page_has_its_own_key():

@@ -164,11 +164,11 @@ def test_a_tiled_figure_tells_the_browser_how_to_wrap_its_grid():
     """layout.meta.tiles: the grid the figure was built on (ui/plotly_fit/grids.js wraps it where the plot is narrow)
     and the narrowest a tile may be drawn; the gaps it draws anew are the shapes named "gap"."""
     fig = head_grid_figure(maps(6, 5, 7), list("abcde"), list("abcdefg"), "grid", max_cols=4)
-    # "head 6": 6 characters of 0.6 em at 15 px, and 14 px to spare, is wider than 7 keys of 8 px
-    assert fig.layout.meta["tiles"] == dict(count=6, rows=5, cols=7, across=4, gap=1, min_px=68.0)
+    # 7 keys of 13 px (a line of their names at 10 px) are wider than "head 6": 6 characters of 0.6 em at 15 px and 14
+    assert fig.layout.meta["tiles"] == dict(count=6, rows=5, cols=7, across=4, gap=1, min_px=91.0)
     assert np.asarray(fig.data[0].z).shape == tiling(6, (5, 7), 4).shape
     assert {shape.name for shape in fig.layout.shapes} == {"gap"}
-    long = head_grid_figure(maps(2, 40, 40), ["t"] * 40, ["t"] * 40, "grid")
-    assert long.layout.meta["tiles"]["min_px"] == 150.0  # 8 px a key, but never more than 150 px asked for
+    long = head_grid_figure(maps(2, 41, 41), ["t"] * 41, ["t"] * 41, "grid")
+    assert long.layout.meta["tiles"]["min_px"] == 520.0  # 13 px a key, but never more than 40 keys' 520 px asked for
     alibi = tiled_heads_figure(-maps(3, 4, 4), "alibi", per_row=2)["layout"]["meta"]["tiles"]
     assert (alibi["count"], alibi["across"], alibi["rows"], alibi["cols"]) == (3, 2, 4, 4)

@@ -45,15 +45,16 @@ STATIC_NAME = f"plotly-{get_plotlyjs_version()}.min.js"  # a new version gets a 
 COMPONENT_NAME = "attention_lab_plotly"
 CHARTS_ENV = "ATTENTION_LAB_CHARTS"  # "plotly_chart": every chart through st.plotly_chart
 
-# plotly_fit/ fits each figure to the width it is drawn at (a phone's as well as a projector's), in four parts
+# plotly_fit/ fits each figure to the width it is drawn at (a phone's as well as a projector's), in five parts
 # by concern read as one script, its px those of viz.compact; then the component itself.
 FIT_SCRIPTS = tuple(
-    Path(__file__).parent / "plotly_fit" / name for name in ("measure.js", "grids.js", "panels.js", "ticks.js")
+    Path(__file__).parent / "plotly_fit" / name
+    for name in ("measure.js", "grids.js", "panels.js", "names.js", "ticks.js")
 )
 
 
 def fit_script() -> str:
-    """The four parts of plotly_fit/ as one script, with the px they share with the server (``viz.compact.BROWSER_PX``)."""
+    """The five parts of plotly_fit/ as one script, with the px they share with the server (``viz.compact.BROWSER_PX``)."""
     return "\n".join(path.read_text(encoding="utf-8") for path in FIT_SCRIPTS).replace(
         "__BROWSER_PX__", json.dumps(BROWSER_PX)
     )

@@ -239,7 +239,7 @@ def peakedness_figure(
         row=1,
         col=1,
         annotation_text=f"uniform: ln {keys}",
-        annotation_position="top left",
+        annotation_position="top right",  # clear of the curves, which start on it at d_k = 1
     )
     if current is not None:
         d_k, entropy, peak = current

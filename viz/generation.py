@@ -25,6 +25,10 @@ CUT_OUTLINE = "#767676"  # 4.5:1 on white
 PRUNED = OTHER_COLOR  # a beam search's branches left behind: "the other one", 3.9:1 on white
 
 
+BAR_ROW_PX = 22  # a bar of the distribution and the gap to the next: a line for its token's name
+DISTRIBUTION_EDGES_PX = 170  # the distribution's title, legend and probability axis
+
+
 def distribution_bars(
     names: Sequence[str],
     tempered: np.ndarray,
@@ -35,22 +39,24 @@ def distribution_bars(
     shown: int = 20,
     measure: str = "softmax(z / τ)",
 ) -> go.Figure:
-    """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as bars and the rest as one
-    bar: kept tokens blue, tokens cut by top-k or top-p grey, the chosen one orange (the accent); a second trace
-    marks the renormalised probability each kept token is drawn with. ``measure`` names the bars' values in the
-    hover (greedy's are a one-hot distribution, not a softmax)."""
+    """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as horizontal bars, the most
+    probable at the top, every bar named by its token, and the rest as one bar: kept tokens blue, tokens cut by top-k
+    or top-p grey, the chosen one orange (the accent); a second trace marks the renormalised probability each kept
+    token is drawn with. ``measure`` names the bars' values in the hover (greedy's are a one-hot distribution, not a
+    softmax). The figure is a line (``BAR_ROW_PX``) a bar tall."""
     tempered, probabilities = np.asarray(tempered, np.float32), np.asarray(probabilities, np.float32)
     order = np.argsort(-tempered, kind="stable")[:shown]
     rest = float(max(0.0, 1.0 - tempered[order].sum()))
     labels = [escape(names[i]) for i in order] + [f"the other {max(0, len(tempered) - len(order))}"]
     colors = [CHOSEN if i == chosen else (KEPT if kept[i] else CUT) for i in order] + [CUT]
     heights = np.append(tempered[order], rest).astype(np.float32)
-    x = np.arange(len(labels))
+    rank = np.arange(len(labels))
     # the bars' three colours are named where the figure is shown; a legend would show one of them for all
     cut = [colour == CUT for colour in colors]
     bars = go.Bar(
-        x=x,
-        y=heights,
+        orientation="h",
+        y=rank,
+        x=heights,
         marker=dict(
             color=colors,
             pattern=dict(shape=["/" if c else "" for c in cut], fgcolor=CUT_OUTLINE, size=8, solidity=0.25),
@@ -59,24 +65,24 @@ def distribution_bars(
         name=measure,
         customdata=labels,
         showlegend=False,
-        hovertemplate="%{customdata}<br>" + measure + " %{y:.3f}<extra></extra>",
+        hovertemplate="%{customdata}<br>" + measure + " %{x:.3f}<extra></extra>",
     )
     drawn = go.Scatter(
-        x=x[:-1],
-        y=probabilities[order],
+        y=rank[:-1],
+        x=probabilities[order],
         mode="markers",
         name="renormalised, drawn from",
-        marker=dict(symbol="line-ew-open", size=22, color="black", line=dict(width=3, color="black")),
+        marker=dict(symbol="line-ns-open", size=BAR_ROW_PX, color="black", line=dict(width=3, color="black")),
         customdata=labels[:-1],
-        hovertemplate="%{customdata}<br>drawn with p %{y:.3f}<extra></extra>",
+        hovertemplate="%{customdata}<br>drawn with p %{x:.3f}<extra></extra>",
     )
     top = float(max(heights.max(), probabilities[order].max(), 1e-6))
     return styled_figure(
         [bars, drawn],
         title,
-        380,
-        xaxis=dict(tickmode="array", tickvals=x, ticktext=labels, tickangle=label_angle(labels, -45)),
-        yaxis=dict(range=[0, top * 1.12], title_text="probability"),
+        DISTRIBUTION_EDGES_PX + BAR_ROW_PX * len(labels),
+        yaxis=dict(tickmode="array", tickvals=rank, ticktext=labels, autorange="reversed"),
+        xaxis=dict(range=[0, top * 1.12], title_text="probability"),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
     )
 

@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import SHORT_LABEL, ZERO_WIDTH, cell_labels, label_px, unique_labels
+from .labels import NAMED_CELL_PX, NAMED_UP_TO, SHORT_LABEL, ZERO_WIDTH, cell_labels, label_px, unique_labels
 from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, UNTITLED_X_AXIS_PX, token_axis_px
 from .masking import allowed_cells, hide_masked, masked_hover, masked_overlay
 from .style import ATTENTION_SCALE, DIVERGING_SCALE, PROJECTOR_LABEL_PX, base_layout, projector_fonts, styled_figure
@@ -122,7 +122,7 @@ def head_grid_figure(
         yaxis=y_axis,
         shapes=gap_shapes(grid),
         annotations=tile_titles(grid, names, size=PROJECTOR_LABEL_PX),
-        meta=wrap_meta(grid, narrowest_tile_px(names, lk)),
+        meta=wrap_meta(grid, narrowest_tile_px(names, lk, cell_px=NAMED_CELL_PX, most=NAMED_CELL_PX * NAMED_UP_TO)),
         margin=dict(t=80, r=COLORBAR_PX, l=int(token_axis_px(y_axis.get("ticktext", []))), b=int(bottom)),
     )
     return fig

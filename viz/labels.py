@@ -101,6 +101,10 @@ def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) 
     )
 
 
+NAMED_UP_TO = 40  # cells: an axis naming up to this many writes every name (ui/plotly_fit/names.js)
+NAMED_CELL_PX = 13  # px: the narrowest cell whose name is written, a line (1.25 em) of the smallest 10 px text
+
+
 def position_numbers(count: int, first: int = 1) -> list[str]:
     """The on-screen numbers of ``count`` positions, ``first`` (1) onwards: "1", "2", ... (labels of a
     position axis whose tokens are not drawn, e.g. a mask for n tokens)."""

@@ -7,9 +7,17 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from .labels import position_ticks
-from .margins import COLORBAR_PX, NUMERIC_Y_AXIS_PX, TITLED_X_AXIS_PX, legend_below_px, reserve_margins
+from .margins import (
+    COLORBAR_PX,
+    NUMERIC_Y_AXIS_PX,
+    TITLED_X_AXIS_PX,
+    UNTITLED_Y_AXIS_PX,
+    legend_below_px,
+    reserve_margins,
+)
 from .masking import allowed_cells, masked_hover, masked_overlay
 from .style import ACCENT, DIVERGING_SCALE, base_layout, head_color, projector_fonts
 
@@ -24,39 +32,71 @@ def finite(values: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.asarray(values, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
 
 
-def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: float) -> go.Figure:
-    """PE[pos, dim] against pos for the chosen dimensions ``pe [P, d_model]``.
+CURVE_PANEL_PX = 120  # px a pair's panel of the curves, its name above it included
+CURVE_COLOR = "#333333"
 
-    Even dims are sines, odd dims cosines; a pair (2i, 2i+1) shares one colour
-    (solid sine, dashed cosine), so its wavelength 2*pi*base^(2i/d_model) shows.
-    """
+
+def curves_title(wavelengths: Sequence[float], pairs: Sequence[int]) -> str:
+    """What the curves show, from the wavelengths of the pairs drawn: the first pair's against the last's."""
+    first, last = wavelengths[0], wavelengths[-1]
+    if len(pairs) == 1 or np.isclose(first, last, rtol=1e-6):
+        which = f"pair {pairs[0]}" if len(pairs) == 1 else "every pair"
+        return f"PE against position: {which} repeats every {first:,.1f} positions"
+    pace = "slower" if last > first else "faster"
+    return (
+        f"PE against position: the higher the pair, the {pace} it turns (pair {pairs[0]} repeats every "
+        f"{first:,.1f} positions, pair {pairs[-1]} every {last:,.1f})"
+    )
+
+
+def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: float) -> go.Figure:
+    """PE[pos, dim] against pos for the chosen dimensions ``pe [P, d_model]``, as small multiples: one panel a pair
+    (2i, 2i+1), one above the other on a shared position axis and the same [-1, 1] scale, the sine solid and the
+    cosine dashed (one dark colour: the panel, not a hue, tells the pairs apart); each panel is named by its dimensions and its wavelength
+    2*pi*base^(2i/d_model), so the pairs' speeds compare down the column instead of over one another."""
     positions = np.arange(pe.shape[0], dtype=np.float32)
-    fig = go.Figure()
-    for dim in dims:
-        pair = dim // 2
-        kind = "sin" if dim % 2 == 0 else "cos"
-        fig.add_trace(
-            go.Scatter(
-                x=positions,
-                y=finite(pe[:, dim]),
-                mode="lines",
-                name=f"dim {dim} ({kind}, pair {pair})",
-                line=dict(color=head_color(pair), dash="solid" if kind == "sin" else "dash", width=2.5),
-                hovertemplate=f"dim {dim}<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>",
+    pairs = sorted({dim // 2 for dim in dims})
+    names = []
+    for pair in pairs:
+        shown = [d for d in (2 * pair, 2 * pair + 1) if d in dims]
+        wavelength = 2 * np.pi * base ** (2 * pair / d_model)
+        names.append(f"pair {pair} · dim {', '.join(map(str, shown))} · wavelength {wavelength:,.1f}")
+    fig = make_subplots(
+        rows=len(pairs),
+        cols=1,
+        shared_xaxes=True,
+        subplot_titles=names,
+        vertical_spacing=min(0.3, 42 / (CURVE_PANEL_PX * len(pairs))),
+    )
+    for row, pair in enumerate(pairs, start=1):
+        for dim in (d for d in sorted(dims) if d // 2 == pair):
+            kind = "sin" if dim % 2 == 0 else "cos"
+            fig.add_trace(
+                go.Scatter(
+                    x=positions,
+                    y=finite(pe[:, dim]),
+                    mode="lines",
+                    name=f"dim {dim} ({kind}, pair {pair})",
+                    showlegend=False,
+                    line=dict(color=CURVE_COLOR, dash="solid" if kind == "sin" else "dash", width=2.5),
+                    hovertemplate=f"dim {dim} ({kind})<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>",
+                ),
+                row=row,
+                col=1,
             )
-        )
-    base_layout(fig, f"PE against position (d_model {d_model}, base {base:g})", 420)
-    fig.update_xaxes(title=FORMULA_POSITION, showgrid=True, gridcolor="#eeeeee")
+    height = 150 + CURVE_PANEL_PX * len(pairs)
+    base_layout(fig, curves_title([2 * np.pi * base ** (2 * pair / d_model) for pair in pairs], pairs), height)
+    fig.update_xaxes(showgrid=True, gridcolor="#eeeeee")
+    fig.update_xaxes(title=FORMULA_POSITION, row=len(pairs), col=1)
     fig.update_yaxes(
-        title="PE[pos, dim]",
-        range=[-1.1, 1.1],
+        range=[-1.15, 1.15],
+        tickvals=[-1, 0, 1],
         showgrid=True,
         gridcolor="#eeeeee",
         zeroline=True,
         zerolinecolor="#999999",
     )
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
-    reserve_margins(fig, left=NUMERIC_Y_AXIS_PX, bottom=legend_below_px(len(dims), 0.3, 420, 60))
+    reserve_margins(fig, left=UNTITLED_Y_AXIS_PX, bottom=TITLED_X_AXIS_PX)
     return projector_fonts(fig)
 
 

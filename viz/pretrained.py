@@ -137,7 +137,10 @@ def role_grid_figure(
             y=[f"layer {l + 1}" for l in range(layers)],
         )
     )
-    for k, role in enumerate(roles):
+    drawn = set(np.unique(strongest).tolist())
+    for k, role in enumerate(roles):  # the legend names the roles the grid draws
+        if k not in drawn:
+            continue
         fig.add_trace(
             go.Scatter(
                 x=[None], y=[None], mode="markers", name=role, marker=dict(symbol="square", size=14, color=colors[k])

@@ -41,10 +41,10 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
         r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
         r"w_{\text{first}}[j = 1]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij}),\quad i, j = 1, 2, \dots"
     )
-    left, right = (top, st.container()) if figure_on_top() else st.columns(2)
-    with left:
+    # the whole width for the map, whose 32 keys need it to be named one by one; W_Q under it
+    with top if figure_on_top() else st.container():
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
-    with right:
+    with st.container():
         names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]
         chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, "W_Q, the matrix you set"))
     if reference is None:

@@ -167,7 +167,7 @@ def distribution_text(settings: Sampling, step: int, names, token: int, dist) ->
         title = f"Token {step}: greedy takes the most probable token, with probability 1"
         note = (
             f"Drawn: “{names[token]}”, the token with the largest logit: greedy gives it probability 1 and every "
-            f"other token 0, so its orange bar and the black mark on it are the only ones above 0. Temperature, "
+            f"other token 0, so its orange bar and the black mark at its end are the only ones past 0. Temperature, "
             f"top-k and top-p apply to sampling only (pick sample to see softmax(z / τ) and what they keep)."
         )
         return title, note

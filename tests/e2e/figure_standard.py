@@ -1,6 +1,7 @@
 """The figure standard (docs/architecture.md, "Figures"), measured on the charts a page has drawn.
 
-``DEFECTS`` runs in the page and returns one record per defect of every visible Plotly chart, as drawn:
+``DEFECTS`` runs in the page on ``[smallest px, most names across]`` and returns one record per defect of every
+visible Plotly chart, as drawn:
 - ``small``: a text smaller than the minimum (10 px; 14 px in presentation mode), its font size times the
   scale of its transform on screen;
 - ``overlap``: two tick labels of one axis over each other, or a label of the figure (title, subplot title,
@@ -9,14 +10,22 @@
 - ``sideways``: a tick label of one or two characters written at an angle, on an axis of short labels (half
   of them or more of one or two characters; an axis of words turns its labels together, and a short word
   among them turns with them);
-- ``log ticks``: a log axis's tick label that is not the full number at its place (a bare "2" for 20).
+- ``log ticks``: a log axis's tick label that is not the full number at its place (a bare "2" for 20);
+- ``unnamed``: an axis of a heatmap's or a bar chart's cells named by words (tokens, heads), at most ``NAMED_UP_TO``
+  of them (across, at most ``acrossUpTo``: a phone's 390 px hold ``NAMED_ACROSS_ON_A_PHONE``), that does not write
+  every cell's name (an attention map must be readable aloud); a grid of tiles names each cell on one tile.
 Hover labels and the toolbar are not part of the drawn figure and are left out. A Graphviz diagram's text is
 measured for its size only.
 """
 
 from __future__ import annotations
 
-DEFECTS = """(minPx) => {
+from viz.labels import NAMED_UP_TO  # cells: an axis of up to this many named cells writes every name
+
+# across a phone's plot of about 280 px, names a line (12.5 px) apart: words upright, or letters level
+NAMED_ACROSS_ON_A_PHONE = 22
+
+DEFECTS = """([minPx, acrossUpTo]) => {
   const defects = [];
   const TOLERANCE = 1;  // px: boxes that touch are not over each other
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
@@ -121,6 +130,29 @@ DEFECTS = """(minPx) => {
           say("log ticks", tick.textContent, `at ${want.toPrecision(3)}`);
       }
     }
+    // axes of named cells: a name for every cell, up to NAMED_UP_TO of them
+    for (const name of Object.keys(layout).filter((k) => /^[xy]axis\\d*$/.test(k))) {
+      const axis = layout[name], letter = name[0];
+      if (!axis._id || axis.visible === false || axis.showticklabels === false) continue;
+      let cells = 0;
+      for (const trace of plot._fullData || []) {
+        if (trace.visible !== true || (trace[letter + "axis"] || letter) !== axis._id) continue;
+        if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length)
+          cells = Math.max(cells, letter === "y" ? trace.z.length : trace.z[0].length);
+        const along = trace.orientation === "h" ? "y" : "x";
+        if (trace.type === "bar" && letter === along && trace[along]) cells = Math.max(cells, trace[along].length);
+      }
+      // a grid of tiles (viz/tiles.py, its gaps blank) names each of a tile's cells on one of its tiles at least
+      const tiles = (plot.layout.meta || {}).tiles;
+      const period = tiles ? (letter === "x" ? tiles.cols : tiles.rows) + tiles.gap : Infinity;
+      if (tiles) cells = letter === "x" ? tiles.cols : tiles.rows;
+      const drawn = [...plot.querySelectorAll(`.${axis._id}tick text`)].filter((t) => t.textContent.trim() !== "");
+      const names = drawn.map((t) => t.textContent.trim());
+      const places = new Set(drawn.map((t) => Math.round(t.parentElement.__data__?.x ?? t.__data__?.x) % period));
+      const words = names.some((text) => Number.isNaN(Number(text.replace(/\\u2212/g, "-").replace(/,/g, ""))));
+      if (cells >= 2 && cells <= (letter === "x" ? acrossUpTo : NAMED_UP_TO) && words && places.size < cells)
+        say("unnamed", names.slice(0, 3).join(" "), `${places.size} of ${cells} cells named on ${axis._id}`);
+    }
   }
   // diagrams (Graphviz): their text as drawn, scaled to the column
   for (const diagram of document.querySelectorAll("[data-testid=stGraphVizChart] svg")) {
@@ -132,4 +164,4 @@ DEFECTS = """(minPx) => {
     }
   }
   return defects;
-}"""
+}""".replace("NAMED_UP_TO", str(NAMED_UP_TO))

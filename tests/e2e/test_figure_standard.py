@@ -8,26 +8,27 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import new_page, wait_idle, wait_settled
-from tests.e2e.figure_standard import DEFECTS
+from tests.e2e.figure_standard import DEFECTS, NAMED_ACROSS_ON_A_PHONE
+from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
 from ui.pages_index import PAGES
 
-# name: (viewport, the first link's query, smallest text in px, a touch screen)
+# name: (viewport, the first link's query, smallest text in px, a touch screen, most names a row across)
 SCREENS = {
-    "desktop": ((1280, 800), "", 10, False),
-    "phone": ((390, 844), "", 10, True),
-    "projector": ((1280, 720), "?present=true", 14, False),
+    "desktop": ((1280, 800), "", 10, False, NAMED_UP_TO),
+    "phone": ((390, 844), "", 10, True, NAMED_ACROSS_ON_A_PHONE),
+    "projector": ((1280, 720), "?present=true", 14, False, NAMED_UP_TO),
 }
 
 
 @pytest.fixture(scope="module", params=list(SCREENS))
 def screen(request, browser, server_url):
-    (width, height), query, smallest, touch = SCREENS[request.param]
+    (width, height), query, smallest, touch, across = SCREENS[request.param]
     page = new_page(browser, viewport={"width": width, "height": height}, is_mobile=touch, has_touch=touch)
     page.goto(f"{server_url}/{query}")
     wait_idle(page, timeout=90_000)
-    yield request.param, page, smallest
+    yield request.param, page, smallest, across
     page.context.close()
 
 
@@ -38,7 +39,7 @@ def drawn(page) -> None:
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
 def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
-    name, page, smallest = screen
+    name, page, smallest, across = screen
     before = page.evaluate("() => window.__labRuns.requested")
     if page.evaluate(GO_TO, info.url_path):
         wait_idle(page, timeout=90_000, after=before)
@@ -51,7 +52,7 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
             page.locator(SECTIONS).nth(index).click()
             wait_idle(page, after=before)
             drawn(page)
-        defects = page.evaluate(DEFECTS, smallest) + accessibility_violations(page)
+        defects = page.evaluate(DEFECTS, [smallest, across]) + accessibility_violations(page)
         if defects:
             found[section or "(the page)"] = defects
     if len(sections) > 1:
@@ -81,6 +82,14 @@ BAD_FIGURES = {
     "log ticks": {
         "data": [{"type": "scatter", "x": [1, 1000], "y": [1, 2]}],
         "layout": {"width": 600, "height": 300, "xaxis": {"type": "log", "dtick": "D1"}},
+    },
+    "unnamed": {  # every other of 12 tokens named
+        "data": [{"type": "heatmap", "z": [[0.5] * 12] * 3}],
+        "layout": {
+            "width": 500,
+            "height": 300,
+            "xaxis": {"tickmode": "array", "tickvals": list(range(0, 12, 2)), "ticktext": ["token"] * 6},
+        },
     },
     "clipped": {
         "data": [{"type": "bar", "x": ["a"], "y": [1]}],
@@ -115,5 +124,5 @@ def test_the_standards_check_finds_each_kind_of_defect(page, server_url):
     for kind, figure in [*BAD_FIGURES.items(), ("none", GOOD_FIGURE)]:
         page.set_content("<html><body></body></html>")
         page.evaluate(DRAW, [f"{server_url}/app/static/{STATIC_NAME}", [figure]])
-        kinds = {defect["kind"] for defect in page.evaluate(DEFECTS, 10)}
+        kinds = {defect["kind"] for defect in page.evaluate(DEFECTS, [10, NAMED_UP_TO])}
         assert (kinds == set()) if kind == "none" else (kind in kinds), (kind, kinds)

@@ -1,4 +1,4 @@
-"""The browser's fitting of a figure to its width (``ui/plotly_fit/``), unit by unit on figure JSON: the four
+"""The browser's fitting of a figure to its width (``ui/plotly_fit/``), unit by unit on figure JSON: the five
 scripts run on a bare page in Chromium (a real canvas measures the text), ``fitFigure(figure, width, touch)``
 changes a figure, and the tests read what it changed."""
 
@@ -75,6 +75,38 @@ def test_words_that_do_not_fit_turn_and_thin_a_line_apart(fit):
     assert across >= 1.25 * FONT  # turned labels a line apart
 
 
+def test_words_naming_cells_turn_upright_and_then_get_smaller_before_any_is_dropped(fit):
+    """Up to 40 words naming their cells (tokens) are all kept: turned upright where 45 degrees leaves them too
+    close, then written smaller, never under 10 px; turned labels keep a line between them."""
+    upright, _ = fit(words_axis_figure(20), 500)  # 21 px a word: 24.7 px turned by 45, 17.5 px upright
+    axis = upright["layout"]["xaxis"]
+    assert (axis["tickangle"], axis["tickvals"], axis["tickfont"]["size"]) == (-90, list(range(20)), FONT)
+    smaller, _ = fit(words_axis_figure(30), 500)  # 14 px a word: 17.5 px upright at 14 px, a line at 11 px
+    axis = smaller["layout"]["xaxis"]
+    assert axis["tickangle"] == -90 and axis["tickvals"] == list(range(30))
+    assert 10 <= axis["tickfont"]["size"] <= (500 - 60 - 20) / 30 / 1.25
+
+
+def test_rows_naming_cells_make_the_figure_taller_a_line_a_row(fit):
+    """Thirty queries down a 300 px map: the figure grows until every row has a line (1.25 x its font) for its name,
+    and all thirty are kept; a map with room for them keeps its height."""
+    figure = heatmap_figure(8)
+    figure["data"][0]["z"] = [[0.5] * 8] * 30
+    figure["layout"]["yaxis"] = {
+        "tickmode": "array",
+        "tickvals": list(range(30)),
+        "ticktext": [f"query{i}" for i in range(30)],
+        "tickfont": {"size": FONT},
+    }
+    fitted, _ = fit(figure, 800)
+    layout = fitted["layout"]
+    plot_height = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    assert plot_height / 30 >= 1.25 * FONT and layout["height"] > 300
+    assert layout["yaxis"]["tickvals"] == list(range(30))
+    figure["layout"]["height"] = 900
+    assert fit(figure, 800)[0]["layout"]["height"] == 900
+
+
 def test_letters_stay_level_and_thin(fit):
     figure = words_axis_figure(60, word="")
     figure["layout"]["xaxis"]["ticktext"] = [chr(ord("a") + i % 26) for i in range(60)]
@@ -136,7 +168,7 @@ def test_a_vertical_colour_bar_narrows_the_plot_the_labels_have(fit):
         "tickmode": "array",
         "tickvals": list(range(20)),
         "tickangle": -45,
-        "ticktext": [f"word{i}" for i in range(20)],
+        "ticktext": [f"{1000 + i}" for i in range(20)],  # numbers: thinned (words would be kept, smaller)
         "tickfont": {"size": FONT},
     }
     line = 1.25 * FONT / math.sin(math.radians(45))  # px from one turned label to the next

@@ -1,5 +1,7 @@
 """In a real browser: the Positional encoding page loads, redraws after slider changes, and opens a tab."""
 
+import math
+
 from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 
@@ -11,7 +13,8 @@ def test_positional_encoding_loads_and_redraws(page, server_url):
     assert page.locator(".js-plotly-plot").count() == 2  # only the open tab (Curves) is drawn
 
     nudge_slider(page, "d_model (dimensions)")
-    wait_for_chart(page, "d_model 65", timeout=15_000)
+    last = 2 * math.pi * 10000 ** (24 / 65)  # the wavelength of pair 12 (dims 24, 25) at d_model 65
+    wait_for_chart(page, f"pair 12 every {last:,.1f}", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)
     assert page.locator(".js-plotly-plot").count() == 2

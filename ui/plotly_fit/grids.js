@@ -69,7 +69,8 @@ function retile(figure, plotWidth) {
   if (!tiles || !(plotWidth > 0)) return null;
   let across = tiles.across;
   const tilePx = (a) => (plotWidth * tiles.cols) / (a * (tiles.cols + tiles.gap) - tiles.gap);
-  while (across > 1 && tilePx(across) < tiles.min_px) across -= 1;
+  const narrowest = Math.max(tiles.min_px, tileNamesPx(figure, tiles)); // its title, and its columns' names
+  while (across > 1 && tilePx(across) < narrowest) across -= 1;
   if (across === tiles.across) return null;
   const from = tileGeometry(tiles, tiles.across), to = tileGeometry(tiles, across);
   for (const trace of figure.data) {

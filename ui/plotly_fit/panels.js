@@ -66,7 +66,9 @@ function stackPanels(figure, width) {
       hidden = true;
     } else labelsFit = false;
   });
-  if (labelsFit && panels.every((p) => (p.dx[1] - p.dx[0]) * plotWidth >= Math.max(MIN_PANEL_PX, nameWidth(p)))) {
+  const roomy = (p) => (p.dx[1] - p.dx[0]) * plotWidth >= Math.max(MIN_PANEL_PX, nameWidth(p))
+    && namesFitAcross(figure, p.x, (p.dx[1] - p.dx[0]) * plotWidth);
+  if (labelsFit && panels.every(roomy)) {
     return hidden ? "rows' labels once" : false;
   }
   const paperPx = layout.height - margin.t - margin.b;

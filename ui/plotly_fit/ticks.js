@@ -40,13 +40,6 @@ function categoriesOf(figure, key) {
   return [...seen];
 }
 
-function sharedWord(texts) {
-  // {word, rest} when every text is "<word> <rest>" with the same word ("head 1" ... "head 12"), else null.
-  const parts = texts.map((text) => /^(\S+) (.+)$/.exec(String(text)));
-  if (texts.length < 2 || parts.some((part) => !part || part[1] !== parts[0][1])) return null;
-  return { word: parts[0][1], rest: parts.map((part) => part[2]) };
-}
-
 function axisTicks(figure, key, axis) {
   // The labelled ticks of an axis as [position in data units, value, text], in order; null when Plotly
   // chooses them itself (a numeric axis) or there are none.
@@ -112,7 +105,8 @@ function thinLogTicks(figure, key, axis, length, font) {
 
 function thinTicks(figure, width) {
   // Tick labels that would touch: a shared first word moved to the axis title ("head 1" ... -> 1 ... under
-  // "head"), upright labels turned by 45 degrees, and then every k-th label kept.
+  // "head"), upright labels turned by 45 degrees; an axis naming its cells keeps every name where it can
+  // (names.js); otherwise every k-th label is kept.
   const layout = figure.layout, margin = margins(layout);
   const plotWidth = plotWidthOf(layout, width, figure), plotHeight = (layout.height || 450) - margin.t - margin.b;
   let changed = 0;
@@ -162,6 +156,7 @@ function thinTicks(figure, width) {
       if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && width < NARROW_PX) axis.tickangle = 0;
       continue;
     }
+    const named = namesCells(texts, figure);
     const title = typeof axis.title === "string" ? { text: axis.title } : axis.title || {};
     const shared = title.text ? null : sharedWord(texts);
     if (shared) {
@@ -172,6 +167,11 @@ function thinTicks(figure, width) {
     const short = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
     if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !short && !fits(texts)) {
       angle = 45;
+    }
+    const turns = typeof axis.tickangle === "number" ? [angle] : short || panelBelow ? [0] : [0, 45, 90];
+    if (named && nameEveryCell(layout, axis, ticks, texts, unitPx, horizontal ? turns : null)) {
+      changed += shared ? 2 : 1;
+      continue;
     }
     const keep = () => {
       const chosen = [], gap = need(texts);
@@ -192,46 +192,6 @@ function thinTicks(figure, width) {
     axis.ticktext = kept.map((i) => texts[i]);
     if (horizontal && typeof axis.tickangle !== "number") axis.tickangle = -angle;
     changed += ticks.length - kept.length + (shared ? 1 : 0);
-  }
-  return changed;
-}
-
-function fitHeaderRows(figure, width) {
-  // Rows of names over columns (annotations at data x, all at one height: "head 1" ... over a grid's
-  // columns) that would touch: the shared first word dropped, then every k-th name kept.
-  const layout = figure.layout, margin = margins(layout), notes = layout.annotations || [];
-  const rows = new Map();
-  for (const note of notes) {
-    const xref = note.xref || "x";
-    if (!/^x\d*$/.test(xref) || note.visible === false || note.text === undefined) continue;
-    const row = `${xref}|${note.yref || "y"}|${note.y}|${note.yshift || 0}`; // one height: y and its shift
-    rows.set(row, [...(rows.get(row) || []), note]);
-  }
-  let changed = 0;
-  for (const [row, members] of rows) {
-    if (members.length < 2) continue;
-    const xref = row.split("|")[0], key = "xaxis" + xref.slice(1);
-    const span = axisSpan(figure, key);
-    if (!span) continue;
-    const domain = (layout[key] || {}).domain || [0, 1];
-    const unitPx = (plotWidthOf(layout, width) * (domain[1] - domain[0])) / span;
-    members.sort((a, b) => a.x - b.x);
-    const font = fontOf(layout, members[0].font);
-    const widthOf = (text) => textWidth(text, font.size, 400, font.family);
-    const clear = (texts, chosen) => chosen.slice(1).every((n, i) => (members[n].x - members[chosen[i]].x) * unitPx
-      >= (widthOf(texts[n]) + widthOf(texts[chosen[i]])) / 2 + 6);
-    let texts = members.map((note) => String(note.text));
-    const all = members.map((_, i) => i);
-    if (clear(texts, all)) continue;
-    const shared = sharedWord(texts);
-    if (shared) texts = shared.rest;
-    const kept = [0];
-    for (let i = 1; i < members.length; i++) if (clear(texts, [kept[kept.length - 1], i])) kept.push(i);
-    members.forEach((note, i) => {
-      note.text = texts[i];
-      if (!kept.includes(i)) note.visible = false;
-    });
-    changed += 1;
   }
   return changed;
 }
@@ -321,9 +281,10 @@ function fitFigure(figure, width, touch) {
   const lines = fitTitleAndLegend(figure, width, touch);
   const rowsBelow = fitLegendBelow(figure, width);
   const titles = fitAxisTitles(figure, width);
+  const taller = roomForRowNames(figure);
   const thinned = thinTicks(figure, width);
   const headers = fitHeaderRows(figure, width);
   const cells = dropCellTexts(figure, width);
-  return JSON.stringify([stacked, legendRows, across, lines, rowsBelow, titles, thinned, headers, cells,
+  return JSON.stringify([stacked, legendRows, across, lines, rowsBelow, titles, taller, thinned, headers, cells,
                          layout.height]);
 }

@@ -1,0 +1,151 @@
+// Axes that name their cells (tokens, heads): up to NAMED_UP_TO of them, every cell keeps its name. A map grows
+// taller so that each row gets a line for its name; a row of names across turns (to 45 degrees, then upright) and
+// then takes a smaller font, down to two thirds of the figure's (never under SMALLEST_TICK_PX); only past that,
+// or past NAMED_UP_TO cells, are names thinned out (ticks.js), the hover naming every cell.
+
+const NAMED_UP_TO = 40; // cells named one by one: viz.labels.NAMED_UP_TO, which the figure standard checks
+const SMALLEST_TICK_PX = 10; // the figure standard's smallest text
+const LEVEL_GAP_PX = 4; // between level names written one a cell
+
+function namesCells(texts, figure = null) {
+  // Labels that name cells one by one (words, not numbers along an axis), few enough to keep every one: up to
+  // NAMED_UP_TO a map, on each of a grid's tiles (viz/tiles.py) where they repeat.
+  const tiles = figure && figure.layout.meta && figure.layout.meta.tiles;
+  return texts.length <= NAMED_UP_TO * (tiles ? tiles.count : 1)
+    && texts.some((text) => text.trim() !== "" && Number.isNaN(Number(text)));
+}
+
+function smallestStep(ticks, unitPx) {
+  // The px from one label's place to the next, at the closest.
+  return Math.min(...ticks.slice(1).map((tick, i) => (tick[0] - ticks[i][0]) * unitPx));
+}
+
+function smallestNameFont(layout) {
+  // Two thirds of the figure's font, so that names keep their size relative to the rest, and readable.
+  return Math.max(SMALLEST_TICK_PX, Math.round((2 / 3) * fontOf(layout).size * 2) / 2);
+}
+
+function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
+  // Keep every label of an axis that names its cells. Across (``angles``, the turns the axis allows, in degrees:
+  // level, words apart by LEVEL_GAP_PX, then 45, then upright) at the axis's font and then at smaller ones; down
+  // (``angles`` null), a line a label. True when one of those fits, with the axis set to it.
+  const horizontal = angles !== null, step = smallestStep(ticks, unitPx), font = fontOf(layout, axis.tickfont);
+  const widest = (size) => Math.max(...texts.map((text) => textWidth(text, size, 400, font.family)));
+  for (let size = font.size; size >= smallestNameFont(layout) - 0.01; size -= 0.5) {
+    for (const angle of angles || [0]) {
+      const need = !horizontal ? LINE * size
+        : angle === 0 ? widest(size) + LEVEL_GAP_PX : (LINE * size) / Math.sin((angle * Math.PI) / 180);
+      if (need > step) continue;
+      if (size !== font.size) axis.tickfont = { ...(axis.tickfont || {}), size };
+      if (horizontal && typeof axis.tickangle !== "number") axis.tickangle = -angle;
+      axis.tickmode = "array";
+      axis.tickvals = ticks.map((tick) => tick[1]);
+      axis.ticktext = texts;
+      return true;
+    }
+  }
+  return false;
+}
+
+function namesFitAcross(figure, key, px) {
+  // False when the x axis ``key``, ``px`` wide, names its cells and could not write every name even at the smallest
+  // font (words upright, letters level): panels side by side that narrow are stacked instead (panels.js).
+  const layout = figure.layout, axis = layout[key] || {};
+  if (axis.visible === false || axis.showticklabels === false) return true;
+  const ticks = axisTicks(figure, key, axis);
+  const texts = (ticks || []).map((tick) => String(tick[2]));
+  if (texts.length < 2 || !namesCells(texts, figure)) return true;
+  const span = Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
+  const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
+  const letters = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
+  const need = letters ? Math.max(...texts.map((text) => textWidth(text, size, 400, font.family))) + LEVEL_GAP_PX
+    : LINE * size;
+  return smallestStep(ticks, px / span) >= need;
+}
+
+function tileNamesPx(figure, tiles) {
+  // The narrowest a tile of a grid (viz/tiles.py) may be for the x axis to name each of its columns at the smallest
+  // font (words turned as the axis turns them, else upright; letters level): 0 where the axis names none.
+  const layout = figure.layout, axis = layout.xaxis || {};
+  if (axis.visible === false || axis.showticklabels === false || !Array.isArray(axis.ticktext)) return 0;
+  const texts = axis.ticktext.slice(0, tiles.cols).map(String);
+  if (texts.length < tiles.cols || !namesCells(texts)) return 0;
+  const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
+  const letters = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
+  const turned = typeof axis.tickangle === "number" && axis.tickangle % 180 !== 0 ? Math.abs(axis.tickangle) % 180 : 90;
+  const need = letters ? Math.max(...texts.map((text) => textWidth(text, size, 400, font.family))) + LEVEL_GAP_PX
+    : (LINE * size) / Math.sin((turned * Math.PI) / 180);
+  return need * tiles.cols;
+}
+
+function roomForRowNames(figure) {
+  // A figure whose rows of named cells (queries down a map) are closer than a line of their names grows, the
+  // plot area by what its closest rows need (its margins kept): px added.
+  const layout = figure.layout, margin = margins(layout);
+  if (typeof layout.height !== "number") return 0;
+  const plotHeight = layout.height - margin.t - margin.b;
+  let needed = plotHeight;
+  for (const key of Object.keys(layout).filter((name) => /^yaxis\d*$/.test(name))) {
+    const axis = layout[key];
+    if (!axis || axis.visible === false || axis.showticklabels === false || axis.scaleanchor) continue;
+    const ticks = axisTicks(figure, key, axis);
+    if (!ticks || ticks.length < 2 || !namesCells(ticks.map((tick) => String(tick[2])), figure)) continue;
+    const span = Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
+    const domain = axis.domain || [0, 1], share = domain[1] - domain[0];
+    const line = LINE * fontOf(layout, axis.tickfont).size;
+    const closest = smallestStep(ticks, 1);
+    if (share > 0 && closest > 0) needed = Math.max(needed, (line * span) / closest / share);
+  }
+  const added = Math.ceil(needed - plotHeight);
+  if (added > 0) grow(layout, added);
+  return Math.max(0, added);
+}
+
+// ---- names over columns ----
+
+function sharedWord(texts) {
+  // {word, rest} when every text is "<word> <rest>" with the same word ("head 1" ... "head 12"), else null.
+  const parts = texts.map((text) => /^(\S+) (.+)$/.exec(String(text)));
+  if (texts.length < 2 || parts.some((part) => !part || part[1] !== parts[0][1])) return null;
+  return { word: parts[0][1], rest: parts.map((part) => part[2]) };
+}
+
+function fitHeaderRows(figure, width) {
+  // Rows of names over columns (annotations at data x, all at one height: "head 1" ... over a grid's
+  // columns) that would touch: the shared first word dropped, then every k-th name kept.
+  const layout = figure.layout, margin = margins(layout), notes = layout.annotations || [];
+  const rows = new Map();
+  for (const note of notes) {
+    const xref = note.xref || "x";
+    if (!/^x\d*$/.test(xref) || note.visible === false || note.text === undefined) continue;
+    const row = `${xref}|${note.yref || "y"}|${note.y}|${note.yshift || 0}`; // one height: y and its shift
+    rows.set(row, [...(rows.get(row) || []), note]);
+  }
+  let changed = 0;
+  for (const [row, members] of rows) {
+    if (members.length < 2) continue;
+    const xref = row.split("|")[0], key = "xaxis" + xref.slice(1);
+    const span = axisSpan(figure, key);
+    if (!span) continue;
+    const domain = (layout[key] || {}).domain || [0, 1];
+    const unitPx = (plotWidthOf(layout, width) * (domain[1] - domain[0])) / span;
+    members.sort((a, b) => a.x - b.x);
+    const font = fontOf(layout, members[0].font);
+    const widthOf = (text) => textWidth(text, font.size, 400, font.family);
+    const clear = (texts, chosen) => chosen.slice(1).every((n, i) => (members[n].x - members[chosen[i]].x) * unitPx
+      >= (widthOf(texts[n]) + widthOf(texts[chosen[i]])) / 2 + 0.8 * font.size);
+    let texts = members.map((note) => String(note.text));
+    const all = members.map((_, i) => i);
+    if (clear(texts, all)) continue;
+    const shared = sharedWord(texts);
+    if (shared) texts = shared.rest;
+    const kept = [0];
+    for (let i = 1; i < members.length; i++) if (clear(texts, [kept[kept.length - 1], i])) kept.push(i);
+    members.forEach((note, i) => {
+      note.text = texts[i];
+      if (!kept.includes(i)) note.visible = false;
+    });
+    changed += 1;
+  }
+  return changed;
+}
