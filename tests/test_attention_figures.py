@@ -258,3 +258,14 @@ def test_positions_in_hovers_count_from_1():
     view = head_view_figure(random_weights(1, 2, 3)[0], list("abc"), [0], None, "hv")
     texts = [t for t in view.data if t.mode == "text"]
     assert all([row[0] for row in t.customdata] == [1, 2, 3] for t in texts)
+
+
+def test_a_long_token_is_cut_on_its_axis_and_named_whole_in_its_hover():
+    """A token of 24 characters is written as its first 15 and "…" under a map (a turned label would take the
+    figure's height), and the hover names it whole, escaped; a token of 16 characters is written whole."""
+    from viz.heatmap import matrix_heatmap
+
+    tokens = ["a", "<internationalisation>", "sixteen_chars_ok"]
+    spec = json.loads(matrix_heatmap(np.full((3, 3), 1 / 3), tokens, tokens, "t").to_json())
+    assert spec["layout"]["xaxis"]["ticktext"] == ["a", "&lt;internationali…", "sixteen_chars_ok"]
+    assert spec["data"][0]["text"][0][1] == "query 1: a<br>key 2: &lt;internationalisation&gt;"

@@ -6,7 +6,8 @@ Every tick label, hover label and legend name that holds user text goes through 
 number-like token ("2024") stays a label instead of turning the axis numeric. What the reader sees
 counts from 1 (docs/architecture.md, "Figures": positions, layers and heads count from 1): hovers name the
 first token "query 1", and a numbered position axis (``position_ticks``) reads 1..n over the data's 0..n-1.
-No label is truncated: a tick shows the whole token (margins are sized with ``label_px``).
+A tick shows the whole token up to ``LONGEST_LABEL`` characters, a longer one its start and an ellipsis (the hover
+names it whole); margins are sized with ``label_px``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,14 @@ def label_angle(labels: Sequence[str], angle: float) -> float:
     return 0 if 2 * short >= len(labels) else angle
 
 
+LONGEST_LABEL = 16  # characters of a token written on an axis: a longer one is cut to its start and "…"
+
+
+def tick_label(token: str) -> str:
+    """A token as an axis writes it: escaped, and past ``LONGEST_LABEL`` characters its start and an ellipsis."""
+    return escape(token if len(token) <= LONGEST_LABEL else token[: LONGEST_LABEL - 1] + "…")
+
+
 def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) -> dict:
     """Axis settings: integer positions labelled with the escaped tokens.
 
@@ -91,7 +100,7 @@ def position_axis(tokens: Sequence[str], starts: Sequence[int] = (0,), **extra) 
     dropped to 0 for an axis of short labels (``label_angle``), and left out for an axis of words: the browser
     writes them level where they fit and turns them where they do not (ui/plotly_fit/ticks.js).
     """
-    labels = token_labels(tokens)
+    labels = [tick_label(str(token)) for token in tokens]
     if "tickangle" in extra:
         angle = label_angle(tokens, extra.pop("tickangle"))
         extra = {**extra, "tickangle": 0} if angle == 0 else extra
