@@ -314,3 +314,19 @@ def test_numbers_are_built_only_when_their_expander_is_open(default_page):
     assert np.allclose(at.dataframe[0].value.to_numpy(), formula(16, 64, 10000.0), atol=1e-5)
     slopes = section("Schemes", scheme="ALiBi", slopes="true").dataframe[0].value
     assert np.allclose(slopes["slope m_h"], 2.0 ** (-np.arange(1, 9)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("d_model, signed", [("64", False), ("4", True)])
+def test_the_similarity_is_diverging_only_where_it_has_both_signs(d_model, signed):
+    """PE[p]·PE[q] = Σ_i cos((p − q) ω_i): at d_model 64 it stays between about 10.8 and 32 over 100 positions, drawn on
+    a sequential scale over that range; at d_model 4 it dips below 0, drawn on the diverging scale centred on 0."""
+    at = section("Similarity", d_model=d_model)
+    trace = chart_by_title(at, "PE[p]·PE[q] for all positions")["data"][0]
+    pe = formula(100, int(d_model), 10000.0)
+    similarity = pe @ pe.T
+    assert (similarity.min() < 0) == signed
+    if signed:
+        assert trace["zmid"] == 0 and "zmin" not in trace
+    else:
+        assert trace["zmin"] == pytest.approx(similarity.min(), abs=1e-3)
+        assert trace["zmax"] == pytest.approx(similarity.max(), abs=1e-3) and "zmid" not in trace

@@ -19,7 +19,7 @@ from .margins import (
     reserve_margins,
 )
 from .masking import allowed_cells, masked_hover, masked_overlay
-from .style import ACCENT, DIVERGING_SCALE, base_layout, head_color, projector_fonts
+from .style import ACCENT, DIVERGING_SCALE, NEUTRAL_LINE, base_layout, head_color, projector_fonts
 
 
 # The sinusoids' own index: PE[pos] with pos from 0, as in the paper's formula (the Curves, the table and the
@@ -32,8 +32,10 @@ def finite(values: np.ndarray) -> np.ndarray:
     return np.nan_to_num(np.asarray(values, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
 
 
+# Values never below 0 (a similarity of positions): a sequential scale over their range, white to dark red (the
+# diverging scale's positive half, so that red keeps meaning "more"), not half of a diverging one
+ONE_SIGN_SCALE = "Reds"
 CURVE_PANEL_PX = 120  # px a pair's panel of the curves, its name above it included
-CURVE_COLOR = "#333333"
 
 
 def curves_title(wavelengths: Sequence[float], pairs: Sequence[int]) -> str:
@@ -78,7 +80,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
                     mode="lines",
                     name=f"dim {dim} ({kind}, pair {pair})",
                     showlegend=False,
-                    line=dict(color=CURVE_COLOR, dash="solid" if kind == "sin" else "dash", width=2.5),
+                    line=dict(color=NEUTRAL_LINE, dash="solid" if kind == "sin" else "dash", width=2.5),
                     hovertemplate=f"dim {dim} ({kind})<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>",
                 ),
                 row=row,
@@ -120,7 +122,8 @@ def _signed_heatmap(
     allowed: np.ndarray | None = None,
     first: tuple[int | None, int | None] = (None, None),
 ) -> go.Figure:
-    """A signed matrix ``[R, C]``, row 0 at the top, on the diverging scale centred on 0.
+    """A matrix ``[R, C]``, row 0 at the top: signed values on the diverging scale centred on 0, values that are
+    never negative (a similarity of positions) on a sequential scale over their own range.
 
     ``allowed`` (bool ``[R, C]``, False = no value) adds the grey ``viz.masking`` overlay
     on those cells and "masked" to their hover. ``first`` (x, y): the number of the first position of an axis
@@ -131,11 +134,17 @@ def _signed_heatmap(
     at = {name: cells for name, cells in (("x", x_at), ("y", y_at)) if cells is not None}
     masked = allowed is not None and not np.all(allowed)
     hover = dict(text=masked_hover(np.full(np.shape(z), "", dtype=object), allowed)) if masked else {}
+    values = finite(z)
+    shown = values[allowed] if allowed is not None else values
+    low, high = (float(shown.min()), float(shown.max())) if shown.size else (0.0, 0.0)
+    one_sign = low >= 0 and high > low
+    scale = (
+        dict(colorscale=ONE_SIGN_SCALE, zmin=low, zmax=high) if one_sign else dict(colorscale=DIVERGING_SCALE, zmid=0.0)
+    )
     traces = [
         go.Heatmap(
-            z=finite(z),
-            colorscale=DIVERGING_SCALE,
-            zmid=0.0,
+            z=values,
+            **scale,
             colorbar=dict(title=dict(text=value_name), thickness=14),
             hovertemplate=f"{y_name} %{{y}}<br>{x_name} %{{x}}<br>{value_name} %{{z:.3f}}"
             + ("%{text}" if masked else "")
@@ -206,7 +215,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
 
 
 def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE·PE", first: int = 0) -> go.Figure:
-    """Position-by-position similarity ``[P, P]`` (diverging, centred on 0): p down, q across.
+    """Position-by-position similarity ``[P, P]`` (diverging and centred on 0 where it has both signs): p down, q across.
 
     ``first`` 0: the sinusoids' positions p, q as in the formula (from 0, said on the axes); 1: counted from 1."""
     if first == 0:

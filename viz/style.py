@@ -12,6 +12,9 @@ DIVERGING_SCALE = "RdBu_r"
 MASKED_COLOR = "#c8c8c8"
 # "The other one": the run before a change, the model that reads less, an answer that is not the right one.
 OTHER_COLOR = "#7f7f7f"
+# A curve that no other in its figure needs telling apart from by colour (a loss, a positional encoding's pair in
+# its own panel): a dark grey, so that the hues keep their one meaning each (heads, the accent, the scales).
+NEUTRAL_LINE = "#333333"
 # "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
 # Never red, which is the positive half of the diverging scale: a deep orange near Okabe-Ito's vermilion, 3.95:1
 # on white (a mark needs 3:1), that stays apart from the diverging reds, the greys and every head colour for
