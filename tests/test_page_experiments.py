@@ -360,3 +360,21 @@ def test_a_knock_out_says_what_its_kind_of_ablation_cannot_show(how):
     captions = " ".join(caption.value for caption in at.caption)
     assert ("off the inputs it was trained on" in captions) == (how == "zero")
     assert ("path patching" in captions) == (how == "mean")
+
+
+def test_the_circuit_side_by_side_is_two_maps_under_the_score_the_knock_out_moves():
+    """Side by side: head B with and without head A, two maps, and the title states the task's pattern score of B
+    before and after the knock-out, as the table below gives it."""
+    import re
+
+    at = run_page(PAGE, {"section": "Circuit"})
+    assert_no_exception(at)
+    spec = next(spec for spec in chart_specs(at) if "with and without" in spec["layout"]["title"]["text"])
+    maps = [trace for trace in spec["data"] if trace["type"] == "heatmap" and trace.get("name") != "masked"]
+    assert len(maps) == 2
+    name, before, after = re.search(
+        r"its (.+) score (\d\.\d\d) → (\d\.\d\d)$", spec["layout"]["title"]["text"]
+    ).groups()
+    table = at.dataframe[0].value.set_index("pattern score of head B")
+    assert float(before) == pytest.approx(table.loc[name, "before"], abs=0.0051)
+    assert float(after) == pytest.approx(table.loc[name, "head A knocked out"], abs=0.0051)

@@ -137,14 +137,15 @@ def compare_figure(
     name_second: str,
     title: str,
     causal: bool = False,
+    difference: bool = True,
 ) -> go.Figure:
-    """Two attention maps ``[T, T]`` side by side and, when their shapes match, ``first - second``.
+    """Two attention maps ``[T, T]`` side by side and, when their shapes match and ``difference``, ``first - second``.
 
     The maps use the 0..1 attention scale; the difference a diverging scale
     symmetric around 0 (red: more weight in the first, blue: in the second). ``causal``: the
     cells above the diagonal are masked in all three panels (the grey overlay, not a 0).
     """
-    same = first.shape == second.shape
+    same = first.shape == second.shape and difference
     names = [name_first, name_second] + (["difference: first − second"] if same else [])
     shared = list(tokens_first) == list(tokens_second)  # same queries: label the rows once, at the left
     fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.04 if shared else 0.12)

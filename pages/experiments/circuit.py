@@ -44,9 +44,12 @@ def first_reader(choices: list[tuple[str, int]]) -> int:
 CIRCUIT_MAPS = ("side by side", "with head A", "without head A", "difference")
 
 
-def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool) -> None:
-    """Head B's attention ``[T, T]`` with and without head A: the three panels, or one of them at full width.
-    The difference is with minus without, said with its largest change."""
+def _circuit_map(
+    shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool, finding: str
+) -> None:
+    """Head B's attention ``[T, T]`` with and without head A: the two side by side under ``finding`` (what the
+    knock-out does to B, in numbers), or one map, or their difference, at full width. The difference is with
+    minus without, said with its largest change."""
     mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
     difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
     if shown == "side by side":
@@ -58,8 +61,9 @@ def _circuit_map(shown: str, effect, tokens: tuple[str, ...], first: str, second
                 tokens,
                 f"{second}",
                 f"{second}, {first} knocked out",
-                f"What {second} attends to, with and without {first}",
+                f"What {second} attends to, with and without {first}: {finding}",
                 causal=causal,
+                difference=False,
             )
         )
     elif shown == "difference":
@@ -108,6 +112,13 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     with torch.inference_mode():
         effect = pair_effect(module, _input_batch(inputs.ids), knocked, watched)
     causal = module.kind == "decoder-only"
+    scores = None if subject.task is None else _pattern_scores(subject, seed, knocked, watched)
+    moved = float(0.5 * np.abs(effect.before - effect.after).sum(-1).mean())
+    if scores is None:
+        finding = f"each row moves {moved:.2f} of its weight"
+    else:
+        name = subject.task.score_name
+        finding = f"its {name} score {scores.scores_before[name]:.2f} → {scores.scores_after[name]:.2f}"
     shown = st.segmented_control(
         "map",
         CIRCUIT_MAPS,
@@ -117,25 +128,11 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
         bind="query-params",
         help="One map at a time draws it at the column's full width.",
     )
-    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal)
-    if subject.task is None:
-        moved = 0.5 * np.abs(effect.before - effect.after).sum(-1).mean()
+    _circuit_map(shown or CIRCUIT_MAPS[0], effect, inputs.tokens, first, second, causal, finding)
+    if scores is None:
         st.caption(f"On average each row of head B moves {moved:.2f} of its weight (0 = unchanged, 1 = all of it).")
         return
-    batch = evaluation_batch(subject.spec, seed)
-    patterns = tuple(p for p in PATTERNS[:2]) + (
-        (subject.task.score_name,) if subject.task.score_name not in PATTERNS[:2] else ()
-    )
-    layer = AttentionName.parse(watched[0]).layer
-    with torch.inference_mode():
-        scores = pair_effect(
-            module,
-            batch,
-            knocked,
-            watched,
-            lambda record, p: score_heads(subject.task, record, batch, p)[layer, watched[1]],
-            patterns,
-        )
+    patterns = list(scores.scores_before)
     st.dataframe(
         pd.DataFrame(
             {
@@ -148,5 +145,22 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
     )
     st.caption(
         "A pattern score is the mean attention mass head B puts where the pattern says, over the "
-        f"{len(batch.inputs)} examples of the batch (1 = all of it)."
+        f"{len(evaluation_batch(subject.spec, seed).inputs)} examples of the batch (1 = all of it)."
     )
+
+
+def _pattern_scores(subject: Subject, seed: int, knocked: tuple[str, int], watched: tuple[str, int]):
+    """Head B's (``watched``) pattern scores on the task's batch, before and after head A (``knocked``) is knocked
+    out: previous token, first token and the task's own pattern."""
+    batch = evaluation_batch(subject.spec, seed)
+    patterns = tuple(PATTERNS[:2]) + ((subject.task.score_name,) if subject.task.score_name not in PATTERNS[:2] else ())
+    layer = AttentionName.parse(watched[0]).layer
+    with torch.inference_mode():
+        return pair_effect(
+            subject.module,
+            batch,
+            knocked,
+            watched,
+            lambda record, p: score_heads(subject.task, record, batch, p)[layer, watched[1]],
+            patterns,
+        )
