@@ -58,3 +58,25 @@ def test_the_head_view_draws_each_weight_as_its_caption_says(query):
         c.value == "Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth."
         for c in at.caption
     )
+
+
+@pytest.mark.parametrize("query", [{}, {"causal": "true", "heads": "8"}], ids=["default", "causal-8-heads"])
+def test_the_grid_title_names_the_most_focused_and_the_broadest_head_as_drawn(query):
+    """The heads of a layer: the title's most focused head is the one whose drawn rows put the most on their
+    strongest key on average, the broadest the one that puts the least, with those averages."""
+    import re
+
+    from tests.apptest_helpers import head_tiles
+
+    at = run_page("pages/multi_head/page.py", query)
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Layer 1 · ")
+    strongest = np.array([np.nanmax(np.nan_to_num(tile), -1).mean() for tile in head_tiles(spec)])
+    found = re.search(
+        r"head (\d+) the most focused \(a row's largest weight (\d\.\d\d) on average\), head (\d+) the broadest "
+        r"\((\d\.\d\d)\)",
+        spec["layout"]["title"]["text"],
+    )
+    assert found, spec["layout"]["title"]["text"]
+    assert int(found[1]) == strongest.argmax() + 1 and float(found[2]) == pytest.approx(strongest.max(), abs=0.0051)
+    assert int(found[3]) == strongest.argmin() + 1 and float(found[4]) == pytest.approx(strongest.min(), abs=0.0051)

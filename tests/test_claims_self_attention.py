@@ -69,6 +69,13 @@ def test_the_scaling_lesson_says_what_its_view_draws_and_that_learning_is_slow_n
     scaled = y_of(spec, "scaled: q·k / √d_k", 0), y_of(spec, "scaled: q·k / √d_k", 1)
     assert unscaled[0][-1] < 0.2 * unscaled[0][0] and unscaled[1][-1] > 0.9  # "climbs towards 1"
     assert np.ptp(scaled[0][1:]) < 0.2 and np.ptp(scaled[1][1:]) < 0.1  # "both stay level" (after d_k = 1)
+    # the title states the largest weights at the largest d_k drawn, as the curves end
+    d_k = int(
+        spec["data"][0]["x"][-1] if isinstance(spec["data"][0]["x"], list) else decode_array(spec["data"][0]["x"])[-1]
+    )
+    title = spec["layout"]["title"]["text"]
+    assert "without √d_k the softmax saturates" in title
+    assert f"at d_k = {d_k} is {unscaled[1][-1]:.2f} unscaled, {scaled[1][-1]:.2f} scaled" in title
 
 
 def test_minilm_is_said_to_be_pre_trained_and_then_fine_tuned_on_a_billion_pairs():

@@ -171,8 +171,11 @@ def test_the_circuit_lesson_claims_hold_on_the_drawn_numbers():
     other = bars(chart_by_title(circuit_view(4), "Accuracy"))[1][0]
     assert other > 0.95
     at = circuit_view(5)
-    restored = grid(chart_by_title(at, "Fraction of the logit difference restored"))
+    patching = chart_by_title(at, "Fraction of the logit difference restored")
+    restored = grid(patching)
     assert restored[0, 1] > 0.8 and restored[0, 1] == restored.max()
+    # the title names the head that restores the most, with the fraction its cell prints
+    assert patching["layout"]["title"]["text"].endswith(f"layer 1 · head 2 restores the most, {restored[0, 1]:.2f}")
     by_position = decode_array(chart_by_title(at, "patched at one position")["data"][0]["y"])
     tokens = at.text_input(key="input").value
     changed = next(i for i, (a, b) in enumerate(zip(tokens, at.text_input(key="corrupted").value)) if a != b)

@@ -13,7 +13,16 @@ from .heatmap import matrix_heatmap
 from .labels import escape, label_px, position_axis, position_label, token_labels
 from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, reserve_margins, token_axis_px
 from .masking import masked_colors, masked_hover
-from .style import DIVERGING_SCALE, HEAD_COLORS, PROJECTOR_LABEL_PX, base_layout, projector_fonts, styled_figure
+from .style import (
+    DIVERGING_SCALE,
+    HEAD_COLORS,
+    NEUTRAL_LINE,
+    OTHER_COLOR,
+    PROJECTOR_LABEL_PX,
+    base_layout,
+    projector_fonts,
+    styled_figure,
+)
 from .tiles import gap_shapes, narrowest_tile_px, tile_maps, tile_titles, tiling, wrap_meta
 
 
@@ -199,6 +208,19 @@ def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequ
     return reserve_margins(fixed_margins(fig, rows, None), right=COLORBAR_PX)
 
 
+SATURATED = 0.8  # a mean largest weight from which a softmax has mostly picked one key
+
+
+def peakedness_title(dims: np.ndarray, max_scaled: np.ndarray, max_unscaled: np.ndarray, keys: int) -> str:
+    """What the curves show at the largest d_k drawn: the unscaled softmax saturated (its mean largest weight at
+    least ``SATURATED``) while the scaled one did not, or else the two weights there."""
+    d_k, scaled, unscaled = int(dims[-1]), float(max_scaled[-1]), float(max_unscaled[-1])
+    weights = f"the largest weight at d_k = {d_k} is {unscaled:.2f} unscaled, {scaled:.2f} scaled ({keys} random keys)"
+    if unscaled >= SATURATED > scaled:
+        return f"Softmax peakedness vs d_k: without √d_k the softmax saturates; {weights}"
+    return f"Softmax peakedness vs d_k: {weights}"
+
+
 def peakedness_figure(
     dims: np.ndarray,
     entropy_scaled: np.ndarray,
@@ -216,7 +238,7 @@ def peakedness_figure(
     fig = make_subplots(
         rows=1, cols=2, subplot_titles=("mean row entropy (nats)", "mean largest weight"), horizontal_spacing=0.12
     )
-    styles = (("scaled: q·k / √d_k", HEAD_COLORS[0], "solid"), ("unscaled: q·k", HEAD_COLORS[3], "dash"))
+    styles = (("scaled: q·k / √d_k", NEUTRAL_LINE, "solid"), ("unscaled: q·k", OTHER_COLOR, "dash"))
     for col, series in ((1, (entropy_scaled, entropy_unscaled)), (2, (max_scaled, max_unscaled))):
         for (name, color, dash), y in zip(styles, series):
             fig.add_trace(
@@ -258,7 +280,7 @@ def peakedness_figure(
                 row=1,
                 col=col,
             )
-    base_layout(fig, f"Softmax peakedness vs d_k ({keys} random keys)", 380)
+    base_layout(fig, peakedness_title(dims, max_scaled, max_unscaled, keys), 380)
     ticks = [1, 4, 16, 64, 256]  # a few upright labels: log axes' minor labels are too small to project
     fig.update_xaxes(type="log", title_text="d_k", tickvals=ticks, ticktext=[str(t) for t in ticks])
     # room for the sentence's star too: its rows may have more keys than the curves' (a higher entropy)

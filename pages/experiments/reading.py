@@ -117,15 +117,12 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     with torch.inference_mode():
         grid = restored_by_head(module, run, names, part)
     whose = "one clean head" if part == "output" else f"one clean head's {PART_NAMES[part]}"
-    with grid_place.place():
-        chart(
-            head_grid(
-                grid, f"Fraction of the logit difference restored by patching {whose}", "restored", zrange=(-1.0, 1.0)
-            )
-        )
     choices = head_choices(module)
     labels = [head_label(AttentionName.parse(name).layer, h) for name, h in choices]
     best = int(np.argmax(grid.reshape(-1)))
+    title = f"Fraction of the logit difference restored by patching {whose}: {labels[best]} restores the most, "
+    with grid_place.place():
+        chart(head_grid(grid, title + f"{grid.reshape(-1)[best]:.2f}", "restored", zrange=(-1.0, 1.0)))
     chosen = st.selectbox(
         "head to patch one position at a time", labels, index=best, key="patch_head", bind="query-params"
     )

@@ -79,6 +79,20 @@ def head_formula(config) -> str:
     )
 
 
+def focus_finding(weights: np.ndarray) -> str:
+    """What a layer's heads ``[H, T, T]`` do differently, for the grid's title: the head whose rows put the most on
+    their strongest key (the mean over queries of max_j A_ij) and the head that puts the least, with those means;
+    nothing for a single head."""
+    if weights.shape[0] < 2:
+        return ""
+    strongest = np.nan_to_num(weights).max(-1).mean(-1)  # [H]
+    most, least = int(strongest.argmax()), int(strongest.argmin())
+    return (
+        f": head {most + 1} the most focused (a row's largest weight {strongest[most]:.2f} on average), "
+        f"head {least + 1} the broadest ({strongest[least]:.2f})"
+    )
+
+
 def grid_section(view: HeadsOnText) -> None:
     """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
     li, heads = view.li, view.weights.shape[1]
@@ -94,7 +108,7 @@ def grid_section(view: HeadsOnText) -> None:
             view.weights[li],
             view.tokens,
             view.tokens,
-            f"Layer {li + 1} · {heads} heads · {view.kind}",
+            f"Layer {li + 1} · {heads} heads · {view.kind}" + focus_finding(view.weights[li]),
             view.mask,
         ),
         key="grid",
