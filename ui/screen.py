@@ -30,11 +30,25 @@ COMPACT = "screen_compact"  # session state: True once the browser has reported 
 KEY = "screen"
 
 _JS = """
+function showOpenSection(tries = 300) {
+  // A row of sections that scrolls (a phone): the open one in view, once the row has come (it follows this one;
+  // the frames of about five seconds are tried).
+  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
+  const open = row && row.querySelector('button[aria-checked=true]');
+  if (!open) {
+    if (tries > 0) requestAnimationFrame(() => showOpenSection(tries - 1));
+    return;
+  }
+  const left = open.offsetLeft - row.offsetLeft, right = left + open.offsetWidth;
+  if (left < row.scrollLeft || right > row.scrollLeft + row.clientWidth) row.scrollLeft = left - 24;
+}
+
 export default function ({ data, setStateValue }) {
   // Report whether the window is compact, only when the server's idea of it is wrong.
   // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
   // server: ui.charts.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
+  showOpenSection();
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   const report = () => {
     if (query.matches !== data.compact) setStateValue("compact", query.matches);
@@ -44,9 +58,9 @@ export default function ({ data, setStateValue }) {
   return () => query.removeEventListener("change", report);
 }
 """
-# The component's own element takes no room. A formula scrolls sideways in its box, and "scroll shadows"
-# (two backgrounds that scroll with the content, covering two that stay at the edges) show which edge
-# has more. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), the
+# The component's own element takes no room. A formula scrolls sideways in its box, and so does a page's row of
+# sections on a phone (one row, not three), and "scroll shadows" (two backgrounds that scroll with the content,
+# covering two that stay at the edges) show which edge has more; the open section is scrolled into the row's view. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), the
 # buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
 # (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
 # keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves
@@ -57,16 +71,19 @@ export default function ({ data, setStateValue }) {
 CSS = """
 .st-key-screen { display: none; }
 [class*="st-key-lab_bottom_up"] { flex-direction: column-reverse; }
-.katex-display {
-  overflow-x: auto; overflow-y: hidden; padding-bottom: 4px;
-  background: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
+:root {
+  --lab-scroll-shadows: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
               linear-gradient(to left, #ffffff 30%, rgba(255, 255, 255, 0)) 100% 0,
               radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.22), rgba(0, 0, 0, 0)),
               radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.22), rgba(0, 0, 0, 0)) 100% 0;
+}
+.katex-display, .st-key-section [data-testid="stButtonGroup"] > div:has(> button) {
+  background: var(--lab-scroll-shadows);
   background-repeat: no-repeat;
   background-size: 40px 100%, 40px 100%, 14px 100%, 14px 100%;
   background-attachment: local, local, scroll, scroll;
 }
+.katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 4px; }
 @media (pointer: coarse) {
   [data-testid="stSlider"] div:has(> div > input[type="range"]) { width: 24px; height: 24px; }
   [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }
@@ -87,6 +104,8 @@ body.lab-presenting [data-testid="stMain"] :is(h2, h3) { font-size: 1.65rem; }
 [data-testid="stMain"] h2 { font-size: 1.75rem; line-height: 1.2; padding: 0.75rem 0 1rem; }
 @media (max-width: 640px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
+  .st-key-section [data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: nowrap; overflow-x: auto; }
+  .st-key-section [data-testid="stButtonGroup"] button { flex: 0 0 auto; }
   .st-key-lesson_steps [data-testid="stHorizontalBlock"] { flex-direction: column-reverse; }
   .st-key-lesson_steps [data-testid="stColumn"] { width: 100%; min-width: 100%; }
 }

@@ -335,6 +335,30 @@ def test_a_link_in_presentation_mode_leaves_a_phone_at_its_own_size(screen, serv
     open_compact(page, server_url)  # a fresh session for the tests that share this page
 
 
+# The row of sections as drawn: each button's top, whether the row scrolls in its own box, and where the open
+# section lies against the row's visible part.
+SECTION_ROW = """() => {
+  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
+  const box = row.getBoundingClientRect(), open = row.querySelector('button[aria-checked=true]').getBoundingClientRect();
+  return {tops: [...row.querySelectorAll('button')].map((b) => Math.round(b.getBoundingClientRect().top)),
+          scrolls: getComputedStyle(row).overflowX, wider: row.scrollWidth > row.clientWidth,
+          openShown: open.left >= box.left - 1 && open.right <= box.right + 1};
+}"""
+
+
+@pytest.mark.parametrize("screen", ["phone"], indirect=True)
+def test_a_phones_row_of_sections_is_one_row_that_scrolls_to_the_open_one(screen, server_url):
+    """Multi-head's eight sections on a phone: one row, wider than the screen, that scrolls in its own box; a link
+    to the seventh section opens with it in view."""
+    page = screen[1]
+    open_compact(page, f"{server_url}/multi_head?section=Compare")
+    page.wait_for_function(f"() => ({SECTION_ROW})().openShown", timeout=10_000)
+    row = page.evaluate(SECTION_ROW)
+    assert len(row["tops"]) == 8 and len(set(row["tops"])) == 1, row
+    assert row["scrolls"] == "auto" and row["wider"], row
+    open_compact(page, server_url)  # a fresh session for the tests that share this page
+
+
 # What of a figure's layout the fitting may change, as drawn and as built (the layout Plotly holds keeps
 # its own autorange and type besides).
 AS_BUILT = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) => {
