@@ -17,6 +17,7 @@ sections, the heads to knock out) buttons large enough to tap.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from pathlib import Path
 
 import streamlit as st
 
@@ -29,38 +30,11 @@ PRESENT = "present"  # the URL key (and session state) of presentation mode
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"
 
-_JS = """
-function showOpenSection(tries = 300) {
-  // A row of sections that scrolls (a phone): the open one in view, once the row has come (it follows this one;
-  // the frames of about five seconds are tried).
-  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
-  const open = row && row.querySelector('button[aria-checked=true]');
-  if (!open) {
-    if (tries > 0) requestAnimationFrame(() => showOpenSection(tries - 1));
-    return;
-  }
-  const left = open.offsetLeft - row.offsetLeft, right = left + open.offsetWidth;
-  if (left < row.scrollLeft || right > row.scrollLeft + row.clientWidth) row.scrollLeft = left - 24;
-}
-
-export default function ({ data, setStateValue }) {
-  // Report whether the window is compact, only when the server's idea of it is wrong.
-  // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
-  // server: ui.charts.chart).
-  document.body.classList.toggle("lab-presenting", Boolean(data.present));
-  showOpenSection();
-  const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
-  const report = () => {
-    if (query.matches !== data.compact) setStateValue("compact", query.matches);
-  };
-  report();
-  query.addEventListener("change", report);
-  return () => query.removeEventListener("change", report);
-}
-"""
+_JS = (Path(__file__).parent / "screen.js").read_text(encoding="utf-8")
 # The component's own element takes no room. A formula scrolls sideways in its box, and so does a page's row of
 # sections on a phone (one row, not three), and "scroll shadows" (two backgrounds that scroll with the content,
-# covering two that stay at the edges) show which edge has more; the open section is scrolled into the row's view. On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), the
+# covering two that stay at the edges) show which edge has more; the open section is scrolled into the row's view.
+# On a phone a formula wider than its box is first set smaller, down to 70 % of its size (``fitFormulas``). On a touch screen a slider's thumb is drawn 24 px wide (its whole 40 px row takes the finger), the
 # buttons of a row of choices (sections, heads to knock out) are at least 40 px, and an element with a toolbar
 # (a table's: columns, download, search, full screen), which a touch screen always shows 44 px above the element,
 # keeps that strip free rather than covering what is above. On a phone a page's title is set smaller, which leaves

@@ -110,7 +110,10 @@ FIRST_CHART_TOP = """() => {
 # Formulas shown: each fits its box or scrolls inside it, and its box ends inside the window.
 FORMULAS = """() => [...document.querySelectorAll('.katex-display')].filter((el) => el.offsetParent !== null)
   .map((el) => ({right: el.getBoundingClientRect().right, wide: el.scrollWidth > el.clientWidth + 1,
-                 overflow: getComputedStyle(el).overflowX}))"""
+                 overflow: getComputedStyle(el).overflowX, text: el.textContent.slice(0, 40),
+                 share: parseFloat(getComputedStyle(el.querySelector('.katex')).fontSize)
+                        / parseFloat(getComputedStyle(el).fontSize) / 1.21}))"""
+FORMULA_FLOOR = 0.7  # ui/screen.js: on a phone a formula is set smaller to fit, down to this share of its size
 
 # What else goes wrong with a figure's texts, each as the browser draws it (the rectangle of FIGURE_TEXT_BOXES, turned
 # with its text): cut, a text past the figure's left or right edge (a title or a panel name wider than the
@@ -226,6 +229,8 @@ def assert_reads_well(page, screen: str) -> None:
     for formula in page.evaluate(FORMULAS):
         assert formula["right"] <= width + 1, formula
         assert not formula["wide"] or formula["overflow"] in ("auto", "scroll"), formula
+        if width <= 640:  # a phone: a formula fits its box, or is set as small as it goes and scrolls
+            assert not formula["wide"] or formula["share"] <= FORMULA_FLOOR + 0.005, formula
 
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])

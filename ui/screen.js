@@ -1,0 +1,65 @@
+// The screen watcher (ui/screen.py): reports a compact window to the server, marks presentation mode on the page,
+// keeps a phone's open section in view in its row of sections, and sets a phone's too-wide formulas smaller.
+
+function showOpenSection(tries = 300) {
+  // A row of sections that scrolls (a phone): the open one in view, once the row has come (it follows this one;
+  // the frames of about five seconds are tried).
+  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
+  const open = row && row.querySelector('button[aria-checked=true]');
+  if (!open) {
+    if (tries > 0) requestAnimationFrame(() => showOpenSection(tries - 1));
+    return;
+  }
+  const left = open.offsetLeft - row.offsetLeft, right = left + open.offsetWidth;
+  if (left < row.scrollLeft || right > row.scrollLeft + row.clientWidth) row.scrollLeft = left - 24;
+}
+
+const FORMULA_FLOOR = 0.7; // a formula is set at least this share of its size; past that it scrolls in its box
+
+function fitFormulas() {
+  // On a compact screen, a formula wider than its box is set smaller until it fits, down to FORMULA_FLOOR of its
+  // size (KaTeX's 1.21 em); on a wider screen each formula keeps its size.
+  const compact = window.matchMedia("(max-width: 640px)").matches;
+  for (const box of document.querySelectorAll("[data-testid=stMain] .katex-display")) {
+    const formula = box.querySelector(":scope > .katex");
+    if (!formula) continue;
+    formula.style.fontSize = "";
+    // in steps of at least 5 %: not all of a formula's width shrinks with its font
+    let share = 1;
+    for (let step = 0; compact && step < 8 && share > FORMULA_FLOOR && box.scrollWidth > box.clientWidth; step++) {
+      share = Math.max(FORMULA_FLOOR, share * Math.min(0.95, (0.98 * box.clientWidth) / box.scrollWidth));
+      formula.style.fontSize = `${(1.21 * share).toFixed(3)}em`;
+    }
+  }
+}
+
+function watchFormulas() {
+  // Fit the formulas now and whenever the page's content or the window's width changes (once a frame at most).
+  if (window.__labFormulas) return;
+  let queued = false;
+  const queue = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fitFormulas(); });
+  };
+  window.__labFormulas = new MutationObserver(queue);
+  window.__labFormulas.observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", queue);
+  queue();
+}
+
+export default function ({ data, setStateValue }) {
+  watchFormulas();
+  // Report whether the window is compact, only when the server's idea of it is wrong.
+  // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
+  // server: ui.charts.chart).
+  document.body.classList.toggle("lab-presenting", Boolean(data.present));
+  showOpenSection();
+  const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
+  const report = () => {
+    if (query.matches !== data.compact) setStateValue("compact", query.matches);
+  };
+  report();
+  query.addEventListener("change", report);
+  return () => query.removeEventListener("change", report);
+}
