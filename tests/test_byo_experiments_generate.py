@@ -72,7 +72,7 @@ def test_gpt2_writes_on_the_generate_page_as_transformers_computes(env):
         {"model": label_of(hf_model), "prompt": "the cat", "t": "0.5", "section": "Next token"},
     )
     assert_no_exception(at)
-    heights = decode_array(chart_by_title(at, "Token 1")["data"][0]["y"]).astype(float)
+    heights = decode_array(chart_by_title(at, "Token 1")["data"][0]["x"]).astype(float)  # horizontal bars
     expected = torch.softmax(logits[-1] / 0.5, -1).sort(descending=True).values[:20].numpy()
     np.testing.assert_allclose(heights[:20], expected, atol=1e-5)
     at = run_page(

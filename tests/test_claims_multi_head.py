@@ -80,3 +80,12 @@ def test_the_grid_title_names_the_most_focused_and_the_broadest_head_as_drawn(qu
     assert found, spec["layout"]["title"]["text"]
     assert int(found[1]) == strongest.argmax() + 1 and float(found[2]) == pytest.approx(strongest.max(), abs=0.0051)
     assert int(found[3]) == strongest.argmin() + 1 and float(found[4]) == pytest.approx(strongest.min(), abs=0.0051)
+
+
+def test_the_grid_title_names_no_head_where_every_head_is_as_focused():
+    """Four heads that each spread every row evenly over 4 keys: each row's largest weight is 1/4 in every head,
+    so the title names none as the most focused."""
+    from pages.multi_head.sections import focus_finding
+
+    assert focus_finding(np.full((4, 4, 4), 0.25)) == ": every head as focused (a row's largest weight 0.25 on average)"
+    assert focus_finding(np.full((1, 4, 4), 0.25)) == ""

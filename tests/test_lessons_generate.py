@@ -14,13 +14,14 @@ CUT = "#c8c8c8"
 
 
 def bars_of(at) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """The distribution's bar heights, colours and black marks (the renormalised probabilities) as drawn."""
+    """The distribution's bar lengths, colours and black marks (the renormalised probabilities) as drawn (the bars
+    are horizontal: a probability is a length across)."""
     spec = chart_by_title(at, "softmax(z / τ)")
     bars, marks = spec["data"][0], spec["data"][1]
     return (
-        decode_array(bars["y"]).astype(float),
+        decode_array(bars["x"]).astype(float),
         list(bars["marker"]["color"]),
-        decode_array(marks["y"]).astype(float),
+        decode_array(marks["x"]).astype(float),
     )
 
 

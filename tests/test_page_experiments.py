@@ -367,7 +367,8 @@ def test_a_knock_out_says_what_its_kind_of_ablation_cannot_show(how):
 
 def test_the_circuit_side_by_side_is_two_maps_under_the_score_the_knock_out_moves():
     """Side by side: head B with and without head A, two maps, and the title states the task's pattern score of B
-    before and after the knock-out, as the table below gives it."""
+    on the batch before and after the knock-out, as the table below gives it (the scores themselves are checked
+    against the lesson's claims in tests/test_claims_circuit.py); its caption names no colour the maps lack."""
     import re
 
     at = run_page(PAGE, {"section": "Circuit"})
@@ -376,8 +377,10 @@ def test_the_circuit_side_by_side_is_two_maps_under_the_score_the_knock_out_move
     maps = [trace for trace in spec["data"] if trace["type"] == "heatmap" and trace.get("name") != "masked"]
     assert len(maps) == 2
     name, before, after = re.search(
-        r"its (.+) score (\d\.\d\d) → (\d\.\d\d)$", spec["layout"]["title"]["text"]
+        r"on the task's batch its (.+) score (\d\.\d\d) → (\d\.\d\d)$", spec["layout"]["title"]["text"]
     ).groups()
     table = at.dataframe[0].value.set_index("pattern score of head B")
     assert float(before) == pytest.approx(table.loc[name, "before"], abs=0.0051)
     assert float(after) == pytest.approx(table.loc[name, "head A knocked out"], abs=0.0051)
+    caption = next(c.value for c in at.caption if "The largest change" in c.value)
+    assert "red" not in caption and "blue" not in caption

@@ -330,3 +330,6 @@ def test_the_similarity_is_diverging_only_where_it_has_both_signs(d_model, signe
     else:
         assert trace["zmin"] == pytest.approx(similarity.min(), abs=1e-3)
         assert trace["zmax"] == pytest.approx(similarity.max(), abs=1e-3) and "zmid" not in trace
+    # the rotation M_0 is the identity, all at least 0, but a rotation is signed: it keeps the diverging scale
+    rotation = chart_by_title(section("Offset map", d_model=d_model, k="0"), "M_0")["data"][0]
+    assert rotation["zmid"] == 0 and "zmin" not in rotation

@@ -10,8 +10,8 @@ function showOpenSection(tries = 300) {
     if (tries > 0) requestAnimationFrame(() => showOpenSection(tries - 1));
     return;
   }
-  const left = open.offsetLeft - row.offsetLeft, right = left + open.offsetWidth;
-  if (left < row.scrollLeft || right > row.scrollLeft + row.clientWidth) row.scrollLeft = left - 24;
+  const box = row.getBoundingClientRect(), button = open.getBoundingClientRect();
+  if (button.left < box.left || button.right > box.right) row.scrollLeft += button.left - box.left - 24;
 }
 
 const FORMULA_FLOOR = 0.7; // a formula is set at least this share of its size; past that it scrolls in its box
@@ -43,7 +43,9 @@ function watchFormulas() {
     requestAnimationFrame(() => { queued = false; fitFormulas(); });
   };
   window.__labFormulas = new MutationObserver(queue);
-  window.__labFormulas.observe(document.body, { childList: true, subtree: true });
+  // new content, and content shown without new nodes (an expander opened)
+  window.__labFormulas.observe(document.body, { childList: true, subtree: true, attributes: true,
+                                                attributeFilter: ["open", "aria-expanded", "hidden"] });
   window.addEventListener("resize", queue);
   queue();
 }

@@ -143,7 +143,7 @@ def compare_figure(
 
     The maps use the 0..1 attention scale; the difference a diverging scale
     symmetric around 0 (red: more weight in the first, blue: in the second). ``causal``: the
-    cells above the diagonal are masked in all three panels (the grey overlay, not a 0).
+    cells above the diagonal are masked in every panel (the grey overlay, not a 0).
     """
     same = first.shape == second.shape and difference
     names = [name_first, name_second] + (["difference: first − second"] if same else [])

@@ -121,9 +121,11 @@ def _signed_heatmap(
     y_name: str,
     allowed: np.ndarray | None = None,
     first: tuple[int | None, int | None] = (None, None),
+    never_negative: bool = False,
 ) -> go.Figure:
-    """A matrix ``[R, C]``, row 0 at the top: signed values on the diverging scale centred on 0, values that are
-    never negative (a similarity of positions) on a sequential scale over their own range.
+    """A matrix ``[R, C]``, row 0 at the top, on the diverging scale centred on 0; with ``never_negative`` (a
+    quantity that may be of either sign, drawn where it is not: a similarity of positions) values that are all
+    at least 0 go on a sequential scale over their own range instead.
 
     ``allowed`` (bool ``[R, C]``, False = no value) adds the grey ``viz.masking`` overlay
     on those cells and "masked" to their hover. ``first`` (x, y): the number of the first position of an axis
@@ -137,7 +139,7 @@ def _signed_heatmap(
     values = finite(z)
     shown = values[allowed] if allowed is not None else values
     low, high = (float(shown.min()), float(shown.max())) if shown.size else (0.0, 0.0)
-    one_sign = low >= 0 and high > low
+    one_sign = never_negative and low >= 0 and high > low
     scale = (
         dict(colorscale=ONE_SIGN_SCALE, zmin=low, zmax=high) if one_sign else dict(colorscale=DIVERGING_SCALE, zmid=0.0)
     )
@@ -228,10 +230,10 @@ def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PEÂ
             "q",
             "p",
             first=(0, 0),
+            never_negative=True,
         )
-    return _signed_heatmap(
-        similarity, title, value_name, "position", "position", "position", "position", first=(first, first)
-    )
+    named = ("position",) * 4  # both axes' titles and both hover names
+    return _signed_heatmap(similarity, title, value_name, *named, first=(first, first), never_negative=True)
 
 
 def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray) -> go.Figure:

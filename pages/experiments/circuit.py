@@ -48,8 +48,8 @@ def _circuit_map(
     shown: str, effect, tokens: tuple[str, ...], first: str, second: str, causal: bool, finding: str
 ) -> None:
     """Head B's attention ``[T, T]`` with and without head A: the two side by side under ``finding`` (what the
-    knock-out does to B, in numbers), or one map, or their difference, at full width. The difference is with
-    minus without, said with its largest change."""
+    knock-out does to B, in numbers), or one map, or their difference, at full width. Side by side and the
+    difference say where B's weight changes most (with minus without); the difference map's colours are named."""
     mask = np.tril(np.ones(effect.before.shape, dtype=bool)) if causal else None
     difference = np.asarray(effect.before, np.float32) - np.asarray(effect.after, np.float32)
     if shown == "side by side":
@@ -84,10 +84,14 @@ def _circuit_map(
         chart(matrix_heatmap(matrix, tokens, tokens, title, mask=mask))
     if shown in ("side by side", "difference"):
         query, key = np.unravel_index(int(np.argmax(np.abs(np.nan_to_num(difference)))), difference.shape)
+        colours = (
+            ": red where B looks more while A works, blue where it looks more once A is gone"
+            if shown == "difference"
+            else ""
+        )
         st.caption(
-            f"The difference is head B's weight with head A minus its weight without it: red where B looks "
-            f"more while A works, blue where it looks more once A is gone. The largest change: query "
-            f"“{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
+            f"The difference is head B's weight with head A minus its weight without it{colours}. The largest "
+            f"change: query “{as_typed(tokens[query])}” (position {query + 1}) to key “{as_typed(tokens[key])}” "
             f"(position {key + 1}), "
             f"{difference[query, key]:+.2f}."
         )
@@ -118,7 +122,8 @@ def render_circuit(subject: Subject, inputs: Inputs, seed: int, defaults: tuple[
         finding = f"each row moves {moved:.2f} of its weight"
     else:
         name = subject.task.score_name
-        finding = f"its {name} score {scores.scores_before[name]:.2f} → {scores.scores_after[name]:.2f}"
+        before, after = scores.scores_before[name], scores.scores_after[name]
+        finding = f"on the task's batch its {name} score {before:.2f} → {after:.2f}"
     shown = st.segmented_control(
         "map",
         CIRCUIT_MAPS,

@@ -81,12 +81,14 @@ def head_formula(config) -> str:
 
 def focus_finding(weights: np.ndarray) -> str:
     """What a layer's heads ``[H, T, T]`` do differently, for the grid's title: the head whose rows put the most on
-    their strongest key (the mean over queries of max_j A_ij) and the head that puts the least, with those means;
-    nothing for a single head."""
+    their strongest key (the mean over queries of max_j A_ij) and the head that puts the least, with those means
+    (every head as focused where the two read the same); nothing for a single head."""
     if weights.shape[0] < 2:
         return ""
     strongest = np.nan_to_num(weights).max(-1).mean(-1)  # [H]
     most, least = int(strongest.argmax()), int(strongest.argmin())
+    if round(float(strongest[most]), 2) == round(float(strongest[least]), 2):  # as written, no head stands out
+        return f": every head as focused (a row's largest weight {strongest[most]:.2f} on average)"
     return (
         f": head {most + 1} the most focused (a row's largest weight {strongest[most]:.2f} on average), "
         f"head {least + 1} the broadest ({strongest[least]:.2f})"

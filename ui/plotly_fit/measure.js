@@ -9,9 +9,10 @@
 //    and a legend under them stays as close under them,
 //  - a title too long for the width wraps (measured in the weight it is drawn in), and a legend above the
 //    plot moves under the title,
-//  - tick labels that would pile up are thinned out (a label every k cells; the hover still names every
-//    cell), upright ones that do not fit are turned, and a log axis labels fewer of the digits between its
-//    powers of ten.
+//  - an axis that names its cells (tokens) keeps every name up to 40 (names.js: a line a row, names across
+//    turned and then smaller); other tick labels that would pile up are thinned out (a label every k cells; the
+//    hover still names every cell), upright ones that do not fit are turned, and a log axis labels fewer of the
+//    digits between its powers of ten.
 // Nothing changes where everything fits, so a wide screen gets the figure as it was built. On a touch
 // screen a drag over a plot scrolls the page (dragmode false): zooming stays on the toolbar's buttons; the
 // toolbar is always shown there, so a title of several lines, or one under a toolbar of two rows, is lowered

@@ -1,5 +1,5 @@
 // Axes that name their cells (tokens, heads): up to NAMED_UP_TO of them, every cell keeps its name. A map grows
-// taller so that each row gets a line for its name; a row of names across turns (to 45 degrees, then upright) and
+// taller so that each row gets a line for its name (not a map with square cells, whose width sets its height); a row of names across turns (to 45 degrees, then upright) and
 // then takes a smaller font, down to two thirds of the figure's (never under SMALLEST_TICK_PX); only past that,
 // or past NAMED_UP_TO cells, are names thinned out (ticks.js), the hover naming every cell.
 
@@ -31,13 +31,21 @@ function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
   // (``angles`` null), a line a label. True when one of those fits, with the axis set to it.
   const horizontal = angles !== null, step = smallestStep(ticks, unitPx), font = fontOf(layout, axis.tickfont);
   const widest = (size) => Math.max(...texts.map((text) => textWidth(text, size, 400, font.family)));
-  for (let size = font.size; size >= smallestNameFont(layout) - 0.01; size -= 0.5) {
+  for (let size = font.size; size >= Math.min(font.size, smallestNameFont(layout)) - 0.01; size -= 0.5) {
     for (const angle of angles || [0]) {
       const need = !horizontal ? LINE * size
         : angle === 0 ? widest(size) + LEVEL_GAP_PX : (LINE * size) / Math.sin((angle * Math.PI) / 180);
       if (need > step) continue;
       if (size !== font.size) axis.tickfont = { ...(axis.tickfont || {}), size };
-      if (horizontal && typeof axis.tickangle !== "number") axis.tickangle = -angle;
+      if (horizontal && typeof axis.tickangle !== "number") {
+        axis.tickangle = -angle;
+        // upright names below a margin the server fixed for names at 45 degrees: the margin grows by the difference
+        if (angle === 90 && axis.automargin === false) {
+          const more = Math.ceil(widest(size) * (1 - Math.SQRT1_2));
+          margins(layout).b += more;
+          grow(layout, more);
+        }
+      }
       axis.tickmode = "array";
       axis.tickvals = ticks.map((tick) => tick[1]);
       axis.ticktext = texts;

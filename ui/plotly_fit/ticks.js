@@ -1,4 +1,4 @@
-// Tick labels thinned and turned, names over columns, axis titles, cell values, and fitFigure, which runs
+// Tick labels thinned and turned (names kept: names.js), axis titles, cell values, and fitFigure, which runs
 // every step (see measure.js).
 
 // ---- tick labels ----
