@@ -133,6 +133,6 @@ def test_a_head_colour_means_a_head_only():
     from viz.training import curves_figure
 
     curves = curves_figure([1, 2, 3], [3.0, 2.0, 1.0], [3.1, 2.2, 1.4], [0.1, 0.5, 0.9], 0.99, "t")
-    pairs = pe_curves_figure(np.zeros((10, 8), np.float32), [0, 1, 4, 5], 8, 10000.0)
+    pairs = pe_curves_figure(np.zeros((10, 8), np.float32), [0, 1, 4, 5], np.array([6.3, 63.0, 630.0, 6300.0]))
     colours = {trace.line.color.lower() for figure in (curves, pairs) for trace in figure.data}
     assert colours == {"#333333"} and not colours & {colour.lower() for colour in HEAD_COLORS}

@@ -81,7 +81,7 @@ def test_positional_figures_count_positions_from_1_except_the_formula_index():
     # the sinusoids: PE[pos] with the paper's pos from 0, and the axes say so
     table = spec_of(pe_matrix_figure(np.zeros((100, 4), np.float32), "PE"))
     assert table["layout"]["yaxis"]["ticktext"][0] == "0" and "from 0" in table["layout"]["yaxis"]["title"]["text"]
-    curves = spec_of(pe_curves_figure(np.zeros((10, 4), np.float32), [0], 4, 10000.0))
+    curves = spec_of(pe_curves_figure(np.zeros((10, 4), np.float32), [0], np.array([6.3, 630.0])))
     assert "from 0" in curves["layout"]["xaxis"]["title"]["text"]
     sinusoid = spec_of(similarity_figure(np.eye(10, dtype=np.float32), "PE·PE"))
     assert (

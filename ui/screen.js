@@ -1,13 +1,14 @@
 // The screen watcher (ui/screen.py): reports a compact window to the server, marks presentation mode on the page,
 // keeps a phone's open section in view in its row of sections, and sets a phone's too-wide formulas smaller.
 
-function showOpenSection(tries = 300) {
-  // A row of sections that scrolls (a phone): the open one in view, once the row has come (it follows this one;
-  // the frames of about five seconds are tried).
+function showOpenSection(phone, tries = 300) {
+  // A row of sections that scrolls (a phone, the ``phone`` media query): the open one in view, once the row has come
+  // (it follows this one; the frames of about five seconds are tried). Elsewhere the row wraps: nothing to do.
+  if (!window.matchMedia(phone).matches) return;
   const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
   const open = row && row.querySelector('button[aria-checked=true]');
   if (!open) {
-    if (tries > 0) requestAnimationFrame(() => showOpenSection(tries - 1));
+    if (tries > 0) requestAnimationFrame(() => showOpenSection(phone, tries - 1));
     return;
   }
   const box = row.getBoundingClientRect(), button = open.getBoundingClientRect();
@@ -16,13 +17,14 @@ function showOpenSection(tries = 300) {
 
 const FORMULA_FLOOR = 0.7; // a formula is set at least this share of its size; past that it scrolls in its box
 
-function fitFormulas() {
-  // On a compact screen, a formula wider than its box is set smaller until it fits, down to FORMULA_FLOOR of its
-  // size (KaTeX's 1.21 em); on a wider screen each formula keeps its size.
-  const compact = window.matchMedia("(max-width: 640px)").matches;
+function fitFormulas(phone) {
+  // On a phone (the ``phone`` media query), a formula wider than its box is set smaller until it fits, down to
+  // FORMULA_FLOOR of its size (KaTeX's 1.21 em); elsewhere each formula keeps its size (one set smaller on a phone
+  // turned sideways gets its size back).
+  const compact = window.matchMedia(phone).matches;
   for (const box of document.querySelectorAll("[data-testid=stMain] .katex-display")) {
     const formula = box.querySelector(":scope > .katex");
-    if (!formula) continue;
+    if (!formula || (!compact && !formula.style.fontSize)) continue;
     formula.style.fontSize = "";
     // in steps of at least 5 %: not all of a formula's width shrinks with its font
     let share = 1;
@@ -33,14 +35,14 @@ function fitFormulas() {
   }
 }
 
-function watchFormulas() {
+function watchFormulas(phone) {
   // Fit the formulas now and whenever the page's content or the window's width changes (once a frame at most).
   if (window.__labFormulas) return;
   let queued = false;
   const queue = () => {
     if (queued) return;
     queued = true;
-    requestAnimationFrame(() => { queued = false; fitFormulas(); });
+    requestAnimationFrame(() => { queued = false; fitFormulas(phone); });
   };
   window.__labFormulas = new MutationObserver(queue);
   // new content, and content shown without new nodes (an expander opened)
@@ -51,12 +53,13 @@ function watchFormulas() {
 }
 
 export default function ({ data, setStateValue }) {
-  watchFormulas();
+  const phone = `(max-width: ${data.phone}px)`;
+  watchFormulas(phone);
   // Report whether the window is compact, only when the server's idea of it is wrong.
   // Presentation mode: the page's title, prose, captions and controls' labels grow (the figures' text grows on the
   // server: ui.charts.chart).
   document.body.classList.toggle("lab-presenting", Boolean(data.present));
-  showOpenSection();
+  showOpenSection(phone);
   const query = window.matchMedia(`(max-width: ${data.below - 0.02}px)`);
   const report = () => {
     if (query.matches !== data.compact) setStateValue("compact", query.matches);

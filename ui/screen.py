@@ -29,6 +29,7 @@ from .cache import resource
 PRESENT = "present"  # the URL key (and session state) of presentation mode
 COMPACT = "screen_compact"  # session state: True once the browser has reported a compact window
 KEY = "screen"
+PHONE_PX = 640  # a phone: its sections one row that scrolls, its formulas set smaller (screen.js), its title smaller
 
 _JS = (Path(__file__).parent / "screen.js").read_text(encoding="utf-8")
 # The component's own element takes no room. A formula scrolls sideways in its box, and so does a page's row of
@@ -76,14 +77,14 @@ body.lab-presenting [data-testid="stMain"] :is([data-testid="stSliderThumbValue"
   [data-testid="stSliderTickBar"]) { font-size: 1.05rem; }
 body.lab-presenting [data-testid="stMain"] :is(h2, h3) { font-size: 1.65rem; }
 [data-testid="stMain"] h2 { font-size: 1.75rem; line-height: 1.2; padding: 0.75rem 0 1rem; }
-@media (max-width: 640px) {
+@media (max-width: __PHONE_PX__px) {
   [data-testid="stMain"] h1 { font-size: 2rem; }
   .st-key-section [data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: nowrap; overflow-x: auto; }
   .st-key-section [data-testid="stButtonGroup"] button { flex: 0 0 auto; }
   .st-key-lesson_steps [data-testid="stHorizontalBlock"] { flex-direction: column-reverse; }
   .st-key-lesson_steps [data-testid="stColumn"] { width: 100%; min-width: 100%; }
 }
-"""
+""".replace("__PHONE_PX__", str(PHONE_PX))
 
 
 # Presentation mode: when a page or a section opens, the page scrolls so that its row of sections (or, on a page
@@ -178,7 +179,7 @@ def watch_screen() -> None:
     """Mount the component (once a run, above the page): it reports a compact window to the server."""
     _watcher()(
         key=KEY,
-        data={"below": COMPACT_BELOW_PX, "compact": compact(), "present": presenting()},
+        data={"below": COMPACT_BELOW_PX, "phone": PHONE_PX, "compact": compact(), "present": presenting()},
         default={"compact": False},
         on_compact_change=_reported,
         height=0,

@@ -51,18 +51,18 @@ def curves_title(wavelengths: Sequence[float], pairs: Sequence[int]) -> str:
     )
 
 
-def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: float) -> go.Figure:
+def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], wavelengths: np.ndarray) -> go.Figure:
     """PE[pos, dim] against pos for the chosen dimensions ``pe [P, d_model]``, as small multiples: one panel a pair
     (2i, 2i+1), one above the other on a shared position axis and the same [-1, 1] scale, the sine solid and the
-    cosine dashed (one dark colour: the panel, not a hue, tells the pairs apart); each panel is named by its dimensions and its wavelength
-    2*pi*base^(2i/d_model), so the pairs' speeds compare down the column instead of over one another."""
+    cosine dashed (one dark colour: the panel, not a hue, tells the pairs apart); each panel is named by its
+    dimensions and its wavelength ``wavelengths[i]`` (2*pi*base^(2i/d_model), ``[ceil(d_model/2)]``), so the pairs'
+    speeds compare down the column instead of over one another."""
     positions = np.arange(pe.shape[0], dtype=np.float32)
     pairs = sorted({dim // 2 for dim in dims})
     names = []
     for pair in pairs:
         shown = [d for d in (2 * pair, 2 * pair + 1) if d in dims]
-        wavelength = 2 * np.pi * base ** (2 * pair / d_model)
-        names.append(f"pair {pair} · dim {', '.join(map(str, shown))} · wavelength {wavelength:,.1f}")
+        names.append(f"pair {pair} · dim {', '.join(map(str, shown))} · wavelength {wavelengths[pair]:,.1f}")
     fig = make_subplots(
         rows=len(pairs),
         cols=1,
@@ -87,7 +87,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], d_model: int, base: fl
                 col=1,
             )
     height = 150 + CURVE_PANEL_PX * len(pairs)
-    base_layout(fig, curves_title([2 * np.pi * base ** (2 * pair / d_model) for pair in pairs], pairs), height)
+    base_layout(fig, curves_title([float(wavelengths[pair]) for pair in pairs], pairs), height)
     fig.update_xaxes(showgrid=True, gridcolor="#eeeeee")
     fig.update_xaxes(title=FORMULA_POSITION, row=len(pairs), col=1)
     fig.update_yaxes(

@@ -70,7 +70,8 @@ def _curves(pe: np.ndarray, d_model: int, base: float) -> None:
         bind="query-params",
     )
     if dims:
-        chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), d_model, base), width="stretch")
+        wavelengths = pos_ui.wavelengths(d_model, base)
+        chart(cached_figure(viz.pe_curves_figure, pe, sorted(dims), wavelengths), width="stretch")
     else:
         st.info("Pick at least one dimension to plot its curve.")
 

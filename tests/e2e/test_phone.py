@@ -15,6 +15,7 @@ import pytest
 
 from tests.e2e.conftest import IDLE, assert_no_exception, new_page, wait_for_chart, wait_idle, wait_settled
 from ui.pages_index import PAGES
+from ui.screen import PHONE_PX
 
 PHONE, TABLET = (390, 844), (768, 1024)
 SCREENS = {"phone": PHONE, "tablet": TABLET}
@@ -229,7 +230,7 @@ def assert_reads_well(page, screen: str) -> None:
     for formula in page.evaluate(FORMULAS):
         assert formula["right"] <= width + 1, formula
         assert not formula["wide"] or formula["overflow"] in ("auto", "scroll"), formula
-        if width <= 640:  # a phone: a formula fits its box, or is set as small as it goes and scrolls
+        if width <= PHONE_PX:  # a phone: a formula fits its box, or is set as small as it goes and scrolls
             assert not formula["wide"] or formula["share"] <= FORMULA_FLOOR + 0.005, formula
 
 

@@ -1,7 +1,8 @@
 // Axes that name their cells (tokens, heads): up to NAMED_UP_TO of them, every cell keeps its name. A map grows
-// taller so that each row gets a line for its name (not a map with square cells, whose width sets its height); a row of names across turns (to 45 degrees, then upright) and
-// then takes a smaller font, down to two thirds of the figure's (never under SMALLEST_TICK_PX); only past that,
-// or past NAMED_UP_TO cells, are names thinned out (ticks.js), the hover naming every cell.
+// taller so that each row gets a line for its name (not a map with square cells, whose width sets its height); a
+// row of names across turns (to 45 degrees, then upright) and then takes a smaller font, down to two thirds of the
+// figure's (never under SMALLEST_TICK_PX); only past that, or past NAMED_UP_TO cells, are names thinned out
+// (ticks.js), the hover naming every cell.
 
 const NAMED_UP_TO = 40; // cells named one by one: viz.labels.NAMED_UP_TO, which the figure standard checks
 const SMALLEST_TICK_PX = 10; // the figure standard's smallest text
@@ -13,6 +14,23 @@ function namesCells(texts, figure = null) {
   const tiles = figure && figure.layout.meta && figure.layout.meta.tiles;
   return texts.length <= NAMED_UP_TO * (tiles ? tiles.count : 1)
     && texts.some((text) => text.trim() !== "" && Number.isNaN(Number(text)));
+}
+
+function mostlyShort(texts) {
+  // Half of the labels or more of one or two characters (letters, one-character tokens): such an axis stays level.
+  return 2 * texts.filter((text) => [...String(text)].length <= 2).length >= texts.length;
+}
+
+function axisCells(figure, key, ticks) {
+  // The cells along an axis: its span, and at least the stretch its labelled ticks cover.
+  return Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
+}
+
+function namePx(texts, size, family, angle) {
+  // The px from one name's place to the next that names at ``size`` need: level, the widest and LEVEL_GAP_PX;
+  // turned by ``angle`` degrees, a line (LINE font sizes) across their baselines.
+  return angle === 0 ? Math.max(...texts.map((text) => textWidth(text, size, 400, family))) + LEVEL_GAP_PX
+    : (LINE * size) / Math.sin((angle * Math.PI) / 180);
 }
 
 function smallestStep(ticks, unitPx) {
@@ -30,18 +48,15 @@ function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
   // level, words apart by LEVEL_GAP_PX, then 45, then upright) at the axis's font and then at smaller ones; down
   // (``angles`` null), a line a label. True when one of those fits, with the axis set to it.
   const horizontal = angles !== null, step = smallestStep(ticks, unitPx), font = fontOf(layout, axis.tickfont);
-  const widest = (size) => Math.max(...texts.map((text) => textWidth(text, size, 400, font.family)));
   for (let size = font.size; size >= Math.min(font.size, smallestNameFont(layout)) - 0.01; size -= 0.5) {
     for (const angle of angles || [0]) {
-      const need = !horizontal ? LINE * size
-        : angle === 0 ? widest(size) + LEVEL_GAP_PX : (LINE * size) / Math.sin((angle * Math.PI) / 180);
-      if (need > step) continue;
+      if ((horizontal ? namePx(texts, size, font.family, angle) : LINE * size) > step) continue;
       if (size !== font.size) axis.tickfont = { ...(axis.tickfont || {}), size };
       if (horizontal && typeof axis.tickangle !== "number") {
         axis.tickangle = -angle;
         // upright names below a margin the server fixed for names at 45 degrees: the margin grows by the difference
         if (angle === 90 && axis.automargin === false) {
-          const more = Math.ceil(widest(size) * (1 - Math.SQRT1_2));
+          const more = Math.ceil((namePx(texts, size, font.family, 0) - LEVEL_GAP_PX) * (1 - Math.SQRT1_2));
           margins(layout).b += more;
           grow(layout, more);
         }
@@ -63,12 +78,9 @@ function namesFitAcross(figure, key, px) {
   const ticks = axisTicks(figure, key, axis);
   const texts = (ticks || []).map((tick) => String(tick[2]));
   if (texts.length < 2 || !namesCells(texts, figure)) return true;
-  const span = Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
   const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
-  const letters = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
-  const need = letters ? Math.max(...texts.map((text) => textWidth(text, size, 400, font.family))) + LEVEL_GAP_PX
-    : LINE * size;
-  return smallestStep(ticks, px / span) >= need;
+  const need = namePx(texts, size, font.family, mostlyShort(texts) ? 0 : 90);
+  return smallestStep(ticks, px / axisCells(figure, key, ticks)) >= need;
 }
 
 function tileNamesPx(figure, tiles) {
@@ -79,11 +91,8 @@ function tileNamesPx(figure, tiles) {
   const texts = axis.ticktext.slice(0, tiles.cols).map(String);
   if (texts.length < tiles.cols || !namesCells(texts)) return 0;
   const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
-  const letters = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
   const turned = typeof axis.tickangle === "number" && axis.tickangle % 180 !== 0 ? Math.abs(axis.tickangle) % 180 : 90;
-  const need = letters ? Math.max(...texts.map((text) => textWidth(text, size, 400, font.family))) + LEVEL_GAP_PX
-    : (LINE * size) / Math.sin((turned * Math.PI) / 180);
-  return need * tiles.cols;
+  return namePx(texts, size, font.family, mostlyShort(texts) ? 0 : turned) * tiles.cols;
 }
 
 function roomForRowNames(figure) {
@@ -98,7 +107,7 @@ function roomForRowNames(figure) {
     if (!axis || axis.visible === false || axis.showticklabels === false || axis.scaleanchor) continue;
     const ticks = axisTicks(figure, key, axis);
     if (!ticks || ticks.length < 2 || !namesCells(ticks.map((tick) => String(tick[2])), figure)) continue;
-    const span = Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
+    const span = axisCells(figure, key, ticks);
     const domain = axis.domain || [0, 1], share = domain[1] - domain[0];
     const line = LINE * fontOf(layout, axis.tickfont).size;
     const closest = smallestStep(ticks, 1);

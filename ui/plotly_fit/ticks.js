@@ -129,8 +129,7 @@ function thinTicks(figure, width) {
     }
     const ticks = axisTicks(figure, key, axis);
     if (!ticks || ticks.length < 2) continue;
-    const span = axis.type === "log" ? axisSpan(figure, key)
-      : Math.max(axisSpan(figure, key), ticks[ticks.length - 1][0] - ticks[0][0] + 1);
+    const span = axis.type === "log" ? axisSpan(figure, key) : axisCells(figure, key, ticks);
     if (!(span > 0)) continue;
     // labels turned to fit would run into a panel below this one: there they are thinned out upright
     const anchor = layout[axisKey(axis.anchor && axis.anchor !== "free" ? axis.anchor : "y", "y")] || {};
@@ -164,7 +163,7 @@ function thinTicks(figure, width) {
       axis.title = { ...title, text: shared.word };
     }
     // short labels (letters, one-character tokens) stay level, thinned: only an axis of words turns
-    const short = 2 * texts.filter((text) => [...text].length <= 2).length >= texts.length;
+    const short = mostlyShort(texts);
     if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && !panelBelow && !short && !fits(texts)) {
       angle = 45;
     }
