@@ -299,11 +299,9 @@ def test_a_checkpoint_without_a_task_is_measured_on_the_typed_text_or_says_what_
     assert not chart_specs(at)
 
 
-def test_the_page_says_how_its_numbering_meets_the_packages():
+def test_a_head_is_named_from_1_as_on_every_page():
     from pages.experiments.knock_out import head_label
 
-    at = run_page(PAGE, {"section": "Knock out"})
-    assert any("L0H1 in a paper's figure" in c.value for c in at.caption)
     assert head_label(0, 1) == "layer 1 · head 2"  # the package's layer 0, head 1, as the page writes it
 
 

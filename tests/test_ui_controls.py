@@ -1,7 +1,6 @@
 """A slider with a stop per option: the URL holds the option as shown, one option is switched off, and a
 value the options do not hold falls back to the default; and the numbering note on every page that numbers heads."""
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 
@@ -46,10 +45,18 @@ def test_a_single_option_is_shown_switched_off():
     assert at.select_slider(key="head").disabled and not at.select_slider(key="cap").disabled
 
 
-@pytest.mark.parametrize("page", ["multi_head", "encoder_decoder", "train", "pretrained", "vision", "experiments"])
-def test_every_page_that_numbers_heads_says_how_papers_number_them(page):
+PAPERS_NUMBERING = "count from 0, so layer 1 · head 2 here is L0H1 in a paper's figure"
+
+
+def test_home_says_once_how_papers_number_heads_and_the_pages_layer_controls_say_it_in_their_help():
     from tests.apptest_helpers import assert_no_exception, run_page
 
-    at = run_page(f"pages/{page}/page.py")
-    assert_no_exception(at)
-    assert any("count from 0, so layer 1 · head 2 here is L0H1 in a paper's figure" in c.value for c in at.caption)
+    home = run_page("pages/home/page.py")
+    assert_no_exception(home)
+    assert sum(PAPERS_NUMBERING in c.value for c in home.caption) == 1
+    for page in ("self_attention", "multi_head", "encoder_decoder", "pretrained"):
+        at = run_page(f"pages/{page}/page.py")
+        assert_no_exception(at)
+        assert not any(PAPERS_NUMBERING in c.value for c in at.caption), f"{page} repeats the note"
+        layer = next(c for c in [*at.select_slider, *at.selectbox] if c.key.endswith("layer"))
+        assert "L0H1" in layer.help, page

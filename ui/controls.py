@@ -18,13 +18,6 @@ from .screen import show_section
 
 D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
 MAX_HEADS = 16
-# Layers and heads on screen count from 1; the package, its record names and papers' code (TransformerLens)
-# count from 0: the note every page that numbers heads shows, so that a figure can be matched to a paper's.
-NUMBERING = (
-    "Numbering: layers and heads count from 1 in this dashboard; the package's record names "
-    "(encoder.layers.0.self_attn) and TransformerLens count from 0, so layer 1 · head 2 here is "
-    "L0H1 in a paper's figure."
-)
 POSITIONAL_LABELS = {
     "sinusoidal": "sinusoidal (paper)",
     "learned": "learned (untrained)",

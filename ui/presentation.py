@@ -1,7 +1,7 @@
 """Presentation mode: for the projector. It is one URL parameter, ``present=true`` (``ui.screen.PRESENT``,
-read by ``ui.screen.presenting``), so a prepared link carries it: figures get larger fonts (``ui.charts``),
-each page's explanation folds into a closed expander (``explanation``) and a page opened in it starts with the
-sidebar closed (``sidebar_at_start``). It never changes a number.
+read by ``ui.screen.presenting``), so a prepared link carries it: figures get larger fonts (``ui.charts``), so
+does the page's text (``ui.screen``), and a page opened in it starts with the sidebar closed (``sidebar_at_start``).
+It never changes a number. A page's explanation (``explanation``) is folded on every screen, presenting or not.
 
 A compact screen (a phone) keeps its own size: presentation mode that came with a link is switched off there,
 unless its reader switched it on (``SWITCHED``).
@@ -26,10 +26,12 @@ def sidebar_at_start() -> str:
     return st.session_state.setdefault(SIDEBAR_AT_START, "collapsed" if presenting() else "auto")
 
 
-def explanation(label: str = "What this page shows") -> AbstractContextManager:
-    """Where a page's explanation goes: shown inline, or in a closed expander while presenting and on a
-    compact screen (``ui.screen``), where the figure comes first."""
-    return st.expander(label, expanded=False) if presenting() or compact() else st.container()
+def explanation(label: str = "What this page shows", inline_on_a_desktop: bool = False) -> AbstractContextManager:
+    """Where a page's explanation goes: a closed expander, so that the page's figure is on the first screen of
+    every screen (``ui.screen.figure_on_top``). A page without figures (Lessons) may keep it
+    ``inline_on_a_desktop``, folding it only while presenting and on a compact screen."""
+    inline = inline_on_a_desktop and not (presenting() or compact())
+    return st.container() if inline else st.expander(label, expanded=False)
 
 
 def _switched() -> None:
@@ -46,6 +48,7 @@ def presentation_switch(container) -> None:
         key=PRESENT,
         bind="query-params",
         on_change=_switched,
-        help="For the projector: larger figure fonts, explanations folded away, the sidebar closed. "
+        help="For the projector: larger figures' fonts and text, the open section scrolled to the top, the sidebar "
+        "closed. "
         "The numbers do not change. It is part of the link, so a prepared link can carry it.",
     )

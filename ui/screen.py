@@ -45,6 +45,7 @@ _JS = (Path(__file__).parent / "screen.js").read_text(encoding="utf-8")
 # units, so it scales with the diagram), where Streamlit's style would draw every letter at 9.6 px.
 CSS = """
 .st-key-screen { display: none; }
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 [class*="st-key-lab_bottom_up"] { flex-direction: column-reverse; }
 :root {
   --lab-scroll-shadows: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
@@ -198,9 +199,8 @@ def presenting() -> bool:
 
 
 def figure_on_top() -> bool:
-    """True where the first screen must show the figure: a compact screen, or a projector (presentation
-    mode, whose 1280 x 720 has no room for settings and prose above the figure)."""
-    return compact() or presenting()
+    """True: every screen's first screen shows the figure."""
+    return True
 
 
 def settings(label: str = "Settings") -> AbstractContextManager:

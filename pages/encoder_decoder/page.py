@@ -5,7 +5,7 @@ This script draws the title, the model and the sentences, and the open section; 
 
 import streamlit as st
 
-from ui.controls import NUMBERING, section_picker
+from ui.controls import section_picker
 from analysis.decoder_tables import shifted_right
 from pages.encoder_decoder.controls import model_controls, settings_summary
 from ui.model_picker import model_choice, shipped_label
@@ -44,7 +44,6 @@ with explanation():
         "cannot peek ahead) and, through **cross-attention**, to the encoder's memory. A final linear layer "
         "and a softmax turn each decoder vector into a distribution over the target vocabulary."
     )
-    st.caption(NUMBERING)
 
 
 # What each section draws, in order, from the sentence pair.

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from ui.numbering import COUNTED_FROM_1
 from ui.controls import stops_slider
 from analysis.decoder_tables import matrix_frame, teacher_forcing_table
 from pages.encoder_decoder.controls import three_decimals
@@ -68,7 +69,7 @@ def attention_section(pair: SentencePair):
     c1, c2, c3 = one_then_pair()
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
     n_layers = config.num_encoder_layers if kind == "enc" else config.num_decoder_layers
-    layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2)
+    layer = stops_slider("layer", range(1, n_layers + 1), "layer", container=c2, help=COUNTED_FROM_1)
     head = c3.selectbox(
         "head",
         ["all"] + list(range(1, config.num_heads + 1)),

@@ -22,6 +22,7 @@ from ui.cache import computation
 from ui.charts import chart
 from ui.forward import run_model
 from ui.models import load_model
+from ui.numbering import COUNTED_FROM_1
 from ui.screen import FigureAboveControls, figure_first, one_then_pair
 from ui.text import as_typed
 from ui.translation import languages, translation
@@ -51,6 +52,7 @@ def scope_picker(layers: int, heads: int, key: str, default_layer=MEAN, default_
         format_func=lambda v: "mean of all layers" if v == MEAN else f"layer {v}",
         key=f"{key}_layer",
         bind="query-params",
+        help=COUNTED_FROM_1,
     )
     head = c2.selectbox(
         "head",

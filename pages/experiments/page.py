@@ -19,7 +19,7 @@ from transformer import score_heads
 from ui.cache import computation
 from ui.presentation import explanation
 from ui.screen import settings
-from ui.controls import NUMBERING, section_picker
+from ui.controls import section_picker
 from ui.model_picker import shipped_entry, trained_model
 from ui.routing import require_navigation
 from ui.text import tokenize_text
@@ -45,7 +45,6 @@ with explanation():
         r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
         r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O"
     )
-    st.caption(NUMBERING)
 
 
 def _shipped_induction():

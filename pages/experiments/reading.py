@@ -106,11 +106,6 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
         else f"the corrupted one still **{answer}**, with **{foil}** next"
     )
     token = as_typed(inputs.tokens[position])
-    st.markdown(
-        f"At position {position + 1} (token “{token}”) the clean input predicts "
-        f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
-        f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted."
-    )
     grid_place = FigureAboveControls()  # a projector or a phone: the grid above its control
     part = part_control()
     names = sublayer_names(module, "self_attn")
@@ -123,6 +118,11 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     title = f"Fraction of the logit difference restored by patching {whose}: {labels[best]} restores the most, "
     with grid_place.place():
         chart(head_grid(grid, title + f"{grid.reshape(-1)[best]:.2f}", "restored", zrange=(-1.0, 1.0)))
+        st.markdown(
+            f"At position {position + 1} (token “{token}”) the clean input predicts "
+            f"**{answer}** and {corrupted_says}: logit difference z({answer}) − z({foil}) "
+            f"{run.clean_difference:.2f} clean, {run.corrupted_difference:.2f} corrupted."
+        )
     chosen = st.selectbox(
         "head to patch one position at a time", labels, index=best, key="patch_head", bind="query-params"
     )

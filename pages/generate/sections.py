@@ -135,7 +135,6 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
     shown = out.steps[step - 1]
     names = Vocabulary(writer, len(shown.distribution.logits))
     written = writer.names(list(out.prompt) + list(out.tokens[: step - 1]))
-    st.code(f"{joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
     dist = shown.distribution
     title, note = distribution_text(settings, step, names, shown.token, dist)
     chart(
@@ -149,6 +148,7 @@ def render_next_token(writer: Writer, ids, budget: int, seed: int, settings: Sam
             measure="probability (greedy)" if settings.strategy == "greedy" else "softmax(z / τ)",
         )
     )
+    st.code(f"{joined(written)} ▸ {names[shown.token]}", language=None, wrap_lines=True)
     st.caption(note)
     top = np.argsort(-dist.tempered.numpy(), kind="stable")[:SHOWN_BARS]
     explain_space_mark([names[int(i)] for i in top] + [names[shown.token]])  # the bars' labels, the token drawn

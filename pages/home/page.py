@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui import model_sizes as sizes
+from ui.numbering import NUMBERING
 from ui.lessons import lesson_by_id, view_query
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
@@ -78,6 +79,7 @@ with left:
         "connection and layer normalisation (**add & norm**). The decoder masks the future (a causal "
         "mask) and attends to the encoder's output (**cross-attention**)."
     )
+    st.caption(NUMBERING)
     st.header("Pages")
     for page in PAGES:
         if page.is_home:

@@ -14,7 +14,7 @@ require_navigation()
 SCRIPTS = {page.url_path: page.path for page in PAGES}
 
 st.title("Lessons")
-with explanation("How a lesson runs"):
+with explanation("How a lesson runs", inline_on_a_desktop=True):
     st.markdown(
         "Each lesson is a short sequence of prepared views: a page with its settings, what to notice, and one "
         "question for the class. First time here? **Start here** is a course in order, from tokens to a real "

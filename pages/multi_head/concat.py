@@ -46,15 +46,6 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
         else f"With one head, **Concat** is that head's ${length} \\times {d_model}$ matrix itself, and **$W^O$** "
         "mixes its columns: every output dimension is a sum over them."
     )
-    st.markdown(
-        f"Each head returns a $T \\times d_k$ matrix, here ${length} \\times {d_head}$: its weighted sum of "
-        f"values. {laid}" + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
-    )
-    st.latex(
-        r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"
-        r"= \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,\qquad \mathrm{head}_i = A_i V_i"
-        % (count, " + b^O" if bias else "", count, " + b^O" if bias else "")
-    )
     limit = symmetric_limit(heads)  # heads and Concat share one colour range: the same numbers
     prefix = f"Layer {layer} · "
     chart(
@@ -67,6 +58,15 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
         ),
         key="heads_out",
         **options,
+    )
+    st.markdown(
+        f"Each head returns a $T \\times d_k$ matrix, here ${length} \\times {d_head}$: its weighted sum of "
+        f"values. {laid}" + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
+    )
+    st.latex(
+        r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"
+        r"= \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,\qquad \mathrm{head}_i = A_i V_i"
+        % (count, " + b^O" if bias else "", count, " + b^O" if bias else "")
     )
     chart(
         cached_figure(

@@ -6,8 +6,8 @@ sections.py, compare.py and concat.py."""
 import streamlit as st
 
 from transformer import causal_mask
+from ui.numbering import COUNTED_FROM_1
 from ui.controls import (
-    NUMBERING,
     causal_control,
     d_model_control,
     heads_control,
@@ -61,7 +61,6 @@ with explanation():
         r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
         r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)"
     )
-    st.caption(NUMBERING)
 
 image_format = st.sidebar.radio(
     "save figures as",
@@ -146,7 +145,9 @@ def heads_view() -> None:
         tokens, n = list(sentence.tokens), len(sentence.tokens)
         weights = self_attention_maps(loaded.spec, sentence.ids)  # [L, H, T, T]
         layers = weights.shape[0]
-        layer = stops_slider("layer (for the heads, head view and mean)", range(1, layers + 1), "layer")
+        layer = stops_slider(
+            "layer (for the heads, head view and mean)", range(1, layers + 1), "layer", help=COUNTED_FROM_1
+        )
     # layers and heads are numbered from 1 on screen, indexed from 0 here
     view = HeadsOnText(
         loaded, tuple(sentence.ids), tokens, weights, causal_mask(n).numpy() if causal else None, layer - 1, CHART

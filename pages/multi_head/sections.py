@@ -98,12 +98,6 @@ def focus_finding(weights: np.ndarray) -> str:
 def grid_section(view: HeadsOnText) -> None:
     """Every head of the chosen layer, weights[li] [H, T, T], as one tiled figure."""
     li, heads = view.li, view.weights.shape[1]
-    st.markdown(
-        "Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
-        "(first token at the top), columns are keys; each row sums to 1"
-        + ("; grey cells are masked (the future)." if view.causal else ".")
-    )
-    st.latex(head_formula(view.loaded.config))
     chart(
         cached_figure(
             head_grid_figure,
@@ -116,16 +110,17 @@ def grid_section(view: HeadsOnText) -> None:
         key="grid",
         **view.chart_options,
     )
+    st.markdown(
+        "Each head has its own $W_i^Q, W_i^K$, so it scores the tokens its own way. Rows are queries "
+        "(first token at the top), columns are keys; each row sums to 1"
+        + ("; grey cells are masked (the future)." if view.causal else ".")
+    )
+    st.latex(head_formula(view.loaded.config))
 
 
 def overview_section(view: HeadsOnText) -> None:
     """All layers x all heads, weights [L, H, T, T], in one heatmap."""
     layers, heads = view.weights.shape[:2]
-    st.markdown(
-        "The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
-        "layer ℓ − 1. Hover a cell for its query, key and weight."
-    )
-    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
     chart(
         cached_figure(
             overview_figure, view.weights, view.tokens, f"{layers} layers × {heads} heads · {view.kind}", view.mask
@@ -133,15 +128,16 @@ def overview_section(view: HeadsOnText) -> None:
         key="overview",
         **view.chart_options,
     )
+    st.markdown(
+        "The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
+        "layer ℓ − 1. Hover a cell for its query, key and weight."
+    )
+    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
 
 
 @st.fragment
 def head_view(layer_weights, tokens, layer, heads, options):
     """Lines from each query to each key, opacity = weight; one head or all heads. ``options`` go to the chart."""
-    st.markdown(
-        "Queries on the left, keys on the right; a line's opacity is the attention weight "
-        "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them."
-    )
     left, right = st.columns(2)
     head = left.selectbox(
         "head",
@@ -165,6 +161,10 @@ def head_view(layer_weights, tokens, layer, heads, options):
         key="head_view",
         **options,
     )
+    st.markdown(
+        "Queries on the left, keys on the right; a line's opacity is the attention weight "
+        "$A_{ij}^{(h)}$. Pick one head, or all heads in their colours, and one query token or all of them."
+    )
     st.caption("Lines for weights below 0.01 are not drawn; opacity is the weight rounded up to a tenth.")
 
 
@@ -172,16 +172,6 @@ def rollout_section(view: HeadsOnText) -> None:
     """The chosen layer's mean over heads [T, T] and the attention rollout through the stack [T, T]."""
     weights, tokens, mask, li = view.weights, view.tokens, view.mask, view.li
     layers, heads = weights.shape[:2]
-    st.markdown(
-        "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
-        "is a heuristic that follows attention through the stack. It *assumes* that each layer mixes the tokens "
-        "by its heads' mean attention and that the residual connection carries half of each token straight "
-        "through (the ½·I is their assumption, not a measured share), and multiplies the layers' maps:"
-    )
-    st.latex(
-        r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
-        r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1"
-    )
     left, right = st.columns(2)
     with left:
         chart(
@@ -207,6 +197,16 @@ def rollout_section(view: HeadsOnText) -> None:
             key="rollout",
             **view.chart_options,
         )
+    st.markdown(
+        "Averaging the heads of a layer gives one map per layer. **Attention rollout** (Abnar & Zuidema, 2020) "
+        "is a heuristic that follows attention through the stack. It *assumes* that each layer mixes the tokens "
+        "by its heads' mean attention and that the residual connection carries half of each token straight "
+        "through (the ½·I is their assumption, not a measured share), and multiplies the layers' maps:"
+    )
+    st.latex(
+        r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
+        r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1"
+    )
     st.caption(
         "Rollout ignores the values, W^O, the feed-forward networks and LayerNorm, so it is a rough map of "
         "where attention could route information, not a measurement of how much of token j reaches output i."

@@ -6,7 +6,8 @@ from analysis.head_roles import block_mean, without_specials
 from pages.pretrained import numbers, pairs, sections, two_sentences
 from ui.presentation import explanation
 from ui.screen import settings
-from ui.controls import NUMBERING, section_picker, stops_slider
+from ui.numbering import COUNTED_FROM_1
+from ui.controls import section_picker, stops_slider
 from ui.routing import require_navigation
 
 require_navigation()
@@ -38,7 +39,6 @@ with explanation():
         r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
         r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))"
     )
-    st.caption(NUMBERING)
 
 
 @st.fragment
@@ -61,7 +61,7 @@ def pretrained_view() -> None:
             range(1, 7),
             "layer",
             container=c2,
-            help="For the one-layer, head view and mean sections. Layers and heads are numbered from 1.",
+            help="For the one-layer, head view and mean sections. " + COUNTED_FROM_1,
         )
         hide = c3.toggle(
             "hide [CLS] and [SEP] and renormalise each row",

@@ -15,6 +15,7 @@ from pages.self_attention.steps import attention_steps
 from pages.self_attention.tokens import tokens_numbers, tokens_section
 from pages.self_attention.why_attention import why_attention_section
 from transformer.spec import ModelSpec
+from ui.numbering import COUNTED_FROM_1
 from ui.controls import (
     causal_control,
     head_options,
@@ -121,9 +122,7 @@ def head_choice(loaded: LoadedModel, sentence: TokenizedText | None, row, captio
     settings nor the sentence."""
     config = loaded.config
     model_layers = config.num_decoder_layers if loaded.kind == "decoder-only" else config.num_encoder_layers
-    layer = stops_slider(
-        "layer", range(1, model_layers + 1), "layer", container=row[0], help="Layers and heads are numbered from 1."
-    )
+    layer = stops_slider("layer", range(1, model_layers + 1), "layer", container=row[0], help=COUNTED_FROM_1)
     head = stops_slider("head", range(1, config.num_heads + 1), "head", container=row[1])
     causal = loaded.kind == "decoder-only"
     stack = " of its encoder" if loaded.kind == "encoder-decoder" else ""

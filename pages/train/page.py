@@ -8,7 +8,6 @@ from pages.train import after, controls, live, recipes
 from pages.train.translator import translator_section
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.presentation import explanation
-from ui.controls import NUMBERING
 from ui.screen import figure_on_top
 from transformer import Trainer, TrainingSetup
 from transformer.text_corpus import MAX_TEXT_CHARS
@@ -32,7 +31,6 @@ with explanation():
         r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
         r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})"
     )
-    st.caption(NUMBERING)
 
 
 def settings_and_task(setup: TrainingSetup, trainer: Trainer | None) -> None:

@@ -5,7 +5,7 @@ import streamlit as st
 from pages.vision import sections
 from pages.vision.picture import chosen_image
 from ui.presentation import explanation
-from ui.controls import NUMBERING, section_picker
+from ui.controls import section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
 
@@ -35,7 +35,6 @@ with explanation():
         r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
         r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}"
     )
-    st.caption(NUMBERING)
 
 
 @st.fragment

@@ -12,7 +12,13 @@ from tests.e2e.figure_standard import DEFECTS, NAMED_ACROSS_ON_A_PHONE
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
+from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN
 from ui.pages_index import PAGES
+
+# On a desktop's first screen (the page scrolled to its top), the open section's first figure starts and shows this
+# much of itself, or DESKTOP_SHOWN_PX of a tall one: its title and its first rows (the phone's and the projector's
+# first screens are checked in test_phone.py and test_presentation.py).
+DESKTOP_SHARE_SHOWN, DESKTOP_SHOWN_PX = 0.6, 200
 
 # name: (viewport, the first link's query, smallest text in px, a touch screen, most names a row across)
 SCREENS = {
@@ -37,6 +43,17 @@ def drawn(page) -> None:
     wait_settled(page)
 
 
+def below_the_first_screen(page) -> list[dict]:
+    """The open section's first figure as a defect when the window, scrolled to the top, shows less than
+    ``DESKTOP_SHARE_SHOWN`` of it (or ``DESKTOP_SHOWN_PX`` of a tall one); none for a page without a figure."""
+    page.evaluate("() => document.querySelector('[data-testid=stMain]').scrollTo({top: 0})")
+    figure = page.evaluate(FIRST_FIGURE_SHOWN)
+    if figure is None or figure["shown"] >= min(DESKTOP_SHARE_SHOWN * figure["height"], DESKTOP_SHOWN_PX):
+        return []
+    detail = f"starts at {figure['top']:.0f} px, {figure['shown']:.0f} of its {figure['height']:.0f} px shown"
+    return [{"kind": "below the first screen", "text": "", "detail": detail, "chart": "the first figure"}]
+
+
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
 def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
     name, page, smallest, across = screen
@@ -53,6 +70,8 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
             wait_idle(page, after=before)
             drawn(page)
         defects = page.evaluate(DEFECTS, [smallest, across]) + accessibility_violations(page)
+        if name == "desktop":
+            defects += below_the_first_screen(page)
         if defects:
             found[section or "(the page)"] = defects
     if len(sections) > 1:

@@ -20,6 +20,7 @@ def test_stepping_writes_one_token_at_a_time(page, server_url):
     wait_idle(page)
     assert_no_exception(page)
 
+    page.get_by_text("Sampling: strategy, temperature, top-k and top-p").click()  # the settings, folded
     nudge_slider(page, "temperature τ", "Home")  # τ = 0: greedy, said so
     page.wait_for_selector("text=τ = 0 is greedy", timeout=20_000)
     wait_idle(page)

@@ -59,13 +59,20 @@ def test_tab_walks_the_page_in_reading_order_with_the_focus_always_drawn(browser
         page.context.close()
 
 
+# The focus on the closed expander that holds the page's settings (its summary names the model)
+FOLDED_SETTINGS = """() => { const at = document.activeElement;
+  return at.tagName === 'SUMMARY' && !at.parentElement.open && at.textContent.includes('Model'); }"""
+
+
 def test_the_keyboard_moves_a_slider_and_opens_a_section(page, server_url):
     page.goto(f"{server_url}/multi_head")
     wait_idle(page)
     wait_for_chart(page, "Layer 1 · 4 heads", timeout=60_000)
     page.locator("body").focus()
-    for _ in range(STOPS):  # Tab to the heads slider
+    for _ in range(STOPS):  # Tab to the folded settings, open them (Enter), on to the heads slider
         page.keyboard.press("Tab")
+        if page.evaluate(FOLDED_SETTINGS):
+            page.keyboard.press("Enter")
         if page.evaluate(
             "() => document.activeElement.matches('.st-key-heads input[type=range], .st-key-heads [role=slider]')"
         ):
