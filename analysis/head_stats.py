@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -78,3 +80,14 @@ def attention_rollout(weights: np.ndarray) -> np.ndarray:
         mixed /= mixed.sum(-1, keepdims=True)
         rollout = mixed @ rollout
     return rollout.astype(np.float32)
+
+
+def strongest_link(weights: np.ndarray, query: int, keys: Sequence[int] | None = None) -> tuple[int, int, float]:
+    """Of one layer's weights ``[H, T, T]``: the head h and key j (among ``keys``, every key when None or empty)
+    with the largest weight a^h_{query, j}, and that weight: (h, j, a), both from 0; the first head and key on a
+    tie (numpy's argmax reads heads first)."""
+    row = np.asarray(weights, dtype=np.float64)[:, query, :]  # [H, T]
+    columns = np.asarray(list(keys) if keys else range(row.shape[1]), dtype=np.int64)
+    head, at = np.unravel_index(int(np.argmax(row[:, columns])), (row.shape[0], columns.size))
+    key = int(columns[at])
+    return int(head), key, float(row[head, key])

@@ -130,11 +130,11 @@ def test_the_cls_column_is_named_only_when_cls_is_drawn(hide):
 def test_the_head_views_question_names_it_and_animal_only_when_both_are_tokens(minilm, text):
     at = run_page(PAGE, {"section": "Head view", **({} if text == DEFAULT else {"text": text})})
     assert_no_exception(at)
-    said = next(m.value for m in at.markdown if m.value.startswith("Queries on the left"))
+    said = next(m.value for m in at.markdown if m.value.startswith("Left, one head"))
     tokens = ordinary_tokens(minilm, text)
     both = "it" in tokens and "animal" in tokens
     assert both is (text == DEFAULT)
-    assert ("which heads link *it* to *animal*?" in said) is both, said
+    assert ("Which heads link *it* to *animal*?" in said) is both, said
     assert ("animal" in said) is both, said
 
 

@@ -302,3 +302,34 @@ def test_sentence_pairs_draw_the_contrastive_softmax_of_hugging_faces_mean_poole
 def test_sentence_pairs_say_what_to_change(pairs, says):
     at = page({"section": "Sentence pairs", "pairs": pairs})
     assert any(says in info.value for info in at.info)
+
+
+def test_the_head_view_opens_on_the_head_that_links_it_to_animal_and_draws_its_query_in_every_head(minilm):
+    """Beside one head large, where the query looks in all 12 heads of the layer ([T, H], from the model's own
+    weights); the page opens on *it* and on the head with the largest weight from *it* to *animal*, which the
+    title names with that weight."""
+    weights, _, pieces = model_weights(minilm, TEXT)
+    tokens = list(pieces.tokens)
+    it, animal = tokens.index("it"), tokens.index("animal")
+    expected = int(np.argmax(weights[0][:, it, animal]))
+    at = page({"section": "Head view"})
+    assert at.selectbox(key="hv_query").value == it and at.selectbox(key="hv_head").value == expected
+    spec = chart_by_title(at, "“it” → “animal”")
+    assert f"head {expected + 1} the most, {weights[0][expected, it, animal]:.2f}" in spec["layout"]["title"]["text"]
+    drawn = np.asarray(decode_array(spec["data"][0]["z"]), dtype=np.float64)
+    np.testing.assert_allclose(drawn, weights[0][:, it, :].T, atol=1e-6)
+    assert [str(x) for x in spec["layout"]["xaxis"]["ticktext"]] == [str(h) for h in range(1, 13)]
+    assert chart_by_title(at, f"Layer 1 · head {expected + 1} · head view")
+
+
+def test_the_head_view_of_another_query_names_the_key_it_looks_at_most_past_cls_and_sep(minilm):
+    weights, _, pieces = model_weights(minilm, TEXT, cap=128)
+    tokens = list(pieces.tokens)
+    query = tokens.index("street")
+    at = page({"section": "Head view", "hv_query": f"{query + 1}: street", "layer": "3"})
+    ordinary = [j for j, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")]
+    block = weights[2][:, query, ordinary]
+    head, at_key = np.unravel_index(int(np.argmax(block)), block.shape)
+    key = tokens[ordinary[at_key]]
+    spec = chart_by_title(at, "“street” looks most at")
+    assert f"“{key}”: head {head + 1}, {block[head, at_key]:.2f}" in spec["layout"]["title"]["text"]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from .heatmap import matrix_heatmap
 from .labels import label_px, token_labels
 from .style import (
     PANEL_NAMES_PX,
@@ -140,3 +141,21 @@ def head_view_figure(
     ]
     fig.update_layout(hovermode="closest", showlegend=False, annotations=[*columns, *notes])
     return projector_fonts(fig)  # 15 px column names
+
+
+def query_heads_figure(weights: np.ndarray, tokens: Sequence[str], query: int, title: str) -> go.Figure:
+    """Where one query looks in every head of a layer: ``weights`` ``[H, T, T]``, drawn as the ``[T, H]`` matrix
+    a^h_{query, j} (keys down, heads across, numbered from 1, on the 0..1 attention scale), so the head that links
+    the query to a key is the bright cell in that key's row."""
+    heads = weights.shape[0]
+    fig = matrix_heatmap(
+        np.asarray(weights[:, query, :], dtype=np.float32).T,
+        list(tokens),
+        [str(h + 1) for h in range(heads)],
+        title,
+        row_name="key",
+        col_name="head",
+    )
+    fig.update_xaxes(title_text="head")
+    fig.update_yaxes(title_text=f"key (query: {token_labels([tokens[query]])[0]})")
+    return projector_fonts(fig)

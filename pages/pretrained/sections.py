@@ -8,14 +8,14 @@ import streamlit as st
 
 from analysis.export import weights_long_frame
 from analysis.head_roles import CLEAR_ROLE, NO_CLEAR_ROLE, ROLE, ROLES, STANDING, head_role_scores
-from analysis.head_stats import attention_rollout
+from analysis.head_stats import attention_rollout, strongest_link
 from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.screen import figure_first
 from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
-from viz.head_view import head_view_figure
+from viz.head_view import head_view_figure, query_heads_figure
 from viz.heads import head_grid_figure
 from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, role_grid_figure, wordpiece_figure
@@ -110,45 +110,69 @@ def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> No
     _pooled_note(weights, k)
 
 
+SPECIALS = ("[CLS]", "[SEP]")  # where heads park weight: a query's strongest link is named among the other keys
+
+
 @st.fragment
 def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
-    """Lines from a query to every key, one colour per head; the question names *it* and *animal* only when
-    both are tokens of the text."""
-    question = (
-        "Pick a query: which heads link *it* to *animal*?"
-        if "it" in tokens and "animal" in tokens
-        else "Pick a query and a head (or all heads) to see where that query's weight goes."
-    )
-    st.markdown(f"Queries on the left, keys on the right; a line's opacity is the weight. {question}")
+    """One head large (lines from the chosen query to every key, opacity the weight), and beside it where that
+    query looks in each of the 12 heads, so the head that links it to a key is the bright cell in that key's row.
+    It opens on *it* and, when *animal* is a token too, on the head that links *it* to *animal* the most."""
+    both = "it" in tokens and "animal" in tokens
     c1, c2 = st.columns(2)
-    default = tokens.index("it") if "it" in tokens else 0
     query = c1.selectbox(
         "query token",
         range(len(tokens)),
-        index=default,
+        index=tokens.index("it") if "it" in tokens else 0,
         key="hv_query",
         bind="query-params",
         format_func=lambda i: f"{i + 1}: {tokens[i]}",
     )
-    head = c2.selectbox(
+    query = min(query, len(tokens) - 1)
+    ordinary = [j for j, token in enumerate(tokens) if token not in SPECIALS]
+    if both and tokens[query] == "it":
+        head, key, weight = strongest_link(weights, query, [tokens.index("animal")])
+        finding = f"“it” → “animal”: head {head + 1} the most, {weight:.2f}"
+    else:
+        head, key, weight = strongest_link(weights, query, ordinary)
+        finding = f"“{tokens[query]}” looks most at “{tokens[key]}”: head {head + 1}, {weight:.2f}"
+    picked = c2.selectbox(
         "head",
         range(-1, 12),
+        index=head + 1,
         key="hv_head",
         bind="query-params",
         format_func=lambda h: "all heads" if h < 0 else f"head {h + 1}",
     )
-    heads = list(range(12)) if head < 0 else [head]
+    heads = list(range(12)) if picked < 0 else [picked]
+    left, right = st.columns(2)
     chart(
         cached_figure(
             head_view_figure,
             weights,
             tokens,
             heads,
-            min(query, len(tokens) - 1),
-            f"Layer {li + 1} · {'all heads' if head < 0 else f'head {head + 1}'} · head view",
+            query,
+            f"Layer {li + 1} · {'all heads' if picked < 0 else f'head {picked + 1}'} · head view",
         ),
         width="stretch",
         key="head_view",
+        container=left,
+    )
+    chart(
+        cached_figure(query_heads_figure, weights, tokens, query, finding),
+        width="stretch",
+        key="query_heads",
+        container=right,
+    )
+    question = (
+        "Which heads link *it* to *animal*? The bright cell in *animal*'s row, on the right, names it."
+        if both
+        else "Pick a query and a head (or all heads) to see where that query's weight goes."
+    )
+    st.markdown(
+        f"Left, one head: queries on the left, keys on the right; a line's opacity is the weight. Right, the "
+        f"same query in all 12 heads of layer {li + 1}, one column a head. {question}"
     )
 
 
