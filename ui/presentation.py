@@ -28,7 +28,7 @@ def sidebar_at_start() -> str:
 
 def explanation(label: str = "What this page shows", inline_on_a_desktop: bool = False) -> AbstractContextManager:
     """Where a page's explanation goes: a closed expander, so that the page's figure is on the first screen of
-    every screen (``ui.screen.figure_on_top``). A page without figures (Lessons) may keep it
+    every screen (``ui.screen``). A page without figures (Lessons) may keep it
     ``inline_on_a_desktop``, folding it only while presenting and on a compact screen."""
     inline = inline_on_a_desktop and not (presenting() or compact())
     return st.container() if inline else st.expander(label, expanded=False)

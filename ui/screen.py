@@ -1,10 +1,11 @@
-"""The reader's screen: a phone or a tablet gets a compact page, figure first.
+"""The reader's screen: every page figure first, and a phone or a tablet gets a compact page.
 
-A small ``st.components.v2`` component, mounted once above every page (``ui.classroom_bar``),
-watches the browser window's width. While the window is narrower than ``COMPACT_BELOW_PX`` it tells the
-server so (one rerun, the first time and whenever the window crosses that width: a tablet turned), and
-the pages lay themselves out for a small screen: the explanation folds into a closed expander and the
-settings into another (``settings``), so that the first figure is on the first screen. Until the
+On every screen a page's explanation (``ui.presentation.explanation``) and its settings (``settings``) fold into
+closed expanders above its sections, and a section's prose goes after its figure (``figure_first``), so that the
+first figure is on the first screen. A small ``st.components.v2`` component, mounted once above every page
+(``ui.classroom_bar``), watches the browser window's width. While the window is narrower than
+``COMPACT_BELOW_PX`` it tells the server so (one rerun, the first time and whenever the window crosses that width:
+a tablet turned), and the pages lay their rows of controls and colour bars out for a small screen. Until the
 browser has said anything, the page is laid out for a large screen, as it is on a desktop, where the
 component never reports and never causes a rerun.
 
@@ -198,15 +199,10 @@ def presenting() -> bool:
     return str(value).lower() in ("true", "1", "on", "yes")
 
 
-def figure_on_top() -> bool:
-    """True: every screen's first screen shows the figure."""
-    return True
-
-
 def settings(label: str = "Settings") -> AbstractContextManager:
-    """Where a page's settings go: inline, or on a compact screen and in presentation mode in a closed
-    expander, so that the figure they set is on the first screen (open it to change them)."""
-    return st.expander(label, expanded=False, icon=":material/tune:") if figure_on_top() else st.container()
+    """Where a page's settings go: a closed expander above its sections, on every screen, so that the figure
+    they set is on the first screen (open it to change them)."""
+    return st.expander(label, expanded=False, icon=":material/tune:")
 
 
 def settings_popover(label: str = "Model settings") -> AbstractContextManager:
@@ -225,29 +221,23 @@ def settings_popover(label: str = "Model settings") -> AbstractContextManager:
 
 
 class FigureFirst:
-    """A section's explanation, placed around its figure: above it, or on a compact screen and in presentation
-    mode below it (``text`` is called after the figure). Both places are made in every layout."""
-
-    def __init__(self):
-        self._above = st.container()
+    """A section's explanation, placed after its figure on every screen: ``text`` is called once the figure is
+    drawn, and makes the place there."""
 
     def text(self):
-        """The container the explanation goes in: the place kept above the figure, or the one made here."""
-        below = st.container()
-        return below if figure_on_top() else self._above
+        """The container the explanation goes in, made below what is drawn so far."""
+        return st.container()
 
 
 class FigureAboveControls:
-    """A figure drawn after its controls are read: on a compact screen and in presentation mode above them (the
-    place kept when this is made), otherwise below them (the place made by ``place``)."""
+    """A figure drawn after its controls are read, shown above them: the place is kept when this is made."""
 
     def __init__(self):
         self._above = st.container()
 
     def place(self):
         """The container the figure goes in."""
-        below = st.container()
-        return self._above if figure_on_top() else below
+        return self._above
 
 
 def figure_first() -> FigureFirst:

@@ -122,7 +122,7 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     """Dropout on the chosen encoder layer of the model ``forward()`` ran (evaluation mode): one head's
     weights ``[L, L]`` and one sub-layer's output ``[L, d_model]``, before and after a seeded dropout mask."""
     st.header("Dropout: on in training, off in evaluation")
-    intro = figure_first()  # above the controls, or on a small screen after the figures
+    intro = figure_first()  # the explanation, below the figure
     with settings("Layer, head, sub-layer and mask seed"):
         layer, head, sublayer, seed, p = _controls(config, trained)
         if not trained:

@@ -47,7 +47,7 @@ def layer_section(pair: SentencePair):
     """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
     config, source, trained = pair.config, pair.source, pair.trained
     st.header("One layer, step by step")
-    intro = figure_first()  # the rule above the figure, or under it on a small screen or a projector
+    intro = figure_first()  # the explanation, below the figure
     layer, steps = pick_encoder_layer(pair)
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
@@ -102,7 +102,7 @@ def ffn_section(pair: SentencePair):
         return
     layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
-    intro = figure_first()  # what a unit firing is: above the figure, or below it on a small screen
+    intro = figure_first()  # the explanation, below the figure
     chart(
         ffn_figure(
             steps.ffn_active,

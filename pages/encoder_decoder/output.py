@@ -16,7 +16,7 @@ def output_section(pair) -> None:
     """The output distribution at one target position of ``pair`` (the page's SentencePair), as top-k bars."""
     source, target, tgt_len, trained, forward = pair.source, pair.target, pair.tgt_len, pair.trained, pair.forward
     st.header("The output: a distribution over the target vocabulary")
-    formula = figure_first()  # above the controls, or under the figure on a small screen or a projector
+    formula = figure_first()  # the explanation, below the figure
     c1, c2 = st.columns(2)
     pos = c1.selectbox(
         "target position",

@@ -25,7 +25,7 @@ from pages.encoder_decoder.sections import (
 from ui.routing import require_navigation
 from ui.text import sentence_input
 from ui.presentation import explanation
-from ui.screen import figure_on_top, parts_in_order, settings as screen_settings, settings_popover
+from ui.screen import parts_in_order, settings as screen_settings, settings_popover
 
 require_navigation()
 
@@ -132,8 +132,8 @@ def open_section(pair: SentencePair, sections: tuple[str, ...]) -> None:
     """The row of sections and the open one (only it is built and sent): another section reruns this part only,
     not the model and the sentences."""
     draws = SECTION_DRAWS[section_picker(sections)]
-    # a small screen or a projector: the output's figure first, then the shifted target
-    with parts_in_order("output", figure_on_top() and draws == (teacher_forcing_section, output_section)):
+    # the output's figure first, then the shifted target
+    with parts_in_order("output", draws == (teacher_forcing_section, output_section)):
         for draw in draws:
             with st.container():  # each part in one block: the order of the parts changes, not of their elements
                 draw(pair)

@@ -90,7 +90,7 @@ def attention_section(pair: SentencePair):
         "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
         "matrix is rectangular: target (rows) x source (columns).",
     }[kind]
-    note = figure_first()  # what the kind is: above the figure, or below it on a small screen
+    note = figure_first()  # the explanation, below the figure
     row_name = "target query" if kind != "enc" else "source query"
     col_name = "source key" if kind != "dec" else "target key"
     if head == "all":

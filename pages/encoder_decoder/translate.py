@@ -102,7 +102,7 @@ def translate_section(pair) -> None:
     st.markdown(f"**Greedy (one beam):** {same}")
     maps = cross_attention(pair.spec, pair.source.ids, beam)
     layers, heads = maps.shape[:2]
-    # a small screen or a projector: the map first, its controls under it (the map is drawn once they are read)
+    # the map first, its controls under it (the map is drawn once they are read)
     figure_place = FigureAboveControls()
     layer, head, pieces = scope_picker(layers, heads, "tr")
     weights = pick(maps, layer, head)

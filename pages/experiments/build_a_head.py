@@ -11,7 +11,6 @@ from pages.experiments.knock_out import Inputs
 from pages.experiments.subject import Subject, default_input
 from transformer import make_task
 from ui.charts import chart
-from ui.screen import figure_on_top
 from viz.experiments import weight_matrix
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
@@ -28,9 +27,9 @@ def _recipe() -> HeadRecipe:
 
 
 def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
-    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. On a
-    small screen or a projector the head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
-    top = st.container()  # made on every screen, so that the sliders keep their places (ui.screen)
+    """A one-head layer whose W_Q is set from parts, beside the shipped induction model's previous-token head. The
+    head you built is drawn above its recipe's sliders, so that moving one shows its effect."""
+    top = st.container()  # the map, drawn once the sliders are read
     recipe = _recipe()
     task = subject.task if subject.task is not None and subject.task.name == "induction" else make_task("induction")
     ids = list(inputs.ids) if subject.task is task else task.encode_user_input(default_input(task))
@@ -42,7 +41,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
         r"w_{\text{first}}[j = 1]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij}),\quad i, j = 1, 2, \dots"
     )
     # the whole width for the map, whose 32 keys need it to be named one by one; W_Q under it
-    with top if figure_on_top() else st.container():
+    with top:
         chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
     with st.container():
         names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]

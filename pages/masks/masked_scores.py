@@ -15,7 +15,7 @@ from pages.masks.sections import Batch, ShownHead
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.forward import self_attention_maps
-from ui.screen import compact, figure_first, figure_on_top
+from ui.screen import compact, figure_first
 from viz.masks import readable_heatmap
 
 
@@ -143,7 +143,7 @@ def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarr
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     """A left pad under causal + padding: the first query has no allowed key. torch.softmax gives a NaN
     row [L+1]; masked_softmax gives zeros."""
-    intro = figure_first()  # the explanation: above, or on a small screen under the figure
+    intro = figure_first()  # the explanation, below the figure
     real = batch.real
     left_ids = (0,) + tuple(real.ids)
     left_tokens = [mask_math.PAD] + list(real.tokens)
@@ -157,9 +157,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "masked_softmax, left pad:<br>row 1 fully masked",
         mask=compare.mask,
     )
-    with st.container():  # made on every screen, so that what follows keeps its place (ui.screen)
-        if figure_on_top():
-            chart(figure, width="stretch")
+    chart(figure, width="stretch")
     intro.text().markdown(
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 1, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "
@@ -170,8 +168,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         "rather than −∞, which gives that row a **uniform** spread, 1/n on every key. Both are harmless for a "
         "pad: no real query attends to it and the loss skips it; only NaN must not happen."
     )
-    c1, c2 = (st.container(), None) if figure_on_top() else st.columns([3, 2], gap="large")
-    with c1:
+    with st.container():
         rows = min(3, len(left_tokens))
         st.dataframe(
             pd.DataFrame(
@@ -194,5 +191,3 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
             f"gives zeros there (row sum {compare.safe[0].sum():.0f}) and rows summing to 1 elsewhere; the "
             f"−1e9 fill gives 1/{len(left_tokens)} = {1 / len(left_tokens):.3f} on every key of that row."
         )
-    if c2 is not None:
-        chart(figure, width="stretch", container=c2)

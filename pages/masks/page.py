@@ -15,7 +15,7 @@ from ui.controls import d_model_control, heads_control, layers_control, section_
 from ui.forward import stack_config
 from ui.model_picker import load_or_stop, model_choice
 from ui.presentation import explanation
-from ui.screen import figure_on_top, settings, settings_popover, settings_row
+from ui.screen import settings, settings_popover, settings_row
 from ui.routing import require_navigation
 from ui.text import tokenize_text
 
@@ -87,8 +87,7 @@ def masks_view(choice: ModelSpec | None, texts: list[str], controls, row_box) ->
     head = stops_slider("head to show", range(1, heads + 1), "head", container=c[2])
     shown = sections.ShownHead(spec, layer, head - 1)
     batch = padded_batch(texts, loaded.tokenizer, row_box)
-    note = st.container()  # made on every screen, so that the sections below keep their places (ui.screen)
-    (controls if figure_on_top() else note).caption(
+    controls.caption(
         f"The batch of sentences feeds every section but the first; the model ({loaded.label}: {layers} layers, "
         f"{heads} heads, d_model = {loaded.config.d_model}) feeds the last three."
     )

@@ -24,7 +24,7 @@ SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
     st.header("Five ways to give attention a sense of order")
-    intro = figure_first()  # above the figure, or on a small screen under it
+    intro = figure_first()  # the explanation, below the figure
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
     # names of at most three short lines: the five panels fit side by side in a laptop's column; on a phone the

@@ -203,7 +203,7 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     """Scores per head for the named patterns, the 72 heads coloured by their strongest, and one head drawn."""
-    intro = figure_first()  # how the roles are scored: above the figure, or below it on a small screen
+    intro = figure_first()  # the explanation, below the figure
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
     bands = (*ROLES, NO_CLEAR_ROLE)

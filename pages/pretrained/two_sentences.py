@@ -70,7 +70,7 @@ def pair_question(first: list[str], second: list[str], word: str, classic: bool)
 @st.fragment
 def two_sentences_section(cap: int, hide: bool) -> None:
     """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
-    intro = figure_first()  # the question: above the sentences, or on a small screen under the figure
+    intro = figure_first()  # the explanation, below the figure
 
     def ask(question: str = "") -> None:
         intro.text().markdown(

@@ -14,7 +14,7 @@ from pages.train.slots import training_slots
 from pages.train.tiles import snapshot_figure
 from transformer import Trainer, TrainingSetup
 from ui.charts import chart
-from ui.screen import button_row, compact, figure_on_top, show_section
+from ui.screen import button_row, compact, show_section
 from ui.cache import cached_figure, resource
 from viz.training import curves_figure, head_scores_figure
 
@@ -273,13 +273,10 @@ def live_view(trainer: Trainer, running: bool) -> None:
             if shown.done:
                 st.session_state.running = False
                 st.rerun()  # the whole page: the timer stops and the buttons change
-        if not figure_on_top():
-            _progress(shown)
         # the latest snapshot's map, while training and until there is a second one: then the scrubber under the
         # run draws the map (at the latest snapshot, to begin with), once
         if shown.snapshots and (st.session_state.get("running", False) or len(shown.snapshots) < 2):
             snapshot_figure(shown, len(shown.snapshots) - 1, "live")
-        if figure_on_top():  # a small screen or a projector: the heads first, then the numbers and curves
-            _progress(shown)
+        _progress(shown)  # the heads first, then the numbers and curves
 
     tick()

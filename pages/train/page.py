@@ -8,7 +8,6 @@ from pages.train import after, controls, live, recipes
 from pages.train.translator import translator_section
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.presentation import explanation
-from ui.screen import figure_on_top
 from transformer import Trainer, TrainingSetup
 from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
@@ -63,14 +62,14 @@ def training_view() -> None:
         )
     if setup is None:
         return
-    about = st.container()  # the settings and the task: above the run, or below its figures on a small screen
+    about = st.container()  # the settings and the task, while there is no run yet
     state.setdefault("session_id", uuid.uuid4().hex)
     trainer = live.current_trainer(setup)
     if trainer is not None:
         live.media_buttons(trainer)
         live.live_view(trainer, state.get("running", False))
-    below = st.container()  # made on every screen, so that what follows keeps its place (ui.screen)
-    with below if trainer is not None and figure_on_top() else about:
+    below = st.container()  # the settings go below a trainer's live view, or in the page's place before it
+    with below if trainer is not None else about:
         settings_and_task(setup, trainer)
     if trainer is None:
         return

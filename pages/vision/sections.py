@@ -71,7 +71,7 @@ def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
 def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The image cut into patches of a chosen size, and the sequence of tokens the encoder reads."""
     model_patch = loaded.config.patch_size
-    intro = figure_first()  # the count of patches and tokens: above the figures, or below them on a small screen
+    intro = figure_first()  # the explanation, below the figure
     size = stops_slider(
         "patch size p (pixels)",
         PATCH_SIZES,
