@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from ui.model_labels import RANDOM
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
 import torch
 
@@ -10,11 +11,12 @@ from transformer import HashTokenizer, TransformerConfig, build_model
 from analysis.export import weights_csv
 
 PAGE = "pages/multi_head/page.py"
+RANDOM_MODEL = {"model": RANDOM}  # the mechanics: the random stack, its settings in the link
 TEXT = "The animal didn't cross the street because it was too tired"
 
 
 def section(name, params=None):
-    at = run_page(PAGE, {**(params or {}), "section": name})
+    at = run_page(PAGE, {**RANDOM_MODEL, **(params or {}), "section": name})
     assert_no_exception(at)
     assert at.session_state["section"] == name
     return at
@@ -48,7 +50,7 @@ def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", se
 
 
 def test_default_grid_overview_and_rollout_match_the_model():
-    at = run_page(PAGE)
+    at = run_page(PAGE, RANDOM_MODEL)
     assert_no_exception(at)
     assert len(chart_specs(at)) == 1  # only the open tab's chart is sent
     expected = model_weights(2, 64, 4, False)
@@ -75,7 +77,16 @@ def test_default_grid_overview_and_rollout_match_the_model():
 def test_deep_causal_stack_with_many_heads():
     at = run_page(
         PAGE,
-        {"layers": "6", "d_model": "8", "heads": "8", "causal": "true", "layer": "6", "pe": "none", "seed": "9999"},
+        {
+            **RANDOM_MODEL,
+            "layers": "6",
+            "d_model": "8",
+            "heads": "8",
+            "causal": "true",
+            "layer": "6",
+            "pe": "none",
+            "seed": "9999",
+        },
     )
     assert_no_exception(at)
     spec = chart_by_title(at, "Layer 6 · 8 heads · decoder (causal)")
@@ -94,10 +105,10 @@ def test_deep_causal_stack_with_many_heads():
 
 
 def test_single_head_and_widest_model():
-    at = run_page(PAGE, {"layers": "1", "d_model": "8", "heads": "1"})
+    at = run_page(PAGE, {**RANDOM_MODEL, "layers": "1", "d_model": "8", "heads": "1"})
     assert_no_exception(at)
     assert len(tiles_of(chart_by_title(at, "Layer 1 · 1 heads"), 1, (11, 11))) == 1
-    at = run_page(PAGE, {"layers": "1", "d_model": "512", "heads": "16"})
+    at = run_page(PAGE, {**RANDOM_MODEL, "layers": "1", "d_model": "512", "heads": "16"})
     assert_no_exception(at)
     assert len(tiles_of(chart_by_title(at, "Layer 1 · 16 heads"), 16, (11, 11))) == 16
 
@@ -146,10 +157,10 @@ def test_compare_of_a_causal_model_masks_the_future_in_all_three_panels():
 
 
 def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
-    at = run_page(PAGE, {"heads": "3"})
+    at = run_page(PAGE, {**RANDOM_MODEL, "heads": "3"})
     assert_no_exception(at)
     assert at.select_slider(key="heads").value == 4 and chart_specs(at)
-    at = run_page(PAGE, {"text": ""})
+    at = run_page(PAGE, {**RANDOM_MODEL, "text": ""})
     assert_no_exception(at)
     assert not chart_specs(at) and at.info
 

@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -18,8 +19,12 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running
 from testing.websocket import WEBSOCKET_JS
+from ui.model_labels import RANDOM
 
 HERE = Path(__file__).resolve().parent
+# Multi-head attention opens on a pretrained model; a test of its mechanics, or of a flow through the page that
+# changes the random stack's settings, opens it on the random model
+RANDOM_MULTI_HEAD = "multi_head?" + urlencode({"model": RANDOM})
 
 _FINISHED = ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"]
 # Installed before the page's own scripts: every rerun the page sends (BackMsg.rerun_script) and every
@@ -153,11 +158,28 @@ def wait_for_chart(page, title: str, timeout: float = 15_000) -> None:
     page.wait_for_selector(f".js-plotly-plot .gtitle:has-text('{title}')", timeout=timeout)
 
 
+# The summary of the closed expander that holds an element (a page's settings fold on every screen), or null
+FOLDED_AROUND = """(element) => {
+  const folded = element.closest('details:not([open])');
+  return folded ? folded.querySelector(':scope > summary') : null;
+}"""
+
+
+def unfold(element) -> None:
+    """Open the closed expander that holds ``element`` (a locator), as a reader clicks its summary; nothing when
+    the element is not folded away."""
+    summary = element.evaluate_handle(FOLDED_AROUND).as_element()
+    if summary is not None:
+        summary.click()
+        element.wait_for(state="visible")
+
+
 def nudge_slider(page, label: str, key: str = "ArrowRight"):
     """Focus the slider whose label starts with ``label`` and press an arrow key; returns the slider handle.
     (Starts with: "heads" is the heads slider, not "layer (for the heads, ...)".)"""
     label_starts = page.locator("[data-testid=stWidgetLabel]", has_text=re.compile("^" + re.escape(label)))
     slider = page.locator("[data-testid=stSlider]").filter(has=label_starts).locator("input[type=range]").first
+    unfold(slider)
     slider.focus()
     slider.press(key)
     return slider

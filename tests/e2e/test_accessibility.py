@@ -12,7 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import new_page, wait_idle
+from tests.e2e.conftest import RANDOM_MULTI_HEAD, new_page, wait_idle
 from ui.accessibility import FOCUS_COLOUR
 
 STYLED = "() => getComputedStyle(document.body).getPropertyValue('--lab-accessible').trim() === '1'"
@@ -106,7 +106,7 @@ def test_a_disabled_controls_label_keeps_its_contrast(page, server_url, axe):
 def test_show_the_numbers_opens_by_keyboard_as_tables_per_head_and_a_csv(page, server_url, axe):
     """Under Multi-head's grid, "Show the numbers" (Enter on its summary) holds one table per head, queries by keys
     named by the tokens, each row summing to 1 as attention does, and the same numbers as CSV."""
-    page.goto(f"{server_url}/multi_head")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     page.wait_for_function(CHARTS_NAMED, timeout=30_000)
     box = page.locator("details.lab-numbers").first

@@ -1,6 +1,14 @@
 """In a real browser: the attention pages redraw when a control changes, without an exception."""
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
+from tests.e2e.conftest import (
+    unfold,
+    RANDOM_MULTI_HEAD,
+    assert_no_exception,
+    nudge_slider,
+    open_section,
+    wait_for_chart,
+    wait_idle,
+)
 
 TITLE = ".js-plotly-plot .gtitle"
 
@@ -10,7 +18,7 @@ def chart_titles(page) -> list[str]:
 
 
 def test_multi_head_grid_redraws_when_heads_change(page, server_url):
-    page.goto(f"{server_url}/multi_head")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     assert any("Layer 1 · 4 heads" in t for t in chart_titles(page))
@@ -32,6 +40,7 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
     assert any("each 11 × 8" in t for t in chart_titles(page))  # d_k = 16 / 2 heads
     d_model = page.locator("[data-testid=stSlider]", has_text="d_model")
     assert d_model.count() == 0  # the model's settings are behind their button until it is pressed
+    unfold(page.locator("button", has_text="Model settings").first)  # the page's settings, folded
     page.get_by_role("button", name="Model settings").click()
     slider = d_model.locator("input[type=range], [role=slider]").first
     slider.focus()
@@ -48,12 +57,13 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
 
 
 def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, server_url):
-    page.goto(f"{server_url}/multi_head?section=Mean+and+rollout")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}&section=Mean+and+rollout")
     wait_idle(page)
     page.wait_for_selector(TITLE, timeout=20_000)
     titles = chart_titles(page)
     assert any("Layer 1 · mean over 4 heads" in t for t in titles) and not any("head view" in t for t in titles)
     slider = page.locator("[data-testid=stSlider]", has_text="layer (").locator("input[type=range], [role=slider]")
+    unfold(slider.first)  # the page's settings, folded
     slider.first.focus()
     slider.first.press("ArrowRight")
     wait_idle(page)

@@ -7,7 +7,7 @@ import pytest
 
 from testing.server import start
 from tests.byo_folders import folder_of_models
-from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import RANDOM_MULTI_HEAD, unfold, assert_no_exception, wait_for_chart, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -28,10 +28,11 @@ def byo_server(tmp_path_factory):
 def test_a_gpt2_folder_is_picked_and_drawn_on_multi_head(page, byo_server):
     url, parameters = byo_server
     label = f"tiny-gpt2 (GPT-2 · {parameters:,} parameters, decoder-only (GPT-style))"
-    page.goto(f"{url}/multi_head")
+    page.goto(f"{url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     wait_for_chart(page, "Layer 1 · 4 heads", timeout=20_000)
     warning = page.locator("[data-testid=stAlert]", has_text="Model folders not offered").first
+    unfold(warning)  # the page's settings, folded
     assert "pickled-gpt2" in warning.inner_text() and "pytorch_model.bin" in warning.inner_text()
 
     page.locator("[data-testid=stSelectbox]", has_text="model").first.locator("input[role=combobox]").click()

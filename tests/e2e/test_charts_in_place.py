@@ -5,6 +5,7 @@ import math
 import re
 
 from tests.e2e.conftest import (
+    unfold,
     assert_no_exception,
     nudge_slider,
     streamlit_server,
@@ -71,6 +72,7 @@ def test_picking_another_model_updates_the_plots_already_on_the_page(page, serve
     wait_idle(page)
     wait_for_chart(page, "X: token vectors + PE", timeout=30_000)
     page.evaluate(MARK)
+    unfold(page.locator("[data-testid=stSelectbox]", has_text="model").first)  # the folded settings
     page.locator("[data-testid=stSelectbox]", has_text="model").first.click()
     page.locator("[role=option]", has_text="induction").first.click()
     wait_for_chart(page, "LN₁", timeout=20_000)  # the induction checkpoint is pre-LN
@@ -124,6 +126,7 @@ def test_a_chart_fills_the_screen_from_its_toolbar_and_comes_back(page, server_u
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
+    unfold(page.locator("[data-testid=stSlider]", has_text="d_model (dimensions)").first)  # the folded settings
     before = page.evaluate(SIZES)
     # viz.positional's heights: the curves 150 px and 120 a pair (3 pairs), more for a title that wraps; 360
     assert before[0][1] >= 150 + 3 * 120 and before[1][1] == 360
@@ -155,6 +158,7 @@ def test_without_element_full_screen_a_chart_covers_the_window_and_follows_the_p
     page.goto(f"{server_url}/positional_encoding")
     wait_idle(page)
     wait_for_chart(page, "Wavelength per pair", timeout=30_000)
+    unfold(page.locator("[data-testid=stSlider]", has_text="d_model (dimensions)").first)  # the folded settings
     before = page.evaluate(SIZES)
     chart = wavelength_chart(page)
     pairs = "() => JSON.stringify(document.querySelector('.lab-chart-expanded').data[0].x)"

@@ -18,7 +18,15 @@ from testing.installed import require
 from testing.redis_server import redis_running
 from testing.server import start
 from tests.e2e.accessibility_check import accessibility_violations
-from tests.e2e.conftest import assert_no_exception, new_page, nudge_slider, requested_runs, wait_for_chart, wait_idle
+from tests.e2e.conftest import (
+    RANDOM_MULTI_HEAD,
+    assert_no_exception,
+    new_page,
+    nudge_slider,
+    requested_runs,
+    wait_for_chart,
+    wait_idle,
+)
 
 # A teacher's change on a student's screen: the budget is 1.5 s at p95 (bench/classroom.py measures it on
 # a quiet machine); a test asserts it arrives, within a bound that a loaded test machine also keeps.
@@ -32,7 +40,7 @@ def query(page) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
-def open_class(page, url: str, path: str = "multi_head", chart: str = "Layer 1 · 4 heads") -> str:
+def open_class(page, url: str, path: str = RANDOM_MULTI_HEAD, chart: str = "Layer 1 · 4 heads") -> str:
     """Open ``path`` and "Teach this class"; returns the class's code (from the teacher's URL, which holds no
     secret: the teacher's browser keeps it as a cookie)."""
     page.goto(f"{url}/{path}")
@@ -291,7 +299,7 @@ def warm(browser, url: str) -> None:
     """Run Multi-head attention once on a fresh server (its first run builds the model and imports torch)."""
     page = new_page(browser)
     try:
-        page.goto(f"{url}/multi_head?heads=8")
+        page.goto(f"{url}/{RANDOM_MULTI_HEAD}&heads=8")
         wait_for_chart(page, "Layer 1 · 8 heads", timeout=60_000)
     finally:
         page.context.close()

@@ -4,7 +4,7 @@ button runs the paper's base model and writes its settings into the URL."""
 
 from urllib.parse import quote
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
+from tests.e2e.conftest import unfold, assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
 
 RANDOM = "?model=" + quote("random model (settings below)")  # the page opens on the translation model otherwise
 
@@ -45,6 +45,7 @@ def test_the_papers_sizes_button_runs_the_base_model_and_writes_the_url(page, se
     page.goto(f"{server_url}/encoder_decoder{RANDOM}")
     wait_idle(page)
     wait_for_chart(page, "all 4 heads · encoder self-attention", timeout=20_000)
+    unfold(page.locator("button", has_text="Model settings").first)  # the page's settings, folded
     page.get_by_role("button", name="Model settings").click()
     page.get_by_role("button", name="Paper's sizes").click()
     wait_for_chart(page, "all 8 heads · encoder self-attention", timeout=30_000)

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.e2e.conftest import new_page, requested_runs, wait_for_chart, wait_idle
+from tests.e2e.conftest import RANDOM_MULTI_HEAD, new_page, requested_runs, wait_for_chart, wait_idle
 from ui.accessibility import FOCUS_COLOUR
 
 # The element that has the focus: what it is, its name, whether it is in the main part of the page, its box on
@@ -65,7 +65,7 @@ FOLDED_SETTINGS = """() => { const at = document.activeElement;
 
 
 def test_the_keyboard_moves_a_slider_and_opens_a_section(page, server_url):
-    page.goto(f"{server_url}/multi_head")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     wait_for_chart(page, "Layer 1 · 4 heads", timeout=60_000)
     page.locator("body").focus()

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import zxingcpp
 from PIL import Image
 
-from tests.e2e.conftest import assert_no_exception, nudge_slider, wait_for_chart, wait_idle
+from tests.e2e.conftest import RANDOM_MULTI_HEAD, assert_no_exception, nudge_slider, wait_for_chart, wait_idle
 
 # The "One head or many heads" lesson, step by step: the URL state each step must show, and a chart title.
 STEPS = [
@@ -44,7 +44,7 @@ def test_a_lesson_walked_with_next_in_presentation_mode(page, server_url):
 
 
 def test_the_share_code_decodes_to_the_address_of_the_view(page, server_url):
-    page.goto(f"{server_url}/multi_head?section=Mean+and+rollout")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}&section=Mean+and+rollout")
     wait_idle(page)
     nudge_slider(page, "layers")
     wait_idle(page)

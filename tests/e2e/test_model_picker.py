@@ -5,8 +5,9 @@ traceback; a checkpoint whose architecture does not fit a page is not offered th
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import assert_no_exception, requested_runs, wait_for_chart, wait_idle
+from tests.e2e.conftest import unfold, RANDOM_MULTI_HEAD, assert_no_exception, requested_runs, wait_for_chart, wait_idle
 
 TITLE = ".js-plotly-plot .gtitle"
 MODEL = "[data-testid=stSelectbox]"
@@ -36,7 +37,8 @@ def wait_for_title(page, text: str, timeout: float = 20_000) -> None:
 
 
 def upload(page, path) -> None:
-    """Open the picker's popover and hand ``path`` to its file uploader."""
+    """Open the picker's popover (in the page's folded settings) and hand ``path`` to its file uploader."""
+    unfold(page.locator("button", has_text="Upload a checkpoint").first)
     page.get_by_role("button", name="Upload a checkpoint").click()
     uploader = page.locator("[data-testid=stPopoverBody] input[type=file]")
     uploader.wait_for(state="attached", timeout=10_000)
@@ -46,7 +48,7 @@ def upload(page, path) -> None:
 
 
 def open_multi_head(page, server_url) -> None:
-    page.goto(f"{server_url}/multi_head")
+    page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     wait_for_chart(page, "Layer 1 · 4 heads", timeout=20_000)
     assert model_param(page) is None
@@ -87,8 +89,13 @@ def test_decoder_only_checkpoint_is_not_offered_on_encoder_decoder(page, server_
     page.get_by_role("link", name="Encoder-decoder").first.click()
     wait_idle(page)
     wait_for_chart(page, "Cross-attention (all layers, mean of heads)", timeout=20_000)  # the translation model
+    unfold(page.locator(MODEL, has_text="model").first)  # the page's settings, folded
     page.locator(MODEL, has_text="model").first.locator("input[role=combobox]").click()
-    page.get_by_role("option").first.wait_for(timeout=10_000)
+    try:
+        page.get_by_role("option").first.wait_for(timeout=3_000)
+    except PlaywrightTimeout:  # the click only moved the focus (the expander had just opened)
+        page.keyboard.press("ArrowDown")
+        page.get_by_role("option").first.wait_for(timeout=10_000)
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")
     assert options and not any("tiny-gpt" in o for o in options), options

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import IDLE, assert_no_exception, new_page, wait_for_chart, wait_idle, wait_settled
+from tests.e2e.conftest import (
+    RANDOM_MULTI_HEAD,
+    IDLE,
+    assert_no_exception,
+    new_page,
+    wait_for_chart,
+    wait_idle,
+    wait_settled,
+)
 from ui.pages_index import PAGES
 from ui.screen import PHONE_PX
 
@@ -380,7 +388,7 @@ def test_a_wide_screen_gets_each_figure_as_it_was_built(browser, server_url):
     four head tiles a row, every key labelled (turned keys a line apart), the colour bar beside the plot."""
     page = new_page(browser, viewport={"width": 1800, "height": 1000})
     try:
-        page.goto(f"{server_url}/multi_head")
+        page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
         wait_idle(page)
         wait_for_chart(page, "4 heads", timeout=30_000)
         assert page.evaluate(AS_BUILT) == [[True, [None, None]]]

@@ -1,6 +1,6 @@
 """In a real browser: the pretrained-model page opens its overview, and editing the text redraws it."""
 
-from tests.e2e.conftest import assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import unfold, assert_no_exception, wait_for_chart, wait_idle
 from tests.e2e.test_charts_in_place import MARK, MARKS
 
 
@@ -10,6 +10,7 @@ def test_pretrained_overview_redraws_after_a_text_edit(page, server_url):
     wait_for_chart(page, "6 layers × 12 heads", timeout=60_000)
     assert_no_exception(page)
     box = page.locator("[data-testid=stTextArea] textarea").first
+    unfold(box)  # the page's settings, folded
     box.fill("A short sentence")
     box.press("Control+Enter")  # a text area applies its value on Ctrl+Enter (or when it loses focus)
     page.wait_for_url("**text=A+short+sentence**", timeout=20_000)
@@ -27,6 +28,7 @@ def test_hiding_cls_and_sep_redraws_the_open_section_in_place(page, server_url):
     page.goto(f"{server_url}/pretrained?section=One+layer")
     wait_idle(page, timeout=60_000)
     wait_for_chart(page, "Layer", timeout=60_000)
+    unfold(page.locator("[data-testid=stCheckbox]", has_text="hide [CLS] and [SEP]").first)  # the folded settings
     page.evaluate(MARK)
     marks = page.evaluate(MARKS)
     assert marks and all(marks)
