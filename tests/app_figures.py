@@ -1,5 +1,5 @@
 """Every chart the app draws, collected once a test session: every page and section, plain and in presentation
-mode, and the heaviest view (Multi-head, 16 heads of 64 tokens). Tests of figures in general read these."""
+mode, the heaviest view (Multi-head, 16 heads of 64 tokens) and the pretrained head view's twelve heads. Tests of figures in general read these."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ def _drawn():
             at.session_state[PRESENT] = False
     heaviest = run_page("pages/multi_head/page.py", {"heads": "16", "text": " ".join(["the cat sat on the mat"] * 12)})
     yield from (("Multi-head, 16 heads of 64 tokens", None, False, spec) for spec in chart_specs(heaviest))
+    # the pretrained head view opens on one head: all twelve, each in its colour, are one choice away
+    all_heads = run_page("pages/pretrained/page.py", {"section": "Head view", "hv_head": "all heads"})
+    yield from (("A real pretrained model, all heads", "Head view", False, spec) for spec in chart_specs(all_heads))
 
 
 @functools.cache

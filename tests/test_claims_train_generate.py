@@ -99,6 +99,10 @@ def trained_twice(query: dict):
     return at
 
 
+def history_steps(at) -> list[int]:
+    return [row["step"] for row in at.session_state["trainer"].history]
+
+
 def metric(at, label: str):
     return next(m for m in at.metric if m.label == label)
 
@@ -119,6 +123,24 @@ def test_an_accuracy_task_draws_its_target_on_the_accuracy_panel():
     notes = [note["text"] for note in spec["layout"]["annotations"]]
     assert f"target {round(target * 100)}%" in notes
     assert metric(at, "held-out accuracy").help == f"target: at least {round(target * 100)}%"
+    # the title's finding, read from the accuracy drawn: the first step at or over the target, or where it stands
+    steps, values = decode_array(accuracy["x"]), decode_array(accuracy["y"])
+    reached = [int(x) for x, y in zip(steps, values) if y >= np.float32(target)]
+    title = spec["layout"]["title"]["text"]
+    if reached:
+        assert title.endswith(f": target {round(target * 100)}% reached at step {reached[0]}"), title
+    else:
+        assert f": held-out accuracy {values[-1]:.0%} at step {int(steps[-1])}" in title, title
+    # the head scores' finding: the largest rise of one head between two evaluations, as drawn, or the best head
+    scores = chart_by_title(at, "over training: ")
+    lines = {t["name"]: (decode_array(t["x"]), decode_array(t["y"]).astype(np.float64)) for t in scores["data"]}
+    rise, name, i = max((y[i + 1] - y[i], name, i) for name, (_, y) in lines.items() for i in range(len(y) - 1))
+    (xs, ys), said = lines[name], scores["layout"]["title"]["text"]
+    if round(ys[i + 1], 2) > round(ys[i], 2):
+        assert f"{name} rose {ys[i]:.2f} → {ys[i + 1]:.2f} between steps {int(xs[i])} and {int(xs[i + 1])}" in said
+    else:
+        best = max(lines, key=lambda n: lines[n][1][-1])
+        assert said.endswith(f"{best} the best, at {lines[best][1][-1]:.2f}"), said
 
 
 def test_the_text_task_names_its_perplexity_target_and_draws_none_on_the_accuracy_panel():
@@ -130,6 +152,10 @@ def test_the_text_task_names_its_perplexity_target_and_draws_none_on_the_accurac
     )
     spec = next(s for s in chart_specs(at) if s["layout"]["title"]["text"].startswith("text · 1 layers × 1 heads"))
     assert not target_lines(spec)  # no line on the accuracy panel (values 0..1)
+    held_out = decode_array(next(t for t in spec["data"] if t["name"] == "held-out loss")["y"])
+    assert spec["layout"]["title"]["text"].endswith(
+        f": held-out loss {held_out[0]:.2f} → {held_out[-1]:.2f} by step {history_steps(at)[-1]}"
+    )
     notes = " ".join(note["text"] for note in spec["layout"]["annotations"])
     assert "target" not in notes and f"{target * 100:.0f}%" not in notes
     assert metric(at, "held-out accuracy").help in (None, "")

@@ -55,3 +55,23 @@ def test_head_scores_draw_one_line_per_head_with_projector_text():
         np.allclose(fig.data[3].y, scores[:, 1, 1]) and [t.line.dash for t in fig.data] == ["dot"] * 2 + ["solid"] * 2
     )
     assert projector_axes(fig.layout, ["xaxis", "yaxis"]) and fig.layout.yaxis.title.text == "prefix score"
+
+
+def test_the_curves_finding_names_the_first_step_at_the_target_or_where_the_accuracy_stands():
+    from viz.training import accuracy_finding, loss_finding
+
+    assert accuracy_finding([0, 20, 40, 60], [0.1, 0.5, 0.99, 1.0], 0.99) == "target 99% reached at step 40"
+    assert accuracy_finding([0, 20], [0.1, 0.42], 0.99) == "held-out accuracy 42% at step 20, target 99%"
+    assert loss_finding([0, 100, 300], [4.123, 3.0, 1.866]) == "held-out loss 4.12 → 1.87 by step 300"
+
+
+def test_the_head_scores_finding_is_the_largest_rise_of_one_head_between_two_evaluations():
+    from viz.training import jump_finding
+
+    scores = np.zeros((4, 2, 2))
+    scores[:, 1, 0] = [0.05, 0.10, 0.93, 0.95]  # layer 2 · head 1 jumps between the 2nd and 3rd evaluation
+    scores[:, 0, 1] = [0.0, 0.3, 0.5, 0.7]  # rises more in all, never as much at once
+    assert jump_finding([0, 20, 40, 60], scores) == "layer 2 · head 1 rose 0.10 → 0.93 between steps 20 and 40"
+    flat = np.full((3, 1, 2), 0.4)
+    flat[:, 0, 1] = 0.6
+    assert jump_finding([0, 1, 2], flat) == "layer 1 · head 2 the best, at 0.60"

@@ -16,7 +16,7 @@ from transformer import Trainer, TrainingSetup
 from ui.charts import chart
 from ui.screen import button_row, compact, show_section
 from ui.cache import cached_figure, resource
-from viz.training import curves_figure, head_scores_figure
+from viz.training import accuracy_finding, curves_figure, head_scores_figure, jump_finding, loss_finding
 
 REFRESH = 1.0  # the browser asks for a tick this often while training: the page updates once a second
 # Train for most of the interval, then draw; the rest of the interval leaves room for drawing on a
@@ -221,15 +221,17 @@ def _progress(trainer: Trainer) -> None:
         st.caption("The loss, accuracy and head-score curves are drawn from the first training steps on.")
         return
     steps = [row["step"] for row in history]
+    accuracies, losses = [r["val_accuracy"] for r in history], [r["val_loss"] for r in history]
     chart(
         cached_figure(
             curves_figure,
             tuple(steps),
             tuple(r["train_loss"] for r in history),
-            tuple(r["val_loss"] for r in history),
-            tuple(r["val_accuracy"] for r in history),
+            tuple(losses),
+            tuple(accuracies),
             task.target if on_accuracy else None,
-            f"{task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads",
+            f"{task.name} · {trainer.setup.layers} layers × {trainer.setup.heads} heads: "
+            + (accuracy_finding(steps, accuracies, task.target) if on_accuracy else loss_finding(steps, losses)),
         ),
         width="stretch",
         key="curves",
@@ -243,7 +245,7 @@ def _progress(trainer: Trainer) -> None:
             tuple(steps),
             scores,
             trainer.task.score_name,
-            f"Each head's {trainer.task.score_name} over training",
+            f"Each head's {trainer.task.score_name} over training: " + jump_finding(steps, scores),
         ),
         width="stretch",
         key="scores",
