@@ -177,11 +177,12 @@ def measure(folder: Path, tokens: int = 128, threads: int = 1) -> dict:
 
 
 def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
-    """The server's RSS after Multi-head has drawn each model (default random model first)."""
+    """The server's RSS after Multi-head has drawn each model (the random model first)."""
     from playwright.sync_api import sync_playwright
 
     from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, start
     from transformer import inspect_folder
+    from ui.model_labels import RANDOM
     from ui.model_picker import folder_label
 
     os.environ["ATTENTION_LAB_MODELS"] = str(root)
@@ -192,13 +193,9 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            for name, folder in [("random model (default)", None), *folders.items()]:
-                query = (
-                    ""
-                    if folder is None
-                    else "?"
-                    + __import__("urllib.parse").parse.urlencode({"model": folder_label(inspect_folder(folder))})
-                )
+            for name, folder in [("random model", None), *folders.items()]:
+                label = RANDOM if folder is None else folder_label(inspect_folder(folder))
+                query = "?" + __import__("urllib.parse").parse.urlencode({"model": label})
                 page.goto(f"{server.url}/multi_head{query}")
                 page.wait_for_selector(".js-plotly-plot .gtitle", timeout=120_000)
                 page.wait_for_selector(IDLE, timeout=120_000)

@@ -18,6 +18,7 @@ import re
 import statistics
 import sys
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,6 +30,10 @@ from bench.classroom_report import commit, load_average  # noqa: E402
 from bench.load import p95  # noqa: E402
 from testing.redis_server import redis_running  # noqa: E402
 from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402
+from ui.model_labels import RANDOM  # noqa: E402
+
+# the random stack, whose heads the teacher moves (the page opens on a pretrained model)
+RANDOM_MULTI_HEAD = "multi_head?" + urllib.parse.urlencode({"model": RANDOM})
 
 HEADS = ("1", "2", "4", "8", "16")  # the heads slider's options at d_model 64
 PAGE_CHANGES = (("Masks", "Causal mask for"), ("Positional encoding", "PE against position"))  # link, chart title
@@ -62,11 +67,11 @@ def main() -> None:
             browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
             for server in servers:  # every server builds the model once before the class
                 warm = browser.new_page()
-                warm.goto(f"{server.url}/multi_head")
+                warm.goto(f"{server.url}/{RANDOM_MULTI_HEAD}")
                 warm.wait_for_selector(".js-plotly-plot .gtitle", timeout=90_000)
                 warm.close()
             teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-            teacher.goto(f"{servers[0].url}/multi_head")
+            teacher.goto(f"{servers[0].url}/{RANDOM_MULTI_HEAD}")
             teacher.wait_for_selector(".js-plotly-plot .gtitle", timeout=60_000)
             teacher.get_by_role("button", name="Teach this class").click()
             teacher.wait_for_function("() => new URLSearchParams(location.search).has('teach')", timeout=30_000)

@@ -21,9 +21,11 @@ import websockets
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from testing.server import AppServer
+from ui.model_labels import RANDOM
 from testing.streamlit_client import connect, new_element, received, rerun_message, widget_state
 
 FIRST_PAGE, OTHER_PAGE = "multi_head", "masks"
+FIRST_QUERY = urllib.parse.urlencode({"model": RANDOM})  # Multi-head's random stack, whose heads the teacher moves
 SLIDER = "heads"
 RUN_TIMEOUT = 60.0  # s: the teacher's own run; past it the server is taken as overwhelmed and the class ends
 
@@ -262,7 +264,7 @@ async def teacher_run(tab: Tab, **rerun) -> Finished:
 
 async def open_class(tab: Tab) -> str:
     """Open Multi-head, press "Teach this class"; the class's code."""
-    await teacher_run(tab, page_name=FIRST_PAGE, page_hash="", query="")
+    await teacher_run(tab, page_name=FIRST_PAGE, page_hash="", query=FIRST_QUERY)
     await teacher_run(tab, widgets=[widget_state(tab.widgets["Teach this class"].id, trigger_value=True)])
     code = urllib.parse.parse_qs(tab.query).get("room", [None])[0]
     if not code:

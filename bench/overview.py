@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running  # noqa: E402
+from ui.model_labels import RANDOM  # noqa: E402
 
 TEXT = " ".join(f"w{i}" for i in range(64))
 # Resolves after the browser has painted twice: the charts of the finished run are on screen.
@@ -50,7 +51,7 @@ def main() -> None:
     parser.add_argument("--pretrained", type=int, default=0, help="tokens for the pretrained-model page's overview")
     args = parser.parse_args()
     page_path, title, label = "multi_head", TITLE, "6 layers × 8 heads × 64 tokens"
-    params = {"layers": 6, "heads": 8, "text": TEXT}
+    params = {"model": RANDOM, "layers": 6, "heads": 8, "text": TEXT}
     if args.section:
         params["section"] = args.section
     if args.pretrained:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
+from ui.model_labels import RANDOM
 from ui.pages_index import PAGES
 from ui.screen import PRESENT
 
@@ -23,7 +24,10 @@ def _drawn():
                 assert_no_exception(at)
                 yield from ((page.title, section, present, spec) for spec in chart_specs(at))
             at.session_state[PRESENT] = False
-    heaviest = run_page("pages/multi_head/page.py", {"heads": "16", "text": " ".join(["the cat sat on the mat"] * 12)})
+    heaviest = run_page(
+        "pages/multi_head/page.py",
+        {"model": RANDOM, "heads": "16", "text": " ".join(["the cat sat on the mat"] * 12)},
+    )
     yield from (("Multi-head, 16 heads of 64 tokens", None, False, spec) for spec in chart_specs(heaviest))
     # the pretrained head view opens on one head: all twelve, each in its colour, are one choice away
     all_heads = run_page("pages/pretrained/page.py", {"section": "Head view", "hv_head": "all heads"})

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from ui.model_labels import RANDOM
 from ui.plotly_in_place import COMPONENT_NAME
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -26,7 +27,7 @@ def run_page(path: str, query_params: dict | None = None) -> AppTest:
     return at.run()
 
 
-RANDOM_MODEL = "random model (settings below)"
+RANDOM_MODEL = RANDOM  # the picker's label of the random model
 
 
 def run_random_model(path: str, query_params: dict | None = None) -> AppTest:

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from analysis.attention_sinks import attention_sinks, even_share, first_token_share
-from tests.apptest_helpers import assert_no_exception, chart_specs, decode_array, run_page
+from tests.apptest_helpers import RANDOM_MODEL, assert_no_exception, chart_specs, decode_array, run_page
 from tests.test_page_multi_head import model_weights
 from transformer import load_checkpoint
 
@@ -60,7 +60,11 @@ def numbers(text: str) -> list[str]:
 def test_the_section_states_what_the_weights_give(model):
     from ui.model_picker import shipped_label
 
-    query = {"causal": "true", "layers": "3"} if model == "random" else {"model": shipped_label("text")}
+    query = (
+        {"model": RANDOM_MODEL, "causal": "true", "layers": "3"}
+        if model == "random"
+        else {"model": shipped_label("text")}
+    )
     at = run_page(PAGE, {**query, "section": "Attention sinks"})
     assert_no_exception(at)
     if model == "text":

@@ -9,7 +9,14 @@ import math
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_page,
+    run_random_model,
+)
 from transformer.positional import alibi_slopes
 
 SELF_ATTENTION = "pages/self_attention/page.py"
@@ -56,7 +63,7 @@ def test_the_scaling_is_named_only_when_it_is_on():
 
 @pytest.mark.parametrize("pe,expected", [("ALiBi", r"- m_i D"), ("rotary (RoPE)", r"R(XW_i^Q")])
 def test_the_multi_head_formula_follows_the_positional_scheme(pe, expected):
-    at = run_page("pages/multi_head/page.py", {"pe": pe})
+    at = run_random_model("pages/multi_head/page.py", {"pe": pe})
     assert_no_exception(at)
     assert expected in latex(at)
 

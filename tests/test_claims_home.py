@@ -43,7 +43,7 @@ def said(caption: str, where: str) -> list[int]:
     ("page", "where", "keys", "query"),
     [
         ("encoder_decoder", "the Encoder-decoder page", ("enc", "dec", "d_model", "heads"), {"model": RANDOM_MODEL}),
-        ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), None),
+        ("multi_head", "Multi-head attention", ("layers", "d_model", "heads"), {"model": RANDOM_MODEL}),
         ("masks", "Multi-head attention, Masks", ("layers", "d_model", "heads"), None),
         (
             "positional_encoding",

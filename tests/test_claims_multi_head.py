@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
-from tests.test_page_multi_head import RANDOM_MODEL, model_weights
+from tests.test_page_multi_head import RANDOM_STACK, model_weights
 
 PAGE = "pages/multi_head/page.py"
 SECOND = {"layers": "3", "layer": "3", "causal": "true", "hv_head": "head 2", "hv_query": "8: it"}
@@ -29,7 +29,7 @@ def drawn_lines(spec: dict) -> dict[tuple[int, int, int], float]:
 
 @pytest.mark.parametrize("query", [{}, SECOND])
 def test_the_head_view_draws_each_weight_as_its_caption_says(query):
-    at = run_page(PAGE, {**RANDOM_MODEL, **query, "section": "Head view"})
+    at = run_page(PAGE, {**RANDOM_STACK, **query, "section": "Head view"})
     assert_no_exception(at)
     causal = query.get("causal") == "true"
     layer = int(query.get("layer", 1))
@@ -68,7 +68,7 @@ def test_the_grid_title_names_the_most_focused_and_the_broadest_head_as_drawn(qu
 
     from tests.apptest_helpers import head_tiles
 
-    at = run_page("pages/multi_head/page.py", {**RANDOM_MODEL, **query})
+    at = run_page("pages/multi_head/page.py", {**RANDOM_STACK, **query})
     assert_no_exception(at)
     spec = chart_by_title(at, "Layer 1 · ")
     strongest = np.array([np.nanmax(np.nan_to_num(tile), -1).mean() for tile in head_tiles(spec)])

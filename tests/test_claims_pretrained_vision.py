@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page, run_random_model
 from tests.test_page_multi_head import model_weights
 
 VISION = "pages/vision/page.py"
@@ -58,7 +58,7 @@ def test_the_patch_counts_are_said_in_words_that_fit_them(size):
 
 
 def test_a_causal_row_i_counted_from_1_sees_i_keys():
-    at = run_page(MULTI_HEAD, {"section": "Statistics", "causal": "true"})
+    at = run_random_model(MULTI_HEAD, {"section": "Statistics", "causal": "true"})
     assert_no_exception(at)
     text = " ".join(m.value for m in at.markdown)
     assert "under a causal mask row i, counted from 1, sees i keys, so its most even spread is ln i, not ln T" in text
@@ -74,7 +74,7 @@ def test_a_causal_row_i_counted_from_1_sees_i_keys():
 
 @pytest.mark.parametrize("text", ["Hello", "Hello world"])
 def test_a_one_token_text_says_why_two_columns_have_no_value(text):
-    at = run_page(MULTI_HEAD, {"section": "Statistics", "text": text})
+    at = run_random_model(MULTI_HEAD, {"section": "Statistics", "text": text})
     assert_no_exception(at)
     table = at.dataframe[0].value
     blank = [name for name in ("entropy / ln(keys)", "on previous token") if table[name].isna().all()]
@@ -91,7 +91,7 @@ def test_a_one_token_text_says_why_two_columns_have_no_value(text):
 
 @pytest.mark.parametrize("heads", [1, 4])
 def test_concat_is_said_in_words_that_fit_the_number_of_heads(heads):
-    at = run_page("pages/multi_head/page.py", {"section": "Concat × W^O", "heads": str(heads), "d_model": "64"})
+    at = run_random_model(MULTI_HEAD, {"section": "Concat × W^O", "heads": str(heads), "d_model": "64"})
     assert_no_exception(at)
     text = next(m.value for m in at.markdown if "**Concat**" in m.value)
     if heads == 1:

@@ -12,9 +12,19 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from classroom.board import BOARD
-from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_elements, chart_json, chart_name, chart_specs
+from tests.apptest_helpers import (
+    APP,
+    RANDOM_MODEL,
+    TIMEOUT,
+    assert_no_exception,
+    chart_elements,
+    chart_json,
+    chart_name,
+    chart_specs,
+)
 from ui.rooms.membership import room_store
 from ui.rooms.schema import LESSON_KEYS, PAGE_KEYS
+from ui.model_picker import pretrained_label
 from ui.pages_index import PAGES
 from ui.screen import COMPACT
 from viz.compact import colour_bar_owners
@@ -30,6 +40,11 @@ def session(query: dict[str, str] | None = None, page: str | None = None) -> App
     if page is not None:
         at.switch_page(PAGE_SCRIPTS[page]).run()
     return at
+
+
+def teacher_on_the_random_stack() -> AppTest:
+    """A teacher on Multi-head with the random stack picked: the page's settings (heads, causal) are its controls."""
+    return session({"model": RANDOM_MODEL}, page="multi_head")
 
 
 def teach(at: AppTest) -> tuple[str, str]:
@@ -76,7 +91,7 @@ def test_a_drawing_too_large_to_send_is_left_out_and_the_teacher_page_goes_on(mo
     their wait); the view itself goes out, and the teacher's page shows no error."""
     import ui.rooms.drawing as drawing_module
 
-    teacher = session(page="multi_head")
+    teacher = teacher_on_the_random_stack()
     code, _ = teach(teacher)
     drawn_version = room_store().drawing(code)[0]
     import classroom.store as store_module
@@ -90,7 +105,7 @@ def test_a_drawing_too_large_to_send_is_left_out_and_the_teacher_page_goes_on(mo
 
 
 def test_a_students_run_tells_its_browser_what_it_drew_and_which_controls_to_hide():
-    teacher = session(page="multi_head")
+    teacher = teacher_on_the_random_stack()
     code, _ = teach(teacher)
     student = session({"room": code})
     assert_no_exception(student)
@@ -107,7 +122,7 @@ def test_a_students_run_tells_its_browser_what_it_drew_and_which_controls_to_hid
     drawing = json.loads(room_store().drawing(code)[1]["plain"])
     assert drawing["layout"] == data["layout"] and drawing["version"] > data["version"]
     assert "8 heads" in drawing["charts"]["chart:grid"]["layout"]["title"]["text"]
-    assert drawing["query"] == {"heads": ["8"]} and ["heads", "8"] in drawing["settings"]
+    assert drawing["query"] == {"model": [RANDOM_MODEL], "heads": ["8"]} and ["heads", "8"] in drawing["settings"]
 
 
 def colour_bars(spec: dict) -> list[str | None]:
@@ -164,7 +179,7 @@ def test_the_teachers_count_tells_students_following_from_students_exploring():
 
 @pytest.mark.parametrize("last", ["self_attention", "generate", "positional_encoding", "experiments", "masks"])
 def test_no_key_of_another_pages_control_reaches_the_teachers_address_or_view(last):
-    teacher = session(page="multi_head")
+    teacher = teacher_on_the_random_stack()
     code, _ = teach(teacher)
     for path, settings in (
         ("self_attention", {"section": "Q, K, V"}),
@@ -182,17 +197,20 @@ def test_no_key_of_another_pages_control_reaches_the_teachers_address_or_view(la
     assert_no_exception(teacher)
     here = query_of(teacher)
     assert set(here) <= {"room", "present"}, here
+    # the random model was the other pages' own default, so none named it: Multi-head opens on its own default
+    assert teacher.selectbox(key="model").value == pretrained_label("all-MiniLM-L6-v2")
+    assert room_store().view(code).query == {}
+    teacher.query_params["model"] = RANDOM_MODEL  # as the browser writes the picked model into the URL
+    teacher.selectbox(key="model").set_value(RANDOM_MODEL).run()
     view = room_store().view(code)
-    # Masks and Multi-head share the "heads" control: its value goes on with the teacher and so in the view
-    masks_visited = last not in ("self_attention", "generate", "positional_encoding")
-    shared = {"heads": ["2"]} if masks_visited else {}
-    assert teacher.select_slider(key="heads").value == int(shared.get("heads", ["4"])[0])
-    assert view.page == "multi_head" and view.query == shared, view
+    # Masks' heads were not taken to a page that opened without a heads control: the random stack starts at 4
+    assert teacher.select_slider(key="heads").value == 4
+    assert view.page == "multi_head" and view.query == {"model": [RANDOM_MODEL]}, view
     assert set(view.query) <= PAGE_KEYS["multi_head"] | LESSON_KEYS
 
 
 def test_a_change_that_changes_what_the_page_writes_changes_the_drawings_text_not_its_parts():
-    teacher = session(page="multi_head")
+    teacher = teacher_on_the_random_stack()
     code, _ = teach(teacher)
     before = json.loads(room_store().drawing(code)[1]["plain"])["layout"]
     teacher.query_params["causal"] = "true"  # the explanation above the heads says that grey cells are masked

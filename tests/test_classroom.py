@@ -14,7 +14,16 @@ import pytest
 import zxingcpp
 from PIL import Image
 
-from tests.apptest_helpers import assert_no_exception, chart_elements, chart_json, chart_specs, run_page
+from tests.apptest_helpers import (
+    RANDOM_MODEL,
+    assert_no_exception,
+    chart_elements,
+    chart_json,
+    chart_specs,
+    run_page,
+    run_random_model,
+)
+from ui.model_picker import pretrained_label
 from ui.sharing import qr_png
 from ui.page_url import control_keys
 from ui.pages_index import PAGES
@@ -150,18 +159,20 @@ def test_share_shows_the_views_link_and_a_qr_code_of_it():
 
 
 def test_reset_returns_every_control_to_its_default_and_keeps_presentation_mode():
-    at = run_page("pages/multi_head/page.py", {"layers": "3", "heads": "2"})
+    at = run_random_model("pages/multi_head/page.py", {"layers": "3", "heads": "2"})
     at.toggle(key="present").set_value(True).run()
     assert at.slider(key="layers").value == 3 and at.select_slider(key="heads").value == 2
     at.button(key="reset_page").click()
     at.run()
     assert_no_exception(at)
-    assert at.slider(key="layers").value == 2 and at.select_slider(key="heads").value == 4
+    assert at.selectbox(key="model").value == pretrained_label("all-MiniLM-L6-v2")  # the page's own model
     assert at.toggle(key="present").value
+    at.selectbox(key="model").set_value(RANDOM_MODEL).run()  # the random stack starts at its defaults again
+    assert at.slider(key="layers").value == 2 and at.select_slider(key="heads").value == 4
 
 
 def test_reset_clears_the_pages_controls_and_keeps_every_other_session_key():
-    at = run_page("pages/multi_head/page.py", {"layers": "3"})
+    at = run_page("pages/masks/page.py", {"layers": "3"})
     at.session_state["unrelated"] = "kept"  # as a model, an upload, a training run or a class would be
     at.session_state["temp"] = 0.5  # another page's control (Self-attention's temperature): not this page's
     at.run()

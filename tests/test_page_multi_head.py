@@ -11,12 +11,12 @@ from transformer import HashTokenizer, TransformerConfig, build_model
 from analysis.export import weights_csv
 
 PAGE = "pages/multi_head/page.py"
-RANDOM_MODEL = {"model": RANDOM}  # the mechanics: the random stack, its settings in the link
+RANDOM_STACK = {"model": RANDOM}  # the mechanics: the random stack, its settings in the link
 TEXT = "The animal didn't cross the street because it was too tired"
 
 
 def section(name, params=None):
-    at = run_page(PAGE, {**RANDOM_MODEL, **(params or {}), "section": name})
+    at = run_page(PAGE, {**RANDOM_STACK, **(params or {}), "section": name})
     assert_no_exception(at)
     assert at.session_state["section"] == name
     return at
@@ -50,7 +50,7 @@ def model_weights(layers, d_model, heads, causal, text=TEXT, pe="sinusoidal", se
 
 
 def test_default_grid_overview_and_rollout_match_the_model():
-    at = run_page(PAGE, RANDOM_MODEL)
+    at = run_page(PAGE, RANDOM_STACK)
     assert_no_exception(at)
     assert len(chart_specs(at)) == 1  # only the open tab's chart is sent
     expected = model_weights(2, 64, 4, False)
@@ -78,7 +78,7 @@ def test_deep_causal_stack_with_many_heads():
     at = run_page(
         PAGE,
         {
-            **RANDOM_MODEL,
+            **RANDOM_STACK,
             "layers": "6",
             "d_model": "8",
             "heads": "8",
@@ -105,10 +105,10 @@ def test_deep_causal_stack_with_many_heads():
 
 
 def test_single_head_and_widest_model():
-    at = run_page(PAGE, {**RANDOM_MODEL, "layers": "1", "d_model": "8", "heads": "1"})
+    at = run_page(PAGE, {**RANDOM_STACK, "layers": "1", "d_model": "8", "heads": "1"})
     assert_no_exception(at)
     assert len(tiles_of(chart_by_title(at, "Layer 1 · 1 heads"), 1, (11, 11))) == 1
-    at = run_page(PAGE, {**RANDOM_MODEL, "layers": "1", "d_model": "512", "heads": "16"})
+    at = run_page(PAGE, {**RANDOM_STACK, "layers": "1", "d_model": "512", "heads": "16"})
     assert_no_exception(at)
     assert len(tiles_of(chart_by_title(at, "Layer 1 · 16 heads"), 16, (11, 11))) == 16
 
@@ -157,10 +157,10 @@ def test_compare_of_a_causal_model_masks_the_future_in_all_three_panels():
 
 
 def test_invalid_heads_in_link_fall_back_and_empty_text_prompts():
-    at = run_page(PAGE, {**RANDOM_MODEL, "heads": "3"})
+    at = run_page(PAGE, {**RANDOM_STACK, "heads": "3"})
     assert_no_exception(at)
     assert at.select_slider(key="heads").value == 4 and chart_specs(at)
-    at = run_page(PAGE, {**RANDOM_MODEL, "text": ""})
+    at = run_page(PAGE, {**RANDOM_STACK, "text": ""})
     assert_no_exception(at)
     assert not chart_specs(at) and at.info
 
@@ -279,3 +279,30 @@ def test_concat_times_w_o_is_the_layers_attention_output(params, layers, d_model
     np.testing.assert_allclose(output, ref_output, atol=1e-5)  # and PyTorch's multi-head attention agrees
     assert any("largest difference" in el.value and "float rounding" in el.value for el in at.success)
     assert not at.error
+
+
+def test_the_page_opens_on_the_pretrained_model_and_its_heads_and_says_so():
+    """What heads do is shown on heads that learned something: all-MiniLM-L6-v2's 12 heads, the random stack one
+    pick away (the lessons on the mechanics name it in their links)."""
+    from ui.model_picker import pretrained_label
+
+    at = run_page(PAGE)
+    assert_no_exception(at)
+    assert at.selectbox(key="model").value == pretrained_label("all-MiniLM-L6-v2")
+    assert RANDOM in at.selectbox(key="model").options
+    assert not [w for w in at.select_slider if w.key == "heads"]  # the random stack's settings are not drawn
+    grid = chart_specs(at)[0]
+    assert grid["layout"]["title"]["text"].startswith("Layer 1 · 12 heads")
+    text = " ".join(m.value for m in at.markdown)
+    assert "opens on a pretrained model (all-MiniLM-L6-v2, 6 layers of 12 heads)" in text
+    assert len(at.select_slider(key="layer").options) == 6
+
+
+@pytest.mark.parametrize("page", ["pages/self_attention/page.py", "pages/masks/page.py"])
+def test_the_mechanics_pages_open_on_the_random_model_and_name_the_trained_one_their_picker_offers(page):
+    at = run_page(page)
+    assert_no_exception(at)
+    assert at.selectbox(key="model").value == RANDOM
+    text = " ".join(m.value for m in at.markdown)
+    assert "pick all-MiniLM-L6-v2 in the model picker" in text.replace("Pick", "pick")
+    assert any(option.startswith("all-MiniLM-L6-v2 (pretrained") for option in at.selectbox(key="model").options)

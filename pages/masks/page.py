@@ -27,7 +27,8 @@ with explanation():
         "A mask says which keys each query may look at. Here, as in PyTorch's "
         "`F.scaled_dot_product_attention`, **True means may attend**. A forbidden score is replaced by "
         "$-\\infty$ before the softmax, so its weight becomes exactly 0 and every row renormalises over "
-        "the keys that remain:"
+        "the keys that remain. A mask works the same whatever the weights, so the page opens on a small random "
+        "model; pick all-MiniLM-L6-v2 in the model picker to see a trained model's heads under the mask you choose:"
     )
     st.latex(
         r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "

@@ -18,7 +18,7 @@ from ui.controls import (
     stops_slider,
 )
 from ui.forward import random_stack, self_attention_maps, stack_config
-from ui.model_picker import load_or_stop, model_choice
+from ui.model_picker import load_or_stop, model_choice, pretrained_available, pretrained_label
 from transformer.spec import ModelSpec
 from ui.text import sentence_input
 from ui.routing import require_navigation
@@ -41,6 +41,7 @@ require_navigation()
 
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 FITS = ("encoder-only", "decoder-only", "encoder-decoder")  # any model with a self-attention stack
+PRETRAINED = "all-MiniLM-L6-v2"
 
 st.title("Multi-head attention")
 with explanation():
@@ -48,8 +49,9 @@ with explanation():
         "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
         "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
         "different heads can attend to different relations. Their outputs are concatenated and projected "
-        "again. A random model (the default) shows the mechanics, not learned linguistics; pick a trained "
-        "or pretrained model to see what heads learn."
+        "again. The page opens on a pretrained model (all-MiniLM-L6-v2, 6 layers of 12 heads), whose heads learned "
+        "what they do from text; the random model in the picker shows the mechanics with seeded weights and lets "
+        "you change the layers, d_model and the number of heads."
     )
     st.caption(
         "A caveat for every map here: attention weights show where information may flow, not why the model "
@@ -110,6 +112,12 @@ def random_model() -> ModelSpec:
         st.stop()
 
 
+def opening_model() -> str | None:
+    """The picker's label of the model the page opens on: the pretrained MiniLM, whose heads learned something
+    to look at, where the server has it (else the random stack)."""
+    return pretrained_label(PRETRAINED) if pretrained_available(PRETRAINED) else None
+
+
 SECTION_VIEWS = {
     "Heads of a layer": grid_section,
     "All layers": overview_section,
@@ -128,7 +136,7 @@ def heads_view() -> None:
     sentence, the layer and the open section. A setting or another model reruns this part only, not the page's
     title, explanation and navigation."""
     with settings("Model, sentence and layer"):
-        choice = model_choice(FITS)
+        choice = model_choice(FITS, default=opening_model())
         loaded = load_or_stop(random_model() if choice is None else choice)
         causal = loaded.kind == "decoder-only"
         st.caption(

@@ -58,7 +58,10 @@ with explanation():
         "them, unless a mask hides some), and the weights say how much of each value vector is mixed in. How "
         "much one token then influences another also depends on the values themselves, on W^O and on the "
         "layers after this one. Below, one real head of a model runs on your sentence (pick the layer and the "
-        "head), and every intermediate matrix is drawn with its shape."
+        "head), and every intermediate matrix is drawn with its shape. The page teaches these steps, so it opens on "
+        f"a small random model (d_model = {SELF_ATTENTION.d_model}, {SELF_ATTENTION.heads} heads, so d_k = "
+        f"{SELF_ATTENTION.d_model // SELF_ATTENTION.heads}) whose every matrix can be read cell by cell; the steps "
+        "are the same in any model. Pick all-MiniLM-L6-v2 in the model picker to follow a head trained on text."
     )
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
