@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-TRACE_TYPES = ("scatter", "heatmap", "bar")
+TRACE_TYPES = ("scatter", "heatmap", "contour", "bar")  # contour: the Vision page's outline of the digit
 LAYOUT_KEY = re.compile(
     r"(annotations|autosize|bargap|bargroupgap|barmode|coloraxis\d*|font|height|hoverlabel|hovermode|legend|"
     r"margin|meta|paper_bgcolor|plot_bgcolor|shapes|showlegend|template|title|uniformtext|width|[xy]axis\d*)"

@@ -1,6 +1,8 @@
 """One meaning per colour: what a figure singles out (the token drawn, the beam's text, a highlighted position or
 bar, the run after a knock-out) is orange, never the red of the diverging scale's positive half."""
 
+import re
+
 import numpy as np
 
 from viz.encoder_decoder import top_k_bars
@@ -136,3 +138,35 @@ def test_a_head_colour_means_a_head_only():
     pairs = pe_curves_figure(np.zeros((10, 8), np.float32), [0, 1, 4, 5], np.array([6.3, 63.0, 630.0, 6300.0]))
     colours = {trace.line.color.lower() for figure in (curves, pairs) for trace in figure.data}
     assert colours == {"#333333"} and not colours & {colour.lower() for colour in HEAD_COLORS}
+
+
+def _weight_heatmaps():
+    """(where, colour scale) for every heatmap the app draws whose colour bar or hover names an attention weight
+    ("weight"); a heatmap on a shared colour axis reads both from the layout's axis."""
+    from tests.app_figures import every_figure_the_app_draws
+
+    for title, section, _, spec in every_figure_the_app_draws():
+        for trace in spec["data"]:
+            if trace.get("type") != "heatmap":
+                continue
+            scale = spec["layout"][trace["coloraxis"]] if trace.get("coloraxis") else trace
+            bar = ((scale.get("colorbar") or {}).get("title") or {}).get("text") or ""
+            hover = trace.get("hovertemplate") or ""
+            if bar.strip().lower() == "weight" or re.search(r"\bweight:? %\{z", hover):
+                where = (title, section, (spec["layout"].get("title") or {}).get("text"))
+                low = scale.get("cmin") if trace.get("coloraxis") else trace.get("zmin")
+                yield where, scale["colorscale"], low
+
+
+def test_every_attention_weight_is_drawn_on_the_one_attention_scale():
+    """Viridis on every page (the Vision page's maps included, whose digit is an outline over them), 0 at its dark
+    end: no other hue for a weight anywhere, and no other quantity is called a weight."""
+    import plotly.colors
+
+    viridis = [colour.lower() for colour in plotly.colors.sequential.Viridis]
+    found = list(_weight_heatmaps())
+    pages = {where[0] for where, _, _ in found}
+    assert len(found) >= 40 and {"Vision Transformer", "Multi-head attention", "Experiments"} <= pages, pages
+    for where, scale, low in found:
+        assert [colour.lower() for _, colour in scale] == viridis, (where, scale)
+        assert low in (None, 0), (where, low)

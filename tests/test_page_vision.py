@@ -101,7 +101,7 @@ def test_each_heads_map_is_the_querys_row_over_the_patches(shipped, query, token
     for layer in range(2):
         weights = record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy()  # [H, 17, 17]
         for head in range(4):
-            glow = z(spec, 2 * (layer * 4 + head) + 1)  # traces: image, glow, image, glow, ...
+            glow = z(spec, 3 * (layer * 4 + head))  # traces: map, its outline (two lines), map, ...
             expected = np.kron(weights[head, token, 1:].reshape(4, 4), np.ones((2, 2)))
             np.testing.assert_allclose(glow, expected, atol=1e-5)
 
@@ -116,7 +116,7 @@ def test_rollout_is_the_mean_heads_with_the_residual_multiplied_through_the_laye
     for layer in range(2):
         mixed = 0.5 * record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy().mean(0) + 0.5 * np.eye(17)
         rolled = (mixed / mixed.sum(-1, keepdims=True)) @ rolled
-    glow = z(chart_by_title(at, "Rollout: where"), 1)
+    glow = z(chart_by_title(at, "Rollout: where"), 0)
     np.testing.assert_allclose(glow, np.kron(rolled[0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-5)
     assert any("heuristic" in c.value for c in at.caption)
 
@@ -275,7 +275,7 @@ def test_the_lessons_cls_view_draws_rows_that_sum_to_one_with_heads_that_differ(
 
     model, digits = shipped
     at = open_view("patches", 1)
-    glows = [z(chart_by_title(at, "[CLS]'s attention over the patches"), 2 * k + 1)[::2, ::2] for k in range(8)]
+    glows = [z(chart_by_title(at, "[CLS]'s attention over the patches"), 3 * k)[::2, ::2] for k in range(8)]
     with torch.inference_mode():
         record = model(heldout(digits, DIGIT), return_attention=True).attention
     for layer in range(2):

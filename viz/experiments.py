@@ -277,11 +277,11 @@ def weight_matrix(matrix: np.ndarray, names: Sequence[str], title: str, max_labe
         zmid=0.0,
         zmin=-limit,
         zmax=limit,
-        colorbar=dict(title=dict(text="weight"), thickness=14),
+        colorbar=dict(title=dict(text="value"), thickness=14),  # "weight" is an attention weight's name
         customdata=np.array(
             [[f"{escape(names[r])} → {escape(names[c])}" for c in range(size)] for r in range(size)], dtype=object
         ),
-        hovertemplate="%{customdata}<br>weight %{z:.2f}<extra></extra>",
+        hovertemplate="%{customdata}<br>value %{z:.2f}<extra></extra>",
     )
     axis = dict(tickmode="array", tickvals=shown, ticktext=labels, showgrid=False)
     return styled_figure(

@@ -9,11 +9,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .tiles import gap_shapes, tile_maps, tile_titles, tiling
-from .style import LAB_TEMPLATE, head_color, styled_figure
+from .style import ATTENTION_SCALE, LAB_TEMPLATE, head_color, styled_figure
 
 INK_SCALE = [[0.0, "#ffffff"], [1.0, "#111111"]]  # 0 = paper, 1 = ink
-# Attention over the image: transparent at 0, an opaque orange at the map's largest weight, over the grey digit.
-GLOW_SCALE = [[0.0, "rgba(230, 85, 13, 0)"], [1.0, "rgba(230, 85, 13, 0.9)"]]
+# The digit's outline over an attention map: the line where the ink crosses half, white on a black edge, so it
+# reads on the scale's dark end and on its light end alike.
+OUTLINE_LEVEL = 0.5
+OUTLINE = (("#000000", 5), ("#ffffff", 2))  # (colour, width in px), drawn in this order
 
 
 def _image_trace(image: np.ndarray, **extra) -> go.Heatmap:
@@ -159,12 +161,34 @@ def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int
     )
 
 
+def _outline_traces(image: np.ndarray) -> list[go.Contour]:
+    """The digit's outline: the contour where the ink ``image [S, S]`` crosses ``OUTLINE_LEVEL``, drawn as a
+    black edge under a white line. It holds no data of its own (no hover, left out of the chart's numbers)."""
+    size = image.shape[0]
+    paper = np.pad(np.asarray(image, dtype=np.float32), 1)  # a border of paper closes a stroke that meets the edge
+    places = np.arange(-1, size + 1)
+    return [
+        go.Contour(
+            z=paper,
+            x=places,
+            y=places,
+            contours=dict(start=OUTLINE_LEVEL, end=OUTLINE_LEVEL, size=1, coloring="none"),
+            line=dict(color=colour, width=width, smoothing=1.0),
+            showscale=False,
+            showlegend=False,
+            hoverinfo="skip",
+        )
+        for colour, width in OUTLINE
+    ]
+
+
 def attention_over_image_figure(
     image: np.ndarray, maps: np.ndarray, patch_size: int, title: str, names: list[str], columns: int
 ) -> go.Figure:
-    """``maps [K, g, g]`` (e.g. every layer's heads) each drawn as a glow over the grey image ``[S, S]``, ``columns``
-    panels a row, panel k titled ``names[k]``: a patch's weight colours its ``p x p`` pixels, from transparent
-    (0) to orange at the largest weight of all maps."""
+    """``maps [K, g, g]`` (e.g. every layer's heads), each drawn on the attention scale with the outline of the
+    image ``[S, S]`` over it, ``columns`` panels a row, panel k titled ``names[k]``: a patch's weight colours its
+    ``p x p`` pixels, on one scale from 0 to the largest weight of all maps. Traces: map k is trace 3k, its
+    outline traces 3k + 1 and 3k + 2."""
     maps = np.nan_to_num(np.asarray(maps, dtype=np.float32))
     count = len(maps)
     columns = max(1, min(columns, count))
@@ -182,18 +206,18 @@ def attention_over_image_figure(
     traces, places = [], []
     for k in range(count):
         traces += [
-            _image_trace(image),
             go.Heatmap(
                 z=np.kron(maps[k], block),
                 zmin=0.0,
                 zmax=top,
-                colorscale=GLOW_SCALE,
+                colorscale=ATTENTION_SCALE,
                 showscale=k == 0,
                 colorbar=dict(title=dict(text="weight"), thickness=14),
                 hovertemplate="row %{y}, column %{x}<br>weight %{z:.3f}<extra></extra>",
             ),
+            *_outline_traces(image),
         ]
-        places += [divmod(k, columns)] * 2
+        places += [divmod(k, columns)] * (1 + len(OUTLINE))
     fig.add_traces(traces, rows=[row + 1 for row, _ in places], cols=[column + 1 for _, column in places])
     # every axis set in one pass (a later update_xaxes walks the whole figure again): panel k's y axis is square
     # to its own x axis, and no axis has ticks

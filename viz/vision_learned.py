@@ -108,8 +108,8 @@ def patch_filters_figure(components: np.ndarray, explained: np.ndarray, title: s
                 zmid=0.0,
                 colorscale=DIVERGING_SCALE,
                 showscale=k == 0,
-                colorbar=dict(title=dict(text="weight"), thickness=14),
-                hovertemplate="row %{y}, column %{x}<br>%{z:.3f}<extra></extra>",
+                colorbar=dict(title=dict(text="value"), thickness=14),  # "weight" is an attention weight's name
+                hovertemplate="row %{y}, column %{x}<br>value %{z:.3f}<extra></extra>",
             ),
             row=row + 1,
             col=column + 1,

@@ -184,8 +184,9 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
     )
     on_cls = weights[:, :, token, 0]
     st.caption(
-        f"Each patch's {config.patch_size} × {config.patch_size} pixels glow with the weight {tokens[token]} "
-        "gives it; the glow's scale is shared by all maps. Its weight on [CLS] itself is not drawn: "
+        f"Each patch's {config.patch_size} × {config.patch_size} pixels take the colour of the weight {tokens[token]} "
+        "gives it, on one scale shared by all maps; the white line is the digit's outline, where its ink crosses "
+        "half. Its weight on [CLS] itself is not drawn: "
         f"from {on_cls.min():.2f} to {on_cls.max():.2f} across these heads."
     )
 
