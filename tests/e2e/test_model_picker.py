@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import unfold, RANDOM_MULTI_HEAD, assert_no_exception, requested_runs, wait_for_chart, wait_idle
+from ui.model_labels import RANDOM
 
 TITLE = ".js-plotly-plot .gtitle"
 MODEL = "[data-testid=stSelectbox]"
@@ -51,7 +52,7 @@ def open_multi_head(page, server_url) -> None:
     page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
     wait_idle(page)
     wait_for_chart(page, "Layer 1 · 4 heads", timeout=20_000)
-    assert model_param(page) is None
+    assert model_param(page) == RANDOM  # not the page's own default: the link names it
 
 
 def test_uploaded_checkpoint_is_selected_and_drawn(page, server_url, tiny_gpt):
@@ -78,7 +79,7 @@ def test_bad_file_gets_an_error_not_a_traceback(page, server_url, tmp_path):
     alert.first.wait_for(timeout=15_000)
     assert "is not a checkpoint saved by this app" in alert.first.inner_text()
     assert_no_exception(page)
-    assert model_param(page) is None  # the random model stays selected and drawn
+    assert model_param(page) == RANDOM  # the random model stays selected and drawn
     assert any("Layer 1 · 4 heads" in t for t in page.locator(TITLE).all_text_contents())
 
 
