@@ -1,7 +1,7 @@
 """The reader's screen: every page figure first, and a phone or a tablet gets a compact page.
 
 On every screen a page's explanation (``ui.presentation.explanation``) and its settings (``settings``) fold into
-closed expanders above its sections, and a section's prose goes after its figure (``figure_first``), so that the
+closed expanders above its sections, and a section's prose is written after its figure, so that the
 first figure is on the first screen. A small ``st.components.v2`` component, mounted once above every page
 (``ui.classroom_bar``), watches the browser window's width. While the window is narrower than
 ``COMPACT_BELOW_PX`` it tells the server so (one rerun, the first time and whenever the window crosses that width:
@@ -220,15 +220,6 @@ def settings_popover(label: str = "Model settings") -> AbstractContextManager:
 # takes no room), in the others; ``tests/test_layout_places.py`` checks every page.
 
 
-class FigureFirst:
-    """A section's explanation, placed after its figure on every screen: ``text`` is called once the figure is
-    drawn, and makes the place there."""
-
-    def text(self):
-        """The container the explanation goes in, made below what is drawn so far."""
-        return st.container()
-
-
 class FigureAboveControls:
     """A figure drawn after its controls are read, shown above them: the place is kept when this is made."""
 
@@ -238,11 +229,6 @@ class FigureAboveControls:
     def place(self):
         """The container the figure goes in."""
         return self._above
-
-
-def figure_first() -> FigureFirst:
-    """Call before a section's controls and figure; fill ``.text()`` after drawing the figure."""
-    return FigureFirst()
 
 
 def one_then_pair() -> tuple:

@@ -16,7 +16,7 @@ from analysis.dropout import dropout_view, row_sums
 from ui.charts import chart
 from ui.controls import stops_slider
 from ui.cache import shared_figure
-from ui.screen import figure_first, settings
+from ui.screen import settings
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
 SUBLAYERS = {"attn": "self-attention", "ffn": "feed-forward"}
@@ -122,7 +122,6 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     """Dropout on the chosen encoder layer of the model ``forward()`` ran (evaluation mode): one head's
     weights ``[L, L]`` and one sub-layer's output ``[L, d_model]``, before and after a seeded dropout mask."""
     st.header("Dropout: on in training, off in evaluation")
-    intro = figure_first()  # the explanation, below the figure
     with settings("Layer, head, sub-layer and mask seed"):
         layer, head, sublayer, seed, p = _controls(config, trained)
         if not trained:
@@ -174,5 +173,4 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
         "Dropped entries (black) are 0; every other entry is its evaluation value × 1/(1 − p). "
         + ("With p = 0 nothing is dropped and both sides are the same." if p == 0 else "")
     )
-    with intro.text():
-        _explain(config)
+    _explain(config)

@@ -13,7 +13,6 @@ from pages.encoder_decoder.figures import ffn_figure, layernorm_stats_figure, no
 from pages.encoder_decoder.layer_steps import layer_steps
 from pages.encoder_decoder.sections import SentencePair
 from ui.charts import chart
-from ui.screen import figure_first
 
 
 def pick_encoder_layer(pair: SentencePair):
@@ -47,7 +46,6 @@ def layer_section(pair: SentencePair):
     """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
     config, source, trained = pair.config, pair.source, pair.trained
     st.header("One layer, step by step")
-    intro = figure_first()  # the explanation, below the figure
     layer, steps = pick_encoder_layer(pair)
     names = [name for name, _ in steps.stages]
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
@@ -57,8 +55,7 @@ def layer_section(pair: SentencePair):
         ),
         width="stretch",
     )
-    with intro.text():
-        add_and_norm_rule(config.norm_first)
+    add_and_norm_rule(config.norm_first)
     numbers = st.expander("The numbers behind this figure", key="norm_numbers", bind="query-params")
     if numbers.open:  # built only when opened
         with numbers:
@@ -102,7 +99,6 @@ def ffn_section(pair: SentencePair):
         return
     layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
-    intro = figure_first()  # the explanation, below the figure
     chart(
         ffn_figure(
             steps.ffn_active,
@@ -112,17 +108,16 @@ def ffn_section(pair: SentencePair):
         ),
         width="stretch",
     )
-    with intro.text():
-        st.markdown(
-            f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
-            f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
-            + (
-                " (ReLU sets every other unit to exactly 0)."
-                if act == "ReLU"
-                else " (GELU lets small negative values through, so we count those > 0)."
-            )
+    st.markdown(
+        f"The **feed-forward** network expands each token to d_ff = {config.d_ff} hidden units, "
+        f"applies {act} and projects back. A unit *fires* for a token when its activation is > 0"
+        + (
+            " (ReLU sets every other unit to exactly 0)."
+            if act == "ReLU"
+            else " (GELU lets small negative values through, so we count those > 0)."
         )
-        st.latex(
-            r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
-            % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff)
-        )
+    )
+    st.latex(
+        r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
+        % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff)
+    )

@@ -8,7 +8,6 @@ import streamlit as st
 from analysis.decoder_tables import id_names, rank_of, top_k
 from pages.encoder_decoder.figures import output_figure
 from ui.charts import chart
-from ui.screen import figure_first
 
 
 @st.fragment
@@ -16,7 +15,6 @@ def output_section(pair) -> None:
     """The output distribution at one target position of ``pair`` (the page's SentencePair), as top-k bars."""
     source, target, tgt_len, trained, forward = pair.source, pair.target, pair.tgt_len, pair.trained, pair.forward
     st.header("The output: a distribution over the target vocabulary")
-    formula = figure_first()  # the explanation, below the figure
     c1, c2 = st.columns(2)
     pos = c1.selectbox(
         "target position",
@@ -39,11 +37,10 @@ def output_section(pair) -> None:
         int(hits[0]) if hits.size else None,
     )
     chart(fig, width="stretch")
-    with formula.text():
-        st.latex(
-            r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
-            r"W_{out} \in \mathbb{R}^{d_{model} \times V}"
-        )
+    st.latex(
+        r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
+        r"W_{out} \in \mathbb{R}^{d_{model} \times V}"
+    )
     if not trained:
         tied = (
             " The output layer is the target embedding matrix itself (tied), which spreads a random model's logits "

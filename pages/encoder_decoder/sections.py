@@ -19,7 +19,7 @@ from ui.text import TokenizedText
 from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.charts import chart
-from ui.screen import figure_first, one_then_pair
+from ui.screen import one_then_pair
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 KINDS = {
@@ -64,7 +64,6 @@ def attention_section(pair: SentencePair):
     """Pick a kind of attention, a layer and a head (or all heads) and draw it."""
     config, source, dec_tokens, forward = pair.config, pair.source, pair.dec_tokens, pair.forward
     st.header("Three kinds of attention")
-    intro = figure_first()
     # a small screen: the kind of attention above the layer and the head (two rows instead of three)
     c1, c2, c3 = one_then_pair()
     kind = c1.selectbox("attention", list(KINDS), format_func=KINDS.get, key="kind", bind="query-params")
@@ -90,7 +89,6 @@ def attention_section(pair: SentencePair):
         "cross": "Queries come from the decoder, keys and values from the encoder's memory, so the "
         "matrix is rectangular: target (rows) x source (columns).",
     }[kind]
-    note = figure_first()  # the explanation, below the figure
     row_name = "target query" if kind != "enc" else "source query"
     col_name = "source key" if kind != "dec" else "target key"
     if head == "all":
@@ -99,16 +97,15 @@ def attention_section(pair: SentencePair):
         h = min(int(head), config.num_heads) - 1
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"
     chart(attention_figure(weights, rows, cols, title, h, kind == "dec", row_name, col_name), width="stretch")
-    note.text().caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
-    with intro.text():
-        st.markdown(
-            "Every attention sub-layer computes the same formula; what changes is where the queries, "
-            "keys and values come from, and the mask *M*."
-        )
-        st.latex(
-            r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
-            r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}"
-        )
+    st.caption(what + " Rows of the decoder kinds are the decoder's input tokens (the target shifted right).")
+    st.markdown(
+        "Every attention sub-layer computes the same formula; what changes is where the queries, "
+        "keys and values come from, and the mask *M*."
+    )
+    st.latex(
+        r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
+        r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}"
+    )
     numbers = st.expander("The numbers behind this figure", key="attn_numbers", bind="query-params")
     if numbers.open:  # built only when opened (an open one is in the URL), so a setting does not resend it
         with numbers:

@@ -19,7 +19,6 @@ from ui.controls import section_picker, stops_slider
 from ui.forward import self_attention_maps
 from ui.model_picker import shipped_entry
 from ui.models import load_model
-from ui.screen import figure_first
 from ui.text import tokenize_text
 from viz.heads import head_grid_figure
 from viz.todays_block import grouped_bars, layer_lines
@@ -42,7 +41,6 @@ def since_2017_section(pair: SentencePair) -> None:
 
 
 def norm_placement(pair: SentencePair) -> None:
-    intro = figure_first()
     growth = stream_growth(pair.config, tuple(pair.dec_ids), layers=6)
     post, pre = growth["post-LN (2017)"], growth["pre-LN (today)"]
     title = f"Pre-LN's stream grows from {pre.iloc[0]:.2f} to {pre.iloc[-1]:.2f}; post-LN's stays at {post.mean():.2f}"
@@ -56,24 +54,23 @@ def norm_placement(pair: SentencePair) -> None:
         ),
         key="road_norms",
     )
-    with intro.text():
-        st.markdown(
-            "The paper normalises **after** each sublayer's residual sum; GPT-2 and every decoder since normalise "
-            "the sublayer's **input** and leave the sum alone:"
-        )
-        st.latex(
-            r"\begin{aligned}\text{2017: }& x \leftarrow \mathrm{LN}(x + F(x))\\"
-            r"\text{today: }& x \leftarrow x + F(\mathrm{LN}(x))\end{aligned}"
-        )
-        st.markdown(
-            f"Measured on two random 6-layer decoders of this page's sizes (d_model {pair.config.d_model}, "
-            f"{pair.config.num_heads} heads) reading the decoder's input: after each post-LN layer the stream is "
-            f"normalised again (root mean square {post.min():.2f} to {post.max():.2f}); in pre-LN it is never "
-            f"normalised, so what each layer adds piles up ({pre.iloc[0]:.2f} after layer 1, "
-            f"{pre.iloc[-1]:.2f} after layer 6). The gradient then reaches early layers through the plain sums, "
-            "which is why pre-LN stacks train deep without the paper's long warm-up (Xiong et al., 2020), and why "
-            "they end in one more norm before the output."
-        )
+    st.markdown(
+        "The paper normalises **after** each sublayer's residual sum; GPT-2 and every decoder since normalise "
+        "the sublayer's **input** and leave the sum alone:"
+    )
+    st.latex(
+        r"\begin{aligned}\text{2017: }& x \leftarrow \mathrm{LN}(x + F(x))\\"
+        r"\text{today: }& x \leftarrow x + F(\mathrm{LN}(x))\end{aligned}"
+    )
+    st.markdown(
+        f"Measured on two random 6-layer decoders of this page's sizes (d_model {pair.config.d_model}, "
+        f"{pair.config.num_heads} heads) reading the decoder's input: after each post-LN layer the stream is "
+        f"normalised again (root mean square {post.min():.2f} to {post.max():.2f}); in pre-LN it is never "
+        f"normalised, so what each layer adds piles up ({pre.iloc[0]:.2f} after layer 1, "
+        f"{pre.iloc[-1]:.2f} after layer 6). The gradient then reaches early layers through the plain sums, "
+        "which is why pre-LN stacks train deep without the paper's long warm-up (Xiong et al., 2020), and why "
+        "they end in one more norm before the output."
+    )
 
 
 def _vector(text: str) -> list[float] | str:
@@ -91,7 +88,6 @@ def _vector(text: str) -> list[float] | str:
 
 
 def rms_norm_part(pair: SentencePair) -> None:
-    intro = figure_first()
     text = st.text_input("a vector x", DEFAULT_VECTOR, key="road_x", bind="query-params", max_chars=800)
     values = _vector(text)
     if isinstance(values, str):
@@ -119,22 +115,20 @@ def rms_norm_part(pair: SentencePair) -> None:
         key="road_rms_table",
     )
     signs = int(np.sum(np.sign(v.rms_norm) == np.sign(v.x)))
-    with intro.text():
-        st.latex(
-            r"\begin{aligned}\mathrm{LN}(x) &= \frac{x - \bar x}{\sqrt{\mathrm{var}(x) + \epsilon}}\,g + b\\"
-            r"\mathrm{RMSNorm}(x) &= \frac{x}{\sqrt{\tfrac1d\sum_i x_i^2 + \epsilon}}\,g\end{aligned}"
-        )
-        st.markdown(
-            f"Here x has mean {v.mean:.2f} and root mean square {v.rms:.2f} (gains g = 1, no bias). LayerNorm "
-            f"centres it ({centred}), then scales it; RMSNorm only divides by {v.rms:.2f}, so every "
-            f"coordinate keeps its sign ({signs} of {len(values)}) and its ratio to the others. One statistic "
-            "instead of two and no bias: Llama, Mistral and Qwen use RMSNorm, which trains as well as LayerNorm "
-            "and costs less (Zhang & Sennrich, 2019)."
-        )
+    st.latex(
+        r"\begin{aligned}\mathrm{LN}(x) &= \frac{x - \bar x}{\sqrt{\mathrm{var}(x) + \epsilon}}\,g + b\\"
+        r"\mathrm{RMSNorm}(x) &= \frac{x}{\sqrt{\tfrac1d\sum_i x_i^2 + \epsilon}}\,g\end{aligned}"
+    )
+    st.markdown(
+        f"Here x has mean {v.mean:.2f} and root mean square {v.rms:.2f} (gains g = 1, no bias). LayerNorm "
+        f"centres it ({centred}), then scales it; RMSNorm only divides by {v.rms:.2f}, so every "
+        f"coordinate keeps its sign ({signs} of {len(values)}) and its ratio to the others. One statistic "
+        "instead of two and no bias: Llama, Mistral and Qwen use RMSNorm, which trains as well as LayerNorm "
+        "and costs less (Zhang & Sennrich, 2019)."
+    )
 
 
 def swiglu_part(pair: SentencePair) -> None:
-    intro = figure_first()
     table = feed_forward_table(pair.config.d_model, pair.config.d_ff)
     relu, same, narrow = (int(w) for w in table["weights"])
     title = (
@@ -153,23 +147,21 @@ def swiglu_part(pair: SentencePair) -> None:
         key="road_ffn",
     )
     st.dataframe(table, hide_index=True, key="road_ffn_table")
-    with intro.text():
-        st.latex(
-            r"\begin{aligned}\text{2017: }& \mathrm{ReLU}(xW_1 + b_1)W_2 + b_2\\"
-            r"\text{today: }& \big(\mathrm{SiLU}(xW_{gate}) \odot xW_1\big)W_2,\ \mathrm{SiLU}(z) = z\,\sigma(z)"
-            r"\end{aligned}"
-        )
-        st.markdown(
-            f"A gate: x W_gate decides, unit by unit, how much of x W_1 passes. That is a third matrix, so at the "
-            f"same d_ff ({pair.config.d_ff}) the block holds {same:,} weights against ReLU's {relu:,} "
-            f"({same / relu:.2f} ×). Llama narrows d_ff to two thirds (8 d_model / 3 instead of 4 d_model) to keep "
-            f"the count: {narrow:,} here. At equal weights, the gated network reaches a lower loss "
-            "(Shazeer, 2020)."
-        )
+    st.latex(
+        r"\begin{aligned}\text{2017: }& \mathrm{ReLU}(xW_1 + b_1)W_2 + b_2\\"
+        r"\text{today: }& \big(\mathrm{SiLU}(xW_{gate}) \odot xW_1\big)W_2,\ \mathrm{SiLU}(z) = z\,\sigma(z)"
+        r"\end{aligned}"
+    )
+    st.markdown(
+        f"A gate: x W_gate decides, unit by unit, how much of x W_1 passes. That is a third matrix, so at the "
+        f"same d_ff ({pair.config.d_ff}) the block holds {same:,} weights against ReLU's {relu:,} "
+        f"({same / relu:.2f} ×). Llama narrows d_ff to two thirds (8 d_model / 3 instead of 4 d_model) to keep "
+        f"the count: {narrow:,} here. At equal weights, the gated network reaches a lower loss "
+        "(Shazeer, 2020)."
+    )
 
 
 def rope_part(pair: SentencePair) -> None:
-    intro = figure_first()
     d_head = pair.config.d_head if pair.config.d_head % 2 == 0 else pair.config.d_head + 1
     scores = offset_scores(d_head, PAIRS, seed=0)
     names = [f"{m} → {n}" for m, n in zip(scores["query at"], scores["key at"])]
@@ -181,40 +173,37 @@ def rope_part(pair: SentencePair) -> None:
         cached_figure(grouped_bars, names, series, title, "query position → key position", "score q · k", ".2f"),
         key="road_rope",
     )
-    with intro.text():
-        st.latex(
-            r"\begin{aligned}\text{2017: }& q_m = W_Q(x_a + PE_m),\ k_n = W_K(x_b + PE_n)\\"
-            r"\text{today: }& q_m = R_m W_Q x_a,\ k_n = R_n W_K x_b\\"
-            r"& q_m^\top k_n = (W_Q x_a)^\top R_{n-m}\, W_K x_b\end{aligned}"
-        )
-        st.markdown(
-            f"The same two tokens (seeded random, one head of {d_head} dimensions) at four pairs of positions. "
-            f"RoPE turns each pair of q's and k's dimensions by its position's angle, so the score depends on "
-            f"the offset n − m alone: the three pairs three apart all score {same['RoPE'].iloc[0]:.3f}. Sinusoids "
-            f"added to the tokens mix position with content, and the same three pairs score {spread[0]:.2f} to "
-            f"{spread[1]:.2f}. The Positional encoding page turns the angles."
-        )
+    st.latex(
+        r"\begin{aligned}\text{2017: }& q_m = W_Q(x_a + PE_m),\ k_n = W_K(x_b + PE_n)\\"
+        r"\text{today: }& q_m = R_m W_Q x_a,\ k_n = R_n W_K x_b\\"
+        r"& q_m^\top k_n = (W_Q x_a)^\top R_{n-m}\, W_K x_b\end{aligned}"
+    )
+    st.markdown(
+        f"The same two tokens (seeded random, one head of {d_head} dimensions) at four pairs of positions. "
+        f"RoPE turns each pair of q's and k's dimensions by its position's angle, so the score depends on "
+        f"the offset n − m alone: the three pairs three apart all score {same['RoPE'].iloc[0]:.3f}. Sinusoids "
+        f"added to the tokens mix position with content, and the same three pairs score {spread[0]:.2f} to "
+        f"{spread[1]:.2f}. The Positional encoding page turns the angles."
+    )
 
 
 def shared_keys_part(pair: SentencePair) -> None:
-    intro = figure_first()
     table = kv_cache_table(pair.config, CACHE_TOKENS)
     names = [f"{n} ({k} key-value head{'s' * (k > 1)})" for n, k in zip(table["attention"], table["key-value heads"])]
     kib = (table["cache (bytes)"] / 1024).tolist()
     smallest = table.iloc[-1]
     title = f"Multi-query attention's cache is 1/{pair.config.num_heads} of multi-head's: {kib[-1]:,.0f} KiB against {kib[0]:,.0f}"
     chart(cached_figure(grouped_bars, names, {"KV cache (KiB)": kib}, title, "attention", "KiB", ",.0f"), key="road_kv")
-    with intro.text():
-        st.markdown(
-            f"Generating token by token, a decoder keeps every earlier token's keys and values (the KV cache): "
-            f"2 × layers × key-value heads × tokens × d_head numbers. With {pair.config.num_heads} query heads, "
-            f"multi-head attention keeps {pair.config.num_heads} key-value heads; grouped-query attention lets a "
-            f"group of query heads share one (Llama 3, Mistral, Qwen), multi-query attention all of them. At this "
-            f"page's sizes ({pair.config.num_decoder_layers} layers, d_head {pair.config.d_head}) and "
-            f"{CACHE_TOKENS:,} tokens in float32: {kib[0]:,.0f} KiB down to {kib[-1]:,.0f} KiB "
-            f"({int(smallest['key-value heads'])} head). The queries stay per head, so the heads still look at "
-            "different tokens; what they share is what they read. The Generate page times the cache."
-        )
+    st.markdown(
+        f"Generating token by token, a decoder keeps every earlier token's keys and values (the KV cache): "
+        f"2 × layers × key-value heads × tokens × d_head numbers. With {pair.config.num_heads} query heads, "
+        f"multi-head attention keeps {pair.config.num_heads} key-value heads; grouped-query attention lets a "
+        f"group of query heads share one (Llama 3, Mistral, Qwen), multi-query attention all of them. At this "
+        f"page's sizes ({pair.config.num_decoder_layers} layers, d_head {pair.config.d_head}) and "
+        f"{CACHE_TOKENS:,} tokens in float32: {kib[0]:,.0f} KiB down to {kib[-1]:,.0f} KiB "
+        f"({int(smallest['key-value heads'])} head). The queries stay per head, so the heads still look at "
+        "different tokens; what they share is what they read. The Generate page times the cache."
+    )
 
 
 def _previous_character_heads(weights: np.ndarray) -> tuple[np.ndarray, str]:
@@ -226,7 +215,6 @@ def _previous_character_heads(weights: np.ndarray) -> tuple[np.ndarray, str]:
 
 
 def trained_blocks_part(pair: SentencePair) -> None:
-    intro = figure_first()
     text = st.text_input(
         "text (both models read characters)", SENTENCE, key="road_text", bind="query-params", max_chars=120
     )
@@ -273,23 +261,22 @@ def trained_blocks_part(pair: SentencePair) -> None:
             }
         )
     st.dataframe(rows, hide_index=True, key="road_models")
-    with intro.text():
-        st.markdown(
-            "Two small decoders trained here on the same text, with the same steps, learning rates and seed. Both "
-            "are pre-LN with RoPE; one keeps the paper's LayerNorm, ReLU and a key-value head per head, the other "
-            "has Llama's RMSNorm, SwiGLU and one key-value head shared by its two heads. Each map is one head of "
-            "the chosen layer on your text. Perplexity is measured on the held-out tenth of the text at training "
-            "(lower is better)."
-        )
-        ours, theirs = rows[0]["held-out perplexity"], rows[1]["held-out perplexity"]
-        better = "the Llama block" if theirs < ours else "the LayerNorm + ReLU block" if ours < theirs else "neither"
-        st.markdown(
-            f"Held out, {better} predicts the text better ({theirs} against {ours}), with {rows[1]['weights']:,} "
-            f"weights against {rows[0]['weights']:,} (one shared key-value head where the other has two). Each "
-            f"has a head that reads the previous character most ({rows[0]['previous-character head']} and "
-            f"{rows[1]['previous-character head']} on your text). At this size the difference is small; the "
-            "changes were made for models a thousand times larger, and for the cost of their KV cache."
-        )
+    st.markdown(
+        "Two small decoders trained here on the same text, with the same steps, learning rates and seed. Both "
+        "are pre-LN with RoPE; one keeps the paper's LayerNorm, ReLU and a key-value head per head, the other "
+        "has Llama's RMSNorm, SwiGLU and one key-value head shared by its two heads. Each map is one head of "
+        "the chosen layer on your text. Perplexity is measured on the held-out tenth of the text at training "
+        "(lower is better)."
+    )
+    ours, theirs = rows[0]["held-out perplexity"], rows[1]["held-out perplexity"]
+    better = "the Llama block" if theirs < ours else "the LayerNorm + ReLU block" if ours < theirs else "neither"
+    st.markdown(
+        f"Held out, {better} predicts the text better ({theirs} against {ours}), with {rows[1]['weights']:,} "
+        f"weights against {rows[0]['weights']:,} (one shared key-value head where the other has two). Each "
+        f"has a head that reads the previous character most ({rows[0]['previous-character head']} and "
+        f"{rows[1]['previous-character head']} on your text). At this size the difference is small; the "
+        "changes were made for models a thousand times larger, and for the cost of their KV cache."
+    )
 
 
 PART_DRAWS = {

@@ -23,7 +23,7 @@ from ui.charts import chart
 from ui.forward import run_model
 from ui.models import load_model
 from ui.numbering import COUNTED_FROM_1
-from ui.screen import FigureAboveControls, figure_first, one_then_pair
+from ui.screen import FigureAboveControls, one_then_pair
 from ui.text import as_typed
 from ui.translation import languages, translation
 from viz.alignment import agreement_figure, alignment_figure
@@ -93,7 +93,6 @@ def translate_section(pair) -> None:
     loaded = load_model(pair.spec)
     tokenizer, source_language, target_language = loaded.tokenizer, *languages(loaded)
     st.header(f"{source_language} to {target_language}: what the model writes, and what it reads")
-    intro = figure_first()
     beam = translation(pair.spec, pair.source.ids, 4)
     greedy = translation(pair.spec, pair.source.ids, 1)
     beam_text, greedy_text = tokenizer.decode(beam), tokenizer.decode(greedy)
@@ -122,15 +121,14 @@ def translate_section(pair) -> None:
         chart(projector_fonts(alignment_figure(weights, rows, cols, title)), width="stretch")
     links = " · ".join(f"{as_typed(rows[i])} ← {as_typed(cols[int(best[i])])}" for i in range(len(rows)))
     st.caption(f"The strongest link of each row: {links}")
-    with intro.text():
-        st.markdown(
-            "The model reads the English sentence once (the encoder) and writes French one piece at a time. "
-            "Each step's **cross-attention** is a distribution over the English pieces: drawn row by row, it "
-            "is the *alignment* picture of neural translation, the step that writes a French word (down) "
-            "against the English words it reads (across). Beam search keeps the 4 best partial translations "
-            r"and scores a finished one by $\log P(Y \mid X) / \mathrm{lp}(Y)$, with the paper's length "
-            r"penalty $\mathrm{lp}(Y) = ((5 + |Y|) / 6)^{0.6}$."
-        )
+    st.markdown(
+        "The model reads the English sentence once (the encoder) and writes French one piece at a time. "
+        "Each step's **cross-attention** is a distribution over the English pieces: drawn row by row, it "
+        "is the *alignment* picture of neural translation, the step that writes a French word (down) "
+        "against the English words it reads (across). Beam search keeps the 4 best partial translations "
+        r"and scores a finished one by $\log P(Y \mid X) / \mathrm{lp}(Y)$, with the paper's length "
+        r"penalty $\mathrm{lp}(Y) = ((5 + |Y|) / 6)^{0.6}$."
+    )
 
 
 @computation
@@ -161,7 +159,6 @@ def alignment_section(pair) -> None:
     loaded = load_model(pair.spec)
     tokenizer, source_language, target_language = loaded.tokenizer, *languages(loaded)
     st.header("Do the heads align words? Against an alignment made by hand")
-    intro = figure_first()
     word_maps = hand_alignments(pair.spec)
     layers, heads = word_maps[0].shape[:2]
     grid, total = agreement_grid(word_maps, layers, heads)
@@ -188,13 +185,12 @@ def alignment_section(pair) -> None:
     )
     chart(projector_fonts(alignment_figure(weights, rows, cols, title, links)), width="stretch")
     st.caption(swap_note(weights, aligned, rows, cols))
-    with intro.text():
-        st.markdown(
-            f"Each prepared pair has its words linked by hand. A head *agrees* on a {target_language} word when "
-            f"the {source_language} word it reads most is one of that word's links. In every pair an adjective "
-            "follows its noun in French and comes before it in English, so the links cross: a head that reads "
-            "by meaning follows the swap, one that reads by position does not. Outlined cells are the links."
-        )
+    st.markdown(
+        f"Each prepared pair has its words linked by hand. A head *agrees* on a {target_language} word when "
+        f"the {source_language} word it reads most is one of that word's links. In every pair an adjective "
+        "follows its noun in French and comes before it in English, so the links cross: a head that reads "
+        "by meaning follows the swap, one that reads by position does not. Outlined cells are the links."
+    )
 
 
 def swap_note(weights: np.ndarray, aligned, rows, cols) -> str:
@@ -225,7 +221,6 @@ def reference_section(pair) -> None:
     loaded = load_model(pair.spec)
     target_language = languages(loaded)[1]
     st.header("A reference translation, piece by piece: how likely the model finds it")
-    intro = figure_first()
     probabilities = pair.forward().probabilities
     chosen = probabilities[np.arange(pair.tgt_len), np.asarray(pair.target.ids)]
     log_total = float(np.log(np.maximum(chosen, 1e-30)).sum())
@@ -239,11 +234,10 @@ def reference_section(pair) -> None:
         f"The whole reference has log P = {log_total:.2f} (the sum of the pieces' log-probabilities), a "
         f"perplexity of {np.exp(-log_total / pair.tgt_len):.2f} per piece. The orange bar is the least likely piece."
     )
-    with intro.text():
-        st.markdown(
-            f"Type a {target_language} translation as the target sentence. In **teacher forcing** the decoder reads "
-            "the reference shifted right and gives, at each step, a probability to every piece of its vocabulary; "
-            "the bars are the probabilities of the reference's own pieces (“▁” marks a space before a piece). "
-            "Training raised exactly these numbers on the training pairs."
-        )
-        st.latex(r"\log P(Y \mid X) = \sum_{t=1}^{T} \log P(y_t \mid y_{<t}, X)")
+    st.markdown(
+        f"Type a {target_language} translation as the target sentence. In **teacher forcing** the decoder reads "
+        "the reference shifted right and gives, at each step, a probability to every piece of its vocabulary; "
+        "the bars are the probabilities of the reference's own pieces (“▁” marks a space before a piece). "
+        "Training raised exactly these numbers on the training pairs."
+    )
+    st.latex(r"\log P(Y \mid X) = \sum_{t=1}^{T} \log P(y_t \mid y_{<t}, X)")

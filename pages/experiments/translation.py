@@ -9,7 +9,6 @@ import streamlit as st
 from ui.charts import chart
 from ui.controls import section_picker
 from ui.models import LoadedModel
-from ui.screen import figure_first
 from ui.text import as_typed, tokenize_text
 from ui.translation import SAMPLE_SIZE, languages, sample_quality, translation
 from viz.alignment import quality_bars
@@ -61,7 +60,6 @@ def translation_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> No
         return
     source_language, target_language = languages(loaded)
     st.header("Knock out cross-attention: what the model writes without it")
-    intro = figure_first()
     text = st.text_input(f"{source_language} sentence", ENGLISH, key="en", bind="query-params", max_chars=300)
     typed = tokenize_text(text, loaded.config.max_len, tokenizer=loaded.tokenizer)
     config = loaded.config
@@ -94,10 +92,9 @@ def translation_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> No
                 f"**{target_language}, {as_typed(what)} knocked out:** "
                 + ("the same words" if before == after else as_typed(after) or "(nothing)")
             )
-    with intro.text():
-        st.markdown(
-            "Cross-attention is the decoder's only road to the English sentence. A head knocked out writes zeros "
-            "in its slice of the concatenation, at every step of the beam search; knock out all of a layer's heads "
-            "and that layer reads nothing of the source. BLEU is measured with 4 beams and the paper's length "
-            "penalty against every reference."
-        )
+    st.markdown(
+        "Cross-attention is the decoder's only road to the English sentence. A head knocked out writes zeros "
+        "in its slice of the concatenation, at every step of the beam search; knock out all of a layer's heads "
+        "and that layer reads nothing of the source. BLEU is measured with 4 beams and the paper's length "
+        "penalty against every reference."
+    )

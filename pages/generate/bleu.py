@@ -7,7 +7,6 @@ import pandas as pd
 import streamlit as st
 
 from ui.charts import chart
-from ui.screen import figure_first
 from ui.translation import SAMPLE_SIZE, sample_quality
 from viz.alignment import quality_bars
 from viz.style import projector_fonts
@@ -16,7 +15,6 @@ from viz.style import projector_fonts
 def render_bleu(writer) -> None:
     """Both decodings of ``SAMPLE_SIZE`` held-out sentences: the scores as bars, the sentences as a table."""
     st.header("Greedy or beam search: BLEU on held-out sentences")
-    intro = figure_first()
     greedy, beam = sample_quality(writer.spec, 1), sample_quality(writer.spec, 4)
     better = "beam search" if beam.quality.bleu >= greedy.quality.bleu else "greedy decoding"
     title = (
@@ -47,15 +45,14 @@ def render_bleu(writer) -> None:
         }
     )
     st.dataframe(table, hide_index=True, width="stretch")
-    with intro.text():
-        st.markdown(
-            "None of these English sentences was seen in training; each has every French translation in the data "
-            "as its references. **BLEU** counts the translation's 1- to 4-word sequences found in a reference "
-            "(clipped), takes the geometric mean of the four precisions and multiplies by a penalty for being "
-            "shorter than the references; **chrF** does the same with characters, which forgives a wrong ending "
-            "of a right word. Neither knows meaning: a correct translation worded unlike every reference scores low."
-        )
-        st.latex(r"\mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot \exp\Big(\tfrac14 \sum_{n=1}^{4} \log p_n\Big)")
+    st.markdown(
+        "None of these English sentences was seen in training; each has every French translation in the data "
+        "as its references. **BLEU** counts the translation's 1- to 4-word sequences found in a reference "
+        "(clipped), takes the geometric mean of the four precisions and multiplies by a penalty for being "
+        "shorter than the references; **chrF** does the same with characters, which forgives a wrong ending "
+        "of a right word. Neither knows meaning: a correct translation worded unlike every reference scores low."
+    )
+    st.latex(r"\mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot \exp\Big(\tfrac14 \sum_{n=1}^{4} \log p_n\Big)")
 
 
 def whole_split_note(metadata: dict) -> str:

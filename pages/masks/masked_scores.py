@@ -15,7 +15,7 @@ from pages.masks.sections import Batch, ShownHead
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.forward import self_attention_maps
-from ui.screen import compact, figure_first
+from ui.screen import compact
 from viz.masks import readable_heatmap
 
 
@@ -143,7 +143,6 @@ def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarr
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     """A left pad under causal + padding: the first query has no allowed key. torch.softmax gives a NaN
     row [L+1]; masked_softmax gives zeros."""
-    intro = figure_first()  # the explanation, below the figure
     real = batch.real
     left_ids = (0,) + tuple(real.ids)
     left_tokens = [mask_math.PAD] + list(real.tokens)
@@ -158,7 +157,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         mask=compare.mask,
     )
     chart(figure, width="stretch")
-    intro.text().markdown(
+    st.markdown(
         "With **left** padding and a causal mask, the first query is a pad that may only look at key 1, "
         "which is a pad too: its row has no allowed key. A plain softmax then computes "
         "$e^{-\\infty} / \\sum e^{-\\infty} = 0/0$, which is **NaN**, and the NaN spreads through the "

@@ -9,7 +9,7 @@ from ui.forward import self_attention_maps
 from ui.text import sentence_input
 from viz.heads import compare_figure
 from ui.charts import chart
-from ui.screen import figure_first, settings
+from ui.screen import settings
 
 SECOND_TEXT = "The animal didn't cross the street because it was too wide"
 ONE_BASED = dict(format_func=lambda i: str(i + 1))
@@ -20,10 +20,9 @@ def compare(weights, tokens, spec, tokenizer, causal, options):
     """Two heads, or one head on two sentences, side by side with their difference. On a small screen the
     heads (and the second sentence) fold into a closed expander, and the explanation follows the figure. ``options``
     go to the chart."""
-    intro = figure_first()
 
     def explain() -> None:
-        intro.text().markdown(
+        st.markdown(
             "Two heads side by side, or one head on two sentences, and their difference "
             "$A_1 - A_2$ (red: more weight in the first, blue: in the second)."
         )

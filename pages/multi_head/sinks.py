@@ -8,7 +8,6 @@ import streamlit as st
 from analysis.attention_sinks import SINK_SHARE, Sinks, attention_sinks
 from ui.charts import chart
 from ui.cache import cached_figure
-from ui.screen import figure_first
 from viz.heatmap import matrix_heatmap
 
 
@@ -55,7 +54,6 @@ def sinks_reading(sinks: Sinks, heads_total: int) -> str:
 def sinks_section(view) -> None:
     """Each head's mean weight on the first token [L, H], against an even spread; a one-token text has none. The
     figure comes first on a phone and on a projector, its explanation after it."""
-    intro = figure_first()
     if len(view.tokens) < 2:
         st.info("The text is one token: no later query can attend to the first. Type a longer text.")
         return
@@ -74,14 +72,13 @@ def sinks_section(view) -> None:
     )
     chart(figure, key="sinks", **view.chart_options)
     st.markdown(sinks_reading(sinks, layers * heads))
-    with intro.text():
-        st.markdown(
-            "A softmax must put each query's weight somewhere. In large trained models (Llama 2, Falcon, Pythia and "
-            "MPT in Xiao et al., 2023), many heads past the first layers park the weight they do not need on the "
-            "first token, which every query can see: an **attention sink**. It takes much of the attention and "
-            "passes on little, and keeping it in the KV cache is what lets such models read past their window. "
-            "Models trained on short windows, like this lab's small ones, and random models need no sink: compare "
-            "each head's share with what an even spread would give."
-        )
-        st.latex(r"s_{\ell,h} = \operatorname{mean}_{t=2..T} A^{(\ell,h)}_{t,1}")
-        st.markdown(f"The first token here is {first_token_name(view)}.")
+    st.markdown(
+        "A softmax must put each query's weight somewhere. In large trained models (Llama 2, Falcon, Pythia and "
+        "MPT in Xiao et al., 2023), many heads past the first layers park the weight they do not need on the "
+        "first token, which every query can see: an **attention sink**. It takes much of the attention and "
+        "passes on little, and keeping it in the KV cache is what lets such models read past their window. "
+        "Models trained on short windows, like this lab's small ones, and random models need no sink: compare "
+        "each head's share with what an even spread would give."
+    )
+    st.latex(r"s_{\ell,h} = \operatorname{mean}_{t=2..T} A^{(\ell,h)}_{t,1}")
+    st.markdown(f"The first token here is {first_token_name(view)}.")

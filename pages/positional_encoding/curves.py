@@ -13,7 +13,6 @@ from viz import positional as viz
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
-from ui.screen import figure_first
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
@@ -112,7 +111,6 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
     """The relative-position property PE[pos + k] = M_k PE[pos], verified on screen
     (the offset and position sliders rerun this part only). On a small screen the explanation follows
     the figures."""
-    intro = figure_first()
     c1, c2 = st.columns(2)
     offset = c1.slider("offset k", 0, positions - 1, min(5, positions - 1), key="k", bind="query-params")
     at = c2.slider(
@@ -159,18 +157,17 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
                 else ""
             )
         )
-    with intro.text():
-        st.markdown(
-            "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
-            "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
-            "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
-            "hope: that attention could then easily learn relative positions)."
-        )
-        st.latex(
-            r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
-            r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-            r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
-        )
+    st.markdown(
+        "The tutorials state that for any fixed offset $k$, $PE_{pos+k}$ is a linear function of "
+        "$PE_{pos}$. The map is the same for every position: each (sin, cos) pair is **rotated** by "
+        "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
+        "hope: that attention could then easily learn relative positions)."
+    )
+    st.latex(
+        r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
+        r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+        r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"
+    )
 
 
 def _number(value: float) -> str:

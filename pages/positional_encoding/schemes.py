@@ -14,7 +14,7 @@ from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.controls import section_picker
-from ui.screen import compact, figure_first
+from ui.screen import compact
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
@@ -24,7 +24,6 @@ SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
     st.header("Five ways to give attention a sense of order")
-    intro = figure_first()  # the explanation, below the figure
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
     # names of at most three short lines: the five panels fit side by side in a laptop's column; on a phone the
@@ -42,7 +41,7 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
         f"First {length} positions; d_model = {d_model}, base = {base:g}"
         + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else ".")
     )
-    intro.text().markdown(
+    st.markdown(
         "Each scheme leaves its mark on the score between a query at position $m$ and a key at "
         "position $n$. The figure shows the part that comes from the positions alone, side by side (each panel "
         "scaled to ±1 so the patterns compare). For an even d_model the raw sinusoids' "

@@ -21,7 +21,7 @@ from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
 from ui.charts import chart
-from ui.screen import FigureAboveControls, figure_first, settings
+from ui.screen import FigureAboveControls, settings
 from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
@@ -94,10 +94,9 @@ def render_word_order(base: float) -> None:
     the sentences and the model's settings fold into a closed expander and the explanation follows the first
     figure, which then comes before the table."""
     st.header("The same words in another order")
-    intro = figure_first()
 
     def explain() -> None:
-        intro.text().markdown(EXPLAIN[causal])
+        st.markdown(EXPLAIN[causal])
 
     box = settings("Sentences, model, layer and head")
     c1, c2 = box.columns(2)

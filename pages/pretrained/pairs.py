@@ -9,7 +9,7 @@ import streamlit as st
 from analysis.contrastive import contrastive_loss, in_batch_probabilities
 from pages.pretrained import numbers
 from ui.charts import chart
-from ui.screen import figure_first, settings
+from ui.screen import settings
 from viz.heatmap import matrix_heatmap
 
 PAIRS = (
@@ -71,7 +71,6 @@ def pair_controls(left, right) -> tuple[str, int]:
 def pairs_section(cap: int) -> None:
     """The explanation (below the figure on a phone or a projector), the pairs and the scale (folded there), the
     map of each first sentence's choice, and the loss."""
-    intro = figure_first()
     with settings("Sentence pairs and the scale s"):
         c1, c2 = st.columns([4, 1])
         text, scale = pair_controls(c1, c2)
@@ -82,8 +81,7 @@ def pairs_section(cap: int) -> None:
             if pairs is None
             else "Type at least two pairs: each first sentence is matched against every second one."
         )
-        with intro.text():
-            explain()
+        explain()
         return
     if len(pairs) > MAX_PAIRS:
         st.caption(f"The first {MAX_PAIRS} of {len(pairs)} pairs are read.")
@@ -101,8 +99,7 @@ def pairs_section(cap: int) -> None:
         value_name="p",
     )
     chart(figure.update_xaxes(title_text="second sentence of pair n").update_yaxes(title_text="first sentence"))
-    with intro.text():  # above the settings on a large screen; under the figure on a phone or a projector
-        explain()
+    explain()
     own = np.diag(p)
     right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     st.caption(

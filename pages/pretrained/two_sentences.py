@@ -10,7 +10,7 @@ import streamlit as st
 from analysis.head_roles import without_specials
 from pages.pretrained import numbers
 from ui.charts import chart
-from ui.screen import figure_first, settings
+from ui.screen import settings
 from ui.controls import stops_slider
 from viz.labels import escape
 from ui.text import as_typed
@@ -70,10 +70,9 @@ def pair_question(first: list[str], second: list[str], word: str, classic: bool)
 @st.fragment
 def two_sentences_section(cap: int, hide: bool) -> None:
     """One query word's attention in every head of a layer, for two sentences, and their embeddings' cosine."""
-    intro = figure_first()  # the explanation, below the figure
 
     def ask(question: str = "") -> None:
-        intro.text().markdown(
+        st.markdown(
             question
             or "Two sentences and a word of both: what the word attends to in each, head by head, and how "
             "close the model finds the two sentences."

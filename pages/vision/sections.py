@@ -13,7 +13,7 @@ from ui.cache import cached_figure
 from ui.charts import chart
 from ui.controls import stops_slider
 from ui.models import LoadedModel
-from ui.screen import compact, figure_first, settings
+from ui.screen import compact, settings
 from ui.vision_experiments import knock_out_sweep, patch_images
 from viz.vision import attention_over_image_figure, class_probabilities_figure, patch_grid_figure, patch_sequence_figure
 from viz.vision_learned import attention_distance_figure, patch_filters_figure, position_similarity_figure
@@ -71,7 +71,6 @@ def draw_section(loaded: LoadedModel, image: ChosenImage) -> None:
 def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
     """The image cut into patches of a chosen size, and the sequence of tokens the encoder reads."""
     model_patch = loaded.config.patch_size
-    intro = figure_first()  # the explanation, below the figure
     size = stops_slider(
         "patch size p (pixels)",
         PATCH_SIZES,
@@ -103,27 +102,26 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
         key="sequence",
     )
     pixels = size * size
-    with intro.text():
-        st.markdown(
-            (
-                f"Patches of {size} × {size} pixel{plural(size)}: {article(side)} {side} × {side} grid, "
-                f"**N = {count} patches**, each flattened to a vector of {pixels} number{plural(pixels)}"
-                if count > 1
-                else f"A patch of {size} × {size} pixels is the whole image: **N = 1 patch**, flattened to a "
-                f"vector of {pixels} numbers"
-            )
-            + f" and projected to d_model = {loaded.config.d_model}. With [CLS] in front the encoder reads "
-            f"**{count + 1} tokens**: "
-            + (
-                "[CLS], then patch 1, 2, … in row-major order (along the first row, then the next)."
-                if count > 1
-                else "[CLS], then that patch."
-            )
+    st.markdown(
+        (
+            f"Patches of {size} × {size} pixel{plural(size)}: {article(side)} {side} × {side} grid, "
+            f"**N = {count} patches**, each flattened to a vector of {pixels} number{plural(pixels)}"
+            if count > 1
+            else f"A patch of {size} × {size} pixels is the whole image: **N = 1 patch**, flattened to a "
+            f"vector of {pixels} numbers"
         )
-        st.latex(
-            r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in "
-            r"\mathbb{R}^{p^2} = \mathbb{R}^{%d}" % (size, side * side, size * size)
+        + f" and projected to d_model = {loaded.config.d_model}. With [CLS] in front the encoder reads "
+        f"**{count + 1} tokens**: "
+        + (
+            "[CLS], then patch 1, 2, … in row-major order (along the first row, then the next)."
+            if count > 1
+            else "[CLS], then that patch."
         )
+    )
+    st.latex(
+        r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in "
+        r"\mathbb{R}^{p^2} = \mathbb{R}^{%d}" % (size, side * side, size * size)
+    )
     st.caption(
         "[CLS] is not a patch: it is a learned vector, the same for every image, whose final state the "
         "classifier reads."
