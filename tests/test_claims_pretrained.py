@@ -177,3 +177,18 @@ def test_the_two_sentences_question_holds_for_the_sentences_shown(minilm, query)
     where = "at the end" if i == len(first) - 1 else "in one place"
     assert f"The sentences differ only {where}: *{first[i]}* in the first, *{second[i]}* in the second." in said
     assert f"In which heads does **{word}** look at different tokens in the two?" in said
+
+
+@pytest.mark.parametrize("long", [False, True])
+def test_the_head_view_offers_its_hover_only_where_the_figure_carries_it(long):
+    """"Point at a query's name" is said where the figure holds what the browser needs to light a query's lines:
+    not for all 12 heads of a long text."""
+    query = {"section": "Head view"}
+    if long:
+        query.update(text=" ".join(["the cat sat on the mat"] * 14), hv_head="all heads")
+    at = run_page(PAGE, query)
+    assert_no_exception(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("Left, one head"))
+    figure = chart_by_title(at, "head view")
+    assert ("Point at a query's name to light its lines" in said) is (not long), said
+    assert ("links" in figure["layout"].get("meta", {})) is (not long)

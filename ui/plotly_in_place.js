@@ -191,6 +191,7 @@ function drawn(plot) {
   plot.labHatching = true;
   hatchMasked(plot);
   plot.on("plotly_afterplot", () => hatchMasked(plot));
+  headViewHover.attach(plot); // a head view lights the lines of the query under the pointer (ui/head_view_hover.js)
 }
 
 function described(plot) {
@@ -206,9 +207,11 @@ function described(plot) {
 }
 
 function emptied(plot) {
-  // The plot as a new one: Plotly's state and its event handlers gone (the hatching's is added again once drawn).
+  // The plot as a new one: Plotly's state and its event handlers gone (the hatching's and the head view's hover
+  // are added again once drawn).
   if (window.Plotly) window.Plotly.purge(plot);
   plot.labHatching = false;
+  plot.labHeadViewHover = false;
 }
 
 function draw(plot, spec) {

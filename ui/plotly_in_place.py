@@ -65,7 +65,13 @@ _JS = "\n".join(
         fit_script(),
         *(
             (Path(__file__).parent / name).read_text(encoding="utf-8")
-            for name in ("chart_description.js", "chart_numbers.js", "chart_numbers_box.js", "plotly_in_place.js")
+            for name in (
+                "chart_description.js",
+                "chart_numbers.js",
+                "chart_numbers_box.js",
+                "head_view_hover.js",
+                "plotly_in_place.js",
+            )
         ),
     )
 )

@@ -24,12 +24,20 @@ LEVELS = 10  # opacity is the weight rounded up to a tenth: at most LEVELS line 
 MIN_WEIGHT = 0.01  # lines for smaller weights would be invisible; they are not drawn
 
 
+def opacity_levels(weights: np.ndarray) -> np.ndarray:
+    """The opacity level of each line, ``[..., T, T]`` -> int ``[..., T, T]``: the weight rounded up to a tenth, in
+    tenths (1..LEVELS), and 0 for a weight under MIN_WEIGHT, whose line is not drawn."""
+    weights = np.asarray(weights, dtype=np.float64)
+    return np.where(weights >= MIN_WEIGHT, np.ceil(weights * LEVELS), 0).astype(np.int64)
+
+
 def _segments(weights: np.ndarray, queries: Sequence[int]) -> dict[int, tuple[list, list]]:
     """For one head ``[T, T]``: per opacity level, x/y of the lines query i -> key j (None-separated)."""
     levels: dict[int, tuple[list, list]] = {}
+    grid = opacity_levels(weights)
     for i in queries:
-        for j in np.flatnonzero(weights[i] >= MIN_WEIGHT):
-            level = int(np.ceil(float(weights[i, j]) * LEVELS))
+        for j in np.flatnonzero(grid[i]):
+            level = int(grid[i, j])
             xs, ys = levels.setdefault(level, ([], []))
             xs += [0.0, 1.0, None]
             ys += [int(i), int(j), None]
@@ -47,6 +55,9 @@ def _label_spacing(length: int) -> tuple[float, int, int]:
 LABEL_GAP_PX = 12  # between a token label and the figure's edge, and the lines' ends
 COLUMN_NAME_PX = 15  # the column names' font ("queries", "keys": projector_fonts)
 PANEL_GAP = 0.4  # between two heads' panels, in panel widths (a panel runs from its queries at 0 to its keys at 1)
+HOVER_MAX_LEVELS = (
+    50_000  # heads x T x T: a larger view (12 heads of 65 tokens or more) is sent without the hover's grid
+)
 
 
 def head_view_figure(
@@ -61,14 +72,18 @@ def head_view_figure(
     holding the tokens in the same rows, in margins as wide as the longest label (px, so that no label is cut
     at any width). Long inputs label every k-th token (and the chosen query) so that labels never overlap;
     hover names every position. Lines are grouped into one trace per (head, opacity
-    level), so the figure stays at most 10 traces per head.
+    level): each head has exactly LEVELS line traces (empty where no weight has that level), so that the browser can
+    light another query's lines under the pointer in place (``ui/head_view_hover.js``), from what
+    ``layout.meta.links`` holds (``hover_links``), for views of up to HOVER_MAX_LEVELS lines.
     """
     length = weights.shape[-1]
     queries = range(length) if query is None else [query]
     stride = 1.0 + PANEL_GAP
     traces, notes = [], []
     for k, h in enumerate(heads):
-        for level, (xs, ys) in sorted(_segments(weights[h], queries).items()):
+        segments = _segments(weights[h], queries)
+        for level in range(1, LEVELS + 1):
+            xs, ys = segments.get(level, ([], []))
             shifted = [x if x is None else x + k * stride for x in xs]
             traces.append(
                 go.Scatter(
@@ -102,6 +117,7 @@ def head_view_figure(
     positions = np.arange(length)
     # labels sit outside their column: query text to the left, key text to the right
     for side, x, text, anchor in (("query", 0.0, left, "middle left"), ("key", right, labels, "middle right")):
+        column = "queries" if side == "query" else "keys"
         traces.append(
             go.Scatter(
                 x=np.full(length, x, dtype=np.float32),
@@ -110,7 +126,7 @@ def head_view_figure(
                 text=text,
                 textposition=anchor,
                 showlegend=False,
-                name=f"{side}s",
+                name=column,
                 customdata=[[i + 1, t] for i, t in enumerate(token_labels(tokens))],
                 hovertemplate=f"{side} %{{customdata[0]}}: %{{customdata[1]}}<extra></extra>",
                 textfont=dict(size=font, color=PROJECTOR_INK),
@@ -140,7 +156,24 @@ def head_view_figure(
         for x, text, anchor in ((0.0, "queries", "right"), (right, "keys", "left"))
     ]
     fig.update_layout(hovermode="closest", showlegend=False, annotations=[*columns, *notes])
+    if len(heads) * length * length <= HOVER_MAX_LEVELS:
+        fig.update_layout(meta=dict(links=hover_links(weights, heads, labels, token_labels(tokens), len(traces) - 2)))
     return projector_fonts(fig)  # 15 px column names
+
+
+def hover_links(weights: np.ndarray, heads: Sequence[int], labels: list[str], full: list[str], names: int) -> dict:
+    """What the head view's hover needs (``ui/head_view_hover.js``): each drawn head's opacity levels
+    ``[len(heads), T, T]`` (``opacity_levels``: the browser draws a lit query's lines by the same rule), each head's
+    panel offset on x, the number of levels, the query names as drawn (``labels``, thinned on
+    long inputs) with the ``full`` names a lit query shows, and the index of the query names' trace (``names``)."""
+    return dict(
+        grid=opacity_levels(np.asarray(weights)[list(heads)]).tolist(),
+        offsets=[k * (1.0 + PANEL_GAP) for k in range(len(heads))],
+        levels=LEVELS,
+        labels=labels,
+        full=full,
+        names=names,
+    )
 
 
 def query_heads_figure(weights: np.ndarray, tokens: Sequence[str], query: int, title: str) -> go.Figure:

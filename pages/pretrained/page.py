@@ -113,7 +113,8 @@ def open_section(
         pooled, labels, k = block_mean(weights[li], shown_tokens, max_cells=96)
         sections.layer_section(pooled, labels, k, li)
     if section == "Head view":
-        sections.head_view_section(weights[li], shown_tokens, li)
+        ordinary = [True] * len(shown_tokens) if hide else [not s for s in pieces.special]
+        sections.head_view_section(weights[li], shown_tokens, ordinary, li)
     if section == "Mean and rollout":
         sections.rollout_section(weights, shown_tokens, li)
     if section == "Head roles":

@@ -12,10 +12,9 @@ from analysis.head_stats import attention_rollout, strongest_link
 from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
-from ui.screen import figure_first
 from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
-from viz.head_view import head_view_figure, query_heads_figure
+from viz.head_view import HOVER_MAX_LEVELS, head_view_figure, query_heads_figure
 from viz.heads import head_grid_figure
 from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, role_grid_figure, wordpiece_figure
@@ -110,14 +109,12 @@ def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> No
     _pooled_note(weights, k)
 
 
-SPECIALS = ("[CLS]", "[SEP]")  # where heads park weight: a query's strongest link is named among the other keys
-
-
 @st.fragment
-def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
+def head_view_section(weights: np.ndarray, tokens: list[str], ordinary: list[bool], li: int) -> None:
     """One head large (lines from the chosen query to every key, opacity the weight), and beside it where that
     query looks in each of the 12 heads, so the head that links it to a key is the bright cell in that key's row.
-    It opens on *it* and, when *animal* is a token too, on the head that links *it* to *animal* the most."""
+    It opens on *it* and, when *animal* is a token too, on the head that links *it* to *animal* the most. A query's
+    strongest link is named among the ``ordinary`` keys: heads park weight on [CLS] and [SEP]."""
     both = "it" in tokens and "animal" in tokens
     c1, c2 = st.columns(2)
     query = c1.selectbox(
@@ -129,12 +126,12 @@ def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
         format_func=lambda i: f"{i + 1}: {tokens[i]}",
     )
     query = min(query, len(tokens) - 1)
-    ordinary = [j for j, token in enumerate(tokens) if token not in SPECIALS]
+    ordinary_keys = [j for j, plain in enumerate(ordinary) if plain]
     if both and tokens[query] == "it":
         head, key, weight = strongest_link(weights, query, [tokens.index("animal")])
         finding = f"“it” → “animal”: head {head + 1} the most, {weight:.2f}"
     else:
-        head, key, weight = strongest_link(weights, query, ordinary)
+        head, key, weight = strongest_link(weights, query, ordinary_keys)
         finding = f"“{tokens[query]}” looks most at “{tokens[key]}”: head {head + 1}, {weight:.2f}"
     picked = c2.selectbox(
         "head",
@@ -165,13 +162,18 @@ def head_view_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
         key="query_heads",
         container=right,
     )
+    hover = (
+        " Point at a query's name to light its lines instead (tap it on a touch screen)."
+        if len(heads) * len(tokens) ** 2 <= HOVER_MAX_LEVELS
+        else ""
+    )
     question = (
         "Which heads link *it* to *animal*? The bright cell in *animal*'s row, on the right, names it."
         if both
         else "Pick a query and a head (or all heads) to see where that query's weight goes."
     )
     st.markdown(
-        f"Left, one head: queries on the left, keys on the right; a line's opacity is the weight. Right, the "
+        f"Left, one head: queries on the left, keys on the right; a line's opacity is the weight.{hover} Right, the "
         f"same query in all 12 heads of layer {li + 1}, one column a head. {question}"
     )
 
@@ -203,7 +205,6 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
 
 def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
     """Scores per head for the named patterns, the 72 heads coloured by their strongest, and one head drawn."""
-    intro = figure_first()  # the explanation, below the figure
     frame = head_role_scores(weights, pieces.special, pieces.word_ids)
     scores = frame[list(ROLES)].to_numpy().reshape(6, 12, len(ROLES))
     bands = (*ROLES, NO_CLEAR_ROLE)
@@ -222,41 +223,40 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
         width="stretch",
         key="roles",
     )
-    with intro.text():
-        st.markdown(
-            "How much each head behaves like a pattern people name, from its weights on this text "
-            "(each score is between 0 and 1):"
-        )
-        st.latex(
-            r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
-            r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
-            r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}"
-        )
-        st.caption(
-            "Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
-            "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included."
-        )
-        low, high = np.percentile(frame["broad"], [25, 75])
-        reach = int((frame["previous token"] >= RARE_PREVIOUS).sum())
-        st.markdown(
-            "The raw scores are not on one scale (on this text the middle half of the heads have an entropy "
-            f"ratio between {low:.2f} and {high:.2f}, while {reach} of the 72 heads reach a previous-token "
-            f"weight of {RARE_PREVIOUS:g}), so a head is coloured by the role in which it **stands out most "
-            "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
-            "and the largest wins. A role with the same score in every head (same word, when no word is split) "
-            "is never chosen."
-        )
-        st.latex(
-            r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
-            r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge "
-            f"{CLEAR_ROLE:g}"
-            r",\ \text{else none}"
-        )
-        st.markdown(
-            f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
-            f"deviation in every role: it is grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
-            f"72 heads; the table keeps each head's strongest role and its z-score all the same."
-        )
+    st.markdown(
+        "How much each head behaves like a pattern people name, from its weights on this text "
+        "(each score is between 0 and 1):"
+    )
+    st.latex(
+        r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
+        r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
+        r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}"
+    )
+    st.caption(
+        "Next token mirrors previous; same word is the weight a piece puts on the other pieces of its "
+        "word (0 when no word is split). Roles are scored on the full rows, [CLS] and [SEP] included."
+    )
+    low, high = np.percentile(frame["broad"], [25, 75])
+    reach = int((frame["previous token"] >= RARE_PREVIOUS).sum())
+    st.markdown(
+        "The raw scores are not on one scale (on this text the middle half of the heads have an entropy "
+        f"ratio between {low:.2f} and {high:.2f}, while {reach} of the 72 heads reach a previous-token "
+        f"weight of {RARE_PREVIOUS:g}), so a head is coloured by the role in which it **stands out most "
+        "among the 72 heads**: each score becomes a z-score against that role's scores over all 72 heads, "
+        "and the largest wins. A role with the same score in every head (same word, when no word is split) "
+        "is never chosen."
+    )
+    st.latex(
+        r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
+        r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge "
+        f"{CLEAR_ROLE:g}"
+        r",\ \text{else none}"
+    )
+    st.markdown(
+        f"A head whose largest z-score is below **{CLEAR_ROLE:g}** stands out by less than one standard "
+        f"deviation in every role: it is grey, **{NO_CLEAR_ROLE}**. On this text that is {unclear} of the "
+        f"72 heads; the table keeps each head's strongest role and its z-score all the same."
+    )
     role = st.segmented_control(
         "show the strongest head for", ROLES, default=ROLES[0], required=True, key="role", bind="query-params"
     )

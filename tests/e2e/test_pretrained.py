@@ -1,6 +1,6 @@
 """In a real browser: the pretrained-model page opens its overview, and editing the text redraws it."""
 
-from tests.e2e.conftest import unfold, assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import unfold, assert_no_exception, requested_runs, wait_for_chart, wait_idle
 from tests.e2e.test_charts_in_place import MARK, MARKS
 
 
@@ -37,4 +37,40 @@ def test_hiding_cls_and_sep_redraws_the_open_section_in_place(page, server_url):
     wait_idle(page)
     assert "[CLS] and [SEP] hidden" in page.locator("[data-testid=stMain]").inner_text()
     assert page.evaluate(MARKS) == marks
+    assert_no_exception(page)
+
+
+# The head view as drawn: the query whose lines are drawn (one query: every line starts at its row) and the query
+# names in bold; and where a query's name ends, in the page's px (its point, which the pointer's hover finds, is
+# at the name's right end).
+LIT = """() => { const plot = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(p => p.layout && p.layout.meta && p.layout.meta.links);
+  const starts = new Set(plot.data.filter(t => t.mode === 'lines')
+    .flatMap(t => Array.from(t.y || []).filter((_, i) => i % 3 === 0)));
+  const names = plot.data[plot.layout.meta.links.names].text;
+  return {starts: [...starts], bold: Array.from(names).filter(n => String(n).startsWith('<b>'))}; }"""
+NAME_AT = """(name) => { const plot = [...document.querySelectorAll('.js-plotly-plot')]
+    .find(p => p.layout && p.layout.meta && p.layout.meta.links);
+  const boxes = [...plot.querySelectorAll('.textpoint')].filter(t => t.textContent === name)
+    .map(t => t.getBoundingClientRect()).sort((a, b) => a.left - b.left);  // the queries' column is the left one
+  return [boxes[0].right - 2, boxes[0].top + boxes[0].height / 2]; }"""
+
+
+def test_the_head_view_lights_the_lines_of_the_query_under_the_pointer(page, server_url):
+    """As BertViz does: a pointer on a query's name draws that query's lines (its name in bold), and leaving the
+    names brings back the chosen query's; no rerun is asked for."""
+    page.goto(f"{server_url}/pretrained?section=Head+view")
+    wait_idle(page, timeout=60_000)
+    wait_for_chart(page, "head view", timeout=60_000)
+    chosen = page.evaluate(LIT)
+    tokens = ["[CLS]", "the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it"]
+    assert chosen["starts"] == [tokens.index("it")] and chosen["bold"] == ["<b>it</b>"], chosen
+    runs = requested_runs(page)
+    x, y = page.evaluate(NAME_AT, "animal")
+    page.mouse.move(x, y)
+    page.wait_for_function(f"() => ({LIT})().starts.join() === '{tokens.index('animal')}'", timeout=10_000)
+    assert page.evaluate(LIT)["bold"] == ["<b>animal</b>"]
+    page.mouse.move(5, 5)  # off the figure
+    page.wait_for_function(f"() => ({LIT})().starts.join() === '{tokens.index('it')}'", timeout=10_000)
+    assert requested_runs(page) == runs  # all in the browser
     assert_no_exception(page)
