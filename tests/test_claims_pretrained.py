@@ -181,7 +181,7 @@ def test_the_two_sentences_question_holds_for_the_sentences_shown(minilm, query)
 
 @pytest.mark.parametrize("long", [False, True])
 def test_the_head_view_offers_its_hover_only_where_the_figure_carries_it(long):
-    """"Point at a query's name" is said where the figure holds what the browser needs to light a query's lines:
+    """ "Point at a query's name" is said where the figure holds what the browser needs to light a query's lines:
     not for all 12 heads of a long text."""
     query = {"section": "Head view"}
     if long:

@@ -100,7 +100,8 @@ def test_a_figure_without_a_colour_bar_is_sent_as_built():
 def test_sent_spec_scales_for_the_projector_first_then_lays_the_bars_under():
     built = one_map()
     assert sent_spec(built) is built
-    assert sent_spec(built, presenting=True) == presentation_spec(built)
+    assert sent_spec(built, presenting=True) == compact_spec(presentation_spec(built))  # on the projector too
+    assert sent_spec(built, presenting=True) == sent_spec(built, presenting=True, compact=True)
     both = sent_spec(built, presenting=True, compact=True)
     assert both["layout"]["height"] == int(built["layout"]["height"] * PRESENTATION_HEIGHT_SCALE) + ROOM_UNDER_PX
     assert both["layout"]["margin"]["b"] == built["layout"]["margin"]["b"] * PRESENTATION_FONT_SCALE + ROOM_UNDER_PX

@@ -26,8 +26,8 @@ def chart(
     fig: go.Figure | SharedFigure, container=st, key: str | None = None, width="stretch", config: dict | None = None
 ):
     """Draw ``fig`` in ``container``, updated in place on later runs (``ui.plotly_in_place``); in
-    presentation mode every font 1.5x and the figure taller; in a compact window (``ui.screen.compact``) the colour
-    bars under the plots (``viz.compact``).
+    presentation mode every font 1.5x and the figure taller; in presentation mode and in a compact window
+    (``ui.screen.compact``) the colour bars under the plots (``viz.compact``).
     ``config``: Plotly's plot configuration. A figure from the figure cache (``ui.cache.cached_figure``)
     is serialised once for each way it is sent; any other figure on every run.
 

@@ -44,9 +44,11 @@ BROWSER_PX = {
 
 def sent_spec(spec: dict, presenting: bool = False, compact: bool = False) -> dict:
     """The figure's dict as it is sent: for the projector (``viz.style.presentation_spec``) when
-    ``presenting``, then for a compact window (``compact_spec``) when ``compact``."""
+    ``presenting``, then with its colour bars under its plot (``compact_spec``) when ``compact`` or ``presenting``:
+    on the projector the width a bar and its larger labels took beside the plot goes to the plot, so that two maps
+    side by side grow with their fonts."""
     spec = presentation_spec(spec) if presenting else spec
-    return compact_spec(spec) if compact else spec
+    return compact_spec(spec) if compact or presenting else spec
 
 
 def legend_beside(spec: dict) -> bool:

@@ -72,14 +72,17 @@ function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
 
 function namesFitAcross(figure, key, px) {
   // False when the x axis ``key``, ``px`` wide, names its cells and could not write every name even at the smallest
-  // font (words upright, letters level): panels side by side that narrow are stacked instead (panels.js).
+  // font (words at the axis's own angle where it sets one, else upright; letters level): panels side by side that
+  // narrow are stacked instead (panels.js). The angle is the one ticks.js may use, so a panel judged wide enough
+  // names every cell.
   const layout = figure.layout, axis = layout[key] || {};
   if (axis.visible === false || axis.showticklabels === false) return true;
   const ticks = axisTicks(figure, key, axis);
   const texts = (ticks || []).map((tick) => String(tick[2]));
   if (texts.length < 2 || !namesCells(texts, figure)) return true;
   const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
-  const need = namePx(texts, size, font.family, mostlyShort(texts) ? 0 : 90);
+  const turned = typeof axis.tickangle === "number" ? Math.abs(axis.tickangle) % 180 : 90;
+  const need = namePx(texts, size, font.family, mostlyShort(texts) ? 0 : turned);
   return smallestStep(ticks, px / axisCells(figure, key, ticks)) >= need;
 }
 

@@ -44,7 +44,7 @@ function stackPanels(figure, width) {
   const panels = [...pairs].map(([x, y]) => ({ x, y, dx: (layout[x] || {}).domain || [0, 1],
                                                dy: (layout[y] || {}).domain || [0, 1] }));
   const oneRow = panels.every((p) => p.dy[0] === panels[0].dy[0] && p.dy[1] === panels[0].dy[1]);
-  const plotWidth = plotWidthOf(layout, width);
+  const plotWidth = plotWidthOf(layout, width, figure); // less the colour bars beside it, as ticks.js measures it
   if (!oneRow || panels.some((p) => p.dx[0] === 0 && p.dx[1] === 1)) return false;
   panels.sort((a, b) => a.dx[0] - b.dx[0]);
   // a panel's name (a subplot title) sits centred over its top edge
