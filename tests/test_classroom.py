@@ -47,10 +47,11 @@ def font_sizes(node, path="") -> dict[str, float]:
 
 
 def without_fonts(node):
-    """The figure without its fonts, height and margins: what must not change."""
+    """The figure without its fonts, height and margins, and its colour bars' place (under the plot on the
+    projector, ``viz.compact.sent_spec``) but their titles: what must not change."""
     if isinstance(node, dict):
         return {
-            k: without_fonts(v)
+            k: {"title": (v.get("title") or {}).get("text")} if k == "colorbar" else without_fonts(v)
             for k, v in node.items()
             if not k.endswith("font") and k not in ("height", "template", "margin")
         }

@@ -127,3 +127,20 @@ def test_a_random_model_has_no_translation_sections():
     assert_no_exception(at)
     assert at.session_state["section"] == "Attention"
     assert "Translate" not in at.segmented_control(key="section").options
+
+
+def test_the_output_bars_name_each_of_the_top_pieces_as_the_vocabulary_spells_it(shipped):
+    """Every bar is named by its piece (not "id 839" for a piece the two sentences do not hold), and the axis's
+    percentages carry no more decimals than its steps need."""
+    model, tokenizer = shipped
+    source = tokenizer.encode(tokenizer.tokenize(SOURCE))
+    with torch.inference_mode():
+        logits = model(torch.tensor([source]), torch.tensor([[BOS_ID]])).logits[0, 0]
+    probabilities = torch.softmax(logits, -1).numpy()
+    top = np.argsort(-probabilities, kind="stable")[:10]
+    at = run_page(PAGE, {"section": "Output"})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Position 1 · top 10")
+    np.testing.assert_allclose(decode_array(spec["data"][0]["x"]), probabilities[top], atol=1e-5)
+    assert list(spec["layout"]["yaxis"]["ticktext"]) == [as_typed(tokenizer.id_to_piece(int(i))) for i in top]
+    assert probabilities[top[0]] >= 0.1 and spec["layout"]["xaxis"]["tickformat"] == ".0%"

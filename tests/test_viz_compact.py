@@ -107,3 +107,12 @@ def test_sent_spec_scales_for_the_projector_first_then_lays_the_bars_under():
     assert both["layout"]["margin"]["b"] == built["layout"]["margin"]["b"] * PRESENTATION_FONT_SCALE + ROOM_UNDER_PX
     assert both["data"][0]["colorbar"]["tickfont"]["size"] == built["data"][0]["colorbar"]["tickfont"]["size"] * 1.5
     assert both["data"][0]["colorbar"]["orientation"] == "h"
+
+
+def test_a_grid_of_tiles_keeps_its_colour_bar_beside_it_on_the_projector_and_lays_it_under_on_a_phone():
+    built = one_map()
+    built["layout"]["meta"] = {"tiles": {"count": 4, "rows": 3, "cols": 3, "across": 2, "gap": 1}}
+    presented = sent_spec(built, presenting=True)
+    assert presented == presentation_spec(built)
+    assert presented["data"][0]["colorbar"].get("orientation") is None
+    assert sent_spec(built, presenting=True, compact=True)["data"][0]["colorbar"]["orientation"] == "h"

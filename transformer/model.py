@@ -19,6 +19,7 @@ from .kv_cache import KVCache
 from .positional import LearnedEncoding, SinusoidalEncoding
 from .passes import pass_record, returned, self_attention_mask
 from .record import ForwardRecord, capture
+from .embedding import Embedding
 
 
 class InputEmbedding(nn.Module):
@@ -34,13 +35,13 @@ class InputEmbedding(nn.Module):
         super().__init__()
         self.scale = math.sqrt(config.d_model) if config.embed_scale else 1.0
         self.max_len = config.max_len
-        self.tokens = nn.Embedding(vocab_size, config.d_model)
+        self.tokens = Embedding(vocab_size, config.d_model)
         self.position: nn.Module | None = None
         if config.positional == "sinusoidal":
             self.position = SinusoidalEncoding(config.max_len, config.d_model, config.pe_base)
         elif config.positional == "learned":
             self.position = LearnedEncoding(config.max_len, config.d_model)
-        self.token_types = nn.Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
+        self.token_types = Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
         self.norm = make_norm(config) if config.embed_norm else None
         self.dropout = nn.Dropout(config.dropout)
 

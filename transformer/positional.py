@@ -14,6 +14,8 @@ import math
 import torch
 from torch import nn
 
+from .embedding import Embedding
+
 
 def sinusoidal_encoding(max_len: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
     """The paper's fixed encoding, float32 ``[max_len, d_model]``.
@@ -75,7 +77,7 @@ class LearnedEncoding(nn.Module):
 
     def __init__(self, max_len: int, d_model: int):
         super().__init__()
-        self.table = nn.Embedding(max_len, d_model)
+        self.table = Embedding(max_len, d_model)
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """``x + P[start : start + L]``."""

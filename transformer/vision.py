@@ -21,6 +21,7 @@ from .model import Encoder, ModelOutput
 from .passes import pass_record, returned
 from .positional import LearnedEncoding, SinusoidalEncoding
 from .record import ForwardRecord, capture
+from .embedding import Embedding
 
 
 def patches(images: torch.Tensor, patch_size: int) -> torch.Tensor:
@@ -61,7 +62,7 @@ class PatchEmbedding(nn.Module):
         self.config = config
         tokens = 1 + patch_count(config)
         self.projection = nn.Linear(config.channels * config.patch_size**2, config.d_model, bias=config.bias)
-        self.cls = nn.Embedding(1, config.d_model)
+        self.cls = Embedding(1, config.d_model)
         self.position: nn.Module | None = None
         if config.positional == "learned":
             self.position = LearnedEncoding(tokens, config.d_model)

@@ -44,11 +44,14 @@ BROWSER_PX = {
 
 def sent_spec(spec: dict, presenting: bool = False, compact: bool = False) -> dict:
     """The figure's dict as it is sent: for the projector (``viz.style.presentation_spec``) when
-    ``presenting``, then with its colour bars under its plot (``compact_spec``) when ``compact`` or ``presenting``:
-    on the projector the width a bar and its larger labels took beside the plot goes to the plot, so that two maps
-    side by side grow with their fonts."""
+    ``presenting``, then with its colour bars under its plot (``compact_spec``) when ``compact``, or ``presenting``
+    a figure that is not a grid of tiles (``viz.tiles``): on the projector the width a bar and its larger labels
+    took beside the plot goes to the plot, so that two maps side by side grow with their fonts, while a grid of
+    tiles, as wide as the page already, keeps its bar beside it (under a grid several screens tall, Plotly set the
+    bar's title over its tick labels)."""
     spec = presentation_spec(spec) if presenting else spec
-    return compact_spec(spec) if compact or presenting else spec
+    tiled = bool(((spec.get("layout") or {}).get("meta") or {}).get("tiles"))
+    return compact_spec(spec) if compact or (presenting and not tiled) else spec
 
 
 def legend_beside(spec: dict) -> bool:

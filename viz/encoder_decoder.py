@@ -34,5 +34,12 @@ def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str, hig
     )
     base_layout(fig, title, int(max(260, 90 + 28 * k)))
     fig.update_yaxes(**position_axis(list(labels), autorange="reversed"))
-    fig.update_xaxes(title_text="probability", rangemode="tozero", tickformat=".3%")
+    fig.update_xaxes(title_text="probability", rangemode="tozero", tickformat=percent_format(probabilities))
     return fig
+
+
+def percent_format(probabilities: np.ndarray) -> str:
+    """The ticks' percent format for bars up to the largest of ``probabilities``: as many decimals as the tick step
+    needs (Plotly's ticks are about a fifth of the range apart: 20 % needs none, 2 % one, 0.2 % two)."""
+    top = float(np.max(probabilities, initial=0.0))
+    return ".0%" if top >= 0.1 else ".1%" if top >= 0.01 else ".2%" if top >= 0.001 else ".3%"

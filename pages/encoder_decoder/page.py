@@ -124,7 +124,7 @@ def model_view() -> None:
         return
     dec_tokens, dec_ids = shifted_right(target.tokens, target.ids)
     sections = (*TRANSLATION_SECTIONS, *SECTIONS) if is_translation(loaded) else SECTIONS
-    open_section(SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids), sections)
+    open_section(SentencePair(spec, loaded.config, source, target, dec_tokens, dec_ids, tokenizer), sections)
 
 
 @st.fragment

@@ -40,6 +40,7 @@ class SentencePair:
     target: TokenizedText
     dec_tokens: list[str]
     dec_ids: list[int]
+    tokenizer: object | None = None  # the model's own (a trained model's spells every id of its vocabulary)
 
     @property
     def trained(self) -> bool:
