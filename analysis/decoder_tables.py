@@ -4,6 +4,8 @@ numbered tokens. Pure functions of arrays and token lists (pandas, numpy), share
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -38,13 +40,16 @@ def id_names(*token_lists: tuple[tuple[str, ...], tuple[int, ...]]) -> dict[int,
     return {i: " / ".join(ts) for i, ts in names.items()}
 
 
-def top_k(probabilities: np.ndarray, k: int, names: dict[int, str]) -> pd.DataFrame:
-    """The ``k`` most probable ids of one position's distribution ``[V]``, most probable first."""
+def top_k(
+    probabilities: np.ndarray, k: int, names: dict[int, str], spell: Callable[[int], str] | None = None
+) -> pd.DataFrame:
+    """The ``k`` most probable ids of one position's distribution ``[V]``, most probable first, each named by
+    ``names``, else by ``spell`` (a vocabulary's id -> piece), else "id N"."""
     k = max(1, min(int(k), probabilities.shape[-1]))
     order = np.argsort(-probabilities, kind="stable")[:k]
     return pd.DataFrame(
         {
-            "token": [names.get(int(i), f"id {int(i)}") for i in order],
+            "token": [names[int(i)] if int(i) in names else spell(int(i)) if spell else f"id {int(i)}" for i in order],
             "id": order.astype(int),
             "probability": probabilities[order].astype(np.float32),
         }

@@ -55,9 +55,13 @@ def _label_spacing(length: int) -> tuple[float, int, int]:
 LABEL_GAP_PX = 12  # between a token label and the figure's edge, and the lines' ends
 COLUMN_NAME_PX = 15  # the column names' font ("queries", "keys": projector_fonts)
 PANEL_GAP = 0.4  # between two heads' panels, in panel widths (a panel runs from its queries at 0 to its keys at 1)
-HOVER_MAX_LEVELS = (
-    50_000  # heads x T x T: a larger view (12 heads of 65 tokens or more) is sent without the hover's grid
-)
+# heads x T x T: a larger view (12 heads of 65 tokens or more) is sent without the hover's grid
+HOVER_MAX_LEVELS = 50_000
+
+
+def lights_on_hover(heads: int, length: int) -> bool:
+    """True when a head view of ``heads`` heads over ``length`` tokens carries the hover's grid."""
+    return heads * length * length <= HOVER_MAX_LEVELS
 
 
 def head_view_figure(
@@ -156,7 +160,7 @@ def head_view_figure(
         for x, text, anchor in ((0.0, "queries", "right"), (right, "keys", "left"))
     ]
     fig.update_layout(hovermode="closest", showlegend=False, annotations=[*columns, *notes])
-    if len(heads) * length * length <= HOVER_MAX_LEVELS:
+    if lights_on_hover(len(heads), length):
         fig.update_layout(meta=dict(links=hover_links(weights, heads, labels, token_labels(tokens), len(traces) - 2)))
     return projector_fonts(fig)  # 15 px column names
 

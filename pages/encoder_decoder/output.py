@@ -27,10 +27,8 @@ def output_section(pair) -> None:
     pos = min(int(pos or 0), tgt_len - 1)
     probabilities = forward().probabilities[pos]
     names = id_names((source.tokens, source.ids), (target.tokens, target.ids))
-    spell = getattr(pair.tokenizer, "id_to_piece", None)  # a vocabulary of pieces names every id, not only those seen
-    if spell is not None:
-        names.update({int(i): spell(int(i)) for i in np.argsort(-probabilities, kind="stable")[:k]})
-    table = top_k(probabilities, k, names)
+    # a vocabulary of pieces names every id, not only those the two sentences hold
+    table = top_k(probabilities, k, names, getattr(pair.tokenizer, "id_to_piece", None))
     want = target.ids[pos]
     hits = np.flatnonzero(table["id"].to_numpy() == want)
     fig = output_figure(

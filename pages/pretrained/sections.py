@@ -14,7 +14,7 @@ from ui import runtime  # noqa: F401  (torch threads are set before any torch wo
 from ui.charts import chart
 from ui.cache import cached_figure
 from viz.attention_steps import attention_weights_figure
-from viz.head_view import HOVER_MAX_LEVELS, head_view_figure, query_heads_figure
+from viz.head_view import head_view_figure, lights_on_hover, query_heads_figure
 from viz.heads import head_grid_figure
 from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, role_grid_figure, wordpiece_figure
@@ -164,7 +164,7 @@ def head_view_section(weights: np.ndarray, tokens: list[str], ordinary: list[boo
     )
     hover = (
         " Point at a query's name to light its lines instead (tap it on a touch screen)."
-        if len(heads) * len(tokens) ** 2 <= HOVER_MAX_LEVELS
+        if lights_on_hover(len(heads), len(tokens))
         else ""
     )
     question = (
