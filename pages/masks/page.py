@@ -13,7 +13,7 @@ from analysis import masks as mask_math
 from pages.masks import masked_scores, sections
 from ui.controls import d_model_control, heads_control, layers_control, section_picker, seed_control, stops_slider
 from ui.forward import stack_config
-from ui.model_picker import load_or_stop, model_choice
+from ui.model_picker import load_or_stop, model_choice, trained_on_text
 from ui.presentation import explanation
 from ui.screen import settings, settings_popover, settings_row
 from ui.routing import require_navigation
@@ -28,7 +28,7 @@ with explanation():
         "`F.scaled_dot_product_attention`, **True means may attend**. A forbidden score is replaced by "
         "$-\\infty$ before the softmax, so its weight becomes exactly 0 and every row renormalises over "
         "the keys that remain. A mask works the same whatever the weights, so the page opens on a small random "
-        "model; pick all-MiniLM-L6-v2 in the model picker to see a trained model's heads under the mask you choose:"
+        f"model; pick {trained_on_text()} in the model picker to see a trained model's heads under the mask you choose:"
     )
     st.latex(
         r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "

@@ -18,7 +18,7 @@ from ui.controls import (
     stops_slider,
 )
 from ui.forward import random_stack, self_attention_maps, stack_config
-from ui.model_picker import load_or_stop, model_choice, pretrained_available, pretrained_label
+from ui.model_picker import load_or_stop, model_choice, pretrained_available, pretrained_label, trained_on_text
 from transformer.spec import ModelSpec
 from ui.text import sentence_input
 from ui.routing import require_navigation
@@ -49,9 +49,16 @@ with explanation():
         "Instead of one attention function, the Transformer runs several **heads** in parallel. Each head "
         "projects the queries, keys and values into its own subspace of $d_k = d_{model}/h$ dimensions, so "
         "different heads can attend to different relations. Their outputs are concatenated and projected "
-        "again. The page opens on a pretrained model (all-MiniLM-L6-v2, 6 layers of 12 heads), whose heads learned "
-        "what they do from text; the random model in the picker shows the mechanics with seeded weights and lets "
-        "you change the layers, d_model and the number of heads."
+        "again. "
+        + (
+            "The page opens on a pretrained model (all-MiniLM-L6-v2, 6 layers of 12 heads), whose heads learned "
+            "what they do from text; the random model in the picker shows the mechanics with seeded weights and "
+            "lets you change the layers, d_model and the number of heads."
+            if pretrained_available(PRETRAINED)
+            else "The page opens on a random model: seeded weights whose heads show the mechanics, not what heads "
+            "learn, with the layers, d_model and the number of heads yours to change. Pick "
+            f"{trained_on_text()} in the model picker for heads that learned from text."
+        )
     )
     st.caption(
         "A caveat for every map here: attention weights show where information may flow, not why the model "

@@ -26,7 +26,7 @@ from ui.controls import (
     stops_slider,
 )
 from ui.forward import random_stack, stack_config
-from ui.model_picker import load_or_stop, model_choice
+from ui.model_picker import load_or_stop, model_choice, trained_on_text
 from ui.model_sizes import SELF_ATTENTION
 from ui.models import LoadedModel
 from ui.presentation import explanation
@@ -61,7 +61,7 @@ with explanation():
         "head), and every intermediate matrix is drawn with its shape. The page teaches these steps, so it opens on "
         f"a small random model (d_model = {SELF_ATTENTION.d_model}, {SELF_ATTENTION.heads} heads, so d_k = "
         f"{SELF_ATTENTION.d_model // SELF_ATTENTION.heads}) whose every matrix can be read cell by cell; the steps "
-        "are the same in any model. Pick all-MiniLM-L6-v2 in the model picker to follow a head trained on text."
+        f"are the same in any model. Pick {trained_on_text()} in the model picker to follow a head trained on text."
     )
     st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 

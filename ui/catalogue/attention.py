@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..model_labels import ON_THE_RANDOM_MODEL
 from .kinds import Choice, Lesson, Number, View
-from .model import MECHANICS
 
 WHY_ATTENTION = Lesson(
     "why-attention",
@@ -82,7 +82,7 @@ HEADS = Lesson(
     (
         View(
             "multi_head",
-            {**MECHANICS, "heads": "1"},
+            {**ON_THE_RANDOM_MODEL, "heads": "1"},
             "One head",
             "A single head sees all 64 dimensions and produces one map per layer: one way of relating the tokens.",
             "A token needs to look at its verb and at its article at the same time. Can one head's map do both?",
@@ -99,7 +99,7 @@ HEADS = Lesson(
         ),
         View(
             "multi_head",
-            {**MECHANICS, "heads": "8"},
+            {**ON_THE_RANDOM_MODEL, "heads": "8"},
             "Eight heads",
             "The same layer with 8 heads: 8 maps, each from its own W^Q and W^K on an 8-dimensional subspace. "
             "Each row of each map still sums to 1, and the maps differ.",
@@ -117,7 +117,7 @@ HEADS = Lesson(
         ),
         View(
             "multi_head",
-            {**MECHANICS, "heads": "4", "section": "Concat × W^O"},
+            {**ON_THE_RANDOM_MODEL, "heads": "4", "section": "Concat × W^O"},
             "Concatenate, then W^O",
             "Each head's output A_i V_i is T × d_k; side by side they make one T × d_model matrix, and W^O "
             "mixes the heads back into the model's d_model dimensions.",

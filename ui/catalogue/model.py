@@ -3,18 +3,17 @@ and cross-attention."""
 
 from __future__ import annotations
 
-from ..model_labels import RANDOM
+from ..model_labels import ON_THE_RANDOM_MODEL
 from .kinds import Choice, Lesson, Number, View
 
 # These lessons teach the mechanics on the page's random model (its settings: d_model 64, d_ff 256, ...); the page
 # itself opens on the translation model.
-MECHANICS = {"model": RANDOM}
-CROSS = {**MECHANICS, "section": "Attention", "kind": "encoder-decoder cross-attention"}
+CROSS = {**ON_THE_RANDOM_MODEL, "section": "Attention", "kind": "encoder-decoder cross-attention"}
 LONG_SOURCE = "the black cat sat on the old mat"
 
 LAYER_NORM_VIEW = View(
     "encoder_decoder",
-    {**MECHANICS, "section": "One layer"},
+    {**ON_THE_RANDOM_MODEL, "section": "One layer"},
     "One layer step by step",
     "The norm of each token's vector along the residual stream, and the mean and standard deviation of its "
     "features before and after each LayerNorm (after: 0 and 1).",
@@ -57,7 +56,7 @@ LAYER = Lesson(
     (
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "One layer"},
+            {**ON_THE_RANDOM_MODEL, "section": "One layer"},
             "The residual stream",
             "Each sub-layer's output is added to its input, x + MHA(x). The vector each token carries through the "
             "layers, which every sub-layer reads and adds its output to, is called the **residual stream**. In the "
@@ -71,7 +70,7 @@ LAYER = Lesson(
         LAYER_NORM_VIEW,
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "Feed-forward"},
+            {**ON_THE_RANDOM_MODEL, "section": "Feed-forward"},
             "The feed-forward network",
             "The feed-forward network acts on each token's vector on its own, with the same weights at every "
             "position: W_1 widens it to d_ff = 256 hidden units, ReLU keeps the positive ones, W_2 projects back to "
@@ -83,7 +82,7 @@ LAYER = Lesson(
         ),
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "One layer", "norm": "pre-LN"},
+            {**ON_THE_RANDOM_MODEL, "section": "One layer", "norm": "pre-LN"},
             "Pre-LN",
             "Pre-LN, as in most newer models: each sub-layer reads a normalised copy (the LayerNorm points, all at "
             "one norm), and its output is added to the stream itself, which is never normalised inside the layer. "
@@ -111,7 +110,7 @@ ENCODER_DECODER = Lesson(
     (
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "Attention", "kind": "encoder self-attention"},
+            {**ON_THE_RANDOM_MODEL, "section": "Attention", "kind": "encoder self-attention"},
             "Encoder self-attention",
             "Every source token attends to every source token, in every head of every layer: no cell is "
             "masked, and each row sums to 1 over the source.",
@@ -129,7 +128,7 @@ ENCODER_DECODER = Lesson(
         ),
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "Attention", "kind": "decoder masked self-attention"},
+            {**ON_THE_RANDOM_MODEL, "section": "Attention", "kind": "decoder masked self-attention"},
             "Masked decoder self-attention",
             "The decoder reads the target shifted right behind <s>. Row t may attend to positions 1..t only "
             "(the grey upper triangle is masked), so the first row is a single 1 on <s>.",
@@ -144,7 +143,7 @@ ENCODER_DECODER = Lesson(
         LAYER_NORM_VIEW,
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "Output"},
+            {**ON_THE_RANDOM_MODEL, "section": "Output"},
             "The next-token distribution",
             "The decoder's output at one position through the final linear layer and softmax: a "
             "probability for every word of the vocabulary (these weights are untrained, so it is flat).",
@@ -162,7 +161,7 @@ ENCODER_DECODER = Lesson(
         ),
         View(
             "encoder_decoder",
-            {**MECHANICS, "section": "Dropout", "dropout": "0.3"},
+            {**ON_THE_RANDOM_MODEL, "section": "Dropout", "dropout": "0.3"},
             "Dropout, where it acts",
             "In training, dropout zeroes each attention weight and activation with probability p and "
             "multiplies the survivors by a fixed factor; a row of attention no longer sums to 1. Evaluation "
