@@ -17,6 +17,7 @@ from ui.charts import chart
 from ui.controls import stops_slider
 from ui.cache import shared_figure
 from ui.screen import settings
+from ui.formulas import formula
 from viz.dropout import MAX_COLUMNS, dropout_activations_figure, dropout_weights_figure
 
 SUBLAYERS = {"attn": "self-attention", "ffn": "feed-forward"}
@@ -49,7 +50,7 @@ def _explain(config) -> None:
         "of the forward pass go through one such random mask, drawn from the mask seed; training draws "
         "a new mask at every step."
     )
-    st.latex(
+    formula(
         r"\mathrm{dropout}(x)_i = \frac{m_i\,x_i}{1-p},\qquad m_i \sim \mathrm{Bernoulli}(1-p),"
         r"\qquad \mathbb{E}[\mathrm{dropout}(x)_i] = x_i"
     )

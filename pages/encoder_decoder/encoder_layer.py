@@ -13,6 +13,7 @@ from pages.encoder_decoder.figures import ffn_figure, layernorm_stats_figure, no
 from pages.encoder_decoder.layer_steps import layer_steps
 from pages.encoder_decoder.sections import SentencePair
 from ui.charts import chart
+from ui.formulas import formula
 
 
 def pick_encoder_layer(pair: SentencePair):
@@ -32,13 +33,13 @@ def add_and_norm_rule(norm_first: bool) -> None:
             "**Pre-LN**: each sub-layer reads a normalised copy; the residual stream itself is "
             "never normalised, so its norm can grow from layer to layer."
         )
-        st.latex(r"x' = x + \mathrm{MHA}(\mathrm{LN}_1(x)),\qquad y = x' + \mathrm{FFN}(\mathrm{LN}_2(x'))")
+        formula(r"x' = x + \mathrm{MHA}(\mathrm{LN}_1(x)),\qquad y = x' + \mathrm{FFN}(\mathrm{LN}_2(x'))")
     else:
         st.markdown(
             "**Post-LN** (the paper): add the sub-layer's output to its input (the residual "
             "connection), then normalise the sum."
         )
-        st.latex(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
+        formula(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
 
 
 @st.fragment
@@ -72,7 +73,7 @@ def layer_section(pair: SentencePair):
             "rather than fixed at sqrt(d_model)."
         )
     )
-    st.latex(
+    formula(
         r"\mathrm{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta,\quad "
         r"\mu = \tfrac{1}{d}\textstyle\sum_i x_i,\ \sigma^2 = \tfrac{1}{d}\sum_i (x_i - \mu)^2"
     )
@@ -117,7 +118,7 @@ def ffn_section(pair: SentencePair):
             else " (GELU lets small negative values through, so we count those > 0)."
         )
     )
-    st.latex(
+    formula(
         r"\mathrm{FFN}(x) = \mathrm{%s}(xW_1 + b_1)W_2 + b_2,\quad W_1 \in \mathbb{R}^{%d\times %d}"
         % ("max(0,\\cdot)" if act == "ReLU" else "GELU", config.d_model, config.d_ff)
     )

@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.decoder_tables import id_names, rank_of, top_k
 from pages.encoder_decoder.figures import output_figure
 from ui.charts import chart
+from ui.formulas import formula
 
 
 @st.fragment
@@ -38,7 +39,7 @@ def output_section(pair) -> None:
         int(hits[0]) if hits.size else None,
     )
     chart(fig, width="stretch")
-    st.latex(
+    formula(
         r"P(y_t \mid y_{<t}, x) = \mathrm{softmax}(h_t W_{out} + b_{out}),\quad "
         r"W_{out} \in \mathbb{R}^{d_{model} \times V}"
     )

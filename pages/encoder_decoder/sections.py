@@ -20,6 +20,7 @@ from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.charts import chart
 from ui.screen import one_then_pair
+from ui.formulas import formula
 from viz.architecture import ArchitectureSpec, architecture_dot
 
 KINDS = {
@@ -103,7 +104,7 @@ def attention_section(pair: SentencePair):
         "Every attention sub-layer computes the same formula; what changes is where the queries, "
         "keys and values come from, and the mask *M*."
     )
-    st.latex(
+    formula(
         r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)V,"
         r"\qquad M_{ij} = \begin{cases}0 & \text{allowed}\\ -\infty & \text{masked}\end{cases}"
     )
@@ -132,8 +133,8 @@ def teacher_forcing_section(pair: SentencePair):
             "Generation has no target to read: it starts from `<s>`, predicts one token, appends it and runs "
             "again, one token at a time."
         )
-        st.latex(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
-        st.latex(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
+        formula(r"P(y_1,\dots,y_T \mid x) = \prod_{t=1}^{T} P(y_t \mid y_{<t}, x)")
+        formula(r"\text{decoder input} = [\langle s\rangle, y_1, \dots, y_{T-1}]")
     with tf_table:
         st.table(teacher_forcing_table(target.tokens, dec_tokens).set_index("position"))
 
@@ -167,7 +168,7 @@ def architecture_section(pair: SentencePair):
         )
     with shapes:
         st.markdown("**Activation shapes**")
-        st.latex(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
+        formula(r"d_k = d_{model}/h = %d / %d = %d" % (config.d_model, config.num_heads, config.d_head))
         shape_rows = shape_table(config, src_len, tgt_len)[["step", "shape"]]
         st.dataframe(shape_rows, hide_index=True, width="stretch", height=35 * (len(shape_rows) + 1) + 3)
     st.header("Parameters")
@@ -178,9 +179,9 @@ def architecture_section(pair: SentencePair):
     generator = {"tied": r"V \text{ (tied: } W = \text{target embedding)}", "none": r"0"}.get(
         config.output_head, "dV + V"
     )
-    st.latex(
-        r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,\quad \text{LayerNorm: } 2d,\quad "
-        r"\text{generator: } " + generator
+    formula(
+        r"\text{attention: } 4(d^2 + d),\quad \text{FFN: } 2\,d\,d_{ff} + d_{ff} + d,",
+        r"\text{LayerNorm: } 2d,\quad \text{generator: } " + generator,
     )
     params = parameter_table(pair.spec)
     st.dataframe(

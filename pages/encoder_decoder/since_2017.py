@@ -20,6 +20,7 @@ from ui.forward import self_attention_maps
 from ui.model_picker import shipped_entry
 from ui.models import load_model
 from ui.text import tokenize_text
+from ui.formulas import formula
 from viz.heads import head_grid_figure
 from viz.todays_block import grouped_bars, layer_lines
 
@@ -58,7 +59,7 @@ def norm_placement(pair: SentencePair) -> None:
         "The paper normalises **after** each sublayer's residual sum; GPT-2 and every decoder since normalise "
         "the sublayer's **input** and leave the sum alone:"
     )
-    st.latex(
+    formula(
         r"\begin{aligned}\text{2017: }& x \leftarrow \mathrm{LN}(x + F(x))\\"
         r"\text{today: }& x \leftarrow x + F(\mathrm{LN}(x))\end{aligned}"
     )
@@ -115,7 +116,7 @@ def rms_norm_part(pair: SentencePair) -> None:
         key="road_rms_table",
     )
     signs = int(np.sum(np.sign(v.rms_norm) == np.sign(v.x)))
-    st.latex(
+    formula(
         r"\begin{aligned}\mathrm{LN}(x) &= \frac{x - \bar x}{\sqrt{\mathrm{var}(x) + \epsilon}}\,g + b\\"
         r"\mathrm{RMSNorm}(x) &= \frac{x}{\sqrt{\tfrac1d\sum_i x_i^2 + \epsilon}}\,g\end{aligned}"
     )
@@ -147,7 +148,7 @@ def swiglu_part(pair: SentencePair) -> None:
         key="road_ffn",
     )
     st.dataframe(table, hide_index=True, key="road_ffn_table")
-    st.latex(
+    formula(
         r"\begin{aligned}\text{2017: }& \mathrm{ReLU}(xW_1 + b_1)W_2 + b_2\\"
         r"\text{today: }& \big(\mathrm{SiLU}(xW_{gate}) \odot xW_1\big)W_2,\ \mathrm{SiLU}(z) = z\,\sigma(z)"
         r"\end{aligned}"
@@ -173,7 +174,7 @@ def rope_part(pair: SentencePair) -> None:
         cached_figure(grouped_bars, names, series, title, "query position → key position", "score q · k", ".2f"),
         key="road_rope",
     )
-    st.latex(
+    formula(
         r"\begin{aligned}\text{2017: }& q_m = W_Q(x_a + PE_m),\ k_n = W_K(x_b + PE_n)\\"
         r"\text{today: }& q_m = R_m W_Q x_a,\ k_n = R_n W_K x_b\\"
         r"& q_m^\top k_n = (W_Q x_a)^\top R_{n-m}\, W_K x_b\end{aligned}"

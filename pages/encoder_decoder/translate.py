@@ -26,6 +26,7 @@ from ui.numbering import COUNTED_FROM_1
 from ui.screen import FigureAboveControls, one_then_pair
 from ui.text import as_typed
 from ui.translation import languages, translation
+from ui.formulas import formula
 from viz.alignment import agreement_figure, alignment_figure
 from viz.encoder_decoder import top_k_bars
 from viz.style import projector_fonts
@@ -240,4 +241,4 @@ def reference_section(pair) -> None:
         "the bars are the probabilities of the reference's own pieces (“▁” marks a space before a piece). "
         "Training raised exactly these numbers on the training pairs."
     )
-    st.latex(r"\log P(Y \mid X) = \sum_{t=1}^{T} \log P(y_t \mid y_{<t}, X)")
+    formula(r"\log P(Y \mid X) = \sum_{t=1}^{T} \log P(y_t \mid y_{<t}, X)")

@@ -11,6 +11,7 @@ from pages.experiments.knock_out import Inputs
 from pages.experiments.subject import Subject, default_input
 from transformer import make_task
 from ui.charts import chart
+from ui.formulas import formula
 from viz.experiments import weight_matrix
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
@@ -36,7 +37,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     tokens = task.symbols(ids)
     vocab, positions = len(task.tokenizer.vocabulary) + 4, task.context
     pattern = handmade_pattern(recipe, ids, vocab, positions)
-    st.latex(
+    formula(
         r"s_{ij} = \beta\,\big(w_{\text{same}}[t_i = t_j] + w_{\text{back}}[j = i - k] + "
         r"w_{\text{first}}[j = 1]\big),\quad A = \mathrm{softmax}_{j \le i}(s_{ij}),\quad i, j = 1, 2, \dots"
     )

@@ -23,6 +23,7 @@ from ui.controls import section_picker
 from ui.model_picker import shipped_entry, trained_model
 from ui.routing import require_navigation
 from ui.text import tokenize_text
+from ui.formulas import formula
 
 require_navigation()
 
@@ -41,8 +42,8 @@ with explanation():
         "input, or only the queries, keys or values it read there, and see how much of the clean answer comes "
         "back."
     )
-    st.latex(
-        r"\mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
+    formula(
+        r"\mathrm{MultiHead}(X) = \allowbreak \mathrm{Concat}(\mathrm{head}_1, \dots, \underbrace{0}_{\mathrm{head}_h"
         r"\text{ knocked out}}, \dots, \mathrm{head}_H)\,W^O"
     )
 

@@ -19,6 +19,7 @@ from ui.charts import chart
 from ui.model_picker import KIND_NAMES, shipped_entry
 from ui.models import load_model
 from ui.text import as_typed
+from ui.formulas import formula
 from viz.generation import blank_bars, blank_loss_bars
 
 MASKED, NEXT = "text_mlm", "text"
@@ -67,7 +68,7 @@ def render_blanks(text: str, picked: ModelSpec) -> None:
     shipped masked and next-token models (``picked``, the picker's model, is named beside them)."""
     masked, following = _models()
     st.caption(models_shown(masked, following, picked))
-    st.latex(
+    formula(
         r"\mathcal{L}_{\text{MLM}} = -\frac{1}{|M|}\sum_{i \in M} \log p_\theta(x_i \mid \tilde{x}),"
         r"\qquad \tilde{x} = x \text{ with the positions } M \text{ hidden}"
     )

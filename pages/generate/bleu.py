@@ -8,6 +8,7 @@ import streamlit as st
 
 from ui.charts import chart
 from ui.translation import SAMPLE_SIZE, sample_quality
+from ui.formulas import formula
 from viz.alignment import quality_bars
 from viz.style import projector_fonts
 
@@ -52,7 +53,7 @@ def render_bleu(writer) -> None:
         "shorter than the references; **chrF** does the same with characters, which forgives a wrong ending "
         "of a right word. Neither knows meaning: a correct translation worded unlike every reference scores low."
     )
-    st.latex(r"\mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot \exp\Big(\tfrac14 \sum_{n=1}^{4} \log p_n\Big)")
+    formula(r"\mathrm{BLEU} = 100 \cdot \mathrm{BP} \cdot \exp\Big(\tfrac14 \sum_{n=1}^{4} \log p_n\Big)")
 
 
 def whole_split_note(metadata: dict) -> str:

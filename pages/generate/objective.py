@@ -14,6 +14,7 @@ from transformer.masked_lm import MASK_RATE, REPLACE_SHARE
 from ui.cache import computation
 from ui.charts import chart
 from ui.models import load_model
+from ui.formulas import formula
 from viz.experiments import position_bars
 
 
@@ -38,7 +39,7 @@ def render_objectives(writer: Writer, ids, text: str) -> None:
 
 
 def render_loss(writer: Writer, ids) -> None:
-    st.latex(
+    formula(
         r"\mathcal{L} = -\frac{1}{L-1}\sum_{t=1}^{L-1} \log p_\theta(x_{t+1} \mid x_1, \dots, x_t),"
         r"\qquad \text{perplexity} = e^{\mathcal{L}}"
     )

@@ -16,6 +16,7 @@ from ui.controls import section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
 from ui.translation import is_translation
+from ui.formulas import formula
 
 require_navigation()
 
@@ -39,7 +40,7 @@ with explanation():
         "probabilities add up to at least $p$; what is kept is renormalised and sampled, with a seed, so the class sees "
         "the same draw."
     )
-    st.latex(
+    formula(
         r"p_i = \frac{\exp(z_i / \tau)}{\sum_j \exp(z_j / \tau)},\qquad "
         r"\text{greedy: } \arg\max_i z_i,\qquad \text{sample: } i \sim p \text{ (cut to top-}k\text{, top-}p)"
     )

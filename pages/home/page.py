@@ -8,6 +8,7 @@ from ui.lessons import lesson_by_id, view_query
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
 from ui.routing import require_navigation
+from ui.formulas import formula
 
 require_navigation()
 
@@ -56,14 +57,14 @@ with st.container(border=True):
 left, right = st.columns([3, 2], gap="large")
 with left:
     st.header("The idea in one formula")
-    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+    formula(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
     st.markdown(
         "Each token asks a **query** and offers a **key** and a **value**. A token's output is the "
         "average of the values it may attend to (all of them, or under a causal mask those up to its own), "
         "weighted by how well its query matches each key. Several **heads** do "
         "this in parallel, each with its own projections:"
     )
-    st.latex(r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
+    formula(r"\mathrm{MultiHead}(Q,K,V) = \allowbreak \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O")
     st.markdown(
         "Attention without a causal mask ignores word order (reordering the tokens only reorders its outputs), "
         "so a **positional encoding** is added to the token embeddings, "
@@ -71,8 +72,8 @@ with left:
         "do with order: the paper multiplies its embedding weights by it, and shares that one matrix between "
         "the two embedding layers and the pre-softmax linear layer."
     )
-    st.latex(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
-    st.latex(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    formula(r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
+    formula(r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)")
     st.markdown(
         "Each layer adds a position-wise **feed-forward** network, "
         "$\\mathrm{FFN}(x) = \\max(0, xW_1 + b_1)W_2 + b_2$, and wraps every sub-layer in a residual "

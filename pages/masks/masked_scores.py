@@ -16,6 +16,7 @@ from ui.cache import cached_figure
 from ui.charts import chart
 from ui.forward import self_attention_maps
 from ui.screen import compact
+from ui.formulas import formula
 from viz.masks import readable_heatmap
 
 
@@ -23,7 +24,7 @@ from viz.masks import readable_heatmap
 def render_scores(batch: Batch, shown: ShownHead) -> None:
     """Scores S [L, L] before masking, S + M, and softmax(S + M) whose rows sum to 1 over the
     allowed keys (the mask radio reruns this only)."""
-    st.latex(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)")
+    formula(r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right)")
     kind = st.radio("mask", mask_ui.MASK_KINDS, index=2, horizontal=True, key="mask", bind="query-params")
     tokens = batch.tokens[batch.row]
     maps = mask_ui.masked_forward(shown.spec, batch.ids[batch.row], kind)

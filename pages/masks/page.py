@@ -18,6 +18,7 @@ from ui.presentation import explanation
 from ui.screen import settings, settings_popover, settings_row
 from ui.routing import require_navigation
 from ui.text import tokenize_text
+from ui.formulas import formula
 
 require_navigation()
 
@@ -30,7 +31,7 @@ with explanation():
         "the keys that remain. A mask works the same whatever the weights, so the page opens on a small random "
         f"model; pick {trained_on_text()} in the model picker to see a trained model's heads under the mask you choose:"
     )
-    st.latex(
+    formula(
         r"A = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}} + M\right),\qquad "
         r"M_{ij} = \begin{cases}0 & \text{query } i \text{ may attend to key } j\\ -\infty & \text{otherwise}\end{cases}"
     )

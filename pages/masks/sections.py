@@ -19,6 +19,7 @@ from analysis import masks as mask_math
 from ui.cache import cached_figure
 from ui.text import TokenizedText, sentence_input
 from ui.charts import chart
+from ui.formulas import formula
 
 # The page's tabs; the open one is the URL's ``section``.
 SECTIONS = ("Causal", "Padding", "Cross-attention", "Scores", "Causal vs bidirectional", "Fully masked row")
@@ -65,7 +66,7 @@ def render_causal() -> None:
             "The decoder predicts token $i+1$ from tokens $1..i$, so during training query $i$ "
             "must not see any key $j > i$: the mask is lower-triangular."
         )
-        st.latex(r"M_{ij} \text{ allowed} \iff j \le i")
+        formula(r"M_{ij} \text{ allowed} \iff j \le i")
         allowed = n * (n + 1) // 2
         st.markdown(
             f"Of the {n * n} cell{'s' * (n > 1)}, {allowed} {'are' if allowed > 1 else 'is'} allowed."
@@ -114,7 +115,7 @@ def render_padding(batch: Batch) -> None:
         padded.dataframe(pd.DataFrame(batch.tokens, index=batch.names, columns=position_numbers(batch.length)))
     kinds = mask_math.query_key_masks(batch.length, batch.lengths[batch.row])
     tokens = batch.tokens[batch.row]
-    st.latex(r"M = M_{\text{padding}} \land M_{\text{causal}}")
+    formula(r"M = M_{\text{padding}} \land M_{\text{causal}}")
     chart(
         cached_figure(
             mask_panels_figure,

@@ -13,6 +13,7 @@ from analysis.head_concat import concat_heads, output_projection, projection_gap
 from ui.cache import cached_figure
 from ui.forward import run_model, stack_of
 from ui.charts import chart
+from ui.formulas import formula
 from viz.head_concat import (
     attention_output_figure,
     concat_figure,
@@ -63,10 +64,11 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
         f"Each head returns a $T \\times d_k$ matrix, here ${length} \\times {d_head}$: its weighted sum of "
         f"values. {laid}" + (" The model adds a bias $b^O$ to every row." if bias else " This model has no bias.")
     )
-    st.latex(
+    formula(
         r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_{%d})\,W^O%s"
-        r"= \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,\qquad \mathrm{head}_i = A_i V_i"
-        % (count, " + b^O" if bias else "", count, " + b^O" if bias else "")
+        r" \allowbreak = \sum_{i=1}^{%d} \mathrm{head}_i\,W^O_i%s,"
+        % (count, " + b^O" if bias else "", count, " + b^O" if bias else ""),
+        r"\mathrm{head}_i = A_i V_i",
     )
     chart(
         cached_figure(

@@ -24,6 +24,7 @@ from ui.text import sentence_input
 from ui.routing import require_navigation
 from ui.presentation import explanation
 from ui.screen import settings
+from ui.formulas import formula
 from pages.multi_head.compare import compare
 from pages.multi_head.concat import concat_section
 from pages.multi_head.sinks import sinks_section
@@ -66,9 +67,9 @@ with explanation():
         "W^O, and later layers may use it or not. To test what a head is needed for, take it away: the "
         "Experiments page knocks heads out and patches them."
     )
-    st.latex(
-        r"\mathrm{MultiHead}(Q,K,V) = \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,\quad "
-        r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)"
+    formula(
+        r"\mathrm{MultiHead}(Q,K,V) = \allowbreak \mathrm{Concat}(\mathrm{head}_1,\dots,\mathrm{head}_h)\,W^O,",
+        r"\mathrm{head}_i = \mathrm{Attention}(QW_i^Q, KW_i^K, VW_i^V)",
     )
 
 image_format = st.sidebar.radio(

@@ -16,6 +16,7 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.charts import chart
+from ui.formulas import formula
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def grid_section(view: HeadsOnText) -> None:
         "(first token at the top), columns are keys; each row sums to 1"
         + ("; grey cells are masked (the future)." if view.causal else ".")
     )
-    st.latex(head_formula(view.loaded.config))
+    formula(head_formula(view.loaded.config))
 
 
 def overview_section(view: HeadsOnText) -> None:
@@ -132,7 +133,7 @@ def overview_section(view: HeadsOnText) -> None:
         "The whole stack at a glance: one tile per (layer, head); layer ℓ's heads read the output of "
         "layer ℓ − 1. Hover a cell for its query, key and weight."
     )
-    st.latex(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
+    formula(r"A_\ell^{(i)} \in \mathbb{R}^{T\times T},\quad \ell = 1..L,\; i = 1..h")
 
 
 @st.fragment
@@ -203,7 +204,7 @@ def rollout_section(view: HeadsOnText) -> None:
         "by its heads' mean attention and that the residual connection carries half of each token straight "
         "through (the ½·I is their assumption, not a measured share), and multiplies the layers' maps:"
     )
-    st.latex(
+    formula(
         r"\hat A_\ell = \mathrm{rownorm}\!\left(\tfrac12\,\tfrac1h\textstyle\sum_i A_\ell^{(i)} + \tfrac12 I\right),"
         r"\qquad \tilde A = \hat A_L \cdots \hat A_2\,\hat A_1"
     )
@@ -223,7 +224,7 @@ def stats_section(view: HeadsOnText) -> None:
         "left out), the weight on the previous token, on the first token and on itself, and the mean distance "
         "|i − j| it looks across. Click a column header to sort."
     )
-    st.latex(
+    formula(
         r"H_i = -\textstyle\sum_j A_{ij}\ln A_{ij},\quad \hat H = \operatorname{mean}_{i:\,n_i \ge 2} "
         r"\frac{H_i}{\ln n_i},\quad \bar d = \tfrac1T\sum_i\sum_j A_{ij}\,|i-j|"
     )

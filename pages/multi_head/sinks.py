@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.attention_sinks import SINK_SHARE, Sinks, attention_sinks
 from ui.charts import chart
 from ui.cache import cached_figure
+from ui.formulas import formula
 from viz.heatmap import matrix_heatmap
 
 
@@ -80,5 +81,5 @@ def sinks_section(view) -> None:
         "Models trained on short windows, like this lab's small ones, and random models need no sink: compare "
         "each head's share with what an even spread would give."
     )
-    st.latex(r"s_{\ell,h} = \operatorname{mean}_{t=2..T} A^{(\ell,h)}_{t,1}")
+    formula(r"s_{\ell,h} = \operatorname{mean}_{t=2..T} A^{(\ell,h)}_{t,1}")
     st.markdown(f"The first token here is {first_token_name(view)}.")

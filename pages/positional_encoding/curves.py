@@ -13,6 +13,7 @@ from viz import positional as viz
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
+from ui.formulas import formula
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
@@ -23,7 +24,7 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
         _curves(pe, d_model, base)
     with right:
         st.markdown(clock_text(pos_ui.wavelengths(d_model, base), positions, d_model))
-        st.latex(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
+        formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
         chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions), width="stretch")
         if base == 1.0:
             st.caption(
@@ -85,7 +86,7 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
         "**symmetric** in the sign of the offset ($k$ and $-k$ give the same value: the matrix is symmetric "
         "about its main diagonal). " + profile_text(profile.mean, d_model)
     )
-    st.latex(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
+    formula(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
     left, right = st.columns(2, gap="large")
     chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch", container=left)
     with right:
@@ -163,7 +164,7 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
         "the angle $k\\,\\omega_i$, so one matrix expresses *k words later* at every position (the paper's "
         "hope: that attention could then easily learn relative positions)."
     )
-    st.latex(
+    formula(
         r"\begin{pmatrix}\sin((pos+k)\omega_i)\\ \cos((pos+k)\omega_i)\end{pmatrix} = "
         r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
         r"\begin{pmatrix}\sin(pos\,\omega_i)\\ \cos(pos\,\omega_i)\end{pmatrix}"

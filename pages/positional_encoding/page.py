@@ -14,6 +14,7 @@ from ui.presentation import explanation
 from ui.screen import settings
 from ui.controls import section_picker
 from ui.routing import require_navigation
+from ui.formulas import formula
 from pages.positional_encoding.word_order import render_word_order
 
 require_navigation()
@@ -31,7 +32,7 @@ with explanation():
         "$2\\pi \\cdot \\text{base}^{2\\lfloor (d-1)/2 \\rfloor/d}$ (the exponent is $(d-2)/d$ for an even "
         "$d$), nearly $2\\pi \\cdot \\text{base}$ for a large $d$ (the tutorials' $l = 10000$):"
     )
-    st.latex(
+    formula(
         r"PE_{(pos,2i)} = \sin\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right),\qquad "
         r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{\text{base}^{2i/d_{model}}}\right)"
     )

@@ -15,6 +15,7 @@ from ui.cache import cached_figure
 from ui.charts import chart
 from ui.controls import section_picker
 from ui.screen import compact
+from ui.formulas import formula
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
@@ -108,7 +109,7 @@ def _rotary(positions: int, base: float) -> None:
         "times a rotation by $n$ is a rotation by $n - m$, so the score depends on the "
         "positions only through their **offset**:"
     )
-    st.latex(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n\, k = q^\top R_{n-m}\, k")
+    formula(r"(R_m q)^\top (R_n k) = q^\top R_m^\top R_n\, k = q^\top R_{n-m}\, k")
     c1, c2 = st.columns(2)
     d_head = c1.slider("head size d (even: pairs are rotated)", 2, 128, 16, step=2, key="rope_d", bind="query-params")
     seed = int(c2.number_input("seed of q and k", 0, 9999, 0, key="rope_seed", bind="query-params"))
@@ -140,7 +141,7 @@ def _alibi(positions: int) -> None:
         "penalty to each head's scores that grows linearly with the distance, with a different "
         "slope per head (a geometric sequence), so some heads look locally and others far:"
     )
-    st.latex(
+    formula(
         r"\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,|i - j|,\qquad "
         r"m_h = 2^{-8h/H},\ h = 1..H"
     )

@@ -9,6 +9,7 @@ from ui.screen import settings
 from ui.numbering import COUNTED_FROM_1
 from ui.controls import section_picker, stops_slider
 from ui.routing import require_navigation
+from ui.formulas import formula
 
 require_navigation()
 
@@ -35,9 +36,9 @@ with explanation():
         "sentences with similar meaning to nearby vectors. Its weights are loaded into this dashboard's own `EncoderOnly` model, "
         "and a test checks every layer's and head's attention against Hugging Face's `BertModel` to 1e-5."
     )
-    st.latex(
-        r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),\quad "
-        r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\; x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))"
+    formula(
+        r"x_0 = \mathrm{LN}(E_{\text{token}} + P_{\text{position}} + T_{\text{type}}),",
+        r"x_{\ell} = \mathrm{LN}(x' + \mathrm{FFN}(x')),\quad x' = \mathrm{LN}(x_{\ell-1} + \mathrm{MultiHead}(x_{\ell-1}))",
     )
 
 

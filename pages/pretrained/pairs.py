@@ -10,6 +10,7 @@ from analysis.contrastive import contrastive_loss, in_batch_probabilities
 from pages.pretrained import numbers
 from ui.charts import chart
 from ui.screen import settings
+from ui.formulas import formula
 from viz.heatmap import matrix_heatmap
 
 PAIRS = (
@@ -47,7 +48,7 @@ def explain() -> None:
         "sentences: the other pairs are the wrong answers. Type pairs, one a line, the two sides split by "
         "“|”."
     )
-    st.latex(
+    formula(
         r"p_{ij} = \mathrm{softmax}_j\big(s \cdot \cos(e(a_i), e(b_j))\big),\qquad "
         r"\mathcal{L} = -\frac{1}{N}\sum_{i=1}^{N} \log p_{ii}"
     )

@@ -13,6 +13,7 @@ from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.cache import cached_figure
+from ui.formulas import formula
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure, lights_on_hover, query_heads_figure
 from viz.heads import head_grid_figure
@@ -98,9 +99,7 @@ def overview_section(weights: np.ndarray, labels: list[str], k: int, hide: bool 
 
 def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> None:
     """One layer's 12 heads."""
-    st.latex(
-        r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)"
-    )
+    formula(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
     chart(
         cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
         width="stretch",
@@ -180,7 +179,7 @@ def head_view_section(weights: np.ndarray, tokens: list[str], ordinary: list[boo
 
 def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
     """The chosen layer's mean over heads and the rollout through all six layers."""
-    st.latex(
+    formula(
         r"\bar A_\ell = \tfrac{1}{12}\textstyle\sum_i A_\ell^{(i)},\qquad "
         r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)"
     )
@@ -227,7 +226,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
         "How much each head behaves like a pattern people name, from its weights on this text "
         "(each score is between 0 and 1):"
     )
-    st.latex(
+    formula(
         r"\text{previous} = \tfrac{1}{T-1}\textstyle\sum_{i\ge1} A_{i,i-1},\quad "
         r"\text{sink} = \tfrac1T\sum_i \sum_{j\in\{\text{CLS},\text{SEP}\}} A_{ij},\quad "
         r"\text{broad} = \tfrac1T\sum_i \frac{H(A_i)}{\ln T}"
@@ -246,7 +245,7 @@ def roles_section(weights: np.ndarray, pieces: WordPieces) -> None:
         "and the largest wins. A role with the same score in every head (same word, when no word is split) "
         "is never chosen."
     )
-    st.latex(
+    formula(
         r"z_{h,r} = \frac{s_{h,r} - \operatorname{mean}_{h'} s_{h',r}}{\operatorname{std}_{h'} s_{h',r}},"
         r"\qquad \text{role}(h) = \arg\max_r z_{h,r}\ \text{ if } \max_r z_{h,r} \ge "
         f"{CLEAR_ROLE:g}"

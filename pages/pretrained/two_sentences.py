@@ -15,6 +15,7 @@ from ui.controls import stops_slider
 from viz.labels import escape
 from ui.text import as_typed
 from ui.cache import cached_figure
+from ui.formulas import formula
 from viz.pretrained import query_rows_figure
 
 FIRST_TEXT = "The animal didn't cross the street because it was too tired"
@@ -124,7 +125,7 @@ def two_sentences_section(cap: int, hide: bool) -> None:
     ask(pair_question(*ordinary, word, classic))
     similarity = numbers.cosine(ra.embedding, rb.embedding)
     st.metric("cosine similarity of the two sentence embeddings", f"{similarity:.3f}")
-    st.latex(
+    formula(
         r"e = \frac{\bar h}{\lVert \bar h \rVert},\ \bar h = \tfrac1T\textstyle\sum_t h_t,\qquad "
         r"\cos(e_1, e_2) = e_1 \cdot e_2"
     )

@@ -13,6 +13,7 @@ from pages.self_attention.sections import HeadOnText, dimension_labels
 from pages.self_attention.steps import softmax_peakedness
 from ui.cache import cached_figure
 from ui.charts import chart
+from ui.formulas import formula
 from viz.attention_steps import peakedness_figure, query_bar_figure, weighted_values_figure
 
 
@@ -24,7 +25,7 @@ def output_section(view: HeadOnText) -> None:
         st.markdown(
             "**4 · Output.** Each output row is the average of the value vectors, weighted by that query's row of A."
         )
-        st.latex(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},\quad \mathrm{out}_i = \sum_j A_{ij}\, v_j")
+        formula(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},", r"\mathrm{out}_i = \sum_j A_{ij}\, v_j")
     with left:
         chart(
             view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
@@ -66,7 +67,7 @@ def scaling_section(view: HeadOnText) -> None:
             "brings the variance back to 1 for every $d_k$. The temperature $\\tau$ does the same by hand: "
             "low $\\tau$ sharpens, high $\\tau$ flattens."
         )
-        st.latex(
+        formula(
             r"\mathrm{Var}(q\cdot k) = d_k \;\Rightarrow\; \mathrm{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right) = 1"
         )
     with left:

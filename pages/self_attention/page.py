@@ -33,6 +33,7 @@ from ui.presentation import explanation
 from ui.screen import settings, settings_popover, settings_row
 from ui.routing import require_navigation
 from ui.text import TokenizedText, sentence_input
+from ui.formulas import formula
 
 require_navigation()
 
@@ -63,7 +64,7 @@ with explanation():
         f"{SELF_ATTENTION.d_model // SELF_ATTENTION.heads}) whose every matrix can be read cell by cell; the steps "
         f"are the same in any model. Pick {trained_on_text()} in the model picker to follow a head trained on text."
     )
-    st.latex(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+    formula(r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
 
 
 def random_model() -> ModelSpec:

@@ -16,6 +16,7 @@ from analysis.attention_steps import AttentionSteps
 from transformer import TransformerConfig
 from ui.cache import cached_figure
 from ui.charts import chart
+from ui.formulas import formula
 from viz.attention_steps import attention_weights_figure, qkv_figure, signed_matrix_figure
 
 
@@ -112,28 +113,28 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
         )
         parts = " + ".join(["token vectors"] + (["positions"] if pe else []) + (["types"] if types else []))
         name = f"LN({parts})" if config.embed_norm else ("token vectors + PE" if pe and not types else parts)
-        formula = f"X = {embed}"
+        x_latex = f"X = {embed}"
     else:
         text = (
             f"**1 · The layer's input.** Layer {layer} reads the output of layer {layer - 1}: each token's "
             "vector now mixes in the tokens it attended to before."
         )
-        formula, name = f"X = \\text{{output of layer }} {layer - 1}", f"output of layer {layer - 1}"
+        x_latex, name = f"X = \\text{{output of layer }} {layer - 1}", f"output of layer {layer - 1}"
     if config.norm_first:
         text += " This model is pre-LN, so W_Q, W_K and W_V read the vectors after LayerNorm 1."
-        formula, name = f"\\mathrm{{LN}}_1({formula.split(' = ', 1)[1]})", f"LN₁({name})"
-        formula = f"X = {formula}"
-    return text, formula + " \\in \\mathbb{R}^{T \\times d_{model}}", name
+        x_latex, name = f"\\mathrm{{LN}}_1({x_latex.split(' = ', 1)[1]})", f"LN₁({name})"
+        x_latex = f"X = {x_latex}"
+    return text, x_latex + " \\in \\mathbb{R}^{T \\times d_{model}}", name
 
 
 def vectors_section(view: HeadOnText) -> None:
     """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
     steps, tokens, n = view.steps, view.tokens, view.n
     left, right = st.columns([3, 2])
-    text, formula, name = input_description(view)
+    text, x_latex, name = input_description(view)
     with right:
         st.markdown(text)
-        st.latex(formula)
+        formula(x_latex)
         st.caption(f"Shape: T × d_model = {n} × {view.d_model}")
     with left:
         chart(
@@ -144,7 +145,7 @@ def vectors_section(view: HeadOnText) -> None:
         "**query** is what this token looks for, the **key** what it offers to be found by, the "
         "**value** what it passes on."
     )
-    st.latex(projection_formula(view.config))
+    formula(projection_formula(view.config))
     chart(
         cached_figure(
             qkv_figure,
@@ -207,13 +208,13 @@ def scores_section(view: HeadOnText) -> None:
     limit = shared_limit(steps.raw, steps.scaled)
     left, right = st.columns(2)
     with left:
-        st.latex(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
+        formula(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
         chart(
             view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key", limit=limit),
             key="raw",
         )
     with right:
-        st.latex(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
+        formula(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
         chart(
             view.signed(
                 steps.scaled,
@@ -236,7 +237,7 @@ def scores_section(view: HeadOnText) -> None:
     left, right = st.columns(2)
     with left:
         if view.causal:
-            st.latex(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
+            formula(r"\tilde S_{ij} \leftarrow -\infty \text{ for } j > i \quad(\text{grey: masked})")
             chart(
                 view.signed(
                     steps.scaled,
@@ -250,7 +251,7 @@ def scores_section(view: HeadOnText) -> None:
                 key="masked",
             )
         else:
-            st.latex(r"\text{mask: none}")
+            formula(r"\text{mask: none}")
             st.caption(
                 "No mask: every query may attend to every key."
                 + (
@@ -260,9 +261,7 @@ def scores_section(view: HeadOnText) -> None:
                 )
             )
     with right:
-        st.latex(
-            r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}"
-        )
+        formula(r"A = \mathrm{softmax}(\tilde S),\quad A_{ij} = \frac{e^{\tilde S_{ij}}}{\sum_{j'} e^{\tilde S_{ij'}}}")
         chart(
             cached_figure(
                 attention_weights_figure,

@@ -17,6 +17,7 @@ from transformer.text_corpus import CORPUS_PATH
 from ui.cache import cached_figure, computation, resource
 from ui.charts import chart
 from ui.screen import compact, presenting
+from ui.formulas import formula
 from viz.tokens import growth_figure, merges_figure, segmentation_figure
 
 MAX_TRAINING_CHARS = 60_000  # the built-in text (about 55,000) fits whole
@@ -164,7 +165,7 @@ def explain(ways: tuple[Way, ...], bpe: LearnedBPE, merges: int) -> None:
         "(code-point) order. Pieces never cross a space. To cut a sentence, the merges are applied to its words in "
         "the order they were learned."
     )
-    st.latex(
+    formula(
         r"(a, b) = \operatorname*{arg\,max}_{(x,\,y)\ \text{adjacent}} \operatorname{count}(x, y),\qquad "
         r"x\;y \to xy,\qquad |V_k| = |V_0| + k"
     )

@@ -9,6 +9,7 @@ import streamlit as st
 from analysis.attention_cost import CostMeasurement, measure_cost, sequential_steps
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
+from ui.formulas import formula
 from viz.attention_cost import attention_cost_figure
 
 
@@ -29,9 +30,9 @@ def why_attention_section(_view=None) -> None:
             "query read every key directly: one step between any two tokens, and all n positions are computed at "
             "once, in a few matrix products. The price: every head computes a score for every pair, n² of them."
         )
-        st.latex(
-            r"\text{recurrence: } h_t = \tanh(x_t W + h_{t-1} U + b)\qquad"
-            r"\text{attention: } \mathrm{out}_i = \textstyle\sum_j a_{ij}\, v_j"
+        formula(
+            r"\text{RNN: } h_t = \tanh(x_t W + h_{t-1} U + b)",
+            r"\text{attention: } \mathrm{out}_i = \textstyle\sum_j a_{ij}\, v_j",
         )
         st.button(
             "Measure again",

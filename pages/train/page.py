@@ -11,6 +11,7 @@ from ui.presentation import explanation
 from transformer import Trainer, TrainingSetup
 from transformer.text_corpus import MAX_TEXT_CHARS
 from ui.routing import require_navigation
+from ui.formulas import formula
 
 require_navigation()
 
@@ -26,7 +27,7 @@ with explanation():
         "an even wash over the image to the strokes. Training minimises the cross-entropy of the next token on "
         "the positions that count (digits: of each image's digit); perplexity is its exponential."
     )
-    st.latex(
+    formula(
         r"\mathcal{L} = -\frac{1}{|M|}\sum_{t \in M} \log p_\theta(y_t \mid x_{<t}),\qquad "
         r"\text{perplexity} = e^{\mathcal{L}},\qquad \theta \leftarrow \mathrm{AdamW}(\theta, \nabla_\theta \mathcal{L})"
     )

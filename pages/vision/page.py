@@ -8,6 +8,7 @@ from ui.presentation import explanation
 from ui.controls import section_picker
 from ui.model_picker import trained_model
 from ui.routing import require_navigation
+from ui.formulas import formula
 
 require_navigation()
 
@@ -31,7 +32,7 @@ with explanation():
         "[CLS]'s final vector names the digit. Here the images are 8 × 8 handwritten digits; the model shipped "
         "here reads them in 2 × 2 patches, 16 patch tokens after [CLS]."
     )
-    st.latex(
+    formula(
         r"z_0 = [\,x_{\text{cls}};\ x_1E;\ x_2E;\ \dots;\ x_NE\,] + E_{\text{pos}},\quad "
         r"z_L = \mathrm{Encoder}(z_0),\quad y = z_L^{0}\,W_{\text{head}}"
     )

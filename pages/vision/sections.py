@@ -15,6 +15,7 @@ from ui.controls import stops_slider
 from ui.models import LoadedModel
 from ui.screen import compact, settings
 from ui.vision_experiments import knock_out_sweep, patch_images
+from ui.formulas import formula
 from viz.vision import attention_over_image_figure, class_probabilities_figure, patch_grid_figure, patch_sequence_figure
 from viz.vision_learned import attention_distance_figure, patch_filters_figure, position_similarity_figure
 
@@ -118,7 +119,7 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
             else "[CLS], then that patch."
         )
     )
-    st.latex(
+    formula(
         r"N = \left(\frac{H}{p}\right)^2 = \left(\frac{8}{%d}\right)^2 = %d,\qquad x_i \in "
         r"\mathbb{R}^{p^2} = \mathbb{R}^{%d}" % (size, side * side, size * size)
     )
@@ -255,7 +256,7 @@ def distance_section(loaded: LoadedModel, image: ChosenImage) -> None:
         ),
         key="distance",
     )
-    st.latex(
+    formula(
         r"d = \frac{1}{N}\sum_i \sum_{j \ne \text{CLS}} \hat a_{ij}\,\lVert c_i - c_j\rVert,\quad "
         r"\hat a_{ij} = \frac{a_{ij}}{\sum_{k \ne \text{CLS}} a_{ik}}"
     )

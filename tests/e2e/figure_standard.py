@@ -16,6 +16,9 @@ visible Plotly chart, as drawn:
   every cell's name (an attention map must be readable aloud); a grid of tiles names each cell on one tile.
 Hover labels and the toolbar are not part of the drawn figure and are left out. A Graphviz diagram's text is
 measured for its size only.
+
+``CUT_FORMULAS`` returns one record per formula on screen wider than its box (``cut``: the part past the box's edge
+is hidden until the box is scrolled): its LaTeX, how far it runs past the edge.
 """
 
 from __future__ import annotations
@@ -165,3 +168,9 @@ DEFECTS = """([minPx, acrossUpTo]) => {
   }
   return defects;
 }""".replace("NAMED_UP_TO", str(NAMED_UP_TO))
+
+CUT_FORMULAS = """() => [...document.querySelectorAll('[data-testid=stMain] .katex-display')]
+  .filter((box) => box.offsetParent !== null && box.scrollWidth > box.clientWidth + 1)
+  .map((box) => ({kind: 'cut', text: (box.querySelector('annotation') || box).textContent.slice(0, 80),
+                  detail: `${box.scrollWidth - box.clientWidth} px past its box of ${box.clientWidth} px`,
+                  chart: 'a formula'}))"""

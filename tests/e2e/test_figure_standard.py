@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import new_page, wait_idle, wait_settled
-from tests.e2e.figure_standard import DEFECTS, NAMED_ACROSS_ON_A_PHONE
+from tests.e2e.figure_standard import CUT_FORMULAS, DEFECTS, NAMED_ACROSS_ON_A_PHONE
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
@@ -69,7 +69,8 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
             page.locator(SECTIONS).nth(index).click()
             wait_idle(page, after=before)
             drawn(page)
-        defects = page.evaluate(DEFECTS, [smallest, across]) + accessibility_violations(page)
+        defects = page.evaluate(DEFECTS, [smallest, across]) + page.evaluate(CUT_FORMULAS)
+        defects += accessibility_violations(page)
         if name == "desktop":
             defects += below_the_first_screen(page)
         if defects:
@@ -145,3 +146,15 @@ def test_the_standards_check_finds_each_kind_of_defect(page, server_url):
         page.evaluate(DRAW, [f"{server_url}/app/static/{STATIC_NAME}", [figure]])
         kinds = {defect["kind"] for defect in page.evaluate(DEFECTS, [10, NAMED_UP_TO])}
         assert (kinds == set()) if kind == "none" else (kind in kinds), (kind, kinds)
+
+
+def test_the_standards_check_finds_a_cut_formula_and_passes_one_that_fits(page):
+    boxes = "".join(
+        f'<div class="katex-display" style="width: 200px; overflow-x: auto"><span style="display: inline-block; '
+        f'width: {width}px"><annotation>{name}</annotation></span></div>'
+        for name, width in (("wide", 320), ("fits", 180))
+    )
+    page.set_content(f'<html><body><div data-testid="stMain">{boxes}</div></body></html>')
+    assert [(d["kind"], d["text"], d["detail"]) for d in page.evaluate(CUT_FORMULAS)] == [
+        ("cut", "wide", "120 px past its box of 200 px")
+    ]
