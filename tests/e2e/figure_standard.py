@@ -18,7 +18,8 @@ Hover labels and the toolbar are not part of the drawn figure and are left out. 
 measured for its size only.
 
 ``CUT_FORMULAS`` returns one record per formula on screen wider than its box (``cut``: the part past the box's edge
-is hidden until the box is scrolled): its LaTeX, how far it runs past the edge.
+is hidden until the box is scrolled) by more than ``CUT_TOLERANCE`` px (an italic letter's overhang): its LaTeX,
+how far it runs past the edge.
 """
 
 from __future__ import annotations
@@ -169,8 +170,9 @@ DEFECTS = """([minPx, acrossUpTo]) => {
   return defects;
 }""".replace("NAMED_UP_TO", str(NAMED_UP_TO))
 
+CUT_TOLERANCE = 2
 CUT_FORMULAS = """() => [...document.querySelectorAll('[data-testid=stMain] .katex-display')]
-  .filter((box) => box.offsetParent !== null && box.scrollWidth > box.clientWidth + 1)
+  .filter((box) => box.offsetParent !== null && box.scrollWidth > box.clientWidth + CUT_TOLERANCE)
   .map((box) => ({kind: 'cut', text: (box.querySelector('annotation') || box).textContent.slice(0, 80),
                   detail: `${box.scrollWidth - box.clientWidth} px past its box of ${box.clientWidth} px`,
-                  chart: 'a formula'}))"""
+                  chart: 'a formula'}))""".replace("CUT_TOLERANCE", str(CUT_TOLERANCE))
