@@ -89,3 +89,16 @@ def test_the_grid_title_names_no_head_where_every_head_is_as_focused():
 
     assert focus_finding(np.full((4, 4, 4), 0.25)) == ": every head as focused (a row's largest weight 0.25 on average)"
     assert focus_finding(np.full((1, 4, 4), 0.25)) == ""
+
+
+def test_the_overviews_title_names_the_heads_on_the_previous_and_the_first_token():
+    """All layers: the title's heads are, by the definition on the package's own weights, the one whose queries put
+    the most on the token before them and the one that puts the most on the first token."""
+    from tests.test_page_pretrained import standouts
+
+    at = run_page(PAGE, {**RANDOM_STACK, "section": "All layers"})
+    assert_no_exception(at)
+    (pl, ph, pv), (fl, fh, fv) = standouts(model_weights(2, 64, 4, causal=False))
+    plain = chart_by_title(at, "2 layers × 4 heads")["layout"]["title"]["text"].replace("<br>", " ")
+    assert f"layer {pl} · head {ph} the most on the previous token ({pv:.2f})" in plain, plain
+    assert f"layer {fl} · head {fh} the most on “The” ({fv:.2f})" in plain, plain

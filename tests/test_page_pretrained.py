@@ -333,3 +333,28 @@ def test_the_head_view_of_another_query_names_the_key_it_looks_at_most_past_cls_
     key = tokens[ordinary[at_key]]
     spec = chart_by_title(at, "“street” looks most at")
     assert f"“{key}”: head {head + 1}, {block[head, at_key]:.2f}" in spec["layout"]["title"]["text"]
+
+
+def standouts(weights: np.ndarray) -> tuple[tuple[int, int, float], tuple[int, int, float]]:
+    """(layer, head, mean) from 1 of the head that puts the most on the previous token (queries 2..T) and of the
+    head that puts the most on the first token (every query), by the definition, from ``weights`` [L, H, T, T]."""
+    length = weights.shape[-1]
+    previous = np.mean([weights[..., i, i - 1] for i in range(1, length)], axis=0)  # [L, H]
+    first = np.mean([weights[..., i, 0] for i in range(length)], axis=0)
+    picks = []
+    for means in (previous, first):
+        layer, head = np.unravel_index(np.argmax(means), means.shape)
+        picks.append((layer + 1, head + 1, float(means[layer, head])))
+    return picks[0], picks[1]
+
+
+def test_the_overviews_title_names_the_heads_on_the_previous_token_and_on_cls(minilm):
+    weights, _, _ = model_weights(minilm, TEXT)
+    (pl, ph, pv), (fl, fh, fv) = standouts(weights)
+    title = chart_by_title(page({"section": "All heads"}), "6 layers × 12 heads")["layout"]["title"]["text"]
+    plain = title.replace("<br>", " ")
+    assert f"layer {pl} · head {ph} the most on the previous token ({pv:.2f})" in plain, plain
+    assert f"layer {fl} · head {fh} the most on “[CLS]” ({fv:.2f})" in plain, plain
+    hidden = page({"section": "All heads", "hide": "true"})
+    plain = chart_by_title(hidden, "6 layers × 12 heads")["layout"]["title"]["text"].replace("<br>", " ")
+    assert "the previous token" in plain and "[CLS]" not in plain  # the first column drawn is not [CLS]

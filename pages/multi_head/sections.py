@@ -16,6 +16,7 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.charts import chart
+from ui.findings import standout_heads
 from ui.formulas import formula
 
 
@@ -124,7 +125,11 @@ def overview_section(view: HeadsOnText) -> None:
     layers, heads = view.weights.shape[:2]
     chart(
         cached_figure(
-            overview_figure, view.weights, view.tokens, f"{layers} layers × {heads} heads · {view.kind}", view.mask
+            overview_figure,
+            view.weights,
+            view.tokens,
+            f"{layers} layers × {heads} heads · {view.kind}" + standout_heads(view.weights, view.tokens[0]),
+            view.mask,
         ),
         key="overview",
         **view.chart_options,

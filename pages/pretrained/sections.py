@@ -13,6 +13,7 @@ from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.cache import cached_figure
+from ui.findings import standout_heads
 from ui.formulas import formula
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure, lights_on_hover, query_heads_figure
@@ -90,7 +91,13 @@ def overview_section(weights: np.ndarray, labels: list[str], k: int, hide: bool 
         f"for: {patterns}."
     )
     chart(
-        cached_figure(overview_figure, weights, labels, "6 layers × 12 heads · all-MiniLM-L6-v2"),
+        cached_figure(
+            overview_figure,
+            weights,
+            labels,
+            "6 layers × 12 heads"
+            + (standout_heads(weights, None if hide else labels[0]) if k == 1 else " · all-MiniLM-L6-v2"),
+        ),
         width="stretch",
         key="overview",
     )

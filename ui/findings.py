@@ -1,0 +1,25 @@
+"""What a figure of a stack's heads shows, for its title: computed from the weights the figure draws (numpy and the
+package's statistics; no Streamlit), shared by the pages that draw every head of a stack."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.head_stats import head_stats
+
+
+def standout_heads(weights: np.ndarray, first_token: str | None) -> str:
+    """The heads that stand out in ``weights`` ``[L, H, T, T]`` (rows sum to 1), as a title's ending: the head
+    that puts the most on the previous token (mean over queries i >= 2 of a_{i,i-1}) and, when the first key is a
+    token (``first_token`` its name; None when the figure's first column is not one token), the head that puts the
+    most on it (mean over queries of a_{i,1}); each with that mean. Nothing for fewer than two tokens."""
+    if weights.shape[-1] < 2:
+        return ""
+    stats = head_stats(np.nan_to_num(weights))
+    said = []
+    for column, what in (("on previous token", "the previous token"), ("on first token", f"“{first_token}”")):
+        if column == "on first token" and first_token is None:
+            continue
+        best = stats.loc[stats[column].idxmax()]
+        said.append(f"layer {best['layer']:.0f} · head {best['head']:.0f} the most on {what} ({best[column]:.2f})")
+    return ": " + ", ".join(said) + " of a row on average"
