@@ -50,7 +50,20 @@ def test_the_pairs_speeds_and_the_slowest_pairs_turn_are_the_formulas(query):
     text = markdown_with(at, "one clock hand")
     table_at = run_page(PAGE, {"section": "Table", **query})  # the table beside its own sentence
     table = markdown_with(table_at, "Read a row for one position's vector")
-    pe = decode_array(chart_by_title(table_at, "The whole table")["data"][0]["z"]).astype(np.float64)
+    table_title = chart_by_title(table_at, "Dims 0–1 repeat every")
+    pe = decode_array(table_title["data"][0]["z"]).astype(np.float64)
+    table_title = table_title["layout"]["title"]["text"].replace("<br>", " ")
+    assert table_title.startswith(f"Dims 0–1 repeat every {waves[0]:.1f} positions")
+    if pairs == 1:
+        assert table_title == f"Dims 0–1 repeat every {waves[0]:.1f} positions"
+    elif base == 1:
+        assert table_title.endswith(", and so does every pair")
+    else:
+        last = f"{d_model - 2}–{d_model - 1}" if d_model % 2 == 0 else f"{d_model - 1}"
+        turning = int((waves <= positions).sum())
+        assert table_title.endswith(
+            f"dims {last} every {waves[-1]:,.0f}: {turning} of {pairs} pairs turn fully in these {positions}"
+        )
     np.testing.assert_allclose(pe, sinusoids(positions, d_model, base), atol=1e-5)
     full = 2 * (d_model // 2)  # the columns of whole (sin, cos) pairs
     sines, cosines = np.diff(pe[:, 0:full:2], axis=0), np.diff(pe[:, 1:full:2], axis=0)

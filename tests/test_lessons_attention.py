@@ -58,7 +58,7 @@ def test_without_positions_reordering_only_permutes_the_weights():
 def table_at_the_step(lesson_id: str, step: int) -> np.ndarray:
     """The whole table drawn at a step's settings, in the page's Table section (beside the step's Curves)."""
     query = {**link_query(lesson_of(lesson_id), step), "section": "Table"}
-    return z_of(chart_by_title(run_page("pages/positional_encoding/page.py", query), "The whole table"))
+    return z_of(chart_by_title(run_page("pages/positional_encoding/page.py", query), "Dims 0–1 repeat every"))
 
 
 def test_the_table_is_the_sinusoid_of_the_paper():

@@ -61,8 +61,11 @@ def test_only_the_open_tab_is_drawn(default_page):
         f"positions, pair 12 every {last:.1f})",
         "Wavelength per pair",
     ]
+    # the table's: the wavelengths of pairs 1 and 32, and how many pairs (2π · 10000^(2i/64) <= 100) turn in 100
+    waves = 2 * math.pi * 10000 ** (np.arange(32) * 2 / 64)
     assert [spec["layout"]["title"]["text"] for spec in chart_specs(section("Table"))] == [
-        "The whole table: 100 positions × 64 dimensions"
+        f"Dims 0–1 repeat every 6.3 positions, dims 62–63 every {waves[-1]:,.0f}: "
+        f"{(waves <= 100).sum()} of 32 pairs turn fully in these 100"
     ]
     assert len(chart_specs(section("Offset map"))) == 2
 
@@ -77,7 +80,7 @@ def test_curves_and_table_match_the_formula(default_page):
     for trace in curves["data"]:
         dim = int(trace["name"].split()[1])
         assert np.allclose(decode_array(trace["y"]), pe[:, dim], atol=1e-5)
-    table = decode_array(chart_by_title(section("Table"), "The whole table")["data"][0]["z"])
+    table = decode_array(chart_by_title(section("Table"), "Dims 0–1 repeat every")["data"][0]["z"])
     assert table.shape == (100, 64) and np.allclose(table, pe, atol=1e-5)
     wavelengths = decode_array(chart_by_title(default_page, "Wavelength per pair")["data"][0]["y"])
     assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)

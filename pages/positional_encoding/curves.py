@@ -33,12 +33,27 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
             )
 
 
+def table_finding(lengths: np.ndarray, d_model: int, positions: int) -> str:
+    """What the table shows, from its pairs' wavelengths ``lengths`` (2 pi base^(2i/d_model), one a pair of
+    dimensions 2i, 2i + 1; the last pair of an odd d_model is one sine): the first pair's and the last pair's, and
+    how many pairs turn fully within the ``positions`` drawn."""
+    first = f"Dims 0–1 repeat every {lengths[0]:.1f} positions"
+    if len(lengths) == 1:
+        return first
+    if np.isclose(lengths[0], lengths[-1]):
+        return first + ", and so does every pair"
+    last = len(lengths) - 1
+    last_dims = f"{2 * last}–{2 * last + 1}" if 2 * last + 1 < d_model else f"{2 * last}"
+    turning = int((lengths <= positions).sum())
+    return f"{first}, dims {last_dims} every {lengths[-1]:,.0f}: {turning} of {len(lengths)} pairs turn fully in these {positions}"
+
+
 def render_table(positions: int, d_model: int, base: float) -> None:
     """The whole table [P, d] as one heatmap, what its rows and columns show, and its first numbers on demand."""
     pe = pos_ui.pe_table(positions, d_model, base)
     left, right = st.columns([3, 2], gap="large")
     chart(
-        cached_figure(viz.pe_matrix_figure, pe, f"The whole table: {positions} positions × {d_model} dimensions"),
+        cached_figure(viz.pe_matrix_figure, pe, table_finding(pos_ui.wavelengths(d_model, base), d_model, positions)),
         width="stretch",
         container=left,
     )

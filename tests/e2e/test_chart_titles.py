@@ -16,7 +16,7 @@ OVERLAPS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot =
 def test_the_toolbar_never_covers_a_title(page, server_url):
     """Plotly's toolbar, shown on hover at a chart's top right, sits above every title, including the long
     titles of the page's narrow charts, in presentation mode as well."""
-    views = (("", "Wavelength per pair", 2), ("section=Table", "The whole table", 1))
+    views = (("", "Wavelength per pair", 2), ("section=Table", "Dims 0–1 repeat every", 1))
     for (query, title, count), present in ((view, present) for view in views for present in (False, True)):
         page.goto(f"{server_url}/positional_encoding?{query}{'&present=true' if present else ''}")
         wait_idle(page)

@@ -21,7 +21,7 @@ MARKS = (
 )
 TABLE_SHAPE = (
     "() => { const table = [...document.querySelectorAll('div.lab-chart')].find(el =>"
-    " el.layout.title.text.startsWith('The whole table')); return table.data[0].z.shape; }"
+    " el.layout.title.text.startsWith('Dims 0–1 repeat every')); return table.data[0].z.shape; }"
 )  # numpy arrays travel as {bdata, dtype, shape}
 
 
@@ -38,11 +38,11 @@ def test_a_slider_change_updates_the_plots_already_on_the_page(page, server_url)
 
     page.goto(f"{server_url}/positional_encoding?section=Table")
     wait_idle(page)
-    wait_for_chart(page, "The whole table", timeout=30_000)
+    wait_for_chart(page, "Dims 0–1 repeat every", timeout=30_000)
     assert page.evaluate(TABLE_SHAPE).replace(" ", "").endswith(",64")
     page.evaluate(MARK)
     nudge_slider(page, "d_model (dimensions)")
-    wait_for_chart(page, "× 65 dimensions", timeout=15_000)
+    wait_for_chart(page, "dims 64 every", timeout=15_000)  # d_model 65: the last column a lone sine
     wait_idle(page)
     assert_no_exception(page)
     assert page.evaluate(MARKS) == [1]
