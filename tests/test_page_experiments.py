@@ -69,13 +69,20 @@ def test_build_a_head_keeps_its_own_offset_whatever_another_pages_k_holds():
 def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induction):
     model, batch = induction
     at = run_page(PAGE, {"section": "Knock out"})
-    assert "0 head(s)" in chart_by_title(at, "Accuracy")["layout"]["title"]["text"]
+    intact = accuracy(model, batch)
+    title = chart_by_title(at, "Accuracy")["layout"]["title"]["text"].replace("<br>", " ")
+    assert title == f"Accuracy on 64 fresh examples: {intact:.3f} with every head; pick heads to knock out"
     at.pills(key="ko_decoder1_self_attn").set_value(["head 1", "head 2"]).run()
     assert_no_exception(at)
-    before, after = bars(chart_by_title(at, "Accuracy, 64 fresh examples, 2 head(s)"))
-    assert before == pytest.approx([accuracy(model, batch)], abs=1e-6)
+    spec = chart_by_title(at, "Accuracy on 64 fresh examples")
+    before, after = bars(spec)
+    assert before == pytest.approx([intact], abs=1e-6)
     expected = accuracy(model, batch, [Ablate("decoder.layers.1.self_attn", [0, 1])])
     assert after == pytest.approx([expected], abs=1e-6)
+    assert expected < intact  # the title says what the bars show
+    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+        f"Accuracy on 64 fresh examples falls from {intact:.3f} to {expected:.3f} with 2 heads knocked out"
+    )
     linked = run_page(PAGE, {"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
     assert linked.pills(key="ko_decoder1_self_attn").value == ["head 1", "head 2"]  # a link restores the view
     assert bars(chart_by_title(linked, "Accuracy"))[1] == pytest.approx([expected], abs=1e-6)
@@ -138,8 +145,13 @@ def test_minilm_knock_out_changes_the_similarity():
     pretrained = next(label for label in offered_models(("encoder-only",)) if "MiniLM" in label)
     at = run_page(PAGE, {"section": "Knock out", "model": pretrained, "ko_encoder0_self_attn": ["head 1", "head 5"]})
     assert_no_exception(at)
-    before, after = bars(chart_by_title(at, "Similarity of the two sentences"))
+    spec = chart_by_title(at, "The two sentences' cosine similarity")
+    before, after = bars(spec)
     assert 0.0 < before[0] < 1.0 and before != after
+    verb = "rises" if after[0] > before[0] else "falls"
+    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+        f"The two sentences' cosine similarity {verb} from {before[0]:.3f} to {after[0]:.3f} with 2 heads knocked out"
+    )
 
 
 def circuit_view(step: int):
@@ -382,3 +394,11 @@ def test_the_circuit_side_by_side_is_two_maps_under_the_score_the_knock_out_move
     assert float(after) == pytest.approx(table.loc[name, "head A knocked out"], abs=0.0051)
     caption = next(c.value for c in at.caption if "The largest change" in c.value)
     assert "red" not in caption and "blue" not in caption
+
+
+def test_a_knock_out_title_says_rises_falls_or_stays_as_the_bars_print_the_values():
+    from pages.experiments.knock_out import knock_out_finding
+
+    assert knock_out_finding("Loss", 0.5, 0.9, 1) == "Loss rises from 0.500 to 0.900 with 1 head knocked out"
+    assert knock_out_finding("Loss", 0.5, 0.1, 3) == "Loss falls from 0.500 to 0.100 with 3 heads knocked out"
+    assert knock_out_finding("Loss", 0.5, 0.5001, 2) == "Loss stays 0.500 with 2 heads knocked out"

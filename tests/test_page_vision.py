@@ -181,7 +181,7 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     centred = filters - filters.mean(0)
     values, vectors = np.linalg.eigh(centred.T @ centred)  # the covariance's eigenvectors, independently of SVD
     order = np.argsort(values)[::-1]
-    spec = chart_by_title(at, "Patch filters: principal components")
+    spec = chart_by_title(at, "principal components explain")
     for k in range(4):
         drawn = z(spec, k).ravel()
         expected = vectors[:, order[k]]
@@ -192,6 +192,11 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     rank = np.linalg.matrix_rank(centred)  # 4: the pixel values of a 2 x 2 patch, fewer than 64 filters less one
     assert f"span at most {rank} directions" in caption
     assert f"the first 2 explain {shares[:2].sum():.0%}" in caption
+    title = spec["layout"]["title"]["text"].replace("<br>", " ")
+    assert (
+        title
+        == f"The patch filters' first 2 of {rank} principal components explain {shares[:2].sum():.0%} of their variance"
+    )
 
 
 def knock_out_by_hand(model, digits) -> tuple[float, np.ndarray]:

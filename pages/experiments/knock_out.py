@@ -62,6 +62,18 @@ class Inputs:
     text: str = ""
 
 
+def knock_out_finding(measure: str, before: float, after: float, count: int, value_format: str = ".3f") -> str:
+    """What a before-and-after chart shows, written as its bars print their values: ``measure`` with every head
+    (``before``) and with ``count`` heads knocked out (``after``), rising, falling or unchanged as printed."""
+    if count == 0:
+        return f"{measure}: {before:{value_format}} with every head; pick heads to knock out"
+    heads = f"{count} head" + ("s" if count > 1 else "")
+    was, now = f"{before:{value_format}}", f"{after:{value_format}}"
+    if was == now:
+        return f"{measure} stays {was} with {heads} knocked out"
+    return f"{measure} {'rises' if after > before else 'falls'} from {was} to {now} with {heads} knocked out"
+
+
 def head_label(layer: int, head: int) -> str:
     return f"layer {layer + 1} · head {head + 1}"
 
@@ -140,7 +152,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                 ["cosine similarity"],
                 [before.cosine],
                 [after.cosine],
-                f"Similarity of the two sentences, {count} head(s) knocked out",
+                knock_out_finding("The two sentences' cosine similarity", before.cosine, after.cosine, count),
             )
         )
         change = token_change(before.hidden[0], after.hidden[0])
@@ -167,7 +179,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                 ("accuracy",),
                 (before.accuracy,),
                 (after.accuracy,),
-                f"Accuracy, {where}, {count} head(s) knocked out",
+                knock_out_finding(f"Accuracy on {where}", before.accuracy, after.accuracy, count),
                 fixed_top=1.0,
             )
         )
@@ -178,7 +190,7 @@ def render_knock_out(subject: Subject, inputs: Inputs, seed: int) -> None:
                 ("loss",),
                 (before.loss,),
                 (after.loss,),
-                f"Loss (cross-entropy), {count} head(s) knocked out",
+                knock_out_finding("Loss (cross-entropy)", before.loss, after.loss, count),
             )
         )
     if subject.text_model:

@@ -277,24 +277,25 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
     config = loaded.config
     projection = loaded.module.embed.projection.weight.detach().numpy()  # [d_model, C p p]
     found = vision.patch_filters(projection, config.channels, config.patch_size, 8)
+    pixels = config.channels * config.patch_size * config.patch_size
+    directions = min(pixels, config.d_model - 1)  # the centred rows' rank: no more than either
+    first = min(2, len(found.explained))
     chart(
         cached_figure(
             patch_filters_figure,
             found.components,
             found.explained,
-            "Patch filters: principal components",
+            f"The patch filters' first {first} of {directions} principal components explain "
+            f"{found.explained[:first].sum():.0%} of their variance",
             2 if compact() else 4,
         ),
         key="filters",
     )
-    pixels = config.channels * config.patch_size * config.patch_size
-    directions = min(pixels, config.d_model - 1)  # the centred rows' rank: no more than either
     st.caption(
         f"Each of the {config.d_model} rows of E is a filter over one patch's {pixels} pixel values; "
         f"less their mean, the filters span at most {directions} directions (no more than the pixel values, "
         f"nor than the filters less one), the principal components. The first {len(found.explained)} are "
-        f"drawn, and the first {min(2, len(found.explained))} explain {found.explained[:2].sum():.0%} of the "
-        "filters' variance."
+        f"drawn, and the first {first} explain {found.explained[:first].sum():.0%} of the filters' variance."
     )
 
 

@@ -13,16 +13,16 @@ def accuracy_bars(page) -> list[str]:
 def test_toggling_heads_redraws_the_result_and_the_link_keeps_them(page, server_url):
     page.goto(f"{server_url}/experiments")
     wait_idle(page)
-    wait_for_chart(page, "Accuracy, 64 fresh examples, 0 head(s) knocked out", timeout=60_000)
+    wait_for_chart(page, "with every head", timeout=60_000)
     assert accuracy_bars(page) == ["1.000", "1.000"]
     page.evaluate(MARK)
 
     page.locator(".st-key-ko_decoder1_self_attn button", has_text="head 1").click()
-    wait_for_chart(page, "1 head(s) knocked out", timeout=20_000)
+    wait_for_chart(page, "1 head knocked out", timeout=20_000)
     wait_idle(page)
     assert page.evaluate(MARKS) == [1, 2]  # the note above them went, the two plots stayed and were updated
     page.locator(".st-key-ko_decoder1_self_attn button", has_text="head 2").click()
-    wait_for_chart(page, "2 head(s) knocked out", timeout=20_000)
+    wait_for_chart(page, "2 heads knocked out", timeout=20_000)
     wait_idle(page)
     before, after = accuracy_bars(page)
     assert before == "1.000" and float(after) < 0.05  # both induction heads gone: near chance (1/26)
@@ -36,5 +36,5 @@ def test_toggling_heads_redraws_the_result_and_the_link_keeps_them(page, server_
     assert_no_exception(page)
     page.goto(link)
     wait_idle(page)
-    wait_for_chart(page, "2 head(s) knocked out", timeout=30_000)  # the link restores the knocked-out heads
+    wait_for_chart(page, "2 heads knocked out", timeout=30_000)  # the link restores the knocked-out heads
     assert_no_exception(page)
