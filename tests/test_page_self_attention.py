@@ -1,5 +1,7 @@
 """AppTest: the self-attention walk-through draws the real chain of one head, one lazy tab at a time."""
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -55,6 +57,20 @@ def test_default_view_draws_the_chain_consistently():
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[7], atol=1e-6)
     terms = z(chart_by_title(output, "out["))
     np.testing.assert_allclose(terms[-1], (weights @ v)[7], rtol=1e-4, atol=1e-3)
+    # the titles' findings, from the drawn matrices: queries that score their own key highest; the output's
+    # largest magnitude within V's (a weighted average of V's rows cannot leave their range)
+    own = int(((q @ k.T).argmax(-1) == np.arange(11)).sum())
+    assert (
+        qkv["layout"]["title"]["text"]
+        .replace("<br>", " ")
+        .endswith(f": {own} of 11 queries score their own token's key highest")
+    )
+    found = re.search(
+        r"largest \|out\| (\d+\.\d\d), \|V\| (\d+\.\d\d)\)",
+        chart_by_title(output, "Output A V")["layout"]["title"]["text"].replace("<br>", " "),
+    )
+    assert float(found[1]) == pytest.approx(np.abs(weights @ v).max(), abs=0.006)
+    assert float(found[2]) == pytest.approx(np.abs(v).max(), abs=0.006) and float(found[1]) <= float(found[2])
     scaling = section(SCALING)
     peaks = chart_by_title(scaling, "Softmax peakedness")
     star = [t for t in peaks["data"] if t.get("legendgroup") == "current"]

@@ -28,7 +28,13 @@ def output_section(view: HeadOnText) -> None:
         formula(r"\mathrm{out} = AV \in \mathbb{R}^{T\times d_k},", r"\mathrm{out}_i = \sum_j A_{ij}\, v_j")
     with left:
         chart(
-            view.signed(steps.output, tokens, dimension_labels(view.d_k), f"Output A V · {n} × {view.d_k}"),
+            view.signed(
+                steps.output,
+                tokens,
+                dimension_labels(view.d_k),
+                f"Output A V · {n} × {view.d_k}: each row a weighted average of V's rows, so within their range "
+                f"(largest |out| {np.nanmax(np.abs(steps.output)):.2f}, |V| {np.nanmax(np.abs(steps.v)):.2f})",
+            ),
             key="output",
         )
     one_query(steps.weights, steps.mask, steps.v, tokens)

@@ -153,11 +153,21 @@ def vectors_section(view: HeadOnText) -> None:
             steps.k,
             steps.v,
             tokens,
-            f"Queries, keys and values · each {n} × {view.d_k}",
+            f"Queries, keys and values · each {n} × {view.d_k}" + own_key_finding(steps.q, steps.k),
             view.matrix_height,
         ),
         key="qkv",
     )
+
+
+def own_key_finding(q: np.ndarray, k: np.ndarray) -> str:
+    """How many queries of ``q`` ``[T, d_k]`` score their own key highest of all keys ``k`` ``[T, d_k]``
+    (q_i · k_i = max_j q_i · k_j; W_Q and W_K differ, so a token need not match itself), for the title."""
+    if len(q) < 2:
+        return ""
+    scores = np.asarray(q, np.float64) @ np.asarray(k, np.float64).T  # [T, T]
+    own = int((scores.argmax(-1) == np.arange(len(q))).sum())
+    return f": {own} of {len(q)} queries score their own token's key highest"
 
 
 def projection_formula(config: TransformerConfig) -> str:
