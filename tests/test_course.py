@@ -305,8 +305,18 @@ def test_the_residual_add_is_longer_than_its_parts_and_layernorm_gives_one_norm(
 
 
 def test_about_half_of_the_256_feed_forward_units_fire_for_each_token():
-    spec = chart_by_title(open_view("layer", 2), "feed-forward units > 0 per token (ReLU)")
+    spec = chart_by_title(open_view("layer", 2), "ReLU: a token fires")
     fractions = decode_array(trace(spec)["y"]).astype(np.float64)
+    assert (
+        spec["layout"]["title"]["text"]
+        .replace("<br>", " ")
+        .endswith(
+            f"a token fires {fractions.mean():.0%} of the 256 feed-forward units on average "
+            f"({fractions.min():.0%} to {fractions.max():.0%})"
+        )
+    )
+    top = spec["layout"]["yaxis"]["range"][1]  # the axis reaches past the tallest bar, by less than 10 %
+    assert fractions.max() < top <= fractions.max() + 0.1 and top == pytest.approx(round(top, 1))
     np.testing.assert_allclose(fractions * 256, np.round(fractions * 256), atol=1e-3)  # counts of d_ff = 256 units
     assert ((fractions > 0.35) & (fractions < 0.65)).all(), fractions
 

@@ -66,7 +66,7 @@ def test_default_tab_is_attention_and_each_tab_draws_only_its_own_charts():
     titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "One layer"))]
     assert len(titles) == 2 and "vector norm" in titles[0] and "LayerNorm" in titles[1]
     titles = [s["layout"]["title"]["text"] for s in chart_specs(open_section(at, "Feed-forward"))]
-    assert titles == ["Encoder layer 1 · feed-forward units > 0 per token (ReLU)"]
+    assert len(titles) == 1 and titles[0].startswith("Encoder layer 1 · ReLU: a token fires")
     at = open_section(at, "Architecture")
     assert_no_exception(at)
     assert not chart_specs(at)
@@ -261,7 +261,7 @@ def test_shared_link_restores_widgets_tab_and_drawn_data():
     assert at.session_state["section"] == "One layer"
     assert at.select_slider(key="enc_layer").value == 2
     assert [s["layout"]["title"]["text"] for s in chart_specs(at)][0].startswith("Encoder layer 2 · vector norm")
-    assert chart_by_title(open_section(at, "Feed-forward"), "Encoder layer 2 · feed-forward units")  # same layer
+    assert chart_by_title(open_section(at, "Feed-forward"), "Encoder layer 2 · ReLU: a token fires")  # same layer
     at = open_section(at, "Attention")
     assert at.text_input(key="src").value == "a b c" and at.slider(key="enc").value == 3
     assert at.select_slider(key="d_model").value == 32 and at.select_slider(key="heads").value == 8

@@ -100,12 +100,14 @@ def ffn_section(pair: SentencePair):
         return
     layer, steps = pick_encoder_layer(pair)
     act = "ReLU" if config.activation == "relu" else "GELU"
+    active = np.asarray(steps.ffn_active, np.float64)
     chart(
         ffn_figure(
             steps.ffn_active,
             source.tokens,
             config.d_ff,
-            f"Encoder layer {layer} · feed-forward units > 0 per token ({act})",
+            f"Encoder layer {layer} · {act}: a token fires {active.mean():.0%} of the {config.d_ff} feed-forward "
+            f"units on average ({active.min():.0%} to {active.max():.0%})",
         ),
         width="stretch",
     )
