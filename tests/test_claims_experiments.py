@@ -136,7 +136,7 @@ def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
     assert_no_exception(at)
     grid = chart_by_title(at, "direct share of the logit")
     heads = decode_array(grid["data"][0]["z"]).astype(float)
-    others = decode_array(chart_by_title(at, "The other parts' shares")["data"][0]["x"]).astype(float)
+    others = decode_array(chart_by_title(at, "The other parts, on the heads' scale")["data"][0]["x"]).astype(float)
     note = next(c.value for c in at.caption if c.value.startswith("Direct effects only"))
     number = r"(-?\d+\.\d+)"
     said = re.search(rf"Heads {number} \+ other parts {number} = {number}; the model's logit is {number}", note)

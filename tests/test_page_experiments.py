@@ -340,12 +340,21 @@ def test_the_other_parts_shares_read_on_the_heads_scale():
     at = run_page(PAGE, {"section": "Attribution", "text": "abcdefgabcdefg"})
     assert_no_exception(at)
     heads = np.abs(grid(chart_by_title(at, "direct share of the logit")))
-    others = chart_by_title(at, "The other parts' shares")
+    others = chart_by_title(at, "The other parts, on the heads' scale")
     reach = others["layout"]["xaxis"]["range"][1]
     assert reach >= np.nanmax(heads)  # a bar as long as the heads' largest share would fit
     values = decode_array(others["data"][0]["x"]).astype(float)
     assert reach >= values.max() * 1.3  # room for each value written past its bar
     assert others["data"][0]["cliponaxis"] is False
+    # the title: the largest other part (by size) against the strongest head, from the two drawn charts
+    names = others["data"][0]["y"]
+    largest = int(np.argmax(np.abs(values)))
+    signed = grid(chart_by_title(at, "direct share of the logit"))
+    layer, head = np.unravel_index(np.nanargmax(heads), heads.shape)
+    assert others["layout"]["title"]["text"].replace("<br>", " ") == (
+        f"The other parts, on the heads' scale: the largest, {names[largest]}, {values[largest]:+.2f}, against "
+        f"layer {layer + 1} · head {head + 1}'s {signed[layer, head]:+.2f}"
+    )
 
 
 def test_importance_shows_where_each_head_looks_and_what_it_writes_beside_its_knock_out():

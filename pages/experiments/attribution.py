@@ -19,6 +19,17 @@ from ui.controls import stops_slider
 from viz.experiments import head_grid, share_bars
 
 
+def others_finding(heads: np.ndarray, others: dict[str, float]) -> str:
+    """The title of the other parts' bars (drawn on the heads' scale): the strongest head's share of the logit
+    (``heads`` ``[L, H]``, the largest in size) beside the largest other part's."""
+    layer, head = np.unravel_index(np.argmax(np.abs(heads)), heads.shape)
+    name = max(others, key=lambda part: abs(others[part]))
+    return (
+        f"The other parts, on the heads' scale: the largest, {name}, {others[name]:+.2f}, against "
+        f"{head_label(int(layer), int(head))}'s {heads[layer, head]:+.2f}"
+    )
+
+
 def render_attribution(subject: Subject, inputs: Inputs) -> None:
     position = (
         stops_slider("position", range(1, len(inputs.ids) + 1), "position", value=first_repeat(inputs.tokens) + 1) - 1
@@ -38,7 +49,7 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
     chart(
         share_bars(
             shares.others,
-            "The other parts' shares, on the scale of the heads' largest",
+            others_finding(shares.heads, shares.others),
             extent=float(np.abs(shares.heads).max(initial=0.0)),
         )
     )
