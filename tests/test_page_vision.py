@@ -163,14 +163,24 @@ def test_attention_distance_is_the_renormalised_weighted_pixel_distance(shipped)
         record = model(digits.heldout_images, return_attention=True).attention
     centres = np.array([[2 * (i // 4) + 1.0, 2 * (i % 4) + 1.0] for i in range(16)])
     distance = np.array([[math.dist(a, b) for b in centres] for a in centres])
-    spec = chart_by_title(at, "Mean attention distance")
+    spec = chart_by_title(at, "looks the most locally")
+    every = []
     for layer in range(2):
         weights = record.weights[f"encoder.layers.{layer}.self_attn"].numpy().astype(np.float64)[:, :, 1:, 1:]
         shares = weights / weights.sum(-1, keepdims=True)
         expected = (shares * distance).sum(-1).mean(axis=(0, 2))  # [H]
         drawn = [decode_array(spec["data"][head]["y"])[layer] for head in range(4)]
         np.testing.assert_allclose(drawn, expected, atol=1e-4)
-    assert spec["layout"]["shapes"][0]["y0"] == pytest.approx(distance.mean())
+        every.append(expected)
+    reference = spec["data"][4]  # the dotted line of uniform attention, across the plot, named in the legend
+    assert reference["y"] == [pytest.approx(distance.mean())] * 2 and reference["line"]["dash"] == "dot"
+    assert reference["name"] == f"uniform attention: {distance.mean():.2f}" and not spec["layout"].get("shapes")
+    every = np.array(every)  # [L, H]
+    (sl, sh), (wl, wh) = np.unravel_index(every.argmin(), every.shape), np.unravel_index(every.argmax(), every.shape)
+    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+        f"On the held-out digits, layer {sl + 1} · head {sh + 1} looks the most locally ({every[sl, sh]:.2f} pixels "
+        f"on average), layer {wl + 1} · head {wh + 1} the widest ({every[wl, wh]:.2f})"
+    )
 
 
 def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shipped):

@@ -195,4 +195,5 @@ def query_heads_figure(weights: np.ndarray, tokens: Sequence[str], query: int, t
     )
     fig.update_xaxes(title_text="head")
     fig.update_yaxes(title_text=f"key (query: {token_labels([tokens[query]])[0]})")
+    fig.update_layout(meta=dict(named_axes=["xaxis"]))  # every head named, as a map's tokens are
     return projector_fonts(fig)

@@ -51,7 +51,8 @@ def position_similarity_figure(similarity: np.ndarray, side: int, title: str) ->
 
 def attention_distance_figure(distance: np.ndarray, title: str, reference: float) -> go.Figure:
     """Mean attention distance ``[L, H]`` in pixels: a point a head, layers across; ``reference`` (the mean
-    distance between two patches) as a dotted line."""
+    distance between two patches) as a dotted line across the plot, named in the legend (a label on the plot
+    would sit on a head's point)."""
     layers, heads = distance.shape
     traces = [
         go.Scatter(
@@ -64,6 +65,16 @@ def attention_distance_figure(distance: np.ndarray, title: str, reference: float
         )
         for h in range(heads)
     ]
+    traces.append(
+        go.Scatter(
+            x=[0.5, layers + 0.5],
+            y=[reference, reference],
+            mode="lines",
+            name=f"uniform attention: {reference:.2f}",
+            line=dict(color="#555555", dash="dot", width=2),
+            hovertemplate=f"uniform attention: {reference:.2f} pixels<extra></extra>",
+        )
+    )
     fig = styled_figure(
         traces,
         title,
@@ -73,12 +84,6 @@ def attention_distance_figure(distance: np.ndarray, title: str, reference: float
         ),
         yaxis=dict(title_text="mean attention distance (pixels)", rangemode="tozero"),
         legend=dict(orientation="h", y=-0.2, x=0),
-    )
-    fig.add_hline(
-        y=reference,
-        line=dict(color="#555555", dash="dot"),
-        annotation_text=f"uniform attention: {reference:.2f}",
-        annotation_position="top left",
     )
     return fig
 

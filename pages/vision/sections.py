@@ -247,11 +247,17 @@ def distance_section(loaded: LoadedModel, image: ChosenImage) -> None:
     side = config.image_size // config.patch_size
     centres = vision.patch_centres(side, config.patch_size)
     uniform = float(np.linalg.norm(centres[:, None] - centres[None], axis=-1).mean())
+    short, long_ = (
+        np.unravel_index(np.argmin(distance), distance.shape),
+        np.unravel_index(np.argmax(distance), distance.shape),
+    )
     chart(
         cached_figure(
             attention_distance_figure,
             distance,
-            "Mean attention distance of each head, per layer (held-out digits)",
+            f"On the held-out digits, layer {short[0] + 1} · head {short[1] + 1} looks the most locally "
+            f"({distance[short]:.2f} pixels on average), layer {long_[0] + 1} · head {long_[1] + 1} the widest "
+            f"({distance[long_]:.2f})",
             uniform,
         ),
         key="distance",
@@ -259,10 +265,6 @@ def distance_section(loaded: LoadedModel, image: ChosenImage) -> None:
     formula(
         r"d = \frac{1}{N}\sum_i \sum_{j \ne \text{CLS}} \hat a_{ij}\,\lVert c_i - c_j\rVert,\quad "
         r"\hat a_{ij} = \frac{a_{ij}}{\sum_{k \ne \text{CLS}} a_{ik}}"
-    )
-    short, long_ = (
-        np.unravel_index(np.argmin(distance), distance.shape),
-        np.unravel_index(np.argmax(distance), distance.shape),
     )
     st.caption(
         f"c_i is patch i's centre in pixels. The most local head is layer {short[0] + 1} · head "

@@ -11,7 +11,8 @@ visible Plotly chart, as drawn:
   of them or more of one or two characters; an axis of words turns its labels together, and a short word
   among them turns with them);
 - ``log ticks``: a log axis's tick label that is not the full number at its place (a bare "2" for 20);
-- ``unnamed``: an axis of a heatmap's or a bar chart's cells named by words (tokens, heads), at most ``NAMED_UP_TO``
+- ``unnamed``: an axis of a heatmap's or a bar chart's cells named by words (tokens), or by numbers the figure says
+  name its cells (``layout.meta.named_axes``: heads), at most ``NAMED_UP_TO``
   of them (across, at most ``acrossUpTo``: a phone's 390 px hold ``NAMED_ACROSS_ON_A_PHONE``), that does not write
   every cell's name (an attention map must be readable aloud); a grid of tiles names each cell on one tile.
 Hover labels and the toolbar are not part of the drawn figure and are left out. A Graphviz diagram's text is
@@ -153,7 +154,8 @@ DEFECTS = """([minPx, acrossUpTo]) => {
       const drawn = [...plot.querySelectorAll(`.${axis._id}tick text`)].filter((t) => t.textContent.trim() !== "");
       const names = drawn.map((t) => t.textContent.trim());
       const places = new Set(drawn.map((t) => Math.round(t.parentElement.__data__?.x ?? t.__data__?.x) % period));
-      const words = names.some((text) => Number.isNaN(Number(text.replace(/\\u2212/g, "-").replace(/,/g, ""))));
+      const words = names.some((text) => Number.isNaN(Number(text.replace(/\\u2212/g, "-").replace(/,/g, ""))))
+        || ((plot.layout.meta || {}).named_axes || []).includes(name);
       if (cells >= 2 && cells <= (letter === "x" ? acrossUpTo : NAMED_UP_TO) && words && places.size < cells)
         say("unnamed", names.slice(0, 3).join(" "), `${places.size} of ${cells} cells named on ${axis._id}`);
     }

@@ -91,7 +91,7 @@ SECTIONS = {
     "Patches": ("The sequence the encoder reads", 2),
     "Attention on the image": ("attention over the patches", 1),
     "Position embeddings": ("Cosine similarity of each patch", 1),
-    "Attention distance": ("Mean attention distance", 1),
+    "Attention distance": ("looks the most locally", 1),
     "Patch filters": ("The patch filters' first 2", 1),
     "Knock out": ("knocked out", 3),
 }

@@ -8,12 +8,14 @@ const NAMED_UP_TO = 40; // cells named one by one: viz.labels.NAMED_UP_TO, which
 const SMALLEST_TICK_PX = 10; // the figure standard's smallest text
 const LEVEL_GAP_PX = 4; // between level names written one a cell
 
-function namesCells(texts, figure = null) {
-  // Labels that name cells one by one (words, not numbers along an axis), few enough to keep every one: up to
-  // NAMED_UP_TO a map, on each of a grid's tiles (viz/tiles.py) where they repeat.
-  const tiles = figure && figure.layout.meta && figure.layout.meta.tiles;
-  return texts.length <= NAMED_UP_TO * (tiles ? tiles.count : 1)
-    && texts.some((text) => text.trim() !== "" && Number.isNaN(Number(text)));
+function namesCells(texts, figure = null, key = null) {
+  // Labels that name cells one by one (words, not numbers along an axis; or numbers the figure says name its cells,
+  // ``layout.meta.named_axes``: heads), few enough to keep every one: up to NAMED_UP_TO a map, on each of a grid's
+  // tiles (viz/tiles.py) where they repeat.
+  const meta = (figure && figure.layout.meta) || {};
+  const named = (meta.named_axes || []).includes(key)
+    || texts.some((text) => text.trim() !== "" && Number.isNaN(Number(text)));
+  return named && texts.length <= NAMED_UP_TO * (meta.tiles ? meta.tiles.count : 1);
 }
 
 function mostlyShort(texts) {
@@ -79,7 +81,7 @@ function namesFitAcross(figure, key, px) {
   if (axis.visible === false || axis.showticklabels === false) return true;
   const ticks = axisTicks(figure, key, axis);
   const texts = (ticks || []).map((tick) => String(tick[2]));
-  if (texts.length < 2 || !namesCells(texts, figure)) return true;
+  if (texts.length < 2 || !namesCells(texts, figure, key)) return true;
   const font = fontOf(layout, axis.tickfont), size = Math.min(font.size, smallestNameFont(layout));
   const turned = typeof axis.tickangle === "number" ? Math.abs(axis.tickangle) % 180 : 90;
   const need = namePx(texts, size, font.family, mostlyShort(texts) ? 0 : turned);
@@ -109,7 +111,7 @@ function roomForRowNames(figure) {
     const axis = layout[key];
     if (!axis || axis.visible === false || axis.showticklabels === false || axis.scaleanchor) continue;
     const ticks = axisTicks(figure, key, axis);
-    if (!ticks || ticks.length < 2 || !namesCells(ticks.map((tick) => String(tick[2])), figure)) continue;
+    if (!ticks || ticks.length < 2 || !namesCells(ticks.map((tick) => String(tick[2])), figure, key)) continue;
     const span = axisCells(figure, key, ticks);
     const domain = axis.domain || [0, 1], share = domain[1] - domain[0];
     const line = LINE * fontOf(layout, axis.tickfont).size;

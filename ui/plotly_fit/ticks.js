@@ -155,7 +155,7 @@ function thinTicks(figure, width) {
       if (horizontal && angle === 0 && typeof axis.tickangle !== "number" && width < NARROW_PX) axis.tickangle = 0;
       continue;
     }
-    const named = namesCells(texts, figure);
+    const named = namesCells(texts, figure, key);
     const title = typeof axis.title === "string" ? { text: axis.title } : axis.title || {};
     const shared = title.text ? null : sharedWord(texts);
     if (shared) {
