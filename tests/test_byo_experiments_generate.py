@@ -33,7 +33,7 @@ def test_knocking_out_gpt2_heads_is_measured_on_the_typed_text(env):
         },
     )
     assert_no_exception(at)
-    spec = chart_by_title(at, "Accuracy, your text")
+    spec = chart_by_title(at, "Accuracy on your text")
     before, after = (decode_array(trace["y"]).astype(float)[0] for trace in spec["data"])
     assert before == pytest.approx(accuracy, abs=1e-6)
     loss = bars_of(chart_by_title(at, "Loss"))

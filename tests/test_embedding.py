@@ -27,11 +27,32 @@ def test_on_the_meta_device_it_has_the_shape_and_draws_nothing():
     assert table.weight.is_meta and tuple(table.weight.shape) == (30522, 384)
 
 
-def test_a_fresh_process_loads_minilm_without_importing_the_compiler():
-    script = (
-        "import sys; from transformer import load_pretrained; load_pretrained('all-MiniLM-L6-v2'); "
-        "print('torch._dynamo' in sys.modules)"
-    )
+def imports_the_compiler(work: str) -> bool:
+    """Whether a fresh Python process that runs ``work`` (statements) has imported PyTorch's compiler."""
+    script = f"import sys; {work}; print('torch._dynamo' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "False"
+    return done.stdout.strip() == "True"
+
+
+def test_a_fresh_process_loads_minilm_without_importing_the_compiler():
+    assert not imports_the_compiler("from transformer import load_pretrained; load_pretrained('all-MiniLM-L6-v2')")
+
+
+def test_a_fresh_process_checks_the_shipped_checkpoints_without_importing_the_compiler():
+    """Every shipped checkpoint is checked against a model built on the meta device (the picker lists them on a
+    page's first run): the sinusoidal table of those models is computed on the CPU, so none of it imports PyTorch's
+    compiler either."""
+    assert not imports_the_compiler(
+        "from pathlib import Path; from transformer.checkpoint import checkpoint_info; "
+        "[checkpoint_info(p.read_bytes()) for p in sorted(Path('checkpoints').glob('*.safetensors'))]"
+    )
+
+
+def test_a_sinusoidal_table_is_the_formulas_on_the_cpu_and_only_its_shape_on_the_meta_device():
+    from transformer.positional import SinusoidalEncoding, sinusoidal_encoding
+
+    torch.testing.assert_close(SinusoidalEncoding(50, 16).table, sinusoidal_encoding(50, 16))
+    with torch.device("meta"):
+        encoding = SinusoidalEncoding(50, 16)
+    assert encoding.table.is_meta and tuple(encoding.table.shape) == (50, 16)

@@ -303,7 +303,7 @@ def test_a_checkpoint_without_a_task_is_measured_on_the_typed_text_or_says_what_
     save_checkpoint(build_model(config, kind="decoder-only"), tmp_path / "plain.safetensors", {})
     at = run_with_upload((tmp_path / "plain.safetensors").read_bytes(), "plain", {"section": "Knock out"})
     assert_no_exception(at)
-    assert chart_by_title(at, "Accuracy, your text")
+    assert chart_by_title(at, "Accuracy on your text")
     save_checkpoint(build_model(config, kind="encoder-decoder"), tmp_path / "pair.safetensors", {})
     at = run_with_upload((tmp_path / "pair.safetensors").read_bytes(), "pair", {"section": "Knock out"})
     assert_no_exception(at)

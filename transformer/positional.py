@@ -65,7 +65,11 @@ class SinusoidalEncoding(nn.Module):
 
     def __init__(self, max_len: int, d_model: int, base: float = 10000.0):
         super().__init__()
-        self.register_buffer("table", sinusoidal_encoding(max_len, d_model, base), persistent=False)
+        # Built on the meta device (a checkpoint's check, for its shapes), the table is only its shape: computed
+        # there, it would run PyTorch's reference kernels, whose first use imports its compiler (about 1.5 s).
+        on_meta = torch.empty(0).is_meta
+        table = torch.empty(max_len, d_model) if on_meta else sinusoidal_encoding(max_len, d_model, base)
+        self.register_buffer("table", table, persistent=False)
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """``x + PE[start : start + L]`` (``start`` > 0 for tokens after a KV cache's)."""
