@@ -191,7 +191,7 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     centred = filters - filters.mean(0)
     values, vectors = np.linalg.eigh(centred.T @ centred)  # the covariance's eigenvectors, independently of SVD
     order = np.argsort(values)[::-1]
-    spec = chart_by_title(at, "principal components explain")
+    spec = chart_by_title(at, "of the patch filters' variance")
     for k in range(4):
         drawn = z(spec, k).ravel()
         expected = vectors[:, order[k]]
@@ -203,10 +203,7 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     assert f"span at most {rank} directions" in caption
     assert f"the first 2 explain {shares[:2].sum():.0%}" in caption
     title = spec["layout"]["title"]["text"].replace("<br>", " ")
-    assert (
-        title
-        == f"The patch filters' first 2 of {rank} principal components explain {shares[:2].sum():.0%} of their variance"
-    )
+    assert title == f"PC 1–2 of {rank}: {shares[:2].sum():.0%} of the patch filters' variance"
 
 
 def knock_out_by_hand(model, digits) -> tuple[float, np.ndarray]:

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import DIVERGING_SCALE, LAB_TEMPLATE, head_color, styled_figure
+from .style import DIVERGING_SCALE, base_layout, head_color, styled_figure
 from .tiles import gap_shapes, tile_maps, tiling
 
 
@@ -123,14 +123,7 @@ def patch_filters_figure(components: np.ndarray, explained: np.ndarray, title: s
     axis = dict(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_xaxes(**axis, range=[-0.5, side - 0.5], constrain="domain")
     fig.update_yaxes(**axis, range=[side - 0.5, -0.5], constrain="domain")
-    height = int(110 + rows * 1000 / (columns + 1))
-    fig.update_layout(
-        template=LAB_TEMPLATE,
-        title=dict(text=title, x=0.0),
-        height=height,
-        margin=dict(l=10, r=70, t=90, b=10),
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-    )
+    base_layout(fig, title, int(110 + rows * 1000 / (columns + 1)))
+    fig.update_layout(margin=dict(l=10, r=70, t=90, b=10))
     fig.update_annotations(font_size=15)
     return fig

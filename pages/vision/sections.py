@@ -287,8 +287,7 @@ def filters_section(loaded: LoadedModel, image: ChosenImage) -> None:
             patch_filters_figure,
             found.components,
             found.explained,
-            f"The patch filters' first {first} of {directions} principal components explain "
-            f"{found.explained[:first].sum():.0%} of their variance",
+            f"PC 1–{first} of {directions}: {found.explained[:first].sum():.0%} of the patch filters' variance",
             2 if compact() else 4,
         ),
         key="filters",

@@ -92,7 +92,7 @@ SECTIONS = {
     "Attention on the image": ("attention over the patches", 1),
     "Position embeddings": ("Cosine similarity of each patch", 1),
     "Attention distance": ("looks the most locally", 1),
-    "Patch filters": ("The patch filters' first 2", 1),
+    "Patch filters": ("of the patch filters", 1),
     "Knock out": ("knocked out", 3),
 }
 

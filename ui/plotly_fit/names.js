@@ -1,6 +1,6 @@
 // Axes that name their cells (tokens, heads): up to NAMED_UP_TO of them, every cell keeps its name. A map grows
 // taller so that each row gets a line for its name (not a map with square cells, whose width sets its height); a
-// row of names across turns (to 45 degrees, then upright) and then takes a smaller font, down to two thirds of the
+// row of names across turns (to 45 degrees, then upright) and then takes a smaller font, down to five eighths of the
 // figure's (never under SMALLEST_TICK_PX); only past that, or past NAMED_UP_TO cells, are names thinned out
 // (ticks.js), the hover naming every cell.
 
@@ -41,8 +41,24 @@ function smallestStep(ticks, unitPx) {
 }
 
 function smallestNameFont(layout) {
-  // Two thirds of the figure's font, so that names keep their size relative to the rest, and readable.
-  return Math.max(SMALLEST_TICK_PX, Math.round((2 / 3) * fontOf(layout).size * 2) / 2);
+  // Five eighths of the figure's font, so that names keep their size relative to the rest, and readable: 10 px at
+  // a desktop's 15, the figure standard's 14 px at a projector's 22.5.
+  return Math.max(SMALLEST_TICK_PX, Math.round((5 / 8) * fontOf(layout).size * 2) / 2);
+}
+
+function gridNameFont(figure, width) {
+  // The font a grid of tiles (viz/tiles.py) names its cells at: the largest, down to smallestNameFont, at which a
+  // tile's column names fit its width (words upright, letters level); null for a figure without tiles or names.
+  const layout = figure.layout, tiles = layout.meta && layout.meta.tiles, axis = layout.xaxis || {};
+  if (!tiles || !Array.isArray(axis.ticktext) || axis.showticklabels === false) return null;
+  const texts = axis.ticktext.slice(0, tiles.cols).map(String);
+  if (texts.length < tiles.cols || !namesCells(texts, figure, "xaxis")) return null;
+  const font = fontOf(layout, axis.tickfont), span = axisSpan(figure, "xaxis"); // cells across, as tiled now
+  const tilePx = (plotWidthOf(layout, width, figure) * tiles.cols) / Math.max(span, tiles.cols);
+  const floor = Math.min(font.size, smallestNameFont(layout)), angle = mostlyShort(texts) ? 0 : 90;
+  let size = font.size;
+  while (size - 0.5 >= floor && namePx(texts, size, font.family, angle) * tiles.cols > tilePx) size -= 0.5;
+  return size;
 }
 
 function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
@@ -100,12 +116,13 @@ function tileNamesPx(figure, tiles) {
   return namePx(texts, size, font.family, mostlyShort(texts) ? 0 : turned) * tiles.cols;
 }
 
-function roomForRowNames(figure) {
+function roomForRowNames(figure, width) {
   // A figure whose rows of named cells (queries down a map) are closer than a line of their names grows, the
-  // plot area by what its closest rows need (its margins kept): px added.
+  // plot area by what its closest rows need (its margins kept): px added. A grid of tiles sets its rows' names
+  // smaller before it grows, down to the size its columns fit (gridNameFont): not a grid several screens tall.
   const layout = figure.layout, margin = margins(layout);
   if (typeof layout.height !== "number") return 0;
-  const plotHeight = layout.height - margin.t - margin.b;
+  const plotHeight = layout.height - margin.t - margin.b, gridFont = gridNameFont(figure, width);
   let needed = plotHeight;
   for (const key of Object.keys(layout).filter((name) => /^yaxis\d*$/.test(name))) {
     const axis = layout[key];
@@ -114,9 +131,13 @@ function roomForRowNames(figure) {
     if (!ticks || ticks.length < 2 || !namesCells(ticks.map((tick) => String(tick[2])), figure, key)) continue;
     const span = axisCells(figure, key, ticks);
     const domain = axis.domain || [0, 1], share = domain[1] - domain[0];
-    const line = LINE * fontOf(layout, axis.tickfont).size;
-    const closest = smallestStep(ticks, 1);
-    if (share > 0 && closest > 0) needed = Math.max(needed, (line * span) / closest / share);
+    const closest = smallestStep(ticks, 1), font = fontOf(layout, axis.tickfont).size;
+    if (!(share > 0 && closest > 0)) continue;
+    // a grid's rows keep their font where they fit; else it gets smaller, down to its columns' (gridFont)
+    const fitting = Math.floor((2 * (plotHeight * closest * share)) / (LINE * span)) / 2;
+    const size = gridFont ? Math.min(font, Math.max(gridFont, fitting)) : font;
+    if (size < font) axis.tickfont = { ...(axis.tickfont || {}), size };
+    needed = Math.max(needed, (LINE * size * span) / closest / share);
   }
   const added = Math.ceil(needed - plotHeight);
   if (added > 0) grow(layout, added);

@@ -280,7 +280,7 @@ function fitFigure(figure, width, touch) {
   const lines = fitTitleAndLegend(figure, width, touch);
   const rowsBelow = fitLegendBelow(figure, width);
   const titles = fitAxisTitles(figure, width);
-  const taller = roomForRowNames(figure);
+  const taller = roomForRowNames(figure, width);
   const thinned = thinTicks(figure, width);
   const headers = fitHeaderRows(figure, width);
   const cells = dropCellTexts(figure, width);
