@@ -199,6 +199,17 @@ def presenting() -> bool:
     return str(value).lower() in ("true", "1", "on", "yes")
 
 
+def figure_then_text(gap: str = "small") -> tuple:
+    """The places of a section's figure and of its explanation: side by side (3 : 2) on a screen; in presentation
+    mode the figure across the page and the explanation under it (the fonts grow 1.5 x: in three fifths of the
+    page a figure's panels would be left small). Either way one block of the page, so the elements after it keep
+    their places."""
+    if presenting():
+        block = st.container()
+        return block.container(), block.container()
+    return tuple(st.columns([3, 2], gap=gap))
+
+
 def settings(label: str = "Settings") -> AbstractContextManager:
     """Where a page's settings go: a closed expander above its sections, on every screen, so that the figure
     they set is on the first screen (open it to change them)."""

@@ -17,6 +17,7 @@ from transformer import TransformerConfig
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.formulas import formula
+from ui.screen import figure_then_text
 from viz.attention_steps import attention_weights_figure, qkv_figure, signed_matrix_figure
 
 
@@ -130,7 +131,7 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
 def vectors_section(view: HeadOnText) -> None:
     """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
     steps, tokens, n = view.steps, view.tokens, view.n
-    left, right = st.columns([3, 2])
+    left, right = figure_then_text()
     text, x_latex, name = input_description(view)
     with right:
         st.markdown(text)

@@ -10,6 +10,7 @@ from analysis.attention_cost import CostMeasurement, measure_cost, sequential_st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.formulas import formula
+from ui.screen import figure_then_text
 from viz.attention_cost import attention_cost_figure
 
 
@@ -21,7 +22,7 @@ def measured() -> CostMeasurement:
 
 def why_attention_section(_view=None) -> None:
     """Steps to connect two tokens, the measured time of one layer against n, and the paper's Table 1."""
-    left, right = st.columns([3, 2], gap="large")
+    left, right = figure_then_text(gap="large")
     with right:
         st.markdown(
             "A **recurrent network** reads the tokens one after another: its state after token t is computed from "
