@@ -336,3 +336,20 @@ def test_the_similarity_is_diverging_only_where_it_has_both_signs(d_model, signe
     # the rotation M_0 is the identity, all at least 0, but a rotation is signed: it keeps the diverging scale
     rotation = chart_by_title(section("Offset map", d_model=d_model, k="0"), "M_0")["data"][0]
     assert rotation["zmid"] == 0 and "zmin" not in rotation
+
+
+def test_on_a_projector_the_schemes_panels_are_drawn_larger():
+    """Five square panels side by side: in the page's width on a projector each is 180 px tall, not a laptop
+    column's 130 (about 95 px after the projector's larger fonts took their room)."""
+    from ui.screen import PRESENT
+
+    def plot_px(at) -> int:
+        layout = chart_by_title(at, "Position term between query m and key n")["layout"]
+        return layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+
+    at = section("Schemes")
+    laptop = plot_px(at)
+    at.session_state[PRESENT] = True
+    at.run()
+    assert_no_exception(at)
+    assert (laptop, plot_px(at)) == (130, 180)

@@ -14,7 +14,7 @@ from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.controls import section_picker
-from ui.screen import compact
+from ui.screen import compact, presenting
 from ui.formulas import formula
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
@@ -37,7 +37,8 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
         "ALiBi (1 head)<br>−slope·|m−n|",
         "none<br>0",
     ]
-    chart(cached_figure(schemes_viz.schemes_figure, panels, names), width="stretch")
+    panel_px = schemes_viz.PROJECTED_PANEL_PX if presenting() else schemes_viz.SCHEME_PANEL_PX
+    chart(cached_figure(schemes_viz.schemes_figure, panels, names, panel_px), width="stretch")
     st.caption(
         f"First {length} positions; d_model = {d_model}, base = {base:g}"
         + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else ".")
