@@ -66,8 +66,20 @@ def test_default_grid_overview_and_rollout_match_the_model():
     means = section("Mean and rollout", {"layer": "2"})  # layers are numbered from 1: the second layer
     mean = decode_array(chart_by_title(means, "Layer 2 · mean over 4 heads")["data"][0]["z"])
     np.testing.assert_allclose(mean, expected[1].mean(0), atol=1e-6)
-    rollout = decode_array(chart_by_title(means, "Attention rollout")["data"][0]["z"]).astype(np.float64)
+    rollout_spec = chart_by_title(means, "Attention rollout")
+    rollout = decode_array(rollout_spec["data"][0]["z"]).astype(np.float64)
     np.testing.assert_allclose(rollout.sum(-1), 1.0, atol=1e-5)
+    # each title names the key its map puts the most on, the largest mean over the queries of that column
+    tokens = chart_by_title(means, "Layer 2 · mean over 4 heads")["layout"]["xaxis"]["ticktext"]
+    for spec, drawn in ((chart_by_title(means, "Layer 2 · mean over 4 heads"), mean), (rollout_spec, rollout)):
+        key = int(np.asarray(drawn, np.float64).mean(0).argmax())
+        assert (
+            spec["layout"]["title"]["text"]
+            .replace("<br>", " ")
+            .endswith(
+                f": “{tokens[key]}” read the most ({np.asarray(drawn, np.float64).mean(0)[key]:.2f} of a row on average)"
+            )
+        )
     table = section("Statistics").dataframe[0].value
     assert len(table) == 2 * 4 and "entropy (nats)" in table.columns
     assert list(table["layer"]) == [1] * 4 + [2] * 4 and list(table["head"]) == [1, 2, 3, 4] * 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from analysis.head_stats import head_stats
+from viz.labels import tick_label
 
 
 def standout_heads(weights: np.ndarray, first_token: str | None) -> str:
@@ -17,9 +18,18 @@ def standout_heads(weights: np.ndarray, first_token: str | None) -> str:
         return ""
     stats = head_stats(np.nan_to_num(weights))
     said = []
-    for column, what in (("on previous token", "the previous token"), ("on first token", f"“{first_token}”")):
-        if column == "on first token" and first_token is None:
+    first = None if first_token is None else f"“{tick_label(first_token)}”"  # a token is text, never markup
+    for column, what in (("on previous token", "the previous token"), ("on first token", first)):
+        if what is None:
             continue
         best = stats.loc[stats[column].idxmax()]
         said.append(f"layer {best['layer']:.0f} · head {best['head']:.0f} the most on {what} ({best[column]:.2f})")
     return ": " + ", ".join(said) + " of a row on average"
+
+
+def most_read_key(weights: np.ndarray, tokens: list[str]) -> str:
+    """The key ``weights`` ``[T, T]`` (rows sum to 1; masked cells NaN or 0) put the most on, as a title's ending:
+    the largest mean over queries of a_{i,j}, with that mean."""
+    means = np.nan_to_num(np.asarray(weights, np.float64)).mean(0)  # [T]
+    key = int(means.argmax())
+    return f": “{tick_label(tokens[key])}” read the most ({means[key]:.2f} of a row on average)"

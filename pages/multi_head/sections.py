@@ -16,7 +16,7 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.charts import chart
-from ui.findings import standout_heads
+from ui.findings import most_read_key, standout_heads
 from ui.formulas import formula
 
 
@@ -178,14 +178,15 @@ def rollout_section(view: HeadsOnText) -> None:
     """The chosen layer's mean over heads [T, T] and the attention rollout through the stack [T, T]."""
     weights, tokens, mask, li = view.weights, view.tokens, view.mask, view.li
     layers, heads = weights.shape[:2]
+    mean, rollout = weights[li].mean(0), attention_rollout(weights)
     left, right = st.columns(2)
     with left:
         chart(
             cached_figure(
                 attention_weights_figure,
-                weights[li].mean(0),
+                mean,
                 tokens,
-                f"Layer {li + 1} · mean over {heads} heads",
+                f"Layer {li + 1} · mean over {heads} heads" + most_read_key(mean, tokens),
                 mask=mask,
             ),
             key="mean",
@@ -195,9 +196,9 @@ def rollout_section(view: HeadsOnText) -> None:
         chart(
             cached_figure(
                 attention_weights_figure,
-                attention_rollout(weights),
+                rollout,
                 tokens,
-                f"Attention rollout over {layers} layer{'s' * (layers > 1)}",
+                f"Attention rollout over {layers} layer{'s' * (layers > 1)}" + most_read_key(rollout, tokens),
                 mask=mask,
             ),
             key="rollout",

@@ -13,7 +13,7 @@ from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.cache import cached_figure
-from ui.findings import standout_heads
+from ui.findings import most_read_key, standout_heads
 from ui.formulas import formula
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure, lights_on_hover, query_heads_figure
@@ -191,14 +191,22 @@ def rollout_section(weights: np.ndarray, tokens: list[str], li: int) -> None:
         r"\tilde A = \hat A_6 \cdots \hat A_1,\ \hat A_\ell = \mathrm{rownorm}(\tfrac12 \bar A_\ell + \tfrac12 I)"
     )
     left, right = st.columns(2)
+    mean, rollout = weights[li].mean(0), attention_rollout(weights)
     chart(
-        cached_figure(attention_weights_figure, weights[li].mean(0), tokens, f"Layer {li + 1} · mean over 12 heads"),
+        cached_figure(
+            attention_weights_figure, mean, tokens, f"Layer {li + 1} · mean over 12 heads" + most_read_key(mean, tokens)
+        ),
         width="stretch",
         key="mean",
         container=left,
     )
     chart(
-        cached_figure(attention_weights_figure, attention_rollout(weights), tokens, "Attention rollout over 6 layers"),
+        cached_figure(
+            attention_weights_figure,
+            rollout,
+            tokens,
+            "Attention rollout over 6 layers" + most_read_key(rollout, tokens),
+        ),
         width="stretch",
         key="rollout",
         container=right,
