@@ -1,6 +1,7 @@
 """The multi-head page's "Compare" section: two heads, or one head on two sentences, side by side with their
 difference, each picked with its own controls."""
 
+import numpy as np
 import streamlit as st
 
 from ui.controls import stops_slider
@@ -8,6 +9,7 @@ from ui.cache import cached_figure
 from ui.forward import self_attention_maps
 from ui.text import sentence_input
 from viz.heads import compare_figure
+from viz.labels import tick_label
 from ui.charts import chart
 from ui.screen import settings
 
@@ -16,6 +18,18 @@ ONE_BASED = dict(format_func=lambda i: str(i + 1))
 
 
 @st.fragment
+def largest_difference(first: np.ndarray, second: np.ndarray, tokens: list[str] | None) -> str:
+    """Where two maps ``[T, T]`` differ the most (the largest |first - second|, masked cells as 0), as a title's
+    ending: the query and the key (named by ``tokens``, by position where the maps are of two sentences, None),
+    with both weights; nothing for maps of different sizes."""
+    if first.shape != second.shape:
+        return ""
+    a, b = np.nan_to_num(np.asarray(first, np.float64)), np.nan_to_num(np.asarray(second, np.float64))
+    query, key = np.unravel_index(np.abs(a - b).argmax(), a.shape)
+    name = (lambda i: f"“{tick_label(tokens[i])}”") if tokens is not None else (lambda i: f"position {i + 1}")
+    return f": most apart at query {name(query)}, key {name(key)} ({a[query, key]:.2f} against {b[query, key]:.2f})"
+
+
 def compare(weights, tokens, spec, tokenizer, causal, options):
     """Two heads, or one head on two sentences, side by side with their difference. On a small screen the
     heads (and the second sentence) fold into a closed expander, and the explanation follows the figure. ``options``
@@ -71,7 +85,8 @@ def compare(weights, tokens, spec, tokenizer, causal, options):
             tokens,
             tokens_b,
             *names,
-            f"Compare · {names[0]} vs {names[1]}",
+            f"Compare · {names[0]} vs {names[1]}"
+            + largest_difference(first, second, tokens if mode == "two heads" else None),
             causal=causal,
         ),
         key="compare",
