@@ -66,6 +66,11 @@ def chart_by_title(at: AppTest, fragment: str) -> dict:
     raise AssertionError(f"no chart titled with {fragment!r}")
 
 
+def title_text(spec: dict) -> str:
+    """A chart's title as read: its lines (``<br>``) joined by spaces."""
+    return spec["layout"]["title"]["text"].replace("<br>", " ")
+
+
 def assert_no_exception(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from tests.test_page_multi_head import RANDOM_STACK, model_weights
 
 PAGE = "pages/multi_head/page.py"
@@ -99,7 +99,7 @@ def test_the_overviews_title_names_the_heads_on_the_previous_and_the_first_token
     at = run_page(PAGE, {**RANDOM_STACK, "section": "All layers"})
     assert_no_exception(at)
     (pl, ph, pv), (fl, fh, fv) = standouts(model_weights(2, 64, 4, causal=False))
-    plain = chart_by_title(at, "2 layers × 4 heads")["layout"]["title"]["text"].replace("<br>", " ")
+    plain = title_text(chart_by_title(at, "2 layers × 4 heads"))
     assert f"layer {pl} · head {ph} the most on the previous token ({pv:.2f})" in plain, plain
     assert f"layer {fl} · head {fh} the most on “The” ({fv:.2f})" in plain, plain
 
@@ -112,11 +112,7 @@ def test_compares_title_names_where_the_two_heads_differ_the_most_as_drawn():
     first, second = maps[0], maps[1]
     query, key = np.unravel_index(np.abs(first - second).argmax(), first.shape)
     tokens = spec["data"][0]["x"]  # the keys, as the panels name them
-    assert (
-        spec["layout"]["title"]["text"]
-        .replace("<br>", " ")
-        .endswith(
-            f": most apart at query “{tokens[query]}”, key “{tokens[key]}” ({first[query, key]:.2f} against "
-            f"{second[query, key]:.2f})"
-        )
+    assert title_text(spec).endswith(
+        f": most apart at query “{tokens[query]}”, key “{tokens[key]}” ({first[query, key]:.2f} against "
+        f"{second[query, key]:.2f})"
     )

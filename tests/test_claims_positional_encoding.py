@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 
 PAGE = "pages/positional_encoding/page.py"
 SETTINGS = [
@@ -52,7 +52,7 @@ def test_the_pairs_speeds_and_the_slowest_pairs_turn_are_the_formulas(query):
     table = markdown_with(table_at, "Read a row for one position's vector")
     table_title = chart_by_title(table_at, "Dims 0–1 repeat every")
     pe = decode_array(table_title["data"][0]["z"]).astype(np.float64)
-    table_title = table_title["layout"]["title"]["text"].replace("<br>", " ")
+    table_title = title_text(table_title)
     assert table_title.startswith(f"Dims 0–1 repeat every {waves[0]:.1f} positions")
     if pairs == 1:
         assert table_title == f"Dims 0–1 repeat every {waves[0]:.1f} positions"

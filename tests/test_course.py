@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, tiles_of
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, tiles_of, title_text
 from tests.lesson_views import lesson_of, link_query, open_view, sinusoid, trace, z_of
 from ui.lesson_catalogue import LESSONS, Choice, Number
 from ui.quiz import ANSWERS
@@ -307,13 +307,9 @@ def test_the_residual_add_is_longer_than_its_parts_and_layernorm_gives_one_norm(
 def test_about_half_of_the_256_feed_forward_units_fire_for_each_token():
     spec = chart_by_title(open_view("layer", 2), "ReLU: a token fires")
     fractions = decode_array(trace(spec)["y"]).astype(np.float64)
-    assert (
-        spec["layout"]["title"]["text"]
-        .replace("<br>", " ")
-        .endswith(
-            f"a token fires {fractions.mean():.0%} of the 256 feed-forward units on average "
-            f"({fractions.min():.0%} to {fractions.max():.0%})"
-        )
+    assert title_text(spec).endswith(
+        f"a token fires {fractions.mean():.0%} of the 256 feed-forward units on average "
+        f"({fractions.min():.0%} to {fractions.max():.0%})"
     )
     top = spec["layout"]["yaxis"]["range"][1]  # the axis reaches past the tallest bar, by less than 10 %
     assert fractions.max() < top <= fractions.max() + 0.1 and top == pytest.approx(round(top, 1))

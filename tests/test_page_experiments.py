@@ -7,7 +7,16 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import APP, TIMEOUT, assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import (
+    APP,
+    TIMEOUT,
+    assert_no_exception,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_page,
+    title_text,
+)
 from transformer import Ablate, load_checkpoint, make_task
 from ui.lesson_catalogue import LESSONS, Shipped
 from ui.model_picker import offered_models, shipped_label
@@ -70,7 +79,7 @@ def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induct
     model, batch = induction
     at = run_page(PAGE, {"section": "Knock out"})
     intact = accuracy(model, batch)
-    title = chart_by_title(at, "Accuracy")["layout"]["title"]["text"].replace("<br>", " ")
+    title = title_text(chart_by_title(at, "Accuracy"))
     assert title == f"Accuracy on 64 fresh examples: {intact:.3f} with every head; pick heads to knock out"
     at.pills(key="ko_decoder1_self_attn").set_value(["head 1", "head 2"]).run()
     assert_no_exception(at)
@@ -80,7 +89,7 @@ def test_knocking_out_heads_redraws_accuracy_and_loss_as_computed_by_hand(induct
     expected = accuracy(model, batch, [Ablate("decoder.layers.1.self_attn", [0, 1])])
     assert after == pytest.approx([expected], abs=1e-6)
     assert expected < intact  # the title says what the bars show
-    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+    assert title_text(spec) == (
         f"Accuracy on 64 fresh examples falls from {intact:.3f} to {expected:.3f} with 2 heads knocked out"
     )
     linked = run_page(PAGE, {"section": "Knock out", "ko_decoder1_self_attn": ["head 1", "head 2"]})
@@ -149,7 +158,7 @@ def test_minilm_knock_out_changes_the_similarity():
     before, after = bars(spec)
     assert 0.0 < before[0] < 1.0 and before != after
     verb = "rises" if after[0] > before[0] else "falls"
-    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+    assert title_text(spec) == (
         f"The two sentences' cosine similarity {verb} from {before[0]:.3f} to {after[0]:.3f} with 2 heads knocked out"
     )
 
@@ -351,7 +360,7 @@ def test_the_other_parts_shares_read_on_the_heads_scale():
     largest = int(np.argmax(np.abs(values)))
     signed = grid(chart_by_title(at, "direct share of the logit"))
     layer, head = np.unravel_index(np.nanargmax(heads), heads.shape)
-    assert others["layout"]["title"]["text"].replace("<br>", " ") == (
+    assert title_text(others) == (
         f"The other parts, on the heads' scale: the largest, {names[largest]}, {values[largest]:+.2f}, against "
         f"layer {layer + 1} · head {head + 1}'s {signed[layer, head]:+.2f}"
     )

@@ -5,6 +5,7 @@ import pytest
 
 from ui.model_labels import RANDOM
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
+from tests.apptest_helpers import title_text
 import torch
 
 from transformer import HashTokenizer, TransformerConfig, build_model
@@ -73,12 +74,8 @@ def test_default_grid_overview_and_rollout_match_the_model():
     tokens = chart_by_title(means, "Layer 2 · mean over 4 heads")["layout"]["xaxis"]["ticktext"]
     for spec, drawn in ((chart_by_title(means, "Layer 2 · mean over 4 heads"), mean), (rollout_spec, rollout)):
         key = int(np.asarray(drawn, np.float64).mean(0).argmax())
-        assert (
-            spec["layout"]["title"]["text"]
-            .replace("<br>", " ")
-            .endswith(
-                f": “{tokens[key]}” read the most ({np.asarray(drawn, np.float64).mean(0)[key]:.2f} of a row on average)"
-            )
+        assert title_text(spec).endswith(
+            f": “{tokens[key]}” read the most ({np.asarray(drawn, np.float64).mean(0)[key]:.2f} of a row on average)"
         )
     table = section("Statistics").dataframe[0].value
     assert len(table) == 2 * 4 and "entropy (nats)" in table.columns

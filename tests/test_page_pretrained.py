@@ -10,6 +10,7 @@ import torch
 
 from analysis.head_roles import ROLES, block_mean, head_role_scores, strongest_roles, without_specials
 from tests.apptest_helpers import (
+    title_text,
     assert_no_exception,
     chart_by_title,
     chart_elements,
@@ -356,5 +357,5 @@ def test_the_overviews_title_names_the_heads_on_the_previous_token_and_on_cls(mi
     assert f"layer {pl} · head {ph} the most on the previous token ({pv:.2f})" in plain, plain
     assert f"layer {fl} · head {fh} the most on “[CLS]” ({fv:.2f})" in plain, plain
     hidden = page({"section": "All heads", "hide": "true"})
-    plain = chart_by_title(hidden, "6 layers × 12 heads")["layout"]["title"]["text"].replace("<br>", " ")
+    plain = title_text(chart_by_title(hidden, "6 layers × 12 heads"))
     assert "the previous token" in plain and "[CLS]" not in plain  # the first column drawn is not [CLS]

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
+from tests.apptest_helpers import (
+    assert_no_exception,
+    chart_by_title,
+    chart_specs,
+    decode_array,
+    run_page,
+    tiles_of,
+    title_text,
+)
 from transformer import HashTokenizer, TransformerConfig, build_model
 
 PAGE = "pages/self_attention/page.py"
@@ -60,14 +68,10 @@ def test_default_view_draws_the_chain_consistently():
     # the titles' findings, from the drawn matrices: queries that score their own key highest; the output's
     # largest magnitude within V's (a weighted average of V's rows cannot leave their range)
     own = int(((q @ k.T).argmax(-1) == np.arange(11)).sum())
-    assert (
-        qkv["layout"]["title"]["text"]
-        .replace("<br>", " ")
-        .endswith(f": {own} of 11 queries score their own token's key highest")
-    )
+    assert title_text(qkv).endswith(f": {own} of 11 queries score their own token's key highest")
     found = re.search(
         r"largest \|out\| (\d+\.\d\d), \|V\| (\d+\.\d\d)\)",
-        chart_by_title(output, "Output A V")["layout"]["title"]["text"].replace("<br>", " "),
+        title_text(chart_by_title(output, "Output A V")),
     )
     assert float(found[1]) == pytest.approx(np.abs(weights @ v).max(), abs=0.006)
     assert float(found[2]) == pytest.approx(np.abs(v).max(), abs=0.006) and float(found[1]) <= float(found[2])

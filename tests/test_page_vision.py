@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, title_text
 from transformer import Ablate, load_checkpoint, load_digits
 
 PAGE = "pages/vision/page.py"
@@ -177,7 +177,7 @@ def test_attention_distance_is_the_renormalised_weighted_pixel_distance(shipped)
     assert reference["name"] == f"uniform attention: {distance.mean():.2f}" and not spec["layout"].get("shapes")
     every = np.array(every)  # [L, H]
     (sl, sh), (wl, wh) = np.unravel_index(every.argmin(), every.shape), np.unravel_index(every.argmax(), every.shape)
-    assert spec["layout"]["title"]["text"].replace("<br>", " ") == (
+    assert title_text(spec) == (
         f"On the held-out digits, layer {sl + 1} · head {sh + 1} looks the most locally ({every[sl, sh]:.2f} pixels "
         f"on average), layer {wl + 1} · head {wh + 1} the widest ({every[wl, wh]:.2f})"
     )
@@ -202,7 +202,7 @@ def test_patch_filters_are_the_principal_components_of_the_embedding_rows(shippe
     rank = np.linalg.matrix_rank(centred)  # 4: the pixel values of a 2 x 2 patch, fewer than 64 filters less one
     assert f"span at most {rank} directions" in caption
     assert f"the first 2 explain {shares[:2].sum():.0%}" in caption
-    title = spec["layout"]["title"]["text"].replace("<br>", " ")
+    title = title_text(spec)
     assert title == f"PC 1–2 of {rank}: {shares[:2].sum():.0%} of the patch filters' variance"
 
 
