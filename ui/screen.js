@@ -1,11 +1,12 @@
 // The screen watcher (ui/screen.py): reports a compact window to the server, marks presentation mode on the page,
-// keeps a phone's open section in view in its row of sections, and sets a phone's too-wide formulas smaller.
+// keeps a phone's open section in view in its row of sections (its edges fade where more of it lies), and sets a
+// phone's too-wide formulas smaller.
 
 function showOpenSection(phone, tries = 300) {
   // A row of sections that scrolls (a phone, the ``phone`` media query): the open one in view, once the row has come
   // (it follows this one; the frames of about five seconds are tried). Elsewhere the row wraps: nothing to do.
   if (!window.matchMedia(phone).matches) return;
-  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
+  const row = document.querySelector(SECTION_ROW);
   const open = row && row.querySelector('button[aria-checked=true]');
   if (!open) {
     if (tries > 0) requestAnimationFrame(() => showOpenSection(phone, tries - 1));
@@ -13,6 +14,23 @@ function showOpenSection(phone, tries = 300) {
   }
   const box = row.getBoundingClientRect(), button = open.getBoundingClientRect();
   if (button.left < box.left || button.right > box.right) row.scrollLeft += button.left - box.left - 24;
+}
+
+const SECTION_ROW = '.st-key-section [data-testid=stButtonGroup] > div:has(> button)';
+
+function markMore(row) {
+  // A row of sections that scrolls says which way more of it lies (``data-more``: left, right or both; the
+  // stylesheet fades that edge), again after each scroll.
+  const update = () => {
+    const left = row.scrollLeft > 1, right = row.scrollLeft + row.clientWidth < row.scrollWidth - 1;
+    const more = left && right ? "both" : left ? "left" : right ? "right" : "";
+    if ((row.dataset.more || "") !== more) row.dataset.more = more;
+  };
+  if (!row.__labMore) {
+    row.__labMore = true;
+    row.addEventListener("scroll", update, { passive: true });
+  }
+  update();
 }
 
 const FORMULA_FLOOR = 0.7; // a formula is set at least this share of its size; past that it scrolls in its box
@@ -42,7 +60,11 @@ function watchFormulas(phone) {
   const queue = () => {
     if (queued) return;
     queued = true;
-    requestAnimationFrame(() => { queued = false; fitFormulas(phone); });
+    requestAnimationFrame(() => {
+      queued = false;
+      fitFormulas(phone);
+      document.querySelectorAll(SECTION_ROW).forEach(markMore);
+    });
   };
   window.__labFormulas = new MutationObserver(queue);
   // new content, and content shown without new nodes (an expander opened)

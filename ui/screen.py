@@ -61,6 +61,12 @@ CSS = """
   background-attachment: local, local, scroll, scroll;
 }
 .katex-display { overflow-x: auto; overflow-y: hidden; padding-bottom: 4px; }
+.st-key-section [data-testid="stButtonGroup"] > div[data-more="right"] {
+  mask-image: linear-gradient(to right, #000 calc(100% - 56px), transparent); }
+.st-key-section [data-testid="stButtonGroup"] > div[data-more="left"] {
+  mask-image: linear-gradient(to left, #000 calc(100% - 56px), transparent); }
+.st-key-section [data-testid="stButtonGroup"] > div[data-more="both"] {
+  mask-image: linear-gradient(to right, transparent, #000 56px, #000 calc(100% - 56px), transparent); }
 @media (pointer: coarse) {
   [data-testid="stSlider"] div:has(> div > input[type="range"]) { width: 24px; height: 24px; }
   [data-testid="stButtonGroup"] button { min-height: 40px; min-width: 40px; }

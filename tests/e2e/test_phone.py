@@ -372,6 +372,14 @@ def test_a_phones_row_of_sections_is_one_row_that_scrolls_to_the_open_one(screen
     row = page.evaluate(SECTION_ROW)
     assert len(row["tops"]) == 8 and len(set(row["tops"])) == 1, row
     assert row["scrolls"] == "auto" and row["wider"], row
+    # its edges fade where more of it lies: the row scrolled to the seventh section has more on its left; at its
+    # start, only on its right; at its end, only on its left
+    row = "document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)')"
+    page.wait_for_function(f"() => ['both', 'left'].includes({row}.dataset.more)", timeout=5_000)
+    assert "linear-gradient" in page.evaluate(f"() => getComputedStyle({row}).maskImage")
+    for scroll, more in (("0", "right"), (f"{row}.scrollWidth", "left")):
+        page.evaluate(f"() => {{ {row}.scrollLeft = {scroll}; }}")
+        page.wait_for_function(f"() => {row}.dataset.more === '{more}'", timeout=5_000)
     open_compact(page, server_url)  # a fresh session for the tests that share this page
 
 
