@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, title_text
 from transformer import EOS_ID, load_checkpoint, make_task
 from ui.model_picker import shipped_label
 
@@ -318,6 +318,9 @@ def test_the_attention_section_draws_each_heads_row_from_the_last_position_of_th
     assert spec["layout"]["yaxis"]["ticktext"][:2] == ["layer 1 · head 1", "layer 1 · head 2"]
     assert spec["data"][0]["text"][0][0].startswith("layer 1 · head 1<br>key 1: ")  # a row's name, once
     np.testing.assert_allclose(expected.sum(-1), 1.0, atol=1e-5)
+    top, key = np.unravel_index(expected.argmax(), expected.shape)  # the title: the strongest link, by the model
+    heads, keys = spec["layout"]["yaxis"]["ticktext"], spec["layout"]["xaxis"]["ticktext"]
+    assert title_text(spec).endswith(f": {heads[top]} the most, on “{keys[key]}” ({expected[top, key]:.2f})")
 
 
 def test_the_training_loss_sends_an_encoder_decoder_to_a_model_it_can_score():

@@ -13,6 +13,7 @@ from ui.charts import chart
 from ui.screen import button_row
 from viz.generation import distribution_bars
 from viz.heatmap import matrix_heatmap
+from viz.labels import tick_label
 
 STRATEGY_HELP = "Greedy takes the most probable token every time; sample draws from the cut distribution."
 
@@ -225,12 +226,14 @@ def render_attention(writer: Writer, ids, budget: int, seed: int, settings: Samp
             keys = writer.names(list(out.prompt) + list(out.tokens[: step - 1]))
         drawn_keys += keys
         what = "its source (cross-attention)" if kind == "cross_attn" else "the text so far"
+        top, key = np.unravel_index(np.nan_to_num(rows).argmax(), rows.shape)  # the strongest link drawn
         chart(
             matrix_heatmap(
                 rows,
                 labels,
                 keys,
-                f"Where the position that wrote “{writer.names([shown.token])[0]}” (token {step}) looks in {what}",
+                f"Where the position that wrote “{tick_label(writer.names([shown.token])[0])}” (token {step}) looks "
+                f"in {what}: {labels[top]} the most, on “{tick_label(keys[key])}” ({rows[top, key]:.2f})",
                 row_name="",
                 col_name="key",
             )
