@@ -334,3 +334,10 @@ def test_without_the_pretrained_package_the_explanations_name_a_model_the_picker
     text = " ".join(m.value for m in at.markdown)
     assert "MiniLM" not in text.replace("MiniLM's WordPiece", "")
     assert 'the shipped "text" checkpoint in the model picker' in text
+
+
+def test_the_sinks_first_token_is_written_as_typed_never_as_markdown():
+    at = run_page(PAGE, {**RANDOM_STACK, "section": "Attention sinks", "text": "*The* animal sat"})
+    assert_no_exception(at)
+    said = next(m.value for m in at.markdown if m.value.startswith("The first token here is"))
+    assert said.startswith("The first token here is “\\*”")  # the tokenizer's first piece, "*", not emphasis

@@ -21,6 +21,7 @@ from ui.models import load_model
 from ui.text import as_typed
 from ui.formulas import formula
 from viz.generation import blank_bars, blank_loss_bars
+from viz.labels import escape
 
 MASKED, NEXT = "text_mlm", "text"
 
@@ -99,7 +100,8 @@ def render_blanks(text: str, picked: ModelSpec) -> None:
     hidden = ids[position]
     shown = "".join(names[:position]).replace("▁", " ") + "_" + "".join(names[position + 1 :]).replace("▁", " ")
     vocabulary = task.symbols(range(len(left)))
-    chart(blank_bars(vocabulary, both, left, hidden, f"“{shown}”: which character is hidden?"), key="blank_guess")
+    title = f"“{escape(shown)}”: which character is hidden?"  # the typed text, never Plotly's markup
+    chart(blank_bars(vocabulary, both, left, hidden, title), key="blank_guess")
     st.caption(
         f"The hidden character is “{names[position]}”. Read from both sides, the masked model gives it "
         f"p = {both[hidden]:.3f} (its first guess “{vocabulary[int(both.argmax())]}”); read from the left only, "

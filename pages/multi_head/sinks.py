@@ -9,12 +9,13 @@ from analysis.attention_sinks import SINK_SHARE, Sinks, attention_sinks
 from ui.charts import chart
 from ui.cache import cached_figure
 from ui.formulas import formula
+from ui.text import as_typed
 from viz.heatmap import matrix_heatmap
 
 
 def first_token_name(view) -> str:
     """“the”, or “<s>” (a special token the tokenizer puts first) with what it is."""
-    token = view.tokens[0]
+    token = as_typed(view.tokens[0])  # the text's own word, in Markdown: never formatting
     tokenizer = view.loaded.tokenizer
     if hasattr(tokenizer, "is_special") and tokenizer.is_special(view.ids[0]):
         return f"“{token}”, a special token the tokenizer puts before every text"
