@@ -1,8 +1,8 @@
 """A display formula that fits its screen: a formula of several equations, set side by side with a ``\\quad`` or a
 ``\\qquad`` between them, sets them one under another on a compact screen (a phone's 358 px column holds few of
 them side by side), a long equation breaks there at its ``\\allowbreak``, and the lines a formula is written in
-stay lines everywhere. What is still too wide for a phone is set smaller in
-the browser (``ui/screen.js``), and scrolls in its box past that."""
+stay lines everywhere. What is still too wide for a phone is set smaller in the browser (``ui/screen.js``), and
+scrolls in its box past that."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ COMMAND_OR_CHARACTER = re.compile(r"\\([A-Za-z]+|.)|.", re.DOTALL)
 
 
 def parts(latex: str) -> list[str]:
-    """``latex`` cut at each ``\\quad``, ``\\qquad`` or ``\\allowbreak`` outside every group (braces), environment (``\\begin`` ...
-    ``\\end``) and ``\\left`` ... ``\\right`` pair: the equations the formula sets side by side, each stripped, in
-    order (the whole formula when it has none)."""
+    """``latex`` cut at each ``\\quad``, ``\\qquad`` or ``\\allowbreak`` outside every group (braces), environment
+    (``\\begin`` ... ``\\end``) and ``\\left`` ... ``\\right`` pair: the equations the formula sets side by side,
+    each stripped, in order (the whole formula when it has none)."""
     found, start, depth = [], 0, 0
     for token in COMMAND_OR_CHARACTER.finditer(latex):
         command, text = token.group(1), token.group()
