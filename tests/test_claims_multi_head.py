@@ -85,7 +85,7 @@ def test_the_grid_title_names_the_most_focused_and_the_broadest_head_as_drawn(qu
 def test_the_grid_title_names_no_head_where_every_head_is_as_focused():
     """Four heads that each spread every row evenly over 4 keys: each row's largest weight is 1/4 in every head,
     so the title names none as the most focused."""
-    from pages.multi_head.sections import focus_finding
+    from ui.findings import focus_finding
 
     assert focus_finding(np.full((4, 4, 4), 0.25)) == ": every head as focused (a row's largest weight 0.25 on average)"
     assert focus_finding(np.full((1, 4, 4), 0.25)) == ""

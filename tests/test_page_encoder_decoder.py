@@ -9,6 +9,7 @@ from tests.apptest_helpers import (
     chart_by_title,
     chart_specs,
     decode_array,
+    head_tiles,
     run_random_model as run_page,
 )
 from transformer import BOS_ID, HashTokenizer, TransformerConfig, build_model
@@ -55,7 +56,14 @@ def all_section_specs(at):
 def test_default_tab_is_attention_and_each_tab_draws_only_its_own_charts():
     at = run_page(PAGE)
     assert_no_exception(at)
-    assert [s["layout"]["title"]["text"] for s in chart_specs(at)] == ["Layer 1 · all 4 heads · encoder self-attention"]
+    (grid,) = chart_specs(at)
+    # the title's finding, from the drawn tiles: the head whose rows put the most on their strongest key on average
+    strongest = np.array([np.nan_to_num(tile).max(-1).mean() for tile in head_tiles(grid)])
+    most, least = strongest.argmax(), strongest.argmin()
+    assert grid["layout"]["title"]["text"] == (
+        f"Layer 1 · all 4 heads · encoder self-attention: head {most + 1} the most focused (a row's largest weight "
+        f"{strongest[most]:.2f} on average), head {least + 1} the broadest ({strongest[least]:.2f})"
+    )
     assert not at.get("graphviz_chart")
     at = open_section(at, "Output")
     titles = [s["layout"]["title"]["text"] for s in chart_specs(at)]

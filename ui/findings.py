@@ -33,3 +33,19 @@ def most_read_key(weights: np.ndarray, tokens: list[str]) -> str:
     means = np.nan_to_num(np.asarray(weights, np.float64)).mean(0)  # [T]
     key = int(means.argmax())
     return f": “{tick_label(tokens[key])}” read the most ({means[key]:.2f} of a row on average)"
+
+
+def focus_finding(weights: np.ndarray) -> str:
+    """What a layer's heads ``[H, Lq, Lk]`` do differently, as a title's ending: the head whose rows put the most on
+    their strongest key (the mean over queries of max_j A_ij) and the head that puts the least, with those means
+    (every head as focused where the two read the same); nothing for a single head."""
+    if weights.shape[0] < 2:
+        return ""
+    strongest = np.nan_to_num(weights).max(-1).mean(-1)  # [H]
+    most, least = int(strongest.argmax()), int(strongest.argmin())
+    if round(float(strongest[most]), 2) == round(float(strongest[least]), 2):  # as written, no head stands out
+        return f": every head as focused (a row's largest weight {strongest[most]:.2f} on average)"
+    return (
+        f": head {most + 1} the most focused (a row's largest weight {strongest[most]:.2f} on average), "
+        f"head {least + 1} the broadest ({strongest[least]:.2f})"
+    )

@@ -20,6 +20,7 @@ from transformer import TransformerConfig
 from transformer.spec import ModelSpec
 from ui.charts import chart
 from ui.screen import one_then_pair
+from ui.findings import focus_finding
 from ui.formulas import formula
 from viz.architecture import ArchitectureSpec, architecture_dot
 
@@ -94,7 +95,7 @@ def attention_section(pair: SentencePair):
     row_name = "target query" if kind != "enc" else "source query"
     col_name = "source key" if kind != "dec" else "target key"
     if head == "all":
-        h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}"
+        h, title = None, f"Layer {layer} · all {config.num_heads} heads · {KINDS[kind]}" + focus_finding(weights)
     else:
         h = min(int(head), config.num_heads) - 1
         title = f"Layer {layer} · head {h + 1} · {KINDS[kind]}"

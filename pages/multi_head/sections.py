@@ -16,7 +16,7 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.charts import chart
-from ui.findings import most_read_key, standout_heads
+from ui.findings import focus_finding, most_read_key, standout_heads
 from ui.formulas import formula
 
 
@@ -78,22 +78,6 @@ def head_formula(config) -> str:
         + r",\quad "
         + d_k
         + where
-    )
-
-
-def focus_finding(weights: np.ndarray) -> str:
-    """What a layer's heads ``[H, T, T]`` do differently, for the grid's title: the head whose rows put the most on
-    their strongest key (the mean over queries of max_j A_ij) and the head that puts the least, with those means
-    (every head as focused where the two read the same); nothing for a single head."""
-    if weights.shape[0] < 2:
-        return ""
-    strongest = np.nan_to_num(weights).max(-1).mean(-1)  # [H]
-    most, least = int(strongest.argmax()), int(strongest.argmin())
-    if round(float(strongest[most]), 2) == round(float(strongest[least]), 2):  # as written, no head stands out
-        return f": every head as focused (a row's largest weight {strongest[most]:.2f} on average)"
-    return (
-        f": head {most + 1} the most focused (a row's largest weight {strongest[most]:.2f} on average), "
-        f"head {least + 1} the broadest ({strongest[least]:.2f})"
     )
 
 
