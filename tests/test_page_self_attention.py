@@ -263,29 +263,3 @@ def test_the_caption_names_the_positional_encoding_behind_the_settings_button():
     at.run()
     assert_no_exception(at)
     assert any("positional encoding rotary (RoPE). Causal" in c.value for c in at.caption)
-
-
-@pytest.mark.parametrize(
-    "name, text",
-    [
-        (VECTORS, "**1 · Token vectors.**"),
-        (OUTPUT, "**4 · Output.**"),
-        (SCALING, "For random queries and keys"),
-        ("Why attention", "A **recurrent network**"),
-    ],
-)
-def test_in_presentation_mode_a_sections_figure_takes_the_pages_width_and_its_text_goes_under_it(name, text):
-    """On a screen the figure and its explanation sit side by side (3 : 2); on a projector, where every font grows,
-    the figure takes the page's width: the section draws two columns fewer, the same charts, the figure first."""
-    from ui.screen import PRESENT
-
-    beside = section(name)
-    under = section(name)
-    under.session_state[PRESENT] = True  # as the switch sets it
-    under.run()
-    assert_no_exception(under)
-    assert len(under.columns) == len(beside.columns) - 2
-    assert titles(under) == titles(beside)
-    first_chart = next(i for i, node in enumerate(under.main) if node.type in ("plotly_chart", "bidi_component"))
-    first_text = next(i for i, node in enumerate(under.main) if node.type == "markdown" and node.value.startswith(text))
-    assert first_chart < first_text

@@ -71,6 +71,8 @@ function watchFormulas(phone) {
   window.__labFormulas.observe(document.body, { childList: true, subtree: true, attributes: true,
                                                 attributeFilter: ["open", "aria-expanded", "hidden"] });
   window.addEventListener("resize", queue);
+  // a formula widens when its fonts arrive, after the nodes that hold it
+  if (document.fonts) document.fonts.addEventListener("loadingdone", queue);
   queue();
 }
 

@@ -48,6 +48,8 @@ CSS = """
 .st-key-screen { display: none; }
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 [class*="st-key-lab_bottom_up"] { flex-direction: column-reverse; }
+body.lab-presenting [class*="st-key-lab_figure_text"] [data-testid="stHorizontalBlock"] { flex-direction: column; }
+body.lab-presenting [class*="st-key-lab_figure_text"] [data-testid="stColumn"] { width: 100%; flex: 1 1 auto; }
 :root {
   --lab-scroll-shadows: linear-gradient(to right, #ffffff 30%, rgba(255, 255, 255, 0)),
               linear-gradient(to left, #ffffff 30%, rgba(255, 255, 255, 0)) 100% 0,
@@ -205,15 +207,14 @@ def presenting() -> bool:
     return str(value).lower() in ("true", "1", "on", "yes")
 
 
-def figure_then_text(gap: str = "small") -> tuple:
-    """The places of a section's figure and of its explanation: side by side (3 : 2) on a screen; in presentation
-    mode the figure across the page and the explanation under it (the fonts grow 1.5 x: in three fifths of the
-    page a figure's panels would be left small). Either way one block of the page, so the elements after it keep
-    their places."""
-    if presenting():
-        block = st.container()
-        return block.container(), block.container()
-    return tuple(st.columns([3, 2], gap=gap))
+def figure_then_text(key: str, gap: str = "small") -> tuple:
+    """The places of a section's figure and of its explanation, side by side (3 : 2); in presentation mode the
+    stylesheet puts the figure across the page and the explanation under it (the fonts grow 1.5 x: in three fifths
+    of the page a figure's panels would be left small). The same elements in both modes, so switching the mode
+    redraws each figure once, at its new width, and every control keeps its place. ``key`` names the pair on its
+    page."""
+    with st.container(key=f"lab_figure_text_{key}"):
+        return tuple(st.columns([3, 2], gap=gap))
 
 
 def settings(label: str = "Settings") -> AbstractContextManager:

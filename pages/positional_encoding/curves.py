@@ -14,13 +14,12 @@ from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.formulas import formula
-from ui.screen import figure_then_text
 
 
 def render_curves(positions: int, d_model: int, base: float) -> None:
     """The curves PE[:, dim] for chosen dims, beside the wavelength of each pair."""
     pe = pos_ui.pe_table(positions, d_model, base)
-    left, right = figure_then_text(gap="large")
+    left, right = st.columns([3, 2], gap="large")
     with left:
         _curves(pe, d_model, base)
     with right:
@@ -52,7 +51,7 @@ def table_finding(lengths: np.ndarray, d_model: int, positions: int) -> str:
 def render_table(positions: int, d_model: int, base: float) -> None:
     """The whole table [P, d] as one heatmap, what its rows and columns show, and its first numbers on demand."""
     pe = pos_ui.pe_table(positions, d_model, base)
-    left, right = figure_then_text(gap="large")
+    left, right = st.columns([3, 2], gap="large")
     chart(
         cached_figure(viz.pe_matrix_figure, pe, table_finding(pos_ui.wavelengths(d_model, base), d_model, positions)),
         width="stretch",

@@ -21,7 +21,7 @@ from viz.attention_steps import peakedness_figure, query_bar_figure, weighted_va
 def output_section(view: HeadOnText) -> None:
     """Step 4 and 5: the output A V [T, d_k], and one query's weights and weighted sum."""
     steps, tokens, n = view.steps, view.tokens, view.n
-    left, right = figure_then_text()
+    left, right = figure_then_text("output")
     with right:
         st.markdown(
             "**4 · Output.** Each output row is the average of the value vectors, weighted by that query's row of A."
@@ -65,7 +65,7 @@ def one_query(weights: np.ndarray, mask: np.ndarray, values: np.ndarray, tokens:
 
 def scaling_section(view: HeadOnText) -> None:
     """Step 6: why the scores are divided by sqrt(d_k) (softmax peakedness vs d_k)."""
-    left, right = figure_then_text()
+    left, right = figure_then_text("why_scale")
     with right:
         st.markdown(
             "For random queries and keys with unit-variance entries, $q\\cdot k$ is a sum of $d_k$ terms, so "

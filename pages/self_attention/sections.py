@@ -131,7 +131,7 @@ def input_description(view: HeadOnText) -> tuple[str, str, str]:
 def vectors_section(view: HeadOnText) -> None:
     """Step 1 and 2: token vectors X [T, d_model] and their projections Q, K, V [T, d_k]."""
     steps, tokens, n = view.steps, view.tokens, view.n
-    left, right = figure_then_text()
+    left, right = figure_then_text("vectors")
     text, x_latex, name = input_description(view)
     with right:
         st.markdown(text)

@@ -22,7 +22,7 @@ def measured() -> CostMeasurement:
 
 def why_attention_section(_view=None) -> None:
     """Steps to connect two tokens, the measured time of one layer against n, and the paper's Table 1."""
-    left, right = figure_then_text(gap="large")
+    left, right = figure_then_text("why_attention", gap="large")
     with right:
         st.markdown(
             "A **recurrent network** reads the tokens one after another: its state after token t is computed from "

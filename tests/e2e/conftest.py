@@ -153,9 +153,18 @@ def assert_no_exception(page) -> None:
     ).first.inner_text()
 
 
+# The drawn titles' text, a title of several lines (the browser wraps a long one) read with a space between them
+DRAWN_TITLES = """() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map((title) => {
+  const lines = [...title.querySelectorAll('tspan.line')];
+  return (lines.length ? lines.map((line) => line.textContent).join(' ') : title.textContent).replace(/\\s+/g, ' ');
+})"""
+
+
 def wait_for_chart(page, title: str, timeout: float = 15_000) -> None:
-    """Wait until a Plotly chart whose title contains ``title`` is drawn."""
-    page.wait_for_selector(f".js-plotly-plot .gtitle:has-text('{title}')", timeout=timeout)
+    """Wait until a Plotly chart whose title contains ``title`` is drawn (on one line or across lines)."""
+    page.wait_for_function(
+        f"(title) => ({DRAWN_TITLES})().some((text) => text.includes(title))", arg=title, timeout=timeout
+    )
 
 
 # The summary of the closed expander that holds an element (a page's settings fold on every screen), or null

@@ -1,6 +1,7 @@
 """In a real browser: the attention pages redraw when a control changes, without an exception."""
 
 from tests.e2e.conftest import (
+    DRAWN_TITLES,
     unfold,
     RANDOM_MULTI_HEAD,
     assert_no_exception,
@@ -14,7 +15,7 @@ TITLE = ".js-plotly-plot .gtitle"
 
 
 def chart_titles(page) -> list[str]:
-    return page.locator(TITLE).all_text_contents()
+    return page.evaluate(DRAWN_TITLES)
 
 
 def test_multi_head_grid_redraws_when_heads_change(page, server_url):
@@ -24,11 +25,7 @@ def test_multi_head_grid_redraws_when_heads_change(page, server_url):
     assert any("Layer 1 · 4 heads" in t for t in chart_titles(page))
     nudge_slider(page, "heads")  # 4 -> 8: the next of the divisors of d_model = 64
     wait_idle(page)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-        ".some(e => e.textContent.includes('Layer 1 · 8 heads'))",
-        timeout=20_000,
-    )
+    wait_for_chart(page, "Layer 1 · 8 heads", timeout=20_000)
     assert_no_exception(page)
     assert "heads=8" in page.url
 
@@ -46,11 +43,7 @@ def test_self_attention_redraws_when_d_model_changes(page, server_url):
     slider.focus()
     slider.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-        ".some(e => e.textContent.includes('each 11 × 16'))",
-        timeout=20_000,
-    )
+    wait_for_chart(page, "each 11 × 16", timeout=20_000)
     assert slider.is_visible()  # the panel stays open through the rerun: the next setting is one move away
     assert "d_model=32" in page.url
     assert_no_exception(page)
@@ -67,11 +60,7 @@ def test_multi_head_link_opens_its_tab_and_redraws_when_layer_changes(page, serv
     slider.first.focus()
     slider.first.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-        ".some(e => e.textContent.includes('Layer 2 · mean over 4 heads'))",
-        timeout=20_000,
-    )
+    wait_for_chart(page, "Layer 2 · mean over 4 heads", timeout=20_000)
     assert_no_exception(page)
     assert "section=Mean" in page.url and "layer=2" in page.url
 

@@ -37,11 +37,7 @@ def test_a_gpt2_folder_is_picked_and_drawn_on_multi_head(page, byo_server):
 
     page.locator("[data-testid=stSelectbox]", has_text="model").first.locator("input[role=combobox]").click()
     page.get_by_role("option", name=label).click()
-    page.wait_for_function(
-        "t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
-        arg="Layer 1 · 4 heads · decoder (causal) self-attention",
-        timeout=30_000,
-    )
+    wait_for_chart(page, "Layer 1 · 4 heads · decoder (causal) self-attention", timeout=30_000)
     wait_idle(page)
     assert_no_exception(page)
     assert parse_qs(urlparse(page.url).query).get("model") == [label]

@@ -19,6 +19,7 @@ from testing.redis_server import redis_running
 from testing.server import start
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.conftest import (
+    DRAWN_TITLES,
     RANDOM_MULTI_HEAD,
     assert_no_exception,
     new_page,
@@ -69,10 +70,7 @@ def seconds_until(page, condition: str, arg=None) -> float:
 
 
 def chart_title(title: str) -> str:
-    return (
-        "t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
-        title,
-    )
+    return (f"t => ({DRAWN_TITLES})().some((text) => text.includes(t))", title)
 
 
 def follows_heads_then_page(teacher, student) -> list[float]:

@@ -4,13 +4,21 @@ button runs the paper's base model and writes its settings into the URL."""
 
 from urllib.parse import quote
 
-from tests.e2e.conftest import unfold, assert_no_exception, nudge_slider, open_section, wait_for_chart, wait_idle
+from tests.e2e.conftest import (
+    DRAWN_TITLES,
+    unfold,
+    assert_no_exception,
+    nudge_slider,
+    open_section,
+    wait_for_chart,
+    wait_idle,
+)
 
 RANDOM = "?model=" + quote("random model (settings below)")  # the page opens on the translation model otherwise
 
 
 def chart_titles(page) -> list[str]:
-    return page.locator(".js-plotly-plot .gtitle").all_text_contents()
+    return page.evaluate(DRAWN_TITLES)
 
 
 def test_encoder_decoder_loads_and_redraws(page, server_url):

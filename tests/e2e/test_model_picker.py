@@ -7,10 +7,17 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import unfold, RANDOM_MULTI_HEAD, assert_no_exception, requested_runs, wait_for_chart, wait_idle
+from tests.e2e.conftest import (
+    DRAWN_TITLES,
+    unfold,
+    RANDOM_MULTI_HEAD,
+    assert_no_exception,
+    requested_runs,
+    wait_for_chart,
+    wait_idle,
+)
 from ui.model_labels import RANDOM
 
-TITLE = ".js-plotly-plot .gtitle"
 MODEL = "[data-testid=stSelectbox]"
 
 
@@ -30,11 +37,7 @@ def model_param(page) -> str | None:
 
 
 def wait_for_title(page, text: str, timeout: float = 20_000) -> None:
-    page.wait_for_function(
-        "t => [...document.querySelectorAll('.js-plotly-plot .gtitle')].some(e => e.textContent.includes(t))",
-        arg=text,
-        timeout=timeout,
-    )
+    wait_for_chart(page, text, timeout=timeout)
 
 
 def upload(page, path) -> None:
@@ -63,7 +66,7 @@ def test_uploaded_checkpoint_is_selected_and_drawn(page, server_url, tiny_gpt):
     assert (model_param(page) or "").startswith("tiny-gpt"), page.url
     picker = page.locator(MODEL, has_text="model").first.locator("input[role=combobox]")
     assert picker.input_value().startswith("tiny-gpt")
-    titles = page.locator(TITLE).all_text_contents()
+    titles = page.evaluate(DRAWN_TITLES)
     assert not any("4 heads" in t for t in titles), titles
     assert page.locator(".js-plotly-plot .xtick").count() > 0  # the tiles are drawn, not only the title
     assert page.locator("[data-testid=stAlert]", has_text="not a checkpoint").count() == 0
@@ -80,7 +83,7 @@ def test_bad_file_gets_an_error_not_a_traceback(page, server_url, tmp_path):
     assert "is not a checkpoint saved by this app" in alert.first.inner_text()
     assert_no_exception(page)
     assert model_param(page) == RANDOM  # the random model stays selected and drawn
-    assert any("Layer 1 · 4 heads" in t for t in page.locator(TITLE).all_text_contents())
+    assert any("Layer 1 · 4 heads" in t for t in page.evaluate(DRAWN_TITLES))
 
 
 def test_decoder_only_checkpoint_is_not_offered_on_encoder_decoder(page, server_url, tiny_gpt):

@@ -149,3 +149,47 @@ def test_presentation_mode_stays_on_through_a_quick_navigation_and_off_once_swit
         assert not page.evaluate("() => document.body.classList.contains('lab-presenting')")
     finally:
         page.context.close()
+
+
+# The open section's first chart and the paragraph that explains it: their boxes, and the width of the page's column.
+FIGURE_AND_TEXT = """(start) => {
+  const main = document.querySelector('[class*=st-key-lab_figure_text_why_scale]').getBoundingClientRect(); // the page's width
+  const chart = document.querySelector('[class*=st-key-lab_figure_text_why_scale] div.lab-chart').getBoundingClientRect();
+  const text = [...document.querySelectorAll('[class*=st-key-lab_figure_text_why_scale] [data-testid=stMarkdown]')]
+    .find((el) => el.innerText.startsWith(start)).getBoundingClientRect();
+  return {main: main.width, chart: [chart.left, chart.top, chart.width, chart.bottom],
+          text: [text.left, text.top]};
+}"""
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["desktop", "projector"])
+def test_a_figure_takes_the_pages_width_on_a_projector_with_its_explanation_under_it(browser, server_url, present):
+    """Why scale at 1280 x 720: on a desktop the figure and its explanation side by side (3 : 2); in presentation
+    mode, where every font grows, the figure across the page and the explanation under it."""
+    page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+    try:
+        page.goto(f"{server_url}/self_attention?section=Why+scale{'&present=true' if present else ''}")
+        wait_idle(page, timeout=90_000)
+        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+        if present:
+            page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
+        explained = "For random queries and keys"
+        page.wait_for_function(
+            "(start) => [...document.querySelectorAll('[class*=st-key-lab_figure_text_why_scale] [data-testid=stMarkdown]')]"
+            ".some((el) => el.innerText.startsWith(start))",
+            arg=explained,
+            timeout=10_000,
+        )
+        wait_settled(page)
+        boxes = page.evaluate(FIGURE_AND_TEXT, explained)
+    finally:
+        page.context.close()
+    (chart_left, chart_top, chart_width, chart_bottom), (text_left, text_top) = (
+        boxes["chart"],
+        boxes["text"],
+    )
+    if present:
+        assert chart_width > 0.9 * boxes["main"] and text_top >= chart_bottom, boxes
+    else:
+        assert chart_width < 0.65 * boxes["main"] and text_left > chart_left + chart_width - 1, boxes
+        assert abs(text_top - chart_top) < 150, boxes  # beside it, not under it

@@ -81,7 +81,7 @@ CHARTS_DRAWN = """() => {
 }"""
 DRAWN_TITLES = (
     "() => [...document.querySelectorAll('div.lab-chart')].filter((p) => p.querySelector('.main-svg'))"
-    ".map((p) => p.layout?.title?.text || '')"
+    ".map((p) => (p.layout?.title?.text || '').replace(/<br>/g, ' '))"  # a wrapped title's lines, read as one
 )
 
 # Each section of the page, a part of the title of a chart it draws (for the default held-out digit 8, a 3, and the
