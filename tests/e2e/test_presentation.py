@@ -82,6 +82,17 @@ def test_every_section_shows_its_figure_on_a_projectors_first_screen(projector, 
         wait_idle(page)
 
 
+def at_the_projectors_size(browser, url: str):
+    """A new page at 1280 x 720 on ``url``, its charts drawn (and presentation mode marked, where the link asks)."""
+    page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+    page.goto(url)
+    wait_idle(page, timeout=90_000)
+    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    if "present=true" in url:
+        page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
+    return page
+
+
 TEXT_SIZES = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   const size = (selector) => { const el = [...main.querySelectorAll(selector)].find((e) => e.checkVisibility());
@@ -99,13 +110,8 @@ def test_presentation_mode_grows_the_pages_text_not_only_its_figures(browser, se
     1.05 rem (16.8 px), where a desktop has them at 16 px or less."""
     sizes = {}
     for query in ("", "&present=true"):
-        page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+        page = at_the_projectors_size(browser, f"{server_url}/self_attention?section=Scores+and+softmax{query}")
         try:
-            page.goto(f"{server_url}/self_attention?section=Scores+and+softmax{query}")
-            wait_idle(page, timeout=90_000)
-            page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-            if query:
-                page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
             if query:  # the settings open, so that a control's label, a slider's value and the sections show
                 page.locator("[data-testid=stExpander] summary").nth(1).click()
                 page.wait_for_function(
@@ -166,13 +172,8 @@ FIGURE_AND_TEXT = """(start) => {
 def test_a_figure_takes_the_pages_width_on_a_projector_with_its_explanation_under_it(browser, server_url, present):
     """Why scale at 1280 x 720: on a desktop the figure and its explanation side by side (3 : 2); in presentation
     mode, where every font grows, the figure across the page and the explanation under it."""
-    page = new_page(browser, viewport={"width": PROJECTOR[0], "height": PROJECTOR[1]})
+    page = at_the_projectors_size(browser, f"{server_url}/self_attention?section=Why+scale{'&present=true' * present}")
     try:
-        page.goto(f"{server_url}/self_attention?section=Why+scale{'&present=true' if present else ''}")
-        wait_idle(page, timeout=90_000)
-        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-        if present:
-            page.wait_for_function("() => document.body.classList.contains('lab-presenting')")
         explained = "For random queries and keys"
         page.wait_for_function(
             "(start) => [...document.querySelectorAll('[class*=st-key-lab_figure_text_why_scale] [data-testid=stMarkdown]')]"
