@@ -11,7 +11,8 @@ from tests.e2e.conftest import new_page, wait_idle, wait_settled
 from tests.e2e.figure_standard import CUT_FORMULAS, DEFECTS, NAMED_ACROSS_ON_A_PHONE
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
-from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
+from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
+from viz.compact import COMPACT_BELOW_PX
 from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN
 from ui.pages_index import PAGES
 
@@ -32,8 +33,11 @@ SCREENS = {
 def screen(request, browser, server_url):
     (width, height), query, smallest, touch, across = SCREENS[request.param]
     page = new_page(browser, viewport={"width": width, "height": height}, is_mobile=touch, has_touch=touch)
-    page.goto(f"{server_url}/{query}")
-    wait_idle(page, timeout=90_000)
+    if width < COMPACT_BELOW_PX:  # laid out compact: the browser's report answered (formulas set for a phone)
+        open_compact(page, f"{server_url}/{query}")
+    else:
+        page.goto(f"{server_url}/{query}")
+        wait_idle(page, timeout=90_000)
     yield request.param, page, smallest, across
     page.context.close()
 
