@@ -175,11 +175,12 @@ def test_a_figure_takes_the_pages_width_on_a_projector_with_its_explanation_unde
     page = at_the_projectors_size(browser, f"{server_url}/self_attention?section=Why+scale{'&present=true' * present}")
     try:
         explained = "For random queries and keys"
-        page.wait_for_function(
+        page.wait_for_function(  # the explanation written and its figure drawn, both in the keyed container
             "(start) => [...document.querySelectorAll('[class*=st-key-lab_figure_text_why_scale] [data-testid=stMarkdown]')]"
-            ".some((el) => el.innerText.startsWith(start))",
+            ".some((el) => el.innerText.startsWith(start))"
+            " && !!document.querySelector('[class*=st-key-lab_figure_text_why_scale] div.lab-chart .main-svg')",
             arg=explained,
-            timeout=10_000,
+            timeout=15_000,
         )
         wait_settled(page)
         boxes = page.evaluate(FIGURE_AND_TEXT, explained)
