@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from tests.apptest_helpers import (
+    title_text,
     assert_no_exception,
     assert_projector_fonts,
     chart_by_title,
@@ -42,7 +43,7 @@ def section(name: str, params: dict | None = None):
 
 def test_only_the_open_tab_is_drawn(default_page):
     assert [spec["layout"]["title"]["text"] for spec in chart_specs(default_page)] == [
-        "Causal mask for 8 tokens (grey = masked)"
+        "Causal mask for 8 tokens: key j ≤ query i, 36 of 64 cells allowed (grey = masked)"  # 8 · 9 / 2 allowed
     ]
 
 
@@ -60,6 +61,24 @@ def test_causal_padding_combined_and_cross_mask_cells(default_page):
     default_page = section("Cross-attention")
     cross = decode_array(chart_by_title(default_page, "Cross-attention mask")["data"][0]["z"])
     assert cross.shape == (2, 6) and np.array_equal(cross, np.broadcast_to(np.arange(6) < 3, (2, 6)))
+
+
+def test_the_mask_titles_count_what_their_masks_allow():
+    """The batch "The cat sat", "The cat sat on the mat", "Dogs bark loudly": 3, 6 and 3 tokens, padded to 6."""
+    padding = section("Padding")
+    assert title_text(chart_by_title(padding, "Key-padding mask of the batch")).endswith(
+        ": 6 of 18 positions are padding, in 2 of 3 sentences"  # 3 + 0 + 3
+    )
+    # sentence 1, 3 real keys: padding allows 6 rows × 3 keys; causal 6 · 7 / 2; both 1 + 2 + 4 · 3
+    assert title_text(chart_by_title(padding, "Masks combined")).endswith(
+        "padding allows 18, causal 21, both 15 of 36 cells"
+    )
+    cross = section("Cross-attention")
+    assert title_text(chart_by_title(cross, "Cross-attention mask")).endswith(
+        "every query reads the same 3 real source keys"
+    )
+    lone = section("Causal", {"n": "1"})
+    assert "1 of 1 cell allowed" in title_text(chart_by_title(lone, "Causal mask for 1 token"))
 
 
 def test_scores_masked_scores_and_renormalised_weights():

@@ -56,6 +56,11 @@ class ShownHead:
         return f"layer {self.layer} · head {self.head + 1}"
 
 
+def cells_allowed(mask: np.ndarray) -> str:
+    """How many cells of a boolean mask (True = allowed) are allowed, as "a of n cells"."""
+    return f"{int(np.count_nonzero(mask))} of {mask.size} cell{'s' * (mask.size > 1)}"
+
+
 @st.fragment
 def render_causal() -> None:
     """The look-ahead mask [n, n]: allowed iff key j <= query i (the n slider reruns this only)."""
@@ -81,11 +86,22 @@ def render_causal() -> None:
             ["causal"],
             positions,
             positions,
-            f"Causal mask for {n} token{'s' * (n > 1)} (grey = masked)",
+            f"Causal mask for {n} token{'s' * (n > 1)}: key j ≤ query i, "
+            f"{cells_allowed(mask_math.query_key_masks(n, n)['causal'])} allowed (grey = masked)",
         ),
         width="stretch",
         container=right,
     )
+
+
+def padding_finding(padding: np.ndarray) -> str:
+    """What the batch's key-padding mask ``[B, L]`` (True = real token) holds: how many of its positions are
+    padding and in how many sentences."""
+    pads, padded = int(np.count_nonzero(~padding)), int(np.count_nonzero((~padding).any(1)))
+    sentences = f"sentence{'s' * (len(padding) > 1)}"
+    if pads == 0:
+        return f"no padding in its {len(padding)} {sentences} of {padding.shape[1]}"
+    return f"{pads} of {padding.size} positions are padding, in {padded} of {len(padding)} {sentences}"
 
 
 def render_padding(batch: Batch) -> None:
@@ -96,14 +112,15 @@ def render_padding(batch: Batch) -> None:
         "attend to a pad key, so the key-padding mask of sentence $b$ allows key $j$ (counted from 1) iff "
         "$j \\le \\text{length}_b$; it broadcasts over all queries."
     )
+    padding = mask_math.batch_padding_mask(batch.lengths)  # [B, L]
     chart(
         cached_figure(
             mask_panels_figure,
-            [mask_math.batch_padding_mask(batch.lengths)],
+            [padding],
             ["key-padding mask"],
             batch.names,
             position_numbers(batch.length),
-            f"Key-padding mask of the batch: {len(batch.names)} sentences × {batch.length} positions",
+            f"Key-padding mask of the batch: {padding_finding(padding)}",
             "sentence",
             "position",
             np.array(batch.tokens, dtype=object),
@@ -123,7 +140,9 @@ def render_padding(batch: Batch) -> None:
             ["padding (keys)", "causal", "combined: padding AND causal"],
             tokens,
             tokens,
-            f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}",
+            f"Masks combined for {batch.names[batch.row]}, padded to {batch.length}: padding allows "
+            f"{np.count_nonzero(kinds['padding'])}, causal {np.count_nonzero(kinds['causal'])}, both "
+            f"{cells_allowed(kinds['causal + padding'])}",
         ),
         width="stretch",
     )
@@ -154,7 +173,8 @@ def render_cross(batch: Batch) -> None:
             ["source padding"],
             target.tokens,
             batch.tokens[batch.row],
-            f"Cross-attention mask: {len(target.tokens)} target × {batch.length} source positions",
+            f"Cross-attention mask: {len(target.tokens)} target × {batch.length} source positions, every query "
+            f"reads the same {batch.lengths[batch.row]} real source keys",
             "target query",
             "source key",
         ),
