@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from tests.lesson_views import lesson_of
 from transformer import Ablate, load_checkpoint, make_task
 from ui.model_picker import shipped_label
@@ -22,13 +22,14 @@ CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "induction
 ALL_HEADS = {"ko_decoder0_self_attn": ["head 1", "head 2"], "ko_decoder1_self_attn": ["head 1", "head 2"]}
 
 
-def built(query: dict) -> tuple[np.ndarray, str, str]:
-    """The drawn map of the head you built, the caption under it, and the input it was built on."""
+def built(query: dict) -> tuple[np.ndarray, str, str, str]:
+    """The drawn map of the head you built, the caption under it, the input it was built on and the map's title."""
     at = run_page(PAGE, {"section": "Build a head", **query})
     assert_no_exception(at)
-    weights = decode_array(chart_by_title(at, "The head you built")["data"][0]["z"]).astype(float)
+    spec = chart_by_title(at, "The head you built")
+    weights = decode_array(spec["data"][0]["z"]).astype(float)
     caption = next(c.value for c in at.caption if c.value.startswith("The most-attended key agrees"))
-    return weights, caption, at.text_input(key="input").value
+    return weights, caption, at.text_input(key="input").value, title_text(spec)
 
 
 def by_formula(beta: float, length: int) -> np.ndarray:
@@ -39,7 +40,7 @@ def by_formula(beta: float, length: int) -> np.ndarray:
 
 @pytest.mark.parametrize("query", [{}, {"beta": "3.0"}, {"beta": "2.0", "w_same": "1.0"}])
 def test_the_built_heads_caption_counts_the_previous_tokens_rows_on_the_drawn_map(query):
-    weights, caption, text = built(query)
+    weights, caption, text, title = built(query)
     length = len(text)
     assert weights.shape == (length, length)
     rows = np.arange(1, length)
@@ -49,6 +50,7 @@ def test_the_built_heads_caption_counts_the_previous_tokens_rows_on_the_drawn_ma
         f"the most-attended key of {leading} of the {length - 1} rows after the first, with "
         f"{previous.min():.2f} to {previous.max():.2f} of their weight"
     ) in caption
+    assert title == f"The head you built: the previous token the most-read key in {leading} of {length - 1} rows"
     threshold = math.log(length - 1)
     assert f"once β ≥ ln {length - 1} ≈ {threshold:.1f}" in caption
     if "w_same" not in query:  # "k back" alone: the drawn rows are the formula's, the previous token leads them all
@@ -68,7 +70,7 @@ def test_the_threshold_is_where_the_last_row_reaches_one_half():
 
 def test_the_reading_lessons_answer_states_the_hand_made_heads_weights_and_the_trained_heads_rows():
     view = lesson_of("reading").views[2]
-    weights, _, text = built({})  # the default β = 5 the answer names
+    weights, _, text, _ = built({})  # the default β = 5 the answer names
     rows = np.arange(1, len(text))
     assert len(text) == 32 and "this 32-token input once β ≥ ln 31 ≈ 3.4" in view.answer
     assert f"at least {weights[rows, rows - 1].min():.2f}" in view.answer
@@ -170,6 +172,20 @@ def test_the_logit_lens_last_row_is_the_models_own_prediction(query):
     with torch.inference_mode():
         predicted = model(torch.tensor([ids])).logits[0].argmax(-1).tolist()
     assert list(guesses[-1]) == task.symbols(predicted)
+    stages, positions = len(guesses), len(guesses[0])
+    settled = [  # each position's first stage from which its drawn guess stays the last row's
+        min(s for s in range(stages) if all(guesses[r][t] == guesses[-1][t] for r in range(s, stages)))
+        for t in range(positions)
+    ]
+    first_half = min(s for s in range(stages) if 2 * sum(at_s <= s for at_s in settled) >= positions)
+    named = ["the embeddings", *(f"layer {layer}" for layer in range(1, stages))]
+    count = sum(at_s <= first_half for at_s in settled)
+    if first_half < stages - 1:
+        said = f"{count} of {positions} positions guess as the model does from {named[first_half]} on"
+    else:  # the stage before the last, read as the model's
+        same = sum(guesses[-2][t] == guesses[-1][t] for t in range(positions))
+        said = f"the guesses settle only at {named[-1]}: {same} of {positions} after {named[-2]} are the model's"
+    assert title_text(chart_by_title(at, "Logit lens")) == f"Logit lens: {said}"
 
 
 @pytest.mark.parametrize("measure", ["accuracy", "loss"])
@@ -178,8 +194,10 @@ def test_the_largest_effect_named_is_the_drawn_grids(measure):
     assert_no_exception(at)
     effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
     row, head = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
-    caption = next(c.value for c in at.caption if c.value.startswith("The largest effect"))
-    assert f"row {row + 1}, head {head + 1} ({effect[row, head]:+.3f})" in caption
+    title = title_text(chart_by_title(at, "Each head knocked out alone"))
+    assert title.endswith(
+        f": layer {row + 1} · head {head + 1} changes the {measure} the most ({effect[row, head]:+.3f})"
+    )
     assert (row, head) == (0, 1)  # the previous-token head, by either measure
 
 
@@ -252,9 +270,39 @@ def test_the_built_heads_formula_counts_positions_from_one_as_its_caption_does()
     """With "first token" alone, s_ij = β w_first [j = 1]: row i (from 1) puts e^{β w} / (e^{β w} + i − 1) on
     position 1, the first column drawn, and the formula on the screen says j = 1."""
     query = {"w_same": "0.0", "w_back": "0.0", "w_first": "2.0", "beta": "1.5"}
-    weights, _, text = built(query)
+    weights, _, text, _ = built(query)
     rows = np.arange(1, len(text) + 1)
     np.testing.assert_allclose(weights[:, 0], np.exp(3.0) / (np.exp(3.0) + rows - 1), atol=1e-5)
     at = run_page(PAGE, {"section": "Build a head", **query})
     formula = next(el.value for el in at.latex if "w_{\\text{first}}" in el.value)
     assert "[j = 1]" in formula and "i, j = 1, 2" in formula and "[j = 0]" not in formula
+
+
+def test_the_logit_lens_title_names_the_first_stage_half_the_positions_hold_to():
+    from pages.experiments.reading import settled_finding
+
+    stages = ("embeddings", "layer 1", "layer 2")
+    # position 3 guesses 9 after layer 1, the others guess as the model does from the embeddings on
+    assert settled_finding(np.array([[1, 2, 3, 4], [1, 2, 9, 4], [1, 2, 3, 4]]), stages) == (
+        "3 of 4 positions guess as the model does from the embeddings on"
+    )
+    # two of four settle after layer 1 (half), one more only at the end
+    assert settled_finding(np.array([[0, 0, 0, 0], [1, 2, 0, 0], [1, 2, 3, 4]]), stages) == (
+        "2 of 4 positions guess as the model does from layer 1 on"
+    )
+    assert settled_finding(np.array([[0, 0, 0, 0], [1, 0, 0, 0], [1, 2, 3, 4]]), stages) == (
+        "the guesses settle only at layer 2: 1 of 4 after layer 1 are the model's"
+    )
+
+
+def test_an_encoder_decoders_largest_effect_is_named_by_the_row_the_grid_draws_it_in():
+    at = run_page(PAGE, {"section": "Importance", "model": shipped_label("reverse")})
+    assert_no_exception(at)
+    effect = decode_array(chart_by_title(at, "Each head knocked out alone")["data"][0]["z"]).astype(float)
+    row, head = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
+    rows = next(c.value for c in at.caption if c.value.startswith("Rows: ")).removeprefix("Rows: ").split("; ")
+    assert len(rows) == len(effect) == 6  # 2 encoder, 2 decoder self- and 2 cross-attention layers
+    label = rows[row].removeprefix(f"row {row + 1} = ")
+    assert title_text(chart_by_title(at, "Each head knocked out alone")).endswith(
+        f": {label} · head {head + 1} changes the accuracy the most ({effect[row, head]:+.3f})"
+    )

@@ -43,7 +43,12 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     )
     # the whole width for the map, whose 32 keys need it to be named one by one; W_Q under it
     with top:
-        chart(matrix_heatmap(pattern, tokens, tokens, "The head you built", mask=np.tril(np.ones_like(pattern) > 0)))
+        title = "The head you built" + (
+            f": the previous token the most-read key in {previous_token_leads(pattern)} of {len(pattern) - 1} rows"
+            if len(pattern) > 1
+            else ""
+        )
+        chart(matrix_heatmap(pattern, tokens, tokens, title, mask=np.tril(np.ones_like(pattern) > 0)))
     with st.container():
         names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]
         chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, "W_Q, the matrix you set"))
@@ -69,6 +74,15 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
     )
 
 
+def previous_token_leads(pattern: np.ndarray) -> int:
+    """In how many rows i >= 2 of a causal map ``[L, L]`` the previous token's weight a_{i,i-1} is larger than every
+    other allowed key's (j <= i, j != i - 1): a tie is not a lead."""
+    rows = np.arange(1, len(pattern))
+    others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
+    others[rows, rows - 1] = -np.inf
+    return int((pattern[rows, rows - 1] > others[rows].max(-1)).sum())
+
+
 def previous_token_note(pattern: np.ndarray) -> str:
     """What the drawn map ``[L, L]`` gives the previous token, and when the recipe "k back" = 1 alone makes it each
     row's most-attended key (row i of i keys: e^β / (e^β + i − 1) on it, the rest 1 / (e^β + i − 1) each)."""
@@ -76,10 +90,7 @@ def previous_token_note(pattern: np.ndarray) -> str:
     if length < 2:
         return ""
     rows = np.arange(1, length)
-    previous = pattern[rows, rows - 1]
-    others = np.where(np.tril(np.ones_like(pattern, dtype=bool)), np.nan_to_num(pattern), -np.inf)
-    others[rows, rows - 1] = -np.inf
-    leading = int((previous > others[rows].max(-1)).sum())
+    previous, leading = pattern[rows, rows - 1], previous_token_leads(pattern)
     return (
         f"In the head you built, the previous token is the most-attended key of {leading} of the {length - 1} "
         f"rows after the first, with {previous.min():.2f} to {previous.max():.2f} of their weight. With “k back” "

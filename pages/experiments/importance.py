@@ -33,6 +33,19 @@ def _sweep_batch(subject: Subject, inputs: Inputs, seed: int) -> TaskBatch:
     return evaluation_batch(subject.spec, seed, inputs.ids if subject.text_model else ())
 
 
+MEASURED = {"accuracy": "accuracy", "loss": "loss", "cosine": "sentences' cosine similarity"}
+
+
+def largest_effect(effect: np.ndarray, measured: str, rows: list[str] | None) -> str:
+    """The head whose knock-out alone changes the measure the most, ``effect [rows, H]``, as a title's ending:
+    named by its layer (``rows`` None: one row a layer's self-attention) or by its row's label, with that change."""
+    row, head = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
+    if round(float(effect[row, head]), 3) == 0:
+        return f"no head alone changes the {measured} (to 3 decimals)"
+    who = head_label(int(row), int(head)) if rows is None else f"{rows[row]} · head {head + 1}"
+    return f"{who} changes the {measured} the most ({effect[row, head]:+.3f})"
+
+
 def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
     row = settings_row()
     how, resample_seed = how_control(subject, row)
@@ -73,12 +86,12 @@ def render_importance(subject: Subject, inputs: Inputs, seed: int) -> None:
         )
     what = {"accuracy": "change in accuracy", "loss": "change in loss", "cosine": "change in cosine similarity"}
     labels = [sublayer_label(n) for n in names]
-    chart(head_grid(effect, f"Each head knocked out alone: {what[measure]}", what[measure]))
+    rows = labels if len(names) != len(sublayer_names(module, "self_attn")) else None  # self-attention only: layers
+    title = f"Each head knocked out alone: {largest_effect(effect, MEASURED[measure], rows)}"
+    chart(head_grid(effect, title, what[measure]))
     if len(names) != len(sublayer_names(module, "self_attn")):
         st.caption("Rows: " + "; ".join(f"row {i + 1} = {label}" for i, label in enumerate(labels)))
-    worst = np.unravel_index(np.argmax(np.abs(effect)), effect.shape)
     st.caption(
-        f"The largest effect: row {worst[0] + 1}, head {worst[1] + 1} ({effect[worst]:+.3f}). "
         "A head whose removal changes little may still matter together with another one: knock out "
         "several in the Knock out section."
     )

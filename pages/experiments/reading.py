@@ -242,6 +242,22 @@ def _by_part(chosen: str, parts: dict[str, float]) -> None:
     st.caption(said)
 
 
+def settled_finding(top: np.ndarray, stages: tuple[str, ...]) -> str:
+    """When the model's guesses settle, from the stages' top tokens ``[S, T]`` (the last stage is the model's
+    output): a position settles at the first stage from which its top token stays the final one; named is the
+    earliest stage by which at least half the positions have settled, and how many have; when that is the last
+    stage, how many of the stage before it guess as the model does."""
+    final = top[-1]  # [T]
+    holds = np.flip(np.logical_and.accumulate(np.flip(top == final, 0), 0), 0)  # [S, T]: from this stage on
+    settled = holds.sum(1)  # [S], rising to T at the last stage
+    stage = int(np.argmax(2 * settled >= top.shape[1]))
+    named = ["the embeddings" if name == "embeddings" else name for name in stages]
+    if stage < len(stages) - 1:
+        return f"{settled[stage]} of {top.shape[1]} positions guess as the model does from {named[stage]} on"
+    before = int((top[-2] == final).sum()) if len(stages) > 1 else 0
+    return f"the guesses settle only at {named[-1]}: {before} of {top.shape[1]} after {named[-2]} are the model's"
+
+
 def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
     with torch.inference_mode():
         lens = logit_lens(subject.module, list(inputs.ids))
@@ -252,7 +268,7 @@ def render_logit_lens(subject: Subject, inputs: Inputs) -> None:
             top,
             inputs.tokens,
             lens.stages,
-            "Logit lens: each stage's best guess of the next token, and its probability",
+            "Logit lens: " + settled_finding(lens.top, lens.stages),
             narrow=compact(),
         )
     )  # a phone: the positions in rows, the guesses readable in their cells
