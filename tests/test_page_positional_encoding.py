@@ -1,6 +1,7 @@
 """The Positional encoding page draws the formulas: curves, table, similarity, M_k, RoPE, ALiBi, word order."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from tests.apptest_helpers import (
     chart_specs,
     decode_array,
     run_page,
+    title_text,
 )
 from ui.screen import COMPACT
 
@@ -105,6 +107,18 @@ def test_similarity_depends_on_the_offset_only():
     offsets = np.arange(100)[:, None] - np.arange(100)[None, :]
     expected = np.cos(offsets[..., None] * omega).sum(-1)
     assert np.allclose(sim, expected, atol=1e-3)
+    title = title_text(chart_by_title(default_page, "PE[p]·PE[q] for all positions"))
+    said = re.fullmatch(
+        r"PE\[p\]·PE\[q\] for all positions: (\S+) where p = q, (\S+) one apart, lowest (\S+) at (\d+) apart "
+        r"\(means along the diagonals\)",
+        title,
+    )
+    by_offset = np.cos(np.arange(100)[:, None] * omega).sum(-1)  # [k]: Σ_i cos(k ω_i), constant along diagonal k
+    lowest = int(np.argmin(by_offset[1:])) + 1
+    assert said is not None, title
+    assert int(said[4]) == lowest and np.allclose(
+        [float(x) for x in said.groups()[:3]], [32.0, by_offset[1], by_offset[lowest]], atol=0.051
+    )
     band = chart_by_title(default_page, "Similarity against distance")["data"]
     assert np.allclose(decode_array(band[0]["y"]), decode_array(band[1]["y"]), atol=1e-3)
 
@@ -353,3 +367,15 @@ def test_on_a_projector_the_schemes_panels_are_drawn_larger():
     at.run()
     assert_no_exception(at)
     assert (laptop, plot_px(at)) == (130, 180)
+
+
+def test_the_learned_tables_similarity_title_reads_its_drawn_diagonals():
+    """An untrained table's rows are random: the title names what its diagonals hold, nothing about distance."""
+    spec = chart_by_title(section("Schemes", scheme="Learned"), "P[p]·P[q] between positions")
+    sim = decode_array(spec["data"][0]["z"]).astype(np.float64)
+    means = [np.mean([sim[p, p + k] for p in range(len(sim) - k)]) for k in range(len(sim))]
+    lowest = 1 + min(range(len(sim) - 1), key=lambda k: means[1 + k])
+    assert title_text(spec) == (
+        f"P[p]·P[q] between positions: {means[0]:.1f} where p = q, {means[1]:.1f} one apart, lowest "
+        f"{means[lowest]:.1f} at {lowest} apart (means along the diagonals)"
+    )

@@ -49,3 +49,17 @@ def focus_finding(weights: np.ndarray) -> str:
         f": head {most + 1} the most focused (a row's largest weight {strongest[most]:.2f} on average), "
         f"head {least + 1} the broadest ({strongest[least]:.2f})"
     )
+
+
+def diagonal_finding(similarity: np.ndarray) -> str:
+    """How a position similarity ``[P, P]`` falls with the offset k = q - p, as a title's ending: the mean along the
+    main diagonal, along the first one off it, and the lowest diagonal's mean with its offset (for sinusoidal
+    encodings of an even d_model every diagonal is constant, and the main one is d_model / 2)."""
+    means = [float(np.diagonal(similarity, k).mean()) for k in range(len(similarity))]  # [P], k = 0 .. P - 1
+    if len(means) < 2:
+        return f": {means[0]:.1f} for its one position"
+    lowest = int(np.argmin(means[1:])) + 1
+    return (
+        f": {means[0]:.1f} where p = q, {means[1]:.1f} one apart, lowest {means[lowest]:.1f} at {lowest} apart "
+        "(means along the diagonals)"
+    )

@@ -13,6 +13,7 @@ from viz import positional as viz
 from pages.positional_encoding import numbers as pos_ui
 from ui.cache import cached_figure
 from ui.charts import chart
+from ui.findings import diagonal_finding
 from ui.formulas import formula
 
 
@@ -103,7 +104,11 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
     )
     formula(r"PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big)")
     left, right = st.columns(2, gap="large")
-    chart(cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions"), width="stretch", container=left)
+    chart(
+        cached_figure(viz.similarity_figure, sim, "PE[p]·PE[q] for all positions" + diagonal_finding(sim)),
+        width="stretch",
+        container=left,
+    )
     with right:
         chart(
             cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low, profile.high),

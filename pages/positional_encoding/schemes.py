@@ -15,6 +15,7 @@ from ui.cache import cached_figure
 from ui.charts import chart
 from ui.controls import section_picker
 from ui.screen import compact, presenting
+from ui.findings import diagonal_finding
 from ui.formulas import formula
 
 # One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
@@ -89,11 +90,12 @@ def _learned(positions: int, d_model: int) -> None:
         width="stretch",
         container=left,
     )
+    similarity = pos_ui.learned_similarity(positions, d_model, seed)
     chart(
         cached_figure(
             viz.similarity_figure,
-            pos_ui.learned_similarity(positions, d_model, seed),
-            "P[p]·P[q] between positions",
+            similarity,
+            "P[p]·P[q] between positions" + diagonal_finding(similarity),
             "P·P",
             first=1,
         ),
