@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
-from tests.test_page_multi_head import RANDOM_STACK, model_weights
+from tests.test_page_multi_head import RANDOM_STACK, TEXT, model_weights
+from transformer import HashTokenizer
 
 PAGE = "pages/multi_head/page.py"
 SECOND = {"layers": "3", "layer": "3", "causal": "true", "hv_head": "head 2", "hv_query": "8: it"}
@@ -38,6 +39,10 @@ def test_the_head_view_draws_each_weight_as_its_caption_says(query):
     queries = [7] if query else range(weights.shape[1])
     title = f"Layer {layer} · {'head 2' if query else 'all heads'} · head view"
     lines = drawn_lines(chart_by_title(at, title))
+    strongest = max((weights[h, i, j], h, i, j) for h in heads for i in queries for j in range(weights.shape[2]))
+    tokens = HashTokenizer().tokenize(TEXT)
+    named = f"“{tokens[strongest[2]]}” → “{tokens[strongest[3]]}”" + ("" if query else f" in head {strongest[1] + 1}")
+    assert title_text(chart_by_title(at, title)) == f"{title}: the strongest line {named} ({strongest[0]:.2f})"
     expected = {
         (h, i, j): np.ceil(10 * weights[h, i, j]) / 10
         for h in heads

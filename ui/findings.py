@@ -63,3 +63,15 @@ def diagonal_finding(similarity: np.ndarray) -> str:
         f": {means[0]:.1f} where p = q, {means[1]:.1f} one apart, lowest {means[lowest]:.1f} at {lowest} apart "
         "(means along the diagonals)"
     )
+
+
+def strongest_line(weights: np.ndarray, tokens: list[str], heads: list[int], query: int | None) -> str:
+    """The strongest line a head view draws, as a title's ending: the largest a_ij over the heads ``heads`` of a
+    layer's ``weights [H, T, T]`` (over query ``query``'s row alone when one is picked), with its query, key and
+    head (1-based, named when several are drawn) and that weight."""
+    shown = np.nan_to_num(np.asarray(weights, np.float64)[heads])  # [h, T, T]
+    queries = [query] if query is not None else list(range(shown.shape[1]))
+    head, row, key = np.unravel_index(int(shown[:, queries].argmax()), shown[:, queries].shape)
+    which = "" if len(heads) == 1 else f" in head {heads[head] + 1}"
+    line = f"“{tick_label(tokens[queries[row]])}” → “{tick_label(tokens[key])}”"
+    return f": the strongest line {line}{which} ({shown[head, queries[row], key]:.2f})"

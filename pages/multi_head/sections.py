@@ -16,7 +16,7 @@ from viz.overview import overview_figure
 from analysis.export import weights_csv
 from analysis.head_stats import attention_rollout, head_stats
 from ui.charts import chart
-from ui.findings import focus_finding, most_read_key, standout_heads
+from ui.findings import focus_finding, most_read_key, standout_heads, strongest_line
 from ui.formulas import formula
 
 
@@ -145,7 +145,9 @@ def head_view(layer_weights, tokens, layer, heads, options):
         format_func=lambda i: "all tokens" if i < 0 else f"{i + 1}: {tokens[i]}",
     )
     shown = list(range(heads)) if head < 0 else [head]
-    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view"
+    title = f"Layer {layer} · {'all heads' if head < 0 else f'head {head + 1}'} · head view" + strongest_line(
+        layer_weights, tokens, shown, None if query < 0 else query
+    )
     chart(
         cached_figure(head_view_figure, layer_weights, tokens, shown, None if query < 0 else query, title),
         key="head_view",
