@@ -29,6 +29,22 @@ def row_over_patches(weights: np.ndarray, token: int) -> np.ndarray:
     return np.asarray(weights[..., token, 1:]).reshape(*weights.shape[:-2], side, side)
 
 
+def inked_patches(image: np.ndarray, patch_size: int) -> np.ndarray:
+    """``[g, g]``: which patches of an ``[S, S]`` image (1 = ink) hold ink, a pixel at half or more (where the
+    digit's outline is drawn)."""
+    side = image.shape[0] // patch_size
+    blocks = np.asarray(image)[: side * patch_size, : side * patch_size].reshape(side, patch_size, side, patch_size)
+    return blocks.max(axis=(1, 3)) >= 0.5
+
+
+def ink_share(maps: np.ndarray, inked: np.ndarray) -> np.ndarray:
+    """The share of each map's weight ``maps [..., g, g]`` (one query's weights over the patches) that falls on the
+    inked patches ``inked [g, g]``: sum over inked patches / sum over all patches, 0 where a map holds none."""
+    total = np.asarray(maps, np.float64).sum(axis=(-1, -2))
+    on_ink = np.where(inked, maps, 0.0).sum(axis=(-1, -2))
+    return np.divide(on_ink, total, out=np.zeros_like(total), where=total > 0)
+
+
 def patch_centres(side: int, patch_size: int) -> np.ndarray:
     """``[g^2, 2]`` pixel coordinates (row, column) of each patch's centre, row-major."""
     rows, columns = np.divmod(np.arange(side * side), side)

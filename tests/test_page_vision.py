@@ -37,6 +37,17 @@ def heldout(digits, number: int) -> torch.Tensor:
     return digits.heldout_images[number - 1 : number]
 
 
+def inked(digits) -> np.ndarray:
+    """[16]: which 2 x 2 patches of the opening digit hold a pixel of ink at half or more, row-major."""
+    image = heldout(digits, DIGIT)[0, 0].numpy()  # [8, 8]
+    return np.array([image[2 * r : 2 * r + 2, 2 * c : 2 * c + 2].max() >= 0.5 for r in range(4) for c in range(4)])
+
+
+def share_on_ink(row: np.ndarray, digits) -> float:
+    """A query's weights over the 16 patches: the share of them on the patches with ink."""
+    return float(row[inked(digits)].sum() / row.sum())
+
+
 def z(spec: dict, index: int = 0) -> np.ndarray:
     return decode_array(spec["data"][index]["z"]).astype(np.float64)
 
@@ -98,12 +109,19 @@ def test_each_heads_map_is_the_querys_row_over_the_patches(shipped, query, token
     with torch.inference_mode():
         record = model(heldout(digits, DIGIT), return_attention=True).attention
     spec = chart_by_title(at, "attention over the patches")
+    on_ink = {}
     for layer in range(2):
         weights = record.weights[f"encoder.layers.{layer}.self_attn"][0].numpy()  # [H, 17, 17]
         for head in range(4):
             glow = z(spec, 3 * (layer * 4 + head))  # traces: map, its outline (two lines), map, ...
             expected = np.kron(weights[head, token, 1:].reshape(4, 4), np.ones((2, 2)))
             np.testing.assert_allclose(glow, expected, atol=1e-5)
+            on_ink[f"layer {layer + 1} · head {head + 1}"] = share_on_ink(weights[head, token, 1:], digits)
+    best = max(on_ink, key=on_ink.get)
+    assert title_text(spec) == (
+        f"{query}'s attention over the patches: {best} puts the most on the digit, {on_ink[best]:.0%} of its "
+        f"patch weight on the {inked(digits).sum()} of 16 patches with ink"
+    )
 
 
 def test_rollout_is_the_mean_heads_with_the_residual_multiplied_through_the_layers(shipped):
@@ -118,6 +136,10 @@ def test_rollout_is_the_mean_heads_with_the_residual_multiplied_through_the_laye
         rolled = (mixed / mixed.sum(-1, keepdims=True)) @ rolled
     glow = z(chart_by_title(at, "Rollout: where"), 0)
     np.testing.assert_allclose(glow, np.kron(rolled[0, 1:].reshape(4, 4), np.ones((2, 2))), atol=1e-5)
+    assert title_text(chart_by_title(at, "Rollout: where")) == (
+        f"Rollout: where [CLS] reads from: {share_on_ink(rolled[0, 1:], digits):.0%} of its patch weight on the "
+        f"{inked(digits).sum()} of 16 patches with ink"
+    )
     assert any("heuristic" in c.value for c in at.caption)
 
 
@@ -137,6 +159,9 @@ def test_position_similarity_is_the_cosine_of_the_learned_table_and_the_text_rea
     text = " ".join(m.value for m in at.markdown)
     near, far = cosine[steps == 1].mean(), cosine[steps >= 4].mean()
     assert f"neighbours {near:.2f} on average, patches 4 or more steps apart {far:.2f}" in text
+    assert title_text(chart_by_title(at, "Cosine similarity of each patch's position embedding")).endswith(
+        f": neighbours {near:.2f} on average, 4 or more steps apart {far:.2f}"
+    )
     assert ("neighbours are more alike" in text) is bool(near > far)
 
 

@@ -1,5 +1,5 @@
-"""What a figure of a stack's heads shows, for its title: computed from the weights the figure draws (numpy and the
-package's statistics; no Streamlit), shared by the pages that draw every head of a stack."""
+"""What a figure shows, for its title: computed from the numbers the figure draws (numpy and the package's
+statistics; no Streamlit), shared by the pages that draw them."""
 
 from __future__ import annotations
 
@@ -75,3 +75,15 @@ def strongest_line(weights: np.ndarray, tokens: list[str], heads: list[int], que
     which = "" if len(heads) == 1 else f" in head {heads[head] + 1}"
     line = f"“{tick_label(tokens[queries[row]])}” → “{tick_label(tokens[key])}”"
     return f": the strongest line {line}{which} ({shown[head, queries[row], key]:.2f})"
+
+
+def ink_finding(shares: np.ndarray, inked: np.ndarray, names: list[str] | None = None) -> str:
+    """How much of a query's weight over an image's patches falls on the digit, as a title's ending: ``shares``
+    (one per map, ``names`` naming them when there are several) from ``analysis.vision.ink_share`` over the
+    inked patches ``inked [g, g]``; the map that puts the most there."""
+    count, patches = int(inked.sum()), inked.size
+    if count in (0, patches):
+        return ": no patch holds ink" if count == 0 else ": every patch holds ink"
+    best = int(np.argmax(shares))
+    who = "" if names is None else f"{names[best]} puts the most on the digit, "
+    return f": {who}{shares.flat[best]:.0%} of its patch weight on the {count} of {patches} patches with ink"

@@ -15,6 +15,7 @@ from ui.controls import stops_slider
 from ui.models import LoadedModel
 from ui.screen import compact, settings
 from ui.vision_experiments import knock_out_sweep, patch_images
+from ui.findings import ink_finding
 from ui.formulas import formula
 from viz.vision import attention_over_image_figure, class_probabilities_figure, patch_grid_figure, patch_sequence_figure
 from viz.vision_learned import attention_distance_figure, patch_filters_figure, position_similarity_figure
@@ -146,6 +147,7 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
         bind="query-params",
         help="All layers at once, by Abnar & Zuidema's heuristic.",
     )
+    inked = vision.inked_patches(image.square, config.patch_size)  # [g, g]
     if rollout:
         rolled = attention_rollout(weights)  # [1+N, 1+N]
         maps = vision.row_over_patches(rolled, token)[None, None]
@@ -155,7 +157,7 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
                 image.square,
                 maps.reshape(1, *maps.shape[-2:]),
                 config.patch_size,
-                f"Rollout: where {tokens[token]} reads from",
+                f"Rollout: where {tokens[token]} reads from" + ink_finding(vision.ink_share(maps, inked), inked),
                 ["all layers"],
                 1,
             ),
@@ -175,7 +177,7 @@ def attention_section(loaded: LoadedModel, image: ChosenImage) -> None:
             image.square,
             maps.reshape(-1, *maps.shape[-2:]),
             config.patch_size,
-            f"{tokens[token]}'s attention over the patches",
+            f"{tokens[token]}'s attention over the patches" + ink_finding(vision.ink_share(maps, inked), inked, names),
             names,
             2 if compact() else config.num_heads,
         ),
@@ -202,18 +204,19 @@ def positions_section(loaded: LoadedModel, image: ChosenImage) -> None:
         st.info("This model reads the whole image as one patch: there is no layout of patches to learn.")
         return
     similarity = vision.position_similarity(table)
+    rows, columns = np.divmod(np.arange(side * side), side)
+    steps = np.abs(rows[:, None] - rows[None, :]) + np.abs(columns[:, None] - columns[None, :])  # grid distance
+    near, far = similarity[steps == 1].mean(), similarity[steps >= side].mean()
     chart(
         cached_figure(
             position_similarity_figure,
             similarity,
             side,
-            "Cosine similarity of each patch's position embedding with every other",
+            "Cosine similarity of each patch's position embedding with every other: neighbours "
+            f"{near:.2f} on average, {side} or more steps apart {far:.2f}",
         ),
         key="positions",
     )
-    rows, columns = np.divmod(np.arange(side * side), side)
-    steps = np.abs(rows[:, None] - rows[None, :]) + np.abs(columns[:, None] - columns[None, :])  # grid distance
-    near, far = similarity[steps == 1].mean(), similarity[steps >= side].mean()
     same_row = similarity[(rows[:, None] == rows[None, :]) & (steps > 0)].mean()
     same_column = similarity[(columns[:, None] == columns[None, :]) & (steps > 0)].mean()
     learned = "more" if near > far else "no more"
