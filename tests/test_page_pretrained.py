@@ -70,6 +70,12 @@ def test_one_layer_and_the_hidden_specials_switch(minilm):
     assert len(tiles) == 12 and tiles[0].shape == (13, 13)
     np.testing.assert_allclose(tiles[6], expected[6], atol=1e-5)
     assert "[CLS]" not in grid["layout"]["yaxis"]["ticktext"] and "[CLS]" not in grid["layout"]["xaxis"]["ticktext"]
+    focus = expected.max(-1).mean(-1)  # [12]: a row's largest weight, on average over the drawn rows
+    most, least = int(np.argmax(focus)), int(np.argmin(focus))
+    assert title_text(grid) == (
+        f"Layer 4 · 12 heads: head {most + 1} the most focused (a row's largest weight {focus[most]:.2f} on "
+        f"average), head {least + 1} the broadest ({focus[least]:.2f})"
+    )
 
 
 def test_tokens_show_specials_continuations_and_unknowns():
@@ -315,12 +321,17 @@ def test_the_head_view_opens_on_the_head_that_links_it_to_animal_and_draws_its_q
     expected = int(np.argmax(weights[0][:, it, animal]))
     at = page({"section": "Head view"})
     assert at.selectbox(key="hv_query").value == it and at.selectbox(key="hv_head").value == expected
-    spec = chart_by_title(at, "“it” → “animal”")
+    spec = chart_by_title(at, "“it” → “animal”: head")
     assert f"head {expected + 1} the most, {weights[0][expected, it, animal]:.2f}" in spec["layout"]["title"]["text"]
     drawn = np.asarray(decode_array(spec["data"][0]["z"]), dtype=np.float64)
     np.testing.assert_allclose(drawn, weights[0][:, it, :].T, atol=1e-6)
     assert [str(x) for x in spec["layout"]["xaxis"]["ticktext"]] == [str(h) for h in range(1, 13)]
-    assert chart_by_title(at, f"Layer 1 · head {expected + 1} · head view")
+    line = weights[0][expected, it]  # [T]: the one head drawn, from "it" to every key
+    strongest = int(np.argmax(line))
+    assert title_text(chart_by_title(at, f"Layer 1 · head {expected + 1} · head view")) == (
+        f"Layer 1 · head {expected + 1} · head view: the strongest line “it” → “{tokens[strongest]}” "
+        f"({line[strongest]:.2f})"
+    )
 
 
 def test_the_head_view_of_another_query_names_the_key_it_looks_at_most_past_cls_and_sep(minilm):

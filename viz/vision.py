@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .tiles import gap_shapes, tile_maps, tile_titles, tiling
-from .style import ATTENTION_SCALE, LAB_TEMPLATE, head_color, styled_figure
+from .style import ATTENTION_SCALE, base_layout, head_color, styled_figure
 
 INK_SCALE = [[0.0, "#ffffff"], [1.0, "#111111"]]  # 0 = paper, 1 = ink
 # The digit's outline over an attention map: the line where the ink crosses half, white on a black edge, so it
@@ -232,15 +232,7 @@ def attention_over_image_figure(
             **({"scaleanchor": f"x{suffix}"} if k < count else {}),
         }
     height = int(100 + rows * (900 / columns if columns >= 3 else 250))  # two a row: a phone or a tablet
-    fig.update_layout(
-        **axes,
-        template=LAB_TEMPLATE,
-        title=dict(text=title, x=0.0),
-        height=height,
-        margin=dict(l=10, r=70, t=90, b=10),
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        font=dict(size=15),
-    )
+    base_layout(fig, title, height)  # the shared title, which wraps where the figure is narrow
+    fig.update_layout(**axes, margin=dict(r=70), font=dict(size=15))
     fig.update_annotations(font_size=14)
     return fig

@@ -13,11 +13,12 @@ from transformer import WordPieces
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 from ui.charts import chart
 from ui.cache import cached_figure
-from ui.findings import most_read_key, standout_heads
+from ui.findings import focus_finding, most_read_key, standout_heads, strongest_line
 from ui.formulas import formula
 from viz.attention_steps import attention_weights_figure
 from viz.head_view import head_view_figure, lights_on_hover, query_heads_figure
 from viz.heads import head_grid_figure
+from viz.labels import tick_label
 from viz.overview import overview_figure
 from viz.pretrained import PIECE_KINDS, role_grid_figure, wordpiece_figure
 
@@ -108,7 +109,7 @@ def layer_section(weights: np.ndarray, labels: list[str], k: int, li: int) -> No
     """One layer's 12 heads."""
     formula(r"A^{(\ell, i)} = \mathrm{softmax}\!\left(\frac{(X_{\ell-1}W_i^Q)(X_{\ell-1}W_i^K)^\top}{\sqrt{32}}\right)")
     chart(
-        cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads · all-MiniLM-L6-v2"),
+        cached_figure(head_grid_figure, weights, labels, labels, f"Layer {li + 1} · 12 heads" + focus_finding(weights)),
         width="stretch",
         key="grid",
     )
@@ -138,7 +139,9 @@ def head_view_section(weights: np.ndarray, tokens: list[str], ordinary: list[boo
         finding = f"“it” → “animal”: head {head + 1} the most, {weight:.2f}"
     else:
         head, key, weight = strongest_link(weights, query, ordinary_keys)
-        finding = f"“{tokens[query]}” looks most at “{tokens[key]}”: head {head + 1}, {weight:.2f}"
+        finding = (
+            f"“{tick_label(tokens[query])}” looks most at “{tick_label(tokens[key])}”: head {head + 1}, {weight:.2f}"
+        )
     picked = c2.selectbox(
         "head",
         range(-1, 12),
@@ -156,7 +159,8 @@ def head_view_section(weights: np.ndarray, tokens: list[str], ordinary: list[boo
             tokens,
             heads,
             query,
-            f"Layer {li + 1} · {'all heads' if picked < 0 else f'head {picked + 1}'} · head view",
+            f"Layer {li + 1} · {'all heads' if picked < 0 else f'head {picked + 1}'} · head view"
+            + strongest_line(weights, tokens, heads, query),
         ),
         width="stretch",
         key="head_view",
