@@ -108,6 +108,14 @@ def test_two_sentences_rows_and_cosine(minilm):
     spec = chart_by_title(at, "what “it” attends to")
     it = list(pa.tokens).index("it")
     np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), first[4, :, it, :], atol=1e-6)
+    said = []
+    for which, weights, pieces in (("first", first, pa), ("second", second, pb)):
+        rows = weights[4, :, list(pieces.tokens).index("it")]  # [12, T]: "it" in layer 5's heads
+        plain = [j for j, special in enumerate(pieces.special) if not special]
+        head, at_key = np.unravel_index(np.argmax(rows[:, plain]), (12, len(plain)))
+        key = plain[at_key]
+        said.append(f"in the {which} sentence “{pieces.tokens[key]}” the most (head {head + 1}, {rows[head, key]:.2f})")
+    assert title_text(spec) == "Layer 5 · what “it” attends to, head by head: " + ", ".join(said)
     ea, eb = hidden_a.mean(0), hidden_b.mean(0)
     expected = float(ea @ eb / np.linalg.norm(ea) / np.linalg.norm(eb))
     assert float(at.metric[0].value) == pytest.approx(expected, abs=1e-3)
@@ -293,8 +301,12 @@ def test_sentence_pairs_draw_the_contrastive_softmax_of_hugging_faces_mean_poole
         return F.normalize((hidden * mask).sum(1) / mask.sum(1), dim=-1)
 
     logits = 5 * embed(a for a, _ in pairs) @ embed(b for _, b in pairs).T
-    spec = chart_by_title(at, "Which second sentence each first one picks: softmax of 5 · cosine")
+    spec = chart_by_title(at, "Which second sentence each first one picks")
     np.testing.assert_allclose(decode_array(spec["data"][0]["z"]), F.softmax(logits, -1).numpy(), atol=1e-4)
+    own = int((logits.argmax(-1) == torch.arange(3)).sum())  # by Hugging Face's BERT
+    assert title_text(spec) == (
+        f"Which second sentence each first one picks: {own} of 3 pick their own pair (softmax of 5 · cosine)"
+    )
     loss = F.cross_entropy(logits, torch.arange(3)).item()
     caption = at.caption[-1].value
     assert f"is {loss:.3g};" in caption and f"log 3 = {np.log(3):.3f}" in caption

@@ -90,19 +90,20 @@ def pairs_section(cap: int) -> None:
     first = np.stack([numbers.reading(numbers.wordpieces(a, cap).ids).embedding for a, _ in pairs])
     second = np.stack([numbers.reading(numbers.wordpieces(b, cap).ids).embedding for _, b in pairs])
     p = in_batch_probabilities(first, second, float(scale))
+    own = np.diag(p)
+    right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     figure = matrix_heatmap(
         p.astype(np.float32),
         [short(i, a) for i, (a, _) in enumerate(pairs)],
         [str(i + 1) for i in range(len(pairs))],  # the second sentences by their pair's number
-        f"Which second sentence each first one picks: softmax of {scale} · cosine",
+        f"Which second sentence each first one picks: {right} of {len(pairs)} pick their own pair "
+        f"(softmax of {scale} · cosine)",
         row_name="first",
         col_name="second",
         value_name="p",
     )
     chart(figure.update_xaxes(title_text="second sentence of pair n").update_yaxes(title_text="first sentence"))
     explain()
-    own = np.diag(p)
-    right = int((p.argmax(axis=1) == np.arange(len(pairs))).sum())
     st.caption(
         f"{right} of {len(pairs)} first sentences give their own pair the largest share (the diagonal); the "
         f"smallest share of an own pair is {own.min():.3f} (pair {int(own.argmin()) + 1}). The loss, the "

@@ -8,6 +8,7 @@ import difflib
 import streamlit as st
 
 from analysis.head_roles import without_specials
+from analysis.head_stats import strongest_link
 from pages.pretrained import numbers
 from ui.charts import chart
 from ui.screen import settings
@@ -92,7 +93,7 @@ def two_sentences_section(cap: int, hide: bool) -> None:
         ask()
         return
     ra, rb = numbers.reading(a.ids), numbers.reading(b.ids)
-    rows, tokens = [], []
+    rows, tokens, links = [], [], []
     for pieces, reading in ((a, ra), (b, rb)):
         keep = [not s for s in pieces.special] if hide else [True] * len(pieces)
         w = without_specials(reading.weights, pieces.special) if hide else reading.weights
@@ -106,13 +107,19 @@ def two_sentences_section(cap: int, hide: bool) -> None:
             return
         rows.append(w[int(layer) - 1, :, where, :])
         tokens.append(toks)
+        plain = [j for j, special in enumerate(s for s, k in zip(pieces.special, keep) if k) if not special]
+        links.append(strongest_link(w[int(layer) - 1], where, plain))  # past [CLS] and [SEP]
     chart(
         cached_figure(
             query_rows_figure,
             rows,
             tokens,
             ["first sentence", "second sentence"],
-            f"Layer {layer} · what “{escape(word)}” attends to, head by head",
+            f"Layer {layer} · what “{escape(word)}” attends to, head by head: "
+            + ", ".join(
+                f"in the {which} sentence “{escape(toks[key])}” the most (head {head + 1}, {weight:.2f})"
+                for which, toks, (head, key, weight) in zip(("first", "second"), tokens, links)
+            ),
         ),
         width="stretch",
         key="query_rows",
