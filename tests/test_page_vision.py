@@ -256,7 +256,9 @@ def test_knocking_out_each_head_is_zeroing_its_output(shipped):
     at = run_page(PAGE, {"section": "Knock out"})
     assert_no_exception(at)
     _, expected = knock_out_by_hand(model, digits)
-    np.testing.assert_allclose(z(chart_by_title(at, "Held-out accuracy change")), expected, atol=1e-6)
+    np.testing.assert_allclose(
+        z(chart_by_title(at, "Held-out accuracy with one head knocked out")), expected, atol=1e-6
+    )
     assert (expected < 0).any()
 
 
@@ -342,9 +344,10 @@ def test_the_lessons_knock_out_view_puts_the_costliest_head_in_layer_one():
     from tests.lesson_views import lesson_of, open_view
 
     at = open_view("patches", 3)
-    change = z(chart_by_title(at, "Held-out accuracy change"))
+    change = z(chart_by_title(at, "Held-out accuracy with one head knocked out"))
     layer, head = np.unravel_index(np.argmin(change), change.shape)
     assert layer == 0 and change[1].min() > change[0].min()  # "every layer-2 head costs less"
-    caption = " ".join(c.value for c in at.caption)
-    assert f"Knocking out layer 1 · head {head + 1} costs most" in caption
+    assert f": layer 1 · head {head + 1} costs the most" in title_text(
+        chart_by_title(at, "Held-out accuracy with one head knocked out")
+    )
     assert lesson_of("patches").views[3].ask.is_right(0)

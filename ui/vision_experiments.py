@@ -18,22 +18,19 @@ KNOCK_OUT = "A knock-out zeroes the head's output before W^O."
 
 
 def knock_out_sweep(loaded: LoadedModel) -> None:
-    """The change of held-out accuracy ``[L, H]`` with each head knocked out alone, and the costliest head."""
+    """The change of held-out accuracy ``[L, H]`` with each head knocked out alone, titled with the costliest head."""
     baseline, change = vision_numbers.knockouts(loaded.spec)
+    worst = np.unravel_index(np.argmin(change), change.shape)
+    finding = (
+        f"layer {worst[0] + 1} · head {worst[1] + 1} costs the most, {baseline:.1%} → {baseline + change[worst]:.1%}"
+        if change[worst] < 0
+        else f"no single head lowers it from {baseline:.1%}"
+    )
     chart(
-        head_grid(
-            change, f"Held-out accuracy change with one head knocked out (from {baseline:.1%})", "change in accuracy"
-        ),
+        head_grid(change, f"Held-out accuracy with one head knocked out: {finding}", "change in accuracy"),
         key="knockout",
     )
-    worst = np.unravel_index(np.argmin(change), change.shape)
-    if change[worst] < 0:
-        st.caption(
-            f"Knocking out layer {worst[0] + 1} · head {worst[1] + 1} costs most: it leaves "
-            f"{baseline + change[worst]:.1%} held-out accuracy, from {baseline:.1%}. {KNOCK_OUT}"
-        )
-    else:
-        st.caption(f"No single head's knock-out lowers held-out accuracy ({baseline:.1%}) here. {KNOCK_OUT}")
+    st.caption(KNOCK_OUT)
 
 
 def patch_images(loaded: LoadedModel, pixels: tuple[float, ...], name: str, truth: int | None) -> None:
