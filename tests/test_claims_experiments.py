@@ -154,6 +154,11 @@ def test_the_attributions_shares_add_up_to_the_models_own_logit(query):
     assert heads.sum() + others.sum() == pytest.approx(float(logits.max()), abs=0.01) and said[3] == said[4]
     symbol = task.symbols([int(logits.argmax())])[0]
     assert f"logit of “{symbol}” at position {position + 1}" in grid["layout"]["title"]["text"]
+    layer, head = np.unravel_index(np.argmax(np.abs(heads)), heads.shape)
+    assert title_text(grid).endswith(
+        f": layer {layer + 1} · head {head + 1} the largest, {heads[layer, head]:+.2f} of the logit's "
+        f"{float(logits.max()):.2f}"
+    )
     compared = any("patching restores" in df.value.columns for df in at.dataframe)
     missing = [c.value for c in at.caption if c.value.startswith("Not compared with patching here")]
     assert compared != bool(missing) and compared == (not query)  # the default position is the one patching reads

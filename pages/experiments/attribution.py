@@ -17,6 +17,14 @@ from pages.experiments.subject import Subject, corrupted_input
 from ui.charts import chart
 from ui.controls import stops_slider
 from viz.experiments import head_grid, share_bars
+from viz.labels import tick_label
+
+
+def largest_share(heads: np.ndarray, logit: float) -> str:
+    """The head ``heads [L, H]`` writes the largest share (by size, either sign) of a logit into, as a title's
+    ending, with that share and the logit."""
+    layer, head = np.unravel_index(int(np.argmax(np.abs(heads))), heads.shape)
+    return f"{head_label(int(layer), int(head))} the largest, {heads[layer, head]:+.2f} of the logit's {logit:.2f}"
 
 
 def others_finding(heads: np.ndarray, others: dict[str, float]) -> str:
@@ -42,7 +50,8 @@ def render_attribution(subject: Subject, inputs: Inputs) -> None:
     chart(
         head_grid(
             shares.heads,
-            f"Each head's direct share of the logit of “{symbol}” at position {position + 1}",
+            f"Each head's direct share of the logit of “{tick_label(symbol)}” at position {position + 1}: "
+            + largest_share(shares.heads, shares.logit),
             "share of the logit",
         )
     )
