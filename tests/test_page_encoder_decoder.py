@@ -333,3 +333,15 @@ def test_the_settings_line_names_the_random_model_the_page_draws():
         "Model settings."
     )
     assert chart_by_title(at, "all 2 heads · encoder self-attention") is not None
+
+
+def test_the_output_title_says_where_the_target_stands():
+    import pandas as pd
+
+    from pages.encoder_decoder.output import target_finding
+
+    table = pd.DataFrame({"token": ["le", "la"], "id": [4, 7], "probability": [0.5, 0.3]})
+    assert target_finding(table, "la", 0.3, 2) == "“le” first (0.5), the target “la” rank 2 (0.3)"
+    assert target_finding(table, "le", 0.5, 1) == "the target “le” first (0.5)"
+    # a random model's spread: two significant digits, not 0.00
+    assert target_finding(table.assign(probability=[0.00041, 0.0003]), "x", 0.00021, 3420).endswith("(0.00021)")

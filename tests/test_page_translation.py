@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, title_text
 from transformer import BOS_ID, EOS_ID, load_checkpoint, translate
 from ui.text import as_typed
 
@@ -144,3 +144,12 @@ def test_the_output_bars_name_each_of_the_top_pieces_as_the_vocabulary_spells_it
     np.testing.assert_allclose(decode_array(spec["data"][0]["x"]), probabilities[top], atol=1e-5)
     assert list(spec["layout"]["yaxis"]["ticktext"]) == [as_typed(tokenizer.id_to_piece(int(i))) for i in top]
     assert probabilities[top[0]] >= 0.1 and spec["layout"]["xaxis"]["tickformat"] == ".0%"
+    target = tokenizer.encode(tokenizer.tokenize(REFERENCE))[0]  # position 1's target, the reference's first piece
+    rank = 1 + int((probabilities > probabilities[target]).sum())
+    first = f"“{as_typed(tokenizer.id_to_piece(int(top[0])))}” first ({probabilities[top[0]]:.2g})"
+    piece = as_typed(tokenizer.id_to_piece(target))
+    assert title_text(spec).endswith(
+        f"the target “{piece}” first ({probabilities[top[0]]:.2g})"
+        if rank == 1
+        else f"{first}, the target “{piece}” rank {rank} ({probabilities[target]:.2g})"
+    )

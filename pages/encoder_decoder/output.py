@@ -9,6 +9,16 @@ from analysis.decoder_tables import id_names, rank_of, top_k
 from pages.encoder_decoder.figures import output_figure
 from ui.charts import chart
 from ui.formulas import formula
+from viz.labels import tick_label
+
+
+def target_finding(table, target: str, probability: float, rank: int) -> str:
+    """Where the target token stands in a position's distribution, as a title's ending: the most probable token
+    (``table``'s first row, from ``analysis.decoder_tables.top_k``) and the target's rank and probability."""
+    first, first_p = tick_label(str(table["token"].iloc[0])), float(table["probability"].iloc[0])
+    if rank == 1:
+        return f"the target “{tick_label(target)}” first ({first_p:.2g})"
+    return f"“{first}” first ({first_p:.2g}), the target “{tick_label(target)}” rank {rank} ({probability:.2g})"
 
 
 @st.fragment
@@ -35,7 +45,8 @@ def output_section(pair) -> None:
     fig = output_figure(
         tuple(table["token"]),
         table["probability"].to_numpy(),
-        f"Position {pos + 1} · top {len(table)} of {probabilities.shape[0]} next-token probabilities",
+        f"Position {pos + 1} · top {len(table)} of {probabilities.shape[0]} next-token probabilities: "
+        + target_finding(table, target.tokens[pos], probabilities[want], rank_of(probabilities, want)),
         int(hits[0]) if hits.size else None,
     )
     chart(fig, width="stretch")
