@@ -14,7 +14,7 @@ import torch
 
 from analysis.decoding_cost import measure_variants
 from pages.generate.costs import saved_note
-from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, title_text
 from transformer import TransformerConfig, load_checkpoint, make_task
 from ui.model_picker import shipped_entry, shipped_label
 
@@ -53,7 +53,7 @@ def test_greedy_draws_one_bar_at_one_and_claims_no_temperature_or_cut(text_model
     assert decode_array(marks["x"]).astype(float).tolist() == [1.0] + [0.0] * (len(heights) - 2)
     assert spec["layout"]["yaxis"]["ticktext"][0] == task.symbols([top])[0]
     title = spec["layout"]["title"]["text"]
-    assert "greedy" in title and "most probable" in title
+    assert title == f"Token 1: greedy takes “{task.symbols([top])[0]}”, the most probable token, with probability 1"
     assert "τ" not in title and "kept" not in title
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert f"Drawn: “{task.symbols([top])[0]}”, the token with the largest logit" in caption
@@ -73,10 +73,12 @@ def test_sampling_still_names_its_temperature_and_its_cut(text_model):
     p = torch.softmax(logits / 0.7, -1).numpy()
     order = np.argsort(-p, kind="stable")
     spec = chart_by_title(at, "Token 1")
-    assert spec["layout"]["title"]["text"] == f"Token 1: softmax(z / τ) with τ = 0.7; 5 of {len(p)} tokens kept"
     drawn = at.code[0].value.split("▸ ")[-1]
     index = next(i for i in order[:5] if task.symbols([int(i)])[0] == drawn)
     renormalised = p[index] / p[order[:5]].sum()
+    assert title_text(spec) == (
+        f"Token 1: softmax(z / τ) with τ = 0.7; 5 of {len(p)} tokens kept, “{drawn}” drawn ({renormalised:.2f})"
+    )
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert caption.startswith(f"Drawn: “{drawn}”, with probability {renormalised:.3f} after the cut.")
     assert "grey ones cut by top-k or top-p" in caption

@@ -165,7 +165,7 @@ def distribution_text(settings: Sampling, step: int, names, token: int, dist) ->
     Greedy draws from a one-hot distribution on the most probable token (temperature, top-k and top-p are not
     applied); sampling draws from softmax(z / τ) cut to top-k and top-p and renormalised."""
     if settings.strategy == "greedy":
-        title = f"Token {step}: greedy takes the most probable token, with probability 1"
+        title = f"Token {step}: greedy takes “{tick_label(names[token])}”, the most probable token, with probability 1"
         note = (
             f"Drawn: “{names[token]}”, the token with the largest logit: greedy gives it probability 1 and every "
             f"other token 0, so its orange bar and the black mark at its end are the only ones past 0. Temperature, "
@@ -173,7 +173,10 @@ def distribution_text(settings: Sampling, step: int, names, token: int, dist) ->
         )
         return title, note
     kept = int(dist.kept.sum())
-    title = f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept"
+    title = (
+        f"Token {step}: softmax(z / τ) with τ = {settings.temperature:g}; {kept} of {len(names)} tokens kept, "
+        f"“{tick_label(names[token])}” drawn ({float(dist.probabilities[token]):.2f})"
+    )
     note = (
         f"Drawn: “{names[token]}”, with probability {float(dist.probabilities[token]):.3f} after "
         f"the cut. Blue bars are kept, hatched grey ones cut by top-k or top-p (and the bar of all the other tokens), "
