@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from tests.lesson_views import lesson_of, open_view, y_of
 from ui.controls import POSITIONAL_LABELS
 from ui.model_picker import shipped_label
@@ -183,3 +183,14 @@ def test_the_score_maps_share_one_colour_range_and_the_caption_gives_it(query):
         scaled[np.isfinite(scaled)], raw[np.isfinite(scaled)] / np.sqrt(d_k), rtol=1e-4, atol=1e-5
     )
     assert f"±{limit:.2f}" in caption
+    finite = raw[np.isfinite(raw)]
+    assert title_text(raw_spec).endswith(f": from {finite.min():.2f} to {finite.max():.2f}")
+    low, high = finite.min() / np.sqrt(d_k), finite.max() / np.sqrt(d_k)  # the formula's shrink, τ = 1
+    said = re.search(r": from (-?[\d.]+) to (-?[\d.]+)$", title_text(scaled_spec))
+    assert float(said[1]) == pytest.approx(low, abs=0.006) and float(said[2]) == pytest.approx(high, abs=0.006)
+    weights = decode_array(chart_by_title(at, "Attention weights A")["data"][0]["z"]).astype(float)
+    means = np.nan_to_num(weights).mean(0)  # [T]: each key's weight, on average over the queries
+    tokens = chart_by_title(at, "Attention weights A")["layout"]["xaxis"]["ticktext"]
+    assert title_text(chart_by_title(at, "Attention weights A")).endswith(
+        f": “{tokens[int(means.argmax())]}” read the most ({means.max():.2f} of a row on average)"
+    )

@@ -87,3 +87,9 @@ def ink_finding(shares: np.ndarray, inked: np.ndarray, names: list[str] | None =
     best = int(np.argmax(shares))
     who = "" if names is None else f"{names[best]} puts the most on the digit, "
     return f": {who}{shares.flat[best]:.0%} of its patch weight on the {count} of {patches} patches with ink"
+
+
+def value_range(values: np.ndarray) -> str:
+    """The range of a map's finite values (masked cells, -inf or NaN, left out), as a title's ending."""
+    finite = np.asarray(values, np.float64)[np.isfinite(values)]
+    return f": from {finite.min():.2f} to {finite.max():.2f}" if finite.size else ": every cell masked"

@@ -16,6 +16,7 @@ from analysis.attention_steps import AttentionSteps
 from transformer import TransformerConfig
 from ui.cache import cached_figure
 from ui.charts import chart
+from ui.findings import most_read_key, value_range
 from ui.formulas import formula
 from ui.screen import figure_then_text
 from viz.attention_steps import attention_weights_figure, qkv_figure, signed_matrix_figure
@@ -221,7 +222,14 @@ def scores_section(view: HeadOnText) -> None:
     with left:
         formula(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
         chart(
-            view.signed(steps.raw, tokens, tokens, f"Raw scores Q Kᵀ · {n} × {n}", col_name="key", limit=limit),
+            view.signed(
+                steps.raw,
+                tokens,
+                tokens,
+                f"Raw scores Q Kᵀ · {n} × {n}" + value_range(steps.raw),
+                col_name="key",
+                limit=limit,
+            ),
             key="raw",
         )
     with right:
@@ -231,7 +239,7 @@ def scores_section(view: HeadOnText) -> None:
                 steps.scaled,
                 tokens,
                 tokens,
-                f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}",
+                f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}" + value_range(steps.scaled),
                 col_name="key",
                 limit=limit,
             ),
@@ -278,7 +286,7 @@ def scores_section(view: HeadOnText) -> None:
                 attention_weights_figure,
                 steps.weights,
                 tokens,
-                f"Attention weights A (each row sums to 1) · {n} × {n}",
+                f"Attention weights A (each row sums to 1) · {n} × {n}" + most_read_key(steps.weights, tokens),
                 mask=steps.mask if view.causal else None,
                 height=view.matrix_height,
             ),
