@@ -218,33 +218,21 @@ def scores_section(view: HeadOnText) -> None:
     factor = "/ √d_k" if view.scale else ""
     # raw, scaled and masked scores on one colour range, so the shrink by 1/√d_k shows as paler colours
     limit = shared_limit(steps.raw, steps.scaled)
-    left, right = st.columns(2)
-    with left:
-        formula(r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j")
-        chart(
-            view.signed(
-                steps.raw,
-                tokens,
-                tokens,
-                f"Raw scores Q Kᵀ · {n} × {n}" + value_range(steps.raw),
-                col_name="key",
-                limit=limit,
-            ),
-            key="raw",
-        )
-    with right:
-        formula(scaled_scores_formula(view.scale, view.config.positional == "alibi"))
-        chart(
-            view.signed(
-                steps.scaled,
-                tokens,
-                tokens,
-                f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}" + value_range(steps.scaled),
-                col_name="key",
-                limit=limit,
-            ),
-            key="scaled",
-        )
+    titles = {
+        "raw": (steps.raw, f"Raw scores Q Kᵀ · {n} × {n}"),
+        "scaled": (steps.scaled, f"Scaled scores Q Kᵀ {factor} / τ (τ = {view.temperature:g}) · {n} × {n}"),
+    }
+    formulas = {
+        "raw": r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j",
+        "scaled": scaled_scores_formula(view.scale, view.config.positional == "alibi"),
+    }
+    for column, (key, (scores, title)) in zip(st.columns(2), titles.items()):
+        with column:
+            formula(formulas[key])
+            chart(
+                view.signed(scores, tokens, tokens, title + value_range(scores), col_name="key", limit=limit),
+                key=key,
+            )
     st.caption(
         f"The score maps share one colour range, ±{limit:.2f}: "
         + (
