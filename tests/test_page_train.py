@@ -3,6 +3,7 @@ a fast fixture reaches its target, the result joins the model picker; the server
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from pages.train.slots import TrainingSlots
@@ -77,6 +78,13 @@ def test_the_probe_map_is_drawn_once_before_and_after_training():
     assert len(trainer(at).snapshots) == 2 and at.select_slider(key="snap").value == 20
     maps = probe_maps(at)
     assert len(maps) == 1 and maps[0].startswith("Step 20 · the probe input"), maps  # the scrubber's, not twice
+    weights = list(trainer(at).snapshots[-1].weights.values())[-1]  # [H, T, T]: the map shown, the last attention
+    focus = weights.max(-1).mean(-1)  # a row's largest weight, on average, per head
+    most, least = int(np.argmax(focus)), int(np.argmin(focus))
+    assert maps[0].endswith(
+        f": head {most + 1} the most focused (a row's largest weight {focus[most]:.2f} on average), head "
+        f"{least + 1} the broadest ({focus[least]:.2f})"
+    ), maps[0]
 
 
 def test_the_curves_legend_names_the_loss_lines_inside_the_loss_panel():

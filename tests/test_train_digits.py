@@ -13,7 +13,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import title_text, assert_no_exception, chart_by_title, decode_array, run_page
 from transformer import DigitsTask, Trainer, TrainingSetup, build_model, default_setup, load_digits, make_task
 from transformer.digits_task import PROBE_INDEX, cls_focus
 
@@ -122,6 +122,14 @@ def test_the_page_trains_digits_shows_cls_over_the_image_and_hands_the_model_to_
     assert len(glows) == 8
     for glow, cls in zip(glows, expected):
         assert np.allclose(glow, np.kron(cls, np.ones((2, 2))), atol=1e-6)
+    image = run.task.probe().inputs[0, 0].numpy()  # [8, 8]
+    inked = np.array([image[2 * r : 2 * r + 2, 2 * c : 2 * c + 2].max() >= 0.5 for r in range(4) for c in range(4)])
+    shares = [float(np.asarray(cls).reshape(-1)[inked].sum() / np.asarray(cls).sum()) for cls in expected]
+    best = int(np.argmax(shares))
+    assert title_text(spec).endswith(
+        f": layer {best // 4 + 1} · head {best % 4 + 1} puts the most on the digit, {shares[best]:.0%} of its patch "
+        f"weight on the {inked.sum()} of 16 patches with ink"
+    )
     assert any("Vision Transformer" in m.value for m in at.markdown)
     at.select_slider(key="snap").set_value(0).run()  # scrub back: the untrained model's even wash
     assert_no_exception(at)

@@ -6,9 +6,10 @@ import numpy as np
 import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
-from analysis.vision import row_over_patches
+from analysis.vision import ink_share, inked_patches, row_over_patches
 from transformer import AttentionName, Trainer
 from ui.charts import chart
+from ui.findings import focus_finding, ink_finding
 from ui.cache import cached_figure
 from ui.screen import compact
 from viz.heads import head_grid_figure
@@ -29,7 +30,12 @@ def attention_tiles(weights: dict[str, np.ndarray], labels, title: str, key: str
     mask = np.tril(np.ones((lq, lk), dtype=bool)) if name.startswith("decoder") and name.endswith("self_attn") else None
     chart(
         cached_figure(
-            head_grid_figure, weights[name], _fit(rows, lq), _fit(cols, lk), f"{title} · {readable_name(name)}", mask
+            head_grid_figure,
+            weights[name],
+            _fit(rows, lq),
+            _fit(cols, lk),
+            f"{title} · {readable_name(name)}" + focus_finding(weights[name]),
+            mask,
         ),
         width="stretch",
         key=f"tiles_{key}",
@@ -78,13 +84,14 @@ def cls_over_image(trainer: Trainer, weights: dict[str, np.ndarray], title: str,
     maps = np.concatenate([row_over_patches(weights[name], 0) for name in names])  # [L * H, g, g]
     heads = weights[names[0]].shape[0]
     panels = [f"layer {layer + 1} · head {head + 1}" for layer in range(len(names)) for head in range(heads)]
+    inked = inked_patches(probe.inputs[0, 0].numpy(), trainer.config.patch_size)  # [g, g]
     chart(
         cached_figure(
             attention_over_image_figure,
             probe.inputs[0, 0].numpy(),
             maps,
             trainer.config.patch_size,
-            f"{title} (a {int(probe.targets[0, 0])})",
+            f"{title} (a {int(probe.targets[0, 0])})" + ink_finding(ink_share(maps, inked), inked, panels),
             panels,
             2 if compact() else heads,
         ),
