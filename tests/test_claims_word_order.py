@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, run_page, title_text
 from tests.lesson_views import open_view, z_of
 
 PAGE = "pages/positional_encoding/page.py"
@@ -35,6 +35,7 @@ def test_bidirectional_without_positions_is_a_reordered_copy_weights_and_outputs
     assert row["permuted copy?"] == "yes"
     assert float(row["max |A − P⁻¹B| (weights)"]) < 1e-5 and float(row["max |h_A − P⁻¹h_B| (outputs)"]) < 1e-4
     assert drawn_gap(at, "self-attention, none") < 2e-3
+    assert title_text(chart_by_title(at, "self-attention, none")).endswith(": B's map is A's, reordered")
     assert any(c.value.startswith("Zero (up to float32 rounding)") for c in at.caption)
     assert any("That holds without a mask only" in m.value for m in at.markdown)
 
@@ -53,6 +54,8 @@ def test_a_causal_mask_without_positions_changes_weights_and_outputs(query):
         weights = np.nan_to_num(z_of(spec, index=index))
         assert np.allclose(np.triu(weights, 1), 0.0) and weights[0, 0] == pytest.approx(1.0, abs=1e-3)
     gap = drawn_gap(at, "causal self-attention, none")
+    said = re.search(r": B's map, reordered, differs from A's by up to ([\d.]+)$", title_text(spec))
+    assert said and float(said[1]) == pytest.approx(gap, abs=0.006)  # the drawn weights are rounded to 1/1000
     row = none_row(at)
     weights, outputs = float(row["max |A − P⁻¹B| (weights)"]), float(row["max |h_A − P⁻¹h_B| (outputs)"])
     assert row["permuted copy?"] == "no" and gap > 0.05 and outputs > 0.05

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -50,6 +51,15 @@ TOLERANCE = 1e-5  # float32 rounding: below this a difference is none
 def permuted(result) -> bool:
     """True when undoing the permutation turns B's weights and outputs into A's (up to float32 rounding)."""
     return result.max_difference < TOLERANCE and result.output_difference < 10 * TOLERANCE
+
+
+def reordered_finding(a: np.ndarray, b_in_a_order: np.ndarray) -> str:
+    """Whether sentence B's map ``[T, T]``, put back in A's order, is A's map ``[T, T]``, as a title's ending: the
+    largest difference of one weight, none below float32 rounding."""
+    difference = float(np.abs(np.nan_to_num(a) - np.nan_to_num(b_in_a_order)).max())
+    if difference < TOLERANCE:
+        return ": B's map is A's, reordered"
+    return f": B's map, reordered, differs from A's by up to {difference:.2f}"
 
 
 def table_note(none, causal: bool, scheme: str, with_scheme, moved: bool) -> str:
@@ -208,7 +218,8 @@ def render_word_order(base: float) -> None:
                 a.tokens,
                 result.b[layer - 1, h],
                 b.tokens,
-                f"Layer {layer} · head {head} · {'causal ' if causal else ''}self-attention, {POSITIONAL_LABELS[name]}",
+                f"Layer {layer} · head {head} · {'causal ' if causal else ''}self-attention, {POSITIONAL_LABELS[name]}"
+                + reordered_finding(result.a[layer - 1, h], result.b_in_a_order[layer - 1, h]),
                 names,
             ),
             width="stretch",
