@@ -63,6 +63,10 @@ def test_default_view_draws_the_chain_consistently():
     np.testing.assert_allclose(z(chart_by_title(output, "Output A V")), weights @ v, rtol=1e-4, atol=1e-3)
     bar = chart_by_title(output, "Row 8 of A")
     np.testing.assert_allclose(decode_array(bar["data"][0]["y"]), weights[7], atol=1e-6)
+    keys = bar["layout"]["xaxis"]["ticktext"]
+    assert title_text(bar) == (
+        f"Row 8 of A: how “it” attends, the most to “{keys[int(weights[7].argmax())]}” ({weights[7].max():.2f})"
+    )
     terms = z(chart_by_title(output, "out["))
     np.testing.assert_allclose(terms[-1], (weights @ v)[7], rtol=1e-4, atol=1e-3)
     # the titles' findings, from the drawn matrices: queries that score their own key highest; the output's

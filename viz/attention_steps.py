@@ -155,7 +155,7 @@ def qkv_figure(
 
 def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:
     """Query ``query``'s attention over the keys, a_{query, j} for j < T, as bars ``[T]`` (titled by the row's
-    number from 1, as the hovers count).
+    number from 1, as the hovers count), the title naming the allowed key it weighs the most.
 
     Keys the mask forbids get a grey "masked" bar at 0 height, never a number.
     """
@@ -173,7 +173,13 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
         textposition="outside",
     )
     fig = go.Figure(trace)
-    base_layout(fig, f"Row {query + 1} of A: how “{escape(tokens[query])}” attends", 360)
+    top = int(np.argmax(np.where(allowed, row, -np.inf)))  # the allowed key it weighs the most
+    base_layout(
+        fig,
+        f"Row {query + 1} of A: how “{escape(tokens[query])}” attends, the most to “{escape(tokens[top])}” "
+        f"({row[top]:.2f})",
+        360,
+    )
     fig.update_xaxes(**position_axis(tokens, tickangle=-45))
     fig.update_yaxes(range=[0, 1.1], title_text="weight a<sub>ij</sub>")
     fixed_margins(fig, ["0.00"], tokens)
