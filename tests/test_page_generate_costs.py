@@ -9,7 +9,7 @@ from torch.nn import functional as F
 
 from analysis.decoding_cost import cache_bytes, next_token_seconds, step_times, variants
 from analysis.window_cost import banded_attention, measure_window_cost
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from tests.test_page_generate import PAGE, TEXT
 from transformer import KVCache, TransformerConfig, build_model, load_checkpoint, make_task
 
@@ -37,6 +37,12 @@ def test_the_cache_charts_are_the_formula_of_the_models_sizes():
         **{f"grouped-query ({kv} K/V heads)": kib(kv, held) for kv in range(2, heads) if heads % kv == 0},
     }
     assert dict(zip(bars["y"], decode_array(bars["x"]).tolist())) == pytest.approx(expected)
+    measured = chart_by_title(at, "Time for the next token after t tokens")
+    with_cache, without = (decode_array(line["y"]).astype(float) for line in measured["data"])
+    after = list(decode_array(measured["data"][0]["x"])).index(256)
+    assert title_text(measured).endswith(
+        f": after 256, {without[after] / with_cache[after]:.1f}× faster with the cache"
+    )
     times = chart_by_title(at, "Time per token (cache on)")["data"][0]
     assert times["y"] == bars["y"] and (decode_array(times["x"]) > 0).all()
 
@@ -64,6 +70,13 @@ def test_the_cost_charts_count_the_scores_and_name_the_slopes_of_the_drawn_times
     np.testing.assert_array_equal(n, [256, 512, 1024, 2048])
     np.testing.assert_allclose(decode_array(full["y"]), n * n * 4 / 2**20)  # n² scores of 4 bytes, in MiB
     np.testing.assert_allclose(decode_array(windowed["y"]), n * 64 * 4 / 2**20)  # 64 scores a query
+    memory = title_text(chart_by_title(at, "Memory of the score matrix (float32)"))
+    assert memory.endswith(f": at n = 2,048, the window's is {64 / 2048:.1%} of the full one's")  # n · 64 of n²
+    times = chart_by_title(at, "One causal attention (d = 64)")
+    full_ms, window_ms = (decode_array(line["y"]).astype(float)[-1] for line in times["data"])
+    assert title_text(times).endswith(
+        f": at n = 2,048, the window takes {window_ms / full_ms:.0%} of full attention's time"
+    )
     for line in chart_by_title(at, "One causal attention (d = 64)")["data"]:
         x, y = decode_array(line["x"]), decode_array(line["y"])
         np.testing.assert_array_equal(x, n)
