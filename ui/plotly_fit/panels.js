@@ -190,8 +190,11 @@ function fitTitleAndLegend(figure, width, touch) {
         if (used && used + entry > plotWidth) { rows += 1; used = 0; }
         used += entry;
       }
+      // a row as tall as its font (a projector's is larger), and the legend's lift above the plot (y past 1)
+      const row = Math.max(LEGEND_ROW_PX, Math.ceil(fontOf(layout, layout.legend.font).size * LINE + 6));
+      const lift = ((layout.legend.y ?? 1.02) - 1) * Math.max(0, (layout.height || 0) - margin.t - margin.b);
       layout.legend = { ...layout.legend, x: 0, xanchor: "left" };
-      extra = Math.max(extra, TITLE_TOP_PX + lines.length * lineHeight + rows * LEGEND_ROW_PX + 8 - margin.t);
+      extra = Math.max(extra, TITLE_TOP_PX + lines.length * lineHeight + rows * row + lift + 8 - margin.t);
     }
   }
   if (extra > 0) {
