@@ -4,7 +4,7 @@ Play steps through the snapshots by itself."""
 import re
 import time
 
-from tests.e2e.conftest import unfold, assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import DRAWN_TITLES, unfold, assert_no_exception, wait_for_chart, wait_idle
 
 STEP = re.compile(r"step (\d+) of at most")
 
@@ -50,7 +50,7 @@ def test_train_advances_and_pause_stops(page, server_url):
     )  # shown for one frame only: it may be redrawing already
     page.locator(".st-key-play button").first.wait_for(timeout=30_000)  # back to Play at the last snapshot
     wait_idle(page)
-    titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
+    titles = page.evaluate(DRAWN_TITLES)  # a long title wraps: its lines read with a space between them
     last = f"Step {stopped // 20 * 20} · the probe input"  # a snapshot every 20 steps
     probes = [t for t in titles if "the probe input" in t]
     assert len(probes) == 1 and probes[0].startswith(last), titles  # the scrubber's: the live view draws none now
@@ -77,6 +77,6 @@ def test_the_digits_vit_trains_live_to_its_target_within_thirty_seconds(page, se
     wait_idle(page, timeout=60_000)
     accuracy = page.locator("[data-testid=stMetric]", has_text="held-out accuracy").inner_text()
     assert float(re.search(r"([\d.]+)%", accuracy).group(1)) >= 95.0, accuracy
-    titles = page.eval_on_selector_all(".js-plotly-plot .gtitle", "nodes => nodes.map(n => n.textContent)")
+    titles = page.evaluate(DRAWN_TITLES)  # a long title wraps: its lines read with a space between them
     assert any(t.startswith("Step ") and "[CLS]'s attention over a held-out digit (a 3)" in t for t in titles), titles
     assert_no_exception(page)
