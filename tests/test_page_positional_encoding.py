@@ -109,8 +109,7 @@ def test_similarity_depends_on_the_offset_only():
     assert np.allclose(sim, expected, atol=1e-3)
     title = title_text(chart_by_title(default_page, "PE[p]·PE[q] for all positions"))
     said = re.fullmatch(
-        r"PE\[p\]·PE\[q\] for all positions: (\S+) where p = q, (\S+) one apart, lowest (\S+) at (\d+) apart "
-        r"\(means along the diagonals\)",
+        r"PE\[p\]·PE\[q\] for all positions: (\S+) where p = q, (\S+) one apart, lowest (\S+) at (\d+) apart",
         title,
     )
     by_offset = np.cos(np.arange(100)[:, None] * omega).sum(-1)  # [k]: Σ_i cos(k ω_i), constant along diagonal k

@@ -53,15 +53,15 @@ def focus_finding(weights: np.ndarray) -> str:
 
 def diagonal_finding(similarity: np.ndarray) -> str:
     """How a position similarity ``[P, P]`` falls with the offset k = q - p, as a title's ending: the mean along the
-    main diagonal, along the first one off it, and the lowest diagonal's mean with its offset (for sinusoidal
-    encodings of an even d_model every diagonal is constant, and the main one is d_model / 2)."""
+    main diagonal, along the first one off it, and the lowest diagonal's mean with its offset; said to be means
+    unless every diagonal is constant (as for sinusoidal encodings of an even d_model, whose main one is d_model / 2)."""
     means = [float(np.diagonal(similarity, k).mean()) for k in range(len(similarity))]  # [P], k = 0 .. P - 1
     if len(means) < 2:
         return f": {means[0]:.1f} for its one position"
     lowest = int(np.argmin(means[1:])) + 1
-    return (
-        f": {means[0]:.1f} where p = q, {means[1]:.1f} one apart, lowest {means[lowest]:.1f} at {lowest} apart "
-        "(means along the diagonals)"
+    constant = all(np.ptp(np.diagonal(similarity, k)) < 1e-3 for k in range(len(similarity)))  # rounding apart
+    return f": {means[0]:.1f} where p = q, {means[1]:.1f} one apart, lowest {means[lowest]:.1f} at {lowest} apart" + (
+        "" if constant else " (means along the diagonals)"
     )
 
 
