@@ -184,13 +184,15 @@ def test_the_score_maps_share_one_colour_range_and_the_caption_gives_it(query):
     )
     assert f"±{limit:.2f}" in caption
     finite = raw[np.isfinite(raw)]
-    assert title_text(raw_spec).endswith(f": from {finite.min():.2f} to {finite.max():.2f}")
+    minus = lambda value: f"{value:.2f}".replace("-", "−")  # noqa: E731  (as the colour bar writes it)
+    assert title_text(raw_spec).endswith(f": from {minus(finite.min())} to {minus(finite.max())}")
     low, high = finite.min() / np.sqrt(d_k), finite.max() / np.sqrt(d_k)  # the formula's shrink, τ = 1
-    said = re.search(r": from (-?[\d.]+) to (-?[\d.]+)$", title_text(scaled_spec))
-    assert float(said[1]) == pytest.approx(low, abs=0.006) and float(said[2]) == pytest.approx(high, abs=0.006)
+    said = re.search(r": from (−?[\d.]+) to (−?[\d.]+)$", title_text(scaled_spec))
+    drawn_low, drawn_high = (float(text.replace("−", "-")) for text in said.groups())
+    assert drawn_low == pytest.approx(low, abs=0.006) and drawn_high == pytest.approx(high, abs=0.006)
     weights = decode_array(chart_by_title(at, "Attention weights A")["data"][0]["z"]).astype(float)
     means = np.nan_to_num(weights).mean(0)  # [T]: each key's weight, on average over the queries
     tokens = chart_by_title(at, "Attention weights A")["layout"]["xaxis"]["ticktext"]
     assert title_text(chart_by_title(at, "Attention weights A")).endswith(
-        f": “{tokens[int(means.argmax())]}” read the most ({means.max():.2f} of a row on average)"
+        f": the key read the most is “{tokens[int(means.argmax())]}” ({means.max():.2f} of a row on average)"
     )

@@ -75,7 +75,7 @@ def test_default_grid_overview_and_rollout_match_the_model():
     for spec, drawn in ((chart_by_title(means, "Layer 2 · mean over 4 heads"), mean), (rollout_spec, rollout)):
         key = int(np.asarray(drawn, np.float64).mean(0).argmax())
         assert title_text(spec).endswith(
-            f": “{tokens[key]}” read the most ({np.asarray(drawn, np.float64).mean(0)[key]:.2f} of a row on average)"
+            f": the key read the most is “{tokens[key]}” ({np.asarray(drawn, np.float64).mean(0)[key]:.2f} of a row on average)"
         )
     table = section("Statistics").dataframe[0].value
     assert len(table) == 2 * 4 and "entropy (nats)" in table.columns

@@ -32,7 +32,7 @@ def most_read_key(weights: np.ndarray, tokens: list[str]) -> str:
     the largest mean over queries of a_{i,j}, with that mean."""
     means = np.nan_to_num(np.asarray(weights, np.float64)).mean(0)  # [T]
     key = int(means.argmax())
-    return f": “{tick_label(tokens[key])}” read the most ({means[key]:.2f} of a row on average)"
+    return f": the key read the most is “{tick_label(tokens[key])}” ({means[key]:.2f} of a row on average)"
 
 
 def focus_finding(weights: np.ndarray) -> str:
@@ -90,6 +90,10 @@ def ink_finding(shares: np.ndarray, inked: np.ndarray, names: list[str] | None =
 
 
 def value_range(values: np.ndarray) -> str:
-    """The range of a map's finite values (masked cells, -inf or NaN, left out), as a title's ending."""
+    """The range of a map's finite values (masked cells, -inf or NaN, left out), as a title's ending, negative
+    numbers with a minus sign as the colour bar writes them."""
     finite = np.asarray(values, np.float64)[np.isfinite(values)]
-    return f": from {finite.min():.2f} to {finite.max():.2f}" if finite.size else ": every cell masked"
+    if not finite.size:
+        return ": every cell masked"
+    low, high = (f"{value:.2f}".replace("-", "−") for value in (finite.min(), finite.max()))
+    return f": from {low} to {high}"
