@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -181,6 +182,27 @@ def unfold(element) -> None:
     if summary is not None:
         summary.click()
         element.wait_for(state="visible")
+
+
+def open_options(page, combobox) -> None:
+    """Open the list of the select box whose input is ``combobox`` (a locator), as a reader does: open the
+    folded settings around it, click it, and press the down arrow when the click only moved the focus (a click
+    while its expander still opens, or while the page reruns, opens no list)."""
+    unfold(combobox)
+    combobox.click()
+    listed = page.get_by_role("option").first
+    try:
+        listed.wait_for(timeout=3_000)
+    except PlaywrightTimeout:
+        combobox.focus()
+        page.keyboard.press("ArrowDown")
+        listed.wait_for(timeout=10_000)
+
+
+def choose(page, combobox, option: str | re.Pattern) -> None:
+    """Pick ``option`` (its whole name, or a pattern) in the select box whose input is ``combobox``."""
+    open_options(page, combobox)
+    page.get_by_role("option", name=option, exact=True).click()
 
 
 def nudge_slider(page, label: str, key: str = "ArrowRight"):

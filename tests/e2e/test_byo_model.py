@@ -7,7 +7,7 @@ import pytest
 
 from testing.server import start
 from tests.byo_folders import folder_of_models
-from tests.e2e.conftest import RANDOM_MULTI_HEAD, unfold, assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import RANDOM_MULTI_HEAD, assert_no_exception, choose, unfold, wait_for_chart, wait_idle
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +35,9 @@ def test_a_gpt2_folder_is_picked_and_drawn_on_multi_head(page, byo_server):
     unfold(warning)  # the page's settings, folded
     assert "pickled-gpt2" in warning.inner_text() and "pytorch_model.bin" in warning.inner_text()
 
-    page.locator("[data-testid=stSelectbox]", has_text="model").first.locator("input[role=combobox]").click()
-    page.get_by_role("option", name=label).click()
+    choose(
+        page, page.locator("[data-testid=stSelectbox]", has_text="model").first.locator("input[role=combobox]"), label
+    )
     wait_for_chart(page, "Layer 1 · 4 heads · decoder (causal) self-attention", timeout=30_000)
     wait_idle(page)
     assert_no_exception(page)

@@ -7,6 +7,7 @@ import re
 from tests.e2e.conftest import (
     unfold,
     assert_no_exception,
+    choose,
     nudge_slider,
     streamlit_server,
     wait_for_chart,
@@ -72,9 +73,8 @@ def test_picking_another_model_updates_the_plots_already_on_the_page(page, serve
     wait_idle(page)
     wait_for_chart(page, "X: token vectors + PE", timeout=30_000)
     page.evaluate(MARK)
-    unfold(page.locator("[data-testid=stSelectbox]", has_text="model").first)  # the folded settings
-    page.locator("[data-testid=stSelectbox]", has_text="model").first.click()
-    page.locator("[role=option]", has_text="induction").first.click()
+    model = page.locator("[data-testid=stSelectbox]", has_text="model").first.locator("input[role=combobox]")
+    choose(page, model, re.compile("induction"))
     wait_for_chart(page, "LN₁", timeout=20_000)  # the induction checkpoint is pre-LN
     wait_idle(page)
     assert_no_exception(page)

@@ -8,6 +8,7 @@ from tests.e2e.conftest import (
     DRAWN_TITLES,
     unfold,
     assert_no_exception,
+    choose,
     nudge_slider,
     open_section,
     wait_for_chart,
@@ -29,10 +30,11 @@ def test_encoder_decoder_loads_and_redraws(page, server_url):
     assert page.locator(".js-plotly-plot").count() == 1  # only the open tab's chart is built
     assert any("encoder self-attention" in t for t in chart_titles(page))
 
-    page.locator("[data-testid=stSelectbox]", has_text="attention").first.locator("input").click()
-    if page.get_by_role("option").count() == 0:  # the click only moved the focus
-        page.keyboard.press("ArrowDown")
-    page.get_by_role("option", name="encoder-decoder cross-attention").click()
+    choose(
+        page,
+        page.locator("[data-testid=stSelectbox]", has_text="attention").first.locator("input"),
+        "encoder-decoder cross-attention",
+    )
     wait_for_chart(page, "encoder-decoder cross-attention", timeout=15_000)
     wait_idle(page)
     assert_no_exception(page)

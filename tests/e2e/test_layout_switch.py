@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import assert_no_exception, new_page, wait_idle
+from tests.e2e.conftest import assert_no_exception, choose, new_page, wait_idle
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 RANDOM = "model=random+model+%28settings+below%29"
@@ -47,8 +47,7 @@ def test_a_control_changed_on_a_phone_writes_its_url_key(browser, server_url):
     phone = new_page(browser, **PHONE)
     try:
         open_on_phone(phone, f"{server_url}/encoder_decoder?section=Attention&{RANDOM}")
-        phone.get_by_label("head", exact=True).click()
-        phone.get_by_role("option", name="head 2", exact=True).click()
+        choose(phone, phone.get_by_label("head", exact=True), "head 2")
         phone.wait_for_function("() => new URLSearchParams(location.search).get('head') === 'head 2'", timeout=15_000)
         wait_idle(phone)
         assert_no_exception(phone)

@@ -5,13 +5,13 @@ traceback; a checkpoint whose architecture does not fit a page is not offered th
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import (
     DRAWN_TITLES,
     unfold,
     RANDOM_MULTI_HEAD,
     assert_no_exception,
+    open_options,
     requested_runs,
     wait_for_chart,
     wait_idle,
@@ -93,13 +93,7 @@ def test_decoder_only_checkpoint_is_not_offered_on_encoder_decoder(page, server_
     page.get_by_role("link", name="Encoder-decoder").first.click()
     wait_idle(page)
     wait_for_chart(page, "Cross-attention (all layers, mean of heads)", timeout=20_000)  # the translation model
-    unfold(page.locator(MODEL, has_text="model").first)  # the page's settings, folded
-    page.locator(MODEL, has_text="model").first.locator("input[role=combobox]").click()
-    try:
-        page.get_by_role("option").first.wait_for(timeout=3_000)
-    except PlaywrightTimeout:  # the click only moved the focus (the expander had just opened)
-        page.keyboard.press("ArrowDown")
-        page.get_by_role("option").first.wait_for(timeout=10_000)
+    open_options(page, page.locator(MODEL, has_text="model").first.locator("input[role=combobox]"))
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")
     assert options and not any("tiny-gpt" in o for o in options), options

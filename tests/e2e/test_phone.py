@@ -303,25 +303,29 @@ def test_a_finger_scrolls_past_a_chart_taps_it_for_its_numbers_and_reaches_every
     swipe(page, box["x"] + box["width"] / 2, (shown[0] + shown[1]) / 2, 150)
     page.wait_for_function(f"() => ({scroll_top})() < {before - 60}", timeout=5_000)
 
-    page.evaluate("() => document.querySelector('div.lab-chart').scrollIntoView({block: 'start'})")  # its first row
-    wait_settled(page)  # the plot laid out for the phone: a tap during a relayout hovers nothing (weight NaN)
-    # the middle of the first tile's first cell (data coordinates 0, 0), from the axes as drawn: a fixed offset
-    # into the plot lands in the one-cell gap between tiles where the phone's layout makes cells small
+    # the middle of the first tile's first cell (data coordinates 0, 0), from the axes as drawn (a fixed offset
+    # into the plot lands in the one-cell gap between tiles where the phone's layout makes cells small), scrolled
+    # to the middle of the window, clear of the bar at its top
     first_cell = """() => {
-          const plot = document.querySelector('div.lab-chart');
-          const box = plot.getBoundingClientRect(), { xaxis, yaxis } = plot._fullLayout;
+          const plot = document.querySelector('div.lab-chart'), { xaxis, yaxis } = plot._fullLayout;
+          const box = plot.getBoundingClientRect();
           return [box.left + xaxis._offset + xaxis.l2p(0), box.top + yaxis._offset + yaxis.l2p(0)];
         }"""
+    to_middle = "(y) => document.querySelector('[data-testid=stMain]').scrollBy(0, y - window.innerHeight / 2)"
     hover = page.locator("div.lab-chart .hoverlayer .hovertext").first
-    for attempt in range(3):  # as a reader taps again: a tap while a loaded machine still lays the plot out is lost
-        page.touchscreen.tap(*page.evaluate(first_cell))
+    for attempt in range(3):  # as a reader taps again: a tap while a loaded machine still runs or lays out is lost
+        wait_idle(page)
+        wait_settled(page)  # the plot laid out for the phone: a tap during a relayout hovers nothing (weight NaN)
+        page.evaluate(to_middle, page.evaluate(first_cell)[1])
+        x, y = page.evaluate(first_cell)
+        page.touchscreen.tap(x, y)
         try:
             hover.wait_for(timeout=5_000)
             break
         except PlaywrightTimeout:
             if attempt == 2:
-                raise
-            wait_settled(page)
+                under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200)", [x, y])
+                raise AssertionError(f"a tap at ({x:.0f}, {y:.0f}) on {under} showed no numbers") from None
     assert "query" in page.locator("div.lab-chart .hoverlayer .hovertext").first.text_content()
 
     sections = page.locator("[data-testid=stButtonGroup] button").evaluate_all(

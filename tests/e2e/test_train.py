@@ -4,7 +4,7 @@ Play steps through the snapshots by itself."""
 import re
 import time
 
-from tests.e2e.conftest import DRAWN_TITLES, unfold, assert_no_exception, wait_for_chart, wait_idle
+from tests.e2e.conftest import DRAWN_TITLES, assert_no_exception, choose, wait_for_chart, wait_idle
 
 STEP = re.compile(r"step (\d+) of at most")
 
@@ -62,11 +62,7 @@ def test_the_digits_vit_trains_live_to_its_target_within_thirty_seconds(page, se
     [CLS]'s attention over the digit redrawn at each snapshot; Play steps through them."""
     page.goto(f"{server_url}/train")
     wait_idle(page, timeout=60_000)
-    unfold(page.locator(".st-key-task input[role=combobox]"))  # the page's settings, folded
-    page.locator(".st-key-task input[role=combobox]").click()
-    if page.get_by_role("option").count() == 0:  # the click only moved the focus
-        page.keyboard.press("ArrowDown")
-    page.get_by_role("option", name="digits", exact=True).click()
+    choose(page, page.locator(".st-key-task input[role=combobox]"), "digits")  # in the page's folded settings
     wait_for_chart(page, "attention over a held-out digit", timeout=60_000)
     wait_idle(page, timeout=60_000)
     started = time.monotonic()
