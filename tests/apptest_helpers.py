@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from transformer import checkpoint_info
+from transformer.spec import ModelSpec
 from ui.model_labels import RANDOM
+from ui.model_picker import picker_label
+from ui.models import UPLOADS, CheckpointEntry
 from ui.plotly_in_place import COMPONENT_NAME
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -118,3 +123,30 @@ def assert_projector_fonts(spec: dict) -> None:
     for name, axis in layout.items():
         if name.startswith(("xaxis", "yaxis")) and axis.get("visible", True):
             assert axis["tickfont"]["size"] >= 13, (layout["title"]["text"], name)
+
+
+def bars(spec: dict) -> list[list[float]]:
+    """The y values of each bar trace of a chart (before, after, for a knock-out's bars)."""
+    return [decode_array(trace["y"]).astype(float).tolist() for trace in spec["data"] if trace["type"] == "bar"]
+
+
+def grid(spec: dict) -> np.ndarray:
+    """The values of a chart's first trace's cells (its heatmap's z), as floats."""
+    return decode_array(spec["data"][0]["z"]).astype(float)
+
+
+def run_with_upload(path: str, data: bytes, name: str, query: dict) -> AppTest:
+    """The page at ``path`` with ``data`` among this session's checkpoints (as the Train page's "use it" or an upload
+    puts it there) and picked in the model picker."""
+    digest = hashlib.sha256(data).hexdigest()
+    info = checkpoint_info(data)
+    entry = CheckpointEntry(ModelSpec.checkpoint(digest, name), info["kind"], info)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[UPLOADS] = {digest: (data, entry)}
+    at.run()
+    at.switch_page(path)
+    for key, value in {"model": picker_label(entry), **query}.items():
+        at.query_params[key] = value
+    at.run()
+    assert at.selectbox(key="model").value == picker_label(entry)
+    return at

@@ -11,7 +11,7 @@ from tests.e2e.conftest import new_page, wait_idle, wait_settled
 from tests.e2e.figure_standard import CUT_FORMULAS, DEFECTS, NAMED_ACROSS_ON_A_PHONE
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
-from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
+from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
 from viz.compact import COMPACT_BELOW_PX
 from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN
 from ui.pages_index import PAGES

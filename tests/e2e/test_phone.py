@@ -2,8 +2,7 @@
 navigation, and every section of each, reads without scrolling sideways, no two labels of a figure lie on each
 other, no text of a figure is cut at its edge, lies under its toolbar or (a tick label) over a plot, a legend
 under a plot stays next to it, a table's toolbar covers nothing, the first figure starts on the first screen,
-formulas scroll inside their own box, a finger can scroll past a chart and tap it for its numbers, and a link's
-presentation mode stays on the projector.
+and formulas scroll inside their own box (a finger's scrolls and taps: test_touch.py).
 
 One browser context per screen size serves every page in turn (a session that has reported its screen
 keeps its compact layout from page to page, as a student's phone does).
@@ -12,41 +11,14 @@ keeps its compact layout from page to page, as a student's phone does).
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import (
-    RANDOM_MULTI_HEAD,
-    IDLE,
-    assert_no_exception,
-    new_page,
-    wait_for_chart,
-    wait_idle,
-    wait_settled,
-)
+from tests.e2e.compact import CHARTS_DRAWN, SECTIONS, go_to, open_compact
+from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
 from ui.pages_index import PAGES
 from ui.screen import PHONE_PX
 
 PHONE, TABLET = (390, 844), (768, 1024)
 SCREENS = {"phone": PHONE, "tablet": TABLET}
-
-# The page once the browser's report of a compact window has been answered: the classroom bar sits in the
-# sidebar and no script run is pending.
-COMPACT_LAID_OUT = f"""() => document.querySelector('[data-testid=stSidebar] .st-key-present') !== null
-    && document.querySelector('{IDLE}') !== null && window.__labRuns.answered === window.__labRuns.requested"""
-# Every chart element holds a drawn plot (the screen watcher, in .st-key-screen, and presentation mode's scroll to the
-# open section, in .st-key-show_section, draw nothing).
-CHARTS_DRAWN = """() => [...document.querySelectorAll('.stBidiComponent')]
-    .filter((element) => !element.closest('.st-key-screen, .st-key-show_section'))
-    .every((element) => element.querySelector('div.lab-chart .main-svg'))"""
-
-# Click the sidebar's link to a page (by the last part of its address, "home" for the root) unless it is
-# the page shown; true when it clicked.
-GO_TO = """(name) => {
-  const last = (href) => new URL(href).pathname.split('/').filter(Boolean).pop() || 'home';
-  if (last(location.href) === name) return false;
-  [...document.querySelectorAll('[data-testid=stSidebarNav] a')].find((a) => last(a.href) === name).click();
-  return true;
-}"""
 
 # Sideways: how far the page itself scrolls, and every element that sticks out past the window's right edge
 # without a box of its own that scrolls it (a formula, a table or a code block scrolls inside its box).
@@ -182,8 +154,6 @@ TOOLBARS_OVER = """() => {
         }).map((el) => (el.textContent || el.firstElementChild?.getAttribute('data-testid') || '').slice(0, 40));
     });
 }"""
-# The row of a page's sections (a segmented control).
-SECTIONS = ".st-key-section [data-testid=stButtonGroup] button"
 
 
 @pytest.fixture(scope="module", params=list(SCREENS))
@@ -195,25 +165,6 @@ def screen(request, browser, server_url):
     open_compact(page, server_url)
     yield request.param, page
     page.context.close()
-
-
-def open_compact(page, url: str) -> None:
-    """Open ``url`` and wait until it is laid out for the compact window and its charts are drawn."""
-    page.goto(url)
-    wait_idle(page, timeout=90_000)
-    page.wait_for_function(COMPACT_LAID_OUT, timeout=60_000)
-    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-    wait_settled(page)
-
-
-def go_to(page, url_path: str) -> None:
-    """Move to another page by its link in the (closed) sidebar, in the same session, as a reader does, and
-    wait until it has run and its charts are drawn."""
-    before = page.evaluate("() => window.__labRuns.requested")
-    if page.evaluate(GO_TO, url_path):
-        wait_idle(page, timeout=90_000, after=before)
-    page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-    wait_settled(page)
 
 
 def assert_reads_well(page, screen: str) -> None:
@@ -274,144 +225,3 @@ def test_every_section_reads_on_a_phone_and_a_tablet(screen, info):
             raise AssertionError(f"{info.url_path}, section {section!r}: {error}") from error
     if len(sections) > 1:
         open_section_at(page, 0)
-
-
-def swipe(page, x: float, y: float, dy: float) -> None:
-    """A finger put down at (x, y) and moved by dy px, in ten steps."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-    for step in range(1, 11):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y + dy * step / 10}]})
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    cdp.detach()
-
-
-@pytest.mark.parametrize("screen", ["phone"], indirect=True)
-def test_a_finger_scrolls_past_a_chart_taps_it_for_its_numbers_and_reaches_every_control(screen):
-    """On a touch screen a drag over a plot scrolls the page (it does not zoom), a tap on a cell shows its
-    hover, slider thumbs are drawn 24 px in a row 40 px high and the buttons of a row of choices are at
-    least 40 px."""
-    page = screen[1]
-    go_to(page, "multi_head")
-    scroll_top = "() => document.querySelector('[data-testid=stMain]').scrollTop"
-    page.evaluate("() => document.querySelector('div.lab-chart').scrollIntoView({block: 'end'})")
-    page.wait_for_function(f"() => ({scroll_top})() > 0")
-    before = page.evaluate(scroll_top)
-    box = page.locator("div.lab-chart .nsewdrag").first.bounding_box()
-    # the middle of the part of the plot in the window (MiniLM's twelve heads make a plot several screens tall)
-    shown = (max(box["y"], 0), min(box["y"] + box["height"], page.viewport_size["height"]))
-    swipe(page, box["x"] + box["width"] / 2, (shown[0] + shown[1]) / 2, 150)
-    page.wait_for_function(f"() => ({scroll_top})() < {before - 60}", timeout=5_000)
-
-    # the middle of the first tile's first cell (data coordinates 0, 0), from the axes as drawn (a fixed offset
-    # into the plot lands in the one-cell gap between tiles where the phone's layout makes cells small), scrolled
-    # to the middle of the window, clear of the bar at its top
-    first_cell = """() => {
-          const plot = document.querySelector('div.lab-chart'), { xaxis, yaxis } = plot._fullLayout;
-          const box = plot.getBoundingClientRect();
-          return [box.left + xaxis._offset + xaxis.l2p(0), box.top + yaxis._offset + yaxis.l2p(0)];
-        }"""
-    to_middle = "(y) => document.querySelector('[data-testid=stMain]').scrollBy(0, y - window.innerHeight / 2)"
-    hover = page.locator("div.lab-chart .hoverlayer .hovertext").first
-    for attempt in range(3):  # as a reader taps again: a tap while a loaded machine still runs or lays out is lost
-        wait_idle(page)
-        wait_settled(page)  # the plot laid out for the phone: a tap during a relayout hovers nothing (weight NaN)
-        page.evaluate(to_middle, page.evaluate(first_cell)[1])
-        x, y = page.evaluate(first_cell)
-        page.touchscreen.tap(x, y)
-        try:
-            hover.wait_for(timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200)", [x, y])
-                raise AssertionError(f"a tap at ({x:.0f}, {y:.0f}) on {under} showed no numbers") from None
-    assert "query" in page.locator("div.lab-chart .hoverlayer .hovertext").first.text_content()
-
-    sections = page.locator("[data-testid=stButtonGroup] button").evaluate_all(
-        "els => els.map(el => el.getBoundingClientRect()).map(r => [r.width, r.height])"
-    )
-    assert sections and all(w >= 40 and h >= 40 for w, h in sections), sections
-    page.get_by_text("Model, sentence and layer").click()
-    thumbs = page.locator("[data-testid=stSlider] input[type=range]")
-    thumbs.first.wait_for(state="attached")
-    sizes = thumbs.evaluate_all(
-        "els => els.map(el => [el.parentElement.parentElement, el.closest('[role=group]')])"
-        ".map(([thumb, row]) => [thumb.getBoundingClientRect().width, row.getBoundingClientRect().height])"
-    )
-    assert sizes and all(thumb >= 24 and row >= 40 for thumb, row in sizes), sizes  # [thumb's width, its row's height]
-
-
-@pytest.mark.parametrize("screen", ["phone"], indirect=True)
-def test_a_link_in_presentation_mode_leaves_a_phone_at_its_own_size(screen, server_url):
-    """The teacher's link carries presentation mode; a phone opening it is switched back (figures at their
-    own fonts, the switch off, the address without it), and its reader may still switch it on."""
-    page = screen[1]
-    open_compact(page, f"{server_url}/multi_head?present=true")
-    page.wait_for_function("() => !new URLSearchParams(location.search).has('present')", timeout=10_000)
-    assert page.evaluate("() => document.querySelector('div.lab-chart').layout.font.size") == 15
-    switch = page.locator("[data-testid=stSidebar] .st-key-present input")
-    assert not switch.is_checked()
-    page.locator("[data-testid=stSidebarCollapsedControl] button, [data-testid=stExpandSidebarButton]").first.click()
-    before = page.evaluate("() => window.__labRuns.requested")
-    page.locator("[data-testid=stSidebar] .st-key-present label").click()
-    wait_idle(page, after=before)
-    page.wait_for_function("() => document.querySelector('div.lab-chart')?.layout?.font.size > 15", timeout=10_000)
-    # the address follows the run's widget state: it may arrive a moment after the figure is redrawn
-    page.wait_for_function("() => new URLSearchParams(location.search).get('present') === 'true'", timeout=10_000)
-    open_compact(page, server_url)  # a fresh session for the tests that share this page
-
-
-# The row of sections as drawn: each button's top, whether the row scrolls in its own box, and where the open
-# section lies against the row's visible part.
-SECTION_ROW = """() => {
-  const row = document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)');
-  const box = row.getBoundingClientRect(), open = row.querySelector('button[aria-checked=true]').getBoundingClientRect();
-  return {tops: [...row.querySelectorAll('button')].map((b) => Math.round(b.getBoundingClientRect().top)),
-          scrolls: getComputedStyle(row).overflowX, wider: row.scrollWidth > row.clientWidth,
-          openShown: open.left >= box.left - 1 && open.right <= box.right + 1};
-}"""
-
-
-@pytest.mark.parametrize("screen", ["phone"], indirect=True)
-def test_a_phones_row_of_sections_is_one_row_that_scrolls_to_the_open_one(screen, server_url):
-    """Multi-head's eight sections on a phone: one row, wider than the screen, that scrolls in its own box; a link
-    to the seventh section opens with it in view."""
-    page = screen[1]
-    open_compact(page, f"{server_url}/multi_head?section=Compare")
-    page.wait_for_function(f"() => ({SECTION_ROW})().openShown", timeout=10_000)
-    row = page.evaluate(SECTION_ROW)
-    assert len(row["tops"]) == 8 and len(set(row["tops"])) == 1, row
-    assert row["scrolls"] == "auto" and row["wider"], row
-    # its edges fade where more of it lies: the row scrolled to the seventh section has more on its left; at its
-    # start, only on its right; at its end, only on its left
-    row = "document.querySelector('.st-key-section [data-testid=stButtonGroup] > div:has(> button)')"
-    page.wait_for_function(f"() => ['both', 'left'].includes({row}.dataset.more)", timeout=5_000)
-    assert "linear-gradient" in page.evaluate(f"() => getComputedStyle({row}).maskImage")
-    for scroll, more in (("0", "right"), (f"{row}.scrollWidth", "left")):
-        page.evaluate(f"() => {{ {row}.scrollLeft = {scroll}; }}")
-        page.wait_for_function(f"() => {row}.dataset.more === '{more}'", timeout=5_000)
-    open_compact(page, server_url)  # a fresh session for the tests that share this page
-
-
-# What of a figure's layout the fitting may change, as drawn and as built (the layout Plotly holds keeps
-# its own autorange and type besides).
-AS_BUILT = """() => [...document.querySelectorAll('div.lab-chart')].map((plot) => {
-  const built = JSON.parse(plot.labSpec).layout, drawn = plot.layout;
-  const parts = (layout) => JSON.stringify([layout.height, layout.margin, layout.title, layout.legend,
-    layout.xaxis?.tickvals, layout.yaxis?.tickvals, layout.annotations, layout.shapes?.length, layout.meta]);
-  return [parts(built) === parts(drawn), plot.data.map((trace) => trace.colorbar?.orientation ?? null)];
-})"""
-
-
-def test_a_wide_screen_gets_each_figure_as_it_was_built(browser, server_url):
-    """At 1800 px, with the sidebar open, the figures that fit are drawn exactly as the server built them:
-    four head tiles a row, every key labelled (turned keys a line apart), the colour bar beside the plot."""
-    page = new_page(browser, viewport={"width": 1800, "height": 1000})
-    try:
-        page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}")
-        wait_idle(page)
-        wait_for_chart(page, "4 heads", timeout=30_000)
-        assert page.evaluate(AS_BUILT) == [[True, [None, None]]]
-    finally:
-        page.context.close()

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
-from tests.e2e.test_phone import CHARTS_DRAWN, GO_TO, SECTIONS
+from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS
 from ui.pages_index import PAGES
 
 PROJECTOR = (1280, 720)

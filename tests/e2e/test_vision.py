@@ -71,7 +71,7 @@ CANVAS_INK = f"""() => {{
 # The strokes the canvas holds (canvas.js keeps them on the element).
 STROKES = f"() => document.querySelector('{CANVAS}').strokes?.length ?? 0"
 SCROLL = "() => [document.querySelector('[data-testid=stMain]').scrollTop, document.scrollingElement.scrollTop]"
-# The page laid out for a compact window (tests/e2e/test_phone.py): the classroom bar in the sidebar, no run pending.
+# The page laid out for a compact window (tests/e2e/compact.py): the classroom bar in the sidebar, no run pending.
 COMPACT_LAID_OUT = f"""() => document.querySelector('[data-testid=stSidebar] .st-key-present') !== null
     && document.querySelector('{IDLE}') !== null && window.__labRuns.answered === window.__labRuns.requested"""
 # Every chart element drawn (the screen watcher draws nothing) and at least one of them.
@@ -135,7 +135,7 @@ def mouse_stroke(page, points, steps: int = 15) -> None:
 
 def touch_stroke(page, points, steps: int = 15) -> None:
     """Draw one stroke through ``points`` (canvas fractions) with a finger (Chrome's touch events, as
-    test_phone.py swipes), without waiting for anything."""
+    test_touch.py swipes), without waiting for anything."""
     path = canvas_points(page, points, steps)
     cdp = page.context.new_cdp_session(page)
     try:
