@@ -67,18 +67,19 @@ def test_the_mask_titles_count_what_their_masks_allow():
     """The batch "The cat sat", "The cat sat on the mat", "Dogs bark loudly": 3, 6 and 3 tokens, padded to 6."""
     padding = section("Padding")
     assert title_text(chart_by_title(padding, "Key-padding mask of the batch")).endswith(
-        ": 6 of 18 positions are padding, in 2 of 3 sentences"  # 3 + 0 + 3
+        ": 6 of 18 positions are padding, in 2 of 3 sentences (grey = masked)"  # 3 + 0 + 3
     )
     # sentence 1, 3 real keys: padding allows 6 rows × 3 keys; causal 6 · 7 / 2; both 1 + 2 + 4 · 3
     assert title_text(chart_by_title(padding, "Masks combined")).endswith(
-        "padding allows 18, causal 21, both 15 of 36 cells"
+        "padding allows 18, causal 21, both 15 of 36 cells (grey = masked)"
     )
     cross = section("Cross-attention")
     assert title_text(chart_by_title(cross, "Cross-attention mask")).endswith(
-        "every query reads the same 3 real source keys"
+        "every query reads the same 3 real source keys (grey = masked)"
     )
     lone = section("Causal", {"n": "1"})
-    assert "1 of 1 cell allowed" in title_text(chart_by_title(lone, "Causal mask for 1 token"))
+    # one token masks nothing: its title has no key to a grey it does not draw
+    assert title_text(chart_by_title(lone, "Causal mask for 1 token")).endswith("1 of 1 cell allowed")
 
 
 def test_scores_masked_scores_and_renormalised_weights():

@@ -47,7 +47,8 @@ def mask_panels_figure(
     """Masks ``[rows, cols]`` (bool, True = may attend) side by side in ONE figure.
 
     Each panel's z is 1 where attending is allowed and 0 where it is masked;
-    ``cells`` (optional ``[rows, cols]`` strings) adds a token to each hover.
+    ``cells`` (optional ``[rows, cols]`` strings) adds a token to each hover. Where a panel masks a cell, the
+    title ends with the colours' key, "(grey = masked)".
     """
     fig = make_subplots(rows=1, cols=len(masks), subplot_titles=[escape(t) for t in titles], horizontal_spacing=0.08)
     for i, mask in enumerate(masks, start=1):
@@ -70,6 +71,8 @@ def mask_panels_figure(
         )
         matrix_axes(fig, row_tokens, col_tokens, row=1, col=i)
     side = max(len(row_tokens), len(col_tokens))
+    if not all(np.asarray(mask, dtype=bool).all() for mask in masks):
+        title = f"{title} (grey = masked)"
     base_layout(fig, title, int(min(560, max(300, 150 + 20 * side))))
     reserve_token_margins(fig, row_tokens, col_tokens)
     return projector_fonts(fig)

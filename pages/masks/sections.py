@@ -87,7 +87,7 @@ def render_causal() -> None:
             positions,
             positions,
             f"Causal mask for {n} token{'s' * (n > 1)}: key j ≤ query i, "
-            f"{cells_allowed(mask_math.query_key_masks(n, n)['causal'])} allowed (grey = masked)",
+            f"{cells_allowed(mask_math.query_key_masks(n, n)['causal'])} allowed",
         ),
         width="stretch",
         container=right,
