@@ -61,7 +61,9 @@ def test_only_the_open_tab_is_drawn(default_page):
     assert titles == [
         f"PE against position: the higher the pair, the slower it turns (pair 1 repeats every {first:.1f} "
         f"positions, pair 12 every {last:.1f})",
-        "Wavelength per pair",
+        # each pair's wavelength is the one before's times 10000^(2/64): from 2π to 2π · 10000^(62/64)
+        f"Wavelength per pair: each pair ×{10000 ** (2 / 64):.2f} the one before, from {2 * math.pi:.1f} to "
+        f"{2 * math.pi * 10000 ** (62 / 64):,.0f} positions",
     ]
     # the table's: the wavelengths of pairs 1 and 32, and how many pairs (2π · 10000^(2i/64) <= 100) turn in 100
     waves = 2 * math.pi * 10000 ** (np.arange(32) * 2 / 64)
@@ -88,16 +90,18 @@ def test_curves_and_table_match_the_formula(default_page):
     assert np.allclose(wavelengths, 2 * math.pi * 10000.0 ** (np.arange(0, 64, 2) / 64), rtol=1e-5)
 
 
-@pytest.mark.parametrize("base, curve_ends_above", [("10000", True), ("1", False)])
-def test_wavelength_label_sits_off_the_curve_and_ticks_are_powers_of_ten(base, curve_ends_above):
-    """The 'positions shown' label goes below the dotted line when the curve ends above it (base 10000: the
-    last pair's wavelength is about 4e4 positions), above the line when the curve stays below (base 1: 2*pi)."""
+@pytest.mark.parametrize("base", ["10000", "1"])
+def test_the_positions_shown_are_a_dotted_line_named_in_the_legend_and_ticks_are_powers_of_ten(base):
+    """The 100 positions shown are a dotted line across every pair, named in the legend (no label on the plot, where
+    it would lie over the line or the curve); base 1 turns every pair at 2π, and the title says so."""
     figure = chart_by_title(section("Curves", base=base), "Wavelength per pair")
-    last = decode_array(figure["data"][0]["y"])[-1]
-    assert (last > 100) == curve_ends_above
-    (label,) = [a for a in figure["layout"]["annotations"] if a["text"] == "100 positions shown"]
-    assert label["y"] == pytest.approx(2.0) and label["yanchor"] == ("top" if curve_ends_above else "bottom")
+    (line,) = [trace for trace in figure["data"] if trace["name"] == "100 positions shown"]
+    assert decode_array(line["y"]).tolist() == [100, 100] and line["line"]["dash"] == "dot"
+    assert decode_array(line["x"]).tolist() == [0, 31]
+    assert figure["layout"].get("showlegend", True) and not figure["layout"].get("annotations")
     assert figure["layout"]["yaxis"]["type"] == "log" and figure["layout"]["yaxis"]["dtick"] == 1
+    if base == "1":
+        assert title_text(figure) == f"Wavelength per pair: every pair repeats every {2 * math.pi:.1f} positions"
 
 
 def test_similarity_depends_on_the_offset_only():

@@ -134,8 +134,9 @@ def head_outputs_figure(heads: np.ndarray, tokens: Sequence[str], title: str, li
     ]
     base_layout(fig, title)
     fig.update_layout(shapes=gap_shapes(grid) + frames, annotations=labels)
-    labelled = starts if count <= 6 else starts[:1]  # more tiles: labels would touch; the first tile says it
-    ticks = sorted({c for c0 in labelled for c in (c0, c0 + width - 1)})
+    # every tile's first dimension, 0, and the last tile's last (a tile's last and the next one's first, a gap
+    # apart, would touch)
+    ticks = sorted({*starts, starts[-1] + width - 1})
     _column_ticks(fig, columns, ticks, [str(c % (width + 1)) for c in ticks], f"dimension of each head (d_k = {width})")
     _token_rows(fig, tokens)
     fig.update_layout(margin=dict(t=90))

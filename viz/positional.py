@@ -180,33 +180,45 @@ def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE", first: 
     )
 
 
+def wavelength_finding(wavelengths: np.ndarray) -> str:
+    """What the wavelengths ``2π · base^(2i/d_model)`` ``[d_model / 2]`` show: each pair's is the one before's times
+    ``base^(2/d_model)``, one ratio (a straight line on a log axis), from the first pair's to the last's."""
+    first, last = float(wavelengths[0]), float(wavelengths[-1])
+    if len(wavelengths) == 1:
+        return f"one pair, repeating every {first:,.1f} positions"
+    ratio = float(wavelengths[1] / wavelengths[0])
+    if abs(ratio - 1.0) < 5e-4:
+        return f"every pair repeats every {first:,.1f} positions"
+    return f"each pair ×{ratio:.2f} the one before, from {first:,.1f} to {last:,.0f} positions"
+
+
 def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
-    """Wavelength 2*pi*base^(2i/d_model) of each sine/cosine pair i, log scale."""
+    """Wavelength 2π · base^(2i/d_model) of each sine/cosine pair i on a log axis, and the number of positions
+    shown as a dotted line named in the legend (a label on the plot would lie over the line or the curve)."""
     pairs = np.arange(len(wavelengths), dtype=np.float32)
+    shown = f"{positions} positions shown"
     fig = go.Figure(
-        go.Scatter(
-            x=pairs,
-            y=finite(wavelengths),
-            mode="lines+markers",
-            name="wavelength",
-            line=dict(color=head_color(0), width=2.5),
-            hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>",
-        )
+        [
+            go.Scatter(
+                x=pairs,
+                y=finite(wavelengths),
+                mode="lines+markers",
+                name="wavelength",
+                line=dict(color=head_color(0), width=2.5),
+                hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>",
+            ),
+            go.Scatter(
+                x=[0.0, float(max(len(pairs) - 1, 1))],
+                y=[float(positions)] * 2,
+                mode="lines",
+                name=shown,
+                line=dict(color=ACCENT, dash="dot", width=2),
+                hovertemplate=f"{shown}<extra></extra>",
+            ),
+        ]
     )
-    fig.add_hline(y=positions, line=dict(color=ACCENT, dash="dot"))
-    # The label sits at the right end, on the side of the line the curve's end is not on. On a log axis an
-    # annotation's y is log10 of the value (add_hline's own label lands off the chart).
-    curve_ends_above = float(wavelengths[-1]) > positions
-    fig.add_annotation(
-        x=1,
-        xref="paper",
-        xanchor="right",
-        y=float(np.log10(positions)),
-        yanchor="top" if curve_ends_above else "bottom",
-        text=f"{positions} positions shown",
-        showarrow=False,
-    )
-    base_layout(fig, "Wavelength per pair", 360)
+    base_layout(fig, f"Wavelength per pair: {wavelength_finding(wavelengths)}", 360)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0))
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3
     fig.update_yaxes(
