@@ -116,3 +116,22 @@ def test_a_grid_of_tiles_keeps_its_colour_bar_beside_it_on_the_projector_and_lay
     assert presented == presentation_spec(built)
     assert presented["data"][0]["colorbar"].get("orientation") is None
     assert sent_spec(built, presenting=True, compact=True)["data"][0]["colorbar"]["orientation"] == "h"
+
+
+def test_every_colour_axis_bar_takes_the_projector_fonts():
+    """Compare's two maps share the attention axis and its difference has its own (coloraxis2): both bars' tick
+    labels are 14 px and both titles 15 px, so in presentation mode "difference" is set as large as "weight"."""
+    import numpy as np
+
+    from viz.heads import compare_figure
+    from viz.style import PROJECTOR_LABEL_PX, PROJECTOR_TICK_PX
+
+    maps = np.full((3, 3), 1 / 3, dtype=np.float32)
+    layout = compare_figure(maps, maps, list("abc"), list("abc"), "head 1", "head 2", "compare").to_dict()["layout"]
+    for name in ("coloraxis", "coloraxis2"):
+        bar = layout[name]["colorbar"]
+        assert bar["tickfont"]["size"] == PROJECTOR_TICK_PX and bar["title"]["font"]["size"] == PROJECTOR_LABEL_PX
+    assert [layout[name]["colorbar"]["title"]["text"] for name in ("coloraxis", "coloraxis2")] == [
+        "weight",
+        "difference",
+    ]

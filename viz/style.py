@@ -154,8 +154,8 @@ def projector_fonts(fig: go.Figure) -> go.Figure:
     fig.update_yaxes(**axis)
     fig.update_layout(legend=legend)
     fig.update_traces(colorbar=colorbar, selector=dict(type="heatmap"))
-    if any(getattr(trace, "coloraxis", None) for trace in fig.data):
-        fig.update_layout(coloraxis_colorbar=colorbar)
+    for name in dict.fromkeys(trace.coloraxis for trace in fig.data if getattr(trace, "coloraxis", None)):
+        fig.update_layout({name: {"colorbar": colorbar}})  # every shared colour axis's bar: coloraxis, coloraxis2...
     fig.update_annotations(font_size=PROJECTOR_LABEL_PX)
     return fig
 
