@@ -128,6 +128,10 @@ def test_fully_masked_row_reads_nan_then_zeros():
     weights, overlay = decode_array(spec[0]["z"]), decode_array(spec[1]["z"])
     assert np.all(weights[0] == 0) and np.all(overlay[0] == 1)
     assert np.allclose(weights[1:].sum(1), 1.0, atol=1e-5)
+    # the title says what the table and the map show: the first row's weights 0, a plain softmax's NaN
+    assert title_text(chart_by_title(default_page, "row 1 fully masked")) == (
+        "masked_softmax with a left pad: row 1 fully masked, its weights 0 (a plain softmax: NaN)"
+    )
     no_nan_anywhere(default_page)
 
 

@@ -141,6 +141,19 @@ def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarr
     )
 
 
+def fully_masked_finding(compare: mask_math.SoftmaxComparison) -> str:
+    """What the weights ``[L, L]`` do on the rows whose mask allows no key: masked_softmax's weights there (all 0)
+    against a plain softmax's (NaN), as computed."""
+    rows = np.flatnonzero(~np.asarray(compare.mask).any(axis=1))
+    if len(rows) == 0:
+        return "no row is fully masked"
+    named = f"row{'s' * (len(rows) > 1)} {', '.join(str(r + 1) for r in rows)} fully masked"
+    zeros = bool((compare.safe[rows] == 0).all())
+    nan = bool(np.isnan(compare.plain[rows]).all())
+    weights = "its weights 0" if zeros else f"its weights sum to {compare.safe[rows].sum(axis=1).max():.2f}"
+    return f"{named}, {weights}" + (" (a plain softmax: NaN)" if nan else "")
+
+
 def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
     """A left pad under causal + padding: the first query has no allowed key. torch.softmax gives a NaN
     row [L+1]; masked_softmax gives zeros."""
@@ -154,7 +167,7 @@ def render_fully_masked(batch: Batch, shown: ShownHead) -> None:
         compare.safe,
         left_tokens,
         left_tokens,
-        "masked_softmax, left pad:<br>row 1 fully masked",
+        f"masked_softmax with a left pad: {fully_masked_finding(compare)}",
         mask=compare.mask,
     )
     chart(figure, width="stretch")
