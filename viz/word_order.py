@@ -46,8 +46,9 @@ def word_rows_figure(
     word: str,
     schemes: Sequence[str],
     sentence_names: Sequence[str],
+    finding: str = "",
 ) -> go.Figure:
-    """One word's attention row in each sentence, keys in sentence A's order, per scheme.
+    """One word's attention row in each sentence, keys in sentence A's order, per scheme; ``finding`` ends the title.
 
     ``rows_a[s]`` and ``rows_b[s]`` are ``[T]`` for scheme s; B's row is reindexed
     so that bar m is the weight on the same token in both sentences.
@@ -75,7 +76,7 @@ def word_rows_figure(
             )
         # words turned together: the legend's place under the panels allows for their height
         fig.update_xaxes(**position_axis(key_tokens), tickangle=label_angle(key_tokens, -45), row=1, col=col)
-    base_layout(fig, f"Attention of \u201c{escape(word)}\u201d to each word, in both sentences", 380)
+    base_layout(fig, f"Attention of \u201c{escape(word)}\u201d to each word, in both sentences{finding}", 380)
     fig.update_yaxes(title="weight", range=[0, 1], row=1, col=1)
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.3))
     return projector_fonts(fig)

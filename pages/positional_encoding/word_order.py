@@ -62,6 +62,17 @@ def reordered_finding(a: np.ndarray, b_in_a_order: np.ndarray) -> str:
     return f": B's map, reordered, differs from A's by up to {difference:.2f}"
 
 
+def rows_finding(rows_a: list[np.ndarray], rows_b: list[np.ndarray], labels: list[str]) -> str:
+    """How far one word's attention row ``[T]`` in sentence A lies from its row in sentence B (put in A's order), for
+    each scheme ``labels[s]``, as a title's ending: the same below float32 rounding, else the largest gap."""
+    gaps = [float(np.abs(np.nan_to_num(a) - np.nan_to_num(b)).max()) for a, b in zip(rows_a, rows_b)]
+    said = [
+        f"the same in both orders with {label}" if gap < TOLERANCE else f"up to {gap:.2f} apart with {label}"
+        for gap, label in zip(gaps, labels)
+    ]
+    return ": " + ", ".join(said)
+
+
 def table_note(none, causal: bool, scheme: str, with_scheme, moved: bool) -> str:
     """What the 'none' row and the scheme's row of the table say, from their numbers (``moved``: some word of
     sentence B is at another place than in sentence A)."""
@@ -187,6 +198,7 @@ def render_word_order(base: float) -> None:
         a.tokens[word],
         [f"{POSITIONAL_LABELS[n]} · layer {layer} · head {head}" for n in results],
         names,
+        rows_finding(rows_a, rows_b, [POSITIONAL_LABELS[n] for n in results]),
     )
     rows_place = FigureAboveControls()
     explain()
