@@ -217,6 +217,10 @@ def test_why_attention_draws_the_steps_and_a_fit_through_the_measured_times_and_
     n = decode_array(traces["recurrence: n − 1 steps"]["x"]).astype(np.float64)
     np.testing.assert_array_equal(decode_array(traces["recurrence: n − 1 steps"]["y"]), n - 1)
     np.testing.assert_array_equal(decode_array(traces["self-attention: 1 step"]["y"]), np.ones_like(n))
+    # the steps' lines are named on the plot at their first point, and the legend names only the times' lines
+    for name in ("recurrence: n − 1 steps", "self-attention: 1 step"):
+        assert traces[name]["text"][0] == name and not any(traces[name]["text"][1:])
+        assert traces[name]["showlegend"] is False and "text" in traces[name]["mode"]
     slopes = []
     for name in ("self-attention", "recurrence"):
         ms = decode_array(traces[f"{name}: measured"]["y"]).astype(np.float64)

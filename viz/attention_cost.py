@@ -49,18 +49,21 @@ def attention_cost_figure(
             "CPU time of one layer (ms), best of several runs",
         ),
     )
-    fig.add_trace(
-        _line(
-            n, np.asarray(recurrence_steps, np.float64), "recurrence: n − 1 steps", RECURRENCE_COLOR, hover="%{y} steps"
-        ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
-        _line(n, np.asarray(attention_steps, np.float64), "self-attention: 1 step", ATTENTION_COLOR, hover="%{y} step"),
-        row=1,
-        col=1,
-    )
+    # the steps' two lines are named on the plot, at their first point (under the rising recurrence, over the
+    # flat attention), and left out of the legend, which then names the times' four lines right under them
+    for steps, name, color, hover, place in (
+        (recurrence_steps, "recurrence: n − 1 steps", RECURRENCE_COLOR, "%{y} steps", "bottom right"),
+        (attention_steps, "self-attention: 1 step", ATTENTION_COLOR, "%{y} step", "top right"),
+    ):
+        line = _line(n, np.asarray(steps, np.float64), name, color, hover=hover)
+        line.update(
+            mode="lines+markers+text",
+            text=[name] + [""] * (len(n) - 1),
+            textposition=place,
+            textfont=dict(color=color),
+            showlegend=False,
+        )
+        fig.add_trace(line, row=1, col=1)
     dense = np.geomspace(n.min(), n.max(), 24)
     for name, ms, (p, c), color in (
         ("self-attention", attention_ms, attention_fit, ATTENTION_COLOR),
