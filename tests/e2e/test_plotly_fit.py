@@ -219,3 +219,24 @@ def test_names_over_columns_far_apart_all_stay(fit):
     }
     fitted, _ = fit(figure, 700)
     assert all(note.get("visible", True) for note in fitted["layout"]["annotations"])
+
+
+def test_a_grid_of_letters_keeps_two_tiles_a_row_on_a_projector(fit):
+    """Train's probe on a projector: two heads of 32 one-letter tokens stay side by side in the 1,120 px of a page
+    in presentation mode (the letters written level at 14 px, a glyph's advance and 2 px apart, fit a tile of
+    about 460 px); four px apart, as words are, they would not, and the grid went one tile a row, twice as tall."""
+    import json
+
+    import numpy as np
+
+    from viz.heads import head_grid_figure
+    from viz.style import presentation_spec
+
+    letters = [chr(ord("a") + i % 26) for i in range(32)]
+    weights = np.full((2, 32, 32), 1 / 32, dtype=np.float32)
+    figure = presentation_spec(json.loads(head_grid_figure(weights, letters, letters, "probe").to_json()))
+    fitted, _ = fit(figure, 1120)
+    z = fitted["data"][0]["z"]  # rows as lists once the grid is moved, else the typed block the server sent
+    shape = (len(z), len(z[0])) if isinstance(z, list) else tuple(int(n) for n in z["shape"].split(","))
+    assert shape == (32, 65)  # two tiles of 32 columns, a column's gap between them
+    assert fitted["layout"]["height"] < 1000

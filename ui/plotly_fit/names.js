@@ -7,6 +7,8 @@
 const NAMED_UP_TO = 40; // cells named one by one: viz.labels.NAMED_UP_TO, which the figure standard checks
 const SMALLEST_TICK_PX = 10; // the figure standard's smallest text
 const LEVEL_GAP_PX = 4; // between level names written one a cell
+// between level names of one character each (letters): a glyph's advance already holds its side bearings
+const LETTER_GAP_PX = 2;
 
 function namesCells(texts, figure = null, key = null) {
   // Labels that name cells one by one (words, not numbers along an axis; or numbers the figure says name its cells,
@@ -29,10 +31,16 @@ function axisCells(figure, key, ticks) {
 }
 
 function namePx(texts, size, family, angle) {
-  // The px from one name's place to the next that names at ``size`` need: level, the widest and LEVEL_GAP_PX;
-  // turned by ``angle`` degrees, a line (LINE font sizes) across their baselines.
-  return angle === 0 ? Math.max(...texts.map((text) => textWidth(text, size, 400, family))) + LEVEL_GAP_PX
-    : (LINE * size) / Math.sin((angle * Math.PI) / 180);
+  // The px from one name's place to the next that names at ``size`` need: level, the widest and LEVEL_GAP_PX
+  // (LETTER_GAP_PX between names of one character each); turned by ``angle`` degrees, a line (LINE font sizes)
+  // across their baselines.
+  if (angle !== 0) return (LINE * size) / Math.sin((angle * Math.PI) / 180);
+  const gap = texts.every((text) => [...String(text)].length <= 1) ? LETTER_GAP_PX : LEVEL_GAP_PX;
+  return widestName(texts, size, family) + gap;
+}
+
+function widestName(texts, size, family) {
+  return Math.max(...texts.map((text) => textWidth(text, size, 400, family)));
 }
 
 function smallestStep(ticks, unitPx) {
@@ -74,7 +82,7 @@ function nameEveryCell(layout, axis, ticks, texts, unitPx, angles) {
         axis.tickangle = -angle;
         // upright names below a margin the server fixed for names at 45 degrees: the margin grows by the difference
         if (angle === 90 && axis.automargin === false) {
-          const more = Math.ceil((namePx(texts, size, font.family, 0) - LEVEL_GAP_PX) * (1 - Math.SQRT1_2));
+          const more = Math.ceil(widestName(texts, size, font.family) * (1 - Math.SQRT1_2));
           margins(layout).b += more;
           grow(layout, more);
         }
