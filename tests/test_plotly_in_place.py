@@ -155,6 +155,45 @@ def test_charts_drawn_by_one_line_are_numbered_and_keep_their_elements():
     assert [decode_array(spec["data"][0]["z"])[0, 0] for spec in chart_specs(at)] == [2, 3, 4]
 
 
+def test_where_the_runs_record_of_keys_moved_charts_are_numbered_all_the_same(monkeypatch):
+    """Without Streamlit's record of the run's keys, a place's second and third charts take the names Streamlit does
+    not refuse: the same names, the same elements from run to run."""
+    monkeypatch.setattr("ui.streamlit_internals.key_taken_this_run", lambda key: None)
+    at = AppTest.from_function(_three_charts_from_one_line).run()
+    assert_no_exception(at)
+    names = [chart_name(element) for element in chart_elements(at)]
+    assert names == ["chart:loop.py:1", "chart:loop.py:1 #2", "chart:loop.py:1 #3"]
+    ids = [el.proto.id for el in chart_elements(at)]
+    at.slider(key="shift").set_value(2).run()
+    assert [el.proto.id for el in chart_elements(at)] == ids
+
+
+def _charts_from_two_lines_of_one_function():
+    import inspect
+
+    import plotly.graph_objects as go
+
+    from ui.plotly_in_place import call_site, plotly_in_place
+
+    def draw_both():
+        plotly_in_place(go.Figure(), call_site(inspect.currentframe()))
+        plotly_in_place(go.Figure(), call_site(inspect.currentframe()))
+
+    draw_both()
+
+
+def test_a_chart_is_named_by_the_function_that_draws_it_not_its_line():
+    """A line added above a chart does not rename it: two versions of a page behind one class (a rolling deploy)
+    name their charts alike. The function's second chart is its #2."""
+    at = AppTest.from_function(_charts_from_two_lines_of_one_function).run()
+    assert_no_exception(at)
+    names = [chart_name(element) for element in chart_elements(at)]
+    assert [name.split(":", 2)[-1] for name in names] == [
+        "_charts_from_two_lines_of_one_function.<locals>.draw_both",
+        "_charts_from_two_lines_of_one_function.<locals>.draw_both #2",
+    ]
+
+
 def test_a_cached_figure_is_serialised_once_per_way_it_is_sent(monkeypatch):
     serialisations = []
 

@@ -116,6 +116,43 @@ def test_a_repeated_component_key_raises_the_error_the_charts_catch():
     assert [element.value for element in at.markdown] == ["the second element with that key was refused"]
 
 
+def _record_one_key():
+    import streamlit as st
+
+    from ui.streamlit_internals import key_taken_this_run
+
+    draw = st.components.v2.component("internals_probe_record", js="export default function () {}")
+    before = key_taken_this_run("chart:kept")
+    draw(data=b"first", key="chart:kept")
+    st.write(f"{before} {key_taken_this_run('chart:kept')} {key_taken_this_run('chart:other')}")
+
+
+def test_a_run_records_the_keys_its_elements_took_as_the_charts_read_them():
+    """The charts number their names by the run's record of element keys: a key is free before its element is
+    drawn, taken after, and a key no element took stays free; each run starts a new record."""
+    at = AppTest.from_function(_record_one_key).run()
+    assert [element.value for element in at.markdown] == ["False True False"]
+    assert [element.value for element in at.run().markdown] == ["False True False"]
+
+
+def test_a_run_without_its_record_of_keys_is_named_and_the_charts_say_they_cannot_read_it(monkeypatch):
+    from streamlit.runtime.scriptrunner_utils.shared_run_state import SharedRunState
+
+    from ui import streamlit_internals
+
+    built = SharedRunState.__init__
+
+    def without_the_record(self):
+        built(self)
+        del self.widget_user_keys_this_run
+
+    monkeypatch.setattr(SharedRunState, "__init__", without_the_record)
+    assert streamlit_internals.moved() == [
+        "Streamlit internal SharedRunState.widget_user_keys_this_run moved: see ui/streamlit_internals.py"
+    ]
+    assert streamlit_internals.key_taken_this_run("chart:any") is None  # outside a run, as where it moved
+
+
 def test_the_page_marks_its_script_state_as_the_browser_tests_wait_for():
     bundle = "".join(
         path.read_text(encoding="utf-8")

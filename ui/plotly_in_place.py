@@ -36,6 +36,7 @@ import streamlit.components.v1 as components_v1
 from plotly.offline import get_plotlyjs_version
 from streamlit.errors import StreamlitDuplicateElementKey
 
+from ui import streamlit_internals
 from ui.cache import resource
 from viz.compact import BROWSER_PX
 
@@ -151,10 +152,11 @@ def _drawer():
 
 
 def call_site(frame) -> str:
-    """Where a chart is drawn from: the calling file's folder and name and its line,
-    such as ``"positional_encoding/curves.py:59"``."""
+    """Where a chart is drawn from: the calling file's folder and name and the function that draws it, such as
+    ``"positional_encoding/curves.py:render_curves"`` (not its line: a line moved by an edit keeps the name, so a
+    teacher's and a student's servers of two versions still name the chart alike)."""
     path = Path(frame.f_code.co_filename)
-    return f"{path.parent.name}/{path.name}:{frame.f_lineno}"
+    return f"{path.parent.name}/{path.name}:{frame.f_code.co_qualname}"
 
 
 def figure_json(figure: go.Figure | dict, config: dict | None = None) -> bytes:
@@ -178,9 +180,9 @@ def plotly_in_place(
     given as bytes is already ``figure_json``'s output, its configuration included.
 
     The chart's name, which keeps it the same element from run to run, is ``"chart:<key>"`` when
-    ``key`` is given; otherwise the line it is drawn from (``site``, see ``call_site``), numbered from
-    the second chart that line draws in one run on: ``"chart:positional_encoding/curves.py:59"``,
-    ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a line must not draw both
+    ``key`` is given; otherwise the function it is drawn from (``site``, see ``call_site``), numbered from
+    the second chart that function draws in one run on: ``"chart:positional_encoding/curves.py:render_curves"``,
+    ``"... #2"``, ... A fragment's rerun numbers only its own charts, so a function must not draw both
     inside and outside one fragment (no page does). The component receives the name, a line break and
     the figure's JSON: a class's drawing (``ui.rooms.drawing``) finds the chart by that name in a student's
     browser. A "__" in the name is written "_~", which Streamlit's keys allow. ``drawn(name)``, when given, is called with the name once the chart is placed."""
@@ -188,18 +190,28 @@ def plotly_in_place(
     draw = plotly_chart_drawer if os.environ.get(CHARTS_ENV) == "plotly_chart" else _drawer()
     # Streamlit refuses a component key holding "__" (its own delimiter), which a folder's name may hold
     name = f"chart:{key or site}".replace("__", "_~")
-    with nullcontext() if container is st else container:
-        for count in itertools.count(1):
-            numbered = name if count == 1 else f"{name} #{count}"
-            try:
-                shown = draw(data=numbered.encode("utf-8") + b"\n" + data, key=numbered, width=width, height="content")
-            except StreamlitDuplicateElementKey:
-                if key:  # a name given by the caller is its own to keep unique
-                    raise
-                continue
-            if drawn is not None:
-                drawn(numbered)
-            return shown
+    # a name given by the caller is its own to keep unique; a place's charts take its first free number this run
+    for candidate in (name,) if key else numbered_names(name):
+        taken = streamlit_internals.key_taken_this_run(candidate)
+        if taken and not key:
+            continue
+        try:
+            with nullcontext() if container is st else container:
+                shown = draw(
+                    data=candidate.encode("utf-8") + b"\n" + data, key=candidate, width=width, height="content"
+                )
+        except StreamlitDuplicateElementKey:
+            if key or taken is not None:
+                raise
+            continue  # Streamlit's record of the run's keys moved (ui.streamlit_internals logs it): Streamlit refused
+        if drawn is not None:
+            drawn(candidate)
+        return shown
+
+
+def numbered_names(name: str):
+    """``name``, then ``"name #2"``, ``"name #3"``, ...: the names of the charts one place draws in one run."""
+    return (name if count == 1 else f"{name} #{count}" for count in itertools.count(1))
 
 
 def plotly_chart_drawer(data: bytes, key: str, width, height):

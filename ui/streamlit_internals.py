@@ -75,6 +75,13 @@ def fragment_run() -> bool:
     return bool(getattr(_ctx(), "fragment_ids_this_run", None))
 
 
+def key_taken_this_run(key: str) -> bool | None:
+    """Whether an element of this run (a fragment's run counts its own) already has the user key ``key``, as
+    Streamlit checks before it refuses a second one; ``None`` where that record moved."""
+    taken = getattr(getattr(_ctx(), "shared", None), "widget_user_keys_this_run", None)
+    return None if taken is None else key in taken
+
+
 def _query_params():
     """The session's URL state with its bindings, as a context manager; ``None`` inside where it moved."""
     reader = getattr(getattr(_ctx(), "session_state", None), "query_params", None)
@@ -207,6 +214,15 @@ def _session_state_holds_state() -> bool:
     return hasattr(SafeSessionState(SessionState(), lambda: None), "_state")
 
 
+def _run_records_user_keys() -> bool:
+    """Whether a script run's shared state records its elements' user keys (set on each instance)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.shared_run_state import SharedRunState
+    except ImportError:
+        return False
+    return hasattr(SharedRunState(), "widget_user_keys_this_run")
+
+
 _CONTEXT, _STATE, _URL = (
     "streamlit.runtime.scriptrunner_utils.script_run_context",
     "streamlit.runtime.state.session_state",
@@ -218,6 +234,8 @@ INTERNALS = {  # each private name this module reaches -> whether the installed 
     "ScriptRunContext.session_state": lambda: _has(_CONTEXT, "ScriptRunContext.session_state"),
     "ScriptRunContext.fragment_ids_this_run": lambda: _has(_CONTEXT, "ScriptRunContext.fragment_ids_this_run"),
     "ScriptRunContext.enqueue": lambda: _has(_CONTEXT, "ScriptRunContext.enqueue"),
+    "ScriptRunContext.shared": lambda: _has(_CONTEXT, "ScriptRunContext.shared"),
+    "SharedRunState.widget_user_keys_this_run": _run_records_user_keys,
     "SafeSessionState._state": _session_state_holds_state,
     "SafeSessionState.query_params": lambda: _has(
         "streamlit.runtime.state.safe_session_state", "SafeSessionState.query_params"
