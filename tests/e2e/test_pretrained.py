@@ -17,9 +17,10 @@ def test_pretrained_overview_redraws_after_a_text_edit(page, server_url):
     wait_idle(page)
     wait_for_chart(page, "6 layers × 12 heads")
     assert_no_exception(page)
-    # the overview now tiles 5 tokens per head ([CLS] a short sentence [SEP]): 6 x 5 rows of cells
-    rows = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].y.length")
-    assert rows == 6 * 5
+    # the overview now tiles 5 tokens per head ([CLS] a short sentence [SEP]): 6 x 5 rows of cells, once the chart
+    # has taken the figure of the run (the title is the same before and after)
+    rows = "() => document.querySelector('.js-plotly-plot').data[0].y.length"
+    page.wait_for_function(f"() => ({rows})() === 6 * 5", timeout=20_000)
 
 
 def test_hiding_cls_and_sep_redraws_the_open_section_in_place(page, server_url):
