@@ -180,21 +180,10 @@ def pe_matrix_figure(pe: np.ndarray, title: str, value_name: str = "PE", first: 
     )
 
 
-def wavelength_finding(wavelengths: np.ndarray) -> str:
-    """What the wavelengths ``2π · base^(2i/d_model)`` ``[d_model / 2]`` show: each pair's is the one before's times
-    ``base^(2/d_model)``, one ratio (a straight line on a log axis), from the first pair's to the last's."""
-    first, last = float(wavelengths[0]), float(wavelengths[-1])
-    if len(wavelengths) == 1:
-        return f"one pair, repeating every {first:,.1f} positions"
-    ratio = float(wavelengths[1] / wavelengths[0])
-    if abs(ratio - 1.0) < 5e-4:
-        return f"every pair repeats every {first:,.1f} positions"
-    return f"each pair ×{ratio:.2f} the one before, from {first:,.1f} to {last:,.0f} positions"
-
-
-def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
+def wavelength_figure(wavelengths: np.ndarray, positions: int, finding: str = "") -> go.Figure:
     """Wavelength 2π · base^(2i/d_model) of each sine/cosine pair i on a log axis, and the number of positions
-    shown as a dotted line named in the legend (a label on the plot would lie over the line or the curve)."""
+    shown as a dotted line named in the legend (a label on the plot would lie over the line or the curve);
+    ``finding`` ends the title."""
     pairs = np.arange(len(wavelengths), dtype=np.float32)
     shown = f"{positions} positions shown"
     fig = go.Figure(
@@ -217,7 +206,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int) -> go.Figure:
             ),
         ]
     )
-    base_layout(fig, f"Wavelength per pair: {wavelength_finding(wavelengths)}", 360)
+    base_layout(fig, f"Wavelength per pair{finding}", 360)
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0))
     fig.update_xaxes(title="pair i (dims 2i, 2i+1)")
     top = float(np.log10(max(float(np.max(wavelengths)), float(positions), 10.0))) + 0.3

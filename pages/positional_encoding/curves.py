@@ -26,12 +26,26 @@ def render_curves(positions: int, d_model: int, base: float) -> None:
     with right:
         st.markdown(clock_text(pos_ui.wavelengths(d_model, base), positions, d_model))
         formula(r"\lambda_i = \frac{2\pi}{\omega_i} = 2\pi \cdot \text{base}^{2i/d_{model}}")
-        chart(cached_figure(viz.wavelength_figure, pos_ui.wavelengths(d_model, base), positions), width="stretch")
+        lengths = pos_ui.wavelengths(d_model, base)
+        chart(cached_figure(viz.wavelength_figure, lengths, positions, wavelength_finding(lengths)), width="stretch")
         if base == 1.0:
             st.caption(
                 "With base 1 every pair has the same wavelength 2π: the pairs repeat each other, "
                 "and positions 2π apart are nearly indistinguishable."
             )
+
+
+def wavelength_finding(wavelengths: np.ndarray) -> str:
+    """What the wavelengths ``2π · base^(2i/d_model)`` ``[d_model / 2]`` show, as a title's ending: each pair's is
+    the one before's times ``base^(2/d_model)``, one ratio (a straight line on a log axis), from the first pair's to
+    the last's."""
+    first, last = float(wavelengths[0]), float(wavelengths[-1])
+    if len(wavelengths) == 1:
+        return f": one pair, repeating every {first:,.1f} positions"
+    ratio = float(wavelengths[1] / wavelengths[0])
+    if abs(ratio - 1.0) < 5e-4:
+        return f": every pair repeats every {first:,.1f} positions"
+    return f": each pair ×{ratio:.2f} the one before, from {first:,.1f} to {last:,.0f} positions"
 
 
 def table_finding(lengths: np.ndarray, d_model: int, positions: int) -> str:
