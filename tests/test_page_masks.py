@@ -51,7 +51,10 @@ def test_causal_padding_combined_and_cross_mask_cells(default_page):
     causal = decode_array(chart_by_title(default_page, "Causal mask for 8 tokens")["data"][0]["z"])
     assert np.array_equal(causal, np.tril(np.ones((8, 8))))
     default_page = section("Padding")
-    batch = decode_array(chart_by_title(default_page, "Key-padding mask of the batch")["data"][0]["z"])
+    drawn = chart_by_title(default_page, "Key-padding mask of the batch")
+    batch = decode_array(drawn["data"][0]["z"])
+    # each row named in full on a phone too: its number; its length is its blue cells
+    assert drawn["layout"]["yaxis"]["ticktext"] == ["sentence 1", "sentence 2", "sentence 3"]
     lengths = [3, 6, 3]  # "The cat sat", "The cat sat on the mat", "Dogs bark loudly"
     assert np.array_equal(batch, (np.arange(6)[None, :] < np.array(lengths)[:, None]).astype(float))
     panels = [decode_array(t["z"]) for t in chart_by_title(default_page, "Masks combined")["data"]]

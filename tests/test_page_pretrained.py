@@ -115,10 +115,13 @@ def test_two_sentences_rows_and_cosine(minilm):
         head, at_key = np.unravel_index(np.argmax(rows[:, plain]), (12, len(plain)))
         key = plain[at_key]
         said.append(f"in the {which} sentence “{pieces.tokens[key]}” the most (head {head + 1}, {rows[head, key]:.2f})")
-    assert title_text(spec) == "Layer 5 · what “it” attends to, head by head: " + ", ".join(said)
+    past = ", past [CLS] and [SEP]"  # the specials are drawn, and the finding reads the words only
+    assert title_text(spec) == f"Layer 5 · what “it” attends to, head by head{past}: " + ", ".join(said)
     ea, eb = hidden_a.mean(0), hidden_b.mean(0)
     expected = float(ea @ eb / np.linalg.norm(ea) / np.linalg.norm(eb))
     assert float(at.metric[0].value) == pytest.approx(expected, abs=1e-3)
+    hidden = chart_by_title(page({"section": "Two sentences", "hide": "true"}), "what “it” attends to")
+    assert "[CLS]" not in title_text(hidden)  # nothing left out that the map draws
 
 
 @pytest.mark.parametrize("text", ["", "a", "😀", "مرحبا بالعالم", "x " * 600, "<script>&amp;</script>"])

@@ -118,7 +118,7 @@ def render_padding(batch: Batch) -> None:
             mask_panels_figure,
             [padding],
             ["key-padding mask"],
-            batch.names,
+            [f"sentence {b + 1}" for b in range(len(batch.lengths))],  # the blue cells count its tokens
             position_numbers(batch.length),
             f"Key-padding mask of the batch: {padding_finding(padding)}",
             "sentence",

@@ -115,7 +115,9 @@ def two_sentences_section(cap: int, hide: bool) -> None:
             rows,
             tokens,
             ["first sentence", "second sentence"],
-            f"Layer {layer} · what “{escape(word)}” attends to, head by head: "
+            f"Layer {layer} · what “{escape(word)}” attends to, head by head"
+            + ("" if hide else ", past [CLS] and [SEP]")
+            + ": "
             + ", ".join(
                 f"in the {which} sentence “{escape(toks[key])}” the most (head {head + 1}, {weight:.2f})"
                 for which, toks, (head, key, weight) in zip(("first", "second"), tokens, links)
