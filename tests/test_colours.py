@@ -170,3 +170,26 @@ def test_every_attention_weight_is_drawn_on_the_one_attention_scale():
     for where, scale, low in found:
         assert [colour.lower() for _, colour in scale] == viridis, (where, scale)
         assert low in (None, 0), (where, low)
+
+
+def _number(text: str) -> bool:
+    return re.fullmatch(r"[−+-]?\d+(\.\d+)?%?", text.strip()) is not None
+
+
+def test_a_map_that_prints_every_cells_value_draws_no_colour_bar_to_repeat_it():
+    """Patching's, Importance's, Attribution's and Knock out's grids (and any other): where the numbers are written
+    on the cells, a colour bar says them a second time; the axis's title names the value instead."""
+    from tests.app_figures import every_figure_the_app_draws
+
+    printed = []
+    for title, section, _, spec in every_figure_the_app_draws():
+        texts = [t for t in spec["data"] if t.get("name") == "values" and t.get("mode") == "text"]
+        if not texts or not all(_number(word) for t in texts for word in t.get("text") or []):
+            continue
+        printed.append((title, section))
+        for trace in spec["data"]:
+            if trace.get("type") == "heatmap":
+                assert trace.get("showscale") is False, (title, section)
+        if title == "Experiments":  # the grids of heads: the axis names what the cells hold
+            assert spec["layout"]["xaxis"]["title"]["text"].startswith("each cell: "), section
+    assert {section for _, section in printed} >= {"Importance", "Patching", "Attribution"}, printed

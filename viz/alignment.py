@@ -65,6 +65,8 @@ def agreement_figure(scores: np.ndarray, title: str) -> go.Figure:
         value_name="agreement",
         height=int(max(260, 150 + 60 * layers)),
     )
+    fig.update_traces(showscale=False, selector=dict(type="heatmap"))  # each cell prints its share
+    fig.update_xaxes(title=dict(text="each cell: agreement"))
     return fig.add_trace(cell_text(shares, [[f"{v:.0%}" for v in row] for row in shares], ATTENTION_SCALE, (0, 1), 18))
 
 

@@ -23,7 +23,8 @@ def head_grid(
     zrange: tuple[float, float] | None = None,
     marked: Sequence[tuple[int, int]] = (),
 ) -> go.Figure:
-    """A ``[layers, heads]`` grid of signed values (diverging scale centred on 0), each cell printed.
+    """A ``[layers, heads]`` grid of signed values (diverging scale centred on 0), each cell printed, so no colour
+    bar: the x axis's title names the value.
 
     Rows are "layer 1".. (top down), columns "head 1"..; ``zrange`` fixes the colour range (default
     symmetric around 0 over the largest magnitude); ``marked`` cells (layer, head; from 0) get a
@@ -41,7 +42,7 @@ def head_grid(
         zmid=0.0,
         zmin=low,
         zmax=high,
-        colorbar=dict(title=dict(text=escape(value_name)), thickness=14),
+        showscale=False,  # every cell prints its value: a colour bar would say it again
         hovertemplate=f"layer %{{customdata[0]}} · head %{{customdata[1]}}<br>{escape(value_name)} "
         f"%{{z:.3f}}<extra></extra>",
         customdata=np.stack(np.meshgrid(np.arange(1, layers + 1), np.arange(1, heads + 1), indexing="ij"), axis=-1),
@@ -61,6 +62,7 @@ def head_grid(
             tickvals=list(range(heads)),
             ticktext=[f"head {h + 1}" for h in range(heads)],
             side="bottom",
+            title=dict(text=f"each cell: {escape(value_name)}"),
         ),
         yaxis=dict(
             tickmode="array",
