@@ -75,3 +75,32 @@ test("a grid too narrow for its tiles a row goes one a row, its cells keeping th
   fit("fitFigure(wide, 420, false)"); // 400 px: two tiles of 160 px fit
   assert.deepStrictEqual(plain(wide.data[0].z), [[1, 2, null, 5, 6]]);
 });
+
+test("names over a grid's columns drop their shared word, then are set closer and smaller before any is left out", () => {
+  const header = (pitch) => ({
+    data: [],
+    layout: {
+      font: { size: 14 },
+      margin: { l: 0, r: 0, t: 50, b: 50 },
+      xaxis: { range: [-0.5, 11.5] },
+      annotations: Array.from({ length: 12 }, (_, i) => ({ text: `head ${i + 1}`, x: i, y: 1.05, yref: "paper" })),
+    },
+    width: 12 * pitch,
+  });
+  const fitted = (pitch) => {
+    context.figure = header(pitch);
+    fit(`fitHeaderRows(figure, ${12 * pitch})`);
+    return plain(context.figure.layout.annotations);
+  };
+  // 22 px apart: "10" and "11" need 2 · 0.6 · 14 + LEVEL_GAP_PX = 20.8 px, not the 28 a word's gap of 0.8 em asks
+  const roomy = fitted(22);
+  assert.deepStrictEqual(roomy.map((note) => note.text), Array.from({ length: 12 }, (_, i) => String(i + 1)));
+  assert.ok(roomy.every((note) => note.visible !== false && note.font === undefined));
+  // 18 px apart: at 11.5 px, 1.2 · 11.5 + 4 = 17.8 px; every head still named
+  const tight = fitted(18);
+  assert.ok(tight.every((note) => note.visible !== false && note.font.size === 11.5));
+  // 10 px apart: no size fits, so every k-th name is kept at the figure's font
+  const crowded = fitted(10);
+  assert.ok(crowded.some((note) => note.visible === false) && crowded[0].visible !== false);
+  assert.ok(crowded.every((note) => note.font === undefined));
+});

@@ -163,7 +163,8 @@ function sharedWord(texts) {
 
 function fitHeaderRows(figure, width) {
   // Rows of names over columns (annotations at data x, all at one height: "head 1" ... over a grid's
-  // columns) that would touch: the shared first word dropped, then every k-th name kept.
+  // columns) that would touch: the shared first word dropped; the names left, set apart as an axis's names are
+  // (LEVEL_GAP_PX), at their font and then smaller, down to smallestNameFont; only then every k-th name kept.
   const layout = figure.layout, margin = margins(layout), notes = layout.annotations || [];
   const rows = new Map();
   for (const note of notes) {
@@ -182,18 +183,28 @@ function fitHeaderRows(figure, width) {
     const unitPx = (plotWidthOf(layout, width) * (domain[1] - domain[0])) / span;
     members.sort((a, b) => a.x - b.x);
     const font = fontOf(layout, members[0].font);
-    const widthOf = (text) => textWidth(text, font.size, 400, font.family);
-    const clear = (texts, chosen) => chosen.slice(1).every((n, i) => (members[n].x - members[chosen[i]].x) * unitPx
-      >= (widthOf(texts[n]) + widthOf(texts[chosen[i]])) / 2 + 0.8 * font.size);
+    const clear = (texts, chosen, size, gap) => chosen.slice(1).every((n, i) => (members[n].x - members[chosen[i]].x)
+      * unitPx >= (textWidth(texts[n], size, 400, font.family) + textWidth(texts[chosen[i]], size, 400, font.family))
+      / 2 + gap);
     let texts = members.map((note) => String(note.text));
     const all = members.map((_, i) => i);
-    if (clear(texts, all)) continue;
+    if (clear(texts, all, font.size, 0.8 * font.size)) continue;
     const shared = sharedWord(texts);
     if (shared) texts = shared.rest;
+    let size = font.size;
+    const floor = Math.min(font.size, smallestNameFont(layout));
+    while (size - 0.5 >= floor - 0.01 && !clear(texts, all, size, LEVEL_GAP_PX)) size -= 0.5;
     const kept = [0];
-    for (let i = 1; i < members.length; i++) if (clear(texts, [kept[kept.length - 1], i])) kept.push(i);
+    if (clear(texts, all, size, LEVEL_GAP_PX)) kept.push(...all.slice(1));
+    else {
+      size = font.size;
+      for (let i = 1; i < members.length; i++) {
+        if (clear(texts, [kept[kept.length - 1], i], size, 0.8 * size)) kept.push(i);
+      }
+    }
     members.forEach((note, i) => {
       note.text = texts[i];
+      if (size !== font.size) note.font = { ...(note.font || {}), size };
       if (!kept.includes(i)) note.visible = false;
     });
     changed += 1;
