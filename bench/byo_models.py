@@ -182,7 +182,7 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
 
     from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, start
     from transformer import inspect_folder
-    from ui.model_labels import RANDOM
+    from lessons.model_labels import RANDOM
     from ui.model_picker import folder_label
 
     os.environ["ATTENTION_LAB_MODELS"] = str(root)

@@ -30,7 +30,7 @@ from bench.classroom_report import commit, load_average  # noqa: E402
 from bench.load import p95  # noqa: E402
 from testing.redis_server import redis_running  # noqa: E402
 from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402
-from ui.model_labels import RANDOM  # noqa: E402
+from lessons.model_labels import RANDOM  # noqa: E402
 
 # the random stack, whose heads the teacher moves (the page opens on a pretrained model)
 RANDOM_MULTI_HEAD = "multi_head?" + urllib.parse.urlencode({"model": RANDOM})

@@ -21,7 +21,7 @@ import websockets
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from testing.server import AppServer
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 from testing.streamlit_client import connect, new_element, received, rerun_message, widget_state
 
 FIRST_PAGE, OTHER_PAGE = "multi_head", "masks"

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running  # noqa: E402
-from ui.model_labels import RANDOM  # noqa: E402
+from lessons.model_labels import RANDOM  # noqa: E402
 
 TEXT = " ".join(f"w{i}" for i in range(64))
 # Resolves after the browser has painted twice: the charts of the finished run are on screen.

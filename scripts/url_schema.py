@@ -85,7 +85,7 @@ def page_keys(page_path: str) -> set[str]:
 
 def _lesson_settings(page_path: str) -> list[dict[str, str]]:
     """The URL settings of every lesson view on the page ``page_path`` (a shipped model by its picker label)."""
-    from ui.lesson_catalogue import LESSONS, Shipped
+    from lessons.catalogue import LESSONS, Shipped
     from ui.model_picker import shipped_label
 
     def text(value) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 from ui.pages_index import PAGES
 from ui.screen import PRESENT
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from transformer import checkpoint_info
 from transformer.spec import ModelSpec
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 from ui.model_picker import picker_label
 from ui.models import UPLOADS, CheckpointEntry
 from ui.plotly_in_place import COMPONENT_NAME

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.apptest_helpers import assert_no_exception, decode_array, head_tiles, run_page
-from ui.lesson_catalogue import LESSONS, Shipped
+from lessons.catalogue import LESSONS, Shipped
 from ui.model_picker import shipped_label
 
 

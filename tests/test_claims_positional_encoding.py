@@ -155,7 +155,7 @@ def test_with_rotary_encoding_the_scores_still_depend_on_the_tokens():
     import torch
 
     from transformer.positional import apply_rotary
-    from ui.lesson_catalogue import LESSONS
+    from lessons.catalogue import LESSONS
 
     answer = next(lesson for lesson in LESSONS if lesson.id == "offset").views[0].answer
     assert "still depend on the tokens" in answer and "makes them one" not in answer

@@ -13,7 +13,7 @@ import pytest
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, tiles_of, title_text
 from tests.lesson_views import lesson_of, link_query, open_view, sinusoid, trace, z_of
-from ui.lesson_catalogue import LESSONS, Choice, Number
+from lessons.catalogue import LESSONS, Choice, Number
 from ui.quiz import ANSWERS
 from ui.screen import COMPACT
 

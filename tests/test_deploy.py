@@ -179,7 +179,7 @@ NGINX_SITE = ROOT / "deploy" / "nginx.conf"
 REDIS_URL = "redis://redis:6379/0"
 APP_PORT = 8501
 # What the app reads at run time: the code's folders (every file in them) and single files.
-APP_FOLDERS = ("pages", "ui", "transformer", "viz", "analysis", "checkpoints")
+APP_FOLDERS = ("pages", "ui", "lessons", "transformer", "viz", "analysis", "checkpoints")
 APP_FILES = ("app.py", "requirements.txt", ".streamlit/config.toml", "docs/icon.png", "static/.gitignore")
 
 

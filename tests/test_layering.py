@@ -1,4 +1,4 @@
-"""The layers of docs/architecture.md: pages -> ui -> (analysis, viz, transformer), analysis -> transformer."""
+"""The layers of docs/architecture.md: pages -> ui -> (lessons, analysis, viz, transformer), analysis -> transformer."""
 
 import ast
 from pathlib import Path
@@ -11,6 +11,8 @@ FORBIDDEN = {
     "analysis": {"streamlit", "plotly", "ui", "viz", "pages"},
     "viz": {"streamlit", "torch", "transformer", "ui", "pages", "analysis"},
     "ui": {"pages"},
+    # the course: its lessons, views, questions and their checks, as data (ui draws them)
+    "lessons": {"streamlit", "plotly", "pandas", "torch", "ui", "pages", "viz", "analysis", "transformer", "classroom"},
     "classroom": {"streamlit", "ui", "pages", "viz", "analysis", "transformer", "torch", "plotly"},  # web and threads
     "testing": {"ui", "pages", "analysis", "viz", "transformer", "tests", "bench"},  # servers and browsers only
 }
@@ -61,7 +63,7 @@ def test_no_user_html_escape_hatches():
 
 
 def test_files_stay_small():
-    for folder in ("pages", "ui", "viz", "transformer", "analysis", "classroom"):
+    for folder in ("pages", "ui", "viz", "transformer", "analysis", "classroom", "lessons"):
         for path in (ROOT / folder).rglob("*.py"):
             lines = len(path.read_text(encoding="utf-8").splitlines())
             assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
@@ -177,7 +179,7 @@ def loads_runtime(path: Path) -> bool:
 def test_project_imports_are_resolved_to_files():
     ui_models, forward = ROOT / "ui" / "models.py", ROOT / "ui" / "forward.py"
     assert ROOT / "ui" / "runtime.py" in project_imports(ui_models) and ui_models in project_imports(forward)
-    assert loads_runtime(ROOT / "ui" / "model_picker.py") and not loads_runtime(ROOT / "ui" / "lesson_catalogue.py")
+    assert loads_runtime(ROOT / "ui" / "model_picker.py") and not loads_runtime(ROOT / "lessons" / "catalogue.py")
 
 
 def test_the_modules_of_ui_import_one_another_one_way():

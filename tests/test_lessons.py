@@ -12,7 +12,7 @@ import pytest
 
 from tests.apptest_helpers import chart_specs, decode_array
 from tests.lesson_views import lesson_of, link_query, open_view
-from ui.lesson_catalogue import LESSONS
+from lessons.catalogue import LESSONS
 
 WIDGET_TYPES = (
     "selectbox",

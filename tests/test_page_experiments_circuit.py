@@ -17,7 +17,7 @@ from tests.apptest_helpers import (
 )
 from tests.test_page_experiments import CHECKPOINTS, PAGE
 from transformer import load_checkpoint, make_task
-from ui.lesson_catalogue import LESSONS, Shipped
+from lessons.catalogue import LESSONS, Shipped
 from ui.model_picker import shipped_label
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, tiles_of
 from tests.apptest_helpers import title_text
 import torch

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_helpers import TIMEOUT
-from ui.lesson_catalogue import LESSONS, Choice, Number, Shipped, View
-from ui.quiz import tally
+from lessons.catalogue import LESSONS, Choice, Number, Shipped, View
+from lessons.answers import tally
 from ui.rooms.schema import MAX_VALUE_CHARS, MAX_VALUES, SCHEMA_FILE, PAGE_KEYS, view_problem
 from ui.rooms.membership import room_store
 from classroom.routes import teacher_cookie

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from .page_url import forget_controls
-from .lesson_catalogue import LESSONS, Lesson, Shipped, View
+from lessons.catalogue import Lesson, Shipped, View, lesson_by_id
 from .quiz import question
 
 LESSON, STEP = "lesson", "step"
@@ -33,10 +33,6 @@ class Place:
     lesson: Lesson
     step: int
     view: View = field(repr=False)
-
-
-def lesson_by_id(lesson_id: str) -> Lesson | None:
-    return next((lesson for lesson in LESSONS if lesson.id == lesson_id), None)
 
 
 def view_query(lesson: Lesson, step: int) -> dict[str, str]:

@@ -18,7 +18,7 @@ from transformer.spec import ModelSpec
 from .cache import resource
 from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
-from .model_labels import RANDOM
+from lessons.model_labels import RANDOM
 from .text import as_typed
 
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .lesson_catalogue import Choice, View
+from lessons.catalogue import Choice, View
 from .rooms.membership import gate, send_answer
 
 ANSWERS = "lesson_answers"  # session state: {"<lesson id>/<step>": an option's index or a number}
@@ -83,27 +83,3 @@ def answer_part(lesson_id: str, step: int, view: View, place: str) -> None:
         st.error(f"Not quite: you answered {ask.shown(given)}.", icon=":material/cancel:")
     st.markdown(f"**Answer: {ask.solution}.** {view.answer}")
     st.button("Answer again", key=f"quiz_again_{place}_{key}", on_click=_forget, args=(key,), icon=":material/replay:")
-
-
-def tally(view: View, given: list[str]) -> tuple[list[str], list[int], list[bool]]:
-    """The class's answers to ``view``'s question, as stored by a room (each a string: an option's index
-    or a number): the answers as shown, how many gave each and whether each is right. A choice lists
-    every option in its order (none given: 0); a number lists the values given, smallest first.
-    Strings that are not an answer to this question are left out."""
-    ask = view.ask
-    if isinstance(ask, Choice):
-        counts = [0] * len(ask.options)
-        for text in given:
-            if text.isascii() and text.isdigit() and int(text) < len(ask.options):
-                counts[int(text)] += 1
-        return list(ask.options), counts, [ask.is_right(i) for i in range(len(ask.options))]
-    values: dict[float, int] = {}
-    for text in given:
-        try:
-            number = float(text)
-        except ValueError:
-            continue
-        if number == number and abs(number) != float("inf"):
-            values[number] = values.get(number, 0) + 1
-    ordered = sorted(values)
-    return [ask.shown(v) for v in ordered], [values[v] for v in ordered], [ask.is_right(v) for v in ordered]

@@ -4,7 +4,8 @@ import streamlit as st
 
 from ui import model_sizes as sizes
 from ui.numbering import NUMBERING
-from ui.lessons import lesson_by_id, view_query
+from lessons.catalogue import lesson_by_id
+from ui.lessons import view_query
 from ui.pages_index import PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
 from ui.routing import require_navigation

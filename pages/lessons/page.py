@@ -3,8 +3,9 @@ its answer shows. The Start here course comes first."""
 
 import streamlit as st
 
+from lessons.catalogue import LESSONS
 from ui.presentation import explanation
-from ui.lessons import LESSONS, TOPIC, view_query
+from ui.lessons import TOPIC, view_query
 from ui.pages_index import PAGES
 from ui.quiz import answer_part
 from ui.routing import require_navigation

@@ -20,7 +20,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running
 from testing.websocket import WEBSOCKET_JS
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 
 HERE = Path(__file__).resolve().parent
 # Multi-head attention opens on a pretrained model; a test of its mechanics, or of a flow through the page that

@@ -6,7 +6,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from tests.e2e.conftest import assert_no_exception, wait_idle
-from ui.lesson_catalogue import LESSONS
+from lessons.catalogue import LESSONS
 
 COURSE = next(lesson for lesson in LESSONS if lesson.id == "start")
 

@@ -16,7 +16,7 @@ from tests.e2e.conftest import (
     wait_for_chart,
     wait_idle,
 )
-from ui.model_labels import RANDOM
+from lessons.model_labels import RANDOM
 
 MODEL = "[data-testid=stSelectbox]"
 

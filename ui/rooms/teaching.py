@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.charts import chart
-from ui.lesson_catalogue import LESSONS
-from ui.quiz import tally
+from lessons.catalogue import LESSONS
+from lessons.answers import tally
 from ui.screen import presenting
 from ui.sharing import qr_png, view_link
 from ui.streamlit_internals import fragment_run, session_id

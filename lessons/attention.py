@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model_labels import ON_THE_RANDOM_MODEL
+from .model_labels import ON_THE_RANDOM_MODEL
 from .kinds import Choice, Lesson, Number, View
 
 WHY_ATTENTION = Lesson(

@@ -3,7 +3,7 @@ and cross-attention."""
 
 from __future__ import annotations
 
-from ..model_labels import ON_THE_RANDOM_MODEL
+from .model_labels import ON_THE_RANDOM_MODEL
 from .kinds import Choice, Lesson, Number, View
 
 # These lessons teach the mechanics on the page's random model (its settings: d_model 64, d_ff 256, ...); the page

@@ -4,7 +4,7 @@ each on the Encoder-decoder page's "Since 2017" section. Its answers are what th
 
 from __future__ import annotations
 
-from ..model_labels import RANDOM
+from .model_labels import RANDOM
 from .kinds import Choice, Lesson, Number, View
 
 
