@@ -57,3 +57,19 @@ def projection_gap(concat: np.ndarray, projection: OutputProjection, output: np.
     if np.size(output) == 0:
         return 0.0
     return float(np.max(np.abs(projection(concat).astype(np.float64) - np.asarray(output, dtype=np.float64))))
+
+
+def head_parts(concat: np.ndarray, weight: np.ndarray, d_head: int) -> np.ndarray:
+    """``[H]``: the Frobenius norm of each head's part of the output, ``‖head_i W^O_i‖`` (``concat [T, H d_k]``,
+    ``weight`` = W^O ``[H d_k, d_model]``, its rows ``i d_k .. (i + 1) d_k - 1`` = W^O_i). The output is their sum
+    (and b^O): the largest part is the head that adds the most to it."""
+    concat, weight = np.asarray(concat, dtype=np.float64), np.asarray(weight, dtype=np.float64)
+    count = concat.shape[1] // d_head
+    blocks = [slice(i * d_head, (i + 1) * d_head) for i in range(count)]
+    return np.array([np.linalg.norm(concat[:, b] @ weight[b]) for b in blocks], dtype=np.float64)
+
+
+def block_norms(weight: np.ndarray, d_head: int) -> np.ndarray:
+    """``[H]``: the Frobenius norm of each head's block of rows of W^O ``[H d_k, d_model]``, ``‖W^O_i‖``."""
+    weight = np.asarray(weight, dtype=np.float64)
+    return np.linalg.norm(weight.reshape(-1, d_head, weight.shape[1]), axis=(1, 2))

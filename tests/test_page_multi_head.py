@@ -288,6 +288,22 @@ def test_concat_times_w_o_is_the_layers_attention_output(params, layers, d_model
     np.testing.assert_allclose(output, ref_output, atol=1e-5)  # and PyTorch's multi-head attention agrees
     assert any("largest difference" in el.value and "float rounding" in el.value for el in at.success)
     assert not at.error
+    # the titles' findings, by hand: the largest |value| per head, W^O's blocks of rows, each head's part of the output
+    loud = max(range(heads), key=lambda h: np.abs(ref_heads[h]).max())
+    rows = [w_o[h * d_head : (h + 1) * d_head].astype(np.float64) for h in range(heads)]
+    parts = [np.sqrt(((ref_heads[h].astype(np.float64) @ rows[h]) ** 2).sum()) for h in range(heads)]
+    big = max(range(heads), key=lambda h: np.sqrt((rows[h] ** 2).sum()))
+    most, least = int(np.argmax(parts)), int(np.argmin(parts))
+    titles = [title_text(spec) for spec in specs]
+    assert titles[0].endswith(
+        f": head {loud + 1}'s values are the largest (|x| up to {np.abs(ref_heads[loud]).max():.2f})"
+    )
+    assert titles[2].endswith(f": head {big + 1}'s rows have the largest norm ({np.sqrt((rows[big] ** 2).sum()):.2f})")
+    assert titles[3].endswith(
+        f": head {most + 1} adds the most (‖head<sub>{most + 1}</sub> W<sup>O</sup><sub>{most + 1}</sub>‖ = "
+        f"{parts[most]:.2f}, "
+        f"head {least + 1} the least, {parts[least]:.2f})"
+    )
 
 
 def test_the_page_opens_on_the_pretrained_model_and_its_heads_and_says_so():

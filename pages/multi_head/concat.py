@@ -7,9 +7,10 @@ checks that the recorded output is Concat(heads) W^O + b^O.
 
 from __future__ import annotations
 
+import numpy as np
 import streamlit as st
 
-from analysis.head_concat import concat_heads, output_projection, projection_gap
+from analysis.head_concat import block_norms, concat_heads, head_parts, output_projection, projection_gap
 from ui.cache import cached_figure
 from ui.forward import run_model, stack_of
 from ui.charts import chart
@@ -23,6 +24,30 @@ from viz.head_concat import (
 )
 
 TOLERANCE = 1e-4  # float32 rounding of a d_model-long sum stays far below this
+
+
+FINDINGS = ("heads", "concat", "w_o", "output")
+
+
+def findings(heads: np.ndarray, concat: np.ndarray, weight: np.ndarray, d_head: int) -> dict[str, str]:
+    """Each figure's finding, the ending of its title (heads numbered from 1): the head whose values are the largest
+    (``heads [H, T, d_k]``), Concat's columns by head, the head whose block of W^O has the largest norm, and the
+    head whose part of the output, ‖head_i W^O_i‖, is the largest against the smallest."""
+    largest = np.abs(heads).reshape(len(heads), -1).max(1)
+    blocks, parts = block_norms(weight, d_head), head_parts(concat, weight, d_head)
+    loud, big, most, least = (
+        int(np.argmax(largest)),
+        int(np.argmax(blocks)),
+        int(np.argmax(parts)),
+        int(np.argmin(parts)),
+    )
+    return {
+        "heads": f": head {loud + 1}'s values are the largest (|x| up to {largest[loud]:.2f})",
+        "concat": f": head i's {d_head} columns from {d_head}(i − 1), the numbers above unchanged",
+        "w_o": f": head {big + 1}'s rows have the largest norm ({blocks[big]:.2f})",
+        "output": f": head {most + 1} adds the most (‖head<sub>{most + 1}</sub> W<sup>O</sup><sub>{most + 1}</sub>‖ = "
+        f"{parts[most]:.2f}, head {least + 1} the least, {parts[least]:.2f})",
+    }
 
 
 def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, options: dict) -> None:
@@ -49,12 +74,15 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
     )
     limit = symmetric_limit(heads)  # heads and Concat share one colour range: the same numbers
     prefix = f"Layer {layer} · "
+    found = findings(heads, concat, projection.weight, d_head) if count > 1 else dict.fromkeys(FINDINGS, "")
     chart(
         cached_figure(
             head_outputs_figure,
             heads,
             tokens,
-            prefix + f"{count} heads · head<sub>i</sub> = A<sub>i</sub> V<sub>i</sub>, each [{length} × {d_head}]",
+            prefix
+            + f"{count} heads · head<sub>i</sub> = A<sub>i</sub> V<sub>i</sub>, each [{length} × {d_head}]"
+            + found["heads"],
             limit,
         ),
         key="heads_out",
@@ -76,7 +104,7 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
             concat,
             tokens,
             d_head,
-            prefix + f"Concat(head<sub>1</sub> … head<sub>{count}</sub>) [{length} × {d_model}]",
+            prefix + f"Concat(head<sub>1</sub> … head<sub>{count}</sub>) [{length} × {d_model}]" + found["concat"],
             limit,
         ),
         key="concat",
@@ -86,7 +114,10 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
     with left:
         chart(
             cached_figure(
-                output_weight_figure, projection.weight, d_head, prefix + f"W<sup>O</sup> [{d_model} × {d_model}]"
+                output_weight_figure,
+                projection.weight,
+                d_head,
+                prefix + f"W<sup>O</sup> [{d_model} × {d_model}]" + found["w_o"],
             ),
             key="w_o",
             **options,
@@ -100,7 +131,8 @@ def concat_section(loaded, ids: tuple[int, ...], tokens: list[str], layer: int, 
                 prefix
                 + "output = Concat · W<sup>O</sup>"
                 + (" + b<sup>O</sup>" if bias else "")
-                + f" [{length} × {d_model}]",
+                + f" [{length} × {d_model}]"
+                + found["output"],
             ),
             key="mh_out",
             **options,
