@@ -107,6 +107,13 @@ def test_the_similarity_profile_is_described_by_its_own_numbers(query):
     spec = chart_by_title(at, "Similarity against distance")
     drawn = next(decode_array(t["y"]) for t in spec["data"] if t.get("name") == "mean over pos").astype(np.float64)
     np.testing.assert_allclose(drawn, profile, atol=1e-4 * profile[0])
+    # the title: whether the offset alone sets the dot product (its spread over p), its start and its lowest point
+    spread = max(float(np.ptp(np.sum(pe[: positions - k] * pe[k:], axis=1))) for k in range(positions))
+    said = re.search(r": (.+); ([\d.]+) at k = 0, lowest (−?[\d.]+) at k = (\d+)$", title_text(spec))
+    alone = "the offset alone sets it" if spread < 1e-3 else f"it moves with p too, by up to {spread:.2f}"
+    assert said[1] == alone and (spread < 1e-6) == (d_model % 2 == 0)
+    assert float(said[2]) == pytest.approx(profile[0], abs=0.051) and int(said[4]) == int(np.argmin(profile))
+    assert float(said[3].replace("−", "-")) == pytest.approx(profile.min(), abs=0.051)
     text = markdown_with(at, "It is largest at offset")
     said = re.search(r"It is largest at offset (\d+) \(([\d.]+)", text)
     assert int(said[1]) == int(np.argmax(profile)) == 0 and float(said[2]) == pytest.approx(profile[0], rel=1e-3)

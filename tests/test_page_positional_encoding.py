@@ -147,8 +147,11 @@ def test_shift_map_is_the_rotation_and_is_verified():
         assert np.allclose(block, [[math.cos(theta), math.sin(theta)], [-math.sin(theta), math.cos(theta)]], atol=1e-6)
     pe = formula(100, 64, 10000.0)
     assert np.abs(pe[k:] - pe[:-k] @ m_k.T.astype(np.float64)).max() < 1e-5
-    vectors = chart_by_title(default_page, "PE[10 + 5]")["data"]
+    drawn = chart_by_title(default_page, "PE[10 + 5]")
+    vectors = drawn["data"]
     assert np.allclose(decode_array(vectors[0]["y"]), decode_array(vectors[1]["y"]), atol=1e-5)
+    gap = float(re.search(r": the same vector, (\S+) apart at most$", title_text(drawn))[1])
+    assert gap == pytest.approx(np.abs(pe[15] - pe[10] @ m_k.T.astype(np.float64)).max(), abs=1e-6)
     metric = [m for m in default_page.metric if "M_5" in m.label][0]
     assert float(metric.value) < 1e-5
 

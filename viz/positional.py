@@ -237,8 +237,8 @@ def similarity_figure(similarity: np.ndarray, title: str, value_name: str = "PE�
     return _signed_heatmap(similarity, title, value_name, *named, first=(first, first), never_negative=True)
 
 
-def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray) -> go.Figure:
-    """Similarity PE[p]·PE[p+k] against the offset k: mean with its min-max band over p.
+def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray, finding=""):
+    """Similarity PE[p]·PE[p+k] against the offset k: mean with its min-max band over p (``finding`` ends the title).
 
     A band of zero width means the similarity depends on the offset only.
     """
@@ -266,7 +266,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
             ),
         ]
     )
-    base_layout(fig, "Similarity against distance", 400)
+    base_layout(fig, "Similarity against distance" + finding, 400)
     fig.update_xaxes(title="offset k", showgrid=True, gridcolor="#eeeeee")
     fig.update_yaxes(title="dot product", showgrid=True, gridcolor="#eeeeee")
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))
@@ -274,8 +274,8 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
     return projector_fonts(fig)
 
 
-def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offset: int) -> go.Figure:
-    """PE[pos + k] and M_k PE[pos] over the dimensions ``[d_model]``: the two should coincide."""
+def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offset: int, finding="") -> go.Figure:
+    """PE[pos + k] and M_k PE[pos] over the dimensions ``[d_model]``: the two should coincide (``finding`` says)."""
     dims = np.arange(len(target), dtype=np.float32)
     fig = go.Figure(
         [
@@ -296,7 +296,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
             ),
         ]
     )
-    base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}]", 360)
+    base_layout(fig, f"PE[{pos} + {offset}] and M_{offset} · PE[{pos}]{finding}", 360)
     fig.update_xaxes(title="dimension")
     fig.update_yaxes(title="value", range=[-1.1, 1.1])
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.35))

@@ -106,6 +106,22 @@ def _curves(pe: np.ndarray, d_model: int, base: float) -> None:
         st.info("Pick at least one dimension to plot its curve.")
 
 
+SAME = 1e-4  # float32 rounding of PE and M_k · PE stays far below this
+OFFSET_ALONE = 1e-3  # a spread over p this small is float rounding: the offset alone sets the dot product
+
+
+def profile_finding(offsets: np.ndarray, mean: np.ndarray, low: np.ndarray, high: np.ndarray) -> str:
+    """The distance profile's title ending: whether the offset alone sets PE[p]·PE[p+k] (the band's widest spread
+    over p) and where its mean starts and is lowest."""
+    spread, lowest = float((high - low).max()), int(np.argmin(mean))
+    alone = "the offset alone sets it" if spread < OFFSET_ALONE else f"it moves with p too, by up to {spread:.2f}"
+    return (
+        f": {alone}; {float(mean[0]):.1f} at k = {int(offsets[0])}, lowest "
+        + f"{float(mean[lowest]):.1f}".replace("-", "−")
+        + f" at k = {int(offsets[lowest])}"
+    )
+
+
 def render_similarity(positions: int, d_model: int, base: float) -> None:
     """PE[p]·PE[q] for all positions [P, P] and its profile against the offset k = q - p."""
     sim = pos_ui.similarity(positions, d_model, base)
@@ -125,7 +141,14 @@ def render_similarity(positions: int, d_model: int, base: float) -> None:
     )
     with right:
         chart(
-            cached_figure(viz.distance_profile_figure, profile.offsets, profile.mean, profile.low, profile.high),
+            cached_figure(
+                viz.distance_profile_figure,
+                profile.offsets,
+                profile.mean,
+                profile.low,
+                profile.high,
+                profile_finding(profile.offsets, profile.mean, profile.low, profile.high),
+            ),
             width="stretch",
         )
         spread = float((profile.high - profile.low).max())
@@ -176,7 +199,12 @@ def render_shift(positions: int, d_model: int, base: float) -> None:
         linear = check.linear_dims
         mapped = check.matrix[:linear, :linear] @ table[at, :linear]
         target = table[at + offset, :linear]
-        chart(cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset), width="stretch")
+        gap = float(np.abs(target - mapped).max()) if linear else 0.0
+        same = f": the same vector, {gap:.1e} apart at most" if gap < SAME else f": apart by up to {gap:.2f}"
+        chart(
+            cached_figure(viz.shift_vectors_figure, target, mapped.astype(np.float32), at, offset, same),
+            width="stretch",
+        )
         st.metric(
             f"max |PE[pos + {offset}] − M_{offset} PE[pos]| over all {check.pairs_checked} positions",
             f"{check.max_error:.1e}",
