@@ -9,7 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_random_model as run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, title_text
+from tests.apptest_helpers import run_random_model as run_page
 
 PAGE = "pages/encoder_decoder/page.py"
 
@@ -32,7 +33,29 @@ def test_a_random_models_layernorm_gives_every_token_the_norm_the_text_names(que
     for trace in spec["data"]:  # every token, at both LayerNorms: the flat points
         norms = decode_array(trace["y"]).astype(np.float64)
         np.testing.assert_allclose(norms[normed], math.sqrt(d_model), rtol=2e-3)
+    mean = np.mean([decode_array(t["y"]).astype(np.float64) for t in spec["data"]], axis=0)  # [S]: over tokens
+    said = re.search(
+        r": on average ([\d.]+) at “(.+)”, ([\d.]+) at “(.+)”, the most ([\d.]+) at “(.+)”$", title_text(spec)
+    )
+    assert (said[2], said[4], said[6]) == (stages[0], stages[-1], stages[int(np.argmax(mean))])
+    assert [float(said[i]) for i in (1, 3, 5)] == pytest.approx([mean[0], mean[-1], mean.max()], abs=0.006)
     stats = chart_by_title(at, "mean and std of each token, before and after LayerNorm")
+    drawn = {
+        name: [decode_array(t["y"]).astype(np.float64) for t in stats["data"] if t["name"] == name]
+        for name in ("std before", "std after", "mean after")
+    }
+    said = re.search(
+        r": std ([\d.]+)–([\d.]+) before, ([\d.]+)–([\d.]+) after, means within ([\d.]+) of 0$", title_text(stats)
+    )
+    stds = [np.concatenate(drawn[name]) for name in ("std before", "std after")]
+    expected = [
+        stds[0].min(),
+        stds[0].max(),
+        stds[1].min(),
+        stds[1].max(),
+        np.abs(np.concatenate(drawn["mean after"])).max(),
+    ]
+    assert [float(said[i]) for i in range(1, 6)] == pytest.approx(expected, abs=0.006)
     for trace in stats["data"]:
         values = decode_array(trace["y"]).astype(np.float64)
         if trace["name"] == "std after":
@@ -56,6 +79,13 @@ def test_the_dropout_captions_count_the_drawn_mask_and_sum_the_drawn_rows(p, see
     assert (count, size) == (int(dropped.sum()), before.size)
     assert float(re.search(r"1/\(1 − p\) = (\d+(?:\.\d+)?)", note)[1]) == pytest.approx(1 / (1 - p), rel=2e-3)
     sums = after.sum(-1)
+    title = title_text(spec)  # it says what the caption counts
+    if p:
+        said = re.search(r": (\d+) of (\d+) dropped, rows now sum to ([\d.]+) … ([\d.]+)$", title)
+        assert (int(said[1]), int(said[2])) == (count, size)
+        assert (float(said[3]), float(said[4])) == pytest.approx((sums.min(), sums.max()), abs=0.006)
+    else:
+        assert title.endswith(": nothing dropped, every row sums to 1")
     if p == 0:
         assert count == 0 and "every row still sums to 1" in note and "instead of 1" not in note
         np.testing.assert_allclose(sums, 1.0, atol=1e-4)
@@ -75,3 +105,4 @@ def test_the_dropout_captions_count_the_drawn_mask_and_sum_the_drawn_rows(p, see
         and int(share[1]) == round(100 * kept.mean())
         and int(share[3]) == round(100 * (1 - p))
     )
+    assert title_text(output).endswith(f": {share[1]}% of {share[2]} entries kept (expected {share[3]}%)")

@@ -131,6 +131,12 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
     # one mask over the layer's [H, L, L] weights, as training draws it; one head shown
     weights = dropout_view(view.weights[f"{prefix}.self_attn"], p, seed, STREAMS["weights"]).part(head - 1)
     where = f"Encoder layer {layer} · head {head} · self-attention weights"
+    sums, dropped = row_sums(weights.after), int((~weights.keep).sum())
+    weights_finding = (
+        f": {dropped} of {weights.keep.size} dropped, rows now sum to {sums.min():.2f} … {sums.max():.2f}"
+        if p > 0
+        else ": nothing dropped, every row sums to 1"
+    )
     chart(
         _weights_figure(
             weights.before,
@@ -138,13 +144,12 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
             weights.keep,
             tuple(tokens),
             p,
-            f"{where} before and after dropout (p = {p:g}, seed {seed})",
+            f"{where} before and after dropout (p = {p:g}, seed {seed})" + weights_finding,
         ),
         width="stretch",
     )
-    sums = row_sums(weights.after)
     st.caption(
-        f"{(~weights.keep).sum()} of {weights.keep.size} weights dropped (×); the survivors are multiplied "
+        f"{dropped} of {weights.keep.size} weights dropped (×); the survivors are multiplied "
         f"by 1/(1 − p) = {1 / (1 - p):.3g}. "
         + (
             f"Rows now sum to {sums.min():.2f} … {sums.max():.2f} instead of 1: dropout does not renormalise, it "
@@ -165,7 +170,8 @@ def dropout_section(forward: Callable, config, tokens: tuple[str, ...], trained:
             tuple(tokens),
             p,
             f"Encoder layer {layer} · {SUBLAYERS[sublayer]} output before the residual "
-            f"add{shown}, before and after dropout",
+            f"add{shown}, before and after dropout: {output.kept_fraction:.0%} of {output.keep.size} entries kept "
+            f"(expected {1 - p:.0%})",
         ),
         width="stretch",
     )

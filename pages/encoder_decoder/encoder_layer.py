@@ -42,6 +42,27 @@ def add_and_norm_rule(norm_first: bool) -> None:
         formula(r"x' = \mathrm{LN}_1(x + \mathrm{MHA}(x)),\qquad y = \mathrm{LN}_2(x' + \mathrm{FFN}(x'))")
 
 
+def norms_finding(names: list[str], norms: np.ndarray) -> str:
+    """The norms' title ending: the tokens' mean norm ``norms [S, L]`` at the first and last step, and its largest."""
+    mean = norms.mean(-1)
+    big = int(np.argmax(mean))
+    return (
+        f": on average {mean[0]:.2f} at “{names[0]}”, {mean[-1]:.2f} at “{names[-1]}”, "
+        f"the most {mean[big]:.2f} at “{names[big]}”"
+    )
+
+
+def layernorm_finding(before: tuple[np.ndarray, ...], after: tuple[np.ndarray, ...]) -> str:
+    """The LayerNorm statistics' title ending: the tokens' stds (over features) before and after every LayerNorm,
+    and how far their means are from 0 after it (``before``, ``after``: ``[L, d]`` a LayerNorm)."""
+    spread = [np.concatenate([x.std(-1) for x in xs]) for xs in (before, after)]
+    off = float(np.abs(np.concatenate([x.mean(-1) for x in after])).max())
+    return (
+        f": std {spread[0].min():.2f}–{spread[0].max():.2f} before, {spread[1].min():.2f}–{spread[1].max():.2f} "
+        f"after, means within {off:.2f} of 0"
+    )
+
+
 @st.fragment
 def layer_section(pair: SentencePair):
     """One encoder layer step by step: vector norms along the residual stream, LayerNorm statistics."""
@@ -52,7 +73,10 @@ def layer_section(pair: SentencePair):
     norms = np.stack([np.linalg.norm(v, axis=-1) for _, v in steps.stages]).astype(np.float32)
     chart(
         norms_figure(
-            tuple(names), norms, source.tokens, f"Encoder layer {layer} · vector norm of each token after each step"
+            tuple(names),
+            norms,
+            source.tokens,
+            f"Encoder layer {layer} · vector norm of each token after each step" + norms_finding(names, norms),
         ),
         width="stretch",
     )
@@ -84,7 +108,8 @@ def layer_section(pair: SentencePair):
             before,
             after,
             source.tokens,
-            f"Encoder layer {layer} · mean and std of each token, before and after LayerNorm",
+            f"Encoder layer {layer} · mean and std of each token, before and after LayerNorm"
+            + layernorm_finding(before, after),
         ),
         width="stretch",
     )
