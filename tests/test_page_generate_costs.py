@@ -37,6 +37,12 @@ def test_the_cache_charts_are_the_formula_of_the_models_sizes():
         **{f"grouped-query ({kv} K/V heads)": kib(kv, held) for kv in range(2, heads) if heads % kv == 0},
     }
     assert dict(zip(bars["y"], decode_array(bars["x"]).tolist())) == pytest.approx(expected)
+    least = min(expected, key=expected.get)
+    full = f"multi-head ({heads} K/V heads)"
+    cache = chart_by_title(at, f"Cache after {held} tokens")
+    assert title_text(cache).endswith(
+        f": {least} holds the least, {expected[full] / expected[least]:.3g}× less than {full}"
+    )
     measured = chart_by_title(at, "Time for the next token after t tokens")
     with_cache, without = (decode_array(line["y"]).astype(float) for line in measured["data"])
     after = list(decode_array(measured["data"][0]["x"])).index(256)
