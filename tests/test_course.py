@@ -212,6 +212,7 @@ def test_text_becomes_tokens_and_no_merges_gives_a_token_a_letter_and_an_end_a_w
     spec = chart_by_title(at, "Your sentence as tokens, cut four ways (BPE after 200 merges)")
     labels = [html.unescape(t) for t in spec["layout"]["yaxis"]["ticktext"]]
     assert labels == ["characters · 17", "words · 6", "BPE · 9", "WordPiece · 6"]  # 17 letters, 6 words
+    assert title_text(spec).endswith(": BPE needs 9 pieces, 8 fewer than the characters and 3 more than the words")
     bars = sorted(
         (int(y), float(b), html.unescape(text))
         for t in spec["data"]

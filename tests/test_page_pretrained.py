@@ -86,6 +86,9 @@ def test_tokens_show_specials_continuations_and_unknowns():
     assert any(t.startswith("##") for t in text) and "&lt;" in text  # markup shown as typed, escaped
     hover = " ".join(h for row in spec["data"][0]["customdata"] for h in row)
     assert "id 101" in hover and "characters “😀”" in hover
+    whole = [t for t in text if not t.startswith("##") and t not in ("[CLS]", "[SEP]", "[UNK]")]
+    counted = f"{len(whole)} start a word, {sum(t.startswith('##') for t in text)} continue one (##), 2 special"
+    assert title_text(spec).endswith(f"{counted}, {text.count('[UNK]')} unknown")
 
 
 def test_head_roles_table_and_the_strongest_head(minilm):

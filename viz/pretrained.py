@@ -31,8 +31,11 @@ def wordpiece_figure(
     pieces: Sequence[str], ids: Sequence[int], characters: Sequence[str], kinds: Sequence[int], per_row: int = 12
 ) -> go.Figure:
     """The pieces in reading order, ``per_row`` to a row, coloured by kind (``kinds[i]`` indexes
-    ``PIECE_KINDS``); hover gives the position, the piece, its id and the characters it covers."""
-    count = len(pieces)
+    ``PIECE_KINDS``), the title counting each kind; hover gives the position, the piece, its id and the characters it covers."""
+    count, tally = len(pieces), [list(kinds).count(kind) for kind in range(len(PIECE_KINDS))]
+    finding = f": {tally[0]} start a word, {tally[1]} continue one (##), {tally[2]} special" + (
+        f", {tally[3]} unknown" if tally[3] else ""
+    )
     rows = max(1, -(-count // per_row))
     z = np.full((rows, per_row), np.nan, dtype=np.float32)
     text = np.full((rows, per_row), "", dtype=object)
@@ -73,7 +76,7 @@ def wordpiece_figure(
     pieces_grid = Tiling(count, 1, 1, per_row, gap=0)
     return styled_figure(
         [heatmap, *legend],
-        f"{count} WordPiece tokens, in reading order",
+        f"{count} WordPiece tokens, in reading order{finding}",
         110 + 42 * rows,
         xaxis=dict(visible=False),
         yaxis=dict(visible=False, autorange="reversed"),

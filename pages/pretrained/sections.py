@@ -39,8 +39,6 @@ def tokens_section(pieces: WordPieces, kinds: list[int]) -> None:
         width="stretch",
         key="pieces",
     )
-    counts = pd.Series(kinds).value_counts()
-    st.caption(" · ".join(f"{int(counts.get(k, 0))} {name}" for k, name in enumerate(PIECE_KINDS)))
     table = st.expander("The tokens as a table", key="pieces_table", bind="query-params")
     if table.open:
         table.dataframe(

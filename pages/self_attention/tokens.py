@@ -128,6 +128,23 @@ def tokens_section(view) -> None:
             )
 
 
+def against(count: int, other: int, name: str) -> str:
+    """``count`` said against ``other`` ``name``: "8 fewer than the characters", "as many as the words"."""
+    if count == other:
+        return f"as many as the {name}"
+    return f"{abs(count - other)} {'fewer' if count < other else 'more'} than the {name}"
+
+
+def ways_finding(ways: tuple[Way, ...]) -> str:
+    """The cuts' title ending: how many pieces BPE needs, against the characters and the words."""
+    by_name = {w.name: len(w) for w in ways}
+    pieces = by_name["BPE"]
+    return (
+        f": BPE needs {pieces} pieces, {against(pieces, by_name['characters'], 'characters')} and "
+        f"{against(pieces, by_name['words'], 'words')}"
+    )
+
+
 def draw_ways(place: Layout, ways: tuple[Way, ...], merges: int) -> None:
     """The main figure: every way lined up under the sentence's characters."""
     line_units = 16 if compact() else 40 if presenting() else 44  # 16 px or more a character (22 px presenting)
@@ -138,7 +155,7 @@ def draw_ways(place: Layout, ways: tuple[Way, ...], merges: int) -> None:
             place.breaks,
             place.width,
             line_units,
-            f"Your sentence as tokens, cut four ways (BPE after {merges} merges)",
+            f"Your sentence as tokens, cut four ways (BPE after {merges} merges)" + ways_finding(ways),
             14 if presenting() else 10,
         ),
         key="tok_ways",
