@@ -59,6 +59,10 @@ def test_patching_gives_one_held_out_digits_heads_to_another(shipped):
     before = chart_by_title(at, f"held-out digit 5 (a {truth}): as read")
     np.testing.assert_allclose(decode_array(after["data"][0]["y"]), torch.softmax(patched[0], -1).numpy(), atol=1e-5)
     np.testing.assert_allclose(decode_array(before["data"][0]["y"]), torch.softmax(plain[0], -1).numpy(), atol=1e-5)
+    for spec, logits in ((before, plain), (after, patched)):  # each title names the class read, with its probability
+        probabilities = torch.softmax(logits[0], -1)
+        best = int(probabilities.argmax())
+        assert title_text(spec).endswith(f"reads a {best} ({float(probabilities[best]):.0%})")
 
 
 @pytest.mark.parametrize("section", ["Importance", "Circuit", "Logit lens", "Attribution", "Build a head"])

@@ -17,6 +17,12 @@ from viz.vision import class_probabilities_figure
 KNOCK_OUT = "A knock-out zeroes the head's output before W^O."
 
 
+def reads(probabilities: np.ndarray) -> str:
+    """What a reading of the ten classes says: "reads a 3 (87%)", the most probable class and its probability."""
+    best = int(np.argmax(probabilities))
+    return f"reads a {best} ({float(probabilities[best]):.0%})"
+
+
 def knock_out_sweep(loaded: LoadedModel) -> None:
     """The change of held-out accuracy ``[L, H]`` with each head knocked out alone, titled with the costliest head."""
     baseline, change = vision_numbers.knockouts(loaded.spec)
@@ -57,14 +63,18 @@ def patch_images(loaded: LoadedModel, pixels: tuple[float, ...], name: str, trut
     after = vision_numbers.patched(loaded.spec, pixels, source, int(layer), tuple(h - 1 for h in heads))
     source_truth = int(data.heldout_labels[int(source_index)])
     left, right = st.columns(2)
-    chart(cached_figure(class_probabilities_figure, before, f"{name}: as read", truth), container=left, key="before")
+    chart(
+        cached_figure(class_probabilities_figure, before, f"{name}: as read, {reads(before)}", truth),
+        container=left,
+        key="before",
+    )
     chart(
         cached_figure(
             class_probabilities_figure,
             after,
-            f"Layer {layer + 1}, {len(heads)} head(s) from held-out digit {source_index + 1} (a {source_truth})",
+            f"Layer {layer + 1}, {len(heads)} head(s) from held-out digit {source_index + 1} (a {source_truth}): "
+            + reads(after),
         ),
         container=right,
         key="after",
     )
-    st.caption(f"Prediction {int(np.argmax(before))} as read, {int(np.argmax(after))} with the patched heads.")
