@@ -93,6 +93,8 @@ def test_the_patches_are_the_images_pixels_in_row_major_order():
         )
     text = " ".join(m.value for m in at.markdown)
     assert "**N = 4 patches**" in text and "**5 tokens**" in text
+    inked = sum(image[4 * r : 4 * r + 4, 4 * s : 4 * s + 4].max() >= 0.5 for r in range(2) for s in range(2))
+    assert title_text(chart_by_title(at, "2 × 2 patches of 4 × 4")).endswith(f": {inked} of 4 hold ink")
 
 
 def test_a_patch_size_that_does_not_divide_the_image_falls_back_to_one_that_does():

@@ -88,7 +88,8 @@ def patches_section(loaded: LoadedModel, image: ChosenImage) -> None:
             patch_grid_figure,
             image.square,
             size,
-            f"{side} × {side} patches of {size} × {size}" if count > 1 else f"One patch of {size} × {size}",
+            (f"{side} × {side} patches of {size} × {size}" if count > 1 else f"One patch of {size} × {size}")
+            + f": {int(vision.inked_patches(np.asarray(image.square), size).sum())} of {count} hold ink",
         ),
         container=left,
         key="grid",
