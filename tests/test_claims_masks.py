@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 
 PAGE = "pages/masks/page.py"
 
@@ -32,6 +32,8 @@ def test_the_kept_weights_that_grow_are_counted_on_the_drawn_maps(layer):
     assert said, note
     assert float(said[1]) == pytest.approx(causal[0, 0], abs=0.005) and causal[0, 0] == pytest.approx(1.0, abs=1e-3)
     assert [int(said[k]) for k in (2, 3, 4, 5)] == [n * (n + 1) // 2, larger, kept.sum() - larger - smaller, smaller]
+    title = title_text(chart_by_title(at, "Causal (decoder"))
+    assert title.endswith(f": {larger} of its {n * (n + 1) // 2} weights larger than without the mask")
     if layer == 1:  # the same inputs: a row over fewer keys only grows; the last row sees every key either way
         assert smaller == 0 and larger >= n * (n + 1) // 2 - n
         np.testing.assert_allclose(causal[-1], both[-1], atol=1e-5)

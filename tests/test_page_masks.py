@@ -100,6 +100,10 @@ def test_scores_masked_scores_and_renormalised_weights():
     scores = decode_array(before[0]["z"]).astype(np.float64)
     expected = np.where(mask, np.exp(scores - np.where(mask, scores, -np.inf).max(1, keepdims=True)), 0.0)
     assert np.allclose(weights, expected / expected.sum(1, keepdims=True), atol=1e-5)
+    low, high = (f"{v:.2f}".replace("-", "−") for v in (scores.min(), scores.max()))
+    assert title_text(chart_by_title(default_page, "1 · Scores")).endswith(f": from {low} to {high}")
+    assert title_text(chart_by_title(default_page, "2 · Masked")).endswith(f", {(~mask).sum()} of 36 cells set to −∞")
+    assert title_text(chart_by_title(default_page, "3 · Weights")).endswith(": each row sums to 1.00")
 
 
 def test_causal_vs_bidirectional_side_by_side():
@@ -109,6 +113,8 @@ def test_causal_vs_bidirectional_side_by_side():
     assert causal.shape == both.shape == (3, 3)
     assert np.allclose(np.triu(causal, 1), 0) and causal[0, 0] == pytest.approx(1.0)
     assert (both > 0).all() and np.allclose(both.sum(1), 1, atol=1e-5)
+    said = title_text(chart_by_title(default_page, "Bidirectional (encoder"))
+    assert said.endswith(f": token 1 puts {both[0, 0]:.2f} on itself (1.00 under the mask)")
     # the same random weights (layer 1, head 1), from the package itself, with and without the look-ahead mask
     config = TransformerConfig(d_model=64, num_heads=4, num_encoder_layers=2, num_decoder_layers=2)
     tokenizer = HashTokenizer()

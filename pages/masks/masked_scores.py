@@ -39,7 +39,7 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
             scores,
             tokens,
             tokens,
-            f"1 · Scores before masking<br>{shown.where}",
+            f"1 · Scores before masking<br>{shown.where}: {signed_range(scores)}",
             signed=True,
             zrange=(-limit, limit),
             value_name="score",
@@ -53,7 +53,7 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
             scores,
             tokens,
             tokens,
-            f"2 · Masked scores<br>mask: {kind}",
+            f"2 · Masked scores<br>mask: {kind}, {int((~maps.mask).sum())} of {maps.mask.size} cells set to −∞",
             signed=True,
             zrange=(-limit, limit),
             mask=maps.mask,
@@ -64,7 +64,12 @@ def render_scores(batch: Batch, shown: ShownHead) -> None:
     )
     chart(
         cached_figure(
-            readable_heatmap, weights, tokens, tokens, f"3 · Weights after softmax<br>{shown.where}", mask=maps.mask
+            readable_heatmap,
+            weights,
+            tokens,
+            tokens,
+            f"3 · Weights after softmax<br>{shown.where}: {row_sums_finding(weights, maps.mask)}",
+            mask=maps.mask,
         ),
         width="stretch",
         container=c3,
@@ -95,6 +100,7 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
         for causal in (True, False)
     }
     causal_mask = mask_math.query_key_masks(len(real.tokens), len(real.tokens))["causal"]
+    count = mask_math.kept_weights(side[True], side[False], causal_mask)
     c1, c2 = st.columns(2, gap="large")
     chart(
         cached_figure(
@@ -102,7 +108,8 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
             side[True],
             real.tokens,
             real.tokens,
-            f"Causal (decoder, GPT-style)<br>{shown.where}",
+            f"Causal (decoder, GPT-style)<br>{shown.where}: {count.larger} of its {count.kept} weights larger than "
+            "without the mask",
             mask=causal_mask,
         ),
         width="stretch",
@@ -114,12 +121,30 @@ def render_causal_vs_bidirectional(batch: Batch, shown: ShownHead) -> None:
             side[False],
             real.tokens,
             real.tokens,
-            f"Bidirectional (encoder, BERT-style)<br>{shown.where}",
+            f"Bidirectional (encoder, BERT-style)<br>{shown.where}: token 1 puts {side[False][0, 0]:.2f} on itself "
+            f"({side[True][0, 0]:.2f} under the mask)",
         ),
         width="stretch",
         container=c2,
     )
     st.caption(causal_note(side[True], side[False], causal_mask, shown.layer))
+
+
+def signed_range(values: np.ndarray) -> str:
+    """ "from −3.21 to 4.05": the smallest and largest of ``values``, written with the colour bar's minus sign."""
+    return f"from {values.min():.2f} to {values.max():.2f}".replace("-", "−")
+
+
+def row_sums_finding(weights: np.ndarray, allowed: np.ndarray) -> str:
+    """What the rows of the weights ``[L, L]`` sum to: 1 over their allowed keys, and 0 where a row allows none."""
+    sums, open_rows = weights.sum(axis=1), allowed.any(axis=1)
+    if not open_rows.any():
+        return "every row fully masked, its weights 0"
+    said = f"each row sums to {sums[open_rows].min():.2f}" + (
+        f"–{sums[open_rows].max():.2f}" if f"{sums[open_rows].max():.2f}" != f"{sums[open_rows].min():.2f}" else ""
+    )
+    closed = int((~open_rows).sum())
+    return said + (f" over its allowed keys, {closed} fully masked row{'s' * (closed > 1)} 0" if closed else "")
 
 
 def causal_note(causal: np.ndarray, bidirectional: np.ndarray, allowed: np.ndarray, layer: int) -> str:
