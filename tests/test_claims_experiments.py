@@ -311,3 +311,22 @@ def test_an_encoder_decoders_largest_effect_is_named_by_the_row_the_grid_draws_i
     assert title_text(chart_by_title(at, "Each head knocked out alone")).endswith(
         f": {label} · head {head + 1} changes the accuracy the most ({effect[row, head]:+.3f})"
     )
+
+
+def test_the_matrix_you_set_says_what_a_query_seeks_as_its_entries_hold_it():
+    """W_Q's title against the drawn matrix: β w_same on a token's own dimension, β w_back from position p to
+    p − k, β w_first to the first position; the comparison's title gives the caption's agreement."""
+    query = {"w_same": "1.0", "w_back": "1.5", "w_k": "2", "w_first": "0.5", "beta": "2.0"}
+    at = run_page(PAGE, {"section": "Build a head", **query})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "W_Q, the matrix you set")
+    matrix = decode_array(spec["data"][0]["z"]).astype(float)
+    vocab = len(make_task("induction").tokenizer.vocabulary) + 4
+    same, back, first = matrix[0, 0], matrix[vocab + 3, vocab + 1], matrix[vocab + 1, vocab]  # position 3 -> 1, 1 -> 0
+    assert (same, back, first) == pytest.approx((2.0, 3.0, 1.0))
+    assert title_text(spec).endswith(
+        f": a query seeks its own token ×{same:g}, the position 2 back ×{back:g}, the first position ×{first:g}"
+    )
+    agree = re.search(r"agrees on (\d+) % of the rows", next(c.value for c in at.caption if "agrees on" in c.value))
+    compared = chart_by_title(at, "The head you built and the trained model's previous-token head")
+    assert title_text(compared).endswith(f": the most-read key the same in {agree[1]} % of the rows")

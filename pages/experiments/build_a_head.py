@@ -51,7 +51,7 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
         chart(matrix_heatmap(pattern, tokens, tokens, title, mask=np.tril(np.ones_like(pattern) > 0)))
     with st.container():
         names = [f"token {s}" for s in task.symbols(range(vocab))] + [f"position {p}" for p in range(positions)]
-        chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, "W_Q, the matrix you set"))
+        chart(weight_matrix(query_matrix(recipe, vocab, positions).numpy(), names, query_finding(recipe)))
     if reference is None:
         st.info("The shipped induction checkpoint is not on this server, so there is no trained head to compare.")
         return
@@ -64,13 +64,23 @@ def render_build_a_head(subject: Subject, inputs: Inputs, reference) -> None:
             tokens,
             "built by hand",
             label,
-            "The head you built and the trained model's previous-token head",
+            "The head you built and the trained model's previous-token head: the most-read key the same in "
+            f"{100 * agreement(pattern, trained):.0f} % of the rows",
             causal=True,
         )
     )
     st.caption(
         f"The most-attended key agrees on {100 * agreement(pattern, trained):.0f} % of the rows. "
         + previous_token_note(pattern)
+    )
+
+
+def query_finding(recipe: HeadRecipe) -> str:
+    """W_Q's title: what a query looks for, as the matrix's entries hold it (β times each part's weight)."""
+    beta = recipe.sharpness
+    return (
+        f"W_Q, the matrix you set: a query seeks its own token ×{beta * recipe.same_token:g}, the position "
+        f"{recipe.offset} back ×{beta * recipe.back:g}, the first position ×{beta * recipe.first_token:g}"
     )
 
 
