@@ -69,6 +69,15 @@ def test_default_view_draws_the_chain_consistently():
     )
     terms = z(chart_by_title(output, "out["))
     np.testing.assert_allclose(terms[-1], (weights @ v)[7], rtol=1e-4, atol=1e-3)
+    lengths = np.linalg.norm(weights[7][:, None] * v, axis=1)  # each term a_8j v_j, by hand
+    said = re.search(
+        r": the term of “(.+)” the longest \(‖a v‖ ([\d.]+), ‖out‖ ([\d.]+)\)$",
+        title_text(chart_by_title(output, "out[")),
+    )
+    assert said[1] == keys[int(lengths.argmax())]
+    assert [float(said[2]), float(said[3])] == pytest.approx(
+        [lengths.max(), np.linalg.norm((weights @ v)[7])], abs=0.006
+    )
     # the titles' findings, from the drawn matrices: queries that score their own key highest; the output's
     # largest magnitude within V's (a weighted average of V's rows cannot leave their range)
     own = int(((q @ k.T).argmax(-1) == np.arange(11)).sum())

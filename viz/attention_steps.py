@@ -188,7 +188,8 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
 
 
 def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequence[str], query: int) -> go.Figure:
-    """The output of one query as a weighted sum: rows a_{ij} v_j ``[T, d_k]`` and their sum.
+    """The output of one query as a weighted sum: rows a_{ij} v_j ``[T, d_k]`` and their sum, the title naming the
+    longest term.
 
     output_i = sum_j a_ij v_j; the last row is that sum (= row i of A V).
     """
@@ -196,13 +197,16 @@ def weighted_values_figure(weights: np.ndarray, values: np.ndarray, tokens: Sequ
     output = contributions.sum(0, keepdims=True)
     matrix = np.concatenate([contributions, output]).astype(np.float32)
     rows = [f"{weights[query, j]:.2f} × v[{t}]" for j, t in enumerate(tokens)] + [f"= output[{tokens[query]}]"]
+    sizes = np.linalg.norm(contributions.astype(np.float64), axis=1)  # ‖a_ij v_j‖, each term's length
+    big = int(np.argmax(sizes))
     dims = [str(d) for d in range(values.shape[1])]
     limit = float(np.abs(matrix).max()) or 1.0
     fig = matrix_heatmap(
         matrix,
         rows,
         dims,
-        f"out[{escape(tokens[query])}] = Σ<sub>j</sub> a<sub>ij</sub> v<sub>j</sub>",
+        f"out[{escape(tokens[query])}] = Σ<sub>j</sub> a<sub>ij</sub> v<sub>j</sub>: the term of “{escape(tokens[big])}” "
+        f"the longest (‖a v‖ {sizes[big]:.2f}, ‖out‖ {np.linalg.norm(output.astype(np.float64)):.2f})",
         signed=True,
         zrange=(-limit, limit),
         row_name="term",
