@@ -7,7 +7,7 @@ import pytest
 
 from analysis.decoding_cost import Variant
 from analysis.timing_verdict import spread, steady_side
-from pages.generate.costs import time_note
+from pages.generate.costs import time_finding, time_note
 
 
 def test_a_verdict_needs_every_round_on_one_side_clear_of_the_margin():
@@ -41,4 +41,16 @@ def test_the_time_sentence_states_a_verdict_only_when_every_round_agrees():
     assert time_note(full, [faster, mixed]) == (
         "their times per token over multi-head's, in 3 rounds: multi-query 0.50 to 0.70; grouped-query 0.70 to "
         "0.90: the rounds do not agree whether they take under 0.8 of its time"
+    )
+
+
+def test_the_times_title_says_the_sentences_verdict_in_short():
+    full = variant("multi-head", (1.0, 1.0, 1.0))
+    faster = variant("multi-query", (0.5, 0.6, 0.7))
+    slower = variant("window", (0.95, 1.1, 0.9))
+    mixed = variant("grouped-query", (0.7, 0.9, 0.75))
+    assert time_finding([full, faster, slower]) == ": multi-query under 0.8 of multi-head's time in every round"
+    assert time_finding([full, slower]) == ": none under 0.8 of multi-head's time: they save memory, not time"
+    assert time_finding([full, faster, mixed]) == (
+        ": the 3 rounds do not agree which take under 0.8 of multi-head's time"
     )

@@ -117,7 +117,11 @@ def render_kv_cache(writer: Writer, ids, budget: int) -> None:
     with right:
         chart(
             labelled_bars(
-                [v.label for v in found], [v.ms_per_token for v in found], "Time per token (cache on)", "ms", ".2f"
+                [v.label for v in found],
+                [v.ms_per_token for v in found],
+                "Time per token (cache on)" + time_finding(found),
+                "ms",
+                ".2f",
             )
         )
     st.caption(saved_note(found, config, window))
@@ -156,8 +160,7 @@ def time_note(full, others) -> str:
     """What the variants' times per token say against multi-head attention's, round by round (each round times
     every variant in turn): a verdict on 0.8 of its time only where every round agrees (``steady_side``),
     otherwise the ratios' spread."""
-    ratios = {v.label: np.asarray(v.ms_rounds) / np.asarray(full.ms_rounds) for v in others}
-    sides = {label: steady_side(values, 0.8) for label, values in ratios.items()}
+    ratios, sides = time_ratios(full, others)
     rounds = len(full.ms_rounds)
     faster = [label for label, side in sides.items() if side is True]
     unclear = [label for label, side in sides.items() if side is None]
@@ -170,6 +173,24 @@ def time_note(full, others) -> str:
         )
     listed = "; ".join(f"{label} {spread(values)}" for label, values in ratios.items())
     return f"their times per token over multi-head's, in {rounds} rounds: {listed}: the rounds do not agree whether they take under 0.8 of its time"
+
+
+def time_ratios(full, others) -> tuple[dict[str, np.ndarray], dict[str, bool | None]]:
+    """Each variant's times per token over multi-head attention's, round by round, and whether every round puts it
+    under 0.8 of that time (True), none does (False), or the rounds disagree (None: ``steady_side``)."""
+    ratios = {v.label: np.asarray(v.ms_rounds) / np.asarray(full.ms_rounds) for v in others}
+    return ratios, {label: steady_side(values, 0.8) for label, values in ratios.items()}
+
+
+def time_finding(found) -> str:
+    """The times' title ending, the verdict of ``time_note`` in short."""
+    _, sides = time_ratios(found[0], found[1:])
+    faster = [label for label, side in sides.items() if side is True]
+    if None in sides.values():
+        return f": the {len(found[0].ms_rounds)} rounds do not agree which take under 0.8 of multi-head's time"
+    if faster:
+        return f": {', '.join(faster)} under 0.8 of multi-head's time in every round"
+    return ": none under 0.8 of multi-head's time: they save memory, not time"
 
 
 def cache_finding(found) -> str:
