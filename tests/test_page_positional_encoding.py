@@ -156,6 +156,22 @@ def test_shift_map_is_the_rotation_and_is_verified():
     assert float(metric.value) < 1e-5
 
 
+@pytest.mark.parametrize(
+    ("settings", "finding"),
+    [  # the sinusoids' dot product is a sum of cos((n − m) ω) for an even d_model; an odd one adds sin(m ω) sin(n ω),
+        # which at base 2 (ω = 2^(−64/65), about 0.5) is far from 0
+        ({}, ": sinusoidal, rotary, ALiBi depend on n − m alone (to 0.01 %); learned does not; none adds 0"),
+        (
+            {"d_model": "65", "base": "2"},
+            ": rotary, ALiBi depend on n − m alone (to 0.01 %); sinusoidal, learned do not; none adds 0",
+        ),
+    ],
+)
+def test_the_schemes_title_says_which_terms_depend_on_the_offset_alone(settings, finding):
+    at = section("Schemes", **settings)
+    assert title_text(chart_by_title(at, "per scheme")).endswith(finding)
+
+
 def test_rope_scores_are_constant_along_diagonals():
     default_page = section("Schemes", scheme="Rotary (RoPE)")
     assert chart_by_title(default_page, "per scheme")

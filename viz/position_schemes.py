@@ -117,13 +117,15 @@ SCHEME_PANEL_PX = 130  # a scheme's panel: as tall as five panels side by side a
 PROJECTED_PANEL_PX = 180  # ... in the page's width on a projector (1280 x 720, presentation mode)
 
 
-def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str], panel_px: int = SCHEME_PANEL_PX) -> go.Figure:
+def schemes_figure(
+    panels: Sequence[np.ndarray], names: Sequence[str], panel_px: int = SCHEME_PANEL_PX, finding: str = ""
+) -> go.Figure:
     """What each scheme adds between query position m and key position n, side by side.
 
     Each panel ``[T, T]`` is divided by its largest absolute value so one
     diverging colour axis fits all; an all-zero panel (no encoding) stays zero. Each panel is square (its cells
     are, ``scaleanchor``) and about ``panel_px`` tall (``PROJECTED_PANEL_PX`` on a projector), side by side or,
-    where they do not fit, stacked (``ui/plotly_fit``); ``names`` may take three lines.
+    where they do not fit, stacked (``ui/plotly_fit``); ``names`` may take three lines; ``finding`` ends the title.
     """
     fig = make_subplots(rows=1, cols=len(panels), subplot_titles=list(names), horizontal_spacing=0.03)
     for i, panel in enumerate(panels):
@@ -150,7 +152,7 @@ def schemes_figure(panels: Sequence[np.ndarray], names: Sequence[str], panel_px:
     top = 130  # room for the title above the panel names, up to three lines
     base_layout(
         fig,
-        "Position term between query m and key n, per scheme (each scaled to ±1)",
+        "Position term between query m and key n, per scheme (each scaled to ±1)" + finding,
         top + UNTITLED_X_AXIS_PX + panel_px,
     )
     fig.update_layout(margin=dict(t=top))

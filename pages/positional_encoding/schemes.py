@@ -22,6 +22,27 @@ from ui.formulas import formula
 SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
 
 
+OFFSET_ONLY = 1e-4  # a diagonal's spread, over the panel's largest |value|, this small is float rounding
+
+
+def offset_finding(panels, names: list[str]) -> str:
+    """The schemes' title ending: which position terms ``[T, T]`` depend on the offset n − m alone (every diagonal
+    constant), which do not, and which add nothing."""
+    alone, not_alone, nothing = [], [], []
+    for panel, name in zip(panels, names):
+        panel = np.asarray(panel, dtype=np.float64)
+        peak = float(np.abs(panel).max())
+        if peak == 0:
+            nothing.append(name)
+            continue
+        spread = max(np.ptp(np.diagonal(panel, offset=k)) for k in range(1 - len(panel), len(panel[0])))
+        (alone if spread <= OFFSET_ONLY * peak else not_alone).append(name)
+    said = [f"{', '.join(alone)} depend{'s' * (len(alone) == 1)} on n − m alone (to 0.01 %)"] if alone else []
+    said += [f"{', '.join(not_alone)} do{'es' * (len(not_alone) == 1)} not"] if not_alone else []
+    said += [f"{', '.join(nothing)} add{'s' * (len(nothing) == 1)} 0"] if nothing else []
+    return ": " + "; ".join(said)
+
+
 @st.fragment
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
@@ -39,7 +60,8 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
         "none<br>0",
     ]
     panel_px = schemes_viz.PROJECTED_PANEL_PX if presenting() else schemes_viz.SCHEME_PANEL_PX
-    chart(cached_figure(schemes_viz.schemes_figure, panels, names, panel_px), width="stretch")
+    finding = offset_finding(panels, ["sinusoidal", "learned", "rotary", "ALiBi", "none"])
+    chart(cached_figure(schemes_viz.schemes_figure, panels, names, panel_px, finding), width="stretch")
     st.caption(
         f"First {length} positions; d_model = {d_model}, base = {base:g}"
         + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else ".")
