@@ -10,7 +10,7 @@ from collections import Counter
 import numpy as np
 from tokenizers import Tokenizer
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from transformer.pretrained import model_files
 from transformer.text_corpus import CORPUS_PATH
 from transformer.tokenizer import words
@@ -91,6 +91,7 @@ def test_the_merges_are_the_most_frequent_pairs_with_their_counts():
     assert counts[0] == sum(n for word, n in corpus_words.items() if word.endswith("e"))  # words that end in e
     assert counts[2] == sum(n * sum(a == "t" and b == "h" for a, b in zip(w, w[1:])) for w, n in corpus_words.items())
     assert labels[2] == "3. t + h → th" and (np.diff(counts) <= 0).all()
+    assert title_text(spec).endswith(f": the pairs seen {counts[0]} times down to {counts[-1]}")
 
 
 def test_the_curves_the_vocabulary_grows_by_one_a_merge_and_the_tokens_never_rise():

@@ -226,6 +226,10 @@ def draw_merges(bpe: LearnedBPE, merges: int) -> None:
     shown = bpe.merges[first:merges]
     title = (
         f"The {merges} merges learned, in order" if first == 0 else f"Merges {first + 1}–{merges} of {merges}, in order"
+    ) + (  # each merge joins the most frequent pair left: the counts can only stay or fall
+        f": the pairs seen {shown[0].count} times down to {shown[-1].count}"
+        if shown[0].count != shown[-1].count
+        else f": every pair seen {shown[0].count} times"
     )
     chart(
         cached_figure(
