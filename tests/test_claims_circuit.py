@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page
+from tests.apptest_helpers import assert_no_exception, chart_by_title, decode_array, run_page, title_text
 from tests.lesson_views import lesson_of, open_view
 from transformer import Patch, load_checkpoint, make_task
 from ui.model_picker import shipped_label
@@ -120,6 +120,13 @@ def test_the_induction_head_reads_the_corruption_through_its_keys_not_its_querie
     assert view.ask.options[view.ask.right] == "Its keys" and parts["keys"] > 0.5 > 10 * abs(parts["queries"])
     # "restore all of that at one key: the letter right after the changed one"
     assert int(np.argmax(by_key)) == changed + 1 and by_key[changed + 1] == pytest.approx(keys[1, 1], abs=0.01)
+    # the two bar charts' titles say the same, from their bars
+    bars_title = title_text(chart_by_title(at, "layer 2 · head 2's keys: patched at one key position"))
+    assert bars_title.endswith(
+        f", key position {changed + 2} (“{clean[changed + 1]}”) restores the most, {by_key.max():.2f}"
+    )
+    said = title_text(chart_by_title(at, "layer 2 · head 2: each part patched alone"))
+    assert said.endswith(f", the keys ({parts['keys']:.2f}) restore the most")
     caption = next(c.value for c in at.caption if c.value.startswith("Patched from the clean run"))
     assert f"its keys {parts['keys']:.2f}" in caption and "mostly through its keys" in caption
     # "layer 1 · head 2 attends from that letter to the changed one", in both runs

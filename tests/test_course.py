@@ -225,6 +225,7 @@ def test_text_becomes_tokens_and_no_merges_gives_a_token_a_letter_and_an_end_a_w
     vocabulary = decode_array(next(t for t in growth["data"] if t["name"] == "vocabulary")["y"])
     assert COURSE.views[0].ask.value == pieces[0] == 17 + 6  # the question: no merges, a token a letter + a </w> a word
     assert pieces[200] == 9 and vocabulary[0] == 52 and vocabulary[200] == 52 + 200
+    assert title_text(growth).endswith(": after 200, your sentence 23 → 9 tokens, the vocabulary 52 → 252 pieces")
 
 
 def test_tokens_become_vectors_and_the_same_word_differs_only_by_its_position():

@@ -166,7 +166,8 @@ def growth_figure(
     merges: np.ndarray, tokens: np.ndarray, vocabulary: np.ndarray, chosen: int, references: Sequence[tuple[str, int]]
 ) -> go.Figure:
     """Left: the sentence's BPE tokens after 0 .. K merges (``tokens`` [K + 1]), with the other ways' counts
-    (``references``: name, tokens) as flat lines; right: the vocabulary's size [K + 1]. ``chosen`` is marked."""
+    (``references``: name, tokens) as flat lines; right: the vocabulary's size [K + 1]. ``chosen`` is marked, and
+    the title gives both counts from no merge to it."""
     fig = make_subplots(
         rows=1, cols=2, subplot_titles=("tokens in your sentence", "pieces in the vocabulary"), horizontal_spacing=0.14
     )
@@ -226,7 +227,13 @@ def growth_figure(
             row=1,
             col=col,
         )
-    base_layout(fig, "As the merges grow: your sentence's tokens and the vocabulary", 400)
+    tokens, vocabulary = np.asarray(tokens), np.asarray(vocabulary)
+    base_layout(
+        fig,
+        f"As the merges grow: after {chosen}, your sentence {int(tokens[0])} → {int(tokens[chosen])} tokens, "
+        f"the vocabulary {int(vocabulary[0])} → {int(vocabulary[chosen])} pieces",
+        400,
+    )
     fig.update_xaxes(title_text="merges")
     projector_fonts(fig)
     fig.update_layout(legend=dict(orientation="h", y=-0.3, yanchor="top", x=0), margin=dict(b=40))

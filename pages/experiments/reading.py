@@ -26,6 +26,7 @@ from ui.controls import stops_slider
 from ui.screen import FigureAboveControls, compact
 from ui.text import tokenize_text
 from viz.experiments import head_grid, lens_figure, position_bars, share_bars
+from viz.labels import escape
 
 
 def first_repeat(tokens: tuple[str, ...]) -> int:
@@ -135,7 +136,13 @@ def render_patching(subject: Subject, inputs: Inputs) -> None:
     where = "key position" if part in ("k", "v") else "position"
     chart(
         position_bars(
-            by_position, inputs.tokens, f"{patched}: patched at one {where} at a time", "restored", highlight=changed
+            by_position,
+            inputs.tokens,
+            f"{patched}: patched at one {where} at a time, {where} {int(np.argmax(by_position)) + 1} "
+            f"(“{escape(inputs.tokens[int(np.argmax(by_position))])}”) restores the most, "
+            f"{_two(float(np.max(by_position)))}",
+            "restored",
+            highlight=changed,
         )
     )
     st.caption(
@@ -205,12 +212,19 @@ def _two(value: float) -> str:
 LITTLE = 0.1
 
 
+def most_restoring(parts: dict[str, float]) -> str:
+    """Which of a head's queries, keys and values (``parts`` by "q", "k", "v", with its whole "output") restores the
+    most of the logit difference when patched alone, with the fraction: "values (0.84)"."""
+    best = max(("q", "k", "v"), key=parts.get)
+    return f"{PART_NAMES[best]} ({_two(parts[best])})"
+
+
 def _by_part(chosen: str, parts: dict[str, float]) -> None:
     """One head's output, queries, keys and values, each patched alone, and what the drawn numbers say."""
     chart(
         share_bars(
             {PART_NAMES[part]: value for part, value in parts.items()},
-            f"{chosen}: each part patched alone, at every position",
+            f"{chosen}: each part patched alone, at every position, the {most_restoring(parts)} restore the most",
             extent=1.0,
             value_name="restored",
         )
