@@ -196,12 +196,13 @@ def test_attention_distance_is_the_renormalised_weighted_pixel_distance(shipped)
         weights = record.weights[f"encoder.layers.{layer}.self_attn"].numpy().astype(np.float64)[:, :, 1:, 1:]
         shares = weights / weights.sum(-1, keepdims=True)
         expected = (shares * distance).sum(-1).mean(axis=(0, 2))  # [H]
-        drawn = [decode_array(spec["data"][head]["y"])[layer] for head in range(4)]
+        drawn = [decode_array(spec["data"][head + 1]["y"])[layer] for head in range(4)]
         np.testing.assert_allclose(drawn, expected, atol=1e-4)
         every.append(expected)
-    reference = spec["data"][4]  # the dotted line of uniform attention, across the plot, named in the legend
+    reference = spec["data"][0]  # the dotted line of uniform attention, under the points, named in the legend
     assert reference["y"] == [pytest.approx(distance.mean())] * 2 and reference["line"]["dash"] == "dot"
     assert reference["name"] == f"uniform attention: {distance.mean():.2f}" and not spec["layout"].get("shapes")
+    assert reference["legendrank"] > 1000 and "rangemode" not in spec["layout"]["yaxis"]  # named last; not from 0
     every = np.array(every)  # [L, H]
     (sl, sh), (wl, wh) = np.unravel_index(every.argmin(), every.shape), np.unravel_index(every.argmax(), every.shape)
     assert title_text(spec) == (

@@ -51,8 +51,8 @@ def position_similarity_figure(similarity: np.ndarray, side: int, title: str) ->
 
 def attention_distance_figure(distance: np.ndarray, title: str, reference: float) -> go.Figure:
     """Mean attention distance ``[L, H]`` in pixels: a point a head, layers across; ``reference`` (the mean
-    distance between two patches) as a dotted line across the plot, named in the legend (a label on the plot
-    would sit on a head's point)."""
+    distance between two patches) as a dotted line across the plot, under the points and named in the legend (a
+    label on the plot would sit on a head's point); the y axis spans the points and the line, not from 0."""
     layers, heads = distance.shape
     traces = [
         go.Scatter(
@@ -65,16 +65,16 @@ def attention_distance_figure(distance: np.ndarray, title: str, reference: float
         )
         for h in range(heads)
     ]
-    traces.append(
-        go.Scatter(
-            x=[0.5, layers + 0.5],
-            y=[reference, reference],
-            mode="lines",
-            name=f"uniform attention: {reference:.2f}",
-            line=dict(color="#555555", dash="dot", width=2),
-            hovertemplate=f"uniform attention: {reference:.2f} pixels<extra></extra>",
-        )
+    uniform = go.Scatter(
+        x=[0.5, layers + 0.5],
+        y=[reference, reference],
+        mode="lines",
+        name=f"uniform attention: {reference:.2f}",
+        line=dict(color="#555555", dash="dot", width=2),
+        hovertemplate=f"uniform attention: {reference:.2f} pixels<extra></extra>",
+        legendrank=2000,  # drawn first, under the heads' points; named last
     )
+    traces = [uniform, *traces]
     fig = styled_figure(
         traces,
         title,
@@ -82,7 +82,7 @@ def attention_distance_figure(distance: np.ndarray, title: str, reference: float
         xaxis=dict(
             title_text="layer", tickmode="array", tickvals=list(range(1, layers + 1)), range=[0.5, layers + 0.5]
         ),
-        yaxis=dict(title_text="mean attention distance (pixels)", rangemode="tozero"),
+        yaxis=dict(title_text="mean attention distance (pixels)"),  # points, not bars: the axis fits their spread
         legend=dict(orientation="h", y=-0.2, x=0),
     )
     return fig
