@@ -9,6 +9,8 @@ from viz.encoder_decoder import top_k_bars
 from viz.experiments import position_bars
 from viz.generation import beam_tree, distribution_bars
 
+from tests.figure_rules import attention_scale_defect, is_attention_weight, ranges_apart
+
 ORANGE, RED = "#dc5400", "#d62728"
 
 
@@ -140,36 +142,51 @@ def test_a_head_colour_means_a_head_only():
     assert colours == {"#333333"} and not colours & {colour.lower() for colour in HEAD_COLORS}
 
 
-def _weight_heatmaps():
-    """(where, colour scale) for every heatmap the app draws whose colour bar or hover names an attention weight
-    ("weight"); a heatmap on a shared colour axis reads both from the layout's axis."""
+def _maps():
+    """(where, quantity, hover, colours, low, high) for every heatmap the app draws, ``where`` its view (page,
+    section, presenting) and title; a heatmap on a shared colour axis reads its scale from the layout's axis."""
     from tests.app_figures import every_figure_the_app_draws
 
-    for title, section, _, spec in every_figure_the_app_draws():
+    for page, section, present, spec in every_figure_the_app_draws():
         for trace in spec["data"]:
             if trace.get("type") != "heatmap":
                 continue
-            scale = spec["layout"][trace["coloraxis"]] if trace.get("coloraxis") else trace
-            bar = ((scale.get("colorbar") or {}).get("title") or {}).get("text") or ""
-            hover = trace.get("hovertemplate") or ""
-            if bar.strip().lower() == "weight" or re.search(r"\bweight:? %\{z", hover):
-                where = (title, section, (spec["layout"].get("title") or {}).get("text"))
-                low = scale.get("cmin") if trace.get("coloraxis") else trace.get("zmin")
-                yield where, scale["colorscale"], low
+            shared = bool(trace.get("coloraxis"))
+            scale = spec["layout"][trace["coloraxis"]] if shared else trace
+            quantity = (((scale.get("colorbar") or {}).get("title") or {}).get("text") or "").strip().lower()
+            low, high = (scale.get("cmin"), scale.get("cmax")) if shared else (trace.get("zmin"), trace.get("zmax"))
+            where = (page, section, present, (spec["layout"].get("title") or {}).get("text"))
+            colours = [colour for _, colour in scale["colorscale"]]
+            yield where, quantity, trace.get("hovertemplate") or "", colours, low, high
 
 
 def test_every_attention_weight_is_drawn_on_the_one_attention_scale():
     """Viridis on every page (the Vision page's maps included, whose digit is an outline over them), 0 at its dark
     end: no other hue for a weight anywhere, and no other quantity is called a weight."""
-    import plotly.colors
-
-    viridis = [colour.lower() for colour in plotly.colors.sequential.Viridis]
-    found = list(_weight_heatmaps())
+    found = [
+        (where, colours, low)
+        for where, quantity, hover, colours, low, _ in _maps()
+        if is_attention_weight(quantity, hover)
+    ]
     pages = {where[0] for where, _, _ in found}
     assert len(found) >= 40 and {"Vision Transformer", "Multi-head attention", "Experiments"} <= pages, pages
-    for where, scale, low in found:
-        assert [colour.lower() for _, colour in scale] == viridis, (where, scale)
-        assert low in (None, 0), (where, low)
+    assert not [
+        (where, attention_scale_defect(colours, low))
+        for where, colours, low in found
+        if attention_scale_defect(colours, low)
+    ]
+
+
+def test_maps_of_one_quantity_in_one_view_share_one_colour_range():
+    """Raw and scaled scores, masked and unmasked, a head with and without another: compared on the same colours."""
+    views: dict[tuple, list] = {}
+    for where, quantity, _, _, low, high in _maps():
+        views.setdefault(where[:3], []).append((quantity, low, high))
+    assert not {view: apart for view, maps in views.items() if (apart := ranges_apart(maps))}
+    scores = [
+        maps for view, maps in views.items() if view[:2] == ("Self-attention, step by step", "Scores and softmax")
+    ]
+    assert scores and all(sum(quantity == "score" for quantity, _, _ in maps) >= 2 for maps in scores)
 
 
 def _number(text: str) -> bool:
@@ -193,3 +210,15 @@ def test_a_map_that_prints_every_cells_value_draws_no_colour_bar_to_repeat_it():
         if title == "Experiments":  # the grids of heads: the axis names what the cells hold
             assert spec["layout"]["xaxis"]["title"]["text"].startswith("each cell: "), section
     assert {section for _, section in printed} >= {"Importance", "Patching", "Attribution"}, printed
+
+
+def test_the_rules_tell_a_second_range_and_a_weight_off_its_scale():
+    import plotly.colors
+
+    assert ranges_apart([("score", -10.8, 12.3), ("score", -3.8, 4.3), ("weight", 0, 1)]) == {
+        "score": {(-10.8, 12.3), (-3.8, 4.3)}
+    }
+    assert ranges_apart([("score", -10.8, 12.3), ("score", -10.8001, 12.3), ("value", -1, 1), ("value", -2, 2)]) == {}
+    viridis = list(plotly.colors.sequential.Viridis)
+    assert attention_scale_defect(viridis, 0) is None and attention_scale_defect(viridis, None) is None
+    assert attention_scale_defect(viridis, 0.2) and attention_scale_defect(list(plotly.colors.sequential.Plasma), 0)

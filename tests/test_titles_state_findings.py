@@ -2,30 +2,13 @@
 and presenting, says in its title what its numbers show, not only which variable it draws.
 
 A title is "the variable: the finding", the finding holding a number or a quoted token, or a sentence that is the
-finding itself (``SENTENCES``: it names a head, a token or a trend with its numbers). Each finding is checked
+finding itself (``tests.figure_rules.SENTENCES``: it names a head, a token or a trend with its numbers). Each finding is checked
 against the drawn numbers in its page's tests; this one keeps any figure from going back to a bare name."""
 
 from __future__ import annotations
 
-import re
 
-# titles written as one sentence, the finding first (each computed from the figure's numbers, and tested there)
-SENTENCES = (
-    r"^Layer \d+, head \d+ gives the first token [\d.]+ of its attention",  # Multi-head, attention sinks
-    r"^Pre-LN's stream grows from [\d.]+ to [\d.]+; post-LN's stays at [\d.]+",  # Encoder-decoder, since 2017
-    r"^Layer \d+ · head \d+ · the strongest “.+” head \([\d.]+\)",  # the pretrained page's head roles
-    r"^On the held-out digits, layer \d+ · head \d+ looks the most locally",  # Vision, attention distance
-)
-
-
-def finding_of(title: str) -> str | None:
-    """What a title (markup removed, lines joined) says past its variable, or None when it says nothing more."""
-    if any(re.search(pattern, title) for pattern in SENTENCES):
-        return title
-    if ": " not in title:
-        return None
-    finding = title.split(": ", 1)[1]
-    return finding if re.search(r"\d|“|map is|does not|do not", finding) else None
+from tests.figure_rules import finding_of, plain_title
 
 
 def test_every_chart_the_app_draws_states_its_finding_in_its_title():
@@ -34,7 +17,7 @@ def test_every_chart_the_app_draws_states_its_finding_in_its_title():
     bare = set()
     checked = 0
     for page, section, _, spec in every_figure_the_app_draws():
-        title = re.sub(r"<[^>]+>", "", ((spec["layout"].get("title") or {}).get("text") or "").replace("<br>", " "))
+        title = plain_title((spec["layout"].get("title") or {}).get("text") or "")
         checked += 1
         if finding_of(title) is None:
             bare.add((page, section, title))

@@ -178,3 +178,18 @@ CUT_FORMULAS = """() => [...document.querySelectorAll('[data-testid=stMain] .kat
   .map((box) => ({kind: 'cut', text: (box.querySelector('annotation') || box).textContent.slice(0, 80),
                   detail: `${box.scrollWidth - box.clientWidth} px past its box of ${box.clientWidth} px`,
                   chart: 'a formula'}))""".replace("CUT_TOLERANCE", str(CUT_TOLERANCE))
+
+# Each visible chart as drawn: its title's text and its heatmaps' scales as Plotly laid them out (a range left to
+# Plotly is the one it computed; a map on a shared colour axis reads the axis), for ``tests.figure_rules``.
+DRAWN_SCALES = """() => [...document.querySelectorAll('div.lab-chart.js-plotly-plot')]
+  .filter((plot) => plot.checkVisibility() && plot._fullLayout && plot._fullData)
+  .map((plot) => ({
+    title: plot._fullLayout.title?.text || '',
+    maps: plot._fullData.filter((trace) => trace.type === 'heatmap' && trace.visible !== false).map((trace) => {
+      const axis = trace.coloraxis ? plot._fullLayout[trace.coloraxis] : null;
+      const scale = axis || trace;
+      return {quantity: (scale.colorbar?.title?.text || '').trim().toLowerCase(), hover: trace.hovertemplate || '',
+        low: axis ? axis.cmin : trace.zmin, high: axis ? axis.cmax : trace.zmax,
+        colours: (scale.colorscale || []).map((stop) => stop[1])};
+    }),
+  }))"""

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import new_page, wait_idle, wait_settled
-from tests.e2e.figure_standard import CUT_FORMULAS, DEFECTS, NAMED_ACROSS_ON_A_PHONE
+from tests.e2e.figure_standard import CUT_FORMULAS, DEFECTS, DRAWN_SCALES, NAMED_ACROSS_ON_A_PHONE
+from tests.figure_rules import attention_scale_defect, finding_of, is_attention_weight, plain_title, ranges_apart
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
@@ -58,6 +59,27 @@ def below_the_first_screen(page) -> list[dict]:
     return [{"kind": "below the first screen", "text": "", "detail": detail, "chart": "the first figure"}]
 
 
+def scale_and_title_defects(page) -> list[dict]:
+    """The rules of ``tests.figure_rules`` on the charts as drawn: a title that names only its variable, a weight
+    off the attention scale, two colour ranges for one quantity in the view."""
+    defects = []
+    drawn_maps = []
+    for chart in page.evaluate(DRAWN_SCALES):
+        title = plain_title(chart["title"])
+        if finding_of(title) is None:
+            defects.append({"kind": "title without its finding", "text": title[:40], "detail": "", "chart": title})
+        for drawn in chart["maps"]:
+            drawn_maps.append((drawn["quantity"], drawn["low"], drawn["high"]))
+            off = is_attention_weight(drawn["quantity"], drawn["hover"]) and attention_scale_defect(
+                drawn["colours"], drawn["low"]
+            )
+            if off:
+                defects.append({"kind": "weight off the attention scale", "text": "", "detail": off, "chart": title})
+    for quantity, ranges in ranges_apart(drawn_maps).items():
+        defects.append({"kind": "two colour ranges", "text": quantity, "detail": str(sorted(ranges)), "chart": ""})
+    return defects
+
+
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
 def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
     name, page, smallest, across = screen
@@ -74,7 +96,7 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
             wait_idle(page, after=before)
             drawn(page)
         defects = page.evaluate(DEFECTS, [smallest, across]) + page.evaluate(CUT_FORMULAS)
-        defects += accessibility_violations(page)
+        defects += accessibility_violations(page) + scale_and_title_defects(page)
         if name == "desktop":
             defects += below_the_first_screen(page)
         if defects:
@@ -162,3 +184,35 @@ def test_the_standards_check_finds_a_cut_formula_and_passes_one_that_fits(page):
     assert [(d["kind"], d["text"], d["detail"]) for d in page.evaluate(CUT_FORMULAS)] == [
         ("cut", "wide", "120 px past its box of 200 px")
     ]
+
+
+def _map(title: str, quantity: str, colours, low: float, high: float) -> dict:
+    bar = {"title": {"text": quantity}}
+    trace = {"type": "heatmap", "z": [[0, 1]], "colorscale": colours, "zmin": low, "zmax": high, "colorbar": bar}
+    return {"data": [trace], "layout": {"width": 300, "height": 200, "title": {"text": title}}}
+
+
+def test_the_drawn_scales_check_finds_a_bare_title_a_weight_off_its_scale_and_two_ranges(page, server_url):
+    import plotly.colors
+
+    from ui.plotly_in_place import STATIC_NAME
+
+    library = f"{server_url}/app/static/{STATIC_NAME}"
+    viridis = [[i / 9, colour] for i, colour in enumerate(plotly.colors.sequential.Viridis)]
+    bad = [
+        _map("Raw scores: from −3 to 3", "score", "RdBu", -3, 3),
+        _map("Scaled scores", "score", "RdBu", -1, 1),
+        _map("Weights: the key read the most is “cat”", "weight", "Plasma", 0, 1),
+    ]
+    page.set_content("<html><body></body></html>")
+    page.evaluate(DRAW, [library, bad])
+    kinds = [defect["kind"] for defect in scale_and_title_defects(page)]
+    assert sorted(kinds) == ["title without its finding", "two colour ranges", "weight off the attention scale"]
+    good = [
+        _map("Raw scores: from −3 to 3", "score", "RdBu", -3, 3),
+        _map("Scaled scores: from −1 to 1", "score", "RdBu", -3, 3),
+        _map("Weights: the key read the most is “cat”", "weight", viridis, 0, 1),
+    ]
+    page.set_content("<html><body></body></html>")
+    page.evaluate(DRAW, [library, good])
+    assert scale_and_title_defects(page) == []
