@@ -1,7 +1,12 @@
 """In a real browser: every chart of every section of every page meets the figure standard as drawn
 (``tests.e2e.figure_standard``), on a desktop (1280 x 800), a phone (390 x 844) and a projector in presentation
 mode (1280 x 720, chart text at least 14 px); and every section passes axe-core's WCAG 2.0, 2.1 and 2.2 A and AA
-rules at each of the three sizes (docs/accessibility.md)."""
+rules at each of the three sizes (docs/accessibility.md).
+
+One walk through every section per screen also checks what that screen needs of the page around the figures: on
+the phone, that the page reads (``test_phone.assert_reads_well``, which test_phone.py applies to a tablet); on the
+projector, that presentation mode holds and the first figure is on the first screen
+(``test_presentation.assert_figure_on_the_first_screen``)."""
 
 from __future__ import annotations
 
@@ -14,7 +19,8 @@ from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
 from viz.compact import COMPACT_BELOW_PX
-from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN
+from tests.e2e.test_phone import assert_reads_well
+from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN, assert_figure_on_the_first_screen
 from ui.pages_index import PAGES
 
 # On a desktop's first screen (the page scrolled to its top), the open section's first figure starts and shows this
@@ -59,6 +65,20 @@ def below_the_first_screen(page) -> list[dict]:
     return [{"kind": "below the first screen", "text": "", "detail": detail, "chart": "the first figure"}]
 
 
+def screen_defects(name: str, page, where: str) -> list[dict]:
+    """What the screen itself needs of the page as opened (before anything scrolls it): the phone's page reads, the
+    projector keeps presentation mode and shows the first figure on its first screen; the failure as a defect."""
+    try:
+        if name == "phone":
+            assert_reads_well(page, "phone")
+        elif name == "projector":
+            assert page.evaluate("() => new URL(location.href).searchParams.get('present')") == "true", where
+            assert_figure_on_the_first_screen(page, where)
+    except AssertionError as error:
+        return [{"kind": f"the {name}'s page", "text": "", "detail": str(error)[:400], "chart": ""}]
+    return []
+
+
 def scale_and_title_defects(page) -> list[dict]:
     """The rules of ``tests.figure_rules`` on the charts as drawn: a title that names only its variable, a weight
     off the attention scale, two colour ranges for one quantity in the view."""
@@ -95,7 +115,8 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
             page.locator(SECTIONS).nth(index).click()
             wait_idle(page, after=before)
             drawn(page)
-        defects = page.evaluate(DEFECTS, [smallest, across]) + page.evaluate(CUT_FORMULAS)
+        defects = screen_defects(name, page, f"{info.url_path}, section {section!r}")
+        defects += page.evaluate(DEFECTS, [smallest, across]) + page.evaluate(CUT_FORMULAS)
         defects += accessibility_violations(page) + scale_and_title_defects(page)
         if name == "desktop":
             defects += below_the_first_screen(page)

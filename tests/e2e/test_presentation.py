@@ -1,6 +1,7 @@
 """In a real browser, as a projector (1280 x 720, presentation mode from the link): every section of every page
 shows its first figure on the first screen, its settings and explanation folded away above it, the open section
-scrolled up to the top of the window; the title and the page's text larger than on a desktop."""
+scrolled up to the top of the window (``assert_figure_on_the_first_screen``, applied in the figure standard's walk
+through every section, test_figure_standard.py); the title and the page's text larger than on a desktop."""
 
 from __future__ import annotations
 
@@ -8,21 +9,9 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.conftest import assert_no_exception, new_page, wait_idle, wait_settled
-from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS
-from ui.pages_index import PAGES
+from tests.e2e.compact import CHARTS_DRAWN, GO_TO
 
 PROJECTOR = (1280, 720)
-
-
-@pytest.fixture(scope="module")
-def projector(browser, server_url):
-    """One browser context at the projector's size, presentation mode switched on by the first link."""
-    width, height = PROJECTOR
-    page = new_page(browser, viewport={"width": width, "height": height})
-    page.goto(f"{server_url}/?present=true")
-    wait_idle(page, timeout=90_000)
-    yield page
-    page.context.close()
 
 
 def shown(page, url_path: str) -> None:
@@ -61,25 +50,6 @@ def assert_figure_on_the_first_screen(page, where: str) -> None:
     assert figure["shown"] >= min(0.6 * figure["height"], SHOWN_PX), (
         f"{where}: {figure['shown']:.0f} px of the first figure's {figure['height']:.0f} on the first screen"
     )
-
-
-@pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
-def test_every_section_shows_its_figure_on_a_projectors_first_screen(projector, info):
-    page = projector
-    shown(page, info.url_path)
-    assert page.evaluate("() => new URL(location.href).searchParams.get('present')") == "true"
-    sections = page.locator(SECTIONS).evaluate_all("buttons => buttons.map((b) => b.innerText.trim())")
-    assert_figure_on_the_first_screen(page, f"{info.url_path}, first section")
-    for index, section in enumerate(sections[1:], start=1):
-        before = page.evaluate("() => window.__labRuns.requested")
-        page.locator(SECTIONS).nth(index).click()
-        wait_idle(page, after=before)
-        page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
-        wait_settled(page)
-        assert_figure_on_the_first_screen(page, f"{info.url_path}, section {section!r}")
-    if len(sections) > 1:
-        page.locator(SECTIONS).nth(0).click()
-        wait_idle(page)
 
 
 def at_the_projectors_size(browser, url: str):
