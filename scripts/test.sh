@@ -33,4 +33,5 @@ fi
 python -m ruff check --no-cache .
 python -m ruff format --check --no-cache .
 
-python -m pytest -q -p no:cacheprovider tests "$@"
+# The slowest 20 tests are listed at the end (docs/performance.md, "The suite").
+python -m pytest -q -p no:cacheprovider --durations=20 tests "$@"
