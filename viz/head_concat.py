@@ -185,26 +185,44 @@ def weight_codes(weight: np.ndarray) -> tuple[np.ndarray, int]:
     return codes.astype(np.int16), scale
 
 
+# W^O's colours span |W| up to this quantile, where its largest entries stand out (a trained model's few outliers
+# would otherwise leave every other weight the pale middle of the scale)
+WEIGHT_QUANTILE, OUTLIER_RATIO = 0.995, 2.0
+
+
+def weight_colour_limit(weight: np.ndarray) -> tuple[float, bool]:
+    """The colour range's end for ``W``: ``max |W|``, or the ``WEIGHT_QUANTILE`` quantile ``q`` of ``|W|`` where
+    ``max |W| > OUTLIER_RATIO * q`` (then True: entries beyond ``±q`` take the scale's end colours)."""
+    finite = np.abs(np.asarray(weight, dtype=np.float64))
+    finite = finite[np.isfinite(finite)]
+    largest = symmetric_limit(weight)
+    quantile = float(np.quantile(finite, WEIGHT_QUANTILE)) if finite.size else 0.0
+    if quantile > 0 and largest > OUTLIER_RATIO * quantile:
+        return quantile, True
+    return largest, False
+
+
 def _weight_trace(weight: np.ndarray, hover: str) -> go.Heatmap:
     """W^O as a heatmap: float32 up to ``EXACT_WEIGHT_CELLS`` cells, int16 codes above (colour bar
-    and hover read back in values)."""
-    limit = symmetric_limit(weight)
-    if weight.size <= EXACT_WEIGHT_CELLS:
-        return _heatmap(weight, limit, hover, name="W_O")
-    codes, scale = weight_codes(weight)
+    and hover read back in values). Its colours span ``weight_colour_limit``; a clipped range says so at the
+    colour bar's ends (≤ −q, ≥ q), the hover gives every entry's own value."""
+    limit, clipped = weight_colour_limit(weight)
     ticks = np.linspace(-limit, limit, 5)
+    names = [f"{t:.2g}".replace("-", "−") for t in ticks]
+    if clipped:
+        names[0], names[-1] = f"≤ {names[0]}", f"≥ {names[-1]}"
+    if weight.size <= EXACT_WEIGHT_CELLS:
+        trace = _heatmap(weight, limit, hover, name="W_O")
+        trace.colorbar.update(tickvals=ticks, ticktext=names)
+        return trace
+    codes, scale = weight_codes(weight)
     return go.Heatmap(
         z=codes,
         colorscale=DIVERGING_SCALE,
         zmid=0,
         zmin=-limit * scale,
         zmax=limit * scale,
-        colorbar=dict(
-            title=dict(text="value"),
-            thickness=14,
-            tickvals=ticks * scale,
-            ticktext=[f"{t:.2g}".replace("-", "−") for t in ticks],
-        ),
+        colorbar=dict(title=dict(text="value"), thickness=14, tickvals=ticks * scale, ticktext=names),
         hovertemplate=hover + f"<br>value %{{z}} / {scale}<extra></extra>",
         name="W_O codes",
     )
