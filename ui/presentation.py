@@ -4,7 +4,9 @@ does the page's text (``ui.screen``), and a page opened in it starts with the si
 It never changes a number. A page's explanation (``explanation``) is folded on every screen, presenting or not.
 
 A compact screen (a phone) keeps its own size: presentation mode that came with a link is switched off there,
-unless its reader switched it on (``SWITCHED``).
+unless its reader switched it on (``SWITCHED``). A window that was compact for a while (a laptop's window made
+narrow, then wide again on the projector) gets it back once it is wide, unless its reader switched it meanwhile
+(``HELD``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import streamlit as st
 from ui.screen import PRESENT, compact, presenting
 
 SWITCHED = "present_switched"  # session state: this reader switched presentation mode themselves
+HELD = "present_held"  # session state: presentation mode a compact window switched off, back once it is wide
 SIDEBAR_AT_START = "sidebar_at_start"  # session state: the sidebar's state when the session opened
 
 
@@ -40,9 +43,13 @@ def _switched() -> None:
 
 def presentation_switch(container) -> None:
     """The switch, bound to the URL, in ``container``. Call once a run, before the page: on a compact screen,
-    presentation mode that came with a link is switched off first (it is the projector's)."""
+    presentation mode that came with a link is switched off first (it is the projector's), and switched on again
+    when the window is wide once more."""
     if compact() and presenting() and not st.session_state.get(SWITCHED):
         st.session_state[PRESENT] = False
+        st.session_state[HELD] = True
+    elif not compact() and st.session_state.pop(HELD, False) and not st.session_state.get(SWITCHED):
+        st.session_state[PRESENT] = True
     container.toggle(
         "Presentation mode",
         key=PRESENT,
