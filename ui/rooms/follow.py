@@ -1,7 +1,7 @@
 """A class on screen, the student's side: joining by link, following the teacher's view, "explore on my own"
 and "follow again" (the teacher's side is ``ui.rooms.teaching``).
 
-A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``), as its teacher (it holds the
+A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``, a teacher's or a student's), as its teacher (it holds the
 secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page; the teacher's secret is
 kept in the teacher's session and in a cookie of the teacher's browser (``classroom.routes``, set by
 ``ui.rooms.teacher_key``), never in an address; the "Share this view" link carries no class at all.
@@ -48,7 +48,7 @@ from .membership import (
     take_notice,
     this_session,
 )
-from .place import ClassPlace, current_class, enter
+from .place import StudentPlace, TeacherPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
 from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomUnreadable, RoomView, normal_code
 from .teaching import send_view, teacher_live
@@ -134,9 +134,9 @@ def join_from_link() -> None:
         return
     st.query_params[ROOM] = code
     if teacher:
-        enter(ClassPlace.for_teacher(code, secret))
+        enter(TeacherPlace(code, secret))
     else:
-        enter(ClassPlace.for_student(code, store.view_token(code)))
+        enter(StudentPlace(code, store.view_token(code)))
         with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
             store.seen(code, _student_id())
         if linked_secret is not None:
@@ -164,14 +164,15 @@ def _explore() -> None:
 def follow_teacher(page_path: str) -> None:
     """Call before the page's controls, in a student's run: read the room; when the teacher's view changed
     and the student follows, open it (``_open``); a class that ended is left and said. What the run saw
-    is kept (``ClassPlace.seen``) for the strip and the student's browser."""
+    is kept (``StudentPlace.seen``) for the strip and the student's browser."""
     place = current_class()
     if place is None or place.is_teacher:
         return
-    if not place.token:
+    token = place.token
+    if not token:
         with contextlib.suppress(RoomsUnavailable):
-            place.token = room_store().view_token(place.code)
-    place.after = BOARD.sequence(place.token) if place.token else 0  # read before the room
+            token = room_store().view_token(place.code)
+    place.read_board(token, BOARD.sequence(token) if token else 0)  # read before the room
     saw, view = read_room(room_store(), place.code, time.monotonic())
     if saw.kind == "ended" or (saw.kind == "missing" and place.missing_for(time.time()) > MISSING_GRACE_SECONDS):
         leave()
@@ -182,7 +183,7 @@ def follow_teacher(page_path: str) -> None:
         _open(view, place, page_path)
 
 
-def _student_strip(place: ClassPlace, page_path: str) -> None:
+def _student_strip(place: StudentPlace, page_path: str) -> None:
     """Say whom the student follows, with "Explore on my own" or "Follow again"."""
     saw = place.saw
     if saw.kind == "unavailable":
@@ -203,7 +204,7 @@ def _student_strip(place: ClassPlace, page_path: str) -> None:
         _live_part(place, page_path)
 
 
-def _live_part(place: ClassPlace, page_path: str) -> None:
+def _live_part(place: StudentPlace, page_path: str) -> None:
     """The student's live part in the browser (``ui.rooms.follower``), told what this run drew."""
     saw = place.saw
     mode = "present" if presenting() else "compact" if compact() else "plain"
@@ -227,7 +228,7 @@ def _live_part(place: ClassPlace, page_path: str) -> None:
     )
 
 
-def _open(view: RoomView, place: ClassPlace, page_path: str) -> None:
+def _open(view: RoomView, place: StudentPlace, page_path: str) -> None:
     """Open the teacher's view in this run, before the page draws: its page with its URL state and the
     class's code; the controls forget their values (presentation mode too) so that the URL's win. A view that
     does not fit its page is not opened. The run takes its turn first (``TURNS``), given back after the page."""

@@ -1,5 +1,5 @@
 """A session in a class and the server's store of classes: what the classroom bar, the lesson questions and the
-live class share (``ui.rooms.follow`` draws them). The session's place in its class is a ``ui.rooms.place.ClassPlace``."""
+live class share (``ui.rooms.follow`` draws them). The session's place in its class is a ``ui.rooms.place.ClassPlace`` (a teacher's or a student's)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
-"""This session's place in a class: one ``ClassPlace``, kept in session state while the session is in a class
-(``current_class``), with a ``role``: the class's teacher or one of its students.
+"""This session's place in a class: a ``TeacherPlace`` or a ``StudentPlace`` (one record per role, ``ClassPlace``
+either), kept in session state while the session is in a class (``current_class``).
 
 The teacher's place holds the class's secret (publishing, revealing and ending take it). A student's place holds
 what its runs need from one run to the next: whether it follows the teacher or explores on its own, which of the
 teacher's views its page opened last, what its last run saw of the room, and the board's address of the class's
 drawings. ``ui.rooms.follow`` (joining, following), ``ui.rooms.teaching`` (the teacher's side) and
-``ui.rooms.membership`` (answers, leaving) change it only through the methods below. It lives in the session
+``ui.rooms.membership`` (answers, leaving) change it only through its methods. It lives in the session
 alone: nothing of it is sent or stored elsewhere.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import streamlit as st
 
@@ -24,22 +24,32 @@ TEACHER: Role = "teacher"
 STUDENT: Role = "student"
 
 
-@dataclass
-class ClassPlace:
-    """A session's place in the class ``code``, as its ``role``.
+@dataclass(frozen=True)
+class TeacherPlace:
+    """The teacher's place in the class ``code``: its ``secret``, which publishing, revealing and ending take.
+    It does not change while the class lasts."""
 
-    The teacher's: ``secret``. A student's: ``token``, the class's view token (the board serves its drawings under
-    it; None until the store gives it); ``following`` (False: exploring on their own); ``applied``, the version of
-    the teacher's view the page opened last (0: none); ``open_latest``, the next run opens the teacher's latest view
-    whatever its version; ``after``, the board's sequence number read before the room in this run (the browser
-    waits for a drawing numbered past it); ``saw``, what the last run saw of the room; ``missing_since``, when a run
-    first saw the room missing from its store (``time.time()``; None while it is there); ``revealed``, the
-    questions the teacher revealed, and ``teacher_present``, whether the teacher's view is in presentation mode,
-    both as of the last view seen."""
-
-    role: Role
     code: str
-    secret: str | None = None
+    secret: str
+    role: ClassVar[Role] = TEACHER
+    is_teacher: ClassVar[bool] = True
+
+
+@dataclass
+class StudentPlace:
+    """A student's place in the class ``code``, changed only through its methods (a test reads every module for an
+    assignment to a place's field elsewhere).
+
+    ``token``, the class's view token (the board serves its drawings under it; None until the store gives it);
+    ``following`` (False: exploring on their own); ``applied``, the version of the teacher's view the page opened
+    last (0: none); ``open_latest``, the next run opens the teacher's latest view whatever its version; ``after``,
+    the board's sequence number read before the room in this run (the browser waits for a drawing numbered past
+    it); ``saw``, what the last run saw of the room; ``missing_since``, when a run first saw the room missing from
+    its store (``time.time()``; None while it is there); ``revealed``, the questions the teacher revealed, and
+    ``teacher_present``, whether the teacher's view is in presentation mode, both as of the last view seen.
+    A student who has just joined follows, with no view of the teacher's opened yet."""
+
+    code: str
     token: str | None = None
     following: bool = True
     applied: int = 0
@@ -49,19 +59,13 @@ class ClassPlace:
     missing_since: float | None = None
     revealed: frozenset[str] = frozenset()
     teacher_present: bool = False
+    role: ClassVar[Role] = STUDENT
+    is_teacher: ClassVar[bool] = False
 
-    @classmethod
-    def for_teacher(cls, code: str, secret: str) -> ClassPlace:
-        return cls(TEACHER, code, secret=secret)
-
-    @classmethod
-    def for_student(cls, code: str, token: str | None) -> ClassPlace:
-        """A student who has just joined: following, with no view of the teacher's opened yet."""
-        return cls(STUDENT, code, token=token)
-
-    @property
-    def is_teacher(self) -> bool:
-        return self.role == TEACHER
+    def read_board(self, token: str | None, after: int) -> None:
+        """This run's reading of the board, before the room: the class's view token (``token``, kept once the
+        store gave it) and the board's sequence number under it (``after``)."""
+        self.token, self.after = token, after
 
     def follow(self) -> None:
         """ "Follow again": the next run opens the teacher's latest view, and every later one."""
@@ -98,6 +102,9 @@ class ClassPlace:
     def opened(self, version: int) -> None:
         """The page opened (or tried to open) the teacher's view of ``version``: it is not opened again."""
         self.applied = version
+
+
+ClassPlace = TeacherPlace | StudentPlace  # a session's place in its class, one record per role
 
 
 def current_class() -> ClassPlace | None:

@@ -16,7 +16,7 @@ from ui.streamlit_internals import fragment_run, session_id
 from .drawing import begin_run, publish
 from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
-from .place import ClassPlace, current_class, enter
+from .place import TeacherPlace, current_class, enter
 from .schema import ROOM
 from .teacher_key import keep_teacher_key
 from classroom.store import RoomsUnavailable, checked_view
@@ -34,7 +34,7 @@ def _teach(page_path: str) -> None:
             "The server that holds the classes cannot be reached, so no class was opened. Try again in a moment.",
         )
         return
-    enter(ClassPlace.for_teacher(code, secret))
+    enter(TeacherPlace(code, secret))
     st.query_params[ROOM] = code
 
 
