@@ -1,6 +1,7 @@
 """The package's WordPiece tokenizer (``transformer.wordpiece``) on all-MiniLM-L6-v2's tokenizer.json, against
 Hugging Face's ``AutoTokenizer`` loaded offline from the same folder: ids, pairs, the cap, offsets, unknown pieces,
-and the tokenizer as a value (hashable, the same after a round trip through pickle, shared across threads, validated)."""
+and the tokenizer as a value (hashable, the same after a round trip through pickle, shared across threads,
+validated)."""
 
 import os
 import pickle
