@@ -1,23 +1,23 @@
-"""A class on screen, the student's side: joining by link, following the teacher's view, "explore on my own"
-and "follow again" (the teacher's side is ``ui.rooms.teaching``).
+"""A class on screen, the student's side: joining by link, following the teacher's view, "explore on my own" and
+"follow again" (the teacher's side is ``ui.rooms.teaching``).
 
-A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``, a teacher's or a student's), as
-its teacher (it holds the secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page; the teacher's secret is
-kept in the teacher's session and in a cookie of the teacher's browser (``classroom.routes``, set by
-``ui.rooms.teacher_key``), never in an address; the "Share this view" link carries no class at all.
+A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``, a teacher's or a student's), as its
+teacher (it holds the secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page; the
+teacher's secret is kept in the teacher's session and in a cookie of the teacher's browser (``classroom.routes``,
+set by ``ui.rooms.teacher_key``), never in an address; the "Share this view" link carries no class at all.
 
 A student's page does not run for the teacher's changes: the teacher's run publishes what it drew
-(``ui.rooms.drawing``), and the student's browser (``ui.rooms.follower``) takes each new drawing in place,
-the figures redrawn and the teacher's settings shown while the page's own controls are hidden, or, for another
-page, section or model, shows the drawing's copy of the teacher's page (``ui.rooms.page_copy``) in place of its
-own. Where the copy cannot do (a lesson's step, whose question is the student's own; a page the copy cannot
-hold; presentation mode; a question revealed; the class ended), the browser starts a run of its session, and
-that run opens the teacher's view before the page draws (``follow_teacher``: the same page's controls take the
-view's URL state in that one run; another page is opened with ``st.switch_page``); those runs take turns on the server (``classroom.turns``). "Explore on
-my own" stops following, from the teacher's latest view; "Follow again" opens the teacher's view again. The
-teacher's view is checked against the page's controls (``ui.rooms.schema``) before a student opens it. The
-teacher's own session runs a fragment every ``TEACHER_SECONDS`` (``teacher_live``): it sends the view (also
-for controls that rerun only their part of the page), counts the students and draws the class's answers.
+(``ui.rooms.drawing``), and the student's browser (``ui.rooms.follower``) takes each new drawing in place, the
+figures redrawn and the teacher's settings shown while the page's own controls are hidden, or, for another page,
+section or model, shows the drawing's copy of the teacher's page (``ui.rooms.page_copy``) in place of its own. Where
+the copy cannot do (a lesson's step, whose question is the student's own; a page the copy cannot hold; presentation
+mode; a question revealed; the class ended), the browser starts a run of its session, and that run opens the
+teacher's view before the page draws (``follow_teacher``: the same page's controls take the view's URL state in that
+one run; another page is opened with ``st.switch_page``); those runs take turns on the server (``classroom.turns``).
+"Explore on my own" stops following, from the teacher's latest view; "Follow again" opens the teacher's view again.
+The teacher's view is checked against the page's controls (``ui.rooms.schema``) before a student opens it. The
+teacher's own session runs a fragment every ``TEACHER_SECONDS`` (``teacher_live``): it sends the view (also for
+controls that rerun only their part of the page), counts the students and draws the class's answers.
 """
 
 from __future__ import annotations
