@@ -241,20 +241,6 @@ def test_the_parts_sentence_compares_each_part_with_the_whole_output(head):
         assert caption.endswith("reaches it through its parts together.")
 
 
-def test_the_circuit_opens_on_a_pair_where_b_reads_a_and_says_so_when_it_cannot():
-    at = run_page(PAGE, {"model": "all-MiniLM-L6-v2 (pretrained, encoder-only (BERT-style))", "section": "Circuit"})
-    assert_no_exception(at)
-    assert at.selectbox(key="head_a").value == "layer 1 · head 1"
-    assert at.selectbox(key="head_b").value == "layer 2 · head 1"  # the first head of a later layer
-    moved = next(c.value for c in at.caption if c.value.startswith("On average each row of head B moves"))
-    assert float(re.search(r"moves (\d\.\d\d)", moved)[1]) > 0  # it can read A, and A's knock-out moves it
-    pair = {"head_a": "layer 2 · head 1", "head_b": "layer 1 · head 2"}
-    at = run_page(PAGE, {"model": shipped_label("induction"), "section": "Circuit", **pair})
-    assert_no_exception(at)
-    assert any(i.value.startswith("Head B (layer 1 · head 2) cannot read head A (layer 2 · head 1)") for i in at.info)
-    assert not any("The largest change" in c.value for c in at.caption)
-
-
 def test_the_resample_warning_is_about_the_batch_while_your_input_still_changes():
     query = {"section": "Knock out", "how": "resample", "resample_seed": "0", **ALL_HEADS}
     at = run_page(PAGE, query)
