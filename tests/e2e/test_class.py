@@ -8,7 +8,6 @@ server follows, and a Redis that goes away mid-class and comes back is survived.
 
 from __future__ import annotations
 
-import json
 import time
 from urllib.parse import parse_qs, urlparse
 
@@ -215,57 +214,6 @@ def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_of
         assert "present" not in query(student)
         assert_no_exception(student)
     finally:
-        teacher.context.close()
-        student.context.close()
-
-
-def forging_once(edit):
-    """(a route handler for the board's answers, the versions it forged): the first drawing served is made a
-    version newer and changed by ``edit(drawing)``; every other answer goes through as it is."""
-    forged = []
-
-    def forge(route):
-        response = route.fetch()
-        body = response.text()
-        if response.status != 200 or forged:
-            return route.fulfill(response=response, body=body)
-        served = json.loads(body)
-        served["drawing"]["version"] += 1
-        edit(served["drawing"])
-        forged.append(served["drawing"]["version"])
-        route.fulfill(response=response, body=json.dumps(served))
-
-    return forge, forged
-
-
-FORGED_COPY = (
-    '<p id="forged">Forged <img src="x" onerror="window.__labForged = 1"> copy</p>'
-    "<script>window.__labForged = 2</script>"
-    '<div style="position: fixed; inset: 0">over the page</div>'
-    '<a href="javascript:window.__labForged = 3">a link</a>'
-    '<math><mtext><b style="color: red">inside a formula</b></mtext></math>'
-)
-
-
-def test_a_forged_copy_of_the_teachers_page_reaches_the_student_as_text_only(browser, server_url):
-    """A drawing the board serves (or the store holds) whose copy carries markup is cut to the copy's allow-list
-    in the student's browser: its text is shown, and no script, handler, image, style or script link is."""
-    teacher, student = new_page(browser), new_page(browser)
-    forge, _ = forging_once(lambda drawing: drawing.update(layout="forged|forged", whole=True, copy=FORGED_COPY))
-
-    try:
-        code = open_class(teacher, server_url)
-        student.route("**/_class/**", forge)
-        student.goto(f"{server_url}/?room={code}")
-        copy = student.locator("div.lab-teacher-screen")
-        copy.get_by_text("over the page").wait_for(timeout=CHECK_TIMEOUT_MS)
-        assert "Forged" in copy.inner_text() and "a link" in copy.inner_text()
-        assert copy.locator("img, script, [style], [onerror], [id]").count() == 0
-        assert copy.locator("a").get_attribute("href") is None
-        assert copy.locator("math").count() == 1 and copy.locator("math b").count() == 0  # MathML only in a formula
-        assert student.evaluate("() => window.__labForged") is None
-    finally:
-        student.unroute_all(behavior="ignoreErrors")  # the long poll in flight ends with the context
         teacher.context.close()
         student.context.close()
 
