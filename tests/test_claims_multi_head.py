@@ -99,7 +99,7 @@ def test_the_grid_title_names_no_head_where_every_head_is_as_focused():
 def test_the_overviews_title_names_the_heads_on_the_previous_and_the_first_token():
     """All layers: the title's heads are, by the definition on the package's own weights, the one whose queries put
     the most on the token before them and the one that puts the most on the first token."""
-    from tests.test_page_pretrained import standouts
+    from tests.test_page_pretrained_views import standouts
 
     at = run_page(PAGE, {**RANDOM_STACK, "section": "All layers"})
     assert_no_exception(at)
