@@ -205,15 +205,16 @@ def weight_colour_limit(weight: np.ndarray) -> tuple[float, bool]:
 def _weight_trace(weight: np.ndarray, hover: str) -> go.Heatmap:
     """W^O as a heatmap: float32 up to ``EXACT_WEIGHT_CELLS`` cells, int16 codes above (colour bar
     and hover read back in values). Its colours span ``weight_colour_limit``; a clipped range says so at the
-    colour bar's ends (≤ −q, ≥ q), the hover gives every entry's own value."""
+    colour bar's ends (≤ −q, 0, ≥ q), the hover gives every entry's own value."""
     limit, clipped = weight_colour_limit(weight)
-    ticks = np.linspace(-limit, limit, 5)
+    ticks = np.linspace(-limit, limit, 3 if clipped else 5)  # the ends' "≤"/"≥" widen them: fewer, on a phone too
     names = [f"{t:.2g}".replace("-", "−") for t in ticks]
     if clipped:
         names[0], names[-1] = f"≤ {names[0]}", f"≥ {names[-1]}"
     if weight.size <= EXACT_WEIGHT_CELLS:
         trace = _heatmap(weight, limit, hover, name="W_O")
-        trace.colorbar.update(tickvals=ticks, ticktext=names)
+        if clipped:  # else Plotly's own ticks over the whole range
+            trace.colorbar.update(tickvals=ticks, ticktext=names)
         return trace
     codes, scale = weight_codes(weight)
     return go.Heatmap(
