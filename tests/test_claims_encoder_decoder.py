@@ -30,10 +30,12 @@ def test_a_random_models_layernorm_gives_every_token_the_norm_the_text_names(que
     stages = spec["layout"]["xaxis"]["ticktext"]
     normed = [i for i, name in enumerate(stages) if name.startswith("LayerNorm")]
     assert len(normed) == 2
-    for trace in spec["data"]:  # every token, at both LayerNorms: the flat points
+    lines = [trace for trace in spec["data"] if trace["mode"] != "text"]  # the tokens' names at the lines' ends go
+    assert len(lines) == len(spec["data"][-1]["text"])
+    for trace in lines:  # every token, at both LayerNorms: the flat points
         norms = decode_array(trace["y"]).astype(np.float64)
         np.testing.assert_allclose(norms[normed], math.sqrt(d_model), rtol=2e-3)
-    mean = np.mean([decode_array(t["y"]).astype(np.float64) for t in spec["data"]], axis=0)  # [S]: over tokens
+    mean = np.mean([decode_array(t["y"]).astype(np.float64) for t in lines], axis=0)  # [S]: over tokens
     said = re.search(
         r": on average ([\d.]+) at “(.+)”, ([\d.]+) at “(.+)”, the most ([\d.]+) at “(.+)”$", title_text(spec)
     )

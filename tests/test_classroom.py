@@ -27,7 +27,7 @@ from ui.model_picker import pretrained_label
 from ui.sharing import qr_png
 from ui.page_url import control_keys
 from ui.pages_index import PAGES
-from viz.style import FONT, GRID_COLOR, HEAD_COLORS, base_layout, presentation_spec
+from viz.style import FONT, GRID_COLOR, NEUTRAL, base_layout, presentation_spec
 
 
 def font_sizes(node, path="") -> dict[str, float]:
@@ -134,7 +134,7 @@ def test_every_chart_is_drawn_as_sent_with_the_projects_own_template(path):
         spec = json.loads(sent)
         template = spec["layout"]["template"]["layout"]
         assert template["font"]["family"] == FONT["family"] and template["plot_bgcolor"] == "white"
-        assert template["xaxis"]["gridcolor"] == GRID_COLOR and template["colorway"][:3] == list(HEAD_COLORS[:3])
+        assert template["xaxis"]["gridcolor"] == GRID_COLOR and template["colorway"] == [NEUTRAL]
         # Streamlit's own template marks its colours "#000001".."#000040" for its theme to fill in:
         # drawn without that theme, any left in a figure would come out black.
         assert not re.search(r"#0000[0-4][0-9]\b", sent), path

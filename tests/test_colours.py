@@ -14,7 +14,7 @@ from tests.figure_rules import attention_scale_defect, is_attention_weight, rang
 ORANGE, RED = "#dc5400", "#d62728"
 
 
-def test_the_token_drawn_is_orange_among_blue_and_grey_bars():
+def test_the_token_drawn_is_orange_among_grey_bars():
     probabilities = np.array([0.5, 0.3, 0.2], dtype=np.float32)
     figure = distribution_bars(["a", "b", "c"], probabilities, probabilities, np.array([True, True, False]), 1, "t")
     colours = list(figure.data[0].marker.color)
@@ -127,19 +127,6 @@ def test_the_accent_reads_at_3_to_1_and_stays_apart_from_the_head_colours_and_th
     assert _closest([ACCENT], HEAD_COLORS) >= 17
     assert _closest([ACCENT], (OTHER_COLOR, MASKED_COLOR, "#b2182b", "#d6604d", "#f4a582", "#1f77b4")) >= 12
     assert _closest(["#e69f00"], ("#b2182b", "#d6604d", "#f4a582")) < 12  # the orange it replaced did not
-
-
-def test_a_head_colour_means_a_head_only():
-    """The head palette colours heads: the training curves (losses and accuracy) and the positional encoding's pairs,
-    which are no heads, are drawn in the neutral dark grey, told apart by dash and panel."""
-    from viz.positional import pe_curves_figure
-    from viz.style import HEAD_COLORS
-    from viz.training import curves_figure
-
-    curves = curves_figure([1, 2, 3], [3.0, 2.0, 1.0], [3.1, 2.2, 1.4], [0.1, 0.5, 0.9], 0.99, "t")
-    pairs = pe_curves_figure(np.zeros((10, 8), np.float32), [0, 1, 4, 5], np.array([6.3, 63.0, 630.0, 6300.0]))
-    colours = {trace.line.color.lower() for figure in (curves, pairs) for trace in figure.data}
-    assert colours == {"#333333"} and not colours & {colour.lower() for colour in HEAD_COLORS}
 
 
 def _maps():

@@ -102,7 +102,9 @@ def stage_norms(at) -> dict[str, np.ndarray]:
     """The norms figure as {stage name: norm of each token [T]}."""
     spec = chart_by_title(at, "vector norm of each token after each step")
     stages = spec["layout"]["xaxis"]["ticktext"]
-    tokens = np.stack([decode_array(t["y"]).astype(np.float64) for t in spec["data"]], axis=1)  # [S, T]
+    tokens = np.stack(
+        [decode_array(t["y"]).astype(np.float64) for t in spec["data"] if t["mode"] != "text"], axis=1
+    )  # [S, T]
     return dict(zip(stages, tokens))
 
 

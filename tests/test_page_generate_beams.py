@@ -109,7 +109,7 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     spec = chart_by_title(at, "Token 1")
     bars, marks = spec["data"]
     assert bars["showlegend"] is False
-    assert {"#1f77b4", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
+    assert {"#333333", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert (

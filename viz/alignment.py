@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from .cell_text import cell_text
 from .heatmap import matrix_heatmap
-from .style import ACCENT, ATTENTION_SCALE, HEAD_COLORS, base_layout
+from .style import ACCENT, ATTENTION_SCALE, base_layout, series_bars
 
 LINK_NAME = "hand-made link"
 
@@ -79,7 +79,7 @@ def quality_bars(decoders: Sequence[str], bleu: Sequence[float], chrf: Sequence[
                 x=["BLEU", "chrF"],
                 y=[b, c],
                 name=name,
-                marker_color=HEAD_COLORS[i % len(HEAD_COLORS)],
+                marker=series_bars(i),
                 text=[f"{b:.1f}", f"{c:.1f}"],
                 textposition="outside",
                 hovertemplate=f"{name}<br>%{{x}} %{{y:.1f}}<extra></extra>",

@@ -7,9 +7,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import log_axis
-from .style import HEAD_COLORS, base_layout, projector_fonts
+from .style import ACCENT, ACCENT_TEXT, OTHER_COLOR, OTHER_TEXT, base_layout, projector_fonts
 
-ATTENTION_COLOR, RECURRENCE_COLOR = HEAD_COLORS[0], HEAD_COLORS[1]
+# self-attention is "this one", the recurrence it replaces "the other one"
+ATTENTION_COLOR, RECURRENCE_COLOR = ACCENT, OTHER_COLOR
+TEXT_COLOR = {ATTENTION_COLOR: ACCENT_TEXT, RECURRENCE_COLOR: OTHER_TEXT}
 
 
 def _line(
@@ -60,7 +62,7 @@ def attention_cost_figure(
             mode="lines+markers+text",
             text=[name] + [""] * (len(n) - 1),
             textposition=place,
-            textfont=dict(color=color),
+            textfont=dict(color=TEXT_COLOR[color]),
             showlegend=False,
         )
         fig.add_trace(line, row=1, col=1)

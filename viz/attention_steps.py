@@ -15,8 +15,7 @@ from .margins import COLORBAR_PX, TITLED_X_AXIS_PX, reserve_margins, token_axis_
 from .masking import masked_colors, masked_hover
 from .style import (
     DIVERGING_SCALE,
-    HEAD_COLORS,
-    NEUTRAL_LINE,
+    NEUTRAL,
     OTHER_COLOR,
     PROJECTOR_LABEL_PX,
     base_layout,
@@ -161,7 +160,7 @@ def query_bar_figure(weights: np.ndarray, mask: np.ndarray, tokens: Sequence[str
     """
     row = np.asarray(weights[query], dtype=np.float32)
     allowed = np.asarray(mask[query], dtype=bool)
-    colors = masked_colors(allowed, HEAD_COLORS[0])
+    colors = masked_colors(allowed, NEUTRAL)
     hover = masked_hover([position_label("key", j, t) for j, t in enumerate(tokens)], allowed).tolist()
     trace = go.Bar(
         x=np.arange(len(tokens)),
@@ -248,7 +247,7 @@ def peakedness_figure(
     fig = make_subplots(
         rows=1, cols=2, subplot_titles=("mean row entropy (nats)", "mean largest weight"), horizontal_spacing=0.12
     )
-    styles = (("scaled: q·k / √d_k", NEUTRAL_LINE, "solid"), ("unscaled: q·k", OTHER_COLOR, "dash"))
+    styles = (("scaled: q·k / √d_k", NEUTRAL, "solid"), ("unscaled: q·k", OTHER_COLOR, "dash"))
     for col, series in ((1, (entropy_scaled, entropy_unscaled)), (2, (max_scaled, max_unscaled))):
         for (name, color, dash), y in zip(styles, series):
             fig.add_trace(

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from .style import HEAD_COLORS, OTHER_COLOR, styled_figure
+from .style import ACCENT, NEUTRAL, OTHER_COLOR, styled_figure
 
-RIGHT_COLOR = HEAD_COLORS[3]  # green: the right answer, once revealed
-ANSWER_COLOR = HEAD_COLORS[0]
+RIGHT_COLOR = ACCENT  # "this one": the right answer, once revealed
+ANSWER_COLOR = NEUTRAL  # every answer alike before
 
 
 def class_answers_figure(answers: list[str], counts: list[int], right: list[bool] | None, students: int) -> go.Figure:
     """Horizontal bars: ``counts[i]`` students gave ``answers[i]`` (in the order given, the first at the top).
 
-    ``right``: for each answer whether it is right, coloured green once the teacher has revealed the
+    ``right``: for each answer whether it is right, drawn in the accent once the teacher has revealed the
     answer (None before: a projected chart must not give the answer away). ``students``: how many follow, for the title.
     """
     total = sum(counts)

@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import unique_labels
-from .style import ATTENTION_SCALE, DIVERGING_SCALE, HEAD_COLORS, base_layout, projector_fonts
+from .style import ATTENTION_SCALE, DIVERGING_SCALE, NEUTRAL, base_layout, projector_fonts
 
 MAX_COLUMNS = 64  # activations wider than this are drawn for their first 64 dimensions
 DROPPED_COLOR = "#111111"  # dropped activations: black, a colour the diverging scale never reaches
@@ -106,7 +106,7 @@ def dropout_weights_figure(
             y=y,
             orientation="h",
             name="row sums",
-            marker_color=HEAD_COLORS[0],
+            marker_color=NEUTRAL,
             text=[f"{s:.2f}" for s in sums],
             textposition="auto",
             textangle=0,

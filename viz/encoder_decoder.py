@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .labels import position_axis, token_labels
-from .style import ACCENT, base_layout
+from .style import ACCENT, NEUTRAL, base_layout
 
 
 def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str, highlight: int | None = None) -> go.Figure:
@@ -19,7 +19,7 @@ def top_k_bars(labels: Sequence[str], probabilities: np.ndarray, title: str, hig
     """
     probabilities = np.nan_to_num(np.asarray(probabilities, np.float32))
     k = len(labels)
-    colors = [ACCENT if i == highlight else "#1f77b4" for i in range(k)]
+    colors = [ACCENT if i == highlight else NEUTRAL for i in range(k)]
     text = np.array(token_labels(labels), dtype=object)
     fig = go.Figure(
         go.Bar(

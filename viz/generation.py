@@ -11,15 +11,17 @@ from .labels import escape, label_angle, log_axis
 from .style import (
     ACCENT,
     ACCENT_TEXT,
-    HEAD_COLORS,
     MASKED_COLOR,
+    NEUTRAL,
     OTHER_COLOR,
     PROJECTOR_LABEL_PX,
     TITLE_TOP_PX,
+    series_line,
+    series_marker,
     styled_figure,
 )
 
-KEPT, CUT, CHOSEN = "#1f77b4", MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
+KEPT, CUT, CHOSEN = NEUTRAL, MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
 # A cut bar is hatched and outlined as a masked cell is, so that it reads against white (3:1) and not by colour alone.
 CUT_OUTLINE = "#767676"  # 4.5:1 on white
 PRUNED = OTHER_COLOR  # a beam search's branches left behind: "the other one", 3.9:1 on white
@@ -206,7 +208,8 @@ def lines(
             y=np.asarray(values, np.float64),
             mode=mode,
             name=escape(name),
-            line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)]),
+            line=series_line(i, 2),
+            marker=series_marker(i),
             hovertemplate=f"{escape(name)}<br>%{{x}}: %{{y:.3g}}<extra></extra>",
         )
         for i, (name, values) in enumerate(series.items())
@@ -250,7 +253,7 @@ def labelled_bars(
     )
 
 
-BOTH_SIDES, LEFT_ONLY = "#1f77b4", OTHER_COLOR  # the masked model (both sides) and the next-token model (left only)
+BOTH_SIDES, LEFT_ONLY = NEUTRAL, OTHER_COLOR  # the masked model (both sides) and the next-token model (left only)
 
 
 def blank_bars(

@@ -181,3 +181,25 @@ def log_axis(values, exact: bool = False, **extra) -> dict:
     else:
         ticks, labels = log_ticks(values)
     return dict(type="log", tickmode="array", tickvals=ticks, ticktext=labels, **extra)
+
+
+def spread_apart(values, gap: float) -> np.ndarray:
+    """Places for labels beside points at ``values`` (one axis): the closest to them, in the least-squares sense,
+    with neighbours at least ``gap`` apart and their order kept.
+
+    With the values sorted, p_i = i·gap + q_i where q is the isotonic (non-decreasing) fit to v_i − i·gap, found by
+    pooling adjacent violators: each pool sits at its members' mean. ``[n]`` in, ``[n]`` out, in the input's order.
+    """
+    values = np.asarray(values, np.float64)
+    order = np.argsort(values, kind="stable")
+    shifted = values[order] - gap * np.arange(len(values))
+    pools: list[list[float]] = []  # [mean, size] of each pool, left to right
+    for value in shifted:
+        pools.append([value, 1.0])
+        while len(pools) > 1 and pools[-2][0] > pools[-1][0]:
+            (mean_b, size_b), (mean_a, size_a) = pools.pop(), pools.pop()
+            pools.append([(mean_a * size_a + mean_b * size_b) / (size_a + size_b), size_a + size_b])
+    fitted = np.concatenate([np.full(int(size), mean) for mean, size in pools]) if pools else np.zeros(0)
+    places = np.empty_like(values)
+    places[order] = fitted + gap * np.arange(len(values))
+    return places

@@ -9,34 +9,69 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .labels import escape, position_axis, token_labels
-from .style import HEAD_COLORS, base_layout
+from .labels import escape, label_px, position_axis, spread_apart, tick_label, token_labels
+from .style import NEUTRAL, base_layout
+
+
+LABEL_GAP_PX, LABEL_FONT_PX = 18, 14  # a token's name at its line's end, and the least space between two names
 
 
 def residual_norms_figure(
     stage_names: Sequence[str], norms: np.ndarray, tokens: Sequence[str], title: str
 ) -> go.Figure:
-    """One line per token: ||v||_2 of its vector after each step ``norms [S, L]``, steps along x."""
+    """One line per token: ||v||_2 of its vector after each step ``norms [S, L]``, steps along x.
+
+    The tokens are no heads: every line is the neutral grey, named beside its point at the step where the tokens'
+    norms differ the most (the largest standard deviation over tokens), where the lines stand apart; the names are
+    moved apart (``spread_apart``) to at least ``LABEL_GAP_PX`` on the figure, which grows with the tokens to fit.
+    """
     norms = np.nan_to_num(np.asarray(norms, np.float32))
-    fig = go.Figure()
     steps = np.arange(len(stage_names))
-    for i, token in enumerate(tokens):
-        label = f"{i}: {escape(token)}"
-        fig.add_trace(
-            go.Scatter(
-                x=steps,
-                y=norms[:, i],
-                mode="lines+markers",
-                name=label,
-                line=dict(color=HEAD_COLORS[i % len(HEAD_COLORS)], width=2),
-                hovertemplate=f"{label}<br>%{{text}}<br>norm %{{y:.3f}}<extra></extra>",
-                text=token_labels(stage_names),
-            )
+    names = [tick_label(token) for token in tokens]
+    traces = [
+        go.Scatter(
+            x=steps,
+            y=norms[:, i],
+            mode="lines+markers",
+            name=f"{i}: {escape(token)}",
+            showlegend=False,
+            line=dict(color=NEUTRAL, width=1.5),
+            marker=dict(color=NEUTRAL, size=6),
+            hovertemplate=f"{i}: {escape(token)}<br>%{{text}}<br>norm %{{y:.3f}}<extra></extra>",
+            text=token_labels(stage_names),
         )
-    base_layout(fig, title, 440)
-    fig.update_xaxes(tickmode="array", tickvals=list(steps), ticktext=token_labels(stage_names), tickangle=-20)
-    fig.update_yaxes(title_text="vector norm ||x||", rangemode="tozero")
-    fig.update_layout(legend=dict(title=dict(text="token")))
+        for i, token in enumerate(tokens)
+    ]
+    height = max(440, 170 + LABEL_GAP_PX * len(tokens))
+    top = 1.08 * float(norms.max(initial=0.0)) or 1.0
+    plot_px = height - 60 - 80  # the title's strip above, the turned step names below
+    widest = int(norms.std(axis=1).argmax()) if norms.size else 0
+    places = np.clip(spread_apart(norms[widest] if norms.size else [], LABEL_GAP_PX * top / plot_px), 0.0, None)
+    traces.append(
+        go.Scatter(
+            x=np.full(len(tokens), widest + 0.1),
+            y=places,
+            mode="text",
+            text=names,
+            textposition="middle right",
+            textfont=dict(size=LABEL_FONT_PX, color=NEUTRAL),
+            cliponaxis=False,
+            showlegend=False,
+            hoverinfo="skip",
+        )
+    )
+    fig = go.Figure(traces)
+    base_layout(fig, title, height)
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(steps),
+        ticktext=token_labels(stage_names),
+        tickangle=-20,
+        range=[-0.25, len(steps) - 1 + 0.2],
+    )
+    fig.update_yaxes(title_text="vector norm ||x||", range=[0.0, max(top, float(places.max(initial=0.0)) * 1.04)])
+    if widest == len(steps) - 1:  # names right of the last step: the margin holds them
+        fig.update_layout(margin=dict(r=int(np.ceil(label_px(names, LABEL_FONT_PX))) + 24))
     return fig
 
 
@@ -50,10 +85,10 @@ def layernorm_figure(
     )
     x = np.arange(len(tokens))
     styles = (
-        ("std before", HEAD_COLORS[2], "circle-open"),
-        ("std after", HEAD_COLORS[2], "circle"),
-        ("mean before", "#1f77b4", "diamond-open"),
-        ("mean after", "#1f77b4", "diamond"),
+        ("std before", NEUTRAL, "circle-open"),
+        ("std after", NEUTRAL, "circle"),
+        ("mean before", NEUTRAL, "diamond-open"),
+        ("mean after", NEUTRAL, "diamond"),
     )
     for col, (a, b) in enumerate(zip(before, after), start=1):
         values = (a.std(-1), b.std(-1), a.mean(-1), b.mean(-1))
@@ -87,7 +122,7 @@ def ffn_active_figure(fractions: np.ndarray, tokens: Sequence[str], d_ff: int, t
         go.Bar(
             x=np.arange(len(tokens)),
             y=fractions,
-            marker_color="#2ca02c",
+            marker_color=NEUTRAL,
             text=token_labels(tokens),
             textposition="none",
             customdata=np.round(fractions * d_ff).astype(np.float32),

@@ -19,7 +19,7 @@ from .margins import (
     reserve_margins,
 )
 from .masking import allowed_cells, masked_hover, masked_overlay
-from .style import ACCENT, DIVERGING_SCALE, NEUTRAL_LINE, base_layout, head_color, projector_fonts
+from .style import ACCENT, DIVERGING_SCALE, NEUTRAL, base_layout, projector_fonts
 
 
 # The sinusoids' own index: PE[pos] with pos from 0, as in the paper's formula (the Curves, the table and the
@@ -80,7 +80,7 @@ def pe_curves_figure(pe: np.ndarray, dims: Sequence[int], wavelengths: np.ndarra
                     mode="lines",
                     name=f"dim {dim} ({kind}, pair {pair})",
                     showlegend=False,
-                    line=dict(color=NEUTRAL_LINE, dash="solid" if kind == "sin" else "dash", width=2.5),
+                    line=dict(color=NEUTRAL, dash="solid" if kind == "sin" else "dash", width=2.5),
                     hovertemplate=f"dim {dim} ({kind})<br>pos %{{x}}<br>PE %{{y:.3f}}<extra></extra>",
                 ),
                 row=row,
@@ -193,7 +193,7 @@ def wavelength_figure(wavelengths: np.ndarray, positions: int, finding: str = ""
                 y=finite(wavelengths),
                 mode="lines+markers",
                 name="wavelength",
-                line=dict(color=head_color(0), width=2.5),
+                line=dict(color=NEUTRAL, width=2.5),
                 hovertemplate="pair %{x}<br>wavelength %{y:.1f} positions<extra></extra>",
             ),
             go.Scatter(
@@ -252,7 +252,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
                 mode="lines",
                 line=dict(width=0),
                 fill="tonexty",
-                fillcolor="rgba(31,119,180,0.25)",
+                fillcolor="rgba(51,51,51,0.15)",
                 name="min to max over pos",
                 hoverinfo="skip",
             ),
@@ -260,7 +260,7 @@ def distance_profile_figure(offsets: np.ndarray, mean: np.ndarray, low: np.ndarr
                 x=x,
                 y=finite(mean),
                 mode="lines",
-                line=dict(color=head_color(0), width=2.5),
+                line=dict(color=NEUTRAL, width=2.5),
                 name="mean over pos",
                 hovertemplate="offset k %{x}<br>PE·PE %{y:.3f}<extra></extra>",
             ),
@@ -283,7 +283,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
                 x=dims,
                 y=finite(target),
                 name=f"PE[{pos + offset}]",
-                marker_color=head_color(0),
+                marker_color=NEUTRAL,
                 hovertemplate="dim %{x}<br>%{y:.4f}<extra>PE[pos + k]</extra>",
             ),
             go.Scatter(
@@ -291,7 +291,7 @@ def shift_vectors_figure(target: np.ndarray, mapped: np.ndarray, pos: int, offse
                 y=finite(mapped),
                 mode="markers",
                 name=f"M_{offset} · PE[{pos}]",
-                marker=dict(color=head_color(1), size=9, symbol="x"),
+                marker=dict(color=ACCENT, size=10, symbol="x"),
                 hovertemplate="dim %{x}<br>%{y:.4f}<extra>M_k PE[pos]</extra>",
             ),
         ]

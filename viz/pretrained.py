@@ -13,7 +13,7 @@ from .labels import escape, label_px, position_label, unique_labels
 from .tiles import Tiling, wrap_meta
 from .style import (
     ATTENTION_SCALE,
-    HEAD_COLORS,
+    NEUTRAL,
     PROJECTOR_INK,
     PROJECTOR_LABEL_PX,
     base_layout,
@@ -24,6 +24,10 @@ from .style import (
 PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
 PIECE_INK = "#111111"
+# A head's role fills its cell in the role grid: a role is no head, so light tints that no head, the accent or the
+# greys use (most from Paul Tol's "light" scheme), told apart by every vision (tests/test_colours.py); the cell's number is
+# written over it in dark ink.
+ROLE_FILLS = ("#77aadd", "#aaaa00", "#cceeff", "#eeeebb", "#ffbb77")
 NO_ROLE_COLOR = "#8c8c8c"  # a head with no clear role: a mid grey, 3.4:1 on white, darker than the masked cells'
 
 
@@ -100,7 +104,7 @@ def role_grid_figure(
     or with ``standing`` ``[L, H]`` when given (how far the head stands out in its strongest role, a z-score,
     signed); hover lists every role's score (``scores`` ``[L, H, R]``)."""
     layers, heads, scored = scores.shape
-    colors = [HEAD_COLORS[k] for k in range(scored)] + [NO_ROLE_COLOR] * (len(roles) - scored)
+    colors = [ROLE_FILLS[k % len(ROLE_FILLS)] for k in range(scored)] + [NO_ROLE_COLOR] * (len(roles) - scored)
     n = len(roles)
     scale = [[edge, colors[k]] for k in range(n) for edge in (k / n, (k + 1) / n)]  # one flat band per role
     if standing is None:
@@ -146,7 +150,11 @@ def role_grid_figure(
             continue
         fig.add_trace(
             go.Scatter(
-                x=[None], y=[None], mode="markers", name=role, marker=dict(symbol="square", size=14, color=colors[k])
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=role,
+                marker=dict(symbol="square", size=14, color=colors[k], line=dict(color=NEUTRAL, width=1)),
             )
         )
     places = dict(x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)])

@@ -12,9 +12,35 @@ DIVERGING_SCALE = "RdBu_r"
 MASKED_COLOR = "#c8c8c8"
 # "The other one": the run before a change, the model that reads less, an answer that is not the right one.
 OTHER_COLOR = "#7f7f7f"
-# A curve that no other in its figure needs telling apart from by colour (a loss, a positional encoding's pair in
-# its own panel): a dark grey, so that the hues keep their one meaning each (heads, the accent, the scales).
-NEUTRAL_LINE = "#333333"
+OTHER_TEXT = "#666666"  # "the other one" for text, which needs 4.5:1: 5.7:1 on white
+# A series that is not a head (a loss, a token's norm, a cost, a decoder's scores, bars of one quantity) needs no hue:
+# the neutral dark grey, so that the hues keep their one meaning each (heads, the accent, the scales). Several such
+# series in one plot are told apart by dash and marker (``series_line``), pattern (``series_bars``), panel or their
+# name written at the line's end.
+NEUTRAL = "#333333"
+SERIES_DASHES = ("solid", "dash", "dot", "dashdot")
+SERIES_SYMBOLS = ("circle", "square", "diamond", "triangle-up")
+SERIES_PATTERNS = ("", "/", ".", "x")
+
+
+def series_line(index: int, width: float = 2.5) -> dict:
+    """The line of the ``index``-th series that is not a head: neutral, solid, dashed, dotted, dash-dotted."""
+    return dict(color=NEUTRAL, width=width, dash=SERIES_DASHES[index % len(SERIES_DASHES)])
+
+
+def series_marker(index: int, size: int = 8) -> dict:
+    """The marker of the ``index``-th series that is not a head: neutral circles, squares, diamonds, triangles."""
+    return dict(color=NEUTRAL, size=size, symbol=SERIES_SYMBOLS[index % len(SERIES_SYMBOLS)])
+
+
+def series_bars(index: int) -> dict:
+    """The bars of the ``index``-th series that is not a head, in a group of bars: neutral, the first solid, the
+    others outlined and hatched (``/``, dotted, crossed) on white."""
+    shape = SERIES_PATTERNS[index % len(SERIES_PATTERNS)]
+    pattern = dict(shape=shape, fgcolor=NEUTRAL, bgcolor="white", solidity=0.35) if shape else dict(shape="")
+    return dict(color=NEUTRAL, line=dict(color=NEUTRAL, width=1.5), pattern=pattern)
+
+
 # "This one": the chosen token, the text a beam search returns, a highlighted position, the run after a change.
 # Never red, which is the positive half of the diverging scale: a deep orange near Okabe-Ito's vermilion, 3.95:1
 # on white (a mark needs 3:1), that stays apart from the diverging reds, the greys and every head colour for
@@ -45,7 +71,8 @@ GRID_COLOR, AXIS_LINE_COLOR = "#e6e9ef", "#c9ced8"
 # Every figure's own template, so that charts are sent with ``theme=None``: Streamlit's chart theme
 # rewrites each figure's spec in the browser before Plotly draws it, on every redraw, and its template's
 # colours are placeholders that only that rewrite fills in.
-# Light grid lines on white, the project's font, and the head colours as the default colour cycle.
+# Light grid lines on white, the project's font, and the neutral grey as every trace's default colour: a figure
+# that draws heads names each head's colour (``head_color``), so no other series takes a head's by default.
 # Tick labels may overflow: Plotly otherwise measures every label of a numeric axis on each redraw
 # to hide those past the figure's edge.
 _AXIS = dict(
@@ -68,7 +95,7 @@ LAB_TEMPLATE = go.layout.Template(
     layout=dict(
         font=FONT,
         title=dict(font=dict(weight=600), **TITLE_BELOW_TOOLBAR),
-        colorway=list(HEAD_COLORS),
+        colorway=[NEUTRAL],
         paper_bgcolor="white",
         plot_bgcolor="white",
         xaxis=_AXIS,

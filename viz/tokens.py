@@ -14,7 +14,15 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import escape
-from .style import HEAD_COLORS, PROJECTOR_INK, PROJECTOR_LABEL_PX, base_layout, projector_fonts, styled_figure
+from .style import (
+    NEUTRAL,
+    PROJECTOR_INK,
+    PROJECTOR_LABEL_PX,
+    base_layout,
+    projector_fonts,
+    series_line,
+    styled_figure,
+)
 
 PIECE_KINDS = ("starts a word", "continues a word", "unknown: not in the vocabulary")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#f7c6c5")  # as the WordPiece figure: word, continuation, unknown
@@ -133,7 +141,7 @@ def merges_figure(
         x=counts,
         y=np.arange(len(labels), dtype=np.int32),
         orientation="h",
-        marker_color=HEAD_COLORS[0],
+        marker_color=NEUTRAL,
         text=[f"{int(c):,}" for c in counts],
         textposition="outside",
         cliponaxis=False,
@@ -179,21 +187,20 @@ def growth_figure(
             name="BPE",
             mode="lines",
             line_shape="hv",
-            line=dict(color=HEAD_COLORS[0], width=3),
+            line=dict(color=NEUTRAL, width=3),
             hovertemplate="%{x:.0f} merges: %{y:.0f} BPE tokens<extra></extra>",
         ),
         row=1,
         col=1,
     )
-    dashes = ("dot", "dash", "dashdot")
-    for (name, count), color, dash in zip(references, HEAD_COLORS[1:], dashes):
+    for index, (name, count) in enumerate(references, start=1):
         fig.add_trace(
             go.Scatter(
                 x=np.array([x[0], x[-1]], np.float32),
                 y=np.array([count, count], np.float32),
                 name=f"{name}: {count}",
                 mode="lines",
-                line=dict(color=color, dash=dash, width=2),
+                line=series_line(index, 2),
                 hovertemplate=f"{escape(name)}: {count} tokens<extra></extra>",
             ),
             row=1,
@@ -205,7 +212,7 @@ def growth_figure(
             y=np.asarray(vocabulary, np.float32),
             name="vocabulary",
             mode="lines",
-            line=dict(color=HEAD_COLORS[4], width=3),
+            line=dict(color=NEUTRAL, width=3),
             showlegend=False,
             hovertemplate="%{x:.0f} merges: %{y:.0f} pieces<extra></extra>",
         ),

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .style import NEUTRAL_LINE, head_color, styled_figure, styled_grid
+from .style import NEUTRAL, head_color, styled_figure, styled_grid
 
 
 LEGEND_BAND = 0.2  # the top fifth of the loss panel: no loss reaches it, the legend lies there
@@ -38,14 +38,14 @@ def curves_figure(
             y=np.asarray(train_loss, dtype=np.float32),
             name="train loss",
             mode="lines",
-            line=dict(color=NEUTRAL_LINE, width=2.5),
+            line=dict(color=NEUTRAL, width=2.5),
         ),
         go.Scatter(
             x=x,
             y=np.asarray(val_loss, dtype=np.float32),
             name="held-out loss",
             mode="lines",
-            line=dict(color=NEUTRAL_LINE, width=2.5, dash="dash"),
+            line=dict(color=NEUTRAL, width=2.5, dash="dash"),
         ),
         go.Scatter(
             x=x,
@@ -53,7 +53,7 @@ def curves_figure(
             name="held-out accuracy",
             mode="lines+markers",
             marker=dict(size=5),
-            line=dict(color=NEUTRAL_LINE, width=2.5),
+            line=dict(color=NEUTRAL, width=2.5),
             showlegend=False,
         ),
     ]

@@ -9,9 +9,10 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .tiles import gap_shapes, tile_maps, tile_titles, tiling
-from .style import ATTENTION_SCALE, base_layout, head_color, styled_figure
+from .style import ACCENT, ATTENTION_SCALE, NEUTRAL, base_layout, styled_figure
 
 INK_SCALE = [[0.0, "#ffffff"], [1.0, "#111111"]]  # 0 = paper, 1 = ink
+PATCH_EDGE = "#808080"  # the lines between patches: a mid grey, seen on the paper and on the ink alike
 # The digit's outline over an attention map: the line where the ink crosses half, white on a black edge, so it
 # reads on the scale's dark end and on its light end alike.
 OUTLINE_LEVEL = 0.5
@@ -50,7 +51,7 @@ def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figu
             x1=k * patch_size - 0.5,
             y0=-0.5,
             y1=size - 0.5,
-            line=dict(color="#e6550d", width=2),
+            line=dict(color=PATCH_EDGE, width=2, dash="dash"),
         )
         for k in range(1, side)
     ]
@@ -61,7 +62,7 @@ def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figu
             y1=k * patch_size - 0.5,
             x0=-0.5,
             x1=size - 0.5,
-            line=dict(color="#e6550d", width=2),
+            line=dict(color=PATCH_EDGE, width=2, dash="dash"),
         )
         for k in range(1, side)
     ]
@@ -100,8 +101,8 @@ def patch_sequence_figure(image: np.ndarray, patch_size: int, title: str, per_ro
         x1=left + patch_size - 0.5,
         y0=top - 0.5,
         y1=top + patch_size - 0.5,
-        fillcolor="#9ecae1",
-        line=dict(color="#1f77b4"),
+        fillcolor="white",
+        line=dict(color=NEUTRAL, width=2),
         layer="above",
     )
     frames = [
@@ -138,10 +139,10 @@ def patches_of(image: np.ndarray, patch_size: int) -> np.ndarray:
 
 
 def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int | None = None) -> go.Figure:
-    """Bars of the 10 digits' probabilities; the most probable one dark, the true digit (if known) outlined."""
+    """Bars of the 10 digits' probabilities; the most probable one in the accent, the true digit (if known) outlined."""
     p = np.asarray(probabilities, dtype=np.float32)
     best = int(p.argmax())
-    colours = [head_color(0) if d == best else "#9ecae1" for d in range(len(p))]
+    colours = [ACCENT if d == best else NEUTRAL for d in range(len(p))]
     outline = [3 if d == truth else 0 for d in range(len(p))]
     trace = go.Bar(
         x=[str(d) for d in range(len(p))],

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .labels import cell_labels, escape, label_angle, matrix_axes, position_axis, position_label, token_labels
-from .style import ATTENTION_SCALE, base_layout, head_color, projector_fonts
+from .style import ATTENTION_SCALE, base_layout, projector_fonts, series_bars
 
 
 def attention_pair_figure(
@@ -65,7 +65,7 @@ def word_rows_figure(
                     x=keys,
                     y=np.asarray(row, dtype=np.float32),
                     name=escape(name),
-                    marker_color=head_color(trace),
+                    marker=series_bars(trace),
                     showlegend=col == 1,
                     legendgroup=str(trace),
                     customdata=hover,
