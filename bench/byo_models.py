@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench.memory import rss_mb  # noqa: E402
+from bench.processes import memory_mb  # noqa: E402
 from tests.byo_folders import bpe_tokenizer, wordpiece_tokenizer  # noqa: E402
 
 # config.json of each model at its real size (transformers' defaults for GPT2Config, BertConfig and
@@ -188,7 +188,7 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
     os.environ["ATTENTION_LAB_MODELS"] = str(root)
     os.environ["HF_HUB_CACHE"] = str(root / "no-cache")
     server = start("app.py").wait_healthy()
-    found = {"start-up": rss_mb(server.pid)}
+    found = {"start-up": memory_mb(server.pid)}
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
@@ -199,7 +199,7 @@ def server_rss(root: Path, folders: dict[str, Path]) -> dict[str, float]:
                 page.goto(f"{server.url}/multi_head{query}")
                 page.wait_for_selector(".js-plotly-plot .gtitle", timeout=120_000)
                 page.wait_for_selector(IDLE, timeout=120_000)
-                found[name] = rss_mb(server.pid)
+                found[name] = memory_mb(server.pid)
             browser.close()
     finally:
         server.stop()

@@ -51,10 +51,8 @@ import shutil
 import sys
 import time
 import urllib.parse
-from dataclasses import dataclass
 from pathlib import Path
 
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -63,7 +61,6 @@ from bench.classroom_report import (  # noqa: E402
     FOLLOW_TIMEOUT,
     Change,
     Result,
-    load_average,
     print_profile,
     profiled,
     report,
@@ -75,60 +72,24 @@ from bench.classroom_tab import (  # noqa: E402
     Finished,
     Tab,
     change_heads,
+    panel_shown,
+    reached,
     change_page,
     open_class,
     opened,
     teacher_run,
 )
+from bench.classroom_servers import Servers, cpu_rate, cpu_total, servers_running, solo_rerun_cpu  # noqa: E402
 from bench.classroom_viewer import follow_board  # noqa: E402
-from bench.load import memory_mb, p95, timed_rerun  # noqa: E402
-from bench.train_load import cpu_seconds  # noqa: E402
-from testing.redis_server import redis_running  # noqa: E402
-from testing.server import AppServer, start  # noqa: E402
-from testing.streamlit_client import connect  # noqa: E402
+from bench.load import p95  # noqa: E402
+from bench.processes import cpu_seconds, load_average, memory_mb  # noqa: E402
+from testing.server import AppServer  # noqa: E402
 
 ROOM_KEYS = ("room", "teach")  # the class's own URL keys (ui/rooms/membership.py)
 JOIN_BATCH = 10  # followers opening the join link at once
-SOLO_RERUNS = 10
-REDIS_URL = "ATTENTION_LAB_REDIS_URL"
-
-
-# --- the servers ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Servers:
-    apps: list[AppServer]
-    redis_pid: int | None
-
-    def pids(self) -> list[int]:
-        return [app.pid for app in self.apps] + ([self.redis_pid] if self.redis_pid else [])
-
-    def cpu(self) -> list[float]:
-        return [cpu_seconds(pid) for pid in self.pids()]
-
-
-@contextlib.contextmanager
-def servers_running(count: int):
-    options = {"server.enableXsrfProtection": "false"}
-    with contextlib.ExitStack() as stack:
-        env, redis_pid = None, None
-        if count > 1:
-            redis = stack.enter_context(redis_running())
-            env, redis_pid = {REDIS_URL: redis.url}, redis.process.pid
-        apps = [start("app.py", options=options, env=env) for _ in range(count)]
-        for app in apps:
-            stack.callback(app.stop)
-        for app in apps:
-            app.wait_healthy()
-        yield Servers(apps, redis_pid)
 
 
 # --- measuring ------------------------------------------------------------------------------------------------
-
-
-def cpu_total(servers: Servers) -> float:
-    return sum(servers.cpu())
 
 
 def shown(tab: Tab) -> tuple[str, str | None]:
@@ -150,24 +111,6 @@ async def settled(followers: list[Tab], target, timeout: float = FOLLOW_TIMEOUT)
             return True
         await asyncio.sleep(0.05)
     return False
-
-
-def panel_shown(follower: Tab, since: int, target) -> float | None:
-    """When the follower first showed the teacher's figures of ``target``'s page in its panel after ``since``."""
-    return next((at for at, page in follower.panels[since:] if page == target[0]), None)
-
-
-def reached(follower: Tab, since: tuple[int, int, int], target) -> tuple[float, bool] | None:
-    """When the follower first showed ``target`` after its ``since`` (runs, views taken in place), and whether
-    it took it in place (True) or by a full run of its own (False)."""
-    runs, views, _ = since
-    for at, page, slider in follower.views[views:]:
-        if (page, slider) == target:
-            return at, True
-    for run in follower.finished[runs:]:
-        if run.status == ForwardMsg.FINISHED_SUCCESSFULLY and (run.page, run.slider) == target:
-            return run.at, False
-    return None
 
 
 async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Servers, settle: float, action) -> Change:
@@ -239,27 +182,6 @@ async def one_change(kind: str, teacher: Tab, followers: list[Tab], servers: Ser
         teacher=published - began,
         panels=panels,
     )
-
-
-async def cpu_rate(servers: Servers, seconds: float, tabs: list[Tab]) -> tuple[float, float]:
-    """(server CPU s per s, runs per s over ``tabs``) over ``seconds`` of nothing changing. Every
-    ``script_finished`` counts: a run whose messages were still queued when the next began is reported as
-    ended early for a rerun (Streamlit's ForwardMsgQueue), and its elements are never sent."""
-    cpu, runs, began = cpu_total(servers), sum(len(t.finished) for t in tabs), time.monotonic()
-    await asyncio.sleep(seconds)
-    took = time.monotonic() - began
-    return (cpu_total(servers) - cpu) / took, (sum(len(t.finished) for t in tabs) - runs) / took
-
-
-async def solo_rerun_cpu(servers: Servers) -> float:
-    """CPU s of one rerun of Multi-head, one session alone (no class), median-free: total / reruns."""
-    async with connect(servers.apps[0].stream) as socket:
-        for _ in range(3):
-            await timed_rerun(socket, FIRST_PAGE, "")  # warm
-        before = servers.cpu()[0]
-        for _ in range(SOLO_RERUNS):
-            await timed_rerun(socket, FIRST_PAGE, "")
-        return (servers.cpu()[0] - before) / SOLO_RERUNS
 
 
 async def join(follower_servers: list[AppServer], code: str, stack: contextlib.AsyncExitStack) -> list[Tab]:

@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.classroom_report import commit, load_average  # noqa: E402
+from bench.classroom_report import commit  # noqa: E402
+from bench.processes import load_average  # noqa: E402
 from bench.load import p95  # noqa: E402
 from testing.redis_server import redis_running  # noqa: E402
 from testing.server import CHROMIUM_ARGS, chromium_path, start  # noqa: E402

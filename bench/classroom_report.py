@@ -14,6 +14,7 @@ from pathlib import Path
 
 from bench.classroom_tab import RUN_TIMEOUT
 from bench.load import p95
+from bench.processes import load_average
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLLOW_TIMEOUT = 30.0  # s: a follower that has not shown the teacher's view by then counts as an error
@@ -146,10 +147,6 @@ def commit() -> str:
     return subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-
-
-def load_average() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def runs_cell(counts: list[int]) -> str:

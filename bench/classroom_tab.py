@@ -305,3 +305,21 @@ async def change_page(tab: Tab, url_path: str) -> None:
     query = urllib.parse.parse_qs(tab.query, keep_blank_values=True)
     kept = urllib.parse.urlencode([(k, v) for k, values in query.items() if k in tab.bound for v in values])
     await teacher_run(tab, page_hash=tab.pages[url_path], query=kept)
+
+
+def panel_shown(follower: Tab, since: int, target) -> float | None:
+    """When the follower first showed the teacher's figures of ``target``'s page in its panel after ``since``."""
+    return next((at for at, page in follower.panels[since:] if page == target[0]), None)
+
+
+def reached(follower: Tab, since: tuple[int, int, int], target) -> tuple[float, bool] | None:
+    """When the follower first showed ``target`` after its ``since`` (runs, views taken in place), and whether
+    it took it in place (True) or by a full run of its own (False)."""
+    runs, views, _ = since
+    for at, page, slider in follower.views[views:]:
+        if (page, slider) == target:
+            return at, True
+    for run in follower.finished[runs:]:
+        if run.status == ForwardMsg.FINISHED_SUCCESSFULLY and (run.page, run.slider) == target:
+            return run.at, False
+    return None

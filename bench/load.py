@@ -44,6 +44,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import memory_mb, reset_peak_memory  # noqa: E402
 from testing.server import AppServer, running  # noqa: E402
 from testing.streamlit_client import connect, read_run, rerun_message  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
@@ -59,23 +60,6 @@ def app_server():
     """The app on a free local port (``testing.server.running``), as websocket clients reach it: without
     the XSRF check, whose cookie only a browser presents."""
     return running("app.py", options={"server.enableXsrfProtection": "false"})
-
-
-def memory_mb(pid: int, field: str = "VmRSS") -> float:
-    """A memory line of /proc/<pid>/status in MB: ``VmRSS`` (resident now) or ``VmHWM`` (resident at its peak)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no {field} in /proc/{pid}/status")
-
-
-def reset_peak_memory(pid: int) -> bool:
-    """Restart the kernel's VmHWM from the current RSS (``5`` into clear_refs); False where that is not allowed."""
-    try:
-        Path(f"/proc/{pid}/clear_refs").write_text("5")
-        return True
-    except OSError:
-        return False
 
 
 # --- one session ----------------------------------------------------------------------------------------------

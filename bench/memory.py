@@ -17,22 +17,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.browser import url_path  # noqa: E402
+from bench.processes import memory_mb  # noqa: E402
 from testing.server import CHROMIUM_ARGS, IDLE, chromium_path, running  # noqa: E402
 from ui.pages_index import PAGES  # noqa: E402
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def main() -> None:
     with running("app.py") as server:
         print("| after | server RSS (MB) |")
         print("|---|---:|")
-        print(f"| start-up | {rss_mb(server.pid):.0f} |")
+        print(f"| start-up | {memory_mb(server.pid):.0f} |")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -40,7 +34,7 @@ def main() -> None:
                 page.goto(f"{server.url}/{url_path(info.path)}")
                 page.wait_for_selector(IDLE, timeout=60_000)
                 page.wait_for_timeout(1000)
-                print(f"| {info.title} | {rss_mb(server.pid):.0f} |")
+                print(f"| {info.title} | {memory_mb(server.pid):.0f} |")
             browser.close()
 
 

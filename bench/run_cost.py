@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import statistics
 import sys
 import time
@@ -30,16 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.processes import cpu_seconds  # noqa: E402
 from testing.server import running  # noqa: E402
 from testing.streamlit_client import connect, read_run, rerun_message  # noqa: E402
 
 BARE = "bench/bare_page.py"
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far, s (/proc/<pid>/stat fields 14 and 15)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def cpu_per_run(server, pages: list[str], runs: int) -> float:

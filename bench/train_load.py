@@ -31,11 +31,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
-import random
 import statistics
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,30 +43,17 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import Run, app_server, page_name, rerun_summary, timed_rerun  # noqa: E402
+from bench.background_class import BackgroundClass  # noqa: E402
+from bench.load import app_server, rerun_summary  # noqa: E402
+from bench.processes import cpu_seconds, descendants_cpu_seconds, load_average  # noqa: E402
 from bench.train_session import TARGET_TIMEOUT, TimerDrivenTab  # noqa: E402
 from testing.server import CHROMIUM_ARGS, IDLE, AppServer, chromium_path  # noqa: E402
 from testing.streamlit_client import connect  # noqa: E402
-from ui.pages_index import PAGES  # noqa: E402
 
 
 # Installed in a training tab: appends [wall ms, step, place in the queue (0 = not queued), target reached]
 # to window.trace whenever one of them changes. textContent (no layout) keeps it cheap.
-TRACE = """() => {
-  window.trace = [];
-  const read = () => {
-    const bar = document.querySelector('[data-testid=stProgress]');
-    const step = bar ? /step (\\d+) of at most/.exec(bar.textContent) : null;
-    const alerts = [...document.querySelectorAll('[data-testid=stAlert]')].map(a => a.textContent).join(' ');
-    const queued = /number (\\d+) in the queue/.exec(alerts);
-    const row = [Date.now(), step ? +step[1] : -1, queued ? +queued[1] : 0,
-                 /Done at step \\d+: the target is reached/.test(alerts)];
-    const last = window.trace[window.trace.length - 1];
-    if (!last || last.slice(1).some((value, i) => value !== row[i + 1])) window.trace.push(row);
-  };
-  new MutationObserver(read).observe(document.body, {childList: true, subtree: true, characterData: true});
-  read();
-}"""
+TRACE = (ROOT / "bench" / "training_trace.js").read_text()
 
 
 # --- the bare loop --------------------------------------------------------------------------------------------
@@ -188,74 +172,6 @@ async def timer_driven_runs(server: AppServer, count: int = 1) -> list[TrainingR
     return [summarise(tab.trace, clicked) for tab in tabs]
 
 
-# --- the class on the other pages -----------------------------------------------------------------------------
-
-
-class BackgroundClass:
-    """``sessions`` websocket sessions, each rerunning its own page (not the training page) until stopped.
-
-    Runs in a thread with its own event loop; ``runs`` holds (wall-clock start, Run) pairs.
-    """
-
-    def __init__(self, server: AppServer, sessions: int, think: float):
-        self.server, self.sessions, self.think = server, sessions, think
-        self.pages = [page_name(info) for info in PAGES if info.url_path != "train"]
-        self.runs: list[tuple[float, Run]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=lambda: asyncio.run(self._all()), daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def between(self, start: float, end: float) -> list[Run]:
-        return [run for started, run in self.runs if start <= started <= end]
-
-    async def _all(self) -> None:
-        rng = random.Random(0)
-        await asyncio.gather(*(self._student(self.pages[i % len(self.pages)], rng) for i in range(self.sessions)))
-
-    async def _student(self, page: str, rng: random.Random) -> None:
-        async with connect(self.server.stream) as socket:
-            await timed_rerun(socket, page, "")  # opening the page: not counted
-            while not self._stop.is_set():
-                await asyncio.sleep(rng.uniform(0, 2 * self.think))
-                started = time.time()
-                self.runs.append((started, await timed_rerun(socket, page, "")))
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far, s (/proc/<pid>/stat fields 14 and 15)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # in clock ticks
-
-
-def descendants_cpu_seconds(server: AppServer) -> float:
-    """User + system CPU time so far of this process's descendants that are still running, but for the
-    server (Playwright's driver and Chromium's processes), s."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended meanwhile
-            continue
-        parents[int(stat.parent.name)] = int(fields[1])
-    mine, grew = {os.getpid()}, True
-    while grew:
-        found = {pid for pid, parent in parents.items() if parent in mine} - mine
-        mine, grew = mine | found, bool(found)
-    total = 0.0
-    for pid in mine - {os.getpid(), server.pid}:
-        try:
-            total += cpu_seconds(pid)
-        except OSError:
-            pass
-    return total
-
-
 # --- the two measurements -------------------------------------------------------------------------------------
 
 
@@ -319,11 +235,11 @@ def trainers_at_once(browser, server: AppServer, trainers: int, others: int, thi
     crowd = BackgroundClass(server, others, think)
     crowd.start()
     time.sleep(max(5.0, 4 * think))  # the class under way before anyone trains
-    server_cpu, browser_cpu, started = cpu_seconds(server.pid), descendants_cpu_seconds(server), time.time()
+    server_cpu, browser_cpu, started = cpu_seconds(server.pid), descendants_cpu_seconds(server.pid), time.time()
     runs = train_in_browser_tabs(tabs) if browser else in_own_thread(timer_driven_runs(server, trainers))
     finished = time.time()
     server_cpu = (cpu_seconds(server.pid) - server_cpu) / (finished - started)
-    browser_cpu = (descendants_cpu_seconds(server) - browser_cpu) / (finished - started)
+    browser_cpu = (descendants_cpu_seconds(server.pid) - browser_cpu) / (finished - started)
     crowd.stop()
     for tab in tabs:
         tab.context.close()
@@ -349,7 +265,7 @@ def trainers_at_once(browser, server: AppServer, trainers: int, others: int, thi
     print(f"| while training ({finished - started:.0f} s) | {rerun_summary(crowd.between(started, finished))} |")
     print(
         f"\nCPU while training (cores of the machine's 2): server {server_cpu:.2f}, Chromium and Playwright "
-        f"{browser_cpu:.2f}; load average at the end {Path('/proc/loadavg').read_text().split()[0]}."
+        f"{browser_cpu:.2f}; load average at the end {load_average().split()[0]}."
     )
 
 

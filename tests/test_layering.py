@@ -63,11 +63,12 @@ def test_no_user_html_escape_hatches():
 
 
 def test_files_stay_small():
-    for folder in ("pages", "ui", "viz", "transformer", "analysis", "classroom", "lessons", "tests", "testing"):
+    folders = ("pages", "ui", "viz", "transformer", "analysis", "classroom", "lessons", "tests", "testing", "bench")
+    for folder in folders:
         for path in (ROOT / folder).rglob("*.py"):
             lines = len(path.read_text(encoding="utf-8").splitlines())
             assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
-    for path in (ROOT / "ui").rglob("*.js"):  # the browser's side: scripts by concern, under the same cap
+    for path in [*(ROOT / "ui").rglob("*.js"), *(ROOT / "bench").rglob("*.js")]:  # the browser's side: the same cap
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= 330, f"{path.relative_to(ROOT)} has {lines} lines; split it"
 
