@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from transformer import TransformerConfig
+from transformer import TransformerConfig, positional_scheme
 
 
 def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
@@ -27,7 +27,7 @@ def closed_form_parameters(config: TransformerConfig) -> dict[str, int]:
     ffn = 2 * d * f + b * (f + d) if config.feed_forward else 0  # attention-only: no FFN and no norm for it
     norm = d + b * d
     per_layer = 0 if config.feed_forward else 1
-    table = config.max_len * d if config.positional == "learned" else 0
+    table = config.max_len * d if positional_scheme(config.positional).learned else 0
     table += config.type_vocab_size * d + (d + b * d if config.embed_norm else 0)
     vocab = config.tgt_vocab_size
     generator = {"linear": d * vocab + b * vocab, "tied": b * vocab, "none": 0}[config.output_head]

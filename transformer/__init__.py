@@ -4,7 +4,10 @@ from .bpe import BPETokenizer
 from .attention import MultiHeadAttention, attention_scores, masked_softmax, scaled_dot_product_attention
 from .checkpoint import MAX_CHECKPOINT_BYTES, checkpoint_data, checkpoint_info, load_checkpoint, save_checkpoint
 from .checkpoint_metadata import hash_tokenizer
-from .config import ACTIVATIONS, OUTPUT_HEADS, POSITIONAL_ENCODINGS, TransformerConfig, divisors
+from .config import ACTIVATIONS, OUTPUT_HEADS, TransformerConfig, divisors
+from .positional_schemes import NAMES as POSITIONAL_ENCODINGS
+from .positional_schemes import SCHEMES as POSITIONAL_SCHEMES
+from .positional_schemes import PositionalScheme, positional_scheme
 from .head_scores import PATTERNS, score_heads
 from .layers import DecoderLayer, EncoderLayer, FeedForward
 from .masks import causal_mask, combine_masks, padding_mask
@@ -124,6 +127,9 @@ __all__ = [
     "PATTERNS",
     "Patch",
     "POSITIONAL_ENCODINGS",
+    "POSITIONAL_SCHEMES",
+    "PositionalScheme",
+    "positional_scheme",
     "PRETRAINED_MODELS",
     "SelfAttentionStack",
     "SinusoidalEncoding",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-POSITIONAL_ENCODINGS = ("sinusoidal", "learned", "rotary", "alibi", "none")
+from .positional_schemes import positional_scheme
+
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu", "geglu")
 GATED_ACTIVATIONS = ("swiglu", "geglu")  # FFN(x) = (act(x W_gate) * x W_up) W_down
 OUTPUT_HEADS = ("linear", "tied", "none")
@@ -139,13 +140,12 @@ class TransformerConfig:
             )
         if not 0.0 <= self.dropout < 1.0:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}.")
-        if self.positional not in POSITIONAL_ENCODINGS:
-            raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
+        scheme = positional_scheme(self.positional)  # a ValueError for an unknown one
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation={self.activation!r} is unknown; use one of {ACTIVATIONS}.")
         if not self.pe_base > 0:
             raise ValueError(f"pe_base must be positive, got {self.pe_base}.")
-        if self.positional == "rotary" and self.d_head % 2:
+        if scheme.even_head and self.d_head % 2:
             raise ValueError(
                 f"rotary encoding rotates pairs of dimensions, so d_model / num_heads "
                 f"(= {self.d_head}) must be even; change d_model or num_heads."

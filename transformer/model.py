@@ -16,7 +16,7 @@ from .config import TransformerConfig
 from .layers import DecoderLayer, EncoderLayer
 from .norms import make_norm
 from .kv_cache import KVCache
-from .positional import LearnedEncoding, SinusoidalEncoding
+from .positional_schemes import position_table
 from .passes import pass_record, returned, self_attention_mask
 from .record import ForwardRecord, capture
 from .embedding import Embedding
@@ -26,8 +26,8 @@ class InputEmbedding(nn.Module):
     """x = E[tokens] * s + PE (+ T[token_types]), then LayerNorm if asked, then dropout.
 
     ``[B, L] ids -> [B, L, d_model]``. ``s = sqrt(d_model)`` (the paper) or 1
-    (``embed_scale=False``, as in BERT). The positional term is the sinusoidal or
-    learned table; rotary, ALiBi and "none" add nothing here. Token-type
+    (``embed_scale=False``, as in BERT). The positional term is the table of
+    ``config.positional``'s scheme (sinusoidal, learned); rotary, ALiBi and "none" add nothing here. Token-type
     (segment) embeddings exist when ``type_vocab_size > 0``; missing type ids are 0.
     """
 
@@ -36,11 +36,7 @@ class InputEmbedding(nn.Module):
         self.scale = math.sqrt(config.d_model) if config.embed_scale else 1.0
         self.max_len = config.max_len
         self.tokens = Embedding(vocab_size, config.d_model)
-        self.position: nn.Module | None = None
-        if config.positional == "sinusoidal":
-            self.position = SinusoidalEncoding(config.max_len, config.d_model, config.pe_base)
-        elif config.positional == "learned":
-            self.position = LearnedEncoding(config.max_len, config.d_model)
+        self.position = position_table(config.positional, config.max_len, config.d_model, config.pe_base)
         self.token_types = Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
         self.norm = make_norm(config) if config.embed_norm else None
         self.dropout = nn.Dropout(config.dropout)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .config import POSITIONAL_ENCODINGS, TransformerConfig, from_known_fields
+from .config import TransformerConfig, from_known_fields
+from .positional_schemes import positional_scheme
 from .digits_task import DIGITS_TASK
 from .tasks import TRAINING_TASKS, check_kind, make_task
 from .vision_training import digits_vit_config
@@ -68,8 +69,7 @@ class TrainingSetup:
             raise ValueError(f"learning_rate must be in (0, 1], got {self.learning_rate!r}.")
         if not 0 <= self.weight_decay < 1:
             raise ValueError(f"weight_decay must be in [0, 1), got {self.weight_decay!r}.")
-        if self.positional not in POSITIONAL_ENCODINGS:
-            raise ValueError(f"positional={self.positional!r} is unknown; use one of {POSITIONAL_ENCODINGS}.")
+        positional_scheme(self.positional)  # a ValueError that lists the known ones
         if self.text is not None and not isinstance(self.text, str):
             raise ValueError("text must be a string (or None for the built-in text).")
         model_config(self, context=1, vocab_size=5)  # head count, dropout, rotary pairs: the config's checks

@@ -19,7 +19,7 @@ from torch import nn
 from .config import TransformerConfig
 from .model import Encoder, ModelOutput
 from .passes import pass_record, returned
-from .positional import LearnedEncoding, SinusoidalEncoding
+from .positional_schemes import position_table
 from .record import ForwardRecord, capture
 from .embedding import Embedding
 
@@ -63,11 +63,7 @@ class PatchEmbedding(nn.Module):
         tokens = 1 + patch_count(config)
         self.projection = nn.Linear(config.channels * config.patch_size**2, config.d_model, bias=config.bias)
         self.cls = Embedding(1, config.d_model)
-        self.position: nn.Module | None = None
-        if config.positional == "learned":
-            self.position = LearnedEncoding(tokens, config.d_model)
-        elif config.positional == "sinusoidal":
-            self.position = SinusoidalEncoding(tokens, config.d_model, config.pe_base)
+        self.position = position_table(config.positional, tokens, config.d_model, config.pe_base)
         self.norm = (
             nn.LayerNorm(config.d_model, eps=config.layer_norm_eps, bias=config.bias) if config.embed_norm else None
         )

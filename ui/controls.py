@@ -11,20 +11,14 @@ from collections.abc import Sequence
 import streamlit as st
 
 from . import runtime  # noqa: F401  (torch threads are set before any torch work)
-from transformer import POSITIONAL_ENCODINGS, divisors
+from transformer import POSITIONAL_ENCODINGS, POSITIONAL_SCHEMES, divisors, positional_scheme
 
 from .model_sizes import SHARED
 from .screen import show_section
 
 D_MODEL_OPTIONS = (8, 16, 24, 32, 48, 64, 96, 128, 256, 512)
 MAX_HEADS = 16
-POSITIONAL_LABELS = {
-    "sinusoidal": "sinusoidal (paper)",
-    "learned": "learned (untrained)",
-    "rotary": "rotary (RoPE)",
-    "alibi": "ALiBi",
-    "none": "none",
-}
+POSITIONAL_LABELS = {scheme.name: scheme.label for scheme in POSITIONAL_SCHEMES}
 
 
 def positional_name(positional: str, random: bool) -> str:
@@ -36,8 +30,10 @@ def positional_name(positional: str, random: bool) -> str:
 
 
 def head_options(d_model: int, positional: str = "sinusoidal") -> list[int]:
-    """Head counts that split d_model evenly (even head size for rotary), at most MAX_HEADS."""
-    return [h for h in divisors(d_model) if h <= MAX_HEADS and not (positional == "rotary" and (d_model // h) % 2)]
+    """Head counts that split d_model evenly (an even head size where the scheme turns pairs: rotary), at most
+    MAX_HEADS."""
+    even = positional_scheme(positional).even_head
+    return [h for h in divisors(d_model) if h <= MAX_HEADS and not (even and (d_model // h) % 2)]
 
 
 def d_model_control(

@@ -7,14 +7,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ArchitectureSpec:
-    """What the diagram needs to know; ``src_len`` and ``tgt_len`` label the shapes."""
+    """What the diagram needs to know; ``src_len`` and ``tgt_len`` label the shapes; ``positions`` is the note on
+    how positions enter beside the embeddings (``transformer.PositionalScheme.diagram``, ``\\n`` a line break)."""
 
     num_encoder_layers: int = 2
     num_decoder_layers: int = 2
     d_model: int = 64
     num_heads: int = 4
     d_ff: int = 256
-    positional: str = "sinusoidal"
+    positions: str = "+ sinusoidal PE"
     norm_first: bool = False
     vocab_size: int = 4096
     src_len: int = 6
@@ -34,13 +35,7 @@ def architecture_dot(spec: ArchitectureSpec) -> str:
     """
     s, t, d = spec.src_len, spec.tgt_len, spec.d_model
     norm = "pre-LN" if spec.norm_first else "post-LN"
-    pe = {
-        "sinusoidal": "+ sinusoidal PE",
-        "learned": "+ learned PE",
-        "rotary": "(RoPE inside\\nattention)",
-        "alibi": "(ALiBi bias inside\\nattention)",
-        "none": "(no positional\\nencoding)",
-    }[spec.positional]
+    pe = spec.positions
     lines = [
         "digraph transformer {",
         "  rankdir=BT; nodesep=0.3; ranksep=0.35;",

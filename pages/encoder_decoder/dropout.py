@@ -13,6 +13,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from analysis.dropout import dropout_view, row_sums
+from transformer.positional_schemes import EMBEDDING, positional_scheme
 from ui.charts import chart
 from ui.controls import stops_slider
 from ui.cache import shared_figure
@@ -39,7 +40,7 @@ def _explain(config) -> None:
     embedded = (
         r"E[\text{token}]"
         + (r"\sqrt{d_{model}}" if config.embed_scale else "")
-        + (" + PE" if config.positional in ("sinusoidal", "learned") else "")
+        + (" + PE" if positional_scheme(config.positional).acts_in == EMBEDDING else "")
     )
     embedded = rf"\mathrm{{LN}}({embedded})" if config.embed_norm else embedded
     st.markdown(

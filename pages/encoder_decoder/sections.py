@@ -16,7 +16,7 @@ from ui.forward import run_model
 from analysis.parameters import shape_table
 from pages.encoder_decoder.tables import parameter_table
 from ui.text import TokenizedText
-from transformer import TransformerConfig
+from transformer import TransformerConfig, positional_scheme
 from transformer.spec import ModelSpec
 from ui.charts import chart
 from ui.screen import one_then_pair
@@ -158,7 +158,7 @@ def architecture_section(pair: SentencePair):
                     config.d_model,
                     config.num_heads,
                     config.d_ff,
-                    config.positional,
+                    positional_scheme(config.positional).diagram,
                     config.norm_first,
                     config.tgt_vocab_size,
                     src_len,

@@ -1,0 +1,60 @@
+"""One registry of positional schemes (transformer/positional_schemes.py): each record says where its scheme acts,
+and the model, the config's checks, the controls, the diagram and the parameter count do as it says."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from analysis.parameters import closed_form_parameters, counted_parameters
+from transformer import POSITIONAL_ENCODINGS, POSITIONAL_SCHEMES, TransformerConfig, build_model, positional_scheme
+from transformer.positional import sinusoidal_encoding
+from transformer.positional_schemes import ATTENTION, EMBEDDING, NOWHERE
+from ui.controls import POSITIONAL_LABELS, head_options
+
+
+def test_the_registry_names_every_scheme_once_and_the_config_takes_exactly_those():
+    names = [scheme.name for scheme in POSITIONAL_SCHEMES]
+    assert names == list(POSITIONAL_ENCODINGS) == ["sinusoidal", "learned", "rotary", "alibi", "none"]
+    assert len(set(POSITIONAL_LABELS.values())) == len(names) and set(POSITIONAL_LABELS) == set(names)
+    with pytest.raises(ValueError, match="unknown; use one of"):
+        TransformerConfig(positional="wavelet")
+
+
+@pytest.mark.parametrize("name", POSITIONAL_ENCODINGS)
+def test_a_scheme_acts_where_its_record_says(name):
+    scheme = positional_scheme(name)
+    torch.manual_seed(0)
+    model = build_model(TransformerConfig(positional=name, d_model=16, num_heads=2, max_len=12, dropout=0.0)).eval()
+    tokens = torch.tensor([[3, 5, 7, 9]])
+    table = model.src_embed.position
+    if scheme.acts_in == EMBEDDING:
+        zeros = torch.zeros(1, 4, 16)
+        assert table is not None and tuple(table(zeros).shape) == (1, 4, 16) and table(zeros).abs().sum() > 0
+        assert (len(list(table.parameters())) > 0) == scheme.learned
+    else:
+        assert table is None and scheme.acts_in in (ATTENTION, NOWHERE)
+    if name == "sinusoidal":  # the paper's table, exactly
+        torch.testing.assert_close(table(torch.zeros(1, 4, 16))[0], sinusoidal_encoding(12, 16)[:4])
+    # where positions act at all, swapping two source tokens changes more than their own two rows of the encoding
+    swapped = tokens[:, [1, 0, 2, 3]]
+    memory, memory_swapped = model.encode(tokens), model.encode(swapped)
+    same_rows = torch.allclose(memory[:, [1, 0, 2, 3]], memory_swapped, atol=1e-5)
+    assert same_rows == (scheme.acts_in == NOWHERE)
+
+
+def test_rotary_needs_an_even_head_and_the_heads_control_offers_only_those():
+    assert [s.name for s in POSITIONAL_SCHEMES if s.even_head] == ["rotary"]
+    with pytest.raises(ValueError, match="must be even"):
+        TransformerConfig(positional="rotary", d_model=12, num_heads=4)
+    assert head_options(12, "rotary") == [1, 2, 3, 6] and head_options(12, "alibi") == [1, 2, 3, 4, 6, 12]
+
+
+def test_only_a_learned_table_adds_parameters():
+    configs = {name: TransformerConfig(positional=name) for name in POSITIONAL_ENCODINGS}
+    totals = {name: sum(closed_form_parameters(config).values()) for name, config in configs.items()}
+    for name, config in configs.items():  # the closed form against the model's own parameters
+        assert sum(counted_parameters(build_model(config)).values()) == totals[name], name
+    config = TransformerConfig()
+    assert totals["learned"] - totals["sinusoidal"] == 2 * config.max_len * config.d_model  # source and target
+    assert len({totals[name] for name in ("sinusoidal", "rotary", "alibi", "none")}) == 1
