@@ -107,3 +107,10 @@ def test_one_layers_lines_are_grey_and_each_names_its_token_where_the_tokens_dif
     assert figure.layout.margin.r == 10  # the names sit inside the plot
     last = residual_norms_figure(["input", "after attention"], norms[:2], tokens, "t: 2")
     assert np.allclose(last.data[-1].x, 1.1) and last.layout.margin.r >= 24 + 0.6 * 14 * 3  # right of the plot
+
+
+def test_a_models_scores_before_and_after_its_heads_are_knocked_out_are_grey_and_the_accent():
+    from viz.alignment import quality_bars
+
+    bars = quality_bars(["intact", "knocked out"], [30.0, 20.0], [50.0, 40.0], "t: 2", before_after=True)
+    assert [trace.marker.color for trace in bars.data] == [OTHER_COLOR, ACCENT]

@@ -168,3 +168,19 @@ def test_on_a_phone_the_logit_lens_wraps_its_positions_into_rows_whose_cells_hol
     ]
     assert list(phone.layout.xaxis2.ticktext) == letters[11:22] and phone.layout.xaxis2.tickangle == 0
     assert phone.layout.height == 60 + 70 + 3 * 3 * 40 + 2 * 44
+
+
+def test_the_translations_scores_before_and_after_the_knock_out_are_grey_and_the_accent_with_the_titles_numbers():
+    import re
+
+    at = run_page(PAGE, {"model": shipped_label("translation"), "xk1": ["head 1", "head 2"]})
+    assert_no_exception(at)
+    spec = chart_by_title(at, "Knocking out")
+    intact, knocked = spec["data"]
+    assert [intact["name"], knocked["name"]] == ["intact", "knocked out"]
+    assert [intact["marker"]["color"], knocked["marker"]["color"]] == ["#7f7f7f", "#dc5400"]  # before, after
+    before, after = (float(v) for v in re.search(r"BLEU ([\d.]+) → ([\d.]+)", spec["layout"]["title"]["text"]).groups())
+    assert (
+        round(float(decode_array(intact["y"])[0]), 1) == before
+        and round(float(decode_array(knocked["y"])[0]), 1) == after
+    )

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from .cell_text import cell_text
 from .heatmap import matrix_heatmap
-from .style import ACCENT, ATTENTION_SCALE, base_layout, series_bars
+from .style import ACCENT, ATTENTION_SCALE, OTHER_COLOR, base_layout, series_bars
 
 LINK_NAME = "hand-made link"
 
@@ -70,16 +70,20 @@ def agreement_figure(scores: np.ndarray, title: str) -> go.Figure:
     return fig.add_trace(cell_text(shares, [[f"{v:.0%}" for v in row] for row in shares], ATTENTION_SCALE, (0, 1), 18))
 
 
-def quality_bars(decoders: Sequence[str], bleu: Sequence[float], chrf: Sequence[float], title: str) -> go.Figure:
+def quality_bars(
+    decoders: Sequence[str], bleu: Sequence[float], chrf: Sequence[float], title: str, before_after: bool = False
+) -> go.Figure:
     """Corpus BLEU and chrF (0-100) of each decoding (``decoders``, e.g. greedy and beam search) as grouped bars,
-    each bar labelled with its value."""
+    each bar labelled with its value: neutral, told apart by pattern, or, with ``before_after`` (two decodings, the
+    model before and after a change), grey and the accent, as every before and after."""
+    markers = [dict(color=OTHER_COLOR), dict(color=ACCENT)] if before_after else None
     fig = go.Figure(
         [
             go.Bar(
                 x=["BLEU", "chrF"],
                 y=[b, c],
                 name=name,
-                marker=series_bars(i),
+                marker=markers[i] if markers else series_bars(i),
                 text=[f"{b:.1f}", f"{c:.1f}"],
                 textposition="outside",
                 hovertemplate=f"{name}<br>%{{x}} %{{y:.1f}}<extra></extra>",

@@ -78,6 +78,7 @@ def translation_experiment(loaded: LoadedModel, sections: tuple[str, ...]) -> No
         (intact.quality.bleu, without.quality.bleu),
         (intact.quality.chrf, without.quality.chrf),
         title,
+        before_after=True,
     )
     chart(projector_fonts(bars), width="stretch")
     if typed is None:
