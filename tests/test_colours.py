@@ -19,6 +19,7 @@ def test_the_token_drawn_is_orange_among_grey_bars():
     figure = distribution_bars(["a", "b", "c"], probabilities, probabilities, np.array([True, True, False]), 1, "t")
     colours = list(figure.data[0].marker.color)
     assert colours.count(ORANGE) == 1 and RED not in colours
+    assert set(colours) - {ORANGE} <= {"#7f7f7f", "#c8c8c8"}  # kept grey, cut the masked grey
 
 
 def test_the_beams_text_is_drawn_orange():
@@ -72,12 +73,13 @@ def _closest(colours, others=()) -> float:
 
 
 def test_the_head_colours_stay_apart_for_colour_blind_readers_and_from_the_colours_that_mean_something_else():
-    from viz.style import ACCENT, HEAD_COLORS, MASKED_COLOR, OTHER_COLOR
+    from viz.style import ACCENT, HEAD_COLORS, MASKED_COLOR, NEUTRAL, OTHER_COLOR
 
     reserved = (ACCENT, OTHER_COLOR, MASKED_COLOR, "#ffffff", "#b2182b", "#d6604d")  # and the diverging reds
     assert len(set(HEAD_COLORS)) == 12
     assert _closest(HEAD_COLORS[:3], reserved) >= 17  # the heads of the small models: far apart
     assert _closest(HEAD_COLORS, reserved) >= 9  # all twelve of a pretrained layer
+    assert _closest(HEAD_COLORS, (NEUTRAL,)) >= 9  # and from the grey of every series that is not a head
     for colour in HEAD_COLORS:  # a line or a head's name reads on white (3:1)
         r, g, b = _linear(colour)
         assert 1.05 / (0.2126 * r + 0.7152 * g + 0.0722 * b + 0.05) >= 3.0, colour

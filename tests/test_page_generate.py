@@ -71,7 +71,7 @@ def test_the_cut_keeps_the_most_probable_tokens_and_the_marks_are_them_renormali
     colours = bars["marker"]["color"]
     assert [colour == "#c8c8c8" for colour in colours] == [rank >= kept for rank in range(21)]  # cut: grey
     assert [shape == "/" for shape in bars["marker"]["pattern"]["shape"]] == [rank >= kept for rank in range(21)]
-    assert [colour for colour in colours[:kept] if colour != "#333333"] == ["#dc5400"]  # kept: grey, one drawn
+    assert [colour for colour in colours[:kept] if colour != "#7f7f7f"] == ["#dc5400"]  # kept: grey, one drawn
     assert at.code[0].value.endswith(f"▸ {task.symbols([order[colours.index('#dc5400')]])[0]}")
 
 

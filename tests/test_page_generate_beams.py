@@ -109,11 +109,11 @@ def test_the_distributions_legend_names_only_marks_of_its_own_colour():
     spec = chart_by_title(at, "Token 1")
     bars, marks = spec["data"]
     assert bars["showlegend"] is False
-    assert {"#333333", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
+    assert {"#7f7f7f", "#c8c8c8"} <= set(bars["marker"]["color"]) and len(set(bars["marker"]["color"])) == 3
     assert marks["marker"]["color"] == "black" and marks.get("showlegend") is not False
     caption = next(c.value for c in at.caption if c.value.startswith("Drawn:"))
     assert (
-        "Blue bars are kept, hatched grey ones cut by top-k or top-p" in caption
+        "Grey bars are kept, hatched light grey ones cut by top-k or top-p" in caption
         and "the orange one is the token drawn" in caption
     )
 

@@ -58,3 +58,9 @@ def test_only_a_learned_table_adds_parameters():
     config = TransformerConfig()
     assert totals["learned"] - totals["sinusoidal"] == 2 * config.max_len * config.d_model  # source and target
     assert len({totals[name] for name in ("sinusoidal", "rotary", "alibi", "none")}) == 1
+
+
+def test_the_diagrams_default_note_is_the_papers_scheme_as_the_registry_writes_it():
+    from viz.architecture import ArchitectureSpec
+
+    assert ArchitectureSpec().positions == positional_scheme("sinusoidal").diagram

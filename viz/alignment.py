@@ -76,6 +76,8 @@ def quality_bars(
     """Corpus BLEU and chrF (0-100) of each decoding (``decoders``, e.g. greedy and beam search) as grouped bars,
     each bar labelled with its value: neutral, told apart by pattern, or, with ``before_after`` (two decodings, the
     model before and after a change), grey and the accent, as every before and after."""
+    if before_after and len(decoders) != 2:
+        raise ValueError(f"before and after are two decodings, got {len(decoders)}.")
     markers = [dict(color=OTHER_COLOR), dict(color=ACCENT)] if before_after else None
     fig = go.Figure(
         [

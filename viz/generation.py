@@ -21,7 +21,11 @@ from .style import (
     styled_figure,
 )
 
-KEPT, CUT, CHOSEN = NEUTRAL, MASKED_COLOR, ACCENT  # a token cut by top-k or top-p is masked out of the draw
+KEPT, CUT, CHOSEN = (
+    OTHER_COLOR,
+    MASKED_COLOR,
+    ACCENT,
+)  # kept: the other ones, 4.7:1 against the black marks  # a token cut by top-k or top-p is masked out of the draw
 # A cut bar is hatched and outlined as a masked cell is, so that it reads against white (3:1) and not by colour alone.
 CUT_OUTLINE = "#767676"  # 4.5:1 on white
 PRUNED = OTHER_COLOR  # a beam search's branches left behind: "the other one", 3.9:1 on white
@@ -42,7 +46,7 @@ def distribution_bars(
     measure: str = "softmax(z / τ)",
 ) -> go.Figure:
     """The ``shown`` most probable tokens of softmax(z/τ) ``[V]`` (τ the temperature) as horizontal bars, the most
-    probable at the top, every bar named by its token, and the rest as one bar: kept tokens blue, tokens cut by top-k
+    probable at the top, every bar named by its token, and the rest as one bar: kept tokens grey, tokens cut by top-k
     or top-p grey, the chosen one orange (the accent); a second trace marks the renormalised probability each kept
     token is drawn with. ``measure`` names the bars' values in the hover (greedy's are a one-hot distribution, not a
     softmax). The figure is a line (``BAR_ROW_PX``) a bar tall."""

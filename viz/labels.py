@@ -183,12 +183,14 @@ def log_axis(values, exact: bool = False, **extra) -> dict:
     return dict(type="log", tickmode="array", tickvals=ticks, ticktext=labels, **extra)
 
 
-def spread_apart(values, gap: float) -> np.ndarray:
+def spread_apart(values, gap: float, low: float = -np.inf, high: float = np.inf) -> np.ndarray:
     """Places for labels beside points at ``values`` (one axis): the closest to them, in the least-squares sense,
-    with neighbours at least ``gap`` apart and their order kept.
+    with neighbours at least ``gap`` apart, their order kept, all within [``low``, ``high``].
 
     With the values sorted, p_i = i·gap + q_i where q is the isotonic (non-decreasing) fit to v_i − i·gap, found by
-    pooling adjacent violators: each pool sits at its members' mean. ``[n]`` in, ``[n]`` out, in the input's order.
+    pooling adjacent violators (each pool sits at its members' mean), then held within [low, high − (n − 1)·gap]:
+    clipping the isotonic fit gives the bounded one. Where the bounds leave too little room, ``low`` wins.
+    ``[n]`` in, ``[n]`` out, in the input's order.
     """
     values = np.asarray(values, np.float64)
     order = np.argsort(values, kind="stable")
@@ -200,6 +202,7 @@ def spread_apart(values, gap: float) -> np.ndarray:
             (mean_b, size_b), (mean_a, size_a) = pools.pop(), pools.pop()
             pools.append([(mean_a * size_a + mean_b * size_b) / (size_a + size_b), size_a + size_b])
     fitted = np.concatenate([np.full(int(size), mean) for mean, size in pools]) if pools else np.zeros(0)
+    fitted = np.maximum(np.minimum(fitted, high - gap * (len(values) - 1)), low)
     places = np.empty_like(values)
     places[order] = fitted + gap * np.arange(len(values))
     return places

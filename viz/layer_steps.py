@@ -13,7 +13,8 @@ from .labels import escape, label_px, position_axis, spread_apart, tick_label, t
 from .style import NEUTRAL, base_layout
 
 
-LABEL_GAP_PX, LABEL_FONT_PX = 18, 14  # a token's name at its line's end, and the least space between two names
+LABEL_GAP_PX, LABEL_FONT_PX = 18, 14  # the least space between two tokens' names beside their lines, their font
+TITLE_AND_STEPS_PX = 160  # of the figure's height: the title's strip above the plot, the turned step names below
 
 
 def residual_norms_figure(
@@ -42,11 +43,11 @@ def residual_norms_figure(
         )
         for i, token in enumerate(tokens)
     ]
-    height = max(440, 170 + LABEL_GAP_PX * len(tokens))
+    height = max(440, TITLE_AND_STEPS_PX + 20 + LABEL_GAP_PX * len(tokens))
     top = 1.08 * float(norms.max(initial=0.0)) or 1.0
-    plot_px = height - 60 - 80  # the title's strip above, the turned step names below
+    gap = LABEL_GAP_PX * top / (height - TITLE_AND_STEPS_PX)  # in the y axis's units
     widest = int(norms.std(axis=1).argmax()) if norms.size else 0
-    places = np.clip(spread_apart(norms[widest] if norms.size else [], LABEL_GAP_PX * top / plot_px), 0.0, None)
+    places = spread_apart(norms[widest] if norms.size else [], gap, low=gap / 2, high=top - gap / 2)
     traces.append(
         go.Scatter(
             x=np.full(len(tokens), widest + 0.1),
@@ -69,7 +70,7 @@ def residual_norms_figure(
         tickangle=-20,
         range=[-0.25, len(steps) - 1 + 0.2],
     )
-    fig.update_yaxes(title_text="vector norm ||x||", range=[0.0, max(top, float(places.max(initial=0.0)) * 1.04)])
+    fig.update_yaxes(title_text="vector norm ||x||", range=[0.0, top])
     if widest == len(steps) - 1:  # names right of the last step: the margin holds them
         fig.update_layout(margin=dict(r=int(np.ceil(label_px(names, LABEL_FONT_PX))) + 24))
     return fig

@@ -25,8 +25,8 @@ PIECE_KINDS = ("word", "continuation (##)", "special", "unknown [UNK]")
 PIECE_COLORS = ("#ffffff", "#dbe8fb", "#d9d9d9", "#f7c6c5")
 PIECE_INK = "#111111"
 # A head's role fills its cell in the role grid: a role is no head, so light tints that no head, the accent or the
-# greys use (most from Paul Tol's "light" scheme), told apart by every vision (tests/test_colours.py); the cell's number is
-# written over it in dark ink.
+# greys use (most from Paul Tol's "light" scheme), told apart by every vision (tests/test_one_meaning_per_colour.py);
+# the cell's number is written over it in dark ink, and the cells stand apart by dark lines between them.
 ROLE_FILLS = ("#77aadd", "#aaaa00", "#cceeff", "#eeeebb", "#ffbb77")
 NO_ROLE_COLOR = "#8c8c8c"  # a head with no clear role: a mid grey, 3.4:1 on white, darker than the masked cells'
 
@@ -160,6 +160,7 @@ def role_grid_figure(
     places = dict(x=[f"head {h + 1}" for h in range(heads)], y=[f"layer {l + 1}" for l in range(layers)])
     fig.add_trace(cell_text((strongest + 0.5) / n, text, scale, (0, 1), 14, **places))
     base_layout(fig, title, 150 + 48 * layers)
+    fig.update_layout(plot_bgcolor=NEUTRAL)  # the gaps between the cells: a light tint stands 3:1 against them
     fig.update_yaxes(autorange="reversed")
     # the legend starts below the heads' numbers and the axis title (about 70 px under the plot)
     fig.update_layout(legend=dict(orientation="h", y=-70 / (48 * layers), yanchor="top"))

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from .tiles import gap_shapes, tile_maps, tile_titles, tiling
-from .style import ACCENT, ATTENTION_SCALE, NEUTRAL, base_layout, styled_figure
+from .style import ACCENT, ATTENTION_SCALE, NEUTRAL, OTHER_COLOR, base_layout, styled_figure
 
 INK_SCALE = [[0.0, "#ffffff"], [1.0, "#111111"]]  # 0 = paper, 1 = ink
 PATCH_EDGE = "#808080"  # the lines between patches: a mid grey, seen on the paper and on the ink alike
@@ -73,8 +73,8 @@ def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figu
                 y=(i // side + 0.5) * patch_size - 0.5,
                 text=str(i + 1),
                 showarrow=False,
-                font=dict(size=14 if side <= 4 else 11, color="#e6550d"),
-                bgcolor="rgba(255,255,255,0.75)",
+                font=dict(size=14 if side <= 4 else 11, color="#111111"),
+                bgcolor="rgba(255,255,255,0.85)",
             )
             for i in range(side * side)
         ]
@@ -88,7 +88,7 @@ def patch_grid_figure(image: np.ndarray, patch_size: int, title: str) -> go.Figu
 
 
 def patch_sequence_figure(image: np.ndarray, patch_size: int, title: str, per_row: int = 17) -> go.Figure:
-    """The sequence the encoder reads: [CLS] (a learned vector, drawn as a labelled blue tile), then patch 1, 2,
+    """The sequence the encoder reads: [CLS] (a learned vector, drawn as a labelled white tile), then patch 1, 2,
     ... in row-major order, each drawn as its pixels (``viz.tiles``: one tile a token, ``per_row`` a row)."""
     side = image.shape[0] // patch_size
     pieces = patches_of(image, patch_size)  # [N, p, p]
@@ -142,7 +142,7 @@ def class_probabilities_figure(probabilities: np.ndarray, title: str, truth: int
     """Bars of the 10 digits' probabilities; the most probable one in the accent, the true digit (if known) outlined."""
     p = np.asarray(probabilities, dtype=np.float32)
     best = int(p.argmax())
-    colours = [ACCENT if d == best else NEUTRAL for d in range(len(p))]
+    colours = [ACCENT if d == best else OTHER_COLOR for d in range(len(p))]
     outline = [3 if d == truth else 0 for d in range(len(p))]
     trace = go.Bar(
         x=[str(d) for d in range(len(p))],

@@ -179,9 +179,9 @@ def distribution_text(settings: Sampling, step: int, names, token: int, dist) ->
     )
     note = (
         f"Drawn: “{names[token]}”, with probability {float(dist.probabilities[token]):.3f} after "
-        f"the cut. Blue bars are kept, hatched grey ones cut by top-k or top-p (and the bar of all the other tokens), "
-        f"the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
-        f"with."
+        "the cut. Grey bars are kept, hatched light grey ones cut by top-k or top-p (and the bar of all the other "
+        "tokens), the orange one is the token drawn; the black marks are the renormalised probabilities it was drawn "
+        "with."
     )
     return title, note
 
