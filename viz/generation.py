@@ -21,11 +21,9 @@ from .style import (
     styled_figure,
 )
 
-KEPT, CUT, CHOSEN = (
-    OTHER_COLOR,
-    MASKED_COLOR,
-    ACCENT,
-)  # kept: the other ones, 4.7:1 against the black marks  # a token cut by top-k or top-p is masked out of the draw
+# Kept tokens are "the other ones", grey (4.7:1 against the black marks of the draw); a token cut by top-k or top-p
+# is masked out of the draw; the token drawn is the accent.
+KEPT, CUT, CHOSEN = OTHER_COLOR, MASKED_COLOR, ACCENT
 # A cut bar is hatched and outlined as a masked cell is, so that it reads against white (3:1) and not by colour alone.
 CUT_OUTLINE = "#767676"  # 4.5:1 on white
 PRUNED = OTHER_COLOR  # a beam search's branches left behind: "the other one", 3.9:1 on white
@@ -224,14 +222,8 @@ def lines(
         yaxis = log_axis(np.concatenate([np.ravel(v) for v in series.values()]), title_text=y_title)
     else:
         xaxis, yaxis = dict(title_text=x_title), dict(title_text=y_title)
-    return styled_figure(
-        traces,
-        title,
-        380,
-        xaxis=xaxis,
-        yaxis=yaxis,
-        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right"),
-    )
+    legend = dict(orientation="h", y=1.02, yanchor="bottom", x=1.0, xanchor="right")
+    return styled_figure(traces, title, 380, xaxis=xaxis, yaxis=yaxis, legend=legend)
 
 
 def labelled_bars(
