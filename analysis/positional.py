@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from transformer import (
+    POSITIONAL_ENCODINGS,
     LearnedEncoding,
     alibi_bias,
     alibi_slopes,
@@ -125,16 +126,20 @@ def learned_similarity(positions: int, d_model: int, seed: int) -> np.ndarray:
     return (table @ table.T).astype(np.float32)
 
 
-def scheme_panels(length: int, d_model: int, base: float, seed: int) -> tuple[np.ndarray, ...]:
-    """What each scheme contributes between query m and key n ``[L, L]`` each:
-    sinusoidal PE_m·PE_n, learned P_m·P_n, rotary R(m)q·R(n)k, ALiBi head 0, none."""
-    pe = pe_table(length, d_model, base).astype(np.float64)
-    learned = learned_table(length, d_model, seed).astype(np.float64)
-    rope = rope_scores(length, d_model + d_model % 2, base, seed)
-    return (
-        (pe @ pe.T).astype(np.float32),
-        (learned @ learned.T).astype(np.float32),
-        rope,
-        alibi(1, length)[1][0],
-        np.zeros((length, length), dtype=np.float32),
-    )
+def scheme_panels(length: int, d_model: int, base: float, seed: int) -> dict[str, np.ndarray]:
+    """What each positional scheme contributes between query m and key n, ``[L, L]`` float32, by the scheme's
+    name in the registry's order (``transformer.positional_schemes``): sinusoidal PE_m·PE_n, learned P_m·P_n,
+    rotary R(m)q·R(n)k (d_model rounded up to even), ALiBi's bias of one head, none 0."""
+
+    def self_products(table: np.ndarray) -> np.ndarray:
+        table = table.astype(np.float64)
+        return (table @ table.T).astype(np.float32)
+
+    scores = {
+        "sinusoidal": lambda: self_products(pe_table(length, d_model, base)),
+        "learned": lambda: self_products(learned_table(length, d_model, seed)),
+        "rotary": lambda: rope_scores(length, d_model + d_model % 2, base, seed),
+        "alibi": lambda: alibi(1, length)[1][0],
+        "none": lambda: np.zeros((length, length), dtype=np.float32),
+    }
+    return {name: scores[name]() for name in POSITIONAL_ENCODINGS}

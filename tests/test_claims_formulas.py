@@ -61,7 +61,16 @@ def test_the_scaling_is_named_only_when_it_is_on():
     np.testing.assert_allclose(drawn(off, "Scaled scores"), drawn(off, "Raw scores Q Kᵀ"), atol=2e-3)
 
 
-@pytest.mark.parametrize("pe,expected", [("ALiBi", r"- m_i D"), ("rotary (RoPE)", r"R(XW_i^Q")])
+@pytest.mark.parametrize(
+    "pe,expected",
+    [
+        ("ALiBi", r"\right),\quad Q_i = XW_i^Q + b_i^Q"),  # the bias goes in the softmax, the rows unturned
+        ("ALiBi", r"}} + B_i\right)"),
+        ("ALiBi", r"(B_i)_{ts} = -m_{i}\,|t - s|\text{, ALiBi}"),
+        ("rotary (RoPE)", r"{\sqrt{d_k}}\right),\quad Q_i = R(XW_i^Q + b_i^Q),\quad K_i = R(XW_i^K"),  # no bias
+        ("rotary (RoPE)", r"R: \text{each row turned by its position, rotary (RoPE)}"),
+    ],
+)
 def test_the_multi_head_formula_follows_the_positional_scheme(pe, expected):
     at = run_random_model("pages/multi_head/page.py", {"pe": pe})
     assert_no_exception(at)

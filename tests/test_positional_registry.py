@@ -7,8 +7,16 @@ import pytest
 import torch
 
 from analysis.parameters import closed_form_parameters, counted_parameters
-from transformer import POSITIONAL_ENCODINGS, POSITIONAL_SCHEMES, TransformerConfig, build_model, positional_scheme
-from transformer.positional import sinusoidal_encoding
+from transformer import (
+    POSITIONAL_ENCODINGS,
+    POSITIONAL_SCHEMES,
+    ForwardRecord,
+    MultiHeadAttention,
+    TransformerConfig,
+    build_model,
+    positional_scheme,
+)
+from transformer.positional import apply_rotary, sinusoidal_encoding
 from transformer.positional_schemes import ATTENTION, EMBEDDING, NOWHERE
 from ui.controls import POSITIONAL_LABELS, head_options
 
@@ -64,3 +72,38 @@ def test_the_diagrams_default_note_is_the_papers_scheme_as_the_registry_writes_i
     from viz.architecture import ArchitectureSpec
 
     assert ArchitectureSpec().positions == positional_scheme("sinusoidal").diagram
+
+
+@pytest.mark.parametrize("name", POSITIONAL_ENCODINGS)
+def test_attention_turns_q_and_k_and_biases_the_scores_as_the_schemes_formula_says(name):
+    """The scores a MultiHeadAttention keeps equal (R_i q_i)·(R_j k_j) / sqrt(d_k) + B_ij computed here from the
+    formulas: RoPE's rotation for rotary, ALiBi's -m_h |i - j| for ALiBi, neither for the rest."""
+    torch.manual_seed(1)
+    attention = MultiHeadAttention(16, 4, positional=name).eval()
+    x = torch.randn(1, 6, 16)
+    record = ForwardRecord(keep_scores=True)
+    attention(x, x, x, record=record)
+    q = attention.split_heads(attention.w_q(x))
+    k = attention.split_heads(attention.w_k(x))
+    if name == "rotary":
+        q, k = apply_rotary(q), apply_rotary(k)
+    expected = q @ k.transpose(-2, -1) / 2.0  # sqrt(d_k) = sqrt(16 / 4)
+    if name == "alibi":
+        slopes = torch.tensor([2.0 ** (-8.0 * h / 4) for h in (1, 2, 3, 4)])
+        distance = (torch.arange(6)[:, None] - torch.arange(6)[None, :]).abs().float()
+        expected = expected - slopes[:, None, None] * distance
+    torch.testing.assert_close(record.scores["attn"], expected, atol=1e-5, rtol=1e-5)
+    scheme = positional_scheme(name)
+    assert (scheme.rotate is not None, scheme.score_bias is not None) == (name == "rotary", name == "alibi")
+    assert (scheme.acts_in == ATTENTION) == bool(scheme.rotate or scheme.score_bias) == bool(scheme.inside)
+    assert (scheme.acts_in == EMBEDDING) == (scheme.table is not None) == bool(scheme.embedding_term)
+
+
+def test_the_positional_page_offers_every_scheme_and_keeps_the_addresses_lessons_link_to():
+    from analysis.positional import scheme_panels
+    from pages.positional_encoding import schemes, word_order
+
+    assert schemes.SCHEMES == ("Learned", "Rotary (RoPE)", "ALiBi", "None")  # the URL's values, in lessons' links
+    assert set(schemes.DETAILS) == {s.name for s in POSITIONAL_SCHEMES} - {"sinusoidal"}
+    assert list(scheme_panels(4, 6, 10000.0, 0)) == list(schemes.PANELS) == list(POSITIONAL_ENCODINGS)
+    assert word_order.COMPARED == ("sinusoidal", "learned", "rotary", "alibi")

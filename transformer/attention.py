@@ -9,7 +9,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .positional import alibi_bias, apply_rotary
+from .positional_schemes import positional_scheme
 
 
 def attention_scores(
@@ -68,9 +68,9 @@ class MultiHeadAttention(nn.Module):
     output comes from PyTorch's fused ``F.scaled_dot_product_attention`` (same
     numbers, no weights: the second value returned is None).
 
-    ``positional`` may be "rotary" (q and k rotated per position) or "alibi" (a
-    linear distance penalty per head added to the scores); anything else adds
-    nothing. ``num_kv_heads`` < ``num_heads`` projects fewer key and value heads, each
+    ``positional`` names a scheme of ``positional_schemes``: one that acts inside attention rotates q and k by
+    their positions (rotary) or adds a per-head bias to the scores (ALiBi's linear distance penalty); any other
+    adds nothing here. ``num_kv_heads`` < ``num_heads`` projects fewer key and value heads, each
     shared by ``num_heads / num_kv_heads`` query heads (grouped-query; 1 = multi-query):
     ``w_k`` and ``w_v`` are then ``[num_kv_heads * d_head, d_model]``. ``head_dim`` sets d_head on its
     own (``w_q`` is then ``[num_heads * head_dim, d_model]`` and ``w_o`` its transpose's shape);
@@ -111,6 +111,7 @@ class MultiHeadAttention(nn.Module):
         self.d_head = d_model // num_heads if head_dim is None else head_dim
         self.kv_heads, self.window = kv_heads, window
         self.positional, self.rope_base, self.scale_scores = positional, rope_base, scale_scores
+        self.scheme = positional_scheme(positional)  # a ValueError for an unknown one
         self.rope_scaling = rope_scaling
         width, in_bias = num_heads * self.d_head, bias if qkv_bias is None else qkv_bias
         self.w_q = nn.Linear(d_model, width, bias=in_bias)
@@ -131,9 +132,11 @@ class MultiHeadAttention(nn.Module):
         return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.num_heads * self.d_head)
 
     def _rotated(self, x: torch.Tensor, start: int, norm: nn.Module | None) -> torch.Tensor:
-        """Each head's q or k, normalised (``qk_norm``) then rotated (RoPE), as the module asks."""
+        """Each head's q or k, normalised (``qk_norm``) then turned by position, as the module and its positional
+        scheme ask (RoPE)."""
         x = x if norm is None else norm(x)
-        return apply_rotary(x, self.rope_base, start, self.rope_scaling) if self.positional == "rotary" else x
+        rotate = self.scheme.rotate
+        return x if rotate is None else rotate(x, self.rope_base, start, self.rope_scaling)
 
     def keys_and_values(self, key, value, cache, name: str, start: int, static_keys: bool):
         """This call's keys and values ``[B, H_kv, Lk, d_head]``: projected, or with a KV cache, the stored
@@ -150,11 +153,13 @@ class MultiHeadAttention(nn.Module):
         return cache.extend(name, k, v, self.window)
 
     def score_bias(self, length_q: int, length_k: int, dtype: torch.dtype, query_start: int = 0) -> torch.Tensor | None:
-        """ALiBi's ``[H, Lq, Lk]`` distance penalty, or None for every other encoding. The keys end with the
-        last query (self-attention), so they start at ``query_start + Lq - Lk``."""
-        if self.positional != "alibi":
+        """The positional scheme's ``[H, Lq, Lk]`` bias on the scores (ALiBi's distance penalty), or None for a
+        scheme that adds none. The keys end with the last query (self-attention), so they start at
+        ``query_start + Lq - Lk``."""
+        bias = self.scheme.score_bias
+        if bias is None:
             return None
-        return alibi_bias(self.num_heads, length_q, length_k, query_start, query_start + length_q - length_k).to(dtype)
+        return bias(self.num_heads, length_q, length_k, query_start, query_start + length_q - length_k).to(dtype)
 
     @property
     def scale(self) -> float:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from transformer import positional_scheme
 from ui.cache import cached_figure
 from ui.models import LoadedModel
 from viz.attention_steps import attention_weights_figure
@@ -45,24 +46,25 @@ class HeadsOnText:
 
 
 def head_formula(config) -> str:
-    """Head i's weights as ``config``'s model computes them: projections with or without biases, RoPE's rotation
-    R of queries and keys by position, ALiBi's penalty -m_i |t - s| on the scores, Qwen3's RMSNorm N of each
-    head's queries and keys, grouped-query attention's shared keys W_{g(i)}^K, and d_k when set on its own."""
+    """Head i's weights as ``config``'s model computes them: projections with or without biases, the positional
+    scheme's rotation R of queries and keys by position (RoPE) or its bias B_i on the scores (ALiBi's
+    -m_i |t - s|), Qwen3's RMSNorm N of each head's queries and keys, grouped-query attention's shared keys
+    W_{g(i)}^K, and d_k when set on its own."""
     bias = config.qkv_bias if config.qkv_bias is not None else config.bias
+    scheme = positional_scheme(config.positional)
     grouped = config.kv_heads < config.num_heads
 
     def projection(name: str, head: str) -> str:
         head = head if len(head) == 1 else f"{{{head}}}"
         plain = f"XW_{head}^{name}" + (f" + b_{head}^{name}" if bias else "")
         plain = rf"N({plain})" if config.qk_norm else plain
-        return f"R({plain})" if config.positional == "rotary" else plain
+        return f"R({plain})" if scheme.rotate else plain
 
     q, k = f"Q_i = {projection('Q', 'i')}", f"K_i = {projection('K', 'g(i)' if grouped else 'i')}"
-    penalty = r" - m_i D" if config.positional == "alibi" else ""
-    where = {
-        "rotary": r",\quad R: \text{each row turned by its position (RoPE)}",
-        "alibi": r",\quad D_{ts} = |t - s| \text{ (ALiBi)}",
-    }.get(config.positional, "")
+    penalty = " + B_i" if scheme.bias_term else ""
+    where = rf",\quad R: \text{{each row turned by its position, {scheme.label}}}" if scheme.rotate else ""
+    if scheme.bias_term:
+        where += rf",\quad (B_i)_{{ts}} = {scheme.bias_term('i', 't', 's')}\text{{, {scheme.label}}}"
     if config.qk_norm:
         where += r",\quad N: \text{RMSNorm of each head's rows}"
     if grouped:

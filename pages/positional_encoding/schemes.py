@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.positional import diagonal_spread
+from transformer import POSITIONAL_SCHEMES
 from viz import position_schemes as schemes_viz, positional as viz
 
 from pages.positional_encoding import numbers as pos_ui
@@ -18,8 +19,22 @@ from ui.screen import compact, presenting
 from ui.findings import diagonal_finding
 from ui.formulas import formula
 
-# One button per scheme beside the sinusoids; the open one is the URL's ``scheme``.
-SCHEMES = ("Learned", "Rotary (RoPE)", "ALiBi", "None")
+# The page's other sections teach the paper's sinusoids; one button opens each other scheme of the registry, by its
+# title (the URL's ``scheme``).
+OWN = "sinusoidal"
+PICKED = tuple(scheme for scheme in POSITIONAL_SCHEMES if scheme.name != OWN)
+SCHEMES = tuple(scheme.title for scheme in PICKED)
+COUNTS = {4: "Four", 5: "Five", 6: "Six", 7: "Seven"}
+
+# Each scheme's panel in the comparison: its name, a note under it and the score its positions alone give a query
+# at m and a key at n (Plotly's HTML).
+PANELS = {
+    "sinusoidal": ("sinusoidal", "", "PE<sub>m</sub>·PE<sub>n</sub>"),
+    "learned": ("learned", "(untrained)", "P<sub>m</sub>·P<sub>n</sub>"),
+    "rotary": ("rotary", "", "R(m)q·R(n)k"),
+    "alibi": ("ALiBi", "(1 head)", "−slope·|m−n|"),
+    "none": ("none", "", "0"),
+}
 
 
 OFFSET_ONLY = 1e-4  # a diagonal's spread, over the panel's largest |value|, this small is float rounding
@@ -46,22 +61,15 @@ def offset_finding(panels, names: list[str]) -> str:
 @st.fragment
 def render_schemes(positions: int, d_model: int, base: float) -> None:
     """Draw the comparison figure and the open scheme (controls rerun this part only)."""
-    st.header("Five ways to give attention a sense of order")
+    st.header(f"{COUNTS.get(len(POSITIONAL_SCHEMES), len(POSITIONAL_SCHEMES))} ways to give attention a sense of order")
     length = min(positions, 32)
     panels = pos_ui.scheme_panels(length, d_model, base, 0)
-    # names of at most three short lines: the five panels fit side by side in a laptop's column; on a phone the
-    # panels stack, each as wide as the screen, and every name takes two lines (a third would reach the panel above)
-    learned = "learned (untrained)" if compact() else "learned<br>(untrained)"
-    names = [
-        "sinusoidal<br>PE<sub>m</sub>·PE<sub>n</sub>",
-        f"{learned}<br>P<sub>m</sub>·P<sub>n</sub>",
-        "rotary<br>R(m)q·R(n)k",
-        "ALiBi (1 head)<br>−slope·|m−n|",
-        "none<br>0",
-    ]
     panel_px = schemes_viz.PROJECTED_PANEL_PX if presenting() else schemes_viz.SCHEME_PANEL_PX
-    finding = offset_finding(panels, ["sinusoidal", "learned", "rotary", "ALiBi", "none"])
-    chart(cached_figure(schemes_viz.schemes_figure, panels, names, panel_px, finding), width="stretch")
+    finding = offset_finding(panels.values(), [PANELS[name][0] for name in panels])
+    chart(
+        cached_figure(schemes_viz.schemes_figure, tuple(panels.values()), panel_names(panels), panel_px, finding),
+        width="stretch",
+    )
     st.caption(
         f"First {length} positions; d_model = {d_model}, base = {base:g}"
         + (f"; rotary uses {d_model + 1} dimensions, as it rotates pairs." if d_model % 2 else ".")
@@ -78,23 +86,32 @@ def render_schemes(positions: int, d_model: int, base: float) -> None:
         "encoding adds, and the reason it exists. ALiBi penalises distance, an untrained learned table is "
         "noise, and *none* gives every pair the same nothing."
     )
-    scheme = section_picker(SCHEMES, key="scheme", label="scheme")
-    if scheme == "Learned":
-        _learned(positions, d_model)
-    if scheme == "Rotary (RoPE)":
-        _rotary(positions, base)
-    if scheme == "ALiBi":
-        _alibi(positions)
-    if scheme == "None":
-        st.markdown(
-            "With no positional information, self-attention is **permutation-equivariant**: shuffle "
-            "the words and every output is shuffled the same way, nothing else changes. Decoder-only "
-            "models with a causal mask get a little order from the mask itself, but a bidirectional "
-            "encoder gets none. The Word order section shows it on a real model."
-        )
+    title = section_picker(SCHEMES, key="scheme", label="scheme")
+    DETAILS[next(scheme.name for scheme in PICKED if scheme.title == title)](positions, d_model, base)
 
 
-def _learned(positions: int, d_model: int) -> None:
+def panel_names(panels: dict) -> list[str]:
+    """Each panel's name, at most three short lines: the five panels fit side by side in a laptop's column; on a
+    phone the panels stack, each as wide as the screen, and every name takes two lines (a third would reach the
+    panel above), its note beside it."""
+    names = []
+    for name in panels:
+        short, note, score = PANELS[name]
+        heading = f"{short} {note}" if compact() or not note else f"{short}<br>{note}"
+        names.append(f"{heading}<br>{score}")
+    return names
+
+
+def _none(positions: int, d_model: int, base: float) -> None:
+    st.markdown(
+        "With no positional information, self-attention is **permutation-equivariant**: shuffle "
+        "the words and every output is shuffled the same way, nothing else changes. Decoder-only "
+        "models with a causal mask get a little order from the mask itself, but a bidirectional "
+        "encoder gets none. The Word order section shows it on a real model."
+    )
+
+
+def _learned(positions: int, d_model: int, base: float) -> None:
     st.markdown(
         "A learned encoding is a trainable table $P \\in \\mathbb{R}^{L_{max} \\times d_{model}}$ whose "
         "row $pos$ is added to the embedding: $x_{pos} + P_{pos}$. Before training it is random noise "
@@ -126,7 +143,7 @@ def _learned(positions: int, d_model: int) -> None:
     )
 
 
-def _rotary(positions: int, base: float) -> None:
+def _rotary(positions: int, d_model: int, base: float) -> None:
     st.markdown(
         "Rotary encoding (RoPE) adds nothing to the embeddings. Inside attention it **rotates** each "
         "pair of query and key dimensions by an angle proportional to the position, "
@@ -160,7 +177,7 @@ def _rotary(positions: int, base: float) -> None:
         st.caption("Zero up to float rounding: after RoPE, q·k depends only on n − m.")
 
 
-def _alibi(positions: int) -> None:
+def _alibi(positions: int, d_model: int, base: float) -> None:
     st.markdown(
         "ALiBi (Attention with Linear Biases) adds nothing to the embeddings either. It adds a "
         "penalty to each head's scores that grows linearly with the distance, with a different "
@@ -199,3 +216,7 @@ def _alibi(positions: int) -> None:
                 f"{heads} is not a power of two: the slopes of the nearest lower power of two "
                 "come first, then every other slope of the next power of two."
             )
+
+
+# What the section shows of each scheme it offers, by the scheme's name (every scheme but the page's own).
+DETAILS = {"learned": _learned, "rotary": _rotary, "alibi": _alibi, "none": _none}

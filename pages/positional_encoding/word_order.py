@@ -18,6 +18,8 @@ from ui.controls import (
     seed_control,
     stops_slider,
 )
+from transformer import POSITIONAL_SCHEMES
+from transformer.positional_schemes import NOWHERE
 from ui.cache import cached_figure
 from ui.forward import random_stack, self_attention_maps, stack_config
 from ui.text import sentence_input
@@ -27,7 +29,8 @@ from analysis.word_order import reorder_mapping
 from pages.positional_encoding.word_order_numbers import word_order_attention
 
 MAX_WORDS = 24
-COMPARED = ("sinusoidal", "learned", "rotary", "alibi")
+# every scheme that tells positions apart, each against "none"
+COMPARED = tuple(scheme.name for scheme in POSITIONAL_SCHEMES if scheme.acts_in != NOWHERE)
 
 
 EXPLAIN = {

@@ -13,7 +13,8 @@ import streamlit as st
 from ui import runtime  # noqa: F401  (torch threads are set before any torch work)
 
 from analysis.attention_steps import AttentionSteps
-from transformer import TransformerConfig
+from transformer import TransformerConfig, positional_scheme
+from transformer.positional_schemes import NOWHERE
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.findings import most_read_key, value_range
@@ -90,16 +91,14 @@ def dimension_labels(count: int) -> list[str]:
 def input_description(view: HeadOnText) -> tuple[str, str, str]:
     """What X is for the chosen layer and model: markdown, its formula, a short name for the title."""
     config, layer = view.config, view.layer
-    pe = {"sinusoidal": " + PE", "learned": " + P_{\\text{learned}}"}.get(config.positional, "")
+    scheme = positional_scheme(config.positional)
+    pe = scheme.embedding_term
     scaled = "\\sqrt{d_{model}}" if config.embed_scale else ""
     types = " + E_{\\text{type}}" if config.type_vocab_size else ""
     embed = f"E_{{\\text{{tokens}}}}{scaled}{pe}{types}"
     embed = f"\\mathrm{{LN}}({embed})" if config.embed_norm else embed
-    where = {
-        "rotary": " Position enters inside attention instead: q and k are rotated by their position (RoPE).",
-        "alibi": " Position enters inside attention instead: a distance penalty is added to the scores (ALiBi).",
-        "none": NO_POSITIONS[view.causal],
-    }.get(config.positional, "")
+    where = f" Position enters inside attention instead: {scheme.inside}." if scheme.inside else ""
+    where = NO_POSITIONS[view.causal] if scheme.acts_in == NOWHERE else where
     if layer == 1:
         text = (
             "**1 · Token vectors.** Each token's embedding is looked up"
@@ -177,7 +176,7 @@ def projection_formula(config: TransformerConfig) -> str:
     and k, and Qwen3's RMSNorm N of each head's q and k before it."""
     in_bias = config.bias if config.qkv_bias is None else config.qkv_bias
     plain = [f"{name} = XW_{name}" + (f" + b_{name}" if in_bias else "") for name in "QKV"]
-    if config.positional == "rotary":  # RoPE turns each query and key by its position before the scores
+    if positional_scheme(config.positional).rotate:  # RoPE turns each query and key by its position first
         for i, (row, index, name) in enumerate((("q", "i", "Q"), ("k", "j", "K"))):
             inner = rf"W_{name}^\top x_{index}" + (f" + b_{name}" if in_bias else "")
             inner = rf"N({inner})" if config.qk_norm else f"({inner})"
@@ -192,12 +191,13 @@ def shared_limit(*matrices: np.ndarray) -> float:
     return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
 
 
-def scaled_scores_formula(scale: bool, alibi: bool) -> str:
-    """The scores the softmax reads: QK^T, divided by sqrt(d_k) when ``scale``, with ALiBi's distance penalty
-    -m|i - j| when ``alibi``, all over the temperature tau."""
+def scaled_scores_formula(scale: bool, positional: str) -> str:
+    """The scores the softmax reads: QK^T, divided by sqrt(d_k) when ``scale``, with the positional scheme's bias
+    on the scores (ALiBi's distance penalty -m|i - j|) where it adds one, all over the temperature tau."""
     scores = r"\frac{QK^\top}{\sqrt{d_k}}" if scale else r"QK^\top"
-    if alibi:
-        scores += r" - m\,|i - j|"
+    bias_term = positional_scheme(positional).bias_term
+    if bias_term:
+        scores += " " + bias_term("", "i", "j").replace("-", "- ", 1)
     return r"\tilde S_{ij} = \Big(" + scores.replace("QK^\top", "(QK^\top)_{ij}") + r"\Big) \big/ \tau"
 
 
@@ -224,7 +224,7 @@ def scores_section(view: HeadOnText) -> None:
     }
     formulas = {
         "raw": r"S = QK^\top \in \mathbb{R}^{T\times T},\quad S_{ij} = q_i \cdot k_j",
-        "scaled": scaled_scores_formula(view.scale, view.config.positional == "alibi"),
+        "scaled": scaled_scores_formula(view.scale, view.config.positional),
     }
     for column, (key, (scores, title)) in zip(st.columns(2), titles.items()):
         with column:
