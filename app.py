@@ -17,7 +17,7 @@ def route() -> None:
     """One run of a session: page config, the navigation, the bars around the page, the page."""
     from ui.classroom_bar import classroom_bar
     from ui.errors import said_shortly
-    from ui.page_url import keep_page_keys, remember_url
+    from ui.page_url import keep_page_keys, page_run, remember_url
     from ui.presentation import sidebar_at_start
     from ui.sharing import share_view
     from ui.lessons import arrive, lesson_bar, record_step_view
@@ -47,7 +47,7 @@ def route() -> None:
     page_begins()  # what is written from here on is the page's (a teacher's view, for the class): a lesson's too
     lesson_bar({page.url_path: page.path for page in PAGES})
     try:
-        with said_shortly(current.url_path):
+        with said_shortly(current.url_path), page_run(current.url_path):  # the keys it draws are its controls'
             current.run()
     finally:  # also after a page stops early (st.stop): the link then holds what it has drawn
         with bars_write():

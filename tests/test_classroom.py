@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -185,7 +184,7 @@ def test_reset_clears_the_pages_controls_and_keeps_every_other_session_key():
     assert at.session_state["unrelated"] == "kept" and at.session_state["temp"] == 0.5
 
 
-def test_a_pages_controls_are_its_url_keys_and_its_session_controls_never_the_bars():
+def test_a_pages_controls_are_its_url_keys_and_the_keys_it_drew_never_the_bars():
     state = [
         "s1",
         "s12",
@@ -199,24 +198,45 @@ def test_a_pages_controls_are_its_url_keys_and_its_session_controls_never_the_ba
         "class_room",
         "lesson_answers",
         "temp",
+        "canvas",
     ]
-    assert control_keys("masks", state) == ["s1", "s12", "heads", "model"]
-    assert control_keys("train", ["layer_try", "snap", "corpus", "steps", "trainer", "running", "present"]) == [
-        "layer_try",
-        "snap",
-        "corpus",
-        "steps",
-    ]
+    assert control_keys("masks", state) == ["s1", "s12", "heads", "model"]  # its URL keys, each number as #
+    assert control_keys("masks", state, drawn={"canvas", "model"}) == ["s1", "s12", "heads", "model", "canvas"]
     assert control_keys("no_such_page", state) == []
 
 
-def test_every_session_control_is_a_key_its_page_uses():
-    """A page's session controls (not in the URL) are named where the page draws them (``PageInfo``)."""
-    root = Path(__file__).resolve().parent.parent
-    for page in PAGES:
-        text = "\n".join(path.read_text(encoding="utf-8") for path in (root / page.path).parent.glob("*.py"))
-        for pattern in page.session_controls:
-            assert f'"{pattern.split("*")[0]}' in text, (page.url_path, pattern)
+@pytest.mark.parametrize(
+    "path, query, outside_the_url",
+    [
+        ("pages/train/page.py", {}, {"try"}),  # the input to try the trained model on
+        ("pages/vision/page.py", {"source": "draw"}, {"canvas"}),  # the drawing
+        ("pages/lessons/page.py", {"lesson": "start", "step": "1"}, {"answer_start/0"}),  # a step's answer
+    ],
+)
+def test_the_controls_a_page_draws_outside_the_url_are_its_own_but_the_bars_and_a_models_upload(
+    path, query, outside_the_url
+):
+    """``page_run`` records the keys the page's script drew, with no list kept by hand."""
+    from ui.page_url import DRAWN
+    from ui.rooms.schema import PAGE_KEYS, general_key
+
+    at = run_page(path, query)
+    assert_no_exception(at)
+    page = path.split("/")[1]
+    drawn = at.session_state[DRAWN][page]
+    assert outside_the_url <= drawn and not {general_key(key) for key in outside_the_url} & PAGE_KEYS[page]
+    assert not drawn & {"present", "share", "reset_page", "model_upload", "resume_upload", "room"}
+
+
+def test_reset_clears_a_control_outside_the_url_and_keeps_the_sessions():
+    at = run_page("pages/train/page.py")
+    at.text_input(key="try").input("abcab").run()
+    at.session_state["unrelated"] = "kept"
+    assert at.text_input(key="try").value == "abcab"
+    at.button(key="reset_page").click()
+    at.run()
+    assert_no_exception(at)
+    assert at.text_input(key="try").value != "abcab" and at.session_state["unrelated"] == "kept"
 
 
 def test_reset_clears_a_control_shown_only_under_another_controls_value():

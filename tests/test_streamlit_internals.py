@@ -151,6 +151,21 @@ def test_a_run_without_its_record_of_keys_is_named_and_the_charts_say_they_canno
         "Streamlit internal SharedRunState.widget_user_keys_this_run moved: see ui/streamlit_internals.py"
     ]
     assert streamlit_internals.key_taken_this_run("chart:any") is None  # outside a run, as where it moved
+    assert streamlit_internals.user_keys_this_run() is None
+
+
+def test_without_the_record_of_keys_a_page_runs_and_reset_knows_its_url_keys_only(monkeypatch):
+    """``ui.page_url.page_run`` reads the run's record of element keys: where it moved, the page still draws,
+    no key is recorded as the page's, and "Reset this page" clears what the URL schema names."""
+    from tests.apptest_helpers import run_page
+    from ui.page_url import DRAWN
+
+    monkeypatch.setattr("ui.streamlit_internals.user_keys_this_run", lambda: None)
+    at = run_page("pages/masks/page.py", {"layers": "3"})
+    assert not at.exception and DRAWN not in at.session_state
+    at.button(key="reset_page").click()
+    at.run()
+    assert not at.exception and at.slider(key="layers").value == 2
 
 
 def test_the_page_marks_its_script_state_as_the_browser_tests_wait_for():

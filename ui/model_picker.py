@@ -19,6 +19,7 @@ from .cache import resource
 from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 from lessons.model_labels import RANDOM
+from .page_url import kept_on_reset
 from .text import as_typed
 
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
@@ -182,7 +183,7 @@ def model_choice(
         st.file_uploader(
             "A checkpoint file (.safetensors) saved by this app",
             type=["safetensors"],
-            key=f"{key}_upload",
+            key=kept_on_reset(f"{key}_upload"),  # the model stays when the page is reset
             on_change=_upload,
             args=(key, fits),
         )

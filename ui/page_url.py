@@ -8,28 +8,52 @@ only the page's own settings: a key of the same name on another page is another 
 
 A control's value lives in session state under its key (its URL key, for a control bound to the URL). To put a
 page's controls back to the URL's values or their defaults, exactly those keys are cleared (``control_keys``):
-the page's URL keys and the few keys its controls keep in the session only (``PageInfo.session_controls``).
-Everything else stays without a list of what to keep: presentation mode, a model, an upload, a training run,
-a class, the answers given.
+the page's URL keys and the keys of the controls its runs drew (``page_run``: the keys Streamlit saw during the
+page's own script, so no list is kept by hand), but those of a control that belongs to the session rather than
+the page (``kept_on_reset``: a model's upload). Everything else stays without a list of what to keep:
+presentation mode, a model, a training run, a class, the answers of a class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from fnmatch import fnmatchcase
+import contextlib
+from collections.abc import Collection, Iterable, Iterator
 
 import streamlit as st
 
-from ui.pages_index import PAGES
 from ui.rooms.schema import CLASS_KEYS, LESSON_KEYS, PAGE_KEYS, general_key
 from ui.screen import PRESENT
+from ui import streamlit_internals
 
 RESETTING = "resetting_page"  # session state: "Reset this page" was pressed; the next run opens it anew
 LAST_PAGE, LAST_URL = "last_page", "last_url"  # session state: the last run's page and URL (keep_page_keys)
 OPENED_WITH_VIEW = "opened_with_view"  # session state: the page a switch opened with a whole view
 LESSON_KEY = "lesson"
 BAR_KEYS = frozenset({PRESENT})  # URL keys every page lists for the bar's controls: not the page's own
-SESSION_CONTROLS = {page.url_path: page.session_controls for page in PAGES}
+DRAWN = "page_controls"  # session state: by page, the keys of the controls its runs drew (``page_run``)
+KEPT_ON_RESET: set[str] = set()  # keys of controls a page draws that belong to the session (``kept_on_reset``)
+
+
+def kept_on_reset(key: str) -> str:
+    """``key``, named as the key of a control that a page draws but that belongs to the session, not the page
+    (a model's upload): "Reset this page" and a navigation leave its value."""
+    KEPT_ON_RESET.add(key)
+    return key
+
+
+@contextlib.contextmanager
+def page_run(page_path: str) -> Iterator[None]:
+    """Around the page's own script: the keys of the elements it draws are its controls' (``control_keys``),
+    kept in session state by page, over every run, so a control drawn only under another's value is among them.
+    Where Streamlit's record of a run's keys moved (``ui.streamlit_internals``), only the URL keys are known."""
+    before = streamlit_internals.user_keys_this_run()
+    try:
+        yield
+    finally:
+        after = streamlit_internals.user_keys_this_run()
+        if before is not None and after is not None:
+            drawn = st.session_state.setdefault(DRAWN, {})
+            drawn[page_path] = frozenset(drawn.get(page_path, ())) | (after - before - KEPT_ON_RESET)
 
 
 def keep_page_keys(page_path: str) -> None:
@@ -74,19 +98,19 @@ def open_with_view(page_path: str) -> None:
     st.session_state[OPENED_WITH_VIEW] = page_path
 
 
-def control_keys(page_path: str, keys: Iterable[str]) -> list[str]:
+def control_keys(page_path: str, keys: Iterable[str], drawn: Collection[str] = ()) -> list[str]:
     """Those of ``keys`` (session-state keys) that hold a value of a control of the page ``page_path``: its URL
-    keys (``PAGE_KEYS``, each number as ``#``) but the bar's, and the keys its controls keep in the session only
-    (``PageInfo.session_controls``)."""
+    keys (``PAGE_KEYS``, each number as ``#``) but the bar's, and ``drawn``, the keys of the controls its runs
+    drew (``page_run``)."""
     own = PAGE_KEYS.get(page_path, frozenset()) - BAR_KEYS
-    patterns = SESSION_CONTROLS.get(page_path, ())
-    return [key for key in keys if general_key(key) in own or any(fnmatchcase(key, pattern) for pattern in patterns)]
+    return [key for key in keys if (general_key(key) in own or key in drawn) and key not in KEPT_ON_RESET]
 
 
 def forget_controls(page_path: str) -> None:
     """Drop the values of the controls of the page ``page_path`` from session state (``control_keys``): each
     then takes its value from the URL, or its default."""
-    for key in control_keys(page_path, list(st.session_state.keys())):
+    drawn = st.session_state.get(DRAWN, {}).get(page_path, ())
+    for key in control_keys(page_path, list(st.session_state.keys()), drawn):
         del st.session_state[key]
 
 

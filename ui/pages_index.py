@@ -7,18 +7,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageInfo:
-    """One page: its navigation section, script (``pages/<folder>/page.py``), title, icon, summary.
-
-    ``session_controls``: the session-state keys of the page's controls that are not in the URL (a ``*`` stands
-    for any text), with their URL keys (``ui.rooms.schema.PAGE_KEYS``) all that "Reset this page" clears
-    (``ui.page_url.forget_controls``). Nothing else is: not a model, an upload, a training run or a class."""
+    """One page: its navigation section, script (``pages/<folder>/page.py``), title, icon, summary. Its URL keys
+    are found by running it (``ui.rooms.schema.PAGE_KEYS``), the keys of its other controls as it draws them
+    (``ui.page_url.page_run``)."""
 
     section: str
     path: str
     title: str
     icon: str
     summary: str
-    session_controls: tuple[str, ...] = ()
 
     @property
     def url_path(self) -> str:
@@ -49,8 +46,7 @@ PAGES: tuple[PageInfo, ...] = (
         "Start here: a course from tokens to a real pretrained model. Then one lesson a topic: prepared "
         "views, each with what to notice and a question answered before its answer shows; next and "
         "previous on every page, one click per step.",
-        ("answer_*",),
-    ),  # a step's answer, folded or open
+    ),
     PageInfo(
         "Attention",
         "pages/self_attention/page.py",
@@ -98,8 +94,6 @@ PAGES: tuple[PageInfo, ...] = (
         ":material/model_training:",
         "Watch a small model learn induction, copy, reverse, sort or a text in seconds on the CPU: loss, "
         "accuracy, heads that form, a step slider through training, and a checkpoint for every page.",
-        # the training text, the snapshot slider, the input to try, the attention shown (a row of buttons)
-        ("corpus", "snap", "try", "layer_*"),
     ),
     PageInfo(
         "Trained models",
@@ -128,8 +122,7 @@ PAGES: tuple[PageInfo, ...] = (
         "[CLS], every head's attention over the image, the position embeddings it learned for patches "
         "numbered in a line (1-D) and whether neighbours on the grid come out alike, attention distance, patch "
         "filters, and heads knocked out.",
-        ("canvas", "vision_upload"),
-    ),  # the drawing and the uploaded picture (their image code is the URL's)
+    ),
     PageInfo(
         "Trained models",
         "pages/experiments/page.py",

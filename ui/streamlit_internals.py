@@ -75,10 +75,20 @@ def fragment_run() -> bool:
     return bool(getattr(_ctx(), "fragment_ids_this_run", None))
 
 
-def key_taken_this_run(key: str) -> bool | None:
-    """Whether an element of this run (a fragment's run counts its own) already has the user key ``key``, as
-    Streamlit checks before it refuses a second one; ``None`` where that record moved."""
+def user_keys_this_run() -> frozenset[str] | None:
+    """The user keys of this run's elements so far (a fragment's run: its own), as Streamlit records them to
+    refuse a second one; ``None`` where that record moved."""
     taken = getattr(getattr(_ctx(), "shared", None), "widget_user_keys_this_run", None)
+    snapshot = getattr(taken, "snapshot", None)  # a lock-guarded set: a frozen copy of it
+    try:
+        return None if taken is None else frozenset(snapshot() if callable(snapshot) else taken)
+    except TypeError:  # neither a copy nor a set to read
+        return None
+
+
+def key_taken_this_run(key: str) -> bool | None:
+    """Whether an element of this run already has the user key ``key``; ``None`` where that record moved."""
+    taken = user_keys_this_run()
     return None if taken is None else key in taken
 
 

@@ -11,6 +11,7 @@ from pages.train.live import own_trainer, pause, whole_page
 from pages.train.tiles import attention_tiles, side_labels, snapshot_figure
 from transformer import Trainer
 from ui.models import add_checkpoint
+from ui.page_url import kept_on_reset
 
 
 PLAY_EVERY = 0.6  # seconds per snapshot while playing
@@ -164,7 +165,7 @@ def keep_the_model(trainer: Trainer) -> None:
     right.file_uploader(
         "Open a checkpoint saved here, to try it or train it further",
         type=["safetensors"],
-        key="resume_upload",
+        key=kept_on_reset("resume_upload"),  # a training run stays when the page is reset
         on_change=whole_page(_resume),
         help="Checked before use (at most 5 MB); nothing in the file is executed.",
     )
