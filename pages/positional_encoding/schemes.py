@@ -97,7 +97,7 @@ def panel_names(panels: dict) -> list[str]:
     names = []
     for name in panels:
         short, note, score = PANELS[name]
-        heading = f"{short} {note}" if compact() or not note else f"{short}<br>{note}"
+        heading = short if not note else f"{short} {note}" if compact() else f"{short}<br>{note}"
         names.append(f"{heading}<br>{score}")
     return names
 
