@@ -16,6 +16,28 @@ from streamlit import config as streamlit_config  # noqa: E402
 # The shipped config keeps errors off the screen (ui/errors.py); the tests see each as it is.
 streamlit_config.set_option("client.showErrorDetails", "full")
 
+BROWSER_TESTS = ROOT / "tests" / "e2e"
+if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores (scripts/test.sh): one thread each
+    import torch
+
+    torch.set_num_threads(1)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """For ``pytest -n 2 --dist loadgroup`` (scripts/test.sh): a test file's tests go to one worker together, so
+    its module fixtures are built once; the browser tests, which share one app server and one Chromium, go to
+    one worker in one group. That group comes first, then the files with a slow test, so neither is left
+    running alone at the end."""
+    for item in items:
+        path = Path(item.path)
+        group = "browser" if BROWSER_TESTS in path.parents else str(path.relative_to(ROOT))
+        item.add_marker(pytest.mark.xdist_group(group))
+    slow_files = {Path(item.path) for item in items if item.get_closest_marker("slow")}
+    items.sort(
+        key=lambda item: 0 if BROWSER_TESTS in Path(item.path).parents else 1 + (Path(item.path) not in slow_files)
+    )
+
 
 @pytest.fixture(scope="module")
 def redis_server():

@@ -73,6 +73,7 @@ def test_the_trainers_metrics_are_the_models_own_on_the_held_out_digits():
     assert set(trainer.snapshots[-1].weights) == {"encoder.layers.0.self_attn", "encoder.layers.1.self_attn"}
 
 
+@pytest.mark.serial  # timed: alone on the machine
 def test_the_digits_vit_reaches_ninety_five_percent_within_thirty_seconds_on_two_threads():
     threads = torch.get_num_threads()
     torch.set_num_threads(2)
