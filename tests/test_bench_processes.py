@@ -23,17 +23,20 @@ def test_a_processs_cpu_time_is_what_the_kernel_gives_python():
 
 
 def test_a_childs_cpu_time_counts_and_the_left_out_one_does_not():
-    busy = "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\ntime.sleep(30)"
-    child = subprocess.Popen([sys.executable, "-c", busy])
+    # the child spends 0.52 s of CPU (0.5 s and a clock tick), says so, then waits for its input to close
+    busy = (
+        "import sys, time\nend = time.process_time() + 0.52\nwhile time.process_time() < end: pass\n"
+        "print('spent', flush=True)\nsys.stdin.read()"
+    )
+    child = subprocess.Popen([sys.executable, "-c", busy], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 20
-        while cpu_seconds(child.pid) < 0.5 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        assert child.stdout.readline().strip() == "spent"
+        assert cpu_seconds(child.pid) >= 0.5
         assert descendants_cpu_seconds(leave_out=-1) >= 0.5
         assert descendants_cpu_seconds(leave_out=child.pid) < descendants_cpu_seconds(leave_out=-1) - 0.4
     finally:
-        child.kill()
-        child.wait()
+        child.stdin.close()
+        child.wait(timeout=30)
 
 
 def test_memory_and_load_read_as_numbers():
