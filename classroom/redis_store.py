@@ -8,6 +8,7 @@ import json
 import logging
 import time
 
+from .progress import progress_text
 from .store import (
     ENDED_SECONDS,
     IDLE_SECONDS,
@@ -17,8 +18,10 @@ from .store import (
     RoomsUnavailable,
     RoomUnreadable,
     checked_drawings,
+    checked_pace,
     checked_view,
     read_view,
+    readable_progress,
     secret_digest,
     view_token,
 )
@@ -29,8 +32,8 @@ _UNREADABLE_LOGGED: set[str] = set()  # the classes logged as unreadable, once e
 
 class RedisRooms(RoomStore):
     """Rooms in Redis, shared by every server that reads the same ``url``: one hash a room (its secret's
-    digest, view, version and revealed questions), one hash of students' last-seen times and one hash of
-    answers a question; every key expires IDLE_SECONDS after the teacher was last seen.
+    digest, view, version, revealed questions, pace and pause), one hash of students' last-seen times, one hash of
+    answers a question and one of the students' progress; every key expires IDLE_SECONDS after the teacher was last seen.
 
     Connection problems become ``RoomsUnavailable`` after short timeouts, so a page never hangs on them.
     """
@@ -57,6 +60,7 @@ class RedisRooms(RoomStore):
             self._key(code, ":explorers"),
             self._key(code, ":drawing"),
             self._key(code, ":questions"),
+            self._key(code, ":progress"),
             *(self._key(code, f":answers:{q}") for q in questions),
         ]
 
@@ -100,7 +104,13 @@ class RedisRooms(RoomStore):
         if not fields or "view" not in fields:
             return None
         try:
-            return read_view(fields["view"], fields.get("version"), fields.get("revealed", "[]"))
+            return read_view(
+                fields["view"],
+                fields.get("version"),
+                fields.get("revealed", "[]"),
+                fields.get("pace", ""),
+                fields.get("paused", "0"),
+            )
         except (ValueError, TypeError) as error:
             if code not in _UNREADABLE_LOGGED:
                 _UNREADABLE_LOGGED.add(code)
@@ -237,3 +247,46 @@ class RedisRooms(RoomStore):
 
     def answers(self, code, question):
         return self._call(lambda r: r.hgetall(self._key(code, f":answers:{question}")))
+
+    def _change(self, code: str, secret: str, fields: dict[str, str]) -> bool:
+        """The teacher changes the room's view (``pace``, ``paused``): a new version, which the students' pages see."""
+        if not self._teacher(code, secret):
+            return False
+
+        def write(r):
+            with r.pipeline() as pipe:
+                pipe.hset(self._key(code), mapping=fields)
+                pipe.hincrby(self._key(code), "version", 1)
+                pipe.execute()
+            return True
+
+        return self._call(write)
+
+    def set_pace(self, code, secret, lesson):
+        return self._change(code, secret, {"pace": checked_pace(lesson)})
+
+    def set_paused(self, code, secret, paused):
+        return self._change(code, secret, {"paused": "1" if paused else "0"})
+
+    def report(self, code, student, progress):
+        text = progress_text(progress)
+
+        def write(r):
+            if not r.exists(self._key(code)):
+                return False
+            with r.pipeline() as pipe:
+                pipe.hset(self._key(code, ":progress"), student, text)
+                pipe.expire(self._key(code, ":progress"), IDLE_SECONDS)
+                pipe.execute()
+            return True
+
+        return self._call(write)
+
+    def own_progress(self, code, student):
+        text = self._call(lambda r: r.hget(self._key(code, ":progress"), student))
+        return None if text is None else readable_progress({student: text}).get(student)
+
+    def class_progress(self, code, secret):
+        if not self._teacher(code, secret):
+            return None
+        return readable_progress(self._call(lambda r: r.hgetall(self._key(code, ":progress"))))

@@ -24,14 +24,13 @@ it is unknown. A Redis that cannot be reached raises ``RoomsUnavailable``; a Red
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import hmac
 import json
 import secrets
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from .progress import Progress, read_progress
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8
@@ -40,6 +39,7 @@ ENDED_SECONDS = 60 * 60
 PRESENT_SECONDS = 5.0  # a student seen within this many seconds is following now
 MAX_VIEW_BYTES = 16_000  # a teacher's view (page + URL state) as JSON
 MAX_ANSWER_CHARS = 64
+MAX_LESSON_CHARS = 64  # a lesson's id, as a room's pace
 MAX_DRAWING_CHARS = 8_000_000  # the figures of one page as drawn (ui.rooms.drawing), for one mode
 DRAWING_MODES = ("plain", "present", "compact")
 
@@ -82,29 +82,23 @@ def normal_code(text: str) -> str | None:
 @dataclass(frozen=True)
 class RoomView:
     """What a room's students see: the teacher's page (its URL path), its URL state (key -> values, as a
-    shared link holds it) and the teacher's change count; the questions revealed ("<lesson>/<step>")."""
+    shared link holds it) and the teacher's change count; the questions revealed ("<lesson>/<step>"); ``pace``,
+    the lesson the class goes through at its own pace ("": everyone follows the teacher), and ``paused``
+    ("Eyes on the teacher": no student's page is shown)."""
 
     page: str
     query: dict[str, list[str]]
     version: int
     revealed: frozenset[str] = frozenset()
+    pace: str = ""
+    paused: bool = False
 
 
-@dataclass
-class _MemoryRoom:
-    digest: str
-    view: RoomView
-    teacher_seen: float
-    students: dict[str, float] = field(default_factory=dict)
-    explorers: dict[str, float] = field(default_factory=dict)
-    drawing: tuple[int, dict[str, str]] | None = None
-    answers: dict[str, dict[str, str]] = field(default_factory=dict)
-
-
-def read_view(text: str, version, revealed: str) -> RoomView:
+def read_view(text: str, version, revealed: str, pace: str = "", paused: str = "0") -> RoomView:
     """A room's view from its stored fields: the view's JSON (a page name and its URL state, key -> list of
-    values), the version (ASCII digits) and the revealed questions (a JSON list of names). ValueError when any
-    is of another type or shape."""
+    values), the version (ASCII digits), the revealed questions (a JSON list of names), the lesson taken at its own
+    pace (a name, "" for none) and whether the class is paused ("1" or "0"). ValueError when any is of another
+    type or shape."""
     view = json.loads(text)
     shown = json.loads(revealed)
     if not isinstance(view, dict) or not isinstance(view.get("page"), str) or not isinstance(view.get("query"), dict):
@@ -116,7 +110,9 @@ def read_view(text: str, version, revealed: str) -> RoomView:
         raise ValueError("the revealed questions are a JSON list of names")
     if not str(version).isascii() or not str(version).isdigit():
         raise ValueError(f"a room's version is a count, not {str(version)[:20]!r}")
-    return RoomView(view["page"], query, int(version), frozenset(shown))
+    if not isinstance(pace, str) or len(pace) > MAX_LESSON_CHARS or paused not in ("0", "1"):
+        raise ValueError("a room's pace is a lesson's name, and paused is 0 or 1")
+    return RoomView(view["page"], query, int(version), frozenset(shown), pace, paused == "1")
 
 
 def checked_view(page: str, query: dict[str, list[str]]) -> str:
@@ -132,6 +128,24 @@ def checked_drawings(drawings: dict[str, str]) -> None:
     for mode, text in drawings.items():
         if mode not in DRAWING_MODES or not isinstance(text, str) or len(text) > MAX_DRAWING_CHARS:
             raise ValueError(f"a drawing is one of {DRAWING_MODES}, as text of at most {MAX_DRAWING_CHARS} characters")
+
+
+def checked_pace(lesson: str) -> str:
+    """A lesson's id as a room's pace, refused when longer than MAX_LESSON_CHARS."""
+    if not isinstance(lesson, str) or len(lesson) > MAX_LESSON_CHARS:
+        raise ValueError(f"a lesson's id has at most {MAX_LESSON_CHARS} characters")
+    return lesson
+
+
+def readable_progress(records: dict[str, str]) -> dict[str, Progress]:
+    """The students' records (student -> JSON) that can be read, by student; the others are left out."""
+    read = {}
+    for student, text in records.items():
+        try:
+            read[student] = read_progress(text)
+        except (ValueError, TypeError):
+            continue
+    return read
 
 
 def _own_query(page: str, query: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -178,146 +192,25 @@ class RoomStore:
     def drawing(self, code: str) -> tuple[int, dict[str, str]] | None: ...
     def answer(self, code: str, question: str, student: str, value: str) -> bool: ...
     def answers(self, code: str, question: str) -> dict[str, str]: ...
+    # a class at its own pace (``classroom.progress``)
+    def set_pace(self, code: str, secret: str, lesson: str) -> bool:
+        """The class goes through ``lesson`` at its own pace ("": everyone follows the teacher again)."""
+
+    def set_paused(self, code: str, secret: str, paused: bool) -> bool:
+        """Pause the class ("Eyes on the teacher") or resume it."""
+
+    def report(self, code: str, student: str, progress: Progress) -> bool:
+        """A student's progress through the lesson, kept by the room; False when the room is gone."""
+
+    def own_progress(self, code: str, student: str) -> Progress | None:
+        """The progress the room keeps for ``student`` (a session's own id), or None."""
+
+    def class_progress(self, code: str, secret: str) -> dict[str, Progress] | None:
+        """Every student's progress, by student id, for the teacher alone (None without the secret); a record
+        that cannot be read is left out."""
 
 
 def restored_version(clock=time.time) -> int:
     """The first version of a room made again after its store lost it: the time in milliseconds, past any count of
     changes a class makes from 1 (a change a second would need 50 years to reach it) and past earlier restores."""
     return int(clock() * 1000)
-
-
-class MemoryRooms(RoomStore):
-    """Rooms in this server process's memory: the default, for one server (Community Cloud)."""
-
-    def __init__(self, clock=time.time):
-        self._rooms: dict[str, _MemoryRoom] = {}
-        self._ended: dict[str, float] = {}
-        self._lock = threading.Lock()
-        self._clock = clock
-
-    def _live(self, code: str) -> _MemoryRoom | None:
-        """The room if it exists and its teacher was seen within IDLE_SECONDS (else it ends now). Hold the lock."""
-        room = self._rooms.get(code)
-        if room is not None and self._clock() - room.teacher_seen > IDLE_SECONDS:
-            del self._rooms[code]
-            room = None
-        return room
-
-    def _teacher(self, code: str, secret: str) -> _MemoryRoom | None:
-        room = self._live(code)
-        if room is None or not hmac.compare_digest(room.digest, secret_digest(secret)):
-            return None
-        room.teacher_seen = self._clock()
-        return room
-
-    def _create(self, code, digest, page, query, version=1):
-        query = _own_query(page, query)
-        with self._lock:
-            if self._live(code) is not None:
-                return False
-            self._rooms[code] = _MemoryRoom(digest, RoomView(page, query, version), self._clock())
-            return True
-
-    def view(self, code):
-        with self._lock:
-            room = self._live(code)
-            if room is None:
-                return None
-            return RoomView(room.view.page, copy.deepcopy(room.view.query), room.view.version, room.view.revealed)
-
-    def ended(self, code):
-        with self._lock:
-            closed = self._ended.get(code)
-            return closed is not None and self._clock() - closed < ENDED_SECONDS
-
-    def is_teacher(self, code, secret):
-        with self._lock:
-            return self._teacher(code, secret) is not None
-
-    def publish(self, code, secret, page, query):
-        query = _own_query(page, query)
-        with self._lock:
-            room = self._teacher(code, secret)
-            if room is None:
-                return None
-            if (room.view.page, room.view.query) != (page, query):
-                room.view = RoomView(page, query, room.view.version + 1, room.view.revealed)
-            return room.view.version
-
-    def reveal(self, code, secret, question):
-        with self._lock:
-            room = self._teacher(code, secret)
-            if room is None:
-                return False
-            view = room.view
-            room.view = RoomView(view.page, view.query, view.version + 1, view.revealed | {question})
-            return True
-
-    def close(self, code, secret):
-        with self._lock:
-            if self._teacher(code, secret) is None:
-                return False
-            del self._rooms[code]
-            self._ended[code] = self._clock()
-            return True
-
-    def seen(self, code, *students, exploring=()):
-        with self._lock:
-            room = self._live(code)
-            if room is not None:
-                now = self._clock()
-                for marked, other in ((students, room.explorers), (exploring, room.students)):
-                    for student in marked:
-                        other.pop(student, None)  # one student is in one of the two
-                room.students.update(dict.fromkeys(students, now))
-                room.explorers.update(dict.fromkeys(exploring, now))
-                for group in (room.students, room.explorers):
-                    for other, last in list(group.items()):
-                        if now - last > PRESENT_SECONDS:
-                            del group[other]
-
-    def _present(self, code, group: str) -> int:
-        with self._lock:
-            room = self._live(code)
-            if room is None:
-                return 0
-            now = self._clock()
-            return sum(now - last <= PRESENT_SECONDS for last in getattr(room, group).values())
-
-    def followers(self, code):
-        return self._present(code, "students")
-
-    def explorers(self, code):
-        return self._present(code, "explorers")
-
-    def view_token(self, code):
-        with self._lock:
-            room = self._live(code)
-            return None if room is None else view_token(room.digest)
-
-    def publish_drawing(self, code, secret, version, drawings):
-        checked_drawings(drawings)
-        with self._lock:
-            room = self._teacher(code, secret)
-            if room is None or version != room.view.version:
-                return False
-            room.drawing = (version, dict(drawings))
-            return True
-
-    def drawing(self, code):
-        with self._lock:
-            room = self._live(code)
-            return None if room is None or room.drawing is None else (room.drawing[0], dict(room.drawing[1]))
-
-    def answer(self, code, question, student, value):
-        with self._lock:
-            room = self._live(code)
-            if room is None or question in room.view.revealed:
-                return False
-            room.answers.setdefault(question, {})[student] = str(value)[:MAX_ANSWER_CHARS]
-            return True
-
-    def answers(self, code, question):
-        with self._lock:
-            room = self._live(code)
-            return {} if room is None else dict(room.answers.get(question, {}))

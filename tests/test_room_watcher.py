@@ -12,7 +12,8 @@ import threading
 import pytest
 
 from classroom.board import Board
-from classroom.store import PRESENT_SECONDS, MemoryRooms, RoomsUnavailable
+from classroom.memory_store import MemoryRooms
+from classroom.store import PRESENT_SECONDS, RoomsUnavailable
 from classroom.watcher import HEARTBEAT_SECONDS, MISSING_RECHECK_SECONDS, RoomState, RoomWatcher, room_state
 
 PAGE, QUERY = "multi_head", {"heads": ["4"]}

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from classroom.memory_store import MemoryRooms
 from classroom.redis_store import RedisRooms
 from classroom.store import (
     CODE_ALPHABET,
@@ -20,7 +21,6 @@ from classroom.store import (
     MAX_ANSWER_CHARS,
     MAX_VIEW_BYTES,
     PRESENT_SECONDS,
-    MemoryRooms,
     RoomStore,
     RoomView,
     new_code,

@@ -10,7 +10,8 @@ from starlette.routing import Mount
 from starlette.testclient import TestClient
 
 from classroom.routes import TEACHER_COOKIE, TEACHER_COOKIE_SECONDS, class_routes, read_teacher_cookie
-from classroom.store import MemoryRooms, RoomsUnavailable
+from classroom.memory_store import MemoryRooms
+from classroom.store import RoomsUnavailable
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from .place import current_class, forget_place
 from classroom.redis_store import RedisRooms
 from classroom.routes import TEACHER_COOKIE, read_teacher_cookie
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
-from classroom.store import MemoryRooms, RoomStore, RoomsUnavailable
+from classroom.memory_store import MemoryRooms
+from classroom.store import RoomStore, RoomsUnavailable
 from classroom.watcher import RoomWatcher
 
 STUDENT = "class_student"  # session state: this session's anonymous id in a class

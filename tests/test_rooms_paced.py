@@ -1,0 +1,117 @@
+"""A class at its own pace, in both stores (MemoryRooms, and RedisRooms on a real redis-server): the teacher sets
+the pace and pauses; each student's progress is kept, read back by that student and, all of it, by the teacher
+alone. The records themselves (classroom/progress.py): their JSON, and the board's counts worked out by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from classroom.memory_store import MemoryRooms
+from classroom.progress import (
+    MAX_NAME_CHARS,
+    Progress,
+    animal_name,
+    at_each_step,
+    clean_name,
+    progress_text,
+    read_progress,
+    slowest_step,
+)
+from classroom.redis_store import RedisRooms
+from classroom.store import RoomStore, RoomView
+from tests.test_rooms import PAGE, QUERY
+
+
+@pytest.fixture(params=["memory", "redis"])
+def rooms(request) -> RoomStore:
+    if request.param == "memory":
+        return MemoryRooms()
+    return RedisRooms(request.getfixturevalue("running_redis").url)
+
+
+ANN = Progress("Ann", "heads").at(0, 100.0).at(1, 160.0).answering("heads/0", 150.0)
+
+
+def test_the_pace_and_the_pause_take_the_teachers_secret_and_are_a_new_version(rooms):
+    code, secret = rooms.open(PAGE, QUERY)
+    assert not rooms.set_pace(code, "not the secret", "heads") and not rooms.set_paused(code, "nope", True)
+    assert rooms.view(code) == RoomView(PAGE, QUERY, 1)
+    assert rooms.set_pace(code, secret, "heads")
+    assert rooms.view(code) == RoomView(PAGE, QUERY, 2, pace="heads")
+    assert rooms.set_paused(code, secret, True)
+    assert rooms.view(code) == RoomView(PAGE, QUERY, 3, pace="heads", paused=True)
+    assert rooms.publish(code, secret, "home", {}) == 4  # the teacher goes on browsing: the pace and pause stay
+    assert rooms.reveal(code, secret, "heads/0")
+    assert rooms.view(code) == RoomView("home", {}, 5, frozenset({"heads/0"}), "heads", True)
+    assert rooms.set_paused(code, secret, False) and rooms.set_pace(code, secret, "")
+    assert rooms.view(code) == RoomView("home", {}, 7, frozenset({"heads/0"}))
+    with pytest.raises(ValueError):
+        rooms.set_pace(code, secret, "x" * 65)
+
+
+def test_a_students_progress_is_their_own_and_the_class_is_the_teachers(rooms):
+    code, secret = rooms.open(PAGE, QUERY)
+    bob = Progress("Swift Otter", "heads").at(0, 100.0)
+    assert rooms.report(code, "ann", ANN) and rooms.report(code, "bob", bob)
+    assert rooms.own_progress(code, "ann") == ANN and rooms.own_progress(code, "bob") == bob
+    assert rooms.own_progress(code, "carl") is None
+    assert rooms.class_progress(code, "not the secret") is None  # names reach the teacher's session alone
+    assert rooms.class_progress(code, secret) == {"ann": ANN, "bob": bob}
+    moved = ANN.at(2, 200.0)
+    assert rooms.report(code, "ann", moved) and rooms.class_progress(code, secret)["ann"] == moved
+    assert rooms.close(code, secret)
+    assert not rooms.report(code, "ann", ANN) and rooms.own_progress(code, "ann") is None
+
+
+def test_a_record_that_cannot_be_read_is_left_out_of_the_board(rooms):
+    code, secret = rooms.open(PAGE, QUERY)
+    rooms.report(code, "ann", ANN)
+    bad = json.dumps({"name": "Eve", "lesson": "heads", "step": "two"})
+    if isinstance(rooms, MemoryRooms):
+        rooms._rooms[code].progress["eve"] = bad
+    else:
+        assert isinstance(rooms, RedisRooms)
+        rooms._redis.hset(rooms._key(code, ":progress"), "eve", bad)
+    assert rooms.class_progress(code, secret) == {"ann": ANN}
+    assert rooms.own_progress(code, "eve") is None
+
+
+def test_progress_goes_to_json_and_back_and_keeps_first_times():
+    assert ANN.arrived == {0: 100.0, 1: 160.0} and ANN.step == 1
+    assert ANN.at(0, 300.0).arrived == {0: 100.0, 1: 160.0}  # back to step 1: its first arrival is kept
+    assert ANN.answering("heads/0", 999.0).answered == {"heads/0": 150.0}
+    assert read_progress(progress_text(ANN)) == ANN
+    assert ANN.renamed("  Ann\n\tB\x00  ").name == "Ann B"
+    assert len(clean_name("x" * 100)) == MAX_NAME_CHARS
+    adjective, animal = animal_name().split(" ")
+    assert adjective[0].isupper() and animal[0].isupper()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [],
+        {"name": "A", "lesson": "heads"} | {"step": -1},
+        {"name": "A", "lesson": "heads", "step": True},
+        {"name": 3, "lesson": "heads", "step": 0},
+        {"name": "A", "lesson": "heads", "step": 0, "arrived": {"0": "soon"}},
+        {"name": "A", "lesson": "heads", "step": 0, "arrived": {"x": 1.0}},
+        {"name": "A", "lesson": "heads", "step": 0, "answered": {str(i): 1.0 for i in range(201)}},
+    ],
+)
+def test_a_record_of_another_shape_is_refused(data):
+    with pytest.raises(ValueError):
+        read_progress(json.dumps(data))
+
+
+def test_the_boards_counts_as_worked_out_by_hand():
+    # Ann: 60 s on step 0 and 40 s on step 1; Bob: 20 s on step 0 and 100 s on step 1; Cy: still on step 0.
+    ann = Progress("Ann", "heads").at(0, 0.0).at(1, 60.0).at(2, 100.0)
+    bob = Progress("Bob", "heads").at(0, 10.0).at(1, 30.0).at(2, 130.0)
+    cy = Progress("Cy", "heads").at(0, 5.0)
+    assert at_each_step([ann, bob, cy], 4) == [1, 0, 2, 0]
+    # step 0: median(60, 20) = 40 s; step 1: median(40, 100) = 70 s, the slowest, from 2 students
+    assert slowest_step([ann, bob, cy]) == (1, 70.0, 2)
+    assert slowest_step([cy]) is None
