@@ -12,6 +12,10 @@ browser, not in the address a projector shows: once the store confirms it, the a
 ``TEACHER_COOKIE`` (HttpOnly, SameSite=Strict, for the app's path, Secure over HTTPS), which a reload, a second
 tab or a reconnection after a server restart sends with the app's connection (``ui.rooms.follow``). A page of
 another site cannot send JSON here without the app's say (a cross-origin preflight), nor read the cookie.
+
+``POST /_class/student`` with ``{"code": ..., "student": ...}`` keeps a student's id in the class the same way
+(``STUDENT_COOKIE``, for an open class): a reload or a reconnection is the same student, back at their own step of a
+lesson taken at the class's own pace, with their answers and name (``ui.rooms.pace``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,10 @@ WAITS_PER_CLASS = 1_000  # one class on one server (the budget: 200 students on 
 RETRY_AFTER_SECONDS = 5
 TEACHER_PATH = "/_class/teacher"
 TEACHER_COOKIE = "attention_lab_teacher"  # "CODE.SECRET": the class this browser teaches, and its secret
-TEACHER_COOKIE_SECONDS = 12 * 3600  # longer than a day's teaching; a class ended or idle is refused anyway
+COOKIE_SECONDS = 12 * 3600  # longer than a day's teaching; a class ended or idle is refused anyway
+STUDENT_PATH = "/_class/student"
+STUDENT_COOKIE = "attention_lab_student"  # "CODE.ID": the class this browser is a student of, and its id there
+STUDENT_ID = re.compile(r"[0-9a-f]{16}")  # ui.rooms.membership.student_id: 64 random bits, as hex
 SECRET = re.compile(r"[A-Za-z0-9_-]{16,64}")  # classroom.store.new_secret: URL-safe base64
 
 
@@ -116,22 +123,31 @@ def read_teacher_cookie(value: str | None) -> tuple[str, str] | None:
     return (code, secret) if normal_code(code) == code and SECRET.fullmatch(secret) else None
 
 
-def keep_teacher_endpoint(is_teacher: Callable[[str, str], bool]):
-    """The route's handler that sets the teacher's cookie; ``is_teacher(code, secret)`` asks the class's store."""
+def read_student_cookie(value: str | None) -> tuple[str, str] | None:
+    """(code, the student's id) from the student's cookie's value, or None when it holds no such pair."""
+    code, _, student = (value or "").partition(".")
+    return (code, student) if normal_code(code) == code and STUDENT_ID.fullmatch(student) else None
 
-    async def keep_teacher(request: Request) -> Response:
+
+def _keep_pair_endpoint(
+    cookie: str, path: str, field: str, read_pair: Callable[[str], tuple[str, str] | None], confirm: Callable
+):
+    """A route's handler that sets ``cookie`` to "CODE.VALUE" from a JSON body ``{"code": ..., field: ...}``, once
+    ``read_pair`` reads the pair and ``confirm(code, value)`` (the class's store) says yes."""
+
+    async def keep(request: Request) -> Response:
         if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             return Response(status_code=415, headers=NO_STORE)
         body = await request.body()
         try:
             sent = json.loads(body) if len(body) <= 256 else None
-            pair = read_teacher_cookie(teacher_cookie(sent["code"], sent["secret"]))
+            pair = read_pair(f"{sent['code']}.{sent[field]}")
         except (ValueError, TypeError, KeyError):
             pair = None
         if pair is None:
             return Response(status_code=400, headers=NO_STORE)
         try:
-            confirmed = await asyncio.to_thread(is_teacher, *pair)
+            confirmed = await asyncio.to_thread(confirm, *pair)
         except RoomsUnavailable:
             return Response(status_code=503, headers=NO_STORE)
         if not confirmed:
@@ -139,27 +155,44 @@ def keep_teacher_endpoint(is_teacher: Callable[[str, str], bool]):
         answer = Response(status_code=204, headers=NO_STORE)
         secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto", "") == "https"
         answer.set_cookie(
-            TEACHER_COOKIE,
-            teacher_cookie(*pair),
-            max_age=TEACHER_COOKIE_SECONDS,
-            path=request.url.path.removesuffix(TEACHER_PATH) or "/",
+            cookie,
+            ".".join(pair),
+            max_age=COOKIE_SECONDS,
+            path=request.url.path.removesuffix(path) or "/",
             secure=secure,
             httponly=True,
             samesite="strict",
         )
         return answer
 
-    return keep_teacher
+    return keep
+
+
+def keep_teacher_endpoint(is_teacher: Callable[[str, str], bool]):
+    """The route's handler that sets the teacher's cookie; ``is_teacher(code, secret)`` asks the class's store."""
+    return _keep_pair_endpoint(TEACHER_COOKIE, TEACHER_PATH, "secret", read_teacher_cookie, is_teacher)
+
+
+def keep_student_endpoint(class_open: Callable[[str], bool]):
+    """The route's handler that sets the student's cookie; ``class_open(code)`` asks the class's store."""
+    return _keep_pair_endpoint(
+        STUDENT_COOKIE, STUDENT_PATH, "student", read_student_cookie, lambda code, _student: class_open(code)
+    )
 
 
 def class_routes(
-    board: Board = BOARD, is_teacher: Callable[[str, str], bool] | None = None, base_path: str = ""
+    board: Board = BOARD,
+    is_teacher: Callable[[str, str], bool] | None = None,
+    base_path: str = "",
+    class_open: Callable[[str], bool] | None = None,
 ) -> list[Route]:
     """The class's routes under the app's URL path ``base_path`` (Streamlit's ``server.baseUrlPath``: the app's
-    own routes are mounted at the server's root): the drawn view, and with ``is_teacher`` (the store's check)
-    the teacher's cookie."""
+    own routes are mounted at the server's root): the drawn view, with ``is_teacher`` (the store's check)
+    the teacher's cookie and with ``class_open`` (whether a class of that code is open) the student's."""
     prefix = "/" + base_path.strip("/") if base_path.strip("/") else ""
     routes = [Route(prefix + PATH, class_view_endpoint(board), methods=["GET"])]
+    if class_open is not None:
+        routes.insert(0, Route(prefix + STUDENT_PATH, keep_student_endpoint(class_open), methods=["POST"]))
     if is_teacher is not None:
         routes.insert(0, Route(prefix + TEACHER_PATH, keep_teacher_endpoint(is_teacher), methods=["POST"]))
     return routes

@@ -39,18 +39,24 @@ MISSING_RECHECK_SECONDS = 10.0
 @dataclass(frozen=True)
 class RoomState:
     """What a run of a student saw of its room: ``kind`` is "view", "missing", "ended" or "unavailable";
-    ``version`` the view's (for "missing": the recheck period it was seen in); ``revealed`` the questions."""
+    ``version`` the view's (for "missing": the recheck period it was seen in); ``revealed`` the questions;
+    ``pace`` and ``paused``, the lesson the class takes at its own pace and whether the teacher paused it."""
 
     kind: str
     version: int = 0
     revealed: frozenset[str] = frozenset()
+    pace: str = ""
+    paused: bool = False
 
     def status(self) -> dict:
-        """What a student's browser compares with what its run saw (``kind``, ``revealed``, ``recheck``), and the
+        """What a student's browser compares with what its run saw (``kind``, ``revealed``, ``recheck``, ``pace``,
+        ``paused``), and the
         view's ``version``: a view whose drawing does not come is opened by the student's own run."""
         return {
             "kind": self.kind,
             "revealed": sorted(self.revealed),
+            "pace": self.pace,
+            "paused": self.paused,
             "recheck": self.version if self.kind == "missing" else 0,
             "version": self.version if self.kind == "view" else 0,
         }
@@ -62,7 +68,7 @@ def read_room(store: RoomStore, code: str, now: float) -> tuple[RoomState, RoomV
     try:
         view = store.view(code)
         if view is not None:
-            return RoomState("view", view.version, view.revealed), view
+            return RoomState("view", view.version, view.revealed, view.pace, view.paused), view
         if store.ended(code):
             return RoomState("ended"), None
     except RoomsUnavailable:

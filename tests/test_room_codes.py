@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.apptest_helpers import TIMEOUT
 from ui.rooms.membership import room_store
-from classroom.routes import teacher_cookie
+from classroom.routes import TEACHER_COOKIE, teacher_cookie
 from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, new_code, normal_code
 
 
@@ -65,7 +65,8 @@ SECRET_IN_LINK = (
 
 def browser_keeps(monkeypatch, code: str, secret: str) -> None:
     """The session's browser sends the teacher's cookie of class ``code`` (AppTest sends no cookies)."""
-    monkeypatch.setattr("ui.rooms.membership.teacher_cookie", lambda: teacher_cookie(code, secret))
+    cookies = {TEACHER_COOKIE: teacher_cookie(code, secret)}
+    monkeypatch.setattr("ui.rooms.membership.sent_cookie", cookies.get)
 
 
 def _joining():

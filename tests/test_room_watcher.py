@@ -80,19 +80,33 @@ def test_a_room_state_goes_to_the_board_once_and_not_again_while_nothing_changes
     store, clock, board, watcher, code, secret, token, _ = setup
     watcher.watch_once()
     first = board.sequence(token)
-    assert status(board, token) == {"kind": "view", "revealed": [], "recheck": 0, "version": 1}
+    assert status(board, token) == {
+        "kind": "view",
+        "revealed": [],
+        "recheck": 0,
+        "version": 1,
+        "pace": "",
+        "paused": False,
+    }
     for _ in range(5):
         clock.now += 0.1
         watcher.watch_once()
     assert board.sequence(token) == first  # nobody is told of nothing
 
 
-def test_a_reveal_and_the_end_of_the_class_are_told(setup):
+def test_a_reveal_a_pace_a_pause_and_the_end_of_the_class_are_told(setup):
     store, clock, board, watcher, code, secret, token, _ = setup
     watcher.watch_once()
     store.reveal(code, secret, "heads/0")
     watcher.watch_once()
     assert status(board, token)["revealed"] == ["heads/0"]
+    store.set_pace(code, secret, "heads")
+    watcher.watch_once()
+    assert status(board, token)["pace"] == "heads"
+    before = board.sequence(token)
+    store.set_paused(code, secret, True)
+    watcher.watch_once()
+    assert status(board, token)["paused"] is True and board.sequence(token) > before
     store.close(code, secret)
     watcher.watch_once()
     assert status(board, token)["kind"] == "ended"

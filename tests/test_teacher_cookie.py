@@ -9,7 +9,14 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from classroom.routes import TEACHER_COOKIE, TEACHER_COOKIE_SECONDS, class_routes, read_teacher_cookie
+from classroom.routes import (
+    COOKIE_SECONDS,
+    STUDENT_COOKIE,
+    TEACHER_COOKIE,
+    class_routes,
+    read_student_cookie,
+    read_teacher_cookie,
+)
 from classroom.memory_store import MemoryRooms
 from classroom.store import RoomsUnavailable
 
@@ -41,7 +48,7 @@ def test_a_confirmed_secret_is_kept_httponly_strict_for_the_apps_path(rooms):
     kept = cookie_attributes(answer)
     assert read_teacher_cookie(kept["value"]) == (code, secret)
     assert kept["path"] == "/" and kept["samesite"].lower() == "strict" and "httponly" in kept
-    assert int(kept["max-age"]) == TEACHER_COOKIE_SECONDS and "secure" not in kept  # plain HTTP: a local server
+    assert int(kept["max-age"]) == COOKIE_SECONDS and "secure" not in kept  # plain HTTP: a local server
 
 
 def test_behind_a_path_and_over_https_the_cookie_is_for_that_path_and_secure(rooms):
@@ -103,3 +110,27 @@ def test_the_cookies_value_reads_back_only_as_a_code_and_a_secret():
         "ABCDEFGH.abcdefghijklmnop.q",
     ):
         assert read_teacher_cookie(value) is None, value
+
+
+# --- the student's id, kept the same way ---------------------------------------------------------------------
+
+
+def test_a_students_id_in_an_open_class_is_kept_and_anything_else_sets_nothing(rooms):
+    code, _ = rooms.open("multi_head", {})
+    student = "0123456789abcdef"
+    routes = class_routes(class_open=lambda asked: rooms.view(asked) is not None)
+    with TestClient(Starlette(routes=routes)) as http:
+        kept = http.post("/_class/student", json={"code": code, "student": student})
+        closed = http.post("/_class/student", json={"code": "ABCDEFGH", "student": student})
+        bad = [
+            http.post("/_class/student", json={"code": code, "student": other})
+            for other in ("0123", "0123456789ABCDEF", "0123456789abcdeg", "0123456789abcdef.x", 12)
+        ]
+        teacher = http.post("/_class/teacher", json={"code": code, "secret": "a" * 22})  # no store's check given
+    assert kept.status_code == 204
+    name, _, value = kept.headers["set-cookie"].split(";")[0].partition("=")
+    assert name == STUDENT_COOKIE and read_student_cookie(value) == (code, student)
+    assert "httponly" in kept.headers["set-cookie"].lower() and "samesite=strict" in kept.headers["set-cookie"].lower()
+    assert closed.status_code == 403 and "set-cookie" not in closed.headers  # no class of that code is open
+    assert [answer.status_code for answer in bad] == [400] * 5
+    assert teacher.status_code in (404, 405)  # the teacher's route is there only with the store's check

@@ -10,6 +10,20 @@ RIGHT_COLOR = ACCENT  # "this one": the right answer, once revealed
 ANSWER_COLOR = NEUTRAL  # every answer alike before
 
 
+def count_bars(labels: list[str], counts: list[int], colors: list[str], unit: str) -> go.Bar:
+    """Horizontal bars of ``counts`` by ``labels``, each count written beside its bar; ``unit`` in the hover."""
+    return go.Bar(
+        x=counts,
+        y=labels,
+        orientation="h",
+        marker=dict(color=colors),
+        text=[str(count) for count in counts],
+        textposition="outside",
+        cliponaxis=False,
+        hovertemplate=f"%{{y}}: %{{x}} {unit}<extra></extra>",
+    )
+
+
 def class_answers_figure(answers: list[str], counts: list[int], right: list[bool] | None, students: int) -> go.Figure:
     """Horizontal bars: ``counts[i]`` students gave ``answers[i]`` (in the order given, the first at the top).
 
@@ -21,16 +35,7 @@ def class_answers_figure(answers: list[str], counts: list[int], right: list[bool
         colors = [ANSWER_COLOR] * len(answers)
     else:
         colors = [RIGHT_COLOR if is_right else OTHER_COLOR for is_right in right]  # grey, not the masked grey
-    bars = go.Bar(
-        x=counts,
-        y=answers,
-        orientation="h",
-        marker=dict(color=colors),
-        text=[str(c) for c in counts],
-        textposition="outside",
-        cliponaxis=False,
-        hovertemplate="%{y}: %{x} answers<extra></extra>",
-    )
+    bars = count_bars(answers, counts, colors, "answers")
     title = (
         f"The class's answers: {total} of {students} students following"
         if students

@@ -72,6 +72,30 @@ def chart_title(title: str) -> str:
     return (f"t => ({DRAWN_TITLES})().some((text) => text.includes(t))", title)
 
 
+def teach_lesson_step(teacher, student, url: str) -> str:
+    """The teacher opens a class, the student joins, and a link opened in the teacher's browser (it keeps the
+    secret) opens the lesson's first step and keeps the class; the student follows to it. Returns the code."""
+    code = open_class(teacher, url)
+    join(student, url, code, "multi_head")
+    teacher.goto(f"{url}/multi_head?lesson={LESSON}&step=1&room={code}")
+    wait_idle(teacher)
+    teacher.get_by_text("Teaching class").first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    seconds_until(
+        student,
+        "() => new URLSearchParams(location.search).get('step') === '1' && "
+        "new URLSearchParams(location.search).get('lesson') === 'heads'",
+    )
+    return code
+
+
+def answer_first_choice(page) -> None:
+    """Answer a lesson's question (a choice) with its first option, and "Check"."""
+    option = page.locator("[data-testid=stRadio]").filter(has_text="Your answer").locator("[data-testid=stRadioOption]")
+    option.first.wait_for(timeout=CHECK_TIMEOUT_MS)
+    option.first.click()
+    page.locator("[data-testid=stBaseButton-secondaryFormSubmit]", has_text="Check").click()
+
+
 def follows_heads_then_page(teacher, student) -> list[float]:
     """The teacher changes the heads slider, then goes to Masks; the student's view follows. Returns seconds.
     The heads arrive in place and the Masks page as the copy of the teacher's page with the teacher's figures
@@ -145,22 +169,8 @@ def test_a_student_follows_the_teacher_explores_and_follows_again(browser, serve
 def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser, server_url):
     teacher, student = new_page(browser), new_page(browser)
     try:
-        code = open_class(teacher, server_url)
-        join(student, server_url, code, "multi_head")
-        # a link opened in the teacher's browser (it keeps the secret) opens a lesson step and keeps the class
-        teacher.goto(f"{server_url}/multi_head?lesson={LESSON}&step=1&room={code}")
-        wait_idle(teacher)
-        teacher.get_by_text("Teaching class").first.wait_for(timeout=CHECK_TIMEOUT_MS)
-        seconds_until(student, "() => new URLSearchParams(location.search).get('lesson') === 'heads'")
-        answer = (
-            student.locator("[data-testid=stRadio]")
-            .filter(has_text="Your answer")
-            .locator("[data-testid=stRadioOption]")
-            .first
-        )
-        answer.wait_for(timeout=CHECK_TIMEOUT_MS)
-        answer.click()
-        student.locator("[data-testid=stBaseButton-secondaryFormSubmit]", has_text="Check").click()
+        teach_lesson_step(teacher, student, server_url)
+        answer_first_choice(student)
         student.get_by_text("The answer shows when the teacher reveals it").wait_for(timeout=CHECK_TIMEOUT_MS)
         assert student.get_by_text("Answer:").count() == 0  # not before the reveal
         seconds_until(teacher, *chart_title("The class's answers: 1 of 1"))

@@ -4,7 +4,7 @@
 A session is in at most one class (its place: ``ui.rooms.place.ClassPlace``, a teacher's or a student's), as its
 teacher (it holds the secret) or as a student. The URL says so too: ``?room=CODE`` joins a class on any page; the
 teacher's secret is kept in the teacher's session and in a cookie of the teacher's browser (``classroom.routes``,
-set by ``ui.rooms.teacher_key``), never in an address; the "Share this view" link carries no class at all.
+set by ``ui.rooms.browser_keys``), never in an address; the "Share this view" link carries no class at all.
 
 A student's page does not run for the teacher's changes: the teacher's run publishes what it drew
 (``ui.rooms.drawing``), and the student's browser (``ui.rooms.follower``) takes each new drawing in place, the
@@ -35,6 +35,7 @@ from ui.screen import PRESENT, compact, presenting
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
 from .drawing import settings_of
+from .browser_keys import keep_student_key
 from .follower import follower
 from .membership import (
     JOINS,
@@ -45,12 +46,14 @@ from .membership import (
     room_watcher,
     spaced,
     student_id as _student_id,
+    take_kept_student_id,
     take_notice,
     this_session,
 )
 from .place import StudentPlace, TeacherPlace, current_class, enter
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, view_problem
 from classroom.store import CODE_ALPHABET, CODE_LENGTH, RoomsUnavailable, RoomUnreadable, RoomView, normal_code
+from .pace import own_pace_strip, paused_screen, report_progress, start_own_pace
 from .teaching import send_view, teacher_live
 from classroom.watcher import read_room
 
@@ -136,6 +139,7 @@ def join_from_link() -> None:
     if teacher:
         enter(TeacherPlace(code, secret))
     else:
+        take_kept_student_id(code)
         enter(StudentPlace(code, store.view_token(code)))
         with contextlib.suppress(RoomsUnavailable):  # counted at once; the server's watcher keeps marking it present
             store.seen(code, _student_id())
@@ -179,7 +183,14 @@ def follow_teacher(page_path: str) -> None:
         _notice("info", "The class has ended. You keep the view you have.")
         return
     place.seen(saw, teacher_present=view is not None and view.query.get(PRESENT) == ["true"])
-    if view is not None and place.due(view.version):
+    if view is None:
+        return
+    if view.pace != place.pacing:  # the class was sent to its own pace, or brought back to the teacher
+        if view.pace:
+            start_own_pace(view.pace, place, page_path)
+            return
+        place.follow()
+    if place.due(view.version):
         _open(view, place, page_path)
 
 
@@ -194,12 +205,17 @@ def _student_strip(place: StudentPlace, page_path: str) -> None:
         )
     elif saw.kind == "missing":
         st.caption(f"Class **{spaced(place.code)}**: waiting for the teacher's screen…")
+    elif saw.paused:
+        paused_screen()
+    elif place.pacing:
+        own_pace_strip(place)
     elif not place.following:
         st.caption(f"Exploring on my own · class **{spaced(place.code)}**.")
         st.button("Follow again", icon=":material/sync:", key="follow_again", on_click=_follow)
     else:
         st.caption(f"Following the teacher · class **{spaced(place.code)}**.")
         st.button("Explore on my own", icon=":material/explore:", key="explore", on_click=_explore)
+    keep_student_key(place.code, _student_id())
     if place.token:
         _live_part(place, page_path)
 
@@ -219,7 +235,7 @@ def _live_part(place: StudentPlace, page_path: str) -> None:
             "present": place.teacher_present,
             "followPresent": not compact(),
             "status": saw.status(),
-            "following": place.following and saw.kind == "view",
+            "following": place.following and saw.kind == "view" and not saw.paused,
             "controls": sorted(PAGE_KEYS.get(page_path, frozenset()) - UNHIDDEN),
             "settings": settings_of(
                 {key: st.query_params.get_all(key) for key in st.query_params if key not in CLASS_KEYS}
@@ -260,6 +276,8 @@ def after_page(page_path: str) -> None:
         send_view(page_path)
         return
     TURNS.give_back(this_session())
+    if place.pacing:
+        report_progress(place)
     if place.token:
         room_watcher().listen(this_session(), place.code, place.token, _student_id(), place.following)
 

@@ -8,6 +8,8 @@
 // it starts a run of this session instead (setTriggerValue), once a change; until that run has drawn the page,
 // the teacher's figures are shown at once in a panel above it.
 // While following, the page's own controls are hidden: the teacher's settings are shown instead.
+// A change of the class's status (a question revealed, the class ended, paused, resumed, sent to its own pace or
+// brought back) starts a run of this session, whether it follows or explores.
 const MAX_CHARS = 8000000;
 const RETRY_MS = 1000;
 const NUMBERED = 32; // the controls a numbered URL key can stand for (ui/rooms/schema.py's MAX_VALUES)
@@ -27,7 +29,8 @@ function serverBase() {
 
 function sameStatus(a, b) {
   return a && b && a.kind === b.kind && a.recheck === b.recheck
-    && JSON.stringify(a.revealed || []) === JSON.stringify(b.revealed || []);
+    && JSON.stringify(a.revealed || []) === JSON.stringify(b.revealed || [])
+    && (a.pace || "") === (b.pace || "") && Boolean(a.paused) === Boolean(b.paused);
 }
 
 function readable(drawing, figureRules) {

@@ -14,7 +14,7 @@ from ui.streamlit_internals import session_alive, session_id, url_state_of_bound
 
 from .place import current_class, forget_place
 from classroom.redis_store import RedisRooms
-from classroom.routes import TEACHER_COOKIE, read_teacher_cookie
+from classroom.routes import STUDENT_COOKIE, TEACHER_COOKIE, read_student_cookie, read_teacher_cookie
 from .schema import CLASS_KEYS, PAGE_KEYS, ROOM, TEACH, general_key
 from classroom.memory_store import MemoryRooms
 from classroom.store import RoomStore, RoomsUnavailable
@@ -40,15 +40,15 @@ def room_watcher() -> RoomWatcher:
     return RoomWatcher(room_store(), BOARD, session_alive).start()
 
 
-def teacher_cookie() -> str | None:
-    """The teacher's cookie (``classroom.routes``) this browser sent with the app's connection, if any."""
-    value = st.context.cookies.get(TEACHER_COOKIE)
+def sent_cookie(name: str) -> str | None:
+    """The cookie ``name`` (``classroom.routes``) this browser sent with the app's connection, if any."""
+    value = st.context.cookies.get(name)
     return value if isinstance(value, str) else None
 
 
 def kept_secret(code: str) -> str | None:
     """The secret of class ``code`` that this browser keeps for its teacher, or None (the store checks it)."""
-    pair = read_teacher_cookie(teacher_cookie())
+    pair = read_teacher_cookie(sent_cookie(TEACHER_COOKIE))
     return pair[1] if pair is not None and pair[0] == code else None
 
 
@@ -57,8 +57,16 @@ def this_session() -> str:
 
 
 def student_id() -> str:
-    """This session's anonymous id in a class (random, kept for the session)."""
+    """This session's anonymous id in a class (64 random bits as hex, kept for the session)."""
     return st.session_state.setdefault(STUDENT, secrets.token_hex(8))
+
+
+def take_kept_student_id(code: str) -> None:
+    """Call as this session joins class ``code`` as a student: the id this browser keeps for that class
+    (``ui.rooms.browser_keys``), if any, is this session's, so a reload is the same student."""
+    pair = read_student_cookie(sent_cookie(STUDENT_COOKIE))
+    if pair is not None and pair[0] == code:
+        st.session_state[STUDENT] = pair[1]
 
 
 def notice(kind: str, text: str) -> None:
@@ -72,11 +80,12 @@ def take_notice() -> tuple[str, str] | None:
 
 def gate(lesson_id: str, step: int) -> bool | None:
     """For the question of step ``step`` (0-based) of ``lesson_id``: None outside a class (or for its
-    teacher); for a student, whether the teacher has revealed its answer."""
+    teacher); for a student, whether its answer shows: revealed by the teacher, or the student goes through the
+    lesson at their own pace."""
     place = current_class()
     if place is None or place.is_teacher:
         return None
-    return f"{lesson_id}/{step}" in place.revealed
+    return place.pacing == lesson_id or f"{lesson_id}/{step}" in place.revealed  # at their own pace: at once
 
 
 def send_answer(lesson_id: str, step: int, value) -> None:

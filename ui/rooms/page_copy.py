@@ -53,7 +53,7 @@ LEFT_OUT_COMPONENTS = frozenset(
         "attention_lab_show_section",
         "attention_lab_drawing",
         "attention_lab_follower",
-        "attention_lab_teacher_key",
+        "attention_lab_class_key",
     }
 )  # the app's components that draw nothing of the page (ui/screen.py, the class's parts) or take input, as a
 # control does (the Vision page's canvas)

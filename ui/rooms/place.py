@@ -46,7 +46,8 @@ class StudentPlace:
     the board's sequence number read before the room in this run (the browser waits for a drawing numbered past
     it); ``saw``, what the last run saw of the room; ``missing_since``, when a run first saw the room missing from
     its store (``time.time()``; None while it is there); ``revealed``, the questions the teacher revealed, and
-    ``teacher_present``, whether the teacher's view is in presentation mode, both as of the last view seen.
+    ``teacher_present``, whether the teacher's view is in presentation mode, both as of the last view seen;
+    ``pacing``, the lesson this student goes through at their own pace ("": none).
     A student who has just joined follows, with no view of the teacher's opened yet."""
 
     code: str
@@ -59,6 +60,7 @@ class StudentPlace:
     missing_since: float | None = None
     revealed: frozenset[str] = frozenset()
     teacher_present: bool = False
+    pacing: str = ""
     role: ClassVar[Role] = STUDENT
     is_teacher: ClassVar[bool] = False
 
@@ -68,8 +70,15 @@ class StudentPlace:
         self.token, self.after = token, after
 
     def follow(self) -> None:
-        """ "Follow again": the next run opens the teacher's latest view, and every later one."""
+        """ "Follow again" (or the teacher brings the class back from its own pace): the next run opens the teacher's
+        latest view, and every later one."""
+        self.pacing = ""
         self._open_latest(following=True)
+
+    def own_pace(self, lesson: str) -> None:
+        """The class goes through ``lesson`` at its own pace: the teacher's views are not opened until it is
+        brought back (``follow``)."""
+        self.following, self.pacing, self.open_latest = False, lesson, False
 
     def explore(self) -> None:
         """ "Explore on my own": the next run opens the teacher's latest view (the page's controls may be older

@@ -16,9 +16,10 @@ from ui.streamlit_internals import fragment_run, session_id
 from .drawing import begin_run, publish
 from .membership import leave, notice as _notice, room_store, shown_view, spaced
 from .page_text import page_text, writing
+from .pace_board import pace_part
 from .place import TeacherPlace, current_class, enter
 from .schema import ROOM
-from .teacher_key import keep_teacher_key
+from .browser_keys import keep_teacher_key
 from classroom.store import RoomsUnavailable, checked_view
 
 TEACHER_SECONDS = 0.5
@@ -142,6 +143,8 @@ def _teacher_run(page_path: str) -> None:
             icon=":material/block:",
         )
     asked = _question_place(query)
+    if pace_part(store, place.code, place.secret, room, asked and query["lesson"][0]):
+        return  # at its own pace: the board stands for the one question's chart
     if asked is None:
         return
     question, view = asked
