@@ -237,11 +237,11 @@ class Tab:
 
 
 @contextlib.asynccontextmanager
-async def opened(server: AppServer):
-    """A tab connected to ``server`` and listening."""
+async def opened(server: AppServer, kind: type[Tab] = Tab):
+    """A tab (of ``kind``) connected to ``server`` and listening."""
     async with connect(server.stream) as socket:
         socket.close_timeout = 2  # an overwhelmed server is not waited for, 120 times over, at the end
-        tab = Tab(socket)
+        tab = kind(socket)
         tab.listener = asyncio.ensure_future(tab.listen())
         try:
             yield tab

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 import hmac
 import threading
 import time
@@ -75,7 +74,7 @@ class MemoryRooms(RoomStore):
             room = self._live(code)
             if room is None:
                 return None
-            return replace(room.view, query=copy.deepcopy(room.view.query))
+            return replace(room.view, query={key: list(values) for key, values in room.view.query.items()})
 
     def ended(self, code):
         with self._lock:

@@ -24,6 +24,7 @@ it is unknown. A Redis that cannot be reached raises ``RoomsUnavailable``; a Red
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets
@@ -137,15 +138,20 @@ def checked_pace(lesson: str) -> str:
     return lesson
 
 
+@functools.lru_cache(maxsize=4096)
+def _read_once(text: str) -> Progress | None:
+    """A record read (``read_progress``), or None; each text once (the teacher's board reads every student's record
+    twice a second, and most have not changed). Its Progress is shared: nothing changes one in place."""
+    try:
+        return read_progress(text)
+    except (ValueError, TypeError):
+        return None
+
+
 def readable_progress(records: dict[str, str]) -> dict[str, Progress]:
     """The students' records (student -> JSON) that can be read, by student; the others are left out."""
-    read = {}
-    for student, text in records.items():
-        try:
-            read[student] = read_progress(text)
-        except (ValueError, TypeError):
-            continue
-    return read
+    read = {student: _read_once(text) if isinstance(text, str) else None for student, text in records.items()}
+    return {student: record for student, record in read.items() if record is not None}
 
 
 def _own_query(page: str, query: dict[str, list[str]]) -> dict[str, list[str]]:

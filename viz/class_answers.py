@@ -24,11 +24,14 @@ def count_bars(labels: list[str], counts: list[int], colors: list[str], unit: st
     )
 
 
-def class_answers_figure(answers: list[str], counts: list[int], right: list[bool] | None, students: int) -> go.Figure:
+def class_answers_figure(
+    answers: list[str], counts: list[int], right: list[bool] | None, students: int, who: str = "following"
+) -> go.Figure:
     """Horizontal bars: ``counts[i]`` students gave ``answers[i]`` (in the order given, the first at the top).
 
     ``right``: for each answer whether it is right, drawn in the accent once the teacher has revealed the
-    answer (None before: a projected chart must not give the answer away). ``students``: how many follow, for the title.
+    answer (None before: a projected chart must not give the answer away). ``students``: how many there are, for the
+    title, with ``who``, what they do ("following", "at their own pace").
     """
     total = sum(counts)
     if right is None:
@@ -37,9 +40,7 @@ def class_answers_figure(answers: list[str], counts: list[int], right: list[bool
         colors = [RIGHT_COLOR if is_right else OTHER_COLOR for is_right in right]  # grey, not the masked grey
     bars = count_bars(answers, counts, colors, "answers")
     title = (
-        f"The class's answers: {total} of {students} students following"
-        if students
-        else f"The class's answers: {total}"
+        f"The class's answers: {total} of {students} students {who}" if students else f"The class's answers: {total}"
     )
     return styled_figure(
         [bars],

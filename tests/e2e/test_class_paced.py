@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 
+from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.conftest import assert_no_exception, new_page, wait_idle
 from tests.e2e.test_class import (
     CHECK_TIMEOUT_MS,
@@ -49,6 +50,7 @@ def test_a_class_at_its_own_pace_with_the_board_pause_and_the_export(browser, se
         seconds_until(teacher, *chart_title("Where the class is: 1 student at their own pace"))
         names = teacher.locator("[data-testid=stExpander]", has_text="The students by name (1)")
         names.locator("td", has_text="Ada L").wait_for(timeout=CHECK_TIMEOUT_MS)  # on the teacher's own screen
+        assert accessibility_violations(teacher) == [] and accessibility_violations(student) == []  # WCAG A and AA
         with teacher.expect_download() as download:
             teacher.get_by_role("button", name="Export the answers (CSV)").click()
         assert download.value.suggested_filename == f"class-{code}-heads.csv"
@@ -63,6 +65,7 @@ def test_a_class_at_its_own_pace_with_the_board_pause_and_the_export(browser, se
         student.get_by_text("Eyes on the teacher").wait_for(timeout=CHECK_TIMEOUT_MS)
         assert student.get_by_role("link", name="Next").is_hidden()  # the page and its controls, hidden while paused
         assert student.locator("[data-testid=stMain] .st-key-heads").is_hidden()
+        assert accessibility_violations(student) == []
         teacher.get_by_role("button", name="Resume the class").click()
 
         _on_step(student, 2)

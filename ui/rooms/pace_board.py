@@ -16,6 +16,7 @@ from classroom.progress import at_each_step, slowest_step
 from classroom.store import RoomStore, RoomsUnavailable, RoomView
 from lessons.answers import tally
 from lessons.catalogue import Lesson, lesson_by_id
+from ui.cache import cached_figure
 from ui.charts import chart
 from ui.screen import presenting
 
@@ -69,12 +70,24 @@ def _duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
 
-def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomView) -> None:
-    """Where each student is in ``lesson``, its answers and the export."""
+def _lesson_records(store: RoomStore, code: str, secret: str, lesson: Lesson) -> tuple[dict, dict]:
+    """The students' progress through ``lesson`` (student -> Progress) and its answers (question -> student ->
+    answer), as the room holds them now."""
     records = store.class_progress(code, secret) or {}
     records = {student: record for student, record in records.items() if record.lesson == lesson.id}
     questions = [f"{lesson.id}/{step}" for step in range(len(lesson.views))]
-    answers = {question: store.answers(code, question) for question in questions}
+    return records, {question: store.answers(code, question) for question in questions}
+
+
+def _export(code: str, secret: str, lesson: Lesson) -> str:
+    """The CSV of the class's answers as the room holds them now: made when "Export" is pressed, not every run."""
+    return csv_text(answer_rows(lesson, *_lesson_records(room_store(), code, secret, lesson)))
+
+
+def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomView) -> None:
+    """Where each student is in ``lesson``, its answers and the export."""
+    records, answers = _lesson_records(store, code, secret, lesson)
+    questions = list(answers)
     lines = step_lines(lesson, records, answers)
     slowest = slowest_step(list(records.values()))
     said = f"**{lesson.title}**, at their own pace: {len(records)} {'student' if len(records) == 1 else 'students'}."
@@ -88,7 +101,8 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
     labels = [f"{line.step} · {line.title}" for line in lines]
     from viz.class_progress import class_progress_figure  # plotly only once a class goes at its own pace
 
-    chart(class_progress_figure(labels, at_each_step(list(records.values()), len(lesson.views))), key="class_progress")
+    at_steps = tuple(at_each_step(list(records.values()), len(lesson.views)))
+    chart(cached_figure(class_progress_figure, tuple(labels), at_steps), key="class_progress")
     shown = not presenting()  # off the projector: the share right and the names
     pick = st.selectbox("Answers to step", range(len(lesson.views)), format_func=labels.__getitem__, key=ANSWERS_STEP)
     revealed = questions[pick] in room.revealed
@@ -96,7 +110,9 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
     from viz.class_answers import class_answers_figure
 
     judged = right if shown or revealed else None
-    chart(class_answers_figure(given, counts, judged, len(records)), key="class_board_answers")
+    judged = None if judged is None else tuple(judged)
+    figure = cached_figure(class_answers_figure, tuple(given), tuple(counts), judged, len(records), "at their own pace")
+    chart(figure, key="class_board_answers")
     if not shown:
         st.caption("Names and the share of right answers are left out in presentation mode.")
         return
@@ -124,7 +140,7 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
         )
     st.download_button(
         "Export the answers (CSV)",
-        csv_text(answer_rows(lesson, records, answers)),
+        lambda: _export(code, secret, lesson),
         file_name=f"class-{code}-{lesson.id}.csv",
         mime="text/csv",
         icon=":material/download:",

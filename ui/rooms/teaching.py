@@ -114,6 +114,13 @@ def _reveal(question: str) -> None:
         _notice("warning", "The answer could not be revealed: the server that holds the classes cannot be reached.")
 
 
+def _apart(students: int, pace: str) -> str:
+    """What the students who do not follow this screen do: explore, or go through the lesson at their own pace."""
+    if pace:
+        return "at their own pace"
+    return "explores on their own" if students == 1 else "explore on their own"
+
+
 def _teacher_run(page_path: str) -> None:
     """Publish the view in the fragment's own runs (``restore`` the room if its store lost it), count the
     students and, on a lesson view, draw the class's answers with "Reveal the answer"."""
@@ -132,7 +139,7 @@ def _teacher_run(page_path: str) -> None:
     st.caption(
         f"Teaching class **{spaced(place.code)}** · {followers} "
         f"{'student follows' if followers == 1 else 'students follow'} this screen"
-        + (f" · {explorers} {'explores' if explorers == 1 else 'explore'} on their own." if explorers else ".")
+        + (f" · {explorers} {_apart(explorers, room.pace)}." if explorers else ".")
     )
     try:
         checked_view(page, query)
