@@ -95,3 +95,13 @@ def test_the_progress_chart_draws_the_students_at_each_step_first_step_on_top():
     assert list(bars["x"]) == [3, 1] and list(bars["y"]) == ["1 · One head", "2 · Eight heads"]
     assert list(bars["text"]) == ["3", "1"] and spec["layout"]["yaxis"]["autorange"] == "reversed"
     assert spec["layout"]["title"]["text"] == "Where the class is: 4 students at their own pace"
+
+
+def test_a_name_shows_as_typed_in_a_label_that_reads_markdown():
+    from ui.rooms.pace import MARKDOWN_MARKS, as_typed
+
+    name = "**Ada** [me](http://example.com) <b>#1</b>"
+    escaped = as_typed(name)
+    marks = [i for i, c in enumerate(escaped) if c in MARKDOWN_MARKS and c != "\\"]
+    assert all(escaped[i - 1] == "\\" for i in marks)  # every mark Markdown would act on is escaped
+    assert escaped.replace("\\", "") == name.replace("\\", "")  # and nothing else changes

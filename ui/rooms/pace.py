@@ -123,9 +123,17 @@ def _rename() -> None:
     st.session_state[NAME] = given or animal_name()
 
 
+MARKDOWN_MARKS = frozenset("\\`*_{}[]()<>#+-.!|~:$")  # a label's Markdown: a name shows them as typed
+
+
+def as_typed(text: str) -> str:
+    """``text`` for a label that reads Markdown, each character Markdown would act on escaped."""
+    return "".join("\\" + c if c in MARKDOWN_MARKS else c for c in text)
+
+
 def name_popover() -> None:
     """The student's name for the teacher's board, in a popover of the strip."""
-    with st.popover(f"Your name: {own_name()}", icon=":material/badge:"):
+    with st.popover(f"Your name: {as_typed(own_name())}", icon=":material/badge:"):
         st.caption(
             "Only your teacher sees this name, on their own screen: never the projector, never other students. "
             "Leave it empty for a generated one."
