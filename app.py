@@ -69,7 +69,7 @@ else:  # imported by the web server: the app, with the route of a class's drawn 
         __file__,
         routes=class_routes(
             is_teacher=lambda code, secret: room_store().is_teacher(code, secret),
-            class_open=lambda code: room_store().view(code) is not None,
+            is_student=lambda code, student: room_store().is_student(code, student),
             base_path=st.get_option("server.baseUrlPath"),
         ),
     )

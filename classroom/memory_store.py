@@ -202,6 +202,14 @@ class MemoryRooms(RoomStore):
             text = None if room is None else room.progress.get(student)
         return None if text is None else readable_progress({student: text}).get(student)
 
+    def is_student(self, code, student):
+        with self._lock:
+            room = self._live(code)
+            if room is None:
+                return False
+            last = max(room.students.get(student, float("-inf")), room.explorers.get(student, float("-inf")))
+            return self._clock() - last <= PRESENT_SECONDS or student in room.progress
+
     def class_progress(self, code, secret):
         with self._lock:
             room = self._teacher(code, secret)

@@ -13,7 +13,7 @@ from lessons.kinds import Choice, Lesson, View
 
 from .progress import Progress
 
-COLUMNS = ("name", "step", "question", "answer", "right", "answered at (UTC)", "step now")
+COLUMNS = ("name", "step", "question", "answer", "right", "answered at (UTC)", "latest step")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a cell a spreadsheet would run as a formula
 
 
@@ -33,12 +33,12 @@ def _given(view: View, text: str | None):
 
 @dataclass(frozen=True)
 class StepLine:
-    """One step of the lesson on the board: its number (1-based) and title, the students who have it open now,
-    those who answered its question and how many of them are right."""
+    """One step of the lesson on the board: its number (1-based) and title, the students whose latest step it is
+    (a student who has left keeps theirs), those who answered its question and how many of them are right."""
 
     step: int
     title: str
-    open_now: int
+    latest: int
     answered: int
     right: int
 
@@ -76,7 +76,7 @@ def _time(seconds: float | None) -> str:
 
 def answer_rows(lesson: Lesson, records: dict[str, Progress], answers: dict[str, dict[str, str]]) -> list[dict]:
     """One row per student (by name) and question of the lesson: the answer as shown, "yes" or "no" for right
-    (empty when not answered), when it was answered and the step the student has open now (1-based)."""
+    (empty when not answered), when it was answered and the student's latest step (1-based)."""
     rows = []
     for student, record in sorted(records.items(), key=lambda item: (item[1].name.lower(), item[0])):
         if record.lesson != lesson.id:
@@ -92,16 +92,21 @@ def answer_rows(lesson: Lesson, records: dict[str, Progress], answers: dict[str,
                     "answer": "" if value is None else view.ask.shown(value),
                     "right": "" if value is None else "yes" if view.ask.is_right(value) else "no",
                     "answered at (UTC)": _time(record.answered.get(question)) if value is not None else "",
-                    "step now": record.step + 1,
+                    "latest step": record.step + 1,
                 }
             )
     return rows
 
 
 def _safe_cell(value) -> str:
-    """A cell as text that a spreadsheet shows and never runs: one that would start a formula gets a quote first."""
+    """A cell as text that a spreadsheet shows and never runs: one that would start a formula gets a quote first
+    (a number, "-0.5" or "-3 tokens", stays as it is)."""
     text = str(value)
-    return "'" + text if text.startswith(FORMULA_START) else text
+    try:
+        float(text.split(" ")[0])
+        return text
+    except ValueError:
+        return "'" + text if text.startswith(FORMULA_START) else text
 
 
 def csv_text(rows: list[dict]) -> str:

@@ -116,7 +116,7 @@ def read_progress(text: str) -> Progress:
 
 
 def at_each_step(records: list[Progress], steps: int) -> list[int]:
-    """How many students have each of the lesson's ``steps`` open now."""
+    """How many students have each of the lesson's ``steps`` as their latest (one who has left keeps theirs)."""
     counts = [0] * steps
     for record in records:
         if 0 <= record.step < steps:

@@ -286,6 +286,21 @@ class RedisRooms(RoomStore):
         text = self._call(lambda r: r.hget(self._key(code, ":progress"), student))
         return None if text is None else readable_progress({student: text}).get(student)
 
+    def is_student(self, code, student):
+        def check(r):
+            with r.pipeline() as pipe:
+                pipe.hget(self._key(code, ":students"), student)
+                pipe.hget(self._key(code, ":explorers"), student)
+                pipe.hexists(self._key(code, ":progress"), student)
+                following, exploring, recorded = pipe.execute()
+            try:
+                seen = max(float(value) for value in (following, exploring, "-inf") if value is not None)
+            except ValueError:  # a time written by hand: not a sign of the student
+                seen = float("-inf")
+            return time.time() - seen <= PRESENT_SECONDS or bool(recorded)
+
+        return self._call(check)
+
     def class_progress(self, code, secret):
         if not self._teacher(code, secret):
             return None

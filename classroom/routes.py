@@ -14,7 +14,7 @@ tab or a reconnection after a server restart sends with the app's connection (``
 another site cannot send JSON here without the app's say (a cross-origin preflight), nor read the cookie.
 
 ``POST /_class/student`` with ``{"code": ..., "student": ...}`` keeps a student's id in the class the same way
-(``STUDENT_COOKIE``, for an open class): a reload or a reconnection is the same student, back at their own step of a
+(``STUDENT_COOKIE``, for a student the class's store has seen in it): a reload or a reconnection is the same student, back at their own step of a
 lesson taken at the class's own pace, with their answers and name (``ui.rooms.pace``).
 """
 
@@ -173,26 +173,25 @@ def keep_teacher_endpoint(is_teacher: Callable[[str, str], bool]):
     return _keep_pair_endpoint(TEACHER_COOKIE, TEACHER_PATH, "secret", read_teacher_cookie, is_teacher)
 
 
-def keep_student_endpoint(class_open: Callable[[str], bool]):
-    """The route's handler that sets the student's cookie; ``class_open(code)`` asks the class's store."""
-    return _keep_pair_endpoint(
-        STUDENT_COOKIE, STUDENT_PATH, "student", read_student_cookie, lambda code, _student: class_open(code)
-    )
+def keep_student_endpoint(is_student: Callable[[str, str], bool]):
+    """The route's handler that sets the student's cookie; ``is_student(code, student)`` asks the class's store
+    (a student in the class now: a guessed code or id is refused, and says nothing of which codes are open)."""
+    return _keep_pair_endpoint(STUDENT_COOKIE, STUDENT_PATH, "student", read_student_cookie, is_student)
 
 
 def class_routes(
     board: Board = BOARD,
     is_teacher: Callable[[str, str], bool] | None = None,
     base_path: str = "",
-    class_open: Callable[[str], bool] | None = None,
+    is_student: Callable[[str, str], bool] | None = None,
 ) -> list[Route]:
     """The class's routes under the app's URL path ``base_path`` (Streamlit's ``server.baseUrlPath``: the app's
     own routes are mounted at the server's root): the drawn view, with ``is_teacher`` (the store's check)
-    the teacher's cookie and with ``class_open`` (whether a class of that code is open) the student's."""
+    the teacher's cookie and with ``is_student`` (whether that student is in that class) the student's."""
     prefix = "/" + base_path.strip("/") if base_path.strip("/") else ""
     routes = [Route(prefix + PATH, class_view_endpoint(board), methods=["GET"])]
-    if class_open is not None:
-        routes.insert(0, Route(prefix + STUDENT_PATH, keep_student_endpoint(class_open), methods=["POST"]))
+    if is_student is not None:
+        routes.insert(0, Route(prefix + STUDENT_PATH, keep_student_endpoint(is_student), methods=["POST"]))
     if is_teacher is not None:
         routes.insert(0, Route(prefix + TEACHER_PATH, keep_teacher_endpoint(is_teacher), methods=["POST"]))
     return routes

@@ -211,6 +211,9 @@ class RoomStore:
     def own_progress(self, code: str, student: str) -> Progress | None:
         """The progress the room keeps for ``student`` (a session's own id), or None."""
 
+    def is_student(self, code: str, student: str) -> bool:
+        """Whether ``student`` is in the class now (seen within PRESENT_SECONDS) or has a progress record in it."""
+
     def class_progress(self, code: str, secret: str) -> dict[str, Progress] | None:
         """Every student's progress, by student id, for the teacher alone (None without the secret); a record
         that cannot be read is left out."""

@@ -7,7 +7,7 @@ import torch
 
 from tests.apptest_helpers import assert_no_exception, chart_by_title, chart_specs, decode_array, run_page, title_text
 from transformer import BOS_ID, EOS_ID, load_checkpoint, translate
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 
 PAGE = "pages/encoder_decoder/page.py"
 CHECKPOINT = "checkpoints/translation.safetensors"

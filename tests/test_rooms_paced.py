@@ -65,6 +65,15 @@ def test_a_students_progress_is_their_own_and_the_class_is_the_teachers(rooms):
     assert not rooms.report(code, "ann", ANN) and rooms.own_progress(code, "ann") is None
 
 
+def test_a_student_is_in_the_class_while_seen_or_once_they_have_a_record(rooms):
+    code, _ = rooms.open(PAGE, QUERY)
+    assert not rooms.is_student(code, "ann") and not rooms.is_student("ABCDEFGH", "ann")
+    rooms.seen(code, "ann", exploring=("bob",))
+    rooms.report(code, "cy", ANN)
+    assert rooms.is_student(code, "ann") and rooms.is_student(code, "bob") and rooms.is_student(code, "cy")
+    assert not rooms.is_student(code, "dan")
+
+
 def test_a_record_that_cannot_be_read_is_left_out_of_the_board(rooms):
     code, secret = rooms.open(PAGE, QUERY)
     rooms.report(code, "ann", ANN)
@@ -115,3 +124,25 @@ def test_the_boards_counts_as_worked_out_by_hand():
     # step 0: median(60, 20) = 40 s; step 1: median(40, 100) = 70 s, the slowest, from 2 students
     assert slowest_step([ann, bob, cy]) == (1, 70.0, 2)
     assert slowest_step([cy]) is None
+
+
+def test_the_boards_lines_and_the_export_judge_each_answer_against_the_lesson():
+    from classroom.paced_report import COLUMNS, answer_rows, csv_text, step_lines
+    from lessons.catalogue import lesson_by_id
+
+    lesson = lesson_by_id("heads")
+    right = [view.ask.right for view in lesson.views]  # every step of "heads" asks for a choice
+    records = {"a": Progress("=Ann", "heads").at(0, 0.0).at(1, 60.0), "b": Progress("Bob", "heads").at(0, 5.0)}
+    answers = {"heads/0": {"a": str(right[0]), "b": str((right[0] + 1) % 3), "left": "0"}, "heads/1": {"a": "x"}}
+    lines = step_lines(lesson, records, answers)
+    # step 1: Ann right, Bob wrong (a student with no record is not counted); step 2: an answer that is no choice
+    assert [(line.latest, line.answered, line.right) for line in lines] == [(1, 2, 1), (1, 0, 0), (0, 0, 0)]
+    rows = answer_rows(lesson, records, answers)
+    assert [(row["name"], row["step"], row["right"]) for row in rows] == [
+        ("=Ann", 1, "yes"), ("=Ann", 2, ""), ("=Ann", 3, ""), ("Bob", 1, "no"), ("Bob", 2, ""), ("Bob", 3, "")
+    ]  # fmt: skip
+    assert rows[0]["answer"] == lesson.views[0].ask.options[right[0]] and rows[0]["latest step"] == 2
+    text = csv_text(rows)
+    assert text.splitlines()[0] == ",".join(COLUMNS)
+    assert text.splitlines()[1].startswith("'=Ann,1,")  # a name a spreadsheet would run as a formula: quoted
+    assert csv_text([{**rows[0], "answer": "-0.5 tokens"}]).splitlines()[1].count(",-0.5 tokens,") == 1  # a number

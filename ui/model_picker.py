@@ -20,7 +20,7 @@ from .local_models import local_models
 from .models import LoadedModel, add_checkpoint, load_model, shipped_checkpoints, uploaded_checkpoints
 from lessons.model_labels import RANDOM
 from .page_url import kept_on_reset
-from .text import as_typed
+from .markdown_text import as_typed
 
 # The package's registered pretrained models, each loaded as a BERT-style encoder (EncoderOnly)
 PRETRAINED = {name: "encoder-only" for name in PRETRAINED_MODELS}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.catalogue import Choice, View
-from .rooms.membership import gate, send_answer
+from .rooms.membership import answer_kept, gate, send_answer
 
 ANSWERS = "lesson_answers"  # session state: {"<lesson id>/<step>": an option's index or a number}
 
@@ -82,4 +82,7 @@ def answer_part(lesson_id: str, step: int, view: View, place: str) -> None:
     else:
         st.error(f"Not quite: you answered {ask.shown(given)}.", icon=":material/cancel:")
     st.markdown(f"**Answer: {ask.solution}.** {view.answer}")
+    if answer_kept(lesson_id):
+        st.caption("At your own pace in a class, your first answer is the one your teacher sees.")
+        return
     st.button("Answer again", key=f"quiz_again_{place}_{key}", on_click=_forget, args=(key,), icon=":material/replay:")

@@ -65,8 +65,3 @@ def sentence_input(
             f"are used, to keep the figures readable and fast."
         )
     return result
-
-
-def as_typed(text: str) -> str:
-    """Text shown as typed inside Markdown: its special characters escaped (never maths, links or bold)."""
-    return "".join(f"\\{c}" if c in "\\`*_{}[]<>()#+-.!|~$" else c for c in text)

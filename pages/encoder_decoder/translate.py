@@ -24,7 +24,7 @@ from ui.forward import run_model
 from ui.models import load_model
 from ui.numbering import COUNTED_FROM_1
 from ui.screen import FigureAboveControls, one_then_pair
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from ui.translation import languages, translation
 from ui.formulas import formula
 from viz.alignment import agreement_figure, alignment_figure

@@ -13,7 +13,7 @@ from pages.experiments.knock_out import Inputs, head_label
 from pages.experiments.subject import Subject, evaluation_batch
 from transformer import PATTERNS, AttentionName, TaskBatch, score_heads
 from ui.charts import chart
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from viz.heads import compare_figure
 from viz.heatmap import matrix_heatmap
 

@@ -20,7 +20,7 @@ from pages.experiments.circuit import head_choices
 from pages.experiments.knock_out import Inputs, head_label
 from pages.experiments.subject import Subject, corrupted_input
 from transformer import AttentionName
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from ui.charts import chart
 from ui.controls import stops_slider
 from ui.screen import FigureAboveControls, compact

@@ -9,7 +9,8 @@ import streamlit as st
 from ui.charts import chart
 from ui.controls import section_picker
 from ui.models import LoadedModel
-from ui.text import as_typed, tokenize_text
+from ui.markdown_text import as_typed
+from ui.text import tokenize_text
 from ui.translation import SAMPLE_SIZE, languages, sample_quality, translation
 from viz.alignment import quality_bars
 from viz.style import projector_fonts

@@ -18,7 +18,7 @@ from ui.cache import computation
 from ui.charts import chart
 from ui.model_picker import KIND_NAMES, shipped_entry
 from ui.models import load_model
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from ui.formulas import formula
 from viz.generation import blank_bars, blank_loss_bars
 from viz.labels import escape

@@ -9,7 +9,7 @@ from analysis.attention_sinks import SINK_SHARE, Sinks, attention_sinks
 from ui.charts import chart
 from ui.cache import cached_figure
 from ui.formulas import formula
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from viz.heatmap import matrix_heatmap
 
 

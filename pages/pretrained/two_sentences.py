@@ -14,7 +14,7 @@ from ui.charts import chart
 from ui.screen import settings
 from ui.controls import stops_slider
 from viz.labels import escape
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 from ui.cache import cached_figure
 from ui.formulas import formula
 from viz.pretrained import query_rows_figure

@@ -30,7 +30,7 @@ from ui.charts import chart
 from ui.controls import POSITIONAL_LABELS, stops_slider
 from viz.generation import lines
 from ui.screen import settings_popover, settings_row
-from ui.text import as_typed
+from ui.markdown_text import as_typed
 
 # widget key -> TrainingSetup field
 FIELDS = {

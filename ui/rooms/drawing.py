@@ -38,7 +38,9 @@ QUIET_KEYS = frozenset(
     {"present", "lesson", "step", "section", "pixels"}
 )  # not shown among the teacher's settings (pixels: an image as 64 characters)
 MAX_SETTING_CHARS = 60
-TEACHER_ONLY = frozenset({"chart:class_answers"})  # the class's answers, drawn for the teacher alone
+TEACHER_ONLY = frozenset(
+    {"chart:class_answers", "chart:class_progress", "chart:class_board_answers"}
+)  # the class's answers and its board (ui/rooms/pace_board.py), drawn for the teacher alone
 SENT = "class_drawing_sent"  # session state: (code, digest) of the last drawing sent
 
 

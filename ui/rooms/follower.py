@@ -17,7 +17,7 @@ from .page_copy import BROWSER_ALLOW_LIST
 KEY = "class_follower"
 # While the panel shows the teacher's page (its copy, or its figures while the page opens it), the page below the
 # student's strip is hidden (the strip sits in a layout wrapper of Streamlit's on some pages: its siblings too), and
-# so is it while the teacher has paused the class (the strip says "Eyes on the teacher": ui/rooms/pace.py). The copy
+# so is it, and the sidebar's controls, while the teacher has paused the class (the strip says "Eyes on the teacher": ui/rooms/pace.py). The copy
 # is drawn as Streamlit draws a page: columns side by side (stacked on a
 # phone), captions small and grey, alerts tinted, tables ruled and scrolled, expanders framed, a wide formula
 # scrolled on its own, the text as large as the page's in presentation mode (ui/screen.py).
@@ -25,8 +25,8 @@ CSS = """
 .st-key-class_follower p.lab-follow { margin: 0; font-size: 0.875rem; color: rgba(49, 51, 63, 0.75); }
 body.lab-opening :is(.st-key-class_strip, [data-testid="stLayoutWrapper"]:has(> .st-key-class_strip)) ~ * {
   display: none !important; }
-:is(.st-key-class_strip, [data-testid="stLayoutWrapper"]:has(> .st-key-class_strip)):has(.st-key-class_paused) ~ * {
-  display: none !important; }
+:is(.st-key-class_strip, [data-testid="stLayoutWrapper"]:has(> .st-key-class_strip)):has(.st-key-class_paused) ~ *,
+body:has(.st-key-class_paused) [data-testid="stSidebarUserContent"] { display: none !important; }
 .lab-teacher-screen { margin-top: 1rem; scroll-margin-top: 4.5rem; }  /* below Streamlit's header when scrolled to */
 .lab-teacher-screen .lab-copy-row { display: flex; gap: 1rem; align-items: flex-start; }
 .lab-teacher-screen .lab-copy-column { min-width: 0; }

@@ -88,6 +88,13 @@ def gate(lesson_id: str, step: int) -> bool | None:
     return place.pacing == lesson_id or f"{lesson_id}/{step}" in place.revealed  # at their own pace: at once
 
 
+def answer_kept(lesson_id: str) -> bool:
+    """Whether a student's answers to ``lesson_id`` stand once given: at their own pace, where each answer is judged
+    at once, the first one is what the teacher's board counts (no answering again after seeing the solution)."""
+    place = current_class()
+    return place is not None and not place.is_teacher and place.pacing == lesson_id
+
+
 def send_answer(lesson_id: str, step: int, value) -> None:
     """A student's answer to the class's question (a choice's index or a number), kept by the room."""
     place = current_class()

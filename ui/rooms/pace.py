@@ -6,7 +6,8 @@ name goes to the room for the teacher's board alone. When the teacher pauses the
 (``paused_screen``): "Eyes on the teacher", and the page and its controls are hidden until the teacher resumes.
 
 A student's own answers show whether they are right as soon as they are given while at their own pace (each works
-on their own); nobody sees another's answer or name. The progress is the room's (``classroom.progress``), so a
+on their own), and the first one stands (``membership.answer_kept``); nobody sees another's answer or name (the
+board's charts are the teacher's alone: ``drawing.TEACHER_ONLY``). The progress is the room's (``classroom.progress``), so a
 student whose session starts again with the same id (``ui.rooms.membership.student_id``) comes back to their step
 with their answers.
 """
@@ -26,6 +27,7 @@ from ui.page_url import forget_controls, open_with_view
 from ui.pages_index import PAGES
 from ui.quiz import ANSWERS, answer_key, given_answer
 from ui.streamlit_internals import release_url_bindings
+from ui.markdown_text import as_typed
 
 from .membership import notice, room_store, student_id
 from .place import StudentPlace
@@ -76,12 +78,13 @@ def start_own_pace(lesson_id: str, place: StudentPlace, page_path: str) -> None:
         notice("warning", "The teacher's lesson is not one this app knows: you stay on this page on your own.")
         return
     record = _own_record(place.code, lesson_id)
+    if record is not None and record.step >= len(lesson.views):
+        record = None  # a record of a longer lesson of that name (another version of the app): started again
     if record is not None:
         st.session_state[NAME] = record.name
         st.session_state[PROGRESS] = record
         _restore_answers(place.code, lesson, record)
-    step = record.step if record is not None and record.step < len(lesson.views) else 0
-    open_step(lesson, step, place.code, page_path)
+    open_step(lesson, 0 if record is None else record.step, place.code, page_path)
 
 
 def open_step(lesson: Lesson, step: int, code: str, page_path: str) -> None:
@@ -123,14 +126,6 @@ def _rename() -> None:
     st.session_state[NAME] = given or animal_name()
 
 
-MARKDOWN_MARKS = frozenset("\\`*_{}[]()<>#+-.!|~:$")  # a label's Markdown: a name shows them as typed
-
-
-def as_typed(text: str) -> str:
-    """``text`` for a label that reads Markdown, each character Markdown would act on escaped."""
-    return "".join("\\" + c if c in MARKDOWN_MARKS else c for c in text)
-
-
 def name_popover() -> None:
     """The student's name for the teacher's board, in a popover of the strip."""
     with st.popover(f"Your name: {as_typed(own_name())}", icon=":material/badge:"):
@@ -152,6 +147,7 @@ def own_pace_strip(place: StudentPlace) -> None:
     record = st.session_state.get(PROGRESS)
     if lesson is not None and (here is None or here.lesson.id != lesson.id):
         step = record.step if record is not None and record.lesson == lesson.id else 0
+        step = step if step < len(lesson.views) else 0
         st.page_link(
             PAGE_PATHS[lesson.views[step].page],
             label=f"Back to the lesson, step {step + 1}",

@@ -19,6 +19,7 @@ from lessons.catalogue import Lesson, lesson_by_id
 from ui.cache import cached_figure
 from ui.charts import chart
 from ui.screen import presenting
+from ui.markdown_text import as_typed
 
 from .membership import notice, room_store
 from .place import current_class
@@ -121,7 +122,7 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
             {
                 "step": line.step,
                 "title": line.title,
-                "open now": line.open_now,
+                "latest of": line.latest,
                 "answered": line.answered,
                 "right": "" if line.share_right is None else f"{line.share_right:.0%}",
             }
@@ -132,10 +133,10 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
         st.table(
             sorted(
                 (
-                    {"name": record.name, "step now": record.step + 1, "answered": len(record.answered)}
+                    {"name": as_typed(record.name), "latest step": record.step + 1, "answered": len(record.answered)}
                     for record in records.values()
                 ),
-                key=lambda row: (row["step now"], row["name"].lower()),
+                key=lambda row: (row["latest step"], row["name"].lower()),
             )
         )
     st.download_button(
@@ -158,10 +159,13 @@ def pace_part(store: RoomStore, code: str, secret: str, room: RoomView, lesson_o
         _class_button(pause, "class_resume", False)
     else:
         _class_button(pause, "class_pause", True)
-    lesson = lesson_by_id(room.pace) if room.pace else None
-    if lesson is not None:
+    if room.pace:
         _class_button(pace, "class_bring_back", "")
-        _board(store, code, secret, lesson, room)
+        lesson = lesson_by_id(room.pace)
+        if lesson is None:  # named by another version of the app sharing the class's Redis
+            st.caption(f"The class goes through a lesson this server does not know ({as_typed(room.pace)}).")
+        else:
+            _board(store, code, secret, lesson, room)
         return True
     if lesson_on_screen is not None:
         _class_button(pace, "class_own_pace", lesson_on_screen)
