@@ -20,6 +20,7 @@ from .store import (
     checked_drawings,
     checked_pace,
     readable_progress,
+    seat_of,
     secret_digest,
     view_token,
 )
@@ -209,6 +210,12 @@ class MemoryRooms(RoomStore):
                 return False
             last = max(room.students.get(student, float("-inf")), room.explorers.get(student, float("-inf")))
             return self._clock() - last <= PRESENT_SECONDS or student in room.progress
+
+    def student_of_seat(self, code, seat):
+        with self._lock:
+            room = self._live(code)
+            students = [] if room is None else list(room.progress)
+        return next((student for student in students if seat_of(code, student) == seat), None)
 
     def class_progress(self, code, secret):
         with self._lock:

@@ -22,6 +22,7 @@ from .store import (
     checked_view,
     read_view,
     readable_progress,
+    seat_of,
     secret_digest,
     view_token,
 )
@@ -300,6 +301,10 @@ class RedisRooms(RoomStore):
             return time.time() - seen <= PRESENT_SECONDS or bool(recorded)
 
         return self._call(check)
+
+    def student_of_seat(self, code, seat):
+        students = self._call(lambda r: r.hkeys(self._key(code, ":progress")))
+        return next((student for student in students if seat_of(code, student) == seat), None)
 
     def class_progress(self, code, secret):
         if not self._teacher(code, secret):

@@ -12,7 +12,7 @@ Codes and secrets:
 
 - a room's code is ``CODE_LENGTH`` characters from ``CODE_ALPHABET`` (31 letters and digits, none that a
   reader confuses: no 0/O, 1/I/L), drawn by ``secrets``: 31^8 = 8.5e11 codes, 39.6 bits. Joining is
-  limited to ``ui.rooms.follow.JOINS_PER_MINUTE`` attempts a session, so a guesser who opens sessions
+  limited to ``ui.rooms.membership.JOINS_PER_MINUTE`` attempts a session, so a guesser who opens sessions
   one after another still needs, with a thousand classes open, about 8.5e8 attempts for one hit;
 - the teacher's secret is 128 random bits (``secrets.token_urlsafe(16)``).
 
@@ -131,6 +131,26 @@ def checked_drawings(drawings: dict[str, str]) -> None:
             raise ValueError(f"a drawing is one of {DRAWING_MODES}, as text of at most {MAX_DRAWING_CHARS} characters")
 
 
+SEAT_LENGTH = 6
+
+
+def seat_of(code: str, student: str) -> str:
+    """A student's seat in class ``code``: SEAT_LENGTH characters of CODE_ALPHABET (29.7 bits) derived from their id,
+    which they give on another device to go on there as the same student (``student_of_seat``)."""
+    number = int.from_bytes(hashlib.sha256(f"seat:{code}:{student}".encode()).digest()[:8], "big")
+    seat = ""
+    for _ in range(SEAT_LENGTH):
+        number, index = divmod(number, len(CODE_ALPHABET))
+        seat += CODE_ALPHABET[index]
+    return seat
+
+
+def normal_seat(text: str) -> str | None:
+    """A seat as typed (any case, spaces or dashes) in its stored form, or None if it cannot be one."""
+    seat = "".join(c for c in str(text).upper() if c not in " -")
+    return seat if len(seat) == SEAT_LENGTH and all(c in CODE_ALPHABET for c in seat) else None
+
+
 def checked_pace(lesson: str) -> str:
     """A lesson's id as a room's pace, refused when longer than MAX_LESSON_CHARS."""
     if not isinstance(lesson, str) or len(lesson) > MAX_LESSON_CHARS:
@@ -213,6 +233,9 @@ class RoomStore:
 
     def is_student(self, code: str, student: str) -> bool:
         """Whether ``student`` is in the class now (seen within PRESENT_SECONDS) or has a progress record in it."""
+
+    def student_of_seat(self, code: str, seat: str) -> str | None:
+        """The student with a progress record in the class whose seat (``seat_of``) is ``seat``, or None."""
 
     def class_progress(self, code: str, secret: str) -> dict[str, Progress] | None:
         """Every student's progress, by student id, for the teacher alone (None without the secret); a record

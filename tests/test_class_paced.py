@@ -9,6 +9,7 @@ import json
 
 from classroom.progress import Progress
 from classroom.routes import STUDENT_COOKIE
+from classroom.store import seat_of
 from tests.apptest_helpers import assert_no_exception
 from tests.test_class_follow import first, query_of, session, teach
 from ui.rooms.membership import room_store
@@ -84,6 +85,19 @@ def test_a_student_opens_the_lesson_at_their_own_step_reports_it_and_a_reload_co
     assert_no_exception(again)
     assert first(again, "step") == "3" and again.session_state["class_name"] == "Ada"
     assert again.session_state["lesson_answers"] == {"heads/1": 1}
+
+    # another device, the same join link: the seat the student's popover shows brings them to the same step
+    monkeypatch.undo()  # that browser sends no cookie
+    device = session({"room": code})
+    assert first(device, "step") == "1"  # a new student, at the lesson's first step
+    device.text_input(key="class_seat_input").input(seat_of(code, own_id).lower()).run()
+    assert_no_exception(device)
+    assert first(device, "step") == "3" and device.session_state["class_student"] == own_id
+    assert device.session_state["class_name"] == "Ada" and device.session_state["lesson_answers"] == {"heads/1": 1}
+    wrong = session({"room": code})
+    wrong.text_input(key="class_seat_input").input("ZZZ-ZZZ").run()
+    assert "No student of this class has the seat" in " ".join(w.value for w in wrong.warning)
+    assert wrong.session_state["class_student"] != own_id
 
     assert room_store().set_paused(code, secret, True)
     again.run()

@@ -20,7 +20,7 @@ from classroom.progress import (
     slowest_step,
 )
 from classroom.redis_store import RedisRooms
-from classroom.store import RoomStore, RoomView
+from classroom.store import CODE_ALPHABET, RoomStore, RoomView, normal_seat, seat_of
 from tests.test_rooms import PAGE, QUERY
 
 
@@ -72,6 +72,19 @@ def test_a_student_is_in_the_class_while_seen_or_once_they_have_a_record(rooms):
     rooms.report(code, "cy", ANN)
     assert rooms.is_student(code, "ann") and rooms.is_student(code, "bob") and rooms.is_student(code, "cy")
     assert not rooms.is_student(code, "dan")
+
+
+def test_a_seat_names_the_student_with_a_record_in_that_class_only(rooms):
+    code, _ = rooms.open(PAGE, QUERY)
+    other, _ = rooms.open(PAGE, QUERY)
+    rooms.report(code, "0123456789abcdef", ANN)
+    seat = seat_of(code, "0123456789abcdef")
+    assert len(seat) == 6 and set(seat) <= set(CODE_ALPHABET) and seat != seat_of(other, "0123456789abcdef")
+    assert rooms.student_of_seat(code, seat) == "0123456789abcdef"
+    assert rooms.student_of_seat(other, seat) is None  # another class: another seat
+    assert normal_seat(f" {seat[:3].lower()}-{seat[3:]} ") == seat and normal_seat("ABC-DE1") is None
+    rooms.seen(code, "fedcba9876543210")  # in the class but with no record yet: no seat to take
+    assert rooms.student_of_seat(code, seat_of(code, "fedcba9876543210")) is None
 
 
 def test_a_record_that_cannot_be_read_is_left_out_of_the_board(rooms):

@@ -2,12 +2,14 @@
 student (with a nickname) walks to another step and answers, sees their own answer judged at once, and the teacher's
 board shows where they are and their answer; the export holds it. The teacher pauses the class (the student's page is
 held: "Eyes on the teacher") and resumes it, brings everyone back (the student follows the teacher's screen again)
-and sends them off again: the student is back at their own step. A reload comes back to the same step."""
+and sends them off again: the student is back at their own step. A reload comes back to the same step, and so does
+another device given the seat the student's first one shows."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 from lessons.catalogue import lesson_by_id
 from tests.e2e.accessibility_check import accessibility_violations
@@ -30,7 +32,7 @@ def _on_step(page, step: int) -> float:
 
 
 def test_a_class_at_its_own_pace_with_the_board_pause_and_the_export(browser, server_url):
-    teacher, student = new_page(browser), new_page(browser)
+    teacher, student, device = new_page(browser), new_page(browser), new_page(browser)  # device: the student's other
     try:
         code = teach_lesson_step(teacher, student, server_url)
         _on_step(student, 1)  # following: the teacher's step
@@ -87,8 +89,21 @@ def test_a_class_at_its_own_pace_with_the_board_pause_and_the_export(browser, se
         wait_idle(student)
         _on_step(student, 2)
         student.get_by_role("button", name="Your name: Ada *L*").wait_for(timeout=CHECK_TIMEOUT_MS)
+
+        # another device with the same join link: the seat shown on the first brings the student to their step
+        student.get_by_role("button", name="Your name: Ada *L*").click()
+        shown = student.get_by_text("Your seat:").first.inner_text(timeout=CHECK_TIMEOUT_MS)
+        seat = re.search(r"Your seat: ([A-Z0-9]{3}-[A-Z0-9]{3})", shown).group(1)
+        device.goto(f"{server_url}/?room={code}")
+        _on_step(device, 1)  # a new student starts at the first step
+        device.get_by_role("button", name="Your name:").click()
+        device.get_by_label("Go on from another device: its seat").fill(seat)
+        device.get_by_label("Go on from another device: its seat").press("Enter")
+        _on_step(device, 2)
+        device.get_by_role("button", name="Your name: Ada *L*").wait_for(timeout=CHECK_TIMEOUT_MS)
+        assert_no_exception(device)
         assert_no_exception(student)
         assert_no_exception(teacher)
     finally:
-        teacher.context.close()
-        student.context.close()
+        for page in (teacher, student, device):
+            page.context.close()

@@ -14,11 +14,11 @@ from ui.cache import resource
 
 TEACHER_KEY = "class_teacher_key"
 STUDENT_KEY = "class_student_key"
-# Sent once per page load, route and class; sent again on the next run when the server could not take it.
+# Sent once per page load, route and key; sent again on the next run when the server could not take it.
 JS = """
 export default function ({ data }) {
   const kept = (window.__attentionLabClassKeys = window.__attentionLabClassKeys || new Set());
-  const once = `${data.url} ${data.body.code}`;
+  const once = `${data.url} ${JSON.stringify(data.body)}`;
   if (kept.has(once)) return;
   kept.add(once);
   const backend = window.__streamlit && window.__streamlit.BACKEND_BASE_URL;

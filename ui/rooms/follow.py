@@ -38,7 +38,7 @@ from .drawing import settings_of
 from .browser_keys import keep_student_key
 from .follower import follower
 from .membership import (
-    JOINS,
+    attempt_allowed,
     kept_secret,
     leave,
     notice as _notice,
@@ -57,23 +57,11 @@ from .pace import own_pace_strip, paused_screen, report_progress, start_own_pace
 from .teaching import send_view, teacher_live
 from classroom.watcher import read_room
 
-JOINS_PER_MINUTE = 5
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)
 PAGE_PATHS = {page.url_path: page.path for page in PAGES}
 TURNS = Turns()  # this server's students' runs that open a new view, one after another
 STRIP = "class_strip"  # the student's strip (ui/rooms/follower.js hides what follows it while a page opens)
 UNHIDDEN = frozenset({"section", "present", "img"})  # controls shown while following (the sections, the bars')
-
-
-def _join_allowed() -> bool:
-    """At most JOINS_PER_MINUTE attempts a minute per session (a wrong code counts)."""
-    now = time.time()
-    recent = [t for t in st.session_state.get(JOINS, []) if now - t < 60]
-    if len(recent) >= JOINS_PER_MINUTE:
-        st.session_state[JOINS] = recent
-        return False
-    st.session_state[JOINS] = [*recent, now]
-    return True
 
 
 _READ_ALIKE = sorted(set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") - set(CODE_ALPHABET))
@@ -103,7 +91,7 @@ def join_from_link() -> None:
         st.query_params.pop(ROOM, None)
         _notice("warning", f"“{linked[:20]}” is not a class code: {CODE_RULE} You are on the app on your own.")
         return
-    if not _join_allowed():
+    if not attempt_allowed():
         st.query_params.pop(ROOM, None)
         _notice("warning", "Too many attempts to join a class in a minute: wait a minute, then open the link again.")
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 
 import streamlit as st
 
@@ -22,7 +23,8 @@ from classroom.watcher import RoomWatcher
 
 STUDENT = "class_student"  # session state: this session's anonymous id in a class
 NOTICE = "class_notice"  # session state: a message for the next run, (kind, text)
-JOINS = "class_joins"  # session state: times of this session's attempts to join a class
+JOINS = "class_joins"  # session state: times of this session's attempts to join a class (or to take a seat)
+JOINS_PER_MINUTE = 5
 REDIS_URL = "ATTENTION_LAB_REDIS_URL"
 
 
@@ -61,12 +63,29 @@ def student_id() -> str:
     return st.session_state.setdefault(STUDENT, secrets.token_hex(8))
 
 
+def take_student_id(student: str) -> None:
+    """This session is the student ``student`` from now on (a seat given on another device)."""
+    st.session_state[STUDENT] = student
+
+
 def take_kept_student_id(code: str) -> None:
     """Call as this session joins class ``code`` as a student: the id this browser keeps for that class
     (``ui.rooms.browser_keys``), if any, is this session's, so a reload is the same student."""
     pair = read_student_cookie(sent_cookie(STUDENT_COOKIE))
     if pair is not None and pair[0] == code:
         st.session_state[STUDENT] = pair[1]
+
+
+def attempt_allowed() -> bool:
+    """At most JOINS_PER_MINUTE attempts a minute per session to join a class or take a seat in one (a wrong code or
+    seat counts)."""
+    now = time.time()
+    recent = [t for t in st.session_state.get(JOINS, []) if now - t < 60]
+    if len(recent) >= JOINS_PER_MINUTE:
+        st.session_state[JOINS] = recent
+        return False
+    st.session_state[JOINS] = [*recent, now]
+    return True
 
 
 def notice(kind: str, text: str) -> None:

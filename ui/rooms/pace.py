@@ -8,8 +8,8 @@ name goes to the room for the teacher's board alone. When the teacher pauses the
 A student's own answers show whether they are right as soon as they are given while at their own pace (each works
 on their own), and the first one stands (``membership.answer_kept``); nobody sees another's answer or name (the
 board's charts are the teacher's alone: ``drawing.TEACHER_ONLY``). The progress is the room's (``classroom.progress``), so a
-student whose session starts again with the same id (``ui.rooms.membership.student_id``) comes back to their step
-with their answers.
+student whose session starts again with the same id (``ui.rooms.membership.student_id``: a reload, kept in a cookie;
+another device, by the seat their first one shows) comes back to their step with their answers.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import time
 import streamlit as st
 
 from classroom.progress import MAX_NAME_CHARS, Progress, animal_name
-from classroom.store import RoomsUnavailable
+from classroom.store import RoomsUnavailable, normal_seat, seat_of
 from lessons.catalogue import Choice, Lesson, lesson_by_id
 from ui.lessons import current_place, view_query
 from ui.page_url import forget_controls, open_with_view
@@ -29,13 +29,14 @@ from ui.quiz import ANSWERS, answer_key, given_answer
 from ui.streamlit_internals import release_url_bindings
 from ui.markdown_text import as_typed
 
-from .membership import notice, room_store, student_id
-from .place import StudentPlace
+from .membership import attempt_allowed, notice, room_store, student_id, take_student_id
+from .place import StudentPlace, current_class
 from .schema import ROOM
 
 PROGRESS = "class_progress"  # session state: this student's Progress as last reported
 NAME = "class_name"  # session state: the name the teacher's board shows for this student
 NAME_INPUT = "class_name_input"
+SEAT_INPUT = "class_seat_input"
 PAGE_PATHS = {page.url_path: page.path for page in PAGES}
 
 
@@ -126,14 +127,47 @@ def _rename() -> None:
     st.session_state[NAME] = given or animal_name()
 
 
-def name_popover() -> None:
-    """The student's name for the teacher's board, in a popover of the strip."""
+def _take_seat() -> None:
+    """on_change of the seat input: this session becomes the student of that seat in the class (their id, name, step
+    and answers), as the same student on another device; a wrong seat is said, and counts as an attempt."""
+    place, typed = current_class(), st.session_state.get(SEAT_INPUT, "")
+    seat = normal_seat(typed)
+    if place is None or place.is_teacher or not typed.strip():
+        return
+    if not attempt_allowed():
+        notice("warning", "Too many tries in a minute: wait a minute, then give the seat again.")
+        return
+    try:
+        student = room_store().student_of_seat(place.code, seat) if seat else None
+    except RoomsUnavailable:
+        notice("warning", "The class's server cannot be reached just now: give the seat again in a moment.")
+        return
+    if student is None:
+        notice(
+            "warning", f"No student of this class has the seat “{typed.strip()[:12]}”: check it on your other device."
+        )
+        return
+    take_student_id(student)
+    for key in (NAME, PROGRESS, ANSWERS):
+        st.session_state.pop(key, None)
+    place.own_pace_again()
+
+
+def name_popover(code: str) -> None:
+    """The student's name for the teacher's board and their seat (to go on from another device), in a popover of the
+    strip."""
     with st.popover(f"Your name: {as_typed(own_name())}", icon=":material/badge:"):
         st.caption(
             "Only your teacher sees this name, on their own screen: never the projector, never other students. "
             "Leave it empty for a generated one."
         )
         st.text_input("Your name for the teacher", max_chars=MAX_NAME_CHARS, key=NAME_INPUT, on_change=_rename)
+        seat = seat_of(code, student_id())
+        st.caption(
+            f"Your seat: **{seat[:3]}-{seat[3:]}**. On another device, open the class's link and give your seat there "
+            "to go on where you are, with your answers."
+        )
+        st.text_input("Go on from another device: its seat", max_chars=12, key=SEAT_INPUT, on_change=_take_seat)
 
 
 def own_pace_strip(place: StudentPlace) -> None:
@@ -142,7 +176,7 @@ def own_pace_strip(place: StudentPlace) -> None:
     lesson = lesson_by_id(place.pacing)
     title = lesson.title if lesson is not None else place.pacing
     st.caption(f"At your own pace · lesson **{title}**. Your teacher sees where you are.")
-    name_popover()
+    name_popover(place.code)
     here = current_place()
     record = st.session_state.get(PROGRESS)
     if lesson is not None and (here is None or here.lesson.id != lesson.id):

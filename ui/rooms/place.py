@@ -85,6 +85,11 @@ class StudentPlace:
         than the figures the browser took in place); later views are not opened."""
         self._open_latest(following=False)
 
+    def own_pace_again(self) -> None:
+        """The next run opens this student's own step again, as when the class was sent to its own pace (a seat taken
+        from another device: the step is that student's)."""
+        self.pacing = ""
+
     def _open_latest(self, following: bool) -> None:
         self.following, self.applied, self.open_latest = following, 0, True
 
