@@ -18,7 +18,7 @@ def class_progress_figure(steps: list[str], at_step: list[int]) -> go.Figure:
         f"Where the class is: the latest step of {students} {'student' if students == 1 else 'students'}",
         height=140 + 30 * max(len(steps), 1),
         xaxis=dict(
-            title="students whose latest step it is",
+            title="students",
             rangemode="tozero",
             dtick=1 if max(at_step, default=0) < 10 else None,
         ),
