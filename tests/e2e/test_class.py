@@ -190,8 +190,8 @@ def test_the_class_answers_a_lesson_question_and_the_teacher_reveals_it(browser,
 
 def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_off(browser, server_url):
     """Another section reaches the student as the copy of the teacher's page (no run); the teacher's presentation
-    mode, turned on and then off with another page right after it, is the student's too (a run each time, on a
-    desktop), and the copy's text is presentation mode's size while it is on."""
+    mode, turned on and then off and another page after it, is the student's too (a run each time, on a desktop),
+    and the copy's text is presentation mode's size while it is on."""
     teacher, student = new_page(browser), new_page(browser)
     presenting = "() => document.body.classList.contains('lab-presenting')"
     try:
@@ -217,7 +217,8 @@ def test_a_student_follows_a_section_as_the_copy_and_presentation_mode_on_and_of
         top = student.locator("div.lab-teacher-screen h1").bounding_box()["y"]
         assert 0 <= top < student.viewport_size["height"], top  # the copy's top in view, not the old scroll's place
 
-        teacher.get_by_text("Presentation mode").first.click()  # off, and another page at once
+        teacher.get_by_text("Presentation mode").first.click()  # off: the student leaves it too, then another page
+        seconds_until(student, f"() => !({presenting})()")
         teacher.get_by_role("link", name="Positional encoding").first.click()
         seconds_until(student, f"() => !({presenting})() && location.pathname.endsWith('/positional_encoding')")
         seconds_until(student, *chart_title("PE against position"))
