@@ -17,7 +17,7 @@ COLUMNS = ("name", "step", "question", "answer", "right", "answered at (UTC)", "
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")  # a cell a spreadsheet would run as a formula
 
 
-def _given(view: View, text: str | None):
+def stored_answer(view: View, text: str | None):
     """A stored answer (a choice's index or a number, as text) as the question takes it, or None."""
     if text is None:
         return None
@@ -54,7 +54,7 @@ def step_lines(lesson: Lesson, records: dict[str, Progress], answers: dict[str, 
     lines = []
     for step, view in enumerate(lesson.views):
         given = answers.get(f"{lesson.id}/{step}", {})
-        judged = [_given(view, text) for student, text in given.items() if student in students]
+        judged = [stored_answer(view, text) for student, text in given.items() if student in students]
         judged = [value for value in judged if value is not None]
         lines.append(
             StepLine(
@@ -83,7 +83,7 @@ def answer_rows(lesson: Lesson, records: dict[str, Progress], answers: dict[str,
             continue
         for step, view in enumerate(lesson.views):
             question = f"{lesson.id}/{step}"
-            value = _given(view, answers.get(question, {}).get(student))
+            value = stored_answer(view, answers.get(question, {}).get(student))
             rows.append(
                 {
                     "name": record.name,

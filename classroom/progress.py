@@ -6,9 +6,8 @@ the step open now (0-based), when it first arrived at each step and when it answ
 keeps one record per student, as JSON (``progress_text``), read back with ``read_progress``, which refuses any
 other shape. Only the teacher's session reads the class's records; a student's session reads its own.
 
-What the board shows follows from the records: how many students are at each step (``at_each_step``) and the
-step that holds students longest (``slowest_step``: the median time from arriving at a step to arriving at the
-next, over the students who moved on).
+The board's slowest step follows from the records (``slowest_step``: the median time from arriving at a step to
+arriving at the next, over the students who moved on).
 """
 
 from __future__ import annotations
@@ -113,15 +112,6 @@ def read_progress(text: str) -> Progress:
         raise ValueError("a progress's step is a whole number of the lesson's steps")
     answered = _times(data.get("answered", {}), str)
     return Progress(clean_name(data["name"]), data["lesson"], step, _times(data.get("arrived", {}), int), answered)
-
-
-def at_each_step(records: list[Progress], steps: int) -> list[int]:
-    """How many students have each of the lesson's ``steps`` as their latest (one who has left keeps theirs)."""
-    counts = [0] * steps
-    for record in records:
-        if 0 <= record.step < steps:
-            counts[record.step] += 1
-    return counts
 
 
 def slowest_step(records: list[Progress]) -> tuple[int, float, int] | None:

@@ -13,7 +13,6 @@ from classroom.progress import (
     MAX_NAME_CHARS,
     Progress,
     animal_name,
-    at_each_step,
     clean_name,
     progress_text,
     read_progress,
@@ -133,7 +132,6 @@ def test_the_boards_counts_as_worked_out_by_hand():
     ann = Progress("Ann", "heads").at(0, 0.0).at(1, 60.0).at(2, 100.0)
     bob = Progress("Bob", "heads").at(0, 10.0).at(1, 30.0).at(2, 130.0)
     cy = Progress("Cy", "heads").at(0, 5.0)
-    assert at_each_step([ann, bob, cy], 4) == [1, 0, 2, 0]
     # step 0: median(60, 20) = 40 s; step 1: median(40, 100) = 70 s, the slowest, from 2 students
     assert slowest_step([ann, bob, cy]) == (1, 70.0, 2)
     assert slowest_step([cy]) is None

@@ -133,3 +133,5 @@ PAGES: tuple[PageInfo, ...] = (
         "lens), attribute the output to heads, and build a head by hand.",
     ),
 )
+
+PAGE_SCRIPTS = {page.url_path: page.path for page in PAGES}  # url path -> the page's script (st.switch_page takes it)

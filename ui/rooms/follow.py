@@ -30,7 +30,7 @@ import streamlit as st
 from classroom.board import BOARD
 from classroom.turns import Turns
 from ui.page_url import forget_controls, open_with_view
-from ui.pages_index import PAGES
+from ui.pages_index import PAGE_SCRIPTS as PAGE_PATHS
 from ui.screen import PRESENT, compact, presenting
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
@@ -58,7 +58,6 @@ from .teaching import send_view, teacher_live
 from classroom.watcher import read_room
 
 MISSING_GRACE_SECONDS = 30.0  # a room gone from a restarted store is waited for this long (its teacher refills it)
-PAGE_PATHS = {page.url_path: page.path for page in PAGES}
 TURNS = Turns()  # this server's students' runs that open a new view, one after another
 STRIP = "class_strip"  # the student's strip (ui/rooms/follower.js hides what follows it while a page opens)
 UNHIDDEN = frozenset({"section", "present", "img"})  # controls shown while following (the sections, the bars')

@@ -19,12 +19,13 @@ import time
 
 import streamlit as st
 
+from classroom.paced_report import stored_answer
 from classroom.progress import MAX_NAME_CHARS, Progress, animal_name
 from classroom.store import RoomsUnavailable, normal_seat, seat_of
-from lessons.catalogue import Choice, Lesson, lesson_by_id
+from lessons.catalogue import Lesson, lesson_by_id
 from ui.lessons import current_place, view_query
 from ui.page_url import forget_controls, open_with_view
-from ui.pages_index import PAGES
+from ui.pages_index import PAGE_SCRIPTS as PAGE_PATHS
 from ui.quiz import ANSWERS, answer_key, given_answer
 from ui.streamlit_internals import release_url_bindings
 from ui.markdown_text import as_typed
@@ -37,7 +38,6 @@ PROGRESS = "class_progress"  # session state: this student's Progress as last re
 NAME = "class_name"  # session state: the name the teacher's board shows for this student
 NAME_INPUT = "class_name_input"
 SEAT_INPUT = "class_seat_input"
-PAGE_PATHS = {page.url_path: page.path for page in PAGES}
 
 
 def own_name() -> str:
@@ -64,8 +64,9 @@ def _restore_answers(code: str, lesson: Lesson, record: Progress) -> None:
         with contextlib.suppress(RoomsUnavailable):
             given = room_store().answers(code, question).get(student_id())
             if given is not None:
-                with contextlib.suppress(ValueError):
-                    kept[question] = int(given) if isinstance(view.ask, Choice) else float(given)
+                value = stored_answer(view, given)
+                if value is not None:
+                    kept[question] = value
     st.session_state[ANSWERS] = kept
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from classroom.paced_report import answer_rows, csv_text, step_lines
-from classroom.progress import at_each_step, slowest_step
+from classroom.progress import slowest_step
 from classroom.store import RoomStore, RoomsUnavailable, RoomView
 from lessons.answers import tally
 from lessons.catalogue import Lesson, lesson_by_id
@@ -102,7 +102,7 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
     labels = [f"{line.step} · {line.title}" for line in lines]
     from viz.class_progress import class_progress_figure  # plotly only once a class goes at its own pace
 
-    at_steps = tuple(at_each_step(list(records.values()), len(lesson.views)))
+    at_steps = tuple(line.latest for line in lines)
     chart(cached_figure(class_progress_figure, tuple(labels), at_steps), key="class_progress")
     shown = not presenting()  # off the projector: the share right and the names
     pick = st.selectbox("Answers to step", range(len(lesson.views)), format_func=labels.__getitem__, key=ANSWERS_STEP)
