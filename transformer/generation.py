@@ -83,23 +83,30 @@ class Generation:
 
 
 class _Runner:
-    """The model on the rows generated so far ``[R, t]``: logits ``[R, V]`` of the last position and its
-    attention rows; with a cache, only the tokens it has not read yet go in."""
+    """The model on the rows generated so far ``[R, t]``: logits ``[R, V]`` of the last position and, when
+    ``attention`` (a step's record keeps them), its attention rows; with a cache, only the tokens it has not
+    read yet go in."""
 
-    def __init__(self, model: nn.Module, source: torch.Tensor | None, use_cache: bool, interventions: tuple = ()):
-        self.model, self.source, self.interventions = model, source, interventions
+    def __init__(
+        self,
+        model: nn.Module,
+        source: torch.Tensor | None,
+        use_cache: bool,
+        interventions: tuple = (),
+        attention: bool = True,
+    ):
+        self.model, self.source, self.interventions, self.attention = model, source, interventions, attention
         self.cache = KVCache() if use_cache else None
 
     def __call__(self, rows: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         fed = rows if self.cache is None else rows[:, self.cache.positions :]
-        asks = dict(return_attention=True, cache=self.cache, interventions=self.interventions)
+        asks = dict(return_attention=self.attention, cache=self.cache, interventions=self.interventions)
         if self.model.kind == "encoder-decoder":
             out = self.model(self.source.expand(rows.shape[0], -1), fed, **asks)
         else:
             out = self.model(fed, **asks)
-        rows_of_last = {
-            name: weights[:, :, -1, :] for name, weights in out.attention.weights.items() if name.startswith("decoder.")
-        }
+        weights = out.attention.weights.items() if self.attention else ()
+        rows_of_last = {name: w[:, :, -1, :] for name, w in weights if name.startswith("decoder.")}
         return out.logits[:, -1], rows_of_last
 
     def keep(self, rows: torch.Tensor) -> None:
@@ -155,7 +162,8 @@ def generate(
         raise ValueError(f"max_new_tokens must be a whole number >= 0, got {max_new_tokens!r}.")
     check_sampling(temperature, top_k, top_p)
     prompt, source = _start(model, ids)
-    runner = _Runner(model, source, use_cache, tuple(interventions))
+    # a beam's nodes keep no attention rows: its passes keep none
+    runner = _Runner(model, source, use_cache, tuple(interventions), attention=strategy != "beam")
     if strategy == "beam":
         if isinstance(num_beams, bool) or not isinstance(num_beams, int) or num_beams < 1:
             raise ValueError(f"num_beams must be a whole number >= 1, got {num_beams!r}.")
@@ -242,7 +250,7 @@ def _extend(
     tokens go on. A token of log-probability ``-inf`` (impossible) is never taken. Each kept continuation
     becomes a node, appended to ``nodes``."""
     totals = torch.tensor([hypothesis.score for hypothesis in alive], dtype=torch.float64)[:, None] + log_p.double()
-    ranked = totals.flatten().argsort(descending=True)[: 2 * num_beams].tolist()
+    ranked = totals.flatten().topk(min(2 * num_beams, totals.numel())).indices.tolist()  # best first
     going_on, parents, ended = [], [], []
     for rank, flat in enumerate(ranked):
         if len(going_on) == num_beams:
