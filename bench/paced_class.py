@@ -10,8 +10,9 @@ the class go at its own pace"; the teacher's live part (the board) then runs on 
 
 1. **Alone.** One student joins (``/?room=CODE``: the app opens the lesson at their step) and makes ``SOLO_ACTIONS``
    actions one after another: the next or previous step (a click on the lesson bar's link: the step's query
-   string sent with the page) and the heads slider moved (the slider's new value, as the browser sends it). Each
-   action is timed from the rerun sent to its full run's ``script_finished``.
+   string sent with the page: a full run) and the heads slider moved (the slider's new value, as the browser sends
+   it for a widget inside a fragment: a run of that fragment, the page's settings and open section). Each action
+   is timed from the rerun sent to its run's ``script_finished``.
 2. **The class.** The other students join, ``JOIN_BATCH`` at a time. Then for ``seconds`` each student makes the
    same actions, one every ``every`` seconds (the first at a random moment of the first period), timed the same
    way; ``late`` more students join during that time, spread over it.
@@ -99,7 +100,7 @@ class Student:
                 self.step += 1 if self.forward else -1
                 await teacher_run(self.tab, query=step_query(self.step, self.code), page_hash=self.tab.page_hash)
             else:
-                await change_heads(self.tab)
+                await change_heads(self.tab, in_fragment=True)
         except (TimeoutError, KeyError):
             self.failed += 1
             return
