@@ -45,11 +45,12 @@ class HeadsOnText:
         return "decoder (causal) self-attention" if self.causal else "encoder self-attention"
 
 
-def head_formula(config) -> str:
-    """Head i's weights as ``config``'s model computes them: projections with or without biases, the positional
-    scheme's rotation R of queries and keys by position (RoPE) or its bias B_i on the scores (ALiBi's
-    -m_i |t - s|), Qwen3's RMSNorm N of each head's queries and keys, grouped-query attention's shared keys
-    W_{g(i)}^K, and d_k when set on its own."""
+def head_formula(config) -> tuple[str, ...]:
+    """Head i's weights as ``config``'s model computes them, as the lines of the formula: the equations, then
+    (where there is one) what their symbols stand for, on a line of its own so that the formula fits a laptop's
+    column. Projections with or without biases, the positional scheme's rotation R of queries and keys by
+    position (RoPE) or its bias B_i on the scores (ALiBi's -m_i |t - s|), Qwen3's RMSNorm N of each head's queries
+    and keys, grouped-query attention's shared keys W_{g(i)}^K, and d_k when set on its own."""
     bias = config.qkv_bias if config.qkv_bias is not None else config.bias
     scheme = positional_scheme(config.positional)
     grouped = config.kv_heads < config.num_heads
@@ -62,15 +63,15 @@ def head_formula(config) -> str:
 
     q, k = f"Q_i = {projection('Q', 'i')}", f"K_i = {projection('K', 'g(i)' if grouped else 'i')}"
     penalty = " + B_i" if scheme.bias_term else ""
-    where = rf",\quad R: \text{{each row turned by its position, {scheme.label}}}" if scheme.rotate else ""
+    where = [rf"R: \text{{each row turned by its position, {scheme.label}}}"] if scheme.rotate else []
     if scheme.bias_term:
-        where += rf",\quad (B_i)_{{ts}} = {scheme.bias_term('i', 't', 's')}\text{{, {scheme.label}}}"
+        where.append(rf"(B_i)_{{ts}} = {scheme.bias_term('i', 't', 's')}\text{{, {scheme.label}}}")
     if config.qk_norm:
-        where += r",\quad N: \text{RMSNorm of each head's rows}"
+        where.append(r"N: \text{RMSNorm of each head's rows}")
     if grouped:
-        where += rf",\quad g(i): \text{{the key-value head of i's group of {config.num_heads // config.kv_heads}}}"
+        where.append(rf"g(i): \text{{the key-value head of i's group of {config.num_heads // config.kv_heads}}}")
     d_k = rf"d_k = {config.d_head}" if config.head_dim is not None else r"d_k = d_{model}/h"
-    return (
+    equations = (
         r"A^{(i)} = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_k}}"
         + penalty
         + r"\right),\quad "
@@ -79,8 +80,8 @@ def head_formula(config) -> str:
         + k
         + r",\quad "
         + d_k
-        + where
     )
+    return (equations, r",\quad ".join(where)) if where else (equations,)
 
 
 def grid_section(view: HeadsOnText) -> None:
@@ -103,7 +104,7 @@ def grid_section(view: HeadsOnText) -> None:
         "(first token at the top), columns are keys; each row sums to 1"
         + ("; grey cells are masked (the future)." if view.causal else ".")
     )
-    formula(head_formula(view.loaded.config))
+    formula(*head_formula(view.loaded.config))
 
 
 def overview_section(view: HeadsOnText) -> None:

@@ -1,10 +1,17 @@
-"""In a real browser: the attention pages redraw when a control changes, without an exception."""
+"""In a real browser: the attention pages redraw when a control changes, without an exception; the heads'
+formula fits a laptop's column."""
 
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.e2e.figure_standard import CUT_FORMULAS
 from tests.e2e.conftest import (
     DRAWN_TITLES,
     unfold,
     RANDOM_MULTI_HEAD,
     assert_no_exception,
+    new_page,
     nudge_slider,
     open_section,
     wait_for_chart,
@@ -12,6 +19,9 @@ from tests.e2e.conftest import (
 )
 
 TITLE = ".js-plotly-plot .gtitle"
+# every display formula of the page: the LaTeX it was written in
+FORMULAS = """() => [...document.querySelectorAll('[data-testid=stMain] .katex-display')]
+  .map((box) => ({text: (box.querySelector('annotation') || box).textContent}))"""
 
 
 def chart_titles(page) -> list[str]:
@@ -78,3 +88,20 @@ def test_self_attention_tab_click_opens_its_charts_and_temperature_redraws_them(
     wait_for_chart(page, "(τ = 1.1)")
     assert_no_exception(page)
     assert "temp=1.1" in page.url
+
+
+@pytest.mark.parametrize("scheme", ["ALiBi", "rotary (RoPE)"])
+def test_the_head_formula_with_its_where_list_fits_a_laptops_column(browser, server_url, scheme):
+    """The heads' formula names what ALiBi's bias and RoPE's rotation are; on a laptop (1280 x 800) it is set on two
+    lines (the equations, then that list) and no line runs past the page's column."""
+    page = new_page(browser, viewport={"width": 1280, "height": 800})
+    try:
+        page.goto(f"{server_url}/{RANDOM_MULTI_HEAD}&{urlencode({'pe': scheme})}")
+        wait_idle(page)
+        page.wait_for_selector(TITLE, timeout=20_000)
+        assert_no_exception(page)
+        heads = [f for f in page.evaluate(FORMULAS) if "softmax" in f["text"] and "Q_i" in f["text"]]
+        assert len(heads) == 1 and scheme.split(" ")[0] in heads[0]["text"], heads
+        assert page.evaluate(CUT_FORMULAS) == []
+    finally:
+        page.context.close()
