@@ -48,8 +48,11 @@ def test_the_split_holds_out_every_translation_of_a_held_out_sentence(split):
     assert len(held) == len(split.held_out) == 1500
     assert not held & {english for english, _ in split.train}
     assert len(split.train) + sum(len(refs) for refs in split.held_out.references) == len(lines)
+    translations: dict[str, list[str]] = {}  # every line's French, by its English
+    for english, french in lines:
+        translations.setdefault(english, []).append(french)
     for english, references in zip(split.held_out.english, split.held_out.references):
-        assert sorted(references) == sorted(french for e, french in lines if e == english)
+        assert sorted(references) == sorted(translations[english])
     assert translation_split.__wrapped__() == split  # seeded: the same split when drawn again
     assert "CC BY 2.0 FR" in ATTRIBUTION and "Tatoeba" in ATTRIBUTION
 
