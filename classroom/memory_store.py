@@ -224,3 +224,12 @@ class MemoryRooms(RoomStore):
                 return None
             records = dict(room.progress)
         return readable_progress(records)
+
+    def connected(self, code, secret):
+        with self._lock:
+            room = self._teacher(code, secret)
+            if room is None:
+                return None
+            now = self._clock()
+            seen = (*room.students.items(), *room.explorers.items())
+            return {student for student, last in seen if now - last <= PRESENT_SECONDS}

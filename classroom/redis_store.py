@@ -28,6 +28,17 @@ from .store import (
 )
 
 _LOG = logging.getLogger(__name__)
+
+
+def _seconds_since(written: str, now: float) -> float:
+    """Seconds from a presence time the store holds to ``now``; infinite for one that is not a time (written by
+    hand), which is no sign of the student."""
+    try:
+        return now - float(written)
+    except ValueError:
+        return float("inf")
+
+
 _UNREADABLE_LOGGED: set[str] = set()  # the classes logged as unreadable, once each
 
 
@@ -310,3 +321,18 @@ class RedisRooms(RoomStore):
         if not self._teacher(code, secret):
             return None
         return readable_progress(self._call(lambda r: r.hgetall(self._key(code, ":progress"))))
+
+    def connected(self, code, secret):
+        if not self._teacher(code, secret):
+            return None
+
+        def read(r):
+            with r.pipeline() as pipe:
+                pipe.hgetall(self._key(code, ":students"))
+                pipe.hgetall(self._key(code, ":explorers"))
+                groups = pipe.execute()
+            now = time.time()
+            seen = (item for group in groups for item in group.items())
+            return {student for student, last in seen if _seconds_since(last, now) <= PRESENT_SECONDS}
+
+        return self._call(read)

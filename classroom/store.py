@@ -241,6 +241,10 @@ class RoomStore:
         """Every student's progress, by student id, for the teacher alone (None without the secret); a record
         that cannot be read is left out."""
 
+    def connected(self, code: str, secret: str) -> set[str] | None:
+        """The students whose page is open in the class now (seen within PRESENT_SECONDS, following the teacher or
+        not), by student id, for the teacher alone (None without the secret)."""
+
 
 def restored_version(clock=time.time) -> int:
     """The first version of a room made again after its store lost it: the time in milliseconds, past any count of

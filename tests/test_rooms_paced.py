@@ -5,6 +5,7 @@ alone. The records themselves (classroom/progress.py): their JSON, and the board
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -19,7 +20,7 @@ from classroom.progress import (
     slowest_step,
 )
 from classroom.redis_store import RedisRooms
-from classroom.store import CODE_ALPHABET, RoomStore, RoomView, normal_seat, seat_of
+from classroom.store import CODE_ALPHABET, PRESENT_SECONDS, RoomStore, RoomView, normal_seat, seat_of
 from tests.test_rooms import PAGE, QUERY
 
 
@@ -71,6 +72,20 @@ def test_a_student_is_in_the_class_while_seen_or_once_they_have_a_record(rooms):
     rooms.report(code, "cy", ANN)
     assert rooms.is_student(code, "ann") and rooms.is_student(code, "bob") and rooms.is_student(code, "cy")
     assert not rooms.is_student(code, "dan")
+
+
+def test_the_teacher_alone_reads_which_students_have_the_class_open_now(rooms):
+    code, secret = rooms.open(PAGE, QUERY)
+    rooms.seen(code, "ann", exploring=("bob",))  # following the teacher; at their own pace (or exploring)
+    rooms.report(code, "cy", ANN)  # a record, but no page open
+    assert rooms.connected(code, "not the secret") is None and rooms.connected("ABCDEFGH", secret) is None
+    assert rooms.connected(code, secret) == {"ann", "bob"}
+    long_ago = time.time() - PRESENT_SECONDS - 1
+    if isinstance(rooms, MemoryRooms):
+        rooms._rooms[code].explorers["bob"] = rooms._clock() - PRESENT_SECONDS - 1
+    else:
+        rooms._redis.hset(rooms._key(code, ":explorers"), mapping={"bob": long_ago, "eve": "not a time"})
+    assert rooms.connected(code, secret) == {"ann"}
 
 
 def test_a_seat_names_the_student_with_a_record_in_that_class_only(rooms):

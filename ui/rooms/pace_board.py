@@ -91,7 +91,11 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
     questions = list(answers)
     lines = step_lines(lesson, records, answers)
     slowest = slowest_step(list(records.values()))
-    said = f"**{lesson.title}**, at their own pace: {len(records)} {'student' if len(records) == 1 else 'students'}."
+    here = (store.connected(code, secret) or set()) & set(records)  # whose page is open now
+    said = (
+        f"**{lesson.title}**, at their own pace: {len(records)} {'student' if len(records) == 1 else 'students'}, "
+        f"{len(here)} with the lesson open now."
+    )
     if slowest is not None:
         step, seconds, counted = slowest
         said += (
@@ -133,8 +137,13 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
         st.table(
             sorted(
                 (
-                    {"name": as_typed(record.name), "latest step": record.step + 1, "answered": len(record.answered)}
-                    for record in records.values()
+                    {
+                        "name": as_typed(record.name),
+                        "latest step": record.step + 1,
+                        "answered": len(record.answered),
+                        "open now": "yes" if student in here else "no",
+                    }
+                    for student, record in records.items()
                 ),
                 key=lambda row: (row["latest step"], row["name"].lower()),
             )
