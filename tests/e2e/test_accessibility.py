@@ -12,6 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.e2e.accessibility_check import violations_now
 from tests.e2e.conftest import RANDOM_MULTI_HEAD, new_page, wait_idle
 from ui.accessibility import FOCUS_COLOUR
 
@@ -151,3 +152,20 @@ def test_a_chart_that_draws_no_values_of_its_own_says_so_under_show_the_numbers(
     box.locator("summary").click()
     box.get_by_text("This chart draws no values of its own").wait_for(timeout=10_000)
     assert box.locator("a.lab-numbers-csv, table").count() == 0
+
+
+def test_the_wcag_check_reports_each_violation_on_a_page_that_has_them(page):
+    """The check every section goes through (``accessibility_violations``) names a missing text alternative and
+    faint text (2.3:1), and finds nothing on the same page without them."""
+    page.set_content(
+        '<html lang="en"><head><title>t</title></head><body><main><h1>A page</h1>'
+        '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+        '<p style="color: #aaaaaa; background: #ffffff">faint words</p></main></body></html>'
+    )
+    assert {v["kind"] for v in violations_now(page)} == {"WCAG image-alt", "WCAG color-contrast"}
+    page.set_content(
+        '<html lang="en"><head><title>t</title></head><body><main><h1>A page</h1>'
+        '<img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+        '<p style="color: #595959; background: #ffffff">clear words</p></main></body></html>'
+    )
+    assert violations_now(page) == []
