@@ -110,8 +110,8 @@ class MultiHeadAttention(nn.Module):
         self.d_model, self.num_heads = d_model, num_heads
         self.d_head = d_model // num_heads if head_dim is None else head_dim
         self.kv_heads, self.window = kv_heads, window
-        self.positional, self.rope_base, self.scale_scores = positional, rope_base, scale_scores
-        self.scheme = positional_scheme(positional)  # a ValueError for an unknown one
+        self.rope_base, self.scale_scores = rope_base, scale_scores
+        self.scheme = positional_scheme(positional)  # its record (``scheme.name``); a ValueError for an unknown one
         self.rope_scaling = rope_scaling
         width, in_bias = num_heads * self.d_head, bias if qkv_bias is None else qkv_bias
         self.w_q = nn.Linear(d_model, width, bias=in_bias)
