@@ -1,6 +1,7 @@
 """What every test module shares: the repository as the working folder and import root, and the fixtures several
 modules use (a real Redis, models brought from folders, a saved checkpoint of each kind)."""
 
+import collections
 import os
 import sys
 from pathlib import Path
@@ -31,7 +32,7 @@ def pytest_collection_modifyitems(items):
     server and one Chromium on its worker: the figure standard's walks through every section (``FIGURE_WALKS``),
     and the others. The two groups come first, one on each worker (they wait on the browser and the server much of
     the time, which the other worker's tests then use), then the files with a slow test, so that none is left
-    running alone at the end, then the rest."""
+    running alone at the end, then the rest, the files with the most tests first."""
     for item in items:
         path = Path(item.path)
         group = (
@@ -41,12 +42,13 @@ def pytest_collection_modifyitems(items):
         )
         item.add_marker(pytest.mark.xdist_group(group))
     slow_files = {Path(item.path) for item in items if item.get_closest_marker("slow")}
+    tests_in = collections.Counter(Path(item.path) for item in items)
 
-    def order(item) -> int:
+    def order(item) -> tuple[int, int, str]:
         path = Path(item.path)
         if BROWSER_TESTS in path.parents:
-            return int(path == FIGURE_WALKS)
-        return 2 + (path not in slow_files)
+            return int(path == FIGURE_WALKS), 0, ""
+        return 2 + (path not in slow_files), -tests_in[path], str(path)
 
     items.sort(key=order)
 

@@ -47,7 +47,7 @@ def test_the_board_counts_names_and_times_the_students_and_hides_names_in_presen
     store.seen(code, exploring=("bbbb", "cccc"))  # Bob's page is open; Ann's is not; cccc has no record yet
     teacher.run()
     said = _names_on_screen(teacher)
-    assert "2 students, 1 with the lesson open now" in said
+    assert "2 students, 1 with the class open now" in said
     names = teacher.table[-1].value
     assert dict(zip(names["name"], names["open now"])) == {"Ann Lovelace": "no", "Quiet Otter": "yes"}
     # step 1: median(90, 30) = 60 s; step 2: 70 s (Bob alone): the slowest so far

@@ -84,7 +84,9 @@ class ForwardRecord:
     cache: object = None
 
     def add(self, name: str, weights: torch.Tensor, scores: torch.Tensor | None = None) -> None:
-        """Store an attention call's weights (and, if kept, its scores)."""
+        """Store an attention call's weights (and, if kept, its scores); a record nobody asked for keeps none."""
+        if not self.asked:
+            return
         self.weights[name] = weights.detach()
         if self.keep_scores and scores is not None:
             self.scores[name] = scores.detach()

@@ -102,6 +102,7 @@ def test_the_head_formula_with_its_where_list_fits_a_laptops_column(browser, ser
         assert_no_exception(page)
         heads = [f for f in page.evaluate(FORMULAS) if "softmax" in f["text"] and "Q_i" in f["text"]]
         assert len(heads) == 1 and scheme.split(" ")[0] in heads[0]["text"], heads
+        assert heads[0]["text"].strip().startswith(r"\begin{gathered}"), heads  # two lines: equations, then the list
         assert page.evaluate(CUT_FORMULAS) == []
     finally:
         page.context.close()

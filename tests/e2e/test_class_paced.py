@@ -55,7 +55,7 @@ def test_a_class_at_its_own_pace_with_the_board_pause_and_the_export(browser, se
         names = teacher.locator("[data-testid=stExpander]", has_text="The students by name (1)")
         ada = names.locator("td", has_text="Ada *L*")  # as typed, never Markdown, on the teacher's own screen
         ada.wait_for(timeout=CHECK_TIMEOUT_MS)
-        teacher.get_by_text("1 student, 1 with the lesson open now").wait_for(timeout=CHECK_TIMEOUT_MS)
+        teacher.get_by_text("1 student, 1 with the class open now").wait_for(timeout=CHECK_TIMEOUT_MS)
         assert accessibility_violations(teacher) == [] and accessibility_violations(student) == []  # WCAG A and AA
         with teacher.expect_download() as download:
             teacher.get_by_role("button", name="Export the answers (CSV)").click()

@@ -91,10 +91,10 @@ def _board(store: RoomStore, code: str, secret: str, lesson: Lesson, room: RoomV
     questions = list(answers)
     lines = step_lines(lesson, records, answers)
     slowest = slowest_step(list(records.values()))
-    here = (store.connected(code, secret) or set()) & set(records)  # whose page is open now
+    here = (store.connected(code, secret) or set()) & set(records)  # whose page of the class is open now
     said = (
         f"**{lesson.title}**, at their own pace: {len(records)} {'student' if len(records) == 1 else 'students'}, "
-        f"{len(here)} with the lesson open now."
+        f"{len(here)} with the class open now."
     )
     if slowest is not None:
         step, seconds, counted = slowest
