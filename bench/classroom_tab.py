@@ -55,7 +55,6 @@ class Tab:
     pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash (the navigation)
     timers: dict[str, tuple[float, asyncio.Task]] = field(default_factory=dict)  # fragment id -> (interval, task)
     widgets: dict[str, object] = field(default_factory=dict)  # label -> element proto, this full run
-    fragment_of: dict[str, str] = field(default_factory=dict)  # label -> id of the fragment that drew the widget
     bound: set[str] = field(default_factory=set)  # URL keys bound to the page's widgets (this full run)
     finished: list[Finished] = field(default_factory=list)
     url_changes: list[float] = field(default_factory=list)  # when the URL (query string or page) changed
@@ -128,7 +127,7 @@ class Tab:
             self._fragment_run = bool(message.metadata.run.fragment_ids)
             if not self._fragment_run:  # a full run: the frontend clears every timer, the run sets them again
                 self._clear_timers()
-                self.widgets, self.fragment_of, self.bound, self.texts, self._slider = {}, {}, set(), [], None
+                self.widgets, self.bound, self.texts, self._slider = {}, set(), [], None
             if message.new_session.page_script_hash and message.new_session.page_script_hash != self.page_hash:
                 self.page_hash = message.new_session.page_script_hash
                 self.url_changes.append(now)
@@ -151,8 +150,6 @@ class Tab:
             self._clear_timers(list(message.stop_auto_rerun.fragment_ids))
         elif (element := new_element(message)) is not None:
             self._element(element)
-            if element.WhichOneof("type") in ("button", "slider"):
-                self.fragment_of[getattr(element, element.WhichOneof("type")).label] = message.delta.fragment_id
         elif kind == "script_finished":
             status = message.script_finished
             if status == ForwardMsg.FINISHED_SUCCESSFULLY:
@@ -228,14 +225,12 @@ class Tab:
         if button is not None:
             self.send_rerun(widgets=[widget_state(button.id, trigger_value=True)])
 
-    async def wait_full_run(
-        self, after: int, timeout: float = RUN_TIMEOUT, status: int = ForwardMsg.FINISHED_SUCCESSFULLY
-    ) -> Finished:
-        """The first full run (or run of ``status``: a fragment's) to finish after ``after`` runs had finished."""
+    async def wait_full_run(self, after: int, timeout: float = RUN_TIMEOUT) -> Finished:
+        """The first full run to finish after ``after`` runs had finished."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not self.closed:
             for run in self.finished[after:]:
-                if run.status == status:
+                if run.status == ForwardMsg.FINISHED_SUCCESSFULLY:
                     return run
             await asyncio.sleep(0.01)
         raise TimeoutError("no full run finished in time" if not self.closed else "connection lost")
@@ -260,8 +255,7 @@ async def opened(server: AppServer, kind: type[Tab] = Tab):
 
 
 async def teacher_run(tab: Tab, **rerun) -> Finished:
-    """One full run the teacher asks for (a control changed, a page clicked): its end is when the teacher's
-    view was published (``after_page`` runs last)."""
+    """One full run the teacher asks for (a control, a page): it ends once ``after_page`` published the view."""
     count = len(tab.finished)
     tab.send_rerun(**rerun)
     return await tab.wait_full_run(count)
@@ -294,21 +288,19 @@ def with_bound_value(query: str, slider, value: str) -> str:
     return urllib.parse.urlencode(pairs)
 
 
-async def change_heads(tab: Tab, in_fragment: bool = False) -> str:
-    """The heads slider moved to its next option (after the last, the first), as the browser sends it: a full
-    run, or (``in_fragment``) a run of only the fragment that drew the slider, as the browser asks for a
-    widget drawn inside one."""
+def next_heads(tab: Tab):
+    """The heads slider's next option (after the last, the first) as a browser sends it and sets its URL; the value."""
     slider = tab.widgets[SLIDER]
     options, current = list(slider.options), select_slider_value(slider, tab.chosen.get(slider.id))
     value = options[(options.index(current) + 1) % len(options)]
     tab.query, tab.chosen[slider.id] = with_bound_value(tab.query, slider, value), value
-    change = [widget_state(slider.id, string_array_value=[value])]
-    if in_fragment and tab.fragment_of.get(SLIDER):
-        count = len(tab.finished)
-        tab.send_rerun(widgets=change, fragment=tab.fragment_of[SLIDER], auto=False)
-        await tab.wait_full_run(count, status=ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
-    else:
-        await teacher_run(tab, widgets=change)
+    return widget_state(slider.id, string_array_value=[value]), value
+
+
+async def change_heads(tab: Tab) -> str:
+    """The heads slider moved to its next option, as the browser sends it for the teacher (a full run)."""
+    change, value = next_heads(tab)
+    await teacher_run(tab, widgets=[change])
     return value
 
 

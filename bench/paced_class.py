@@ -44,12 +44,12 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from bench.classroom_report import commit  # noqa: E402
 from bench.classroom_servers import servers_running  # noqa: E402
-from bench.classroom_tab import Tab, change_heads, opened, teacher_run  # noqa: E402
+from bench.classroom_tab import SLIDER, Tab, next_heads, opened, teacher_run  # noqa: E402
 from bench.load import p95  # noqa: E402
 from bench.processes import cpu_seconds, load_average, memory_mb  # noqa: E402
 from lessons.catalogue import lesson_by_id  # noqa: E402
 from lessons.model_labels import RANDOM  # noqa: E402
-from testing.streamlit_client import widget_state  # noqa: E402
+from testing.streamlit_client import new_element, widget_state  # noqa: E402
 
 LESSON = lesson_by_id("heads")
 PAGE = LESSON.views[0].page  # every step of the lesson is on Multi-head attention
@@ -82,8 +82,29 @@ class BoardTab(Tab):
 
 
 @dataclass
+class StudentTab(Tab):
+    """A student's tab, which also keeps the fragment that drew each slider: a browser asks for a run of that
+    fragment alone when the slider moves."""
+
+    fragment_of: dict[str, str] = field(default_factory=dict)  # slider label -> fragment id
+
+    def _receive(self, message, now: float) -> None:
+        super()._receive(message, now)
+        element = new_element(message)
+        if element is not None and element.WhichOneof("type") == "slider":
+            self.fragment_of[element.slider.label] = message.delta.fragment_id
+
+    async def move_heads(self) -> None:
+        """The heads slider moved, as Chromium sends it: a run of the fragment that drew it; returns at its end."""
+        change, _ = next_heads(self)
+        count = len(self.finished)
+        self.send_rerun(widgets=[change], fragment=self.fragment_of[SLIDER], auto=False)
+        await first_run(self, count, lambda run: run.status == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+
+
+@dataclass
 class Student:
-    tab: Tab
+    tab: StudentTab
     code: str
     step: int = 0
     forward: bool = True
@@ -100,24 +121,32 @@ class Student:
                 self.step += 1 if self.forward else -1
                 await teacher_run(self.tab, query=step_query(self.step, self.code), page_hash=self.tab.page_hash)
             else:
-                await change_heads(self.tab, in_fragment=True)
+                await self.tab.move_heads()
         except (TimeoutError, KeyError):
             self.failed += 1
             return
         self.actions.append((kind, time.monotonic() - began))
 
 
+async def first_run(tab: Tab, after: int, wanted) -> float:
+    """When the first run that finished after ``after`` runs and is ``wanted`` (a test of its ``Finished``) ended;
+    a TimeoutError past ``ACTION_TIMEOUT``."""
+    deadline = time.monotonic() + ACTION_TIMEOUT
+    while time.monotonic() < deadline:
+        found = next((run for run in tab.finished[after:] if wanted(run)), None)
+        if found is not None:
+            return found.at
+        await asyncio.sleep(0.02)
+    raise TimeoutError("the run asked for did not finish in time")
+
+
 async def join(tab: Tab, code: str) -> float:
     """Open the join link and wait for the run that shows the lesson's step; returns when that run finished."""
     count = len(tab.finished)
     tab.send_rerun(page_name="", page_hash="", query=f"room={code}")
-    deadline = time.monotonic() + ACTION_TIMEOUT
-    while time.monotonic() < deadline:
-        for run in tab.finished[count:]:
-            if run.status == ForwardMsg.FINISHED_SUCCESSFULLY and "lesson=heads" in run.query:
-                return run.at
-        await asyncio.sleep(0.02)
-    raise TimeoutError("a student's join did not open the lesson")
+    return await first_run(
+        tab, count, lambda run: run.status == ForwardMsg.FINISHED_SUCCESSFULLY and "lesson=heads" in run.query
+    )
 
 
 async def paced_class(args) -> dict:
@@ -181,8 +210,8 @@ async def _measure(args, apps, teacher: BoardTab, code: str) -> dict:
             await context.__aexit__(None, None, None)
 
 
-async def _open(app, stack: list) -> Tab:
-    context = opened(app)
+async def _open(app, stack: list) -> StudentTab:
+    context = opened(app, StudentTab)
     tab = await context.__aenter__()
     stack.append(context)
     return tab

@@ -23,20 +23,12 @@ from .store import (
     read_view,
     readable_progress,
     seat_of,
+    seconds_since,
     secret_digest,
     view_token,
 )
 
 _LOG = logging.getLogger(__name__)
-
-
-def _seconds_since(written: str, now: float) -> float:
-    """Seconds from a presence time the store holds to ``now``; infinite for one that is not a time (written by
-    hand), which is no sign of the student."""
-    try:
-        return now - float(written)
-    except ValueError:
-        return float("inf")
 
 
 _UNREADABLE_LOGGED: set[str] = set()  # the classes logged as unreadable, once each
@@ -199,7 +191,7 @@ class RedisRooms(RoomStore):
     def _present(self, code, group):
         def count(r):
             key, now = self._key(code, group), time.time()
-            stale = [s for s, last in r.hgetall(key).items() if now - float(last) > PRESENT_SECONDS]
+            stale = [s for s, last in r.hgetall(key).items() if seconds_since(last, now) > PRESENT_SECONDS]
             if stale:
                 r.hdel(key, *stale)
             return r.hlen(key)
@@ -305,11 +297,10 @@ class RedisRooms(RoomStore):
                 pipe.hget(self._key(code, ":explorers"), student)
                 pipe.hexists(self._key(code, ":progress"), student)
                 following, exploring, recorded = pipe.execute()
-            try:
-                seen = max(float(value) for value in (following, exploring, "-inf") if value is not None)
-            except ValueError:  # a time written by hand: not a sign of the student
-                seen = float("-inf")
-            return time.time() - seen <= PRESENT_SECONDS or bool(recorded)
+            now, times = time.time(), [value for value in (following, exploring) if value is not None]
+            return min((seconds_since(t, now) for t in times), default=float("inf")) <= PRESENT_SECONDS or bool(
+                recorded
+            )
 
         return self._call(check)
 
@@ -333,6 +324,6 @@ class RedisRooms(RoomStore):
                 groups = pipe.execute()
             now = time.time()
             seen = (item for group in groups for item in group.items())
-            return {student for student, last in seen if _seconds_since(last, now) <= PRESENT_SECONDS}
+            return {student for student, last in seen if seconds_since(last, now) <= PRESENT_SECONDS}
 
         return self._call(read)

@@ -246,6 +246,15 @@ class RoomStore:
         not), by student id, for the teacher alone (None without the secret)."""
 
 
+def seconds_since(written: str, now: float) -> float:
+    """Seconds from a presence time a store holds (as text) to ``now``; infinite for one that is not a time (written
+    by hand), which is no sign of the student."""
+    try:
+        return now - float(written)
+    except ValueError:
+        return float("inf")
+
+
 def restored_version(clock=time.time) -> int:
     """The first version of a room made again after its store lost it: the time in milliseconds, past any count of
     changes a class makes from 1 (a change a second would need 50 years to reach it) and past earlier restores."""

@@ -33,9 +33,9 @@ fi
 python -m ruff check --no-cache .
 python -m ruff format --check --no-cache .
 
-# The suite on two workers, one a core (pytest-xdist; tests/conftest.py keeps a file's tests together, puts the
-# browser tests in two groups, one a worker, and orders the groups: --no-loadscope-reorder keeps that order), then
-# the tests that time themselves against a budget, alone. Each run lists its slowest tests (docs/performance.md,
+# The suite on two workers, one a core (pytest-xdist; tests/conftest.py keeps a file's tests together and the
+# browser tests in one group, and orders the groups: --no-loadscope-reorder keeps that order), then the tests that
+# time themselves against a budget, alone. Each run lists its slowest tests (docs/performance.md,
 # "The suite"); a run that the arguments leave empty is no failure.
 either_passed_or_empty() {
   local status=0

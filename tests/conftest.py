@@ -18,7 +18,6 @@ from streamlit import config as streamlit_config  # noqa: E402
 streamlit_config.set_option("client.showErrorDetails", "full")
 
 BROWSER_TESTS = ROOT / "tests" / "e2e"
-FIGURE_WALKS = BROWSER_TESTS / "test_figure_standard.py"
 if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores (scripts/test.sh): one thread each
     import torch
 
@@ -28,18 +27,13 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores (scripts/t
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """For ``pytest -n 2 --dist loadgroup --no-loadscope-reorder`` (scripts/test.sh): a test file's tests go to one
-    worker together, so its module fixtures are built once. The browser tests are two groups, each sharing one app
-    server and one Chromium on its worker: the figure standard's walks through every section (``FIGURE_WALKS``),
-    and the others. The two groups come first, one on each worker (they wait on the browser and the server much of
-    the time, which the other worker's tests then use), then the files with a slow test, so that none is left
-    running alone at the end, then the rest, the files with the most tests first."""
+    worker together, so its module fixtures are built once; the browser tests, which share one app server and one
+    Chromium, go to one worker in one group. That group comes first, then the files with a slow test, so that none is
+    left running alone at the end, then the rest, the files with the most tests first. (Two browser groups, one a
+    worker, were no faster: two servers and two Chromiums took the time the browser tests wait.)"""
     for item in items:
         path = Path(item.path)
-        group = (
-            ("browser-walks" if path == FIGURE_WALKS else "browser")
-            if BROWSER_TESTS in path.parents
-            else str(path.relative_to(ROOT))
-        )
+        group = "browser" if BROWSER_TESTS in path.parents else str(path.relative_to(ROOT))
         item.add_marker(pytest.mark.xdist_group(group))
     slow_files = {Path(item.path) for item in items if item.get_closest_marker("slow")}
     tests_in = collections.Counter(Path(item.path) for item in items)
@@ -47,8 +41,8 @@ def pytest_collection_modifyitems(items):
     def order(item) -> tuple[int, int, str]:
         path = Path(item.path)
         if BROWSER_TESTS in path.parents:
-            return int(path == FIGURE_WALKS), 0, ""
-        return 2 + (path not in slow_files), -tests_in[path], str(path)
+            return 0, 0, ""
+        return 1 + (path not in slow_files), -tests_in[path], str(path)
 
     items.sort(key=order)
 
