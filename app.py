@@ -21,7 +21,7 @@ def route() -> None:
     from ui.presentation import sidebar_at_start
     from ui.sharing import share_view
     from ui.lessons import arrive, lesson_bar, record_step_view
-    from ui.pages_index import PAGES
+    from ui.pages_index import PAGE_SCRIPTS, PAGES
     from ui.rooms.follow import after_page, class_strip, follow_teacher, join_from_link
     from ui.rooms.teaching import bars_write, class_button, page_begins, start_drawing
 
@@ -45,7 +45,7 @@ def route() -> None:
     class_button(teach, current.url_path)
     class_strip(current.url_path)
     page_begins()  # what is written from here on is the page's (a teacher's view, for the class): a lesson's too
-    lesson_bar({page.url_path: page.path for page in PAGES})
+    lesson_bar(PAGE_SCRIPTS)
     try:
         with said_shortly(current.url_path), page_run(current.url_path):  # the keys it draws are its controls'
             current.run()

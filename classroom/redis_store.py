@@ -29,8 +29,6 @@ from .store import (
 )
 
 _LOG = logging.getLogger(__name__)
-
-
 _UNREADABLE_LOGGED: set[str] = set()  # the classes logged as unreadable, once each
 
 
@@ -298,9 +296,8 @@ class RedisRooms(RoomStore):
                 pipe.hexists(self._key(code, ":progress"), student)
                 following, exploring, recorded = pipe.execute()
             now, times = time.time(), [value for value in (following, exploring) if value is not None]
-            return min((seconds_since(t, now) for t in times), default=float("inf")) <= PRESENT_SECONDS or bool(
-                recorded
-            )
+            seen = min((seconds_since(written, now) for written in times), default=float("inf"))
+            return seen <= PRESENT_SECONDS or bool(recorded)
 
         return self._call(check)
 

@@ -6,14 +6,12 @@ from ui import model_sizes as sizes
 from ui.numbering import NUMBERING
 from lessons.catalogue import lesson_by_id
 from ui.lessons import view_query
-from ui.pages_index import PAGES
+from ui.pages_index import PAGE_SCRIPTS, PAGES
 from viz.architecture import ArchitectureSpec, architecture_dot
 from ui.routing import require_navigation
 from ui.formulas import formula
 
 require_navigation()
-
-PAGES_BY_URL = {page.url_path: page.path for page in PAGES}
 
 
 def described(size: sizes.Size, stacks: int = 1) -> str:
@@ -49,7 +47,7 @@ with st.container(border=True):
         "notice and a question to answer before its answer shows; **Next** on every page leads on."
     )
     st.page_link(
-        PAGES_BY_URL[course.views[0].page],
+        PAGE_SCRIPTS[course.views[0].page],
         label=f"**{course.title}**",
         icon=":material/flag:",
         query_params=view_query(course, 0),

@@ -6,13 +6,12 @@ import streamlit as st
 from lessons.catalogue import LESSONS
 from ui.presentation import explanation
 from ui.lessons import TOPIC, view_query
-from ui.pages_index import PAGES
+from ui.pages_index import PAGE_SCRIPTS
 from ui.quiz import answer_part
 from ui.routing import require_navigation
 
 require_navigation()
 
-SCRIPTS = {page.url_path: page.path for page in PAGES}
 
 st.title("Lessons")
 with explanation("How a lesson runs", inline_on_a_desktop=True):
@@ -46,7 +45,7 @@ step = steps.radio(
 view = lesson.views[step]
 with chosen:
     st.page_link(
-        SCRIPTS[view.page],
+        PAGE_SCRIPTS[view.page],
         label=f"**{titles[step]}**",
         icon=":material/play_circle:",
         query_params=view_query(lesson, step),

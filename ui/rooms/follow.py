@@ -30,7 +30,7 @@ import streamlit as st
 from classroom.board import BOARD
 from classroom.turns import Turns
 from ui.page_url import forget_controls, open_with_view
-from ui.pages_index import PAGE_SCRIPTS as PAGE_PATHS
+from ui.pages_index import PAGE_SCRIPTS
 from ui.screen import PRESENT, compact, presenting
 from ui.streamlit_internals import release_url_bindings, seed_controls_from_url
 
@@ -248,7 +248,7 @@ def _open(view: RoomView, place: StudentPlace, page_path: str) -> None:
     release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
     if view.page != page_path:
         open_with_view(view.page)
-        st.switch_page(PAGE_PATHS[view.page], query_params=query)
+        st.switch_page(PAGE_SCRIPTS[view.page], query_params=query)
     st.query_params.from_dict(query)  # the same page: this run draws it with the view's settings
     seed_controls_from_url()  # controls without a value take the URL's
 

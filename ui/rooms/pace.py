@@ -25,7 +25,7 @@ from classroom.store import RoomsUnavailable, normal_seat, seat_of
 from lessons.catalogue import Lesson, lesson_by_id
 from ui.lessons import current_place, view_query
 from ui.page_url import forget_controls, open_with_view
-from ui.pages_index import PAGE_SCRIPTS as PAGE_PATHS
+from ui.pages_index import PAGE_SCRIPTS
 from ui.quiz import ANSWERS, answer_key, given_answer
 from ui.streamlit_internals import release_url_bindings
 from ui.markdown_text import as_typed
@@ -96,7 +96,7 @@ def open_step(lesson: Lesson, step: int, code: str, page_path: str) -> None:
         forget_controls(page)
     release_url_bindings()  # the URL state is set whole, so the controls let go of their keys first
     open_with_view(view.page)
-    st.switch_page(PAGE_PATHS[view.page], query_params={**view_query(lesson, step), ROOM: code})
+    st.switch_page(PAGE_SCRIPTS[view.page], query_params={**view_query(lesson, step), ROOM: code})
 
 
 def report_progress(place: StudentPlace) -> None:
@@ -184,7 +184,7 @@ def own_pace_strip(place: StudentPlace) -> None:
         step = record.step if record is not None and record.lesson == lesson.id else 0
         step = step if step < len(lesson.views) else 0
         st.page_link(
-            PAGE_PATHS[lesson.views[step].page],
+            PAGE_SCRIPTS[lesson.views[step].page],
             label=f"Back to the lesson, step {step + 1}",
             icon=":material/school:",
             query_params={**view_query(lesson, step), ROOM: place.code},
