@@ -5,8 +5,9 @@ subword pieces, and opens the Alignment section; no exception anywhere."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
-from tests.e2e.conftest import assert_no_exception, new_page, open_section, wait_for_chart, wait_idle
+from tests.e2e.conftest import assert_no_exception, new_page, open_section, requested_runs, wait_for_chart, wait_idle
 
 SIZES = {"desktop": ((1280, 800), ""), "phone": ((390, 844), ""), "projector": ((1280, 720), "?present=true")}
 MAP = "Cross-attention"  # the title's start: a narrow screen wraps the rest onto more lines
@@ -39,8 +40,10 @@ def test_typing_english_translates_and_redraws_the_alignment(browser, server_url
         wait_idle(page)
         assert_no_exception(page)
         page.wait_for_function("() => /src=The(\\+|%20)black(\\+|%20)dog/.test(location.search)", timeout=15_000)
+        before_runs = requested_runs(page)
         page.get_by_text("subword pieces").first.click()
-        wait_idle(page)
+        expect(page.get_by_role("switch", name="subword pieces")).to_be_checked()  # the click took
+        wait_idle(page, after=before_runs)
         page.wait_for_function("() => location.search.includes('tr_pieces=true')", timeout=15_000)
         wait_for_chart(page, MAP, timeout=15_000)
         assert_no_exception(page)
