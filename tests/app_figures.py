@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 
+import pytest
+
 from tests.apptest_helpers import assert_no_exception, chart_specs, run_page
 from lessons.model_labels import RANDOM
 from ui.pages_index import PAGES
@@ -32,6 +34,10 @@ def _drawn():
     # the pretrained head view opens on one head: all twelve, each in its colour, are one choice away
     all_heads = run_page("pages/pretrained/page.py", {"section": "Head view", "hv_head": "all heads"})
     yield from (("A real pretrained model, all heads", "Head view", False, spec) for spec in chart_specs(all_heads))
+
+
+# The test files that read these: one xdist group (tests/conftest.py), so one worker collects them once.
+SHARES_EVERY_FIGURE = pytest.mark.xdist_group("every figure the app draws")
 
 
 @functools.cache

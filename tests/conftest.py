@@ -24,25 +24,35 @@ if os.environ.get("PYTEST_XDIST_WORKER"):  # two workers on two cores (scripts/t
     torch.set_num_threads(1)
 
 
+def xdist_group(item) -> str:
+    """The item's group: the browser tests' one group, the group its file names (test files that share what they
+    read, collected once), else its file."""
+    path = Path(item.path)
+    if BROWSER_TESTS in path.parents:
+        return "browser"
+    named = item.get_closest_marker("xdist_group")
+    return named.args[0] if named else str(path.relative_to(ROOT))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """For ``pytest -n 2 --dist loadgroup --no-loadscope-reorder`` (scripts/test.sh): a test file's tests go to one
-    worker together, so its module fixtures are built once; the browser tests, which share one app server and one
-    Chromium, go to one worker in one group. That group comes first, then the files with a slow test, so that none is
-    left running alone at the end, then the rest, the files with the most tests first. (Two browser groups, one a
-    worker, were no faster: two servers and two Chromiums took the time the browser tests wait.)"""
-    for item in items:
-        path = Path(item.path)
-        group = "browser" if BROWSER_TESTS in path.parents else str(path.relative_to(ROOT))
+    worker together, so its module fixtures are built once (and the files that share what they read, such as every
+    figure the app draws, go together); the browser tests, which share one app server and one Chromium, go to one
+    worker in one group. That group comes first, then the groups with a slow test, so that none is left running
+    alone at the end, then the rest, the groups with the most tests first. (Two browser groups, one a worker, were
+    no faster: the suite is bound by the two cores, and the browser tests' Chromium is most of their time.)"""
+    groups = {item: xdist_group(item) for item in items}
+    for item, group in groups.items():
         item.add_marker(pytest.mark.xdist_group(group))
-    slow_files = {Path(item.path) for item in items if item.get_closest_marker("slow")}
-    tests_in = collections.Counter(Path(item.path) for item in items)
+    slow_groups = {group for item, group in groups.items() if item.get_closest_marker("slow")}
+    tests_in = collections.Counter(groups.values())
 
     def order(item) -> tuple[int, int, str]:
-        path = Path(item.path)
-        if BROWSER_TESTS in path.parents:
-            return 0, 0, ""
-        return 1 + (path not in slow_files), -tests_in[path], str(path)
+        group = groups[item]
+        if group == "browser":
+            return 0, 0, group
+        return 1 + (group not in slow_groups), -tests_in[group], group
 
     items.sort(key=order)
 

@@ -10,6 +10,9 @@ from viz.experiments import position_bars
 from viz.generation import beam_tree, distribution_bars
 
 from tests.figure_rules import attention_scale_defect, is_attention_weight, ranges_apart
+from tests.app_figures import SHARES_EVERY_FIGURE
+
+pytestmark = SHARES_EVERY_FIGURE
 
 ORANGE, RED = "#dc5400", "#d62728"
 

@@ -12,8 +12,10 @@ import subprocess
 import pytest
 
 from classroom.figure_check import FIGURE_RULES, MAX_POINTS, MAX_VALUES, figure_problem
-from tests.app_figures import every_figure_the_app_draws
+from tests.app_figures import SHARES_EVERY_FIGURE, every_figure_the_app_draws
 from tests.conftest import ROOT
+
+pytestmark = SHARES_EVERY_FIGURE
 
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
 HEATMAP = {"type": "heatmap", "z": [[0.1, 0.9], [0.5, 0.5]], "hovertemplate": "%{z:.2f}<br>weight<extra></extra>"}

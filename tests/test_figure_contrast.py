@@ -9,8 +9,10 @@ import re
 
 import numpy as np
 
-from tests.app_figures import every_figure_the_app_draws
+from tests.app_figures import SHARES_EVERY_FIGURE, every_figure_the_app_draws
 from tests.apptest_helpers import decode_array
+
+pytestmark = SHARES_EVERY_FIGURE
 
 WHITE = (255.0, 255.0, 255.0)
 

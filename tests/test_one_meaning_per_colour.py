@@ -12,6 +12,9 @@ import pytest
 from tests.test_colours import _closest
 from viz.labels import spread_apart
 from viz.style import ACCENT, HEAD_COLORS, HEAD_TEXT_COLORS, MASKED_COLOR, NEUTRAL, OTHER_COLOR
+from tests.app_figures import SHARES_EVERY_FIGURE
+
+pytestmark = SHARES_EVERY_FIGURE
 
 HEADS = {colour.lower() for colour in HEAD_COLORS}
 HEADS_TEXT = HEADS | {colour.lower() for colour in HEAD_TEXT_COLORS}

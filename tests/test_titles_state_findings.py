@@ -9,6 +9,9 @@ from __future__ import annotations
 
 
 from tests.figure_rules import finding_of, plain_title
+from tests.app_figures import SHARES_EVERY_FIGURE
+
+pytestmark = SHARES_EVERY_FIGURE
 
 
 def test_every_chart_the_app_draws_states_its_finding_in_its_title():

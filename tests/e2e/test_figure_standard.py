@@ -6,7 +6,8 @@ rules at each of the three sizes (docs/accessibility.md).
 One walk through every section per screen also checks what that screen needs of the page around the figures: on
 the phone, that the page reads (``test_phone.assert_reads_well``, which test_phone.py applies to a tablet); on the
 projector, that presentation mode holds and the first figure is on the first screen
-(``test_presentation.assert_figure_on_the_first_screen``)."""
+(``test_presentation.assert_figure_on_the_first_screen``). Each walk runs with no internet (``tests.e2e.offline``):
+every page and section draws from the local server alone."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.figure_rules import attention_scale_defect, finding_of, is_attention_
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
+from tests.e2e.offline import block_the_internet
 from viz.compact import COMPACT_BELOW_PX
 from tests.e2e.test_phone import assert_reads_well
 from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN, assert_figure_on_the_first_screen
@@ -40,12 +42,13 @@ SCREENS = {
 def screen(request, browser, server_url):
     (width, height), query, smallest, touch, across = SCREENS[request.param]
     page = new_page(browser, viewport={"width": width, "height": height}, is_mobile=touch, has_touch=touch)
+    attempted = block_the_internet(page.context)
     if width < COMPACT_BELOW_PX:  # laid out compact: the browser's report answered (formulas set for a phone)
         open_compact(page, f"{server_url}/{query}")
     else:
         page.goto(f"{server_url}/{query}")
         wait_idle(page, timeout=90_000)
-    yield request.param, page, smallest, across
+    yield request.param, page, smallest, across, attempted
     page.context.close()
 
 
@@ -102,7 +105,8 @@ def scale_and_title_defects(page) -> list[dict]:
 
 @pytest.mark.parametrize("info", PAGES, ids=[info.url_path for info in PAGES])
 def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
-    name, page, smallest, across = screen
+    name, page, smallest, across, attempted = screen
+    attempted_before = len(attempted)
     before = page.evaluate("() => window.__labRuns.requested")
     if page.evaluate(GO_TO, info.url_path):
         wait_idle(page, timeout=90_000, after=before)
@@ -125,6 +129,8 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
     if len(sections) > 1:
         page.locator(SECTIONS).nth(0).click()
         wait_idle(page)
+    outside = sorted(set(attempted[attempted_before:]))
+    assert not outside, f"{info.url_path} on the {name}, requests outside the local server:\n" + "\n".join(outside)
     assert not found, f"{info.url_path} on the {name}: " + "; ".join(
         f"{section}: {d['kind']} {d['text']!r} ({d['detail']}) in {d['chart']!r}"
         for section, defects in found.items()
@@ -237,3 +243,13 @@ def test_the_drawn_scales_check_finds_a_bare_title_a_weight_off_its_scale_and_tw
     page.set_content("<html><body></body></html>")
     page.evaluate(DRAW, [library, good])
     assert scale_and_title_defects(page) == []
+
+
+def test_the_offline_filter_aborts_and_records_a_request_to_another_host_and_passes_the_servers(page, server_url):
+    attempted = block_the_internet(page.context)
+    page.set_content(
+        f'<html><body><img src="http://example.com/lab.png"><img src="{server_url}/favicon.png"></body></html>'
+    )
+    page.wait_for_function("() => [...document.images].every((image) => image.complete)")
+    assert attempted == ["image http://example.com/lab.png"]
+    assert page.evaluate("() => [...document.images].map((image) => image.naturalWidth > 0)") == [False, True]
