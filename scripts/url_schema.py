@@ -52,14 +52,13 @@ def _sections(at) -> list[str]:
     return []
 
 
-def page_keys(page_path: str) -> set[str]:
-    """The URL keys bound on the page ``page_path`` in its default view and in each of its sections."""
-    from streamlit.testing.v1 import AppTest
+def page_keys(page_path: str, url_path: str) -> set[str]:
+    """The URL keys bound on the page ``page_path`` (opened at ``url_path``) in its default view and in each of its
+    sections."""
+    from testing.apptest import opened_at
 
     def run(query: dict[str, str]):
-        at = AppTest.from_file(APP, default_timeout=120)
-        at.run()
-        at.switch_page(page_path)
+        at = opened_at(APP, url_path, timeout=120)
         for key, value in query.items():
             at.query_params[key] = value
         return at.run()
@@ -103,7 +102,7 @@ def build_schema() -> dict[str, list[str]]:
     """URL path -> sorted keys, for every page of the navigation."""
     from ui.pages_index import PAGES
 
-    return {page.url_path: sorted(page_keys(page.path)) for page in PAGES}
+    return {page.url_path: sorted(page_keys(page.path, "" if page.is_home else page.url_path)) for page in PAGES}
 
 
 if __name__ == "__main__":

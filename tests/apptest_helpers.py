@@ -10,23 +10,24 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from testing.apptest import opened_at
 from transformer import checkpoint_info
 from transformer.spec import ModelSpec
 from lessons.model_labels import RANDOM
 from ui.model_picker import picker_label
 from ui.models import UPLOADS, CheckpointEntry
+from ui.pages_index import PAGES
 from ui.plotly_in_place import COMPONENT_NAME
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
+# a page's script -> the URL path its link opens ("" for the home page, the app's root)
+URL_PATHS = {page.path: "" if page.is_home else page.url_path for page in PAGES}
 
 
 def run_page(path: str, query_params: dict | None = None) -> AppTest:
-    """Run app.py, switch to the page at ``path`` and run it (with URL query params)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    if path != "pages/home/page.py":
-        at.switch_page(path)
+    """Run app.py opened at the page whose script is ``path`` (with URL query params), as its link opens it."""
+    at = opened_at(APP, URL_PATHS[path], TIMEOUT)
     for key, value in (query_params or {}).items():
         at.query_params[key] = value
     return at.run()
