@@ -7,6 +7,7 @@ from tests.e2e.conftest import (
     open_section,
     wait_for_chart,
     wait_idle,
+    wait_settled,
 )
 
 
@@ -61,6 +62,7 @@ def test_masked_cells_are_hatched_grey_and_the_others_are_not(page, server_url):
     )
     box = page.evaluate(f"""() => {{ const r = {overlay}.querySelector('image').getBoundingClientRect();
                                     return {{x: r.x, y: r.y, width: r.width, height: r.height}}; }}""")
+    wait_settled(page)  # no plot waits to be laid out again at the screenshot
     from io import BytesIO
 
     from PIL import Image
