@@ -3,6 +3,10 @@
 # formatter's check, then the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Compiled modules are kept (in __pycache__, which git ignores), where the environment would have Python compile them
+# again in every process: the suite's workers, each app server the browser tests start, and each subprocess a
+# test runs then read the project's compiled code (and pytest its rewritten tests) instead of compiling it each.
+unset PYTHONDONTWRITEBYTECODE
 
 python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore -r requirements-dev.txt
 
