@@ -53,6 +53,7 @@ class Board:
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = False
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """The event loop the waiting requests run on (the first request binds it)."""
@@ -129,17 +130,31 @@ class Board:
         if entry is not None and entry.waiters and loop is not None:
             loop.call_soon_threadsafe(_answer, entry.waiters)
 
+    def stop(self) -> None:
+        """The server stops: every waiting request is answered now with nothing new (a 204: the browser asks again,
+        of the next server), and none waits from now on (its graceful stop waits for every answer in flight, and a
+        browser may ask again on a connection still open). Call it on the bound loop."""
+        with self._lock:
+            self._stopping = True
+            waiters = [waiter for entry in self._entries.values() for waiter in entry.waiters]
+            for entry in self._entries.values():
+                entry.waiters = []
+        _answer(waiters)
+
     def tokens(self) -> list[str]:
         with self._lock:
             return list(self._entries)
 
     async def wait_after(self, token: str, after: int, mode: str, timeout: float) -> tuple[int, bytes] | None:
         """Wait (on the bound loop) until the token's sequence is past ``after``; then its drawing for ``mode``.
-        None after ``timeout`` seconds with nothing newer, or when the token is unknown."""
+        None after ``timeout`` seconds with nothing newer, when the token is unknown, or at once with nothing newer
+        once the server stops (``stop``)."""
         loop = asyncio.get_running_loop()
         with self._lock:
             entry = self._entries.get(token)
             if entry is None:
+                return None
+            if entry.sequence <= after and self._stopping:
                 return None
             if entry.sequence <= after:
                 waiter = loop.create_future()

@@ -23,6 +23,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable
 
@@ -96,6 +98,7 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
         if not TOKEN.fullmatch(token) or mode not in MODES or not SEQUENCE.fullmatch(after):
             return Response(status_code=400, headers=NO_STORE)
         board.bind_loop(asyncio.get_running_loop())
+        answer_waits_on_stop(board)
         if board.latest(token, mode) is None:  # no drawing of this class here (yet)
             return Response(status_code=404, headers=NO_STORE)
         address = request.client.host if request.client else ""
@@ -111,6 +114,31 @@ def class_view_endpoint(board: Board = BOARD, wait_seconds: float = WAIT_SECONDS
         return Response(text, media_type="application/json", headers={**NO_STORE, "X-Class-Sequence": str(sequence)})
 
     return class_view
+
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_answered_on_stop: set[int] = set()  # the boards (by id) whose waits a stop signal answers, once each
+
+
+def answer_waits_on_stop(board: Board) -> None:
+    """From the server's event loop in its main thread, once per board: a SIGTERM or SIGINT first answers every
+    request waiting on ``board`` (``Board.stop``: and none waits from then on), then runs the server's own handler. The server's graceful
+    stop waits for the answers in flight, and a class's students each hold one for up to ``WAIT_SECONDS``: without
+    this, a restart or a deploy waited that long (or its process manager's limit, then killed it)."""
+    if id(board) in _answered_on_stop or threading.current_thread() is not threading.main_thread():
+        return
+    _answered_on_stop.add(id(board))
+    loop = asyncio.get_running_loop()
+    for number in _STOP_SIGNALS:
+        server_handler = signal.getsignal(number)
+        if not callable(server_handler):  # no server's handler to hand over to: the default stays
+            continue
+
+        def answer_then_stop(signum, frame, server_handler=server_handler):
+            loop.call_soon_threadsafe(board.stop)
+            server_handler(signum, frame)
+
+        signal.signal(number, answer_then_stop)
 
 
 def teacher_cookie(code: str, secret: str) -> str:

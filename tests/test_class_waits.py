@@ -121,3 +121,27 @@ def test_the_servers_caps_hold_the_budgets_class_behind_one_address():
     """200 students on one server (docs/performance.md), all behind one NAT address, all wait."""
     assert WaitLimits().per_address >= 200 and WAITS_PER_ADDRESS >= 200
     assert WaitLimits().per_class >= 600
+
+
+def test_a_stopping_server_answers_every_wait_at_once_and_no_request_waits_after():
+    """``Board.stop`` (a SIGTERM or SIGINT, ``routes.answer_waits_on_stop``): the waiting requests are answered 204
+    at once, not after the wait, and a request asked later (a browser's next, on a connection still open) does
+    not wait; one that something newer awaits still gets it."""
+    board = board_with_both_classes()
+    application = Starlette(routes=[Route("/_class/{token}", class_view_endpoint(board, 30.0, WaitLimits()))])
+
+    async def scenario():
+        waiting = [asyncio.create_task(ask(application, "10.0.3.1", token)) for token in TOKENS]
+        await asyncio.sleep(0.2)
+        assert not any(task.done() for task in waiting)
+        board.stop()
+        answered = [await task for task in waiting]
+        later = await ask(application, "10.0.3.1", TOKENS[0])
+        board.put(TOKENS[1], {"plain": b'{"version": 2}'}, 2, "L")
+        newer = await ask(application, "10.0.3.1", TOKENS[1])
+        return answered, later, newer
+
+    answered, later, newer = in_own_loop(scenario())
+    assert [(status, seconds < 1) for status, seconds, _ in answered] == [(204, True)] * len(TOKENS)
+    assert later[0] == 204 and later[1] < 1
+    assert newer[0] == 200

@@ -1,6 +1,7 @@
 """On a real server, with a class open in Chromium: one client that opens far more waiting requests than a
 class needs gets 429 at once past its cap, while another client's page of the class still waits and the app's
-pages still load (classroom/routes.py ``WaitLimits``). The flooding client is told apart by the address the
+pages still load (classroom/routes.py ``WaitLimits``); told to stop, the server stops at once, though the student's
+page waits on the class. The flooding client is told apart by the address the
 server reads: uvicorn takes ``X-Forwarded-For`` from a proxy on 127.0.0.1, as it would from nginx."""
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import time
 import urllib.request
 from urllib.parse import urlparse
 
-from classroom.routes import WAITS_PER_ADDRESS
+from classroom.routes import WAIT_SECONDS, WAITS_PER_ADDRESS
 from testing.server import start
 from tests.e2e.conftest import new_page
 from tests.e2e.test_class import join, open_class
 from tests.test_class_waits import in_own_loop
 
 FLOOD = WAITS_PER_ADDRESS + 44
+STOPS_WITHIN_SECONDS = 3  # a stop answers the waiting requests first (routes.answer_waits_on_stop), not after 20 s
 
 
 async def held_request(host: str, port: int, path: str, forwarded: str, answered: list, hold: asyncio.Event):
@@ -80,6 +82,10 @@ def test_one_client_past_its_cap_is_refused_and_the_class_and_the_app_go_on(brow
             f"check took {seen['health'][1]:.3f} s and another client's drawing {seen['other'][1]:.3f} s"
         )
         assert seen["health"][1] < 2 and seen["other"][1] < 2, seen
+        began = time.monotonic()  # told to stop while the student's page waits on the class
+        server.process.terminate()
+        server.process.wait(timeout=WAIT_SECONDS)
+        assert time.monotonic() - began < STOPS_WITHIN_SECONDS, "the server's stop waited for the class's students"
     finally:
         teacher.context.close()
         student.context.close()
