@@ -21,6 +21,7 @@ lesson taken at the class's own pace, with their answers and name (``ui.rooms.pa
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import signal
@@ -131,11 +132,12 @@ def answer_waits_on_stop(board: Board) -> None:
     loop = asyncio.get_running_loop()
     for number in _STOP_SIGNALS:
         server_handler = signal.getsignal(number)
-        if not callable(server_handler):  # no server's handler to hand over to: the default stays
+        if not callable(server_handler) or server_handler is signal.default_int_handler:  # no server's: keep it
             continue
 
         def answer_then_stop(signum, frame, server_handler=server_handler):
-            loop.call_soon_threadsafe(board.stop)
+            with contextlib.suppress(RuntimeError):  # the loop already closed: nothing waits on it
+                loop.call_soon_threadsafe(board.stop)
             server_handler(signum, frame)
 
         signal.signal(number, answer_then_stop)
