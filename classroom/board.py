@@ -154,9 +154,9 @@ class Board:
             entry = self._entries.get(token)
             if entry is None:
                 return None
-            if entry.sequence <= after and self._stopping:
-                return None
             if entry.sequence <= after:
+                if self._stopping:
+                    return None
                 waiter = loop.create_future()
                 entry.waiters.append(waiter)
             else:

@@ -102,7 +102,7 @@ def build_schema() -> dict[str, list[str]]:
     """URL path -> sorted keys, for every page of the navigation."""
     from ui.pages_index import PAGES
 
-    return {page.url_path: sorted(page_keys(page.path, "" if page.is_home else page.url_path)) for page in PAGES}
+    return {page.url_path: sorted(page_keys(page.path, page.url_path)) for page in PAGES}
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ from streamlit.util import calc_hash
 
 
 def opened_at(script: str, url_path: str, timeout: float) -> AppTest:
-    """An AppTest of ``script`` whose first run opens the page at ``url_path`` ("" for the default page)."""
+    """An AppTest of ``script`` whose first run opens the page ``st.Page`` registers at ``url_path`` (the default
+    page too, by its own ``url_path``)."""
     at = AppTest.from_file(script, default_timeout=timeout)
-    if url_path:
-        at._page_hash = calc_hash(url_path)
+    at._page_hash = calc_hash(url_path)
     return at

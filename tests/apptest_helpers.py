@@ -16,13 +16,12 @@ from transformer.spec import ModelSpec
 from lessons.model_labels import RANDOM
 from ui.model_picker import picker_label
 from ui.models import UPLOADS, CheckpointEntry
-from ui.pages_index import PAGES
+from ui.pages_index import PAGE_SCRIPTS
 from ui.plotly_in_place import COMPONENT_NAME
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 TIMEOUT = 60
-# a page's script -> the URL path its link opens ("" for the home page, the app's root)
-URL_PATHS = {page.path: "" if page.is_home else page.url_path for page in PAGES}
+URL_PATHS = {script: url_path for url_path, script in PAGE_SCRIPTS.items()}  # a page's script -> its URL path
 
 
 def run_page(path: str, query_params: dict | None = None) -> AppTest:

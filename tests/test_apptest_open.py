@@ -1,6 +1,6 @@
 """``testing.apptest.opened_at`` (the tests' ``run_page``, the URL schema's runs) opens a page on an AppTest's first
-run, as its link does, by a private name of AppTest's: each page opened that way runs, as the page that
-``switch_page`` reaches after a run of the home page, with the same elements."""
+run, as its link does, by a private name of AppTest's: each page opened that way, the home page too, runs as the
+page that ``switch_page`` reaches after a run of the home page, with the same elements."""
 
 from __future__ import annotations
 
@@ -22,11 +22,12 @@ def home() -> list[tuple[str, str]]:
     return _elements(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
 
 
-@pytest.mark.parametrize("page", [page for page in PAGES if not page.is_home], ids=lambda page: page.url_path)
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.url_path)
 def test_a_page_opened_at_its_address_runs_as_the_page_switch_page_reaches(page, home):
     opened = opened_at(APP, URL_PATHS[page.path], TIMEOUT).run()
     switched = AppTest.from_file(APP, default_timeout=TIMEOUT)
     switched.run()
     switched.switch_page(page.path).run()
     assert_no_exception(opened)
-    assert _elements(opened) == _elements(switched) != home
+    assert _elements(opened) == _elements(switched)
+    assert (_elements(opened) == home) == page.is_home

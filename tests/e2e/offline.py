@@ -8,6 +8,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+# Every element has loaded its code (no skeleton: Plotly's, say), every Graphviz diagram holds its drawing, every font
+# the text needs and every image has loaded (or failed): what the page needs from anywhere has been asked for.
+EVERYTHING_LOADED = """() => document.querySelector('[data-testid=stSkeleton]') === null
+  && [...document.querySelectorAll('[data-testid=stGraphVizChart]')].every((chart) => chart.querySelector('svg'))
+  && document.fonts.status === 'loaded' && [...document.images].every((image) => image.complete)"""
+GRAPHVIZ_DRAWN = "[data-testid=stGraphVizChart] svg"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 NOT_NETWORK = {"data", "blob"}  # inline content, nothing leaves the machine
 

@@ -1,8 +1,8 @@
-"""On a real server, with a class open in Chromium: one client that opens far more waiting requests than a
-class needs gets 429 at once past its cap, while another client's page of the class still waits and the app's
-pages still load (classroom/routes.py ``WaitLimits``); told to stop, the server stops at once, though the student's
-page waits on the class. The flooding client is told apart by the address the
-server reads: uvicorn takes ``X-Forwarded-For`` from a proxy on 127.0.0.1, as it would from nginx."""
+"""On a real server, with a class open in Chromium: one client that opens far more waiting requests than a class needs
+gets 429 at once past its cap, while another client's page of the class still waits and the app's pages still load
+(classroom/routes.py ``WaitLimits``); told to stop, the server stops at once, though the student's page waits on the
+class. The flooding client is told apart by the address the server reads: uvicorn takes ``X-Forwarded-For`` from a
+proxy on 127.0.0.1, as it would from nginx."""
 
 from __future__ import annotations
 

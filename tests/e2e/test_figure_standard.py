@@ -19,7 +19,7 @@ from tests.figure_rules import attention_scale_defect, finding_of, is_attention_
 from viz.labels import NAMED_UP_TO
 from tests.e2e.accessibility_check import accessibility_violations
 from tests.e2e.compact import CHARTS_DRAWN, GO_TO, SECTIONS, open_compact
-from tests.e2e.offline import block_the_internet
+from tests.e2e.offline import EVERYTHING_LOADED, GRAPHVIZ_DRAWN, block_the_internet
 from viz.compact import COMPACT_BELOW_PX
 from tests.e2e.test_phone import assert_reads_well
 from tests.e2e.test_presentation import FIRST_FIGURE_SHOWN, assert_figure_on_the_first_screen
@@ -54,6 +54,7 @@ def screen(request, browser, server_url):
 
 def drawn(page) -> None:
     page.wait_for_function(CHARTS_DRAWN, timeout=30_000)
+    page.wait_for_function(EVERYTHING_LOADED, timeout=30_000)
     wait_settled(page)
 
 
@@ -129,6 +130,8 @@ def test_every_section_meets_the_figure_standard_and_wcag_aa(screen, info):
     if len(sections) > 1:
         page.locator(SECTIONS).nth(0).click()
         wait_idle(page)
+    if info.is_home:  # Graphviz drew too, from the server alone (the architecture's diagram)
+        assert page.locator(GRAPHVIZ_DRAWN).count() > 0, f"no Graphviz diagram drawn on the {name}"
     outside = sorted(set(attempted[attempted_before:]))
     assert not outside, f"{info.url_path} on the {name}, requests outside the local server:\n" + "\n".join(outside)
     assert not found, f"{info.url_path} on the {name}: " + "; ".join(
